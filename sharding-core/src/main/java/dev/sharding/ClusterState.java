@@ -1,0 +1,29 @@
+package dev.sharding;
+
+import java.util.List;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A snapshot of the whole cluster as seen from one node, gathered from every member's regions.
+ *
+ * @param self the node that gathered it
+ * @param coordinator the member whose coordinator is active
+ * @param members every member of the current view, oldest first
+ * @param regions per entity type, one entry per member
+ */
+public record ClusterState(Member self, @Nullable Member coordinator, List<Member> members,
+        Map<String, List<RegionState>> regions) {
+
+    /**
+     * One member's region of one type.
+     *
+     * @param member the member
+     * @param answered whether the member answered in time; if not, the other fields are empty
+     * @param proxyOnly whether the region only routes
+     * @param entitiesPerShard live entities per hosted shard
+     */
+    public record RegionState(Member member, boolean answered, boolean proxyOnly,
+            Map<Integer, Integer> entitiesPerShard) {
+    }
+}

@@ -1,0 +1,159 @@
+package dev.sharding;
+
+import dev.sharding.spi.EntityFactory;
+import java.beans.Introspector;
+import java.util.LinkedHashSet;
+import java.util.Objects;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * One kind of sharded entity as a node runs it: its name, class, number of shards, how instances are made and which
+ * message types it may receive besides its handlers' parameter and return types.
+ *
+ * @param <T> the entity class
+ */
+public final class EntityType<T> {
+
+    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._-]{1,200}");
+
+    private final String name;
+
+    private final Class<T> entityClass;
+
+    private final int numberOfShards;
+
+    private final EntityFactory<T> factory;
+
+    private final Set<Class<?>> messageTypes;
+
+    private EntityType(String name, Class<T> entityClass, int numberOfShards, EntityFactory<T> factory,
+            Set<Class<?>> messageTypes) {
+        if (!NAME.matcher(name).matches()) {
+            throw new IllegalArgumentException("Invalid entity type name '" + name
+                    + "': 1 to 200 characters of [A-Za-z0-9._-]");
+        }
+        if (numberOfShards < 0) {
+            throw new IllegalArgumentException("Number of shards of " + name + " must be positive, or 0 for the default");
+        }
+        this.name = name;
+        this.entityClass = entityClass;
+        this.numberOfShards = numberOfShards;
+        this.factory = Objects.requireNonNull(factory, "factory");
+        this.messageTypes = Set.copyOf(messageTypes);
+    }
+
+    /**
+     * The type of an entity class, named and sized by its {@link ShardedEntity} annotation when it has one.
+     *
+     * @param entityClass the class
+     * @param factory makes its instances
+     * @param <T> the class
+     * @return the type
+     */
+    public static <T> EntityType<T> of(Class<T> entityClass, EntityFactory<T> factory) {
+        ShardedEntity annotation = entityClass.getAnnotation(ShardedEntity.class);
+        String name = annotation == null || annotation.type().isEmpty()
+                ? defaultName(entityClass) : annotation.type();
+        int shards = annotation == null ? 0 : annotation.numberOfShards();
+        return new EntityType<>(name, entityClass, shards, factory, Set.of());
+    }
+
+    /**
+     * The name a class gets when its annotation names none: its simple name, decapitalised.
+     *
+     * @param entityClass the class
+     * @return the name
+     */
+    public static String defaultName(Class<?> entityClass) {
+        return Introspector.decapitalize(entityClass.getSimpleName());
+    }
+
+    /**
+     * Copy with another name.
+     *
+     * @param value the name
+     * @return the copy
+     */
+    public EntityType<T> withName(String value) {
+        return new EntityType<>(value, entityClass, numberOfShards, factory, messageTypes);
+    }
+
+    /**
+     * Copy with another number of shards.
+     *
+     * @param value the number, or 0 for the node's default
+     * @return the copy
+     */
+    public EntityType<T> withNumberOfShards(int value) {
+        return new EntityType<>(name, entityClass, value, factory, messageTypes);
+    }
+
+    /**
+     * Copy that may also receive and reply with these types.
+     *
+     * @param types the classes
+     * @return the copy
+     */
+    public EntityType<T> withMessageTypes(Class<?>... types) {
+        Set<Class<?>> all = new LinkedHashSet<>(messageTypes);
+        all.addAll(Set.of(types));
+        return new EntityType<>(name, entityClass, numberOfShards, factory, all);
+    }
+
+    /**
+     * The name.
+     *
+     * @return the type name
+     */
+    public String name() {
+        return name;
+    }
+
+    /**
+     * The entity class.
+     *
+     * @return the class
+     */
+    public Class<T> entityClass() {
+        return entityClass;
+    }
+
+    /**
+     * The number of shards, or 0 for the node's default.
+     *
+     * @return the number
+     */
+    public int numberOfShards() {
+        return numberOfShards;
+    }
+
+    /**
+     * The factory of instances.
+     *
+     * @return the factory
+     */
+    public EntityFactory<T> factory() {
+        return factory;
+    }
+
+    /**
+     * The extra message types.
+     *
+     * @return the classes
+     */
+    public Set<Class<?>> messageTypes() {
+        return messageTypes;
+    }
+
+    /**
+     * The shard of an entity id: {@code floorMod(entityId.hashCode(), numberOfShards)}, the same on every node.
+     *
+     * @param entityId the id
+     * @param numberOfShards the number of shards
+     * @return the shard id
+     */
+    public static int shardOf(String entityId, int numberOfShards) {
+        return Math.floorMod(entityId.hashCode(), numberOfShards);
+    }
+}

@@ -1,0 +1,34 @@
+package dev.sharding;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/**
+ * Marks a class whose instances are sharded entities: one instance per entity id, alive in at most one place in the
+ * cluster, created when the first message for its id arrives.
+ *
+ * <p>Messages reach the entity through its {@link EntityHandler} methods, one at a time.
+ */
+@Target(ElementType.TYPE)
+@Retention(RetentionPolicy.RUNTIME)
+@Documented
+public @interface ShardedEntity {
+
+    /**
+     * The entity type name, the same on every node. Empty means the decapitalised simple class name.
+     *
+     * @return the type name
+     */
+    String type() default "";
+
+    /**
+     * The number of shards the type's entities are spread over; it must be the same on every node and must not
+     * change while the cluster runs. {@code 0} takes the configured value (default 100).
+     *
+     * @return the number of shards, or 0 for the configured default
+     */
+    int numberOfShards() default 0;
+}

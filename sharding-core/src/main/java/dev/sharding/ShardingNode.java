@@ -1,0 +1,374 @@
+package dev.sharding;
+
+import dev.sharding.internal.EntityHandlers;
+import dev.sharding.internal.NodeRuntime;
+import dev.sharding.internal.Region;
+import dev.sharding.internal.codec.JacksonMessageCodec;
+import dev.sharding.internal.protocol.RegionStats;
+import dev.sharding.internal.transport.JGroupsTransport;
+import dev.sharding.spi.LeastShardAllocationStrategy;
+import dev.sharding.spi.MessageCodec;
+import dev.sharding.spi.ShardAllocationStrategy;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.function.Consumer;
+import org.jgroups.JChannel;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A node of a sharding cluster, usable from plain Java: give it the entity types it runs, {@link #start()} it, and
+ * reach entities through {@link #region(Class)}.
+ *
+ * <pre>{@code
+ * ShardingNode node = ShardingNode.builder(ShardingSettings.defaults())
+ *         .entityType(EntityType.of(Counter.class, ctx -> new Counter(ctx)))
+ *         .build();
+ * node.start();
+ * node.region(Counter.class).tell("c-1", new Add(5));
+ * }</pre>
+ */
+public final class ShardingNode implements AutoCloseable {
+
+    /** How long {@link #close()} waits for entities to stop. */
+    public static final Duration STOP_TIMEOUT = Duration.ofSeconds(30);
+
+    private final NodeRuntime runtime;
+
+    private final Map<Class<?>, Region<?>> byClass = new LinkedHashMap<>();
+
+    private ShardingNode(NodeRuntime runtime) {
+        this.runtime = runtime;
+        for (Region<?> r : runtime.regions().values()) {
+            byClass.put(r.entityClass(), r);
+        }
+    }
+
+    /**
+     * Starts building a node.
+     *
+     * @param settings the settings
+     * @return a builder
+     */
+    public static Builder builder(ShardingSettings settings) {
+        return new Builder(settings);
+    }
+
+    /**
+     * Joins the cluster. Blocks until this node is a member.
+     *
+     * @throws ShardingException if the cluster cannot be joined
+     */
+    public void start() {
+        try {
+            runtime.start();
+        } catch (ShardingException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new ShardingException("Cannot join cluster " + runtime.nodeName() + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Leaves the cluster: stops every entity here, then leaves, so the others take over its shards at once.
+     */
+    @Override
+    public void close() {
+        runtime.stop(STOP_TIMEOUT);
+    }
+
+    /**
+     * The region of an entity class.
+     *
+     * @param entityClass the class
+     * @param <T> the class
+     * @return its region
+     * @throws IllegalArgumentException if this node does not run the class
+     */
+    @SuppressWarnings("unchecked")
+    public <T> ShardRegion<T> region(Class<T> entityClass) {
+        Region<?> r = byClass.get(entityClass);
+        if (r == null) {
+            throw new IllegalArgumentException("No entity type for " + entityClass.getName() + " on this node");
+        }
+        return (ShardRegion<T>) r;
+    }
+
+    /**
+     * The region of an entity type.
+     *
+     * @param typeName the type name
+     * @return its region
+     * @throws IllegalArgumentException if this node does not run the type
+     */
+    public ShardRegion<?> region(String typeName) {
+        Region<?> r = runtime.regions().get(typeName);
+        if (r == null) {
+            throw new IllegalArgumentException("Unknown entity type " + typeName);
+        }
+        return r;
+    }
+
+    /**
+     * The entity types this node runs.
+     *
+     * @return the type names
+     */
+    public Set<String> typeNames() {
+        return runtime.regions().keySet();
+    }
+
+    /**
+     * This node's name.
+     *
+     * @return the name
+     */
+    public String nodeName() {
+        return runtime.nodeName();
+    }
+
+    /**
+     * This member.
+     *
+     * @return the member
+     */
+    public Member self() {
+        return runtime.self();
+    }
+
+    /**
+     * The members of the current view, oldest first.
+     *
+     * @return the members
+     */
+    public List<Member> members() {
+        return runtime.members();
+    }
+
+    /**
+     * The member whose coordinator is active.
+     *
+     * @return the member, or {@code null} before the first view
+     */
+    public @Nullable Member coordinator() {
+        return runtime.coordinator();
+    }
+
+    /**
+     * Whether this node runs.
+     *
+     * @return true between start and close
+     */
+    public boolean isRunning() {
+        return runtime.isRunning();
+    }
+
+    /**
+     * Whether this node's regions are registered with the current coordinator.
+     *
+     * @return true once acknowledged
+     */
+    public boolean isRegistered() {
+        return runtime.isRegistered();
+    }
+
+    /**
+     * Whether this node hosts the active coordinator and it has rebuilt its table.
+     *
+     * @return true on a ready coordinator
+     */
+    public boolean isCoordinatorReady() {
+        return runtime.isCoordinatorReady();
+    }
+
+    /**
+     * Whether the region of a type only routes.
+     *
+     * @param typeName the type
+     * @return true for a proxy-only region
+     */
+    public boolean isProxyOnly(String typeName) {
+        return ((Region<?>) region(typeName)).proxyOnly();
+    }
+
+    /**
+     * The live entity ids of this node's shards of one type.
+     *
+     * @param typeName the type
+     * @return entity ids per hosted shard
+     * @throws IllegalArgumentException for an unknown type
+     */
+    public Map<Integer, List<String>> localEntities(String typeName) {
+        Map<Integer, List<String>> ids = runtime.localEntities(typeName);
+        if (ids == null) {
+            throw new IllegalArgumentException("Unknown entity type " + typeName);
+        }
+        return ids;
+    }
+
+    /**
+     * Gathers the shards and entity counts of every member's regions.
+     *
+     * @param timeout how long to wait for the members' answers
+     * @return the snapshot; members that did not answer are marked so
+     */
+    public CompletableFuture<ClusterState> clusterState(Duration timeout) {
+        List<Member> members = runtime.members();
+        Member coordinator = runtime.coordinator();
+        return runtime.collectStats(timeout).thenApply(stats -> {
+            Map<String, List<ClusterState.RegionState>> byType = new TreeMap<>();
+            Set<String> types = new LinkedHashSet<>(runtime.regions().keySet());
+            stats.values().forEach(s -> s.types().forEach(t -> types.add(t.typeName())));
+            for (String type : types) {
+                List<ClusterState.RegionState> list = new ArrayList<>();
+                for (Member m : members) {
+                    RegionStats s = stats.get(m);
+                    if (s == null) {
+                        list.add(new ClusterState.RegionState(m, false, false, Map.of()));
+                        continue;
+                    }
+                    s.types().stream().filter(t -> t.typeName().equals(type)).findFirst().ifPresent(t -> list.add(
+                            new ClusterState.RegionState(m, true, t.proxyOnly(), t.entitiesPerShard())));
+                }
+                byType.put(type, List.copyOf(list));
+            }
+            return new ClusterState(runtime.self(), coordinator, members, byType);
+        });
+    }
+
+    /**
+     * Stops as a crashed process would: sends nothing more, not even a goodbye, and stops no entity. The others
+     * notice through failure detection. Meant for tests of failure handling.
+     */
+    public void crash() {
+        runtime.crash();
+    }
+
+    /**
+     * Builds a {@link ShardingNode}.
+     */
+    public static final class Builder {
+
+        private final ShardingSettings settings;
+
+        private final List<EntityType<?>> types = new ArrayList<>();
+
+        private final Set<Class<?>> messageTypes = new LinkedHashSet<>();
+
+        private ShardAllocationStrategy strategy = new LeastShardAllocationStrategy();
+
+        private @Nullable MessageCodec codec;
+
+        private @Nullable ExecutorService executor;
+
+        private Consumer<JChannel> channelCustomizer = ch -> {
+        };
+
+        private Builder(ShardingSettings settings) {
+            this.settings = Objects.requireNonNull(settings, "settings");
+        }
+
+        /**
+         * Adds an entity type.
+         *
+         * @param type the type
+         * @return this builder
+         */
+        public Builder entityType(EntityType<?> type) {
+            types.add(type);
+            return this;
+        }
+
+        /**
+         * Declares more types that may cross the network as messages or replies (with the default codec).
+         *
+         * @param classes the classes
+         * @return this builder
+         */
+        public Builder messageTypes(Collection<Class<?>> classes) {
+            messageTypes.addAll(classes);
+            return this;
+        }
+
+        /**
+         * Sets the allocation strategy of this node's coordinator.
+         *
+         * @param value the strategy
+         * @return this builder
+         */
+        public Builder allocationStrategy(ShardAllocationStrategy value) {
+            this.strategy = Objects.requireNonNull(value);
+            return this;
+        }
+
+        /**
+         * Replaces the default codec (Jackson Smile over the declared types).
+         *
+         * @param value the codec
+         * @return this builder
+         */
+        public Builder codec(MessageCodec value) {
+            this.codec = value;
+            return this;
+        }
+
+        /**
+         * Runs entities on an executor of one's own instead of a work-stealing pool sized to the processors; it is
+         * not shut down by the node.
+         *
+         * @param value the executor
+         * @return this builder
+         */
+        public Builder executor(ExecutorService value) {
+            this.executor = value;
+            return this;
+        }
+
+        /**
+         * Changes the JGroups channel before it connects.
+         *
+         * @param value the customizer
+         * @return this builder
+         */
+        public Builder channelCustomizer(Consumer<JChannel> value) {
+            this.channelCustomizer = Objects.requireNonNull(value);
+            return this;
+        }
+
+        /**
+         * The declared message and reply types of the entity types added so far, plus the extra ones.
+         *
+         * @return the classes the default codec accepts
+         */
+        public Set<Class<?>> declaredTypes() {
+            Set<Class<?>> all = new LinkedHashSet<>(messageTypes);
+            for (EntityType<?> t : types) {
+                all.addAll(EntityHandlers.of(t.entityClass()).declaredTypes());
+                all.addAll(t.messageTypes());
+            }
+            return all;
+        }
+
+        /**
+         * Builds the node (not started).
+         *
+         * @return the node
+         */
+        public ShardingNode build() {
+            settings.validate();
+            MessageCodec c = codec != null ? codec : new JacksonMessageCodec(declaredTypes(), settings.maxPayloadSize());
+            NodeRuntime runtime = new NodeRuntime(settings, types, strategy, c,
+                    new JGroupsTransport(settings, channelCustomizer), executor);
+            return new ShardingNode(runtime);
+        }
+    }
+}

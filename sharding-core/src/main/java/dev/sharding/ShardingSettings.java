@@ -1,0 +1,257 @@
+package dev.sharding;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Every setting of a sharding node, immutable. Start from {@link #defaults()} and change with the {@code withX}
+ * methods; {@link #validate()} names the first setting that is out of range.
+ *
+ * @param clusterName the cluster to join; nodes with the same name form one cluster
+ * @param nodeName the name of this node, or {@code null} for "bind-address:port"
+ * @param numberOfShards the default number of shards per entity type
+ * @param askTimeout the default timeout of an ask
+ * @param bufferSize the most messages a region holds while it waits for shard homes
+ * @param retryInterval how often a region repeats an unanswered registration or shard-home request
+ * @param maxPayloadSize the largest encoded message or reply, in bytes
+ * @param bindAddress the address the JGroups transport binds to
+ * @param bindPort the first port the JGroups transport tries; the next free one is taken
+ * @param portRange how many ports above {@code bindPort} may be taken
+ * @param initialHosts the members to discover, as {@code host[port]} or {@code host[first..last]}, comma separated
+ * @param jgroupsConfig a JGroups stack file or resource replacing the default TCP stack, or {@code null}
+ * @param entities settings per entity type, by type name
+ */
+public record ShardingSettings(
+        String clusterName,
+        @Nullable String nodeName,
+        int numberOfShards,
+        Duration askTimeout,
+        int bufferSize,
+        Duration retryInterval,
+        int maxPayloadSize,
+        String bindAddress,
+        int bindPort,
+        int portRange,
+        String initialHosts,
+        @Nullable String jgroupsConfig,
+        Map<String, EntityTypeSettings> entities) {
+
+    /** Default cluster name. */
+    public static final String DEFAULT_CLUSTER_NAME = "sharding";
+    /** Default number of shards per entity type. */
+    public static final int DEFAULT_NUMBER_OF_SHARDS = 100;
+    /** Default ask timeout. */
+    public static final Duration DEFAULT_ASK_TIMEOUT = Duration.ofSeconds(5);
+    /** Default region buffer size. */
+    public static final int DEFAULT_BUFFER_SIZE = 100_000;
+    /** Default retry interval. */
+    public static final Duration DEFAULT_RETRY_INTERVAL = Duration.ofSeconds(1);
+    /** Default largest payload: 1 MiB. */
+    public static final int DEFAULT_MAX_PAYLOAD_SIZE = 1024 * 1024;
+    /** Default bind address. */
+    public static final String DEFAULT_BIND_ADDRESS = "127.0.0.1";
+    /** Default first bind port. */
+    public static final int DEFAULT_BIND_PORT = 7800;
+    /** Default port range. */
+    public static final int DEFAULT_PORT_RANGE = 10;
+    /** Default initial hosts. */
+    public static final String DEFAULT_INITIAL_HOSTS = "127.0.0.1[7800..7809]";
+    /** The longest entity id, in characters. */
+    public static final int MAX_ENTITY_ID_LENGTH = 1024;
+
+    /**
+     * Checks the arguments are not null and copies the map.
+     */
+    public ShardingSettings {
+        Objects.requireNonNull(clusterName, "clusterName");
+        Objects.requireNonNull(askTimeout, "askTimeout");
+        Objects.requireNonNull(retryInterval, "retryInterval");
+        Objects.requireNonNull(bindAddress, "bindAddress");
+        Objects.requireNonNull(initialHosts, "initialHosts");
+        entities = Map.copyOf(entities);
+    }
+
+    /**
+     * The defaults.
+     *
+     * @return settings with every default
+     */
+    public static ShardingSettings defaults() {
+        return new ShardingSettings(DEFAULT_CLUSTER_NAME, null, DEFAULT_NUMBER_OF_SHARDS, DEFAULT_ASK_TIMEOUT,
+                DEFAULT_BUFFER_SIZE, DEFAULT_RETRY_INTERVAL, DEFAULT_MAX_PAYLOAD_SIZE, DEFAULT_BIND_ADDRESS,
+                DEFAULT_BIND_PORT, DEFAULT_PORT_RANGE, DEFAULT_INITIAL_HOSTS, null, Map.of());
+    }
+
+    /**
+     * Checks every setting.
+     *
+     * @return these settings
+     * @throws IllegalArgumentException naming the first invalid setting, its value and the rule
+     */
+    public ShardingSettings validate() {
+        require(!clusterName.isBlank(), "cluster-name", clusterName, "must not be blank");
+        require(nodeName == null || !nodeName.isBlank(), "node-name", nodeName, "must not be blank");
+        require(numberOfShards > 0, "number-of-shards", numberOfShards, "must be positive");
+        require(!askTimeout.isNegative() && !askTimeout.isZero(), "ask-timeout", askTimeout, "must be positive");
+        require(bufferSize > 0, "buffer-size", bufferSize, "must be positive");
+        require(!retryInterval.isNegative() && !retryInterval.isZero(), "retry-interval", retryInterval,
+                "must be positive");
+        require(maxPayloadSize >= 1024, "max-payload-size", maxPayloadSize, "must be at least 1024 bytes");
+        require(!bindAddress.isBlank(), "jgroups.bind-address", bindAddress, "must not be blank");
+        require(bindPort > 0 && bindPort < 65536, "jgroups.bind-port", bindPort, "must be a port (1-65535)");
+        require(portRange >= 0 && bindPort + portRange < 65536, "jgroups.port-range", portRange,
+                "must be at least 0 and keep bind-port + port-range under 65536");
+        require(!initialHosts.isBlank(), "jgroups.initial-hosts", initialHosts, "must not be blank");
+        entities.forEach((type, settings) -> {
+            require(settings.numberOfShards() >= 0, "entities." + type + ".number-of-shards",
+                    settings.numberOfShards(), "must be positive, or 0 for the default");
+        });
+        return this;
+    }
+
+    private static void require(boolean ok, String name, @Nullable Object value, String rule) {
+        if (!ok) {
+            throw new IllegalArgumentException("Invalid setting sharding." + name + "=" + value + ": " + rule);
+        }
+    }
+
+    /**
+     * The settings of one entity type, or its defaults.
+     *
+     * @param typeName the type
+     * @return its settings
+     */
+    public EntityTypeSettings entity(String typeName) {
+        return entities.getOrDefault(typeName, EntityTypeSettings.DEFAULT);
+    }
+
+    /**
+     * Copy with another cluster name.
+     *
+     * @param value the cluster name
+     * @return the copy
+     */
+    public ShardingSettings withClusterName(String value) {
+        return new ShardingSettings(value, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval,
+                maxPayloadSize, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities);
+    }
+
+    /**
+     * Copy with another node name.
+     *
+     * @param value the node name, or {@code null} for "bind-address:port"
+     * @return the copy
+     */
+    public ShardingSettings withNodeName(@Nullable String value) {
+        return new ShardingSettings(clusterName, value, numberOfShards, askTimeout, bufferSize, retryInterval,
+                maxPayloadSize, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities);
+    }
+
+    /**
+     * Copy with another default number of shards.
+     *
+     * @param value the number of shards
+     * @return the copy
+     */
+    public ShardingSettings withNumberOfShards(int value) {
+        return new ShardingSettings(clusterName, nodeName, value, askTimeout, bufferSize, retryInterval,
+                maxPayloadSize, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities);
+    }
+
+    /**
+     * Copy with another ask timeout.
+     *
+     * @param value the timeout
+     * @return the copy
+     */
+    public ShardingSettings withAskTimeout(Duration value) {
+        return new ShardingSettings(clusterName, nodeName, numberOfShards, value, bufferSize, retryInterval,
+                maxPayloadSize, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities);
+    }
+
+    /**
+     * Copy with another buffer size.
+     *
+     * @param value the buffer size
+     * @return the copy
+     */
+    public ShardingSettings withBufferSize(int value) {
+        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, value, retryInterval,
+                maxPayloadSize, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities);
+    }
+
+    /**
+     * Copy with another retry interval.
+     *
+     * @param value the interval
+     * @return the copy
+     */
+    public ShardingSettings withRetryInterval(Duration value) {
+        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, value,
+                maxPayloadSize, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities);
+    }
+
+    /**
+     * Copy with another largest payload.
+     *
+     * @param value the size in bytes
+     * @return the copy
+     */
+    public ShardingSettings withMaxPayloadSize(int value) {
+        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval,
+                value, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities);
+    }
+
+    /**
+     * Copy with other JGroups addresses.
+     *
+     * @param address the bind address
+     * @param port the first bind port
+     * @param range how many ports above it may be taken
+     * @param hosts the initial hosts
+     * @return the copy
+     */
+    public ShardingSettings withNetwork(String address, int port, int range, String hosts) {
+        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval,
+                maxPayloadSize, address, port, range, hosts, jgroupsConfig, entities);
+    }
+
+    /**
+     * Copy with a JGroups stack of one's own.
+     *
+     * @param value a file path or class path resource, or {@code null} for the default TCP stack
+     * @return the copy
+     */
+    public ShardingSettings withJgroupsConfig(@Nullable String value) {
+        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval,
+                maxPayloadSize, bindAddress, bindPort, portRange, initialHosts, value, entities);
+    }
+
+    /**
+     * Copy with settings for one entity type.
+     *
+     * @param typeName the type
+     * @param value its settings
+     * @return the copy
+     */
+    public ShardingSettings withEntity(String typeName, EntityTypeSettings value) {
+        var map = new java.util.HashMap<>(entities);
+        map.put(typeName, value);
+        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval,
+                maxPayloadSize, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, map);
+    }
+
+    /**
+     * Settings of one entity type.
+     *
+     * @param numberOfShards the number of shards, or 0 for the node's default
+     * @param proxyOnly whether this node only routes messages of the type and hosts none of its entities
+     */
+    public record EntityTypeSettings(int numberOfShards, boolean proxyOnly) {
+
+        /** The defaults: the node's number of shards, hosting. */
+        public static final EntityTypeSettings DEFAULT = new EntityTypeSettings(0, false);
+    }
+}

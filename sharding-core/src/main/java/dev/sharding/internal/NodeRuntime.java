@@ -1,0 +1,672 @@
+package dev.sharding.internal;
+
+import dev.sharding.EntityType;
+import dev.sharding.Member;
+import dev.sharding.MessageRejectedException;
+import dev.sharding.ShardingException;
+import dev.sharding.ShardingSettings;
+import dev.sharding.internal.codec.MalformedFrameException;
+import dev.sharding.internal.protocol.EntityEnvelope;
+import dev.sharding.internal.protocol.Failure;
+import dev.sharding.internal.protocol.FailureKind;
+import dev.sharding.internal.protocol.GetRegionStats;
+import dev.sharding.internal.protocol.GetShardHome;
+import dev.sharding.internal.protocol.GetShardStates;
+import dev.sharding.internal.protocol.HostShard;
+import dev.sharding.internal.protocol.ProtocolCodec;
+import dev.sharding.internal.protocol.ProtocolMessage;
+import dev.sharding.internal.protocol.RegionInfo;
+import dev.sharding.internal.protocol.RegionStats;
+import dev.sharding.internal.protocol.Register;
+import dev.sharding.internal.protocol.RegisterAck;
+import dev.sharding.internal.protocol.Reply;
+import dev.sharding.internal.protocol.ShardHome;
+import dev.sharding.internal.protocol.ShardStarted;
+import dev.sharding.internal.protocol.ShardStates;
+import dev.sharding.internal.transport.JGroupsTransport;
+import dev.sharding.internal.transport.Transport;
+import dev.sharding.spi.MessageCodec;
+import dev.sharding.spi.ShardAllocationStrategy;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.ForkJoinWorkerThread;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One node of the sharding cluster: its transport, its regions (one per entity type), its coordinator, and the two
+ * kinds of threads everything runs on.
+ *
+ * <ul>
+ * <li>The <b>control thread</b>, one per node, owns all protocol state: views, registration, shard homes, the
+ * coordinator's table. Transport callbacks never block; they hand control messages to this thread.</li>
+ * <li>The <b>entity executor</b>, a work-stealing pool shared by all entities of the node, drains mailboxes.</li>
+ * </ul>
+ *
+ * <p>Entity messages and replies do not pass through the control thread: a transport thread decodes them and puts
+ * them straight into a mailbox, forwards them, or completes the waiting ask.
+ */
+public final class NodeRuntime implements Transport.Listener {
+
+    private static final Logger log = LoggerFactory.getLogger(NodeRuntime.class);
+
+    private static final long SWEEP_MILLIS = AskRegistry.TICK_NANOS / 1_000_000;
+
+    private final ShardingSettings settings;
+
+    private final Transport transport;
+
+    private final MessageCodec codec;
+
+    private final ProtocolCodec protocol;
+
+    private final AskRegistry asks = new AskRegistry();
+
+    private final ExecutorService executor;
+
+    private final boolean ownExecutor;
+
+    private final ScheduledExecutorService control;
+
+    private final Map<String, Region<?>> regions = new LinkedHashMap<>();
+
+    private final Coordinator coordinator;
+
+    private final Map<Long, StatsRequest> statsRequests = new HashMap<>();
+
+    private final AtomicLong statsIds = new AtomicLong();
+
+    private final AtomicLong malformedFrames = new AtomicLong();
+
+    private volatile @Nullable Member self;
+
+    private volatile String nodeName = "";
+
+    private volatile List<Member> view = List.of();
+
+    private volatile @Nullable Member coordinatorMember;
+
+    private volatile boolean registered;
+
+    private volatile boolean running;
+
+    private volatile boolean stopped;
+
+    private long lastRetryNanos;
+
+    /**
+     * Creates a node; {@link #start()} joins the cluster.
+     *
+     * @param settings the settings
+     * @param types the entity types it runs
+     * @param strategy the allocation strategy of its coordinator
+     * @param codec the message codec
+     * @param transport the transport
+     * @param executor the entity executor, or {@code null} for a work-stealing pool sized to the processors
+     */
+    public NodeRuntime(ShardingSettings settings, List<EntityType<?>> types, ShardAllocationStrategy strategy,
+            MessageCodec codec, Transport transport, @Nullable ExecutorService executor) {
+        this.settings = settings.validate();
+        this.transport = transport;
+        this.codec = codec;
+        this.protocol = new ProtocolCodec(settings.maxPayloadSize());
+        this.ownExecutor = executor == null;
+        this.executor = executor != null ? executor : newEntityExecutor();
+        ScheduledThreadPoolExecutor ctl = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = new Thread(r, "sharding-control");
+            t.setDaemon(true);
+            return t;
+        });
+        ctl.setRemoveOnCancelPolicy(true);
+        this.control = ctl;
+        this.coordinator = new Coordinator(this, strategy);
+        for (EntityType<?> type : types) {
+            addRegion(type);
+        }
+    }
+
+    private <T> void addRegion(EntityType<T> type) {
+        if (regions.containsKey(type.name())) {
+            throw new IllegalArgumentException("Entity type " + type.name() + " is registered twice");
+        }
+        ShardingSettings.EntityTypeSettings ts = settings.entity(type.name());
+        int shards = ts.numberOfShards() > 0 ? ts.numberOfShards()
+                : type.numberOfShards() > 0 ? type.numberOfShards() : settings.numberOfShards();
+        regions.put(type.name(), new Region<>(this, type, EntityHandlers.of(type.entityClass()), shards,
+                ts.proxyOnly()));
+    }
+
+    private static ExecutorService newEntityExecutor() {
+        int parallelism = Math.max(2, Runtime.getRuntime().availableProcessors());
+        return new ForkJoinPool(parallelism, pool -> {
+            ForkJoinWorkerThread t = ForkJoinPool.defaultForkJoinWorkerThreadFactory.newThread(pool);
+            t.setName("sharding-entity-" + t.getPoolIndex());
+            t.setDaemon(true);
+            return t;
+        }, (t, e) -> log.error("Uncaught failure on {}", t.getName(), e), true);
+    }
+
+    // ---- lifecycle ---------------------------------------------------------------------------------------------
+
+    /**
+     * Joins the cluster and starts the regions.
+     *
+     * @throws Exception if the cluster cannot be joined
+     */
+    public synchronized void start() throws Exception {
+        if (running || stopped) {
+            throw new IllegalStateException("Node already started");
+        }
+        running = true;
+        try {
+            transport.start(this);
+        } catch (Exception e) {
+            running = false;
+            shutdownThreads();
+            throw e;
+        }
+        Member me = transport.self();
+        self = me;
+        nodeName = me.name();
+        control.scheduleWithFixedDelay(this::tick, SWEEP_MILLIS, SWEEP_MILLIS, TimeUnit.MILLISECONDS);
+        log.info("Sharding node {} joined cluster {} with regions {}", nodeName, settings.clusterName(),
+                regions.keySet());
+    }
+
+    /**
+     * Leaves the cluster: stops taking messages, stops every entity (waiting at most {@code timeout}), fails what
+     * still waits, and closes the transport.
+     *
+     * @param timeout how long to wait for entities to stop
+     */
+    public void stop(Duration timeout) {
+        synchronized (this) {
+            if (!running) {
+                return;
+            }
+            running = false;
+            stopped = true;
+        }
+        ShardingException reason = new ShardingException("Sharding node " + nodeName + " stopped");
+        runOnControl(() -> regions.values().forEach(r -> r.dropBuffers(reason)));
+        List<CompletableFuture<Void>> stops = new ArrayList<>();
+        regions.values().forEach(r -> stops.add(r.stopAll()));
+        try {
+            CompletableFuture.allOf(stops.toArray(CompletableFuture[]::new))
+                    .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            log.warn("Entities of {} did not stop within {}", nodeName, timeout);
+        } catch (Exception e) {
+            log.warn("Stopping entities of {} failed", nodeName, e);
+        }
+        asks.failAll(reason);
+        transport.close();
+        shutdownThreads();
+        log.info("Sharding node {} left cluster {}", nodeName, settings.clusterName());
+    }
+
+    /**
+     * Stops as a crash would: no goodbye, no entity stopped, nothing more sent. For tests of failure handling.
+     */
+    public void crash() {
+        synchronized (this) {
+            running = false;
+            stopped = true;
+        }
+        if (transport instanceof JGroupsTransport j) {
+            j.crash();
+        } else {
+            transport.close();
+        }
+        asks.failAll(new ShardingException("Sharding node " + nodeName + " crashed"));
+        shutdownThreads();
+    }
+
+    private void shutdownThreads() {
+        control.shutdownNow();
+        if (ownExecutor) {
+            executor.shutdown();
+        }
+    }
+
+    private void runOnControl(Runnable task) {
+        try {
+            control.submit(task).get(10, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            log.debug("Control task failed during stop", e);
+        }
+    }
+
+    void checkRunning() {
+        if (!running) {
+            throw new ShardingException("Sharding node " + nodeName + " is not running");
+        }
+    }
+
+    // ---- accessors ---------------------------------------------------------------------------------------------
+
+    ShardingSettings settings() {
+        return settings;
+    }
+
+    Transport transport() {
+        return transport;
+    }
+
+    MessageCodec codec() {
+        return codec;
+    }
+
+    ProtocolCodec protocol() {
+        return protocol;
+    }
+
+    AskRegistry asks() {
+        return asks;
+    }
+
+    ExecutorService executor() {
+        return executor;
+    }
+
+    ScheduledExecutorService control() {
+        return control;
+    }
+
+    /**
+     * This member.
+     *
+     * @return the member
+     * @throws IllegalStateException before start
+     */
+    public Member self() {
+        Member m = self;
+        if (m == null) {
+            throw new IllegalStateException("Node not started");
+        }
+        return m;
+    }
+
+    /**
+     * This node's name.
+     *
+     * @return the name, empty before start
+     */
+    public String nodeName() {
+        return nodeName;
+    }
+
+    /**
+     * Whether the node takes messages.
+     *
+     * @return true between start and stop
+     */
+    public boolean isRunning() {
+        return running;
+    }
+
+    /**
+     * Whether this node registered its regions with the current coordinator.
+     *
+     * @return true once the coordinator acknowledged
+     */
+    public boolean isRegistered() {
+        return registered && running;
+    }
+
+    /**
+     * The members of the current view, oldest first.
+     *
+     * @return the members
+     */
+    public List<Member> members() {
+        return view;
+    }
+
+    /**
+     * The member whose coordinator is active.
+     *
+     * @return the coordinator, or {@code null} before the first view
+     */
+    public @Nullable Member coordinator() {
+        return coordinatorMember;
+    }
+
+    /**
+     * Whether this node's coordinator is active and has rebuilt its table.
+     *
+     * @return true on the coordinator once ready
+     */
+    public boolean isCoordinatorReady() {
+        return coordinator.isReady();
+    }
+
+    /**
+     * The regions, by type name.
+     *
+     * @return the regions
+     */
+    public Map<String, Region<?>> regions() {
+        return regions;
+    }
+
+    /**
+     * Asks waiting for a remote reply.
+     *
+     * @return the count
+     */
+    public int waitingAsks() {
+        return asks.waiting();
+    }
+
+    // ---- transport callbacks (transport threads; never block) ----------------------------------------------------
+
+    @Override
+    public void onFrame(Member from, byte[] buffer, int offset, int length) {
+        ProtocolMessage msg;
+        try {
+            msg = protocol.decode(buffer, offset, length);
+        } catch (MalformedFrameException | IllegalArgumentException e) {
+            long n = malformedFrames.incrementAndGet();
+            if (n == 1 || Long.bitCount(n) == 1) {
+                log.warn("Dropped a malformed frame of {} bytes from {} ({} so far): {}", length, from, n,
+                        e.getMessage());
+            }
+            return;
+        }
+        dispatch(from, msg, buffer, offset, length);
+    }
+
+    private void dispatch(Member from, ProtocolMessage msg, byte[] buffer, int offset, int length) {
+        if (msg instanceof EntityEnvelope env) {
+            Region<?> region = regions.get(env.typeName());
+            if (region == null) {
+                log.warn("Rejected a message from {} for unknown entity type {}", from, env.typeName());
+                if (env.replyTo() != null) {
+                    sendFailure(env.replyTo(), env.correlationId(), FailureKind.REJECTED,
+                            MessageRejectedException.class.getName(),
+                            "Unknown entity type " + env.typeName() + " on node " + nodeName);
+                }
+                return;
+            }
+            region.receive(env, buffer, offset, length);
+        } else if (msg instanceof Reply reply) {
+            onReply(reply);
+        } else if (msg instanceof Failure failure) {
+            PendingAsk<?> ask = asks.remove(failure.correlationId());
+            if (ask != null) {
+                executor.execute(() -> ask.fail(failure.kind(), failure.className(), failure.message()));
+            }
+        } else {
+            try {
+                control.execute(() -> handleControl(from, msg));
+            } catch (java.util.concurrent.RejectedExecutionException stopping) {
+                // node stopping
+            }
+        }
+    }
+
+    private void onReply(Reply reply) {
+        PendingAsk<?> ask = asks.remove(reply.correlationId());
+        if (ask == null) {
+            return; // timed out or failed already
+        }
+        byte[] payload = reply.payload();
+        Object value;
+        if (payload == null) {
+            value = null;
+        } else {
+            try {
+                value = codec.decode(payload, 0, payload.length);
+            } catch (MessageRejectedException e) {
+                log.warn("Rejected the reply of [{}/{}]: {}", ask.typeName, ask.entityId, e.getMessage());
+                executor.execute(() -> ask.fail(e));
+                return;
+            }
+        }
+        executor.execute(() -> ask.reply(value));
+    }
+
+    @Override
+    public void onView(List<Member> members) {
+        try {
+            control.execute(() -> applyView(members));
+        } catch (java.util.concurrent.RejectedExecutionException stopping) {
+            // node stopping
+        }
+    }
+
+    // ---- control thread ----------------------------------------------------------------------------------------
+
+    private void applyView(List<Member> members) {
+        List<Member> old = view;
+        Set<Member> gone = new HashSet<>(old);
+        gone.removeAll(members);
+        Set<Member> joined = new HashSet<>(members);
+        old.forEach(joined::remove);
+        view = members;
+        Member newCoordinator = members.isEmpty() ? null : members.get(0);
+        log.info("View on {}: {} (left: {}, joined: {})", nodeName, members, gone, joined);
+        asks.failSentTo(gone);
+        for (Region<?> r : regions.values()) {
+            r.membersGone(gone);
+        }
+        for (StatsRequest s : statsRequests.values()) {
+            s.expected.removeAll(gone);
+            s.completeIfDone();
+        }
+        coordinator.onView(members, gone, joined);
+        Member previous = coordinatorMember;
+        coordinatorMember = newCoordinator;
+        if (newCoordinator != null && !newCoordinator.equals(previous)) {
+            registered = false;
+            send(newCoordinator, new Register(regionInfos()), false);
+        }
+    }
+
+    private List<RegionInfo> regionInfos() {
+        List<RegionInfo> infos = new ArrayList<>(regions.size());
+        for (Region<?> r : regions.values()) {
+            infos.add(r.info());
+        }
+        return infos;
+    }
+
+    private void handleControl(Member from, ProtocolMessage msg) {
+        if (!running) {
+            return;
+        }
+        try {
+            if (msg instanceof Register m) {
+                coordinator.onRegionStates(from, m.regions());
+            } else if (msg instanceof ShardStates m) {
+                coordinator.onRegionStates(from, m.regions());
+            } else if (msg instanceof RegisterAck) {
+                if (from.equals(coordinatorMember)) {
+                    if (!registered) {
+                        log.info("Node {} registered with coordinator {}", nodeName, from);
+                    }
+                    registered = true;
+                }
+            } else if (msg instanceof GetShardStates) {
+                send(from, new ShardStates(regionInfos()), false);
+            } else if (msg instanceof GetShardHome m) {
+                coordinator.onGetShardHome(from, m.typeName(), m.shardId());
+            } else if (msg instanceof ShardHome m) {
+                Region<?> r = regions.get(m.typeName());
+                if (r != null) {
+                    r.homeKnown(m.shardId(), m.home());
+                }
+            } else if (msg instanceof HostShard m) {
+                Region<?> r = regions.get(m.typeName());
+                if (r == null || r.proxyOnly()) {
+                    log.error("Coordinator {} asked {} to host shard {} of {}, which it does not host", from,
+                            nodeName, m.shardId(), m.typeName());
+                    return;
+                }
+                r.hostShard(m.shardId());
+                send(from, new ShardStarted(m.typeName(), m.shardId()), false);
+            } else if (msg instanceof ShardStarted m) {
+                coordinator.onShardStarted(from, m.typeName(), m.shardId());
+            } else if (msg instanceof GetRegionStats m) {
+                send(from, new RegionStats(m.requestId(), localStats()), true);
+            } else if (msg instanceof RegionStats m) {
+                StatsRequest s = statsRequests.get(m.requestId());
+                if (s != null) {
+                    s.results.put(from, m);
+                    s.expected.remove(from);
+                    s.completeIfDone();
+                }
+            } else {
+                log.warn("Unexpected control message {} from {}", msg, from);
+            }
+        } catch (RuntimeException e) {
+            log.error("Handling {} from {} failed", msg, from, e);
+        }
+    }
+
+    private void tick() {
+        try {
+            asks.sweep();
+            long now = System.nanoTime();
+            if (now - lastRetryNanos < settings.retryInterval().toNanos()) {
+                return;
+            }
+            lastRetryNanos = now;
+            Member coord = coordinatorMember;
+            if (!running || coord == null) {
+                return;
+            }
+            if (!registered) {
+                send(coord, new Register(regionInfos()), false);
+            }
+            for (Region<?> r : regions.values()) {
+                r.retryRequests();
+            }
+            coordinator.tick();
+        } catch (RuntimeException e) {
+            log.error("Periodic task of {} failed", nodeName, e);
+        }
+    }
+
+    /** Asks the coordinator where a shard lives. Control thread. */
+    void requestShardHome(String typeName, int shardId) {
+        Member coord = coordinatorMember;
+        if (coord != null && running) {
+            send(coord, new GetShardHome(typeName, shardId), false);
+        }
+    }
+
+    /**
+     * Sends a protocol message; to this node it is handled locally without the transport.
+     */
+    void send(Member to, ProtocolMessage msg, boolean outOfBand) {
+        if (to.equals(self)) {
+            if (msg instanceof EntityEnvelope || msg instanceof Reply || msg instanceof Failure) {
+                dispatch(to, msg, new byte[0], 0, 0);
+            } else {
+                try {
+                    control.execute(() -> handleControl(to, msg));
+                } catch (java.util.concurrent.RejectedExecutionException stopping) {
+                    // node stopping
+                }
+            }
+            return;
+        }
+        transport.send(to, protocol.encode(msg), outOfBand);
+    }
+
+    void sendFailure(Member to, long correlationId, FailureKind kind, String className, @Nullable String message) {
+        send(to, new Failure(correlationId, kind, className, message), true);
+    }
+
+    // ---- inspection --------------------------------------------------------------------------------------------
+
+    private List<RegionStats.TypeStats> localStats() {
+        List<RegionStats.TypeStats> list = new ArrayList<>();
+        for (Region<?> r : regions.values()) {
+            list.add(new RegionStats.TypeStats(r.typeName(), r.proxyOnly(), r.entityCounts()));
+        }
+        return list;
+    }
+
+    /**
+     * Asks every member for its regions' shards and entity counts.
+     *
+     * @param timeout how long to wait for answers
+     * @return the answers by member; members that did not answer in time are missing
+     */
+    public CompletableFuture<Map<Member, RegionStats>> collectStats(Duration timeout) {
+        CompletableFuture<Map<Member, RegionStats>> result = new CompletableFuture<>();
+        try {
+            control.execute(() -> {
+                long id = statsIds.incrementAndGet();
+                StatsRequest request = new StatsRequest(id, new HashSet<>(view), result);
+                statsRequests.put(id, request);
+                for (Member m : view) {
+                    send(m, new GetRegionStats(id), true);
+                }
+                request.completeIfDone();
+                control.schedule(request::complete, timeout.toMillis(), TimeUnit.MILLISECONDS);
+            });
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            result.completeExceptionally(new ShardingException("Sharding node " + nodeName + " is not running"));
+        }
+        return result;
+    }
+
+    /**
+     * The live entity ids of this node's shards of one type.
+     *
+     * @param typeName the type
+     * @return entity ids per hosted shard, or {@code null} for an unknown type
+     */
+    public @Nullable Map<Integer, List<String>> localEntities(String typeName) {
+        Region<?> r = regions.get(typeName);
+        return r == null ? null : r.entityIds();
+    }
+
+    private final class StatsRequest {
+
+        final long id;
+
+        final Set<Member> expected;
+
+        final Map<Member, RegionStats> results = new ConcurrentHashMap<>();
+
+        final CompletableFuture<Map<Member, RegionStats>> future;
+
+        StatsRequest(long id, Set<Member> expected, CompletableFuture<Map<Member, RegionStats>> future) {
+            this.id = id;
+            this.expected = expected;
+            this.future = future;
+        }
+
+        void completeIfDone() {
+            if (expected.isEmpty()) {
+                complete();
+            }
+        }
+
+        void complete() {
+            statsRequests.remove(id);
+            future.complete(Map.copyOf(results));
+        }
+    }
+}

@@ -1,0 +1,501 @@
+package dev.sharding.internal;
+
+import dev.sharding.BufferFullException;
+import dev.sharding.EntityType;
+import dev.sharding.Member;
+import dev.sharding.MessageRejectedException;
+import dev.sharding.ShardRegion;
+import dev.sharding.ShardingException;
+import dev.sharding.ShardingSettings;
+import dev.sharding.UnhandledMessageException;
+import dev.sharding.internal.protocol.EntityEnvelope;
+import dev.sharding.internal.protocol.FailureKind;
+import dev.sharding.internal.protocol.RegionInfo;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The region of one entity type on this node: the only door to the type's entities.
+ *
+ * <h2>Routing</h2>
+ * A message's shard is {@code floorMod(id.hashCode(), numberOfShards)}. The region keeps one {@link ShardSlot} per
+ * shard. When the slot knows the home, the caller's thread delivers at once: into the entity's mailbox when the home
+ * is this node, or as one JGroups unicast to the home's region otherwise (which may forward it again if its own
+ * knowledge is newer). When the home is unknown, the message joins the slot's buffer and the region asks the
+ * coordinator once; the answer sends the buffer on in arrival order and only then publishes the home.
+ *
+ * <h2>Order</h2>
+ * Messages from one thread to one entity keep their order: the caller either sends directly (after any buffered
+ * message of the slot was sent, see {@link ShardSlot}) or appends to the buffer; frames from one node to another
+ * are delivered in order by the transport; and a region receiving frames delivers or forwards them in that order.
+ *
+ * <h2>Failures</h2>
+ * When a member leaves, homes on it are forgotten (the next message asks the coordinator again) and asks sent to it
+ * fail with {@link dev.sharding.EntityUnreachableException}. Asks time out with
+ * {@link dev.sharding.AskTimeoutException}. Buffers are bounded by {@code buffer-size}: a full buffer fails the ask
+ * or the tell at once.
+ *
+ * <p>Protocol state changes (homes, hosting, buffered requests) happen on the node's control thread only; caller
+ * and transport threads touch a slot's buffer under its monitor, and only while its home is unknown.
+ *
+ * @param <T> the entity class
+ */
+public final class Region<T> implements ShardRegion<T> {
+
+    private static final Logger log = LoggerFactory.getLogger(Region.class);
+
+    private final NodeRuntime node;
+
+    private final EntityType<T> type;
+
+    private final EntityHandlers handlers;
+
+    private final int numberOfShards;
+
+    private final boolean proxyOnly;
+
+    private final ShardSlot[] slots;
+
+    private final AtomicInteger buffered = new AtomicInteger();
+
+    private final AtomicLong droppedTells = new AtomicLong();
+
+    Region(NodeRuntime node, EntityType<T> type, EntityHandlers handlers, int numberOfShards, boolean proxyOnly) {
+        this.node = node;
+        this.type = type;
+        this.handlers = handlers;
+        this.numberOfShards = numberOfShards;
+        this.proxyOnly = proxyOnly;
+        this.slots = new ShardSlot[numberOfShards];
+        for (int i = 0; i < numberOfShards; i++) {
+            slots[i] = new ShardSlot(i);
+        }
+    }
+
+    @Override
+    public String typeName() {
+        return type.name();
+    }
+
+    EntityType<T> type() {
+        return type;
+    }
+
+    /**
+     * The entity class.
+     *
+     * @return the class
+     */
+    public Class<T> entityClass() {
+        return type.entityClass();
+    }
+
+    EntityHandlers handlers() {
+        return handlers;
+    }
+
+    Executor executor() {
+        return node.executor();
+    }
+
+    String nodeName() {
+        return node.nodeName();
+    }
+
+    /**
+     * Whether this region only routes.
+     *
+     * @return true when it hosts nothing
+     */
+    public boolean proxyOnly() {
+        return proxyOnly;
+    }
+
+    /**
+     * The number of shards of the type.
+     *
+     * @return the number
+     */
+    public int numberOfShards() {
+        return numberOfShards;
+    }
+
+    /**
+     * Tells dropped because the buffer was full.
+     *
+     * @return the count since start
+     */
+    public long droppedTells() {
+        return droppedTells.get();
+    }
+
+    /**
+     * Messages waiting for shard homes now.
+     *
+     * @return the count
+     */
+    public int bufferedMessages() {
+        return buffered.get();
+    }
+
+    // ---- caller side -------------------------------------------------------------------------------------------
+
+    @Override
+    public void tell(String entityId, Object message) {
+        int shard = check(entityId, message);
+        if (!handlers.handles(message.getClass())) {
+            throw new UnhandledMessageException("Entity type " + type.name() + " (" + type.entityClass().getName()
+                    + ") has no @EntityHandler for " + message.getClass().getName());
+        }
+        node.checkRunning();
+        route(slots[shard], entityId, message, null);
+    }
+
+    @Override
+    public <R> CompletableFuture<R> ask(String entityId, Object message, Class<R> replyType) {
+        return ask(entityId, message, replyType, node.settings().askTimeout());
+    }
+
+    @Override
+    public <R> CompletableFuture<R> ask(String entityId, Object message, Class<R> replyType, Duration timeout) {
+        Objects.requireNonNull(replyType, "replyType");
+        Objects.requireNonNull(timeout, "timeout");
+        int shard = check(entityId, message);
+        PendingAsk<R> ask = new PendingAsk<>(replyType, type.name(), entityId,
+                System.nanoTime() + Math.max(1, timeout.toNanos()));
+        if (!handlers.handles(message.getClass())) {
+            ask.fail(new UnhandledMessageException("Entity type " + type.name() + " ("
+                    + type.entityClass().getName() + ") has no @EntityHandler for " + message.getClass().getName()));
+            return ask.future;
+        }
+        if (!node.isRunning()) {
+            ask.fail(new ShardingException("Sharding node " + node.nodeName() + " is not running"));
+            return ask.future;
+        }
+        node.asks().track(ask);
+        try {
+            route(slots[shard], entityId, message, ask);
+        } catch (RuntimeException e) {
+            ask.fail(e);
+        }
+        return ask.future;
+    }
+
+    private int check(String entityId, Object message) {
+        if (entityId == null || entityId.isEmpty() || entityId.length() > ShardingSettings.MAX_ENTITY_ID_LENGTH) {
+            throw new IllegalArgumentException("Invalid entity id for type " + type.name() + ": must be 1 to "
+                    + ShardingSettings.MAX_ENTITY_ID_LENGTH + " characters");
+        }
+        Objects.requireNonNull(message, "message");
+        return EntityType.shardOf(entityId, numberOfShards);
+    }
+
+    /** Sends a message sent on this node towards its entity. */
+    private void route(ShardSlot slot, String entityId, Object message, @Nullable PendingAsk<?> ask) {
+        Member home = slot.home;
+        if (home != null) {
+            sendTo(slot, home, entityId, message, ask);
+            return;
+        }
+        synchronized (slot) {
+            home = slot.home;
+            if (home == null) {
+                buffer(slot, new ShardSlot.Buffered(entityId, message, ask, null, null), ask);
+                return;
+            }
+        }
+        sendTo(slot, home, entityId, message, ask);
+    }
+
+    private void sendTo(ShardSlot slot, Member home, String entityId, Object message, @Nullable PendingAsk<?> ask) {
+        if (home.equals(node.self())) {
+            Shard local = slot.local;
+            if (local != null) {
+                local.deliver(entityId, message, ask == null ? ReplySink.TELL : ask);
+                return;
+            }
+        }
+        byte[] payload = node.codec().encode(message);
+        long correlationId = 0;
+        Member replyTo = null;
+        if (ask != null) {
+            ask.target = home;
+            correlationId = node.asks().register(ask);
+            replyTo = node.self();
+        }
+        EntityEnvelope envelope = new EntityEnvelope(type.name(), entityId, slot.shardId, correlationId, replyTo,
+                payload, 0, payload.length);
+        node.transport().send(home, node.protocol().encode(envelope), false);
+    }
+
+    /** Adds to a slot's buffer; caller holds the slot's monitor. */
+    private void buffer(ShardSlot slot, ShardSlot.Buffered item, @Nullable PendingAsk<?> ask) {
+        if (buffered.incrementAndGet() > node.settings().bufferSize()) {
+            buffered.decrementAndGet();
+            String reason = "Buffer of region " + type.name() + " on " + node.nodeName() + " is full ("
+                    + node.settings().bufferSize() + " messages waiting for shard homes; setting buffer-size)";
+            if (item.envelope() != null) {
+                EntityEnvelope env = item.envelope();
+                if (env.replyTo() != null) {
+                    node.sendFailure(env.replyTo(), env.correlationId(), FailureKind.BUFFER_FULL,
+                            BufferFullException.class.getName(), reason);
+                } else {
+                    dropTell(reason);
+                }
+                return;
+            }
+            if (ask == null) {
+                dropTell(reason);
+            }
+            throw new BufferFullException(reason);
+        }
+        slot.buffer.addLast(item);
+        if (!slot.requested) {
+            slot.requested = true;
+            node.control().execute(() -> node.requestShardHome(type.name(), slot.shardId));
+        }
+    }
+
+    private void dropTell(String reason) {
+        long n = droppedTells.incrementAndGet();
+        if (n == 1 || Long.bitCount(n) == 1) {
+            log.warn("Dropped a tell ({} so far): {}", n, reason);
+        }
+    }
+
+    // ---- frames from other nodes (transport threads) ---------------------------------------------------------
+
+    /** An envelope arrived from another node; delivers, forwards, or buffers it. */
+    void receive(EntityEnvelope env, byte[] frame, int offset, int length) {
+        if (env.shardId() != EntityType.shardOf(env.entityId(), numberOfShards) || env.entityId().isEmpty()
+                || env.entityId().length() > ShardingSettings.MAX_ENTITY_ID_LENGTH) {
+            reject(env, "Envelope for [" + type.name() + "/" + env.entityId() + "] names shard " + env.shardId()
+                    + " but the id belongs to shard " + EntityType.shardOf(env.entityId(), numberOfShards)
+                    + " of " + numberOfShards + " (do all nodes use the same number-of-shards?)");
+            return;
+        }
+        ShardSlot slot = slots[env.shardId()];
+        Member home = slot.home;
+        if (home == null) {
+            synchronized (slot) {
+                home = slot.home;
+                if (home == null) {
+                    byte[] copy = Arrays.copyOfRange(frame, offset, offset + length);
+                    EntityEnvelope own = (EntityEnvelope) node.protocol().decode(copy, 0, copy.length);
+                    try {
+                        buffer(slot, new ShardSlot.Buffered(env.entityId(), null, null, copy, own), null);
+                    } catch (BufferFullException e) {
+                        // already answered or counted in buffer()
+                    }
+                    return;
+                }
+            }
+        }
+        deliverReceived(slot, home, env, frame, offset, length);
+    }
+
+    private void deliverReceived(ShardSlot slot, Member home, EntityEnvelope env, byte[] frame, int offset,
+            int length) {
+        if (home.equals(node.self())) {
+            Shard local = slot.local;
+            if (local == null) {
+                reject(env, "Shard " + slot.shardId + " of " + type.name() + " is not hosted on " + node.nodeName());
+                return;
+            }
+            Object message;
+            try {
+                message = node.codec().decode(env.payload(), env.payloadOffset(), env.payloadLength());
+            } catch (MessageRejectedException e) {
+                log.warn("Rejected a message for [{}/{}]: {}", type.name(), env.entityId(), e.getMessage());
+                if (env.replyTo() != null) {
+                    node.sendFailure(env.replyTo(), env.correlationId(), FailureKind.REJECTED,
+                            MessageRejectedException.class.getName(), e.getMessage());
+                }
+                return;
+            }
+            ReplySink sink = env.replyTo() == null ? ReplySink.TELL
+                    : new RemoteReplySink(node, env.replyTo(), env.correlationId(), type.name(), env.entityId());
+            local.deliver(env.entityId(), message, sink);
+        } else {
+            byte[] out = offset == 0 && length == frame.length ? frame
+                    : Arrays.copyOfRange(frame, offset, offset + length);
+            node.transport().send(home, out, false);
+        }
+    }
+
+    private void reject(EntityEnvelope env, String reason) {
+        log.warn("Rejected a message: {}", reason);
+        if (env.replyTo() != null) {
+            node.sendFailure(env.replyTo(), env.correlationId(), FailureKind.REJECTED,
+                    MessageRejectedException.class.getName(), reason);
+        }
+    }
+
+    // ---- control thread ------------------------------------------------------------------------------------
+
+    /** The shard's home is known: send the buffer on, in order, then publish the home. Control thread. */
+    void homeKnown(int shardId, Member home) {
+        if (shardId < 0 || shardId >= numberOfShards) {
+            log.warn("Ignoring home of shard {} of {}: out of range", shardId, type.name());
+            return;
+        }
+        ShardSlot slot = slots[shardId];
+        if (home.equals(node.self()) && slot.local == null) {
+            if (proxyOnly) {
+                log.error("Coordinator placed shard {} of {} on proxy-only {}", shardId, type.name(), node.nodeName());
+                return;
+            }
+            slot.local = new Shard(this, shardId);
+        }
+        synchronized (slot) {
+            ShardSlot.Buffered item;
+            while ((item = slot.buffer.pollFirst()) != null) {
+                buffered.decrementAndGet();
+                flush(slot, home, item);
+            }
+            slot.requested = false;
+            slot.home = home;
+        }
+    }
+
+    private void flush(ShardSlot slot, Member home, ShardSlot.Buffered item) {
+        if (item.envelope() != null) {
+            byte[] frame = Objects.requireNonNull(item.frame());
+            deliverReceived(slot, home, item.envelope(), frame, 0, frame.length);
+            return;
+        }
+        PendingAsk<?> ask = item.ask();
+        if (ask != null && ask.isDone()) {
+            return; // timed out while buffered
+        }
+        try {
+            sendTo(slot, home, item.entityId(), Objects.requireNonNull(item.message()), ask);
+        } catch (RuntimeException e) {
+            if (ask != null) {
+                ask.fail(e);
+            } else {
+                log.warn("Dropped a buffered tell to [{}/{}]: {}", type.name(), item.entityId(), e.getMessage());
+            }
+        }
+    }
+
+    /** The coordinator told this region to host a shard. Control thread. */
+    void hostShard(int shardId) {
+        homeKnown(shardId, node.self());
+    }
+
+    /** Members left: forget homes on them so that the next message asks the coordinator. Control thread. */
+    void membersGone(Collection<Member> gone) {
+        for (ShardSlot slot : slots) {
+            Member home = slot.home;
+            if (home != null && gone.contains(home)) {
+                synchronized (slot) {
+                    slot.home = null;
+                    if (!slot.buffer.isEmpty() && !slot.requested) {
+                        slot.requested = true;
+                        node.requestShardHome(type.name(), slot.shardId);
+                    }
+                }
+            }
+        }
+    }
+
+    /** Asks again for the homes of shards with waiting messages. Control thread. */
+    void retryRequests() {
+        for (ShardSlot slot : slots) {
+            boolean ask;
+            synchronized (slot) {
+                ask = slot.home == null && !slot.buffer.isEmpty();
+                if (ask) {
+                    slot.requested = true;
+                }
+            }
+            if (ask) {
+                node.requestShardHome(type.name(), slot.shardId);
+            }
+        }
+    }
+
+    RegionInfo info() {
+        int[] hosted = Arrays.stream(slots).filter(s -> s.local != null).mapToInt(s -> s.shardId).toArray();
+        return new RegionInfo(type.name(), proxyOnly, numberOfShards, hosted);
+    }
+
+    /** Live entities per hosted shard. */
+    Map<Integer, Integer> entityCounts() {
+        Map<Integer, Integer> counts = new TreeMap<>();
+        for (ShardSlot slot : slots) {
+            Shard s = slot.local;
+            if (s != null) {
+                counts.put(slot.shardId, s.entityCount());
+            }
+        }
+        return counts;
+    }
+
+    /** Live entity ids per hosted shard. */
+    Map<Integer, List<String>> entityIds() {
+        Map<Integer, List<String>> ids = new TreeMap<>();
+        for (ShardSlot slot : slots) {
+            Shard s = slot.local;
+            if (s != null) {
+                List<String> list = s.entityIds();
+                list.sort(null);
+                ids.put(slot.shardId, list);
+            }
+        }
+        return ids;
+    }
+
+    /** Stops every hosted entity. */
+    CompletableFuture<Void> stopAll() {
+        List<CompletableFuture<Void>> all = new ArrayList<>();
+        for (ShardSlot slot : slots) {
+            Shard s = slot.local;
+            if (s != null) {
+                all.add(s.stop());
+            }
+        }
+        return CompletableFuture.allOf(all.toArray(CompletableFuture[]::new));
+    }
+
+    /** Fails or drops everything still buffered (the node stops). */
+    void dropBuffers(RuntimeException reason) {
+        for (ShardSlot slot : slots) {
+            synchronized (slot) {
+                ShardSlot.Buffered item;
+                while ((item = slot.buffer.pollFirst()) != null) {
+                    buffered.decrementAndGet();
+                    if (item.ask() != null) {
+                        item.ask().fail(reason);
+                    } else if (item.envelope() != null && item.envelope().replyTo() != null) {
+                        node.sendFailure(item.envelope().replyTo(), item.envelope().correlationId(),
+                                FailureKind.UNAVAILABLE, reason.getClass().getName(), reason.getMessage());
+                    }
+                }
+            }
+        }
+    }
+
+    @Nullable Member homeOf(int shardId) {
+        return slots[shardId].home;
+    }
+
+    @Override
+    public String toString() {
+        return "Region[" + type.name() + " on " + node.nodeName() + (proxyOnly ? ", proxy-only" : "") + "]";
+    }
+}

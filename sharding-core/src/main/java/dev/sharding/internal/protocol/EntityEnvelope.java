@@ -1,0 +1,76 @@
+package dev.sharding.internal.protocol;
+
+import dev.sharding.Member;
+import dev.sharding.internal.codec.WireReader;
+import dev.sharding.internal.codec.WireWriter;
+import java.util.Arrays;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Region to region: a message for an entity. A tell has correlation id 0 and no reply address; an ask names the
+ * member whose region waits for the {@link Reply} or {@link Failure}, which may differ from the sender when the
+ * envelope was forwarded. The payload is the {@link dev.sharding.spi.MessageCodec} encoding of the message, kept as
+ * a slice of the received frame so that forwarding needs no copy.
+ *
+ * @param typeName the entity type
+ * @param entityId the entity id
+ * @param shardId the entity's shard
+ * @param correlationId the ask's id at the asking member, or 0 for a tell
+ * @param replyTo the asking member, or {@code null} for a tell
+ * @param payload the array holding the encoded message
+ * @param payloadOffset where it starts
+ * @param payloadLength its length
+ */
+public record EntityEnvelope(String typeName, String entityId, int shardId, long correlationId,
+        @Nullable Member replyTo, byte[] payload, int payloadOffset, int payloadLength) implements ProtocolMessage {
+
+    /** The wire tag. */
+    public static final int TAG = 9;
+
+    @Override
+    public int tag() {
+        return TAG;
+    }
+
+    @Override
+    public void writeTo(WireWriter out) {
+        out.string(typeName).string(entityId).varInt(shardId).int64(correlationId).bool(replyTo != null);
+        if (replyTo != null) {
+            out.member(replyTo);
+        }
+        out.varInt(payloadLength);
+        out.write(payload, payloadOffset, payloadLength);
+    }
+
+    static EntityEnvelope readFrom(WireReader in, int maxPayload) {
+        String type = in.string();
+        String id = in.string();
+        int shard = in.varInt();
+        long corr = in.int64();
+        Member replyTo = in.bool() ? in.member() : null;
+        int len = in.blockLength(maxPayload);
+        int off = in.position();
+        in.skip(len);
+        return new EntityEnvelope(type, id, shard, corr, replyTo, in.array(), off, len);
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof EntityEnvelope e && e.typeName.equals(typeName) && e.entityId.equals(entityId)
+                && e.shardId == shardId && e.correlationId == correlationId
+                && java.util.Objects.equals(e.replyTo, replyTo)
+                && Arrays.equals(e.payload, e.payloadOffset, e.payloadOffset + e.payloadLength, payload,
+                        payloadOffset, payloadOffset + payloadLength);
+    }
+
+    @Override
+    public int hashCode() {
+        return entityId.hashCode() * 31 + Long.hashCode(correlationId);
+    }
+
+    @Override
+    public String toString() {
+        return "EntityEnvelope[" + typeName + "/" + entityId + ", shard=" + shardId + ", corr=" + correlationId
+                + ", replyTo=" + replyTo + ", " + payloadLength + " bytes]";
+    }
+}

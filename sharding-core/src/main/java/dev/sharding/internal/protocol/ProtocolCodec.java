@@ -1,0 +1,83 @@
+package dev.sharding.internal.protocol;
+
+import dev.sharding.internal.codec.MalformedFrameException;
+import dev.sharding.internal.codec.WireReader;
+import dev.sharding.internal.codec.WireWriter;
+
+/**
+ * Frames protocol messages: a magic byte, a version byte, the message's tag, then its fields. Anything else is a
+ * {@link MalformedFrameException}.
+ */
+public final class ProtocolCodec {
+
+    /** The first byte of every frame. */
+    public static final int MAGIC = 0x5D;
+
+    /** The protocol version. */
+    public static final int VERSION = 1;
+
+    private final int maxPayloadSize;
+
+    /**
+     * Creates a codec.
+     *
+     * @param maxPayloadSize the largest payload accepted in an envelope or reply
+     */
+    public ProtocolCodec(int maxPayloadSize) {
+        this.maxPayloadSize = maxPayloadSize;
+    }
+
+    /**
+     * Encodes a message.
+     *
+     * @param message the message
+     * @return the frame
+     */
+    public byte[] encode(ProtocolMessage message) {
+        int hint = message instanceof EntityEnvelope e ? e.payloadLength() + e.entityId().length() + 64 : 64;
+        WireWriter out = new WireWriter(hint);
+        out.byte8(MAGIC).byte8(VERSION).byte8(message.tag());
+        message.writeTo(out);
+        return out.toByteArray();
+    }
+
+    /**
+     * Decodes a frame.
+     *
+     * @param buf the array
+     * @param offset where the frame starts
+     * @param length its length
+     * @return the message; an envelope's payload is a slice of {@code buf}
+     * @throws MalformedFrameException if the frame is not one this codec wrote
+     */
+    public ProtocolMessage decode(byte[] buf, int offset, int length) {
+        WireReader in = new WireReader(buf, offset, length);
+        int magic = in.byte8();
+        if (magic != MAGIC) {
+            throw new MalformedFrameException("Not a sharding frame (magic " + magic + ")");
+        }
+        int version = in.byte8();
+        if (version != VERSION) {
+            throw new MalformedFrameException("Unsupported protocol version " + version);
+        }
+        int tag = in.byte8();
+        ProtocolMessage m = switch (tag) {
+            case Register.TAG -> Register.readFrom(in);
+            case RegisterAck.TAG -> new RegisterAck();
+            case GetShardStates.TAG -> new GetShardStates();
+            case ShardStates.TAG -> ShardStates.readFrom(in);
+            case GetShardHome.TAG -> GetShardHome.readFrom(in);
+            case ShardHome.TAG -> ShardHome.readFrom(in);
+            case HostShard.TAG -> HostShard.readFrom(in);
+            case ShardStarted.TAG -> ShardStarted.readFrom(in);
+            case EntityEnvelope.TAG -> EntityEnvelope.readFrom(in, maxPayloadSize);
+            case Reply.TAG -> Reply.readFrom(in, maxPayloadSize);
+            case Failure.TAG -> Failure.readFrom(in);
+            case GetRegionStats.TAG -> GetRegionStats.readFrom(in);
+            case RegionStats.TAG -> RegionStats.readFrom(in);
+            default -> throw new MalformedFrameException("Unknown message tag " + tag);
+        };
+        in.expectEnd();
+        return m;
+    }
+}

@@ -1,0 +1,69 @@
+package dev.sharding.internal.protocol;
+
+import dev.sharding.internal.codec.MalformedFrameException;
+import dev.sharding.internal.codec.WireReader;
+import dev.sharding.internal.codec.WireWriter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Node to the node that asked with {@link GetRegionStats}: per entity type, the shards hosted here and how many
+ * entities each has alive.
+ *
+ * @param requestId the request's id
+ * @param types one entry per entity type the node runs
+ */
+public record RegionStats(long requestId, List<TypeStats> types) implements ProtocolMessage {
+
+    /** The wire tag. */
+    public static final int TAG = 13;
+
+    @Override
+    public int tag() {
+        return TAG;
+    }
+
+    @Override
+    public void writeTo(WireWriter out) {
+        out.int64(requestId).varInt(types.size());
+        for (TypeStats t : types) {
+            out.string(t.typeName()).bool(t.proxyOnly()).varInt(t.entitiesPerShard().size());
+            t.entitiesPerShard().forEach((shard, count) -> out.varInt(shard).varInt(count));
+        }
+    }
+
+    static RegionStats readFrom(WireReader in) {
+        long id = in.int64();
+        int n = in.varInt();
+        if (n > in.remaining()) {
+            throw new MalformedFrameException("Bad type count " + n);
+        }
+        List<TypeStats> types = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            String type = in.string();
+            boolean proxy = in.bool();
+            int shards = in.varInt();
+            if (shards > in.remaining()) {
+                throw new MalformedFrameException("Bad shard count " + shards);
+            }
+            Map<Integer, Integer> map = new TreeMap<>();
+            for (int j = 0; j < shards; j++) {
+                map.put(in.varInt(), in.varInt());
+            }
+            types.add(new TypeStats(type, proxy, map));
+        }
+        return new RegionStats(id, List.copyOf(types));
+    }
+
+    /**
+     * One region's figures.
+     *
+     * @param typeName the entity type
+     * @param proxyOnly whether the region hosts nothing
+     * @param entitiesPerShard live entities per hosted shard
+     */
+    public record TypeStats(String typeName, boolean proxyOnly, Map<Integer, Integer> entitiesPerShard) {
+    }
+}

@@ -1,0 +1,30 @@
+package dev.sharding.internal.protocol;
+
+import dev.sharding.internal.codec.WireReader;
+import dev.sharding.internal.codec.WireWriter;
+import java.util.List;
+
+/**
+ * Node to coordinator, answering {@link GetShardStates}: my regions and the shards they host.
+ *
+ * @param regions one entry per entity type the node runs
+ */
+public record ShardStates(List<RegionInfo> regions) implements ProtocolMessage {
+
+    /** The wire tag. */
+    public static final int TAG = 4;
+
+    @Override
+    public int tag() {
+        return TAG;
+    }
+
+    @Override
+    public void writeTo(WireWriter out) {
+        RegionInfos.write(out, regions);
+    }
+
+    static ShardStates readFrom(WireReader in) {
+        return new ShardStates(RegionInfos.read(in));
+    }
+}

@@ -1,0 +1,267 @@
+package dev.sharding.internal.transport;
+
+import dev.sharding.Member;
+import dev.sharding.ShardingException;
+import dev.sharding.ShardingSettings;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
+import org.jgroups.Address;
+import org.jgroups.BytesMessage;
+import org.jgroups.JChannel;
+import org.jgroups.Message;
+import org.jgroups.Receiver;
+import org.jgroups.View;
+import org.jgroups.util.MessageBatch;
+import org.jgroups.util.NameCache;
+import org.jgroups.util.UUID;
+import org.jgroups.util.Util;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The transport on one JGroups channel. Frames are {@link BytesMessage}s (no JGroups marshalling of our objects);
+ * the channel's per-sender FIFO delivery is what keeps per-sender order between nodes.
+ */
+public final class JGroupsTransport implements Transport, Receiver {
+
+    private static final Logger log = LoggerFactory.getLogger(JGroupsTransport.class);
+
+    private static final String DEFAULT_STACK = "dev/sharding/internal/transport/tcp.xml";
+
+    private final ShardingSettings settings;
+
+    private final Consumer<JChannel> customizer;
+
+    private final Map<Address, Member> members = new ConcurrentHashMap<>();
+
+    private final Map<Member, Address> addresses = new ConcurrentHashMap<>();
+
+    private @Nullable JChannel channel;
+
+    private @Nullable Member self;
+
+    private volatile @Nullable Listener listener;
+
+    private volatile String nodeName = "";
+
+    /**
+     * Creates the transport.
+     *
+     * @param settings the settings: cluster name, node name, addresses or a stack of one's own
+     * @param customizer called with the channel before it connects
+     */
+    public JGroupsTransport(ShardingSettings settings, Consumer<JChannel> customizer) {
+        this.settings = settings;
+        this.customizer = customizer;
+    }
+
+    @Override
+    public void start(Listener listener) throws Exception {
+        this.listener = listener;
+        JChannel ch;
+        String name = settings.nodeName();
+        if (settings.jgroupsConfig() != null) {
+            ch = new JChannel(settings.jgroupsConfig());
+        } else {
+            int port = firstFreePort(settings.bindAddress(), settings.bindPort(), settings.portRange());
+            ch = new JChannel(defaultStack(settings, port));
+            if (name == null) {
+                name = settings.bindAddress() + ":" + port;
+            }
+        }
+        if (name == null) {
+            name = "node-" + java.util.UUID.randomUUID().toString().substring(0, 8);
+        }
+        nodeName = name;
+        ch.name(name);
+        ch.setReceiver(this);
+        ch.setDiscardOwnMessages(true);
+        customizer.accept(ch);
+        this.channel = ch;
+        try {
+            ch.connect(settings.clusterName());
+        } catch (Exception e) {
+            ch.close();
+            throw e;
+        }
+        Address a = ch.getAddress();
+        this.self = toMember(a);
+        View view = ch.getView();
+        if (view != null) {
+            viewAccepted(view);
+        }
+    }
+
+    static InputStream defaultStack(ShardingSettings settings, int port) throws IOException {
+        String template;
+        try (InputStream in = JGroupsTransport.class.getClassLoader().getResourceAsStream(DEFAULT_STACK)) {
+            if (in == null) {
+                throw new IOException("Missing " + DEFAULT_STACK);
+            }
+            template = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+        int range = Math.max(0, settings.bindPort() + settings.portRange() - port);
+        String xml = template.replace("@BIND_ADDR@", xmlAttr(settings.bindAddress()))
+                .replace("@BIND_PORT@", Integer.toString(port))
+                .replace("@PORT_RANGE@", Integer.toString(range))
+                .replace("@INITIAL_HOSTS@", xmlAttr(InitialHosts.expand(settings.initialHosts())));
+        return new ByteArrayInputStream(xml.getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static String xmlAttr(String value) {
+        return value.replace("&", "&amp;").replace("\"", "&quot;").replace("<", "&lt;").replace(">", "&gt;");
+    }
+
+    /**
+     * The first port from {@code first} to {@code first + range} that nobody listens on at the bind address.
+     * JGroups would also move on to a free port, but the node name must be known before connecting.
+     */
+    static int firstFreePort(String bindAddress, int first, int range) throws IOException {
+        InetAddress address = InetAddress.getByName(bindAddress);
+        for (int port = first; port <= first + range; port++) {
+            try (ServerSocket s = new ServerSocket()) {
+                s.setReuseAddress(false);
+                s.bind(new InetSocketAddress(address, port));
+                return port;
+            } catch (IOException taken) {
+                // try the next port
+            }
+        }
+        throw new ShardingException("No free port from " + first + " to " + (first + range) + " on " + bindAddress
+                + " (settings jgroups.bind-port and jgroups.port-range)");
+    }
+
+    @Override
+    public Member self() {
+        Member m = self;
+        if (m == null) {
+            throw new IllegalStateException("Transport not started");
+        }
+        return m;
+    }
+
+    /**
+     * The node name this transport gave its channel.
+     *
+     * @return the name
+     */
+    public String nodeName() {
+        return nodeName;
+    }
+
+    /**
+     * The channel, for inspection.
+     *
+     * @return the channel, or {@code null} before {@link #start(Listener)}
+     */
+    public @Nullable JChannel channel() {
+        return channel;
+    }
+
+    @Override
+    public void send(Member to, byte[] frame, boolean outOfBand) {
+        JChannel ch = channel;
+        if (ch == null) {
+            return;
+        }
+        Address dest = addresses.get(to);
+        if (dest == null) {
+            dest = new UUID(to.mostSignificantBits(), to.leastSignificantBits());
+        }
+        Message msg = new BytesMessage(dest, frame);
+        if (outOfBand) {
+            msg.setFlag(Message.Flag.OOB);
+        }
+        try {
+            ch.send(msg);
+        } catch (Exception e) {
+            log.debug("Dropped a frame to {}: {}", to, e.toString());
+        }
+    }
+
+    @Override
+    public void close() {
+        JChannel ch = channel;
+        if (ch != null) {
+            ch.close();
+        }
+    }
+
+    /**
+     * Stops as a crash would: no LEAVE is sent and nothing more goes out, so the others notice only through failure
+     * detection. For tests.
+     */
+    public void crash() {
+        JChannel ch = channel;
+        if (ch != null) {
+            try {
+                Util.shutdown(ch);
+            } catch (Exception e) {
+                ch.close();
+            }
+        }
+    }
+
+    @Override
+    public void receive(Message msg) {
+        Listener l = listener;
+        Address src = msg.getSrc();
+        if (l == null || src == null) {
+            return;
+        }
+        l.onFrame(toMember(src), msg.getArray(), msg.getOffset(), msg.getLength());
+    }
+
+    @Override
+    public void receive(MessageBatch batch) {
+        Listener l = listener;
+        if (l == null) {
+            return;
+        }
+        Member from = toMember(batch.sender());
+        for (Message msg : batch) {
+            l.onFrame(from, msg.getArray(), msg.getOffset(), msg.getLength());
+        }
+    }
+
+    @Override
+    public void viewAccepted(View view) {
+        List<Member> list = new ArrayList<>(view.size());
+        for (Address a : view.getMembers()) {
+            list.add(toMember(a));
+        }
+        members.keySet().retainAll(view.getMembers());
+        addresses.values().retainAll(view.getMembers());
+        Listener l = listener;
+        if (l != null) {
+            l.onView(List.copyOf(list));
+        }
+    }
+
+    private Member toMember(Address a) {
+        Member m = members.get(a);
+        if (m != null) {
+            return m;
+        }
+        String name = NameCache.get(a);
+        if (a instanceof UUID u) {
+            m = new Member(u.getMostSignificantBits(), u.getLeastSignificantBits(), name == null ? a.toString() : name);
+        } else {
+            throw new ShardingException("Unsupported JGroups address type " + a.getClass().getName());
+        }
+        members.put(a, m);
+        addresses.put(m, a);
+        return m;
+    }
+}

@@ -1,0 +1,64 @@
+package dev.sharding.internal.transport;
+
+import dev.sharding.Member;
+import java.util.List;
+
+/**
+ * How a node talks to the others: membership views and frames to one member. Hides JGroups from the region and
+ * coordinator logic. Frames from one member arrive in the order it sent them unless sent out of band.
+ */
+public interface Transport {
+
+    /**
+     * Joins the cluster. Blocks until this node is a member.
+     *
+     * @param listener gets every frame and view from now on; its methods must not block
+     * @throws Exception if the cluster cannot be joined
+     */
+    void start(Listener listener) throws Exception;
+
+    /**
+     * This node.
+     *
+     * @return the member, valid after {@link #start(Listener)}
+     */
+    Member self();
+
+    /**
+     * Sends a frame to one member. Never blocks for long; a frame to a member that is gone is dropped.
+     *
+     * @param to the member, never this node
+     * @param frame the frame
+     * @param outOfBand whether it may overtake earlier frames (replies)
+     */
+    void send(Member to, byte[] frame, boolean outOfBand);
+
+    /**
+     * Leaves the cluster; the others see this node gone at once.
+     */
+    void close();
+
+    /**
+     * What the transport reports.
+     */
+    interface Listener {
+
+        /**
+         * A frame arrived. Runs on a transport thread; at most one thread at a time per sender for frames that are
+         * not out of band.
+         *
+         * @param from the sender
+         * @param buffer the array holding the frame
+         * @param offset where it starts
+         * @param length its length
+         */
+        void onFrame(Member from, byte[] buffer, int offset, int length);
+
+        /**
+         * A new membership view was installed.
+         *
+         * @param members every member, oldest first: the first is the coordinator
+         */
+        void onView(List<Member> members);
+    }
+}
