@@ -1,0 +1,61 @@
+package dev.sharding;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class ShardingSettingsTest {
+
+    @Test
+    void defaultsAreValid() {
+        ShardingSettings s = ShardingSettings.defaults().validate();
+        assertThat(s.numberOfShards()).isEqualTo(100);
+        assertThat(s.askTimeout()).isEqualTo(Duration.ofSeconds(5));
+        assertThat(s.bufferSize()).isEqualTo(100_000);
+        assertThat(s.bindPort()).isEqualTo(7800);
+        assertThat(s.initialHosts()).isEqualTo("127.0.0.1[7800..7809]");
+        assertThat(s.entity("any")).isEqualTo(ShardingSettings.EntityTypeSettings.DEFAULT);
+    }
+
+    @Test
+    void validationNamesTheSettingItsValueAndTheRule() {
+        assertThatThrownBy(() -> ShardingSettings.defaults().withBufferSize(0).validate())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("Invalid setting sharding.buffer-size=0: must be positive");
+        assertThatThrownBy(() -> ShardingSettings.defaults().withAskTimeout(Duration.ZERO).validate())
+                .hasMessageContaining("sharding.ask-timeout=PT0S");
+        assertThatThrownBy(() -> ShardingSettings.defaults().withNetwork("127.0.0.1", 70000, 0, "h[1]").validate())
+                .hasMessageContaining("sharding.jgroups.bind-port=70000");
+        assertThatThrownBy(() -> ShardingSettings.defaults()
+                .withEntity("cart", new ShardingSettings.EntityTypeSettings(-1, false)).validate())
+                .hasMessageContaining("sharding.entities.cart.number-of-shards=-1");
+    }
+
+    @Test
+    void withMethodsChangeOneSettingAndEntitiesAreCopied() {
+        Map<String, ShardingSettings.EntityTypeSettings> map = new HashMap<>();
+        ShardingSettings s = new ShardingSettings("c", "n", 10, Duration.ofSeconds(1), 5, Duration.ofSeconds(1),
+                2048, "127.0.0.1", 7800, 0, "h[1]", null, map);
+        map.put("x", new ShardingSettings.EntityTypeSettings(3, true));
+        assertThat(s.entities()).isEmpty();
+        ShardingSettings t = s.withEntity("x", new ShardingSettings.EntityTypeSettings(3, true));
+        assertThat(t.entity("x").proxyOnly()).isTrue();
+        assertThat(t.withClusterName("d").clusterName()).isEqualTo("d");
+        assertThat(t.withClusterName("d").entity("x").numberOfShards()).isEqualTo(3);
+    }
+
+    @Test
+    void shardIdIsFloorModOfTheHashCodeAndStable() {
+        assertThat(EntityType.shardOf("e-1", 100)).isEqualTo(Math.floorMod("e-1".hashCode(), 100));
+        String negative = "polygenelubricants"; // hashCode is Integer.MIN_VALUE
+        assertThat(negative.hashCode()).isEqualTo(Integer.MIN_VALUE);
+        assertThat(EntityType.shardOf(negative, 100)).isBetween(0, 99);
+        for (int i = 0; i < 10_000; i++) {
+            assertThat(EntityType.shardOf("id-" + i, 7)).isBetween(0, 6);
+        }
+    }
+}

@@ -1,0 +1,64 @@
+package dev.sharding.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.sharding.Member;
+import dev.sharding.internal.CoordinatorState.MemberRemoved;
+import dev.sharding.internal.CoordinatorState.RegionRegistered;
+import dev.sharding.internal.CoordinatorState.ShardAllocated;
+import org.junit.jupiter.api.Test;
+
+class CoordinatorStateTest {
+
+    private static final Member A = new Member(0, 1, "a");
+
+    private static final Member B = new Member(0, 2, "b");
+
+    private static final Member P = new Member(0, 3, "proxy");
+
+    private final CoordinatorState registered = CoordinatorState.EMPTY
+            .apply(new RegionRegistered(A, "account", 10, false))
+            .apply(new RegionRegistered(B, "account", 10, false))
+            .apply(new RegionRegistered(P, "account", 10, true));
+
+    @Test
+    void allocatesAndRemembersHomes() {
+        CoordinatorState s = registered.apply(new ShardAllocated("account", 3, A))
+                .apply(new ShardAllocated("account", 4, B));
+        assertThat(s.home("account", 3)).isEqualTo(A);
+        assertThat(s.home("account", 4)).isEqualTo(B);
+        assertThat(s.home("account", 5)).isNull();
+        assertThat(s.type("account").regions()).containsOnlyKeys(A, B);
+        assertThat(s.type("account").proxies()).containsExactly(P);
+        assertThat(registered.home("account", 3)).as("old value unchanged").isNull();
+    }
+
+    @Test
+    void removingAMemberDropsItsRegionsAndShards() {
+        CoordinatorState s = registered.apply(new ShardAllocated("account", 3, A))
+                .apply(new ShardAllocated("account", 4, B)).apply(new MemberRemoved(A)).apply(new MemberRemoved(P));
+        assertThat(s.home("account", 3)).isNull();
+        assertThat(s.home("account", 4)).isEqualTo(B);
+        assertThat(s.type("account").regions()).containsOnlyKeys(B);
+        assertThat(s.type("account").proxies()).isEmpty();
+    }
+
+    @Test
+    void refusesEventsThatBreakTheTable() {
+        CoordinatorState s = registered.apply(new ShardAllocated("account", 3, A));
+        assertThatThrownBy(() -> s.apply(new ShardAllocated("account", 3, B)))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("Shard [3] of account already allocated")
+                .hasMessageContaining("in state");
+        assertThatThrownBy(() -> s.apply(new ShardAllocated("account", 10, A)))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("out of range");
+        assertThatThrownBy(() -> s.apply(new ShardAllocated("account", 5, P)))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("hosts no region");
+        assertThatThrownBy(() -> s.apply(new ShardAllocated("cart", 1, A)))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("unknown type");
+        assertThatThrownBy(() -> s.apply(new RegionRegistered(B, "account", 20, false)))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("has 20 shards, not 10");
+        assertThatThrownBy(() -> s.apply(new RegionRegistered(A, "account", 10, true)))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("cannot become a proxy");
+    }
+}

@@ -1,0 +1,132 @@
+package dev.sharding.internal.protocol;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.sharding.Member;
+import dev.sharding.internal.codec.MalformedFrameException;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+class ProtocolCodecTest {
+
+    private static final Member A = new Member(1L, -2L, "node-a");
+
+    private static final Member B = new Member(Long.MAX_VALUE, Long.MIN_VALUE, "nœud-b");
+
+    private final ProtocolCodec codec = new ProtocolCodec(1024 * 1024);
+
+    static Stream<ProtocolMessage> everyMessage() {
+        byte[] payload = "payload".getBytes(StandardCharsets.UTF_8);
+        List<RegionInfo> regions = List.of(new RegionInfo("account", false, 100, new int[] {0, 7, 99}),
+                new RegionInfo("cart", true, 10, new int[0]));
+        return Stream.of(new Register(regions), new RegisterAck(), new GetShardStates(), new ShardStates(regions),
+                new ShardStates(List.of()), new GetShardHome("account", 42), new ShardHome("account", 0, B),
+                new HostShard("account", 99), new ShardStarted("account", 99),
+                new EntityEnvelope("account", "e-1", 3, 0, null, payload, 0, payload.length),
+                new EntityEnvelope("account", "ü-ß-" + "x".repeat(300), 3, Long.MAX_VALUE, A, payload, 2, 3),
+                new Reply(17, payload), new Reply(18, null),
+                new Failure(19, FailureKind.ENTITY_FAILED, "java.lang.IllegalStateException", "boom"),
+                new Failure(20, FailureKind.UNAVAILABLE, "x", null), new GetRegionStats(5),
+                new RegionStats(5, List.of(new RegionStats.TypeStats("account", false, Map.of(1, 10, 2, 0)),
+                        new RegionStats.TypeStats("cart", true, Map.of()))));
+    }
+
+    @ParameterizedTest
+    @MethodSource("everyMessage")
+    void roundTripsEveryMessage(ProtocolMessage message) {
+        byte[] frame = codec.encode(message);
+        assertThat(codec.decode(frame, 0, frame.length)).isEqualTo(message);
+        byte[] shifted = new byte[frame.length + 10];
+        System.arraycopy(frame, 0, shifted, 5, frame.length);
+        assertThat(codec.decode(shifted, 5, frame.length)).isEqualTo(message);
+    }
+
+    @Test
+    void everyMessageTypeIsCoveredByTheRoundTrip() {
+        Set<Class<?>> covered = everyMessage().map(Object::getClass).collect(Collectors.toSet());
+        assertThat(covered).containsExactlyInAnyOrder(ProtocolMessage.class.getPermittedSubclasses());
+    }
+
+    @Test
+    void tagsAreUnique() {
+        assertThat(everyMessage().collect(Collectors.toMap(Object::getClass, ProtocolMessage::tag, (a, b) -> a))
+                .values()).doesNotHaveDuplicates();
+    }
+
+    @ParameterizedTest
+    @MethodSource("everyMessage")
+    void everyTruncationIsRejected(ProtocolMessage message) {
+        byte[] frame = codec.encode(message);
+        for (int len = 0; len < frame.length; len++) {
+            int l = len;
+            assertThatThrownBy(() -> codec.decode(frame, 0, l)).as("truncated to %d of %d", l, frame.length)
+                    .isInstanceOf(MalformedFrameException.class);
+        }
+    }
+
+    @Test
+    void trailingBytesAreRejected() {
+        byte[] frame = codec.encode(new GetShardHome("a", 1));
+        byte[] longer = Arrays.copyOf(frame, frame.length + 1);
+        assertThatThrownBy(() -> codec.decode(longer, 0, longer.length)).isInstanceOf(MalformedFrameException.class)
+                .hasMessageContaining("unexpected bytes");
+    }
+
+    @Test
+    void wrongMagicVersionOrTagIsRejected() {
+        assertThatThrownBy(() -> codec.decode(new byte[] {1, 1, 1}, 0, 3)).isInstanceOf(MalformedFrameException.class)
+                .hasMessageContaining("magic");
+        assertThatThrownBy(() -> codec.decode(new byte[] {ProtocolCodec.MAGIC, 9, 1}, 0, 3))
+                .isInstanceOf(MalformedFrameException.class).hasMessageContaining("version");
+        assertThatThrownBy(() -> codec.decode(new byte[] {ProtocolCodec.MAGIC, 1, (byte) 200}, 0, 3))
+                .isInstanceOf(MalformedFrameException.class).hasMessageContaining("tag");
+    }
+
+    @Test
+    void oversizedPayloadIsRejectedBeforeAllocation() {
+        ProtocolCodec small = new ProtocolCodec(16);
+        byte[] big = new byte[17];
+        byte[] frame = codec.encode(new EntityEnvelope("t", "e", 0, 0, null, big, 0, big.length));
+        assertThatThrownBy(() -> small.decode(frame, 0, frame.length)).isInstanceOf(MalformedFrameException.class)
+                .hasMessageContaining("over the limit");
+        byte[] reply = codec.encode(new Reply(1, big));
+        assertThatThrownBy(() -> small.decode(reply, 0, reply.length)).isInstanceOf(MalformedFrameException.class);
+    }
+
+    @Test
+    void hugeDeclaredLengthsDoNotAllocate() {
+        // magic, version, Register tag, then a region count of 2^28
+        byte[] frame = {ProtocolCodec.MAGIC, 1, Register.TAG, (byte) 0x80, (byte) 0x80, (byte) 0x80, (byte) 0x80,
+            0x01};
+        assertThatThrownBy(() -> codec.decode(frame, 0, frame.length)).isInstanceOf(MalformedFrameException.class);
+    }
+
+    @Test
+    void randomGarbageNeverEscapesAsAnotherException() {
+        Random random = new Random(42);
+        for (int i = 0; i < 20_000; i++) {
+            byte[] garbage = new byte[random.nextInt(64)];
+            random.nextBytes(garbage);
+            if (garbage.length > 2 && random.nextBoolean()) {
+                garbage[0] = (byte) ProtocolCodec.MAGIC;
+                garbage[1] = 1;
+                garbage[2] = (byte) (1 + random.nextInt(13));
+            }
+            try {
+                codec.decode(garbage, 0, garbage.length);
+            } catch (MalformedFrameException expected) {
+                // the only failure allowed
+            }
+        }
+    }
+}
