@@ -489,8 +489,8 @@ public final class NodeRuntime implements Transport.Listener {
     }
 
     private void handleControl(Member from, ProtocolMessage msg) {
-        if (!running) {
-            return;
+        if (!running && !(msg instanceof GetShardStates || msg instanceof GetRegionStats)) {
+            return; // a stopping node still answers queries, so a new coordinator need not wait for it to leave
         }
         try {
             if (msg instanceof Register m) {

@@ -1,0 +1,111 @@
+package dev.sharding.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sharding.EntityType;
+import dev.sharding.ShardRegion;
+import dev.sharding.ShardingNode;
+import dev.sharding.test.Counter;
+import dev.sharding.test.TestCluster;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The coordinator's node crashes while messages flow: shards whose homes are known keep working and lose nothing;
+ * requests for new shards made during the failover wait in region buffers and are answered once the next oldest
+ * member's coordinator has rebuilt its table.
+ */
+class CoordinatorCrashClusterTest {
+
+    private final TestCluster cluster = TestCluster.of(Counter.type());
+
+    @AfterEach
+    void stop() {
+        cluster.close();
+    }
+
+    @Test
+    void knownShardsLoseNothingAndNewShardsAreServedAfterFailover() throws Exception {
+        List<ShardingNode> nodes = cluster.startNodes(3);
+        ShardingNode coordinator = nodes.get(0);
+        ShardingNode n2 = nodes.get(1);
+        ShardingNode n3 = nodes.get(2);
+        assertThat(cluster.coordinatorNode()).isSameAs(coordinator);
+
+        // entities homed on the survivors, with homes known to n2; keep half the shards unallocated
+        int shards = 20;
+        List<String> known = new ArrayList<>();
+        Set<Integer> usedShards = new HashSet<>();
+        for (int i = 0; known.size() < 12; i++) {
+            String id = "k-" + i;
+            int shard = EntityType.shardOf(id, shards);
+            if (shard >= shards / 2) {
+                continue;
+            }
+            Counter.Total t = n2.region(Counter.class).ask(id, new Counter.Get(), Counter.Total.class)
+                    .get(10, TimeUnit.SECONDS);
+            usedShards.add(shard);
+            if (!t.node().equals(coordinator.nodeName())) {
+                known.add(id);
+            }
+        }
+
+        // steady tells from n2 to the known entities while the coordinator crashes
+        AtomicBoolean sending = new AtomicBoolean(true);
+        AtomicLong sent = new AtomicLong();
+        ShardRegion<Counter> region = n2.region(Counter.class);
+        CompletableFuture<Void> load = CompletableFuture.runAsync(() -> {
+            while (sending.get()) {
+                for (String id : known) {
+                    region.tell(id, new Counter.Add(1));
+                }
+                sent.incrementAndGet();
+            }
+        });
+
+        coordinator.crash();
+        // asks for shards nobody allocated yet, made while the view still shows the dead coordinator
+        List<CompletableFuture<Counter.Total>> fresh = new ArrayList<>();
+        List<String> freshIds = new ArrayList<>();
+        for (int i = 0; freshIds.size() < 10; i++) {
+            String id = "new-" + i;
+            if (usedShards.contains(EntityType.shardOf(id, shards))) {
+                continue;
+            }
+            freshIds.add(id);
+            fresh.add(n3.region(Counter.class).ask(id, new Counter.Add(7), Counter.Total.class,
+                    Duration.ofSeconds(30)));
+        }
+        cluster.awaitConverged();
+        assertThat(cluster.coordinatorNode()).isSameAs(n2);
+        sending.set(false);
+        load.get(30, TimeUnit.SECONDS);
+
+        for (String id : known) {
+            Counter.Total t = region.ask(id, new Counter.Get(), Counter.Total.class).get(10, TimeUnit.SECONDS);
+            assertThat(t.total()).as("tells to %s, homed on %s", id, t.node()).isEqualTo(sent.get());
+        }
+        for (int i = 0; i < fresh.size(); i++) {
+            Counter.Total t = fresh.get(i).get(30, TimeUnit.SECONDS);
+            assertThat(t.total()).as(freshIds.get(i)).isEqualTo(7);
+            assertThat(t.node()).isIn(n2.nodeName(), n3.nodeName());
+        }
+        // the new coordinator rebuilt the table from the regions: known homes did not move
+        for (String id : known) {
+            Counter.Total viaN3 = n3.region(Counter.class).ask(id, new Counter.Get(), Counter.Total.class)
+                    .get(10, TimeUnit.SECONDS);
+            Counter.Total viaN2 = region.ask(id, new Counter.Get(), Counter.Total.class).get(10, TimeUnit.SECONDS);
+            assertThat(viaN3.node()).isEqualTo(viaN2.node());
+            assertThat(viaN3.total()).isEqualTo(sent.get());
+        }
+    }
+}

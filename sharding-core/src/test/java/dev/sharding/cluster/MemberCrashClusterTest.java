@@ -1,0 +1,96 @@
+package dev.sharding.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.sharding.EntityUnreachableException;
+import dev.sharding.ShardRegion;
+import dev.sharding.ShardingNode;
+import dev.sharding.test.Counter;
+import dev.sharding.test.TestCluster;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A member crashes (its channel stops without leaving): its entities answer again from the survivors, and asks
+ * waiting on it fail as soon as the view shows it gone, not at their timeout.
+ */
+class MemberCrashClusterTest {
+
+    private final TestCluster cluster = TestCluster.of(Counter.type());
+
+    @AfterEach
+    void stop() {
+        cluster.close();
+    }
+
+    @Test
+    void entitiesOfACrashedMemberAnswerAgainFromTheSurvivors() throws Exception {
+        List<ShardingNode> nodes = cluster.startNodes(3);
+        ShardingNode n1 = nodes.get(0);
+        ShardingNode victim = nodes.get(2);
+        Map<String, String> homes = new HashMap<>();
+        for (int i = 0; i < 100; i++) {
+            homes.put("c-" + i, n1.region(Counter.class).ask("c-" + i, new Counter.Add(10), Counter.Total.class)
+                    .get(10, TimeUnit.SECONDS).node());
+        }
+        assertThat(homes).containsValue(victim.nodeName());
+
+        // an ask held by a slow handler on the victim when it crashes
+        String slowId = homes.entrySet().stream().filter(e -> e.getValue().equals(victim.nodeName())).findFirst()
+                .orElseThrow().getKey();
+        CompletableFuture<Counter.Total> inFlight = n1.region(Counter.class)
+                .ask(slowId, new Counter.AddLater(1, 60_000), Counter.Total.class, Duration.ofSeconds(120));
+
+        victim.crash();
+        cluster.awaitConverged();
+
+        assertThatThrownBy(() -> inFlight.get(60, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+                .cause().isInstanceOf(EntityUnreachableException.class).hasMessageContaining(victim.nodeName());
+
+        for (ShardingNode via : cluster.running()) {
+            ShardRegion<Counter> region = via.region(Counter.class);
+            for (Map.Entry<String, String> e : homes.entrySet()) {
+                Counter.Total t = region.ask(e.getKey(), new Counter.Get(), Counter.Total.class)
+                        .get(10, TimeUnit.SECONDS);
+                assertThat(t.node()).isNotEqualTo(victim.nodeName());
+                if (e.getValue().equals(victim.nodeName())) {
+                    assertThat(t.total()).as("state of %s lived in the crashed node's memory", e.getKey()).isZero();
+                } else {
+                    assertThat(t.node()).as("home of %s unchanged", e.getKey()).isEqualTo(e.getValue());
+                    assertThat(t.total()).isEqualTo(10);
+                }
+            }
+        }
+        // one home per entity after recovery
+        Map<String, Integer> hosted = new HashMap<>();
+        for (ShardingNode n : cluster.running()) {
+            n.localEntities("counter").values().forEach(ids -> ids.forEach(id -> hosted.merge(id, 1, Integer::sum)));
+        }
+        assertThat(hosted).containsOnlyKeys(homes.keySet()).allSatisfy((id, count) -> assertThat(count).isOne());
+    }
+
+    @Test
+    void aMemberThatLeavesGracefullyIsReplacedAtOnce() throws Exception {
+        List<ShardingNode> nodes = cluster.startNodes(3);
+        ShardRegion<Counter> region = nodes.get(0).region(Counter.class);
+        for (int i = 0; i < 50; i++) {
+            region.ask("g-" + i, new Counter.Add(1), Counter.Total.class).get(10, TimeUnit.SECONDS);
+        }
+        nodes.get(1).close();
+        cluster.awaitConverged();
+        for (int i = 0; i < 50; i++) {
+            Counter.Total t = region.ask("g-" + i, new Counter.Get(), Counter.Total.class).get(10, TimeUnit.SECONDS);
+            assertThat(t.node()).isIn("n1", "n3");
+            assertThat(t.total()).isIn(0L, 1L);
+        }
+        assertThat(nodes.get(1).isRunning()).isFalse();
+    }
+}
