@@ -35,6 +35,10 @@ import org.slf4j.LoggerFactory;
  * regions only ask for unknown shards. If two members claim one shard (only after a partition heals), the claim
  * that arrived first is kept and the other is logged.
  *
+ * <p>Every request is idempotent and repeated until answered: regions repeat {@code Register} and
+ * {@code GetShardHome} every retry interval, the coordinator repeats {@code GetShardStates} and {@code HostShard};
+ * a duplicate of any of them changes nothing.
+ *
  * <h2>Members leaving</h2>
  * A member that leaves or crashes loses its regions and shards: they are allocated anew when next asked for, and an
  * allocation waiting for the member's {@code ShardStarted} is redone elsewhere.
@@ -234,7 +238,7 @@ final class Coordinator {
             waiting.computeIfAbsent(key, k -> new LinkedHashSet<>()).addAll(requesters);
             return;
         }
-        inProgress.put(key, new Allocation(chosen, new LinkedHashSet<>(requesters)));
+        inProgress.put(key, new Allocation(chosen, new LinkedHashSet<>(requesters), System.nanoTime()));
         node.send(chosen, new HostShard(key.typeName, key.shardId), false);
     }
 
@@ -266,6 +270,15 @@ final class Coordinator {
         for (Member m : awaitingStates) {
             node.send(m, new GetShardStates(), false);
         }
+        // HostShard is idempotent: ask again when ShardStarted is late (or was lost)
+        long now = System.nanoTime();
+        long interval = node.settings().retryInterval().toNanos();
+        inProgress.forEach((key, allocation) -> {
+            if (now - allocation.sentNanos >= interval) {
+                allocation.sentNanos = now;
+                node.send(allocation.member, new HostShard(key.typeName, key.shardId), false);
+            }
+        });
         retryWaiting();
     }
 
@@ -291,9 +304,12 @@ final class Coordinator {
 
         final Set<Member> requesters;
 
-        Allocation(Member member, Set<Member> requesters) {
+        long sentNanos;
+
+        Allocation(Member member, Set<Member> requesters, long sentNanos) {
             this.member = member;
             this.requesters = requesters;
+            this.sentNanos = sentNanos;
         }
     }
 }
