@@ -1,0 +1,79 @@
+package dev.sharding.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sharding.ShardingNode;
+import dev.sharding.ShardingSettings;
+import dev.sharding.test.Counter;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
+import org.jgroups.JChannel;
+import org.jgroups.protocols.FD_SOCK2;
+import org.jgroups.protocols.TP;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The default stack (TCP + TCPPING on loopback) as the sample app uses it: the tuned values are in force, the node
+ * is named after its address and port, and two nodes form a cluster and route messages.
+ */
+class TcpStackClusterTest {
+
+    private final List<ShardingNode> nodes = new ArrayList<>();
+
+    private final Map<String, JChannel> channels = new ConcurrentHashMap<>();
+
+    @AfterEach
+    void stop() {
+        nodes.forEach(ShardingNode::close);
+    }
+
+    private static int freePort() throws Exception {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        }
+    }
+
+    @Test
+    void defaultTcpStackFormsAClusterWithTheTunedSettings() throws Exception {
+        int p1 = freePort();
+        int p2 = freePort();
+        String hosts = "127.0.0.1[" + p1 + "],127.0.0.1[" + p2 + "]";
+        String cluster = "tcp-" + UUID.randomUUID();
+        for (int port : new int[] {p1, p2}) {
+            ShardingSettings settings = ShardingSettings.defaults().withClusterName(cluster)
+                    .withNetwork("127.0.0.1", port, 0, hosts);
+            ShardingNode node = ShardingNode.builder(settings).entityType(Counter.type())
+                    .channelCustomizer(ch -> channels.put("127.0.0.1:" + port, ch)).build();
+            node.start();
+            nodes.add(node);
+        }
+        Awaitility.await("two-member view on both nodes").atMost(Duration.ofSeconds(30))
+                .until(() -> nodes.stream().allMatch(n -> n.members().size() == 2 && n.isRegistered()));
+
+        assertThat(nodes.get(0).nodeName()).isEqualTo("127.0.0.1:" + p1);
+        assertThat(nodes.get(1).nodeName()).isEqualTo("127.0.0.1:" + p2);
+        JChannel ch = channels.get(nodes.get(0).nodeName());
+        TP transport = ch.getProtocolStack().getTransport();
+        assertThat(transport.getBundler().getCapacity()).isEqualTo(65536);
+        assertThat(transport.getBindAddress().getHostAddress()).isEqualTo("127.0.0.1");
+        assertThat(transport.getBindPort()).isEqualTo(p1);
+        FD_SOCK2 fd = ch.getProtocolStack().findProtocol(FD_SOCK2.class);
+        assertThat(fd.getBindAddress().getHostAddress()).isEqualTo("127.0.0.1");
+
+        for (int i = 0; i < 20; i++) {
+            Counter.Total t = nodes.get(i % 2).region(Counter.class).ask("t-" + i, new Counter.Add(2),
+                    Counter.Total.class).get(10, TimeUnit.SECONDS);
+            assertThat(t.total()).isEqualTo(2);
+            assertThat(t.node()).isIn(nodes.get(0).nodeName(), nodes.get(1).nodeName());
+        }
+    }
+}
