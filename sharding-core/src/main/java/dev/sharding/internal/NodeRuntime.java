@@ -455,6 +455,20 @@ public final class NodeRuntime implements Transport.Listener {
     // ---- control thread ----------------------------------------------------------------------------------------
 
     private void applyView(List<Member> members) {
+        try {
+            if (self == null) {
+                // the first view can arrive while the transport is still connecting
+                Member me = transport.self();
+                self = me;
+                nodeName = me.name();
+            }
+            applyViewChange(members);
+        } catch (RuntimeException e) {
+            log.error("Applying view {} on {} failed", members, nodeName, e);
+        }
+    }
+
+    private void applyViewChange(List<Member> members) {
         List<Member> old = view;
         Set<Member> gone = new HashSet<>(old);
         gone.removeAll(members);

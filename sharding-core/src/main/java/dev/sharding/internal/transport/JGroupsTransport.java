@@ -49,7 +49,7 @@ public final class JGroupsTransport implements Transport, Receiver {
 
     private @Nullable JChannel channel;
 
-    private @Nullable Member self;
+    private volatile @Nullable Member self;
 
     private volatile @Nullable Listener listener;
 
@@ -95,8 +95,7 @@ public final class JGroupsTransport implements Transport, Receiver {
             ch.close();
             throw e;
         }
-        Address a = ch.getAddress();
-        this.self = toMember(a);
+        self();
         View view = ch.getView();
         if (view != null) {
             viewAccepted(view);
@@ -146,7 +145,13 @@ public final class JGroupsTransport implements Transport, Receiver {
     public Member self() {
         Member m = self;
         if (m == null) {
-            throw new IllegalStateException("Transport not started");
+            JChannel ch = channel;
+            Address a = ch == null ? null : ch.getAddress();
+            if (a == null) {
+                throw new IllegalStateException("Transport not started");
+            }
+            m = toMember(a);
+            self = m;
         }
         return m;
     }
