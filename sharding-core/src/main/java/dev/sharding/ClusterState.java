@@ -2,6 +2,7 @@ package dev.sharding;
 
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -11,9 +12,11 @@ import org.jspecify.annotations.Nullable;
  * @param coordinator the member whose coordinator is active
  * @param members every member of the current view, oldest first
  * @param regions per entity type, one entry per member
+ * @param leaving members handing off their shards to leave
+ * @param handoffs shards being moved now, as "type/shard", as the coordinator reported them
  */
 public record ClusterState(Member self, @Nullable Member coordinator, List<Member> members,
-        Map<String, List<RegionState>> regions) {
+        Map<String, List<RegionState>> regions, Set<Member> leaving, List<String> handoffs) {
 
     /**
      * One member's region of one type.

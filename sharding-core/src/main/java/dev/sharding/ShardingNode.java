@@ -79,7 +79,8 @@ public final class ShardingNode implements AutoCloseable {
     }
 
     /**
-     * Leaves the cluster: stops every entity here, then leaves, so the others take over its shards at once.
+     * Leaves the cluster gracefully: hands off every shard hosted here to the other nodes (bounded by
+     * {@code handoff-timeout}), with no message lost, then stops and leaves.
      */
     @Override
     public void close() {
@@ -241,8 +242,49 @@ public final class ShardingNode implements AutoCloseable {
                 }
                 byType.put(type, List.copyOf(list));
             }
-            return new ClusterState(runtime.self(), coordinator, members, byType);
+            Set<Member> leaving = new LinkedHashSet<>();
+            List<String> handoffs = new ArrayList<>();
+            stats.forEach((m, s) -> {
+                if (s.leaving()) {
+                    leaving.add(m);
+                }
+                handoffs.addAll(s.handoffs());
+            });
+            return new ClusterState(runtime.self(), coordinator, members, byType, Set.copyOf(leaving),
+                    List.copyOf(handoffs));
         });
+    }
+
+    /**
+     * Whether this node is handing off its shards to leave.
+     *
+     * @return true while a graceful stop drains the node
+     */
+    public boolean isLeaving() {
+        return runtime.isLeaving();
+    }
+
+    /**
+     * Asks the coordinator for a rebalance round now, whatever the interval.
+     *
+     * @return what was done, or why nothing was
+     */
+    public CompletableFuture<AdminResult> rebalance() {
+        return runtime.admin(null, 0, null, runtime.settingsAskTimeout())
+                .thenApply(r -> new AdminResult(r.accepted(), r.message()));
+    }
+
+    /**
+     * Asks the coordinator to move one shard, to a named node or wherever the allocation strategy puts it.
+     *
+     * @param typeName the entity type
+     * @param shardId the shard
+     * @param targetNode the name of the node to move it to, or {@code null}
+     * @return what was done, or the error: unknown type, shard or node, shard not allocated, handoff in progress
+     */
+    public CompletableFuture<AdminResult> handOff(String typeName, int shardId, @Nullable String targetNode) {
+        return runtime.admin(Objects.requireNonNull(typeName), shardId, targetNode, runtime.settingsAskTimeout())
+                .thenApply(r -> new AdminResult(r.accepted(), r.message()));
     }
 
     /**

@@ -1,6 +1,7 @@
 package dev.sharding;
 
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
@@ -14,8 +15,12 @@ import org.jspecify.annotations.Nullable;
  * @param numberOfShards the default number of shards per entity type
  * @param askTimeout the default timeout of an ask
  * @param bufferSize the most messages a region holds while it waits for shard homes
- * @param retryInterval how often a region repeats an unanswered registration or shard-home request
+ * @param retryInterval how often unanswered protocol requests are repeated
  * @param maxPayloadSize the largest encoded message or reply, in bytes
+ * @param rebalanceInterval how often the coordinator considers moving shards; also how long the membership must be stable first
+ * @param rebalanceAbsoluteLimit the most shards one rebalance round moves
+ * @param rebalanceRelativeLimit the most shards one rebalance round moves, as a fraction of all shards of the type
+ * @param handoffTimeout the longest a shard handoff may take; entities still running then are stopped forcibly
  * @param bindAddress the address the JGroups transport binds to
  * @param bindPort the first port the JGroups transport tries; the next free one is taken
  * @param portRange how many ports above {@code bindPort} may be taken
@@ -31,6 +36,10 @@ public record ShardingSettings(
         int bufferSize,
         Duration retryInterval,
         int maxPayloadSize,
+        Duration rebalanceInterval,
+        int rebalanceAbsoluteLimit,
+        double rebalanceRelativeLimit,
+        Duration handoffTimeout,
         String bindAddress,
         int bindPort,
         int portRange,
@@ -50,6 +59,14 @@ public record ShardingSettings(
     public static final Duration DEFAULT_RETRY_INTERVAL = Duration.ofSeconds(1);
     /** Default largest payload: 1 MiB. */
     public static final int DEFAULT_MAX_PAYLOAD_SIZE = 1024 * 1024;
+    /** Default rebalance interval. */
+    public static final Duration DEFAULT_REBALANCE_INTERVAL = Duration.ofSeconds(10);
+    /** Default most shards moved per rebalance round. */
+    public static final int DEFAULT_REBALANCE_ABSOLUTE_LIMIT = 20;
+    /** Default most shards moved per rebalance round, relative to all shards of the type. */
+    public static final double DEFAULT_REBALANCE_RELATIVE_LIMIT = 0.1;
+    /** Default handoff timeout. */
+    public static final Duration DEFAULT_HANDOFF_TIMEOUT = Duration.ofSeconds(60);
     /** Default bind address. */
     public static final String DEFAULT_BIND_ADDRESS = "127.0.0.1";
     /** Default first bind port. */
@@ -68,6 +85,8 @@ public record ShardingSettings(
         Objects.requireNonNull(clusterName, "clusterName");
         Objects.requireNonNull(askTimeout, "askTimeout");
         Objects.requireNonNull(retryInterval, "retryInterval");
+        Objects.requireNonNull(rebalanceInterval, "rebalanceInterval");
+        Objects.requireNonNull(handoffTimeout, "handoffTimeout");
         Objects.requireNonNull(bindAddress, "bindAddress");
         Objects.requireNonNull(initialHosts, "initialHosts");
         entities = Map.copyOf(entities);
@@ -80,8 +99,9 @@ public record ShardingSettings(
      */
     public static ShardingSettings defaults() {
         return new ShardingSettings(DEFAULT_CLUSTER_NAME, null, DEFAULT_NUMBER_OF_SHARDS, DEFAULT_ASK_TIMEOUT,
-                DEFAULT_BUFFER_SIZE, DEFAULT_RETRY_INTERVAL, DEFAULT_MAX_PAYLOAD_SIZE, DEFAULT_BIND_ADDRESS,
-                DEFAULT_BIND_PORT, DEFAULT_PORT_RANGE, DEFAULT_INITIAL_HOSTS, null, Map.of());
+                DEFAULT_BUFFER_SIZE, DEFAULT_RETRY_INTERVAL, DEFAULT_MAX_PAYLOAD_SIZE, DEFAULT_REBALANCE_INTERVAL,
+                DEFAULT_REBALANCE_ABSOLUTE_LIMIT, DEFAULT_REBALANCE_RELATIVE_LIMIT, DEFAULT_HANDOFF_TIMEOUT,
+                DEFAULT_BIND_ADDRESS, DEFAULT_BIND_PORT, DEFAULT_PORT_RANGE, DEFAULT_INITIAL_HOSTS, null, Map.of());
     }
 
     /**
@@ -94,21 +114,28 @@ public record ShardingSettings(
         require(!clusterName.isBlank(), "cluster-name", clusterName, "must not be blank");
         require(nodeName == null || !nodeName.isBlank(), "node-name", nodeName, "must not be blank");
         require(numberOfShards > 0, "number-of-shards", numberOfShards, "must be positive");
-        require(!askTimeout.isNegative() && !askTimeout.isZero(), "ask-timeout", askTimeout, "must be positive");
+        require(positive(askTimeout), "ask-timeout", askTimeout, "must be positive");
         require(bufferSize > 0, "buffer-size", bufferSize, "must be positive");
-        require(!retryInterval.isNegative() && !retryInterval.isZero(), "retry-interval", retryInterval,
-                "must be positive");
+        require(positive(retryInterval), "retry-interval", retryInterval, "must be positive");
         require(maxPayloadSize >= 1024, "max-payload-size", maxPayloadSize, "must be at least 1024 bytes");
+        require(positive(rebalanceInterval), "rebalance-interval", rebalanceInterval, "must be positive");
+        require(rebalanceAbsoluteLimit > 0, "rebalance.absolute-limit", rebalanceAbsoluteLimit, "must be positive");
+        require(rebalanceRelativeLimit > 0 && rebalanceRelativeLimit <= 1, "rebalance.relative-limit",
+                rebalanceRelativeLimit, "must be more than 0 and at most 1");
+        require(positive(handoffTimeout), "handoff-timeout", handoffTimeout, "must be positive");
         require(!bindAddress.isBlank(), "jgroups.bind-address", bindAddress, "must not be blank");
         require(bindPort > 0 && bindPort < 65536, "jgroups.bind-port", bindPort, "must be a port (1-65535)");
         require(portRange >= 0 && bindPort + portRange < 65536, "jgroups.port-range", portRange,
                 "must be at least 0 and keep bind-port + port-range under 65536");
         require(!initialHosts.isBlank(), "jgroups.initial-hosts", initialHosts, "must not be blank");
-        entities.forEach((type, settings) -> {
-            require(settings.numberOfShards() >= 0, "entities." + type + ".number-of-shards",
-                    settings.numberOfShards(), "must be positive, or 0 for the default");
-        });
+        entities.forEach((type, settings) -> require(settings.numberOfShards() >= 0,
+                "entities." + type + ".number-of-shards", settings.numberOfShards(),
+                "must be positive, or 0 for the default"));
         return this;
+    }
+
+    private static boolean positive(Duration d) {
+        return !d.isNegative() && !d.isZero();
     }
 
     private static void require(boolean ok, String name, @Nullable Object value, String rule) {
@@ -130,78 +157,121 @@ public record ShardingSettings(
     /**
      * Copy with another cluster name.
      *
-     * @param value the cluster name
+     * @param value the new value
      * @return the copy
      */
     public ShardingSettings withClusterName(String value) {
-        return new ShardingSettings(value, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval,
-                maxPayloadSize, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities);
+        return new ShardingSettings(value, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities);
     }
 
     /**
-     * Copy with another node name.
+     * Copy with another node name, or {@code null} for "bind-address:port".
      *
-     * @param value the node name, or {@code null} for "bind-address:port"
+     * @param value the new value
      * @return the copy
      */
     public ShardingSettings withNodeName(@Nullable String value) {
-        return new ShardingSettings(clusterName, value, numberOfShards, askTimeout, bufferSize, retryInterval,
-                maxPayloadSize, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities);
+        return new ShardingSettings(clusterName, value, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities);
     }
 
     /**
      * Copy with another default number of shards.
      *
-     * @param value the number of shards
+     * @param value the new value
      * @return the copy
      */
     public ShardingSettings withNumberOfShards(int value) {
-        return new ShardingSettings(clusterName, nodeName, value, askTimeout, bufferSize, retryInterval,
-                maxPayloadSize, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities);
+        return new ShardingSettings(clusterName, nodeName, value, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities);
     }
 
     /**
      * Copy with another ask timeout.
      *
-     * @param value the timeout
+     * @param value the new value
      * @return the copy
      */
     public ShardingSettings withAskTimeout(Duration value) {
-        return new ShardingSettings(clusterName, nodeName, numberOfShards, value, bufferSize, retryInterval,
-                maxPayloadSize, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities);
+        return new ShardingSettings(clusterName, nodeName, numberOfShards, value, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities);
     }
 
     /**
      * Copy with another buffer size.
      *
-     * @param value the buffer size
+     * @param value the new value
      * @return the copy
      */
     public ShardingSettings withBufferSize(int value) {
-        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, value, retryInterval,
-                maxPayloadSize, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities);
+        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, value, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities);
     }
 
     /**
      * Copy with another retry interval.
      *
-     * @param value the interval
+     * @param value the new value
      * @return the copy
      */
     public ShardingSettings withRetryInterval(Duration value) {
-        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, value,
-                maxPayloadSize, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities);
+        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, value, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities);
     }
 
     /**
-     * Copy with another largest payload.
+     * Copy with another largest payload in bytes.
      *
-     * @param value the size in bytes
+     * @param value the new value
      * @return the copy
      */
     public ShardingSettings withMaxPayloadSize(int value) {
-        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval,
-                value, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities);
+        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, value, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities);
+    }
+
+    /**
+     * Copy with another rebalance interval.
+     *
+     * @param value the new value
+     * @return the copy
+     */
+    public ShardingSettings withRebalanceInterval(Duration value) {
+        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, value, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities);
+    }
+
+    /**
+     * Copy with another absolute limit per round.
+     *
+     * @param value the new value
+     * @return the copy
+     */
+    public ShardingSettings withRebalanceAbsoluteLimit(int value) {
+        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, value, rebalanceRelativeLimit, handoffTimeout, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities);
+    }
+
+    /**
+     * Copy with another relative limit per round.
+     *
+     * @param value the new value
+     * @return the copy
+     */
+    public ShardingSettings withRebalanceRelativeLimit(double value) {
+        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, value, handoffTimeout, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities);
+    }
+
+    /**
+     * Copy with another handoff timeout.
+     *
+     * @param value the new value
+     * @return the copy
+     */
+    public ShardingSettings withHandoffTimeout(Duration value) {
+        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, value, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities);
+    }
+
+    /**
+     * Copy with another stack file or resource, or {@code null} for the default TCP stack.
+     *
+     * @param value the new value
+     * @return the copy
+     */
+    public ShardingSettings withJgroupsConfig(@Nullable String value) {
+        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, bindAddress, bindPort, portRange, initialHosts, value, entities);
     }
 
     /**
@@ -214,19 +284,7 @@ public record ShardingSettings(
      * @return the copy
      */
     public ShardingSettings withNetwork(String address, int port, int range, String hosts) {
-        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval,
-                maxPayloadSize, address, port, range, hosts, jgroupsConfig, entities);
-    }
-
-    /**
-     * Copy with a JGroups stack of one's own.
-     *
-     * @param value a file path or class path resource, or {@code null} for the default TCP stack
-     * @return the copy
-     */
-    public ShardingSettings withJgroupsConfig(@Nullable String value) {
-        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval,
-                maxPayloadSize, bindAddress, bindPort, portRange, initialHosts, value, entities);
+        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, address, port, range, hosts, jgroupsConfig, entities);
     }
 
     /**
@@ -237,10 +295,9 @@ public record ShardingSettings(
      * @return the copy
      */
     public ShardingSettings withEntity(String typeName, EntityTypeSettings value) {
-        var map = new java.util.HashMap<>(entities);
+        Map<String, EntityTypeSettings> map = new HashMap<>(entities);
         map.put(typeName, value);
-        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval,
-                maxPayloadSize, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, map);
+        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, map);
     }
 
     /**

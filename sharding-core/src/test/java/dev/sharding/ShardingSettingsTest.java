@@ -18,6 +18,10 @@ class ShardingSettingsTest {
         assertThat(s.bufferSize()).isEqualTo(100_000);
         assertThat(s.bindPort()).isEqualTo(7800);
         assertThat(s.initialHosts()).isEqualTo("127.0.0.1[7800..7809]");
+        assertThat(s.rebalanceInterval()).isEqualTo(Duration.ofSeconds(10));
+        assertThat(s.rebalanceAbsoluteLimit()).isEqualTo(20);
+        assertThat(s.rebalanceRelativeLimit()).isEqualTo(0.1);
+        assertThat(s.handoffTimeout()).isEqualTo(Duration.ofSeconds(60));
         assertThat(s.entity("any")).isEqualTo(ShardingSettings.EntityTypeSettings.DEFAULT);
     }
 
@@ -28,6 +32,8 @@ class ShardingSettingsTest {
                 .hasMessage("Invalid setting sharding.buffer-size=0: must be positive");
         assertThatThrownBy(() -> ShardingSettings.defaults().withAskTimeout(Duration.ZERO).validate())
                 .hasMessageContaining("sharding.ask-timeout=PT0S");
+        assertThatThrownBy(() -> ShardingSettings.defaults().withRebalanceRelativeLimit(1.5).validate())
+                .hasMessageContaining("sharding.rebalance.relative-limit=1.5");
         assertThatThrownBy(() -> ShardingSettings.defaults().withNetwork("127.0.0.1", 70000, 0, "h[1]").validate())
                 .hasMessageContaining("sharding.jgroups.bind-port=70000");
         assertThatThrownBy(() -> ShardingSettings.defaults()
@@ -39,7 +45,7 @@ class ShardingSettingsTest {
     void withMethodsChangeOneSettingAndEntitiesAreCopied() {
         Map<String, ShardingSettings.EntityTypeSettings> map = new HashMap<>();
         ShardingSettings s = new ShardingSettings("c", "n", 10, Duration.ofSeconds(1), 5, Duration.ofSeconds(1),
-                2048, "127.0.0.1", 7800, 0, "h[1]", null, map);
+                2048, Duration.ofSeconds(10), 20, 0.1, Duration.ofSeconds(60), "127.0.0.1", 7800, 0, "h[1]", null, map);
         map.put("x", new ShardingSettings.EntityTypeSettings(3, true));
         assertThat(s.entities()).isEmpty();
         ShardingSettings t = s.withEntity("x", new ShardingSettings.EntityTypeSettings(3, true));

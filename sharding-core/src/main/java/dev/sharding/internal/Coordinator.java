@@ -1,7 +1,10 @@
 package dev.sharding.internal;
 
 import dev.sharding.Member;
+import dev.sharding.internal.protocol.AdminReply;
+import dev.sharding.internal.protocol.BeginHandOff;
 import dev.sharding.internal.protocol.GetShardStates;
+import dev.sharding.internal.protocol.HandOff;
 import dev.sharding.internal.protocol.HostShard;
 import dev.sharding.internal.protocol.RegionInfo;
 import dev.sharding.internal.protocol.RegisterAck;
@@ -10,22 +13,50 @@ import dev.sharding.spi.ShardAllocationStrategy;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The shard coordinator: decides where each shard lives. One exists on every node; only the one on the oldest member
- * of the JGroups view is active.
+ * The shard coordinator: decides where each shard lives and when it moves. One exists on every node; only the one on
+ * the oldest member of the JGroups view is active.
  *
  * <h2>Allocation</h2>
  * A region asks {@code GetShardHome} for a shard it has messages for. If the shard has a home the coordinator answers
- * at once. Otherwise it asks the {@link ShardAllocationStrategy} for a hosting region, sends it {@code HostShard},
- * and answers every region that asked meanwhile only when {@code ShardStarted} comes back, so no message reaches a
- * region before it hosts the shard. A request for a type no hosting region has registered yet waits for one.
+ * at once. Otherwise it asks the {@link ShardAllocationStrategy} for a hosting region (never a leaving one), sends it
+ * {@code HostShard}, and answers every region that asked meanwhile only when {@code ShardStarted} comes back, so no
+ * message reaches a region before it hosts the shard. A request for a type no hosting region has registered yet
+ * waits for one.
+ *
+ * <h2>Handoff</h2>
+ * Moving a shard (rebalance, graceful leave, operator request) follows Pekko's protocol with one change that keeps
+ * every message: {@code BeginHandOff} goes to every region of the type, which from then on buffers the shard's
+ * messages and acknowledges <em>to the owner</em>, on the same ordered link as its messages, so when the owner has
+ * every acknowledgement it has every message sent to it before. {@code HandOff} tells the owner which acknowledgements
+ * to wait for; the owner then stops the shard's entities (after the messages already in their mailboxes) and answers
+ * {@code ShardStopped}. The coordinator allocates the shard again at once (so the new home is warm) and sends the new
+ * home to every region of the type, which send their buffers on in order. No {@code GetShardHome} for a moving shard
+ * is answered until then. If the owner crashes meanwhile, its shards are gone and the moving shard is allocated anew
+ * as if it had stopped; a region that crashes is not waited for (the owner sees the view too). {@code BeginHandOff}
+ * and {@code HandOff} are repeated every retry interval until the owner answers; the owner bounds its part by
+ * {@code handoff-timeout}.
+ *
+ * <h2>Rebalancing</h2>
+ * Every {@code rebalance-interval} the strategy picks shards to move, per type, if the view has been stable for one
+ * interval (no member joined or left), no member is leaving, and nothing is moving. When a round's moves are done and
+ * it moved something, the next round starts at once instead of at the next tick, so a new member reaches its share
+ * in a few handoff times rather than a few intervals.
+ *
+ * <h2>Graceful leave</h2>
+ * A leaving member's {@code GracefulShutdownRequest} marks it leaving (it gets no new shards) and starts the handoff
+ * of every shard it hosts, without the rebalance limit; the member leaves once it hosts nothing.
  *
  * <h2>Activation and failover</h2>
  * When its node becomes the view's coordinator (at start, or because the previous one left or crashed), the
@@ -33,15 +64,12 @@ import org.slf4j.LoggerFactory;
  * the answers ({@code ShardStates}, or a {@code Register} that crossed). Until every member of the view answered or
  * left, it queues shard-home requests; shards whose homes the regions already know keep working meanwhile, because
  * regions only ask for unknown shards. If two members claim one shard (only after a partition heals), the claim
- * that arrived first is kept and the other is logged.
+ * that arrived first is kept and the other is logged. A handoff the previous coordinator started completes on its
+ * own: the owner's {@code ShardStopped} deallocates the shard here too.
  *
  * <p>Every request is idempotent and repeated until answered: regions repeat {@code Register} and
- * {@code GetShardHome} every retry interval, the coordinator repeats {@code GetShardStates} and {@code HostShard};
- * a duplicate of any of them changes nothing.
- *
- * <h2>Members leaving</h2>
- * A member that leaves or crashes loses its regions and shards: they are allocated anew when next asked for, and an
- * allocation waiting for the member's {@code ShardStarted} is redone elsewhere.
+ * {@code GetShardHome} every retry interval, the coordinator repeats {@code GetShardStates}, {@code HostShard},
+ * {@code BeginHandOff} and {@code HandOff}; a duplicate of any of them changes nothing.
  *
  * <p>Runs on the node's control thread only; nothing here blocks.
  */
@@ -63,11 +91,22 @@ final class Coordinator {
 
     private final Set<Member> awaitingStates = new HashSet<>();
 
-    /** Allocations waiting for ShardStarted: shard key to the chosen member and the requesters to answer. */
+    /** Allocations waiting for ShardStarted. */
     private final Map<ShardKey, Allocation> inProgress = new HashMap<>();
+
+    /** Shards being handed off. */
+    private final Map<ShardKey, HandOffState> handoffs = new LinkedHashMap<>();
 
     /** Requests that wait: for readiness, or for a hosting region of their type. */
     private final Map<ShardKey, Set<Member>> waiting = new HashMap<>();
+
+    private final Set<Member> leaving = new HashSet<>();
+
+    private long lastViewChangeNanos = System.nanoTime();
+
+    private long lastRebalanceNanos = System.nanoTime();
+
+    private int movedInRound;
 
     Coordinator(NodeRuntime node, ShardAllocationStrategy strategy) {
         this.node = node;
@@ -86,9 +125,23 @@ final class Coordinator {
         return state;
     }
 
+    /** Shards being handed off now, as "type/shard". */
+    List<String> handoffsInProgress() {
+        List<String> list = new ArrayList<>();
+        handoffs.keySet().forEach(k -> list.add(k.typeName + "/" + k.shardId));
+        return list;
+    }
+
+    Set<Member> leavingMembers() {
+        return Set.copyOf(leaving);
+    }
+
     /** A new view. */
     void onView(List<Member> members, Set<Member> gone, Set<Member> joined) {
         this.view = members;
+        if (!gone.isEmpty() || !joined.isEmpty()) {
+            lastViewChangeNanos = System.nanoTime();
+        }
         boolean coordinator = !members.isEmpty() && members.get(0).equals(node.self());
         if (!coordinator) {
             if (active) {
@@ -99,7 +152,9 @@ final class Coordinator {
             state = CoordinatorState.EMPTY;
             awaitingStates.clear();
             inProgress.clear();
+            handoffs.clear();
             waiting.clear();
+            leaving.clear();
             return;
         }
         if (!active) {
@@ -107,6 +162,8 @@ final class Coordinator {
             ready = false;
             state = CoordinatorState.EMPTY;
             inProgress.clear();
+            handoffs.clear();
+            leaving.clear();
             awaitingStates.clear();
             awaitingStates.addAll(members);
             log.info("Coordinator activated on {}; asking {} members for their shards", node.nodeName(),
@@ -116,6 +173,7 @@ final class Coordinator {
             }
             return;
         }
+        leaving.removeAll(gone);
         for (Member m : gone) {
             state = state.apply(new CoordinatorState.MemberRemoved(m));
             awaitingStates.remove(m);
@@ -124,17 +182,30 @@ final class Coordinator {
             node.send(m, new GetShardStates(), false);
         }
         if (!gone.isEmpty()) {
-            List<Map.Entry<ShardKey, Allocation>> redo = new ArrayList<>();
-            for (Map.Entry<ShardKey, Allocation> e : inProgress.entrySet()) {
-                if (gone.contains(e.getValue().member)) {
-                    redo.add(e);
+            List<ShardKey> redo = new ArrayList<>();
+            inProgress.forEach((key, a) -> {
+                if (gone.contains(a.member)) {
+                    redo.add(key);
                 }
-            }
-            for (Map.Entry<ShardKey, Allocation> e : redo) {
-                inProgress.remove(e.getKey());
-                Set<Member> requesters = new LinkedHashSet<>(e.getValue().requesters);
+            });
+            for (ShardKey key : redo) {
+                Allocation a = inProgress.remove(key);
+                Set<Member> requesters = new LinkedHashSet<>(a.requesters);
                 requesters.removeAll(gone);
-                waiting.computeIfAbsent(e.getKey(), k -> new LinkedHashSet<>()).addAll(requesters);
+                waiting.computeIfAbsent(key, k -> new LinkedHashSet<>()).addAll(requesters);
+            }
+            List<ShardKey> orphaned = new ArrayList<>();
+            handoffs.forEach((key, h) -> {
+                if (gone.contains(h.owner)) {
+                    orphaned.add(key);
+                }
+            });
+            for (ShardKey key : orphaned) {
+                // the owner crashed or left mid-handoff: its shards are gone, so the handoff is complete
+                HandOffState h = handoffs.remove(key);
+                log.info("Owner {} of shard {} of {} left during its handoff; allocating it anew", h.owner,
+                        key.shardId, key.typeName);
+                reallocate(key, h, gone);
             }
             for (Set<Member> requesters : waiting.values()) {
                 requesters.removeAll(gone);
@@ -142,6 +213,7 @@ final class Coordinator {
         }
         checkReady();
         retryWaiting();
+        maybeNextRound();
     }
 
     /** A member reported its regions (Register or ShardStates). */
@@ -190,6 +262,7 @@ final class Coordinator {
     private void checkReady() {
         if (active && !ready && awaitingStates.isEmpty()) {
             ready = true;
+            lastRebalanceNanos = System.nanoTime();
             log.info("Coordinator on {} is ready: {} members, {} shards allocated", node.nodeName(), view.size(),
                     state.types().values().stream().mapToInt(t -> t.homes().size()).sum());
         }
@@ -205,13 +278,29 @@ final class Coordinator {
             waiting.computeIfAbsent(key, k -> new LinkedHashSet<>()).add(from);
             return;
         }
-        allocate(key, Set.of(from));
+        allocate(key, Set.of(from), null);
     }
 
-    private void allocate(ShardKey key, Set<Member> requesters) {
+    /** The regions of a type that may take new shards: registered, in the view, not leaving. */
+    private Map<Member, Set<Integer>> candidates(CoordinatorState.TypeState t) {
+        Map<Member, Set<Integer>> map = new HashMap<>();
+        t.regions().forEach((m, shards) -> {
+            if (!leaving.contains(m)) {
+                map.put(m, shards);
+            }
+        });
+        return map;
+    }
+
+    private void allocate(ShardKey key, Set<Member> requesters, @Nullable Member preferred) {
         CoordinatorState.TypeState t = state.type(key.typeName);
         if (t != null && (key.shardId < 0 || key.shardId >= t.numberOfShards())) {
             log.warn("Ignoring request for shard {} of {}: out of range", key.shardId, key.typeName);
+            return;
+        }
+        HandOffState moving = handoffs.get(key);
+        if (moving != null) {
+            moving.requesters.addAll(requesters);
             return;
         }
         Member home = state.home(key.typeName, key.shardId);
@@ -226,14 +315,20 @@ final class Coordinator {
             pending.requesters.addAll(requesters);
             return;
         }
-        if (t == null || t.regions().isEmpty()) {
+        Map<Member, Set<Integer>> candidates = t == null ? Map.of() : candidates(t);
+        if (candidates.isEmpty()) {
             waiting.computeIfAbsent(key, k -> new LinkedHashSet<>()).addAll(requesters);
             return;
         }
-        Member requester = requesters.iterator().next();
-        Member chosen = strategy.allocate(requester, key.shardId, t.regions());
-        if (!t.regions().containsKey(chosen)) {
-            log.error("Allocation strategy chose {} for shard {} of {}, which hosts no region of it", chosen,
+        Member chosen;
+        if (preferred != null && candidates.containsKey(preferred)) {
+            chosen = preferred;
+        } else {
+            Member requester = requesters.isEmpty() ? view.get(0) : requesters.iterator().next();
+            chosen = strategy.allocate(requester, key.shardId, candidates);
+        }
+        if (!candidates.containsKey(chosen)) {
+            log.error("Allocation strategy chose {} for shard {} of {}, which cannot take it", chosen,
                     key.shardId, key.typeName);
             waiting.computeIfAbsent(key, k -> new LinkedHashSet<>()).addAll(requesters);
             return;
@@ -260,9 +355,183 @@ final class Coordinator {
                 node.send(r, new ShardHome(typeName, shardId, from), false);
             }
         }
+        if (leaving.contains(from)) {
+            startHandOff(key, from, null);
+        }
     }
 
-    /** Periodic: asks missing members again and retries waiting requests. */
+    // ---- handoff -----------------------------------------------------------------------------------------------
+
+    private void startHandOff(ShardKey key, Member owner, @Nullable Member target) {
+        CoordinatorState.TypeState t = state.type(key.typeName);
+        if (t == null || handoffs.containsKey(key) || !owner.equals(t.homes().get(key.shardId))) {
+            return;
+        }
+        Set<Member> regions = new TreeSet<>(t.regions().keySet());
+        regions.addAll(t.proxies());
+        regions.retainAll(view);
+        HandOffState h = new HandOffState(owner, target, List.copyOf(regions), System.nanoTime());
+        handoffs.put(key, h);
+        log.debug("Handing off shard {} of {} from {} (regions {})", key.shardId, key.typeName, owner, regions);
+        sendHandOff(key, h);
+    }
+
+    private void sendHandOff(ShardKey key, HandOffState h) {
+        for (Member r : h.regions) {
+            node.send(r, new BeginHandOff(key.typeName, key.shardId, h.owner), false);
+        }
+        node.send(h.owner, new HandOff(key.typeName, key.shardId, h.regions), false);
+    }
+
+    /** The owner stopped a shard. */
+    void onShardStopped(Member from, String typeName, int shardId) {
+        if (!active) {
+            return;
+        }
+        ShardKey key = new ShardKey(typeName, shardId);
+        HandOffState h = handoffs.get(key);
+        if (h != null && h.owner.equals(from)) {
+            handoffs.remove(key);
+            if (from.equals(state.home(typeName, shardId))) {
+                state = state.apply(new CoordinatorState.ShardDeallocated(typeName, shardId));
+            }
+            reallocate(key, h, Set.of());
+            maybeNextRound();
+        } else if (from.equals(state.home(typeName, shardId))) {
+            // a handoff the previous coordinator started completed
+            state = state.apply(new CoordinatorState.ShardDeallocated(typeName, shardId));
+            Set<Member> requesters = waiting.remove(key);
+            allocate(key, requesters == null ? allRegions(typeName) : requesters, null);
+        }
+    }
+
+    /** Allocates a handed-off shard at once and tells every region of the type (they all buffer for it). */
+    private void reallocate(ShardKey key, HandOffState h, Set<Member> gone) {
+        Set<Member> requesters = new LinkedHashSet<>(h.regions);
+        requesters.addAll(h.requesters);
+        requesters.addAll(allRegions(key.typeName));
+        requesters.removeAll(gone);
+        requesters.retainAll(view);
+        Member target = h.target != null && !gone.contains(h.target) ? h.target : null;
+        allocate(key, requesters, target);
+    }
+
+    private Set<Member> allRegions(String typeName) {
+        CoordinatorState.TypeState t = state.type(typeName);
+        Set<Member> all = new TreeSet<>();
+        if (t != null) {
+            all.addAll(t.regions().keySet());
+            all.addAll(t.proxies());
+        }
+        all.retainAll(view);
+        return all;
+    }
+
+    /** A member is leaving: hand off all its shards and give it no new ones. */
+    void onGracefulShutdown(Member from) {
+        if (!active || !view.contains(from)) {
+            return;
+        }
+        if (leaving.add(from)) {
+            log.info("Member {} is leaving; handing off its shards", from);
+        }
+        state.types().forEach((typeName, t) -> t.homes().forEach((shard, home) -> {
+            if (home.equals(from)) {
+                startHandOff(new ShardKey(typeName, shard), from, null);
+            }
+        }));
+    }
+
+    // ---- rebalancing -------------------------------------------------------------------------------------------
+
+    private boolean stable(long now) {
+        return now - lastViewChangeNanos >= node.settings().rebalanceInterval().toNanos();
+    }
+
+    /** One rebalance round over every type; returns how many shards it started moving. */
+    private int rebalanceRound() {
+        int moved = 0;
+        for (Map.Entry<String, CoordinatorState.TypeState> e : new TreeMap<>(state.types()).entrySet()) {
+            String typeName = e.getKey();
+            CoordinatorState.TypeState t = e.getValue();
+            Map<Member, Set<Integer>> candidates = candidates(t);
+            Set<Integer> moving = new HashSet<>();
+            handoffs.keySet().stream().filter(k -> k.typeName.equals(typeName)).forEach(k -> moving.add(k.shardId));
+            Set<Integer> chosen;
+            try {
+                chosen = strategy.rebalance(candidates, moving);
+            } catch (RuntimeException ex) {
+                log.error("Allocation strategy failed to rebalance {}", typeName, ex);
+                continue;
+            }
+            for (int shard : chosen) {
+                Member owner = t.homes().get(shard);
+                if (owner != null) {
+                    startHandOff(new ShardKey(typeName, shard), owner, null);
+                    moved++;
+                }
+            }
+        }
+        if (moved > 0) {
+            log.info("Rebalance on {}: moving {} shards", node.nodeName(), moved);
+        }
+        movedInRound = moved;
+        lastRebalanceNanos = System.nanoTime();
+        return moved;
+    }
+
+    private void maybeNextRound() {
+        if (active && ready && movedInRound > 0 && handoffs.isEmpty() && leaving.isEmpty()
+                && stable(System.nanoTime())) {
+            rebalanceRound();
+        }
+    }
+
+    /** An operator asks for a rebalance round now, or for one shard to move. */
+    void onAdminRequest(Member from, long requestId, @Nullable String typeName, int shardId,
+            @Nullable String targetNode) {
+        String refusal = null;
+        String done = null;
+        if (!active || !ready) {
+            refusal = "The coordinator on " + node.nodeName() + " is not ready";
+        } else if (typeName == null) {
+            if (!handoffs.isEmpty()) {
+                refusal = "A rebalance or handoff is already in progress: " + handoffsInProgress();
+            } else {
+                int moved = rebalanceRound();
+                done = moved == 0 ? "Balanced: no shard to move" : "Rebalance started: moving " + moved + " shards";
+            }
+        } else {
+            CoordinatorState.TypeState t = state.type(typeName);
+            ShardKey key = new ShardKey(typeName, shardId);
+            Member target = targetNode == null ? null
+                    : view.stream().filter(m -> m.name().equals(targetNode)).findFirst().orElse(null);
+            if (t == null) {
+                refusal = "Unknown entity type " + typeName;
+            } else if (shardId < 0 || shardId >= t.numberOfShards()) {
+                refusal = "Unknown shard " + shardId + " of " + typeName + " (it has " + t.numberOfShards()
+                        + " shards)";
+            } else if (targetNode != null && target == null) {
+                refusal = "Unknown node " + targetNode;
+            } else if (handoffs.containsKey(key)) {
+                refusal = "A handoff of shard " + shardId + " of " + typeName + " is already in progress";
+            } else if (t.homes().get(shardId) == null) {
+                refusal = "Shard " + shardId + " of " + typeName + " is not allocated";
+            } else if (target != null && (!t.regions().containsKey(target) || leaving.contains(target))) {
+                refusal = "Node " + targetNode + " cannot host " + typeName;
+            } else if (target != null && target.equals(t.homes().get(shardId))) {
+                refusal = "Shard " + shardId + " of " + typeName + " is already on " + targetNode;
+            } else {
+                Member owner = t.homes().get(shardId);
+                startHandOff(key, owner, target);
+                done = "Handing off shard " + shardId + " of " + typeName + " from " + owner
+                        + (target == null ? "" : " to " + target);
+            }
+        }
+        node.send(from, new AdminReply(requestId, refusal == null, refusal == null ? done : refusal), false);
+    }
+
+    /** Periodic: asks missing members again, repeats unanswered requests, rebalances. */
     void tick() {
         if (!active) {
             return;
@@ -270,16 +539,26 @@ final class Coordinator {
         for (Member m : awaitingStates) {
             node.send(m, new GetShardStates(), false);
         }
-        // HostShard is idempotent: ask again when ShardStarted is late (or was lost)
         long now = System.nanoTime();
         long interval = node.settings().retryInterval().toNanos();
+        // HostShard, BeginHandOff and HandOff are idempotent: repeat them when the answer is late (or was lost)
         inProgress.forEach((key, allocation) -> {
             if (now - allocation.sentNanos >= interval) {
                 allocation.sentNanos = now;
                 node.send(allocation.member, new HostShard(key.typeName, key.shardId), false);
             }
         });
+        handoffs.forEach((key, h) -> {
+            if (now - h.sentNanos >= interval) {
+                h.sentNanos = now;
+                sendHandOff(key, h);
+            }
+        });
         retryWaiting();
+        if (ready && handoffs.isEmpty() && leaving.isEmpty() && stable(now)
+                && now - lastRebalanceNanos >= node.settings().rebalanceInterval().toNanos()) {
+            rebalanceRound();
+        }
     }
 
     private void retryWaiting() {
@@ -290,7 +569,7 @@ final class Coordinator {
         waiting.clear();
         again.forEach((key, requesters) -> {
             if (!requesters.isEmpty()) {
-                allocate(key, requesters);
+                allocate(key, requesters, null);
             }
         });
     }
@@ -309,6 +588,26 @@ final class Coordinator {
         Allocation(Member member, Set<Member> requesters, long sentNanos) {
             this.member = member;
             this.requesters = requesters;
+            this.sentNanos = sentNanos;
+        }
+    }
+
+    private static final class HandOffState {
+
+        final Member owner;
+
+        final @Nullable Member target;
+
+        final List<Member> regions;
+
+        final Set<Member> requesters = new LinkedHashSet<>();
+
+        long sentNanos;
+
+        HandOffState(Member owner, @Nullable Member target, List<Member> regions, long sentNanos) {
+            this.owner = owner;
+            this.target = target;
+            this.regions = regions;
             this.sentNanos = sentNanos;
         }
     }

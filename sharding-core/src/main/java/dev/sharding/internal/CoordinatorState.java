@@ -53,7 +53,7 @@ public record CoordinatorState(Map<String, TypeState> types) {
     }
 
     /** What changes the table. */
-    public sealed interface Event permits RegionRegistered, ShardAllocated, MemberRemoved {
+    public sealed interface Event permits RegionRegistered, ShardAllocated, ShardDeallocated, MemberRemoved {
     }
 
     /**
@@ -76,6 +76,15 @@ public record CoordinatorState(Map<String, TypeState> types) {
      * @param member the member, a registered hosting region
      */
     public record ShardAllocated(String typeName, int shardId, Member member) implements Event {
+    }
+
+    /**
+     * A shard was handed off and has no home until it is allocated again.
+     *
+     * @param typeName the type
+     * @param shardId the shard
+     */
+    public record ShardDeallocated(String typeName, int shardId) implements Event {
     }
 
     /**
@@ -129,6 +138,18 @@ public record CoordinatorState(Map<String, TypeState> types) {
                 regions.put(e.member(), shards);
                 Map<Integer, Member> homes = new HashMap<>(t.homes());
                 homes.put(e.shardId(), e.member());
+                next.put(e.typeName(), new TypeState(t.numberOfShards(), regions, t.proxies(), homes));
+        } else if (event instanceof ShardDeallocated e) {
+                TypeState t = types.get(e.typeName());
+                check(t != null, "Shard %d of unknown type %s", e.shardId(), e.typeName());
+                Member home = t.homes().get(e.shardId());
+                check(home != null, "Shard [%d] of %s is not allocated", e.shardId(), e.typeName());
+                Map<Member, Set<Integer>> regions = new HashMap<>(t.regions());
+                Set<Integer> shards = new HashSet<>(regions.get(home));
+                shards.remove(e.shardId());
+                regions.put(home, shards);
+                Map<Integer, Member> homes = new HashMap<>(t.homes());
+                homes.remove(e.shardId());
                 next.put(e.typeName(), new TypeState(t.numberOfShards(), regions, t.proxies(), homes));
         } else if (event instanceof MemberRemoved e) {
                 for (Map.Entry<String, TypeState> entry : types.entrySet()) {

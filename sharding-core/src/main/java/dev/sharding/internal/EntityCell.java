@@ -58,6 +58,14 @@ final class EntityCell implements Runnable, EntityContext {
         return stopped;
     }
 
+    /**
+     * Marks the entity stopped while a handler may still run on it: later messages fail. The instance is destroyed
+     * when the stop signal is reached.
+     */
+    void forceStop() {
+        stopped = true;
+    }
+
     @Override
     public void run() {
         for (int i = 0; i < THROUGHPUT; i++) {
@@ -157,14 +165,15 @@ final class EntityCell implements Runnable, EntityContext {
     private void stopInstance() {
         stopped = true;
         Object entity = instance;
+        if (entity == null) {
+            return;
+        }
         instance = null;
-        if (entity != null) {
-            try {
-                ((dev.sharding.spi.EntityFactory) shard.region().type().factory()).destroy(entity);
-            } catch (Throwable t) {
-                rethrowFatal(t);
-                log.warn("Stopping entity [{}/{}] failed", typeName(), entityId, t);
-            }
+        try {
+            ((dev.sharding.spi.EntityFactory) shard.region().type().factory()).destroy(entity);
+        } catch (Throwable t) {
+            rethrowFatal(t);
+            log.warn("Stopping entity [{}/{}] failed", typeName(), entityId, t);
         }
     }
 

@@ -6,23 +6,32 @@ import dev.sharding.MessageRejectedException;
 import dev.sharding.ShardingException;
 import dev.sharding.ShardingSettings;
 import dev.sharding.internal.codec.MalformedFrameException;
+import dev.sharding.internal.protocol.AdminReply;
+import dev.sharding.internal.protocol.AdminRequest;
+import dev.sharding.internal.protocol.BeginHandOff;
+import dev.sharding.internal.protocol.BeginHandOffAck;
 import dev.sharding.internal.protocol.EntityEnvelope;
 import dev.sharding.internal.protocol.Failure;
 import dev.sharding.internal.protocol.FailureKind;
 import dev.sharding.internal.protocol.GetRegionStats;
 import dev.sharding.internal.protocol.GetShardHome;
 import dev.sharding.internal.protocol.GetShardStates;
+import dev.sharding.internal.protocol.GracefulShutdownRequest;
+import dev.sharding.internal.protocol.HandOff;
 import dev.sharding.internal.protocol.HostShard;
 import dev.sharding.internal.protocol.ProtocolCodec;
 import dev.sharding.internal.protocol.ProtocolMessage;
 import dev.sharding.internal.protocol.RegionInfo;
 import dev.sharding.internal.protocol.RegionStats;
+import dev.sharding.internal.protocol.RegionStopped;
+import dev.sharding.internal.protocol.RegionStoppedAck;
 import dev.sharding.internal.protocol.Register;
 import dev.sharding.internal.protocol.RegisterAck;
 import dev.sharding.internal.protocol.Reply;
 import dev.sharding.internal.protocol.ShardHome;
 import dev.sharding.internal.protocol.ShardStarted;
 import dev.sharding.internal.protocol.ShardStates;
+import dev.sharding.internal.protocol.ShardStopped;
 import dev.sharding.internal.transport.JGroupsTransport;
 import dev.sharding.internal.transport.Transport;
 import dev.sharding.spi.MessageCodec;
@@ -108,6 +117,18 @@ public final class NodeRuntime implements Transport.Listener {
 
     private volatile boolean stopped;
 
+    private volatile boolean leaving;
+
+    private final CompletableFuture<Void> drained = new CompletableFuture<>();
+
+    private final Map<Long, CompletableFuture<AdminReply>> adminRequests = new ConcurrentHashMap<>();
+
+    private final AtomicLong adminIds = new AtomicLong();
+
+    private final Set<Member> stoppedAcksAwaited = ConcurrentHashMap.newKeySet();
+
+    private final CompletableFuture<Void> stoppedAcked = new CompletableFuture<>();
+
     private long lastRetryNanos;
 
     /**
@@ -190,16 +211,37 @@ public final class NodeRuntime implements Transport.Listener {
     }
 
     /**
-     * Leaves the cluster: stops taking messages, stops every entity (waiting at most {@code timeout}), fails what
-     * still waits, and closes the transport.
+     * Leaves the cluster gracefully: asks the coordinator to hand off every shard hosted here (their messages go to
+     * the new homes, none is lost), waits for that at most {@code handoff-timeout} while still serving, then stops
+     * taking messages, stops whatever entity is left (waiting at most {@code timeout}), fails what still waits, makes
+     * sure every member got its last messages, and closes the transport.
      *
-     * @param timeout how long to wait for entities to stop
+     * @param timeout how long to wait for entities left after the handoffs to stop
      */
     public void stop(Duration timeout) {
         synchronized (this) {
-            if (!running) {
+            if (!running || leaving) {
                 return;
             }
+            leaving = true;
+        }
+        log.info("Sharding node {} is leaving: handing off its shards", nodeName);
+        long start = System.nanoTime();
+        try {
+            control.execute(() -> {
+                requestGracefulShutdown();
+                regionChanged();
+            });
+            drained.get(settings.handoffTimeout().toMillis(), TimeUnit.MILLISECONDS);
+            log.info("Sharding node {} handed off its shards in {} ms", nodeName,
+                    (System.nanoTime() - start) / 1_000_000);
+        } catch (TimeoutException e) {
+            log.warn("Sharding node {} still hosts shards after handoff-timeout {}; stopping them", nodeName,
+                    settings.handoffTimeout());
+        } catch (Exception e) {
+            log.warn("Graceful handoff of {} failed", nodeName, e);
+        }
+        synchronized (this) {
             running = false;
             stopped = true;
         }
@@ -216,9 +258,51 @@ public final class NodeRuntime implements Transport.Listener {
             log.warn("Stopping entities of {} failed", nodeName, e);
         }
         asks.failAll(reason);
+        sayGoodbye();
         transport.close();
         shutdownThreads();
         log.info("Sharding node {} left cluster {}", nodeName, settings.clusterName());
+    }
+
+    /** Sends RegionStopped to every other member and waits (briefly) until each confirmed: nothing sent is lost. */
+    private void sayGoodbye() {
+        Member me = self;
+        List<Member> others = view.stream().filter(m -> !m.equals(me)).toList();
+        if (others.isEmpty()) {
+            return;
+        }
+        stoppedAcksAwaited.addAll(others);
+        for (Member m : others) {
+            transport.send(m, protocol.encode(new RegionStopped()), false);
+        }
+        try {
+            stoppedAcked.get(settings.retryInterval().multipliedBy(3).toMillis(), TimeUnit.MILLISECONDS);
+        } catch (Exception e) {
+            log.debug("Not every member confirmed the goodbye of {}: {}", nodeName, stoppedAcksAwaited);
+        }
+    }
+
+    private void requestGracefulShutdown() {
+        Member coord = coordinatorMember;
+        if (coord != null) {
+            send(coord, new GracefulShutdownRequest(), false);
+        }
+    }
+
+    /** A region's hosting changed. Control thread. */
+    void regionChanged() {
+        if (leaving && regions.values().stream().allMatch(r -> r.hostedShards() == 0)) {
+            drained.complete(null);
+        }
+    }
+
+    /**
+     * Whether the node is handing off its shards to leave.
+     *
+     * @return true from the start of a graceful stop
+     */
+    public boolean isLeaving() {
+        return leaving;
     }
 
     /**
@@ -263,6 +347,15 @@ public final class NodeRuntime implements Transport.Listener {
 
     ShardingSettings settings() {
         return settings;
+    }
+
+    /**
+     * The default ask timeout, also used for operator requests.
+     *
+     * @return the timeout
+     */
+    public Duration settingsAskTimeout() {
+        return settings.askTimeout();
     }
 
     Transport transport() {
@@ -328,6 +421,15 @@ public final class NodeRuntime implements Transport.Listener {
      */
     public boolean isRegistered() {
         return registered && running;
+    }
+
+    /**
+     * Whether this node hosts the active coordinator.
+     *
+     * @return true on the coordinator
+     */
+    public boolean isCoordinator() {
+        return coordinator.isActive();
     }
 
     /**
@@ -503,7 +605,8 @@ public final class NodeRuntime implements Transport.Listener {
     }
 
     private void handleControl(Member from, ProtocolMessage msg) {
-        if (!running && !(msg instanceof GetShardStates || msg instanceof GetRegionStats)) {
+        if (!running && !(msg instanceof GetShardStates || msg instanceof GetRegionStats
+                || msg instanceof RegionStopped || msg instanceof RegionStoppedAck)) {
             return; // a stopping node still answers queries, so a new coordinator need not wait for it to leave
         }
         try {
@@ -529,17 +632,55 @@ public final class NodeRuntime implements Transport.Listener {
                 }
             } else if (msg instanceof HostShard m) {
                 Region<?> r = regions.get(m.typeName());
-                if (r == null || r.proxyOnly()) {
-                    log.error("Coordinator {} asked {} to host shard {} of {}, which it does not host", from,
-                            nodeName, m.shardId(), m.typeName());
-                    return;
+                if (r == null) {
+                    log.error("Coordinator {} asked {} to host shard {} of unknown type {}", from, nodeName,
+                            m.shardId(), m.typeName());
+                } else if (r.hostShard(m.shardId())) {
+                    send(from, new ShardStarted(m.typeName(), m.shardId()), false);
                 }
-                r.hostShard(m.shardId());
-                send(from, new ShardStarted(m.typeName(), m.shardId()), false);
             } else if (msg instanceof ShardStarted m) {
                 coordinator.onShardStarted(from, m.typeName(), m.shardId());
+            } else if (msg instanceof BeginHandOff m) {
+                Region<?> r = regions.get(m.typeName());
+                if (r != null) {
+                    r.beginHandOff(m.shardId(), m.owner());
+                }
+            } else if (msg instanceof BeginHandOffAck m) {
+                Region<?> r = regions.get(m.typeName());
+                if (r != null) {
+                    r.handOffAcknowledged(from, m.shardId());
+                }
+            } else if (msg instanceof HandOff m) {
+                Region<?> r = regions.get(m.typeName());
+                if (r != null) {
+                    r.handOff(m.shardId(), m.regions());
+                }
+            } else if (msg instanceof ShardStopped m) {
+                coordinator.onShardStopped(from, m.typeName(), m.shardId());
+            } else if (msg instanceof GracefulShutdownRequest) {
+                coordinator.onGracefulShutdown(from);
+            } else if (msg instanceof RegionStopped) {
+                send(from, new RegionStoppedAck(), false);
+            } else if (msg instanceof RegionStoppedAck) {
+                stoppedAcksAwaited.remove(from);
+                if (stoppedAcksAwaited.isEmpty()) {
+                    stoppedAcked.complete(null);
+                }
+            } else if (msg instanceof AdminRequest m) {
+                if (coordinator.isActive()) {
+                    coordinator.onAdminRequest(from, m.requestId(), m.typeName(), m.shardId(), m.targetNode());
+                } else {
+                    send(from, new AdminReply(m.requestId(), false, "Node " + nodeName
+                            + " is not the coordinator; try again"), false);
+                }
+            } else if (msg instanceof AdminReply m) {
+                CompletableFuture<AdminReply> f = adminRequests.remove(m.requestId());
+                if (f != null) {
+                    f.complete(m);
+                }
             } else if (msg instanceof GetRegionStats m) {
-                send(from, new RegionStats(m.requestId(), localStats()), true);
+                send(from, new RegionStats(m.requestId(), leaving,
+                        coordinator.isActive() ? coordinator.handoffsInProgress() : List.of(), localStats()), true);
             } else if (msg instanceof RegionStats m) {
                 StatsRequest s = statsRequests.get(m.requestId());
                 if (s != null) {
@@ -570,8 +711,12 @@ public final class NodeRuntime implements Transport.Listener {
             if (!registered) {
                 send(coord, new Register(regionInfos()), false);
             }
+            if (leaving && !drained.isDone()) {
+                requestGracefulShutdown();
+            }
             for (Region<?> r : regions.values()) {
                 r.retryRequests();
+                r.checkHandOffs();
             }
             coordinator.tick();
         } catch (RuntimeException e) {
@@ -604,6 +749,52 @@ public final class NodeRuntime implements Transport.Listener {
             return;
         }
         transport.send(to, protocol.encode(msg), outOfBand);
+    }
+
+    /** Sends to the current coordinator, if there is one. */
+    void sendToCoordinator(ProtocolMessage msg) {
+        Member coord = coordinatorMember;
+        if (coord != null) {
+            send(coord, msg, false);
+        }
+    }
+
+    /**
+     * Asks the active coordinator to run a rebalance round now ({@code typeName} null) or to hand off one shard.
+     *
+     * @param typeName the type of the shard, or {@code null} for a rebalance
+     * @param shardId the shard
+     * @param targetNode the node to move it to, or {@code null}
+     * @param timeout how long to wait for the answer
+     * @return the coordinator's answer
+     */
+    public CompletableFuture<AdminReply> admin(@Nullable String typeName, int shardId, @Nullable String targetNode,
+            Duration timeout) {
+        long id = adminIds.incrementAndGet();
+        CompletableFuture<AdminReply> f = new CompletableFuture<>();
+        adminRequests.put(id, f);
+        Member coord = coordinatorMember;
+        if (coord == null || !running) {
+            adminRequests.remove(id);
+            f.complete(new AdminReply(id, false, "No coordinator is known yet"));
+            return f;
+        }
+        send(coord, new AdminRequest(id, typeName, shardId, targetNode), false);
+        return f.completeOnTimeout(new AdminReply(id, false, "The coordinator " + coord + " did not answer within "
+                + timeout), timeout.toMillis(), TimeUnit.MILLISECONDS).whenComplete((r, t) -> adminRequests.remove(id));
+    }
+
+    /**
+     * Handoffs in progress, as "type/shard", if this node hosts the active coordinator.
+     *
+     * @return the handoffs
+     */
+    public List<String> handoffsInProgress() {
+        try {
+            return control.submit(coordinator::handoffsInProgress).get(5, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            return List.of();
+        }
     }
 
     void sendFailure(Member to, long correlationId, FailureKind kind, String className, @Nullable String message) {

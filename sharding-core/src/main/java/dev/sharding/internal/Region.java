@@ -10,7 +10,9 @@ import dev.sharding.ShardingSettings;
 import dev.sharding.UnhandledMessageException;
 import dev.sharding.internal.protocol.EntityEnvelope;
 import dev.sharding.internal.protocol.FailureKind;
+import dev.sharding.internal.protocol.BeginHandOffAck;
 import dev.sharding.internal.protocol.RegionInfo;
+import dev.sharding.internal.protocol.ShardStopped;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -21,6 +23,7 @@ import java.util.Objects;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
@@ -205,19 +208,22 @@ public final class Region<T> implements ShardRegion<T> {
 
     /** Sends a message sent on this node towards its entity. */
     private void route(ShardSlot slot, String entityId, Object message, @Nullable PendingAsk<?> ask) {
-        Member home = slot.home;
-        if (home != null) {
-            sendTo(slot, home, entityId, message, ask);
-            return;
-        }
-        synchronized (slot) {
-            home = slot.home;
+        slot.senders.incrementAndGet();
+        try {
+            Member home = slot.home;
             if (home == null) {
-                buffer(slot, new ShardSlot.Buffered(entityId, message, ask, null, null), ask);
-                return;
+                synchronized (slot) {
+                    home = slot.home;
+                    if (home == null) {
+                        buffer(slot, new ShardSlot.Buffered(entityId, message, ask, null, null), ask);
+                        return;
+                    }
+                }
             }
+            sendTo(slot, home, entityId, message, ask);
+        } finally {
+            slot.senders.decrementAndGet();
         }
-        sendTo(slot, home, entityId, message, ask);
     }
 
     private void sendTo(ShardSlot slot, Member home, String entityId, Object message, @Nullable PendingAsk<?> ask) {
@@ -288,23 +294,34 @@ public final class Region<T> implements ShardRegion<T> {
             return;
         }
         ShardSlot slot = slots[env.shardId()];
-        Member home = slot.home;
-        if (home == null) {
-            synchronized (slot) {
-                home = slot.home;
-                if (home == null) {
-                    byte[] copy = Arrays.copyOfRange(frame, offset, offset + length);
-                    EntityEnvelope own = (EntityEnvelope) node.protocol().decode(copy, 0, copy.length);
-                    try {
-                        buffer(slot, new ShardSlot.Buffered(env.entityId(), null, null, copy, own), null);
-                    } catch (BufferFullException e) {
-                        // already answered or counted in buffer()
-                    }
+        slot.senders.incrementAndGet();
+        try {
+            Member home = slot.home;
+            if (home == null) {
+                Shard local = slot.local;
+                if (local != null && !local.stopping) {
+                    // the owner during a handoff: entities run until every region has acknowledged
+                    deliverLocally(local, env);
                     return;
                 }
+                synchronized (slot) {
+                    home = slot.home;
+                    if (home == null) {
+                        byte[] copy = Arrays.copyOfRange(frame, offset, offset + length);
+                        EntityEnvelope own = (EntityEnvelope) node.protocol().decode(copy, 0, copy.length);
+                        try {
+                            buffer(slot, new ShardSlot.Buffered(env.entityId(), null, null, copy, own), null);
+                        } catch (BufferFullException e) {
+                            // already answered or counted in buffer()
+                        }
+                        return;
+                    }
+                }
             }
+            deliverReceived(slot, home, env, frame, offset, length);
+        } finally {
+            slot.senders.decrementAndGet();
         }
-        deliverReceived(slot, home, env, frame, offset, length);
     }
 
     private void deliverReceived(ShardSlot slot, Member home, EntityEnvelope env, byte[] frame, int offset,
@@ -315,25 +332,29 @@ public final class Region<T> implements ShardRegion<T> {
                 reject(env, "Shard " + slot.shardId + " of " + type.name() + " is not hosted on " + node.nodeName());
                 return;
             }
-            Object message;
-            try {
-                message = node.codec().decode(env.payload(), env.payloadOffset(), env.payloadLength());
-            } catch (MessageRejectedException e) {
-                log.warn("Rejected a message for [{}/{}]: {}", type.name(), env.entityId(), e.getMessage());
-                if (env.replyTo() != null) {
-                    node.sendFailure(env.replyTo(), env.correlationId(), FailureKind.REJECTED,
-                            MessageRejectedException.class.getName(), e.getMessage());
-                }
-                return;
-            }
-            ReplySink sink = env.replyTo() == null ? ReplySink.TELL
-                    : new RemoteReplySink(node, env.replyTo(), env.correlationId(), type.name(), env.entityId());
-            local.deliver(env.entityId(), message, sink);
+            deliverLocally(local, env);
         } else {
             byte[] out = offset == 0 && length == frame.length ? frame
                     : Arrays.copyOfRange(frame, offset, offset + length);
             node.transport().send(home, out, false);
         }
+    }
+
+    private void deliverLocally(Shard local, EntityEnvelope env) {
+        Object message;
+        try {
+            message = node.codec().decode(env.payload(), env.payloadOffset(), env.payloadLength());
+        } catch (MessageRejectedException e) {
+            log.warn("Rejected a message for [{}/{}]: {}", type.name(), env.entityId(), e.getMessage());
+            if (env.replyTo() != null) {
+                node.sendFailure(env.replyTo(), env.correlationId(), FailureKind.REJECTED,
+                        MessageRejectedException.class.getName(), e.getMessage());
+            }
+            return;
+        }
+        ReplySink sink = env.replyTo() == null ? ReplySink.TELL
+                : new RemoteReplySink(node, env.replyTo(), env.correlationId(), type.name(), env.entityId());
+        local.deliver(env.entityId(), message, sink);
     }
 
     private void reject(EntityEnvelope env, String reason) {
@@ -346,20 +367,25 @@ public final class Region<T> implements ShardRegion<T> {
 
     // ---- control thread ------------------------------------------------------------------------------------
 
-    /** The shard's home is known: send the buffer on, in order, then publish the home. Control thread. */
+    /** The coordinator says where the shard lives: send the buffer on, in order, then publish the home. */
     void homeKnown(int shardId, Member home) {
         if (shardId < 0 || shardId >= numberOfShards) {
             log.warn("Ignoring home of shard {} of {}: out of range", shardId, type.name());
             return;
         }
         ShardSlot slot = slots[shardId];
-        if (home.equals(node.self()) && slot.local == null) {
-            if (proxyOnly) {
-                log.error("Coordinator placed shard {} of {} on proxy-only {}", shardId, type.name(), node.nodeName());
+        if (home.equals(node.self())) {
+            Shard local = slot.local;
+            if (local == null || local.stopping) {
+                // stale: only HostShard makes this region a home; ask again if messages wait
+                log.debug("Ignoring stale home of shard {} of {} on {}", shardId, type.name(), node.nodeName());
                 return;
             }
-            slot.local = new Shard(this, shardId);
         }
+        publish(slot, home);
+    }
+
+    private void publish(ShardSlot slot, Member home) {
         synchronized (slot) {
             ShardSlot.Buffered item;
             while ((item = slot.buffer.pollFirst()) != null) {
@@ -367,6 +393,7 @@ public final class Region<T> implements ShardRegion<T> {
                 flush(slot, home, item);
             }
             slot.requested = false;
+            slot.handingOff = false;
             slot.home = home;
         }
     }
@@ -392,14 +419,151 @@ public final class Region<T> implements ShardRegion<T> {
         }
     }
 
-    /** The coordinator told this region to host a shard. Control thread. */
-    void hostShard(int shardId) {
-        homeKnown(shardId, node.self());
+    /**
+     * The coordinator told this region to host a shard. Control thread.
+     *
+     * @return whether the shard is hosted here now (false while an earlier incarnation is still stopping)
+     */
+    boolean hostShard(int shardId) {
+        if (proxyOnly || shardId < 0 || shardId >= numberOfShards) {
+            log.error("Coordinator asked proxy-only or out-of-range region {} to host shard {}", this, shardId);
+            return false;
+        }
+        ShardSlot slot = slots[shardId];
+        Shard local = slot.local;
+        if (local != null && local.stopping) {
+            return false; // the coordinator repeats HostShard; by then the old incarnation has stopped
+        }
+        if (local == null) {
+            slot.local = new Shard(this, shardId);
+        }
+        publish(slot, node.self());
+        return true;
+    }
+
+    // ---- handoff (control thread) ------------------------------------------------------------------------------
+
+    /** A handoff begins: buffer the shard's messages, then acknowledge to the owner once no send is under way. */
+    void beginHandOff(int shardId, Member owner) {
+        if (shardId < 0 || shardId >= numberOfShards) {
+            return;
+        }
+        ShardSlot slot = slots[shardId];
+        synchronized (slot) {
+            slot.home = null;
+            slot.handingOff = true;
+        }
+        whenQuiet(slot, () -> node.send(owner, new BeginHandOffAck(type.name(), shardId), false));
+    }
+
+    /** Runs an action on the control thread once no thread is between reading the slot's home and sending. */
+    private void whenQuiet(ShardSlot slot, Runnable action) {
+        if (slot.senders.get() == 0) {
+            action.run();
+        } else {
+            node.control().schedule(() -> whenQuiet(slot, action), 200, TimeUnit.MICROSECONDS);
+        }
+    }
+
+    /** At the owner: a region acknowledged BeginHandOff. */
+    void handOffAcknowledged(Member from, int shardId) {
+        if (shardId < 0 || shardId >= numberOfShards) {
+            return;
+        }
+        ShardSlot slot = slots[shardId];
+        slot.acks.add(from);
+        checkHandOff(slot);
+    }
+
+    /** At the owner: stop the shard once every listed region acknowledged, then report ShardStopped. */
+    void handOff(int shardId, List<Member> regions) {
+        if (shardId < 0 || shardId >= numberOfShards) {
+            return;
+        }
+        ShardSlot slot = slots[shardId];
+        if (slot.local == null) {
+            node.sendToCoordinator(new ShardStopped(type.name(), shardId)); // done before, or never hosted
+            return;
+        }
+        if (slot.awaited == null) {
+            slot.awaited = List.copyOf(regions);
+            slot.handOffDeadlineNanos = System.nanoTime() + node.settings().handoffTimeout().toNanos();
+        }
+        checkHandOff(slot);
+    }
+
+    private void checkHandOff(ShardSlot slot) {
+        List<Member> awaited = slot.awaited;
+        Shard local = slot.local;
+        if (awaited == null || local == null || local.stopping) {
+            return;
+        }
+        List<Member> members = node.members();
+        List<Member> missing = awaited.stream().filter(m -> members.contains(m) && !slot.acks.contains(m)).toList();
+        long now = System.nanoTime();
+        if (!missing.isEmpty()) {
+            if (now < slot.handOffDeadlineNanos) {
+                return;
+            }
+            log.warn("Handoff of shard {} of {}: no acknowledgement from {} within handoff-timeout; stopping it"
+                    + " anyway", slot.shardId, type.name(), missing);
+        }
+        local.stopping = true;
+        whenQuiet(slot, () -> {
+            long left = Math.max(0, slot.handOffDeadlineNanos - System.nanoTime());
+            local.stop().whenComplete((v, t) -> node.control().execute(() -> handOffDone(slot, local)));
+            node.control().schedule(() -> {
+                if (slot.local == local) {
+                    int forced = local.forceStop();
+                    log.warn("Handoff of shard {} of {}: {} entities did not stop within handoff-timeout and were"
+                            + " stopped forcibly", slot.shardId, type.name(), forced);
+                    handOffDone(slot, local);
+                }
+            }, left, TimeUnit.NANOSECONDS);
+        });
+    }
+
+    private void handOffDone(ShardSlot slot, Shard local) {
+        if (slot.local != local) {
+            return;
+        }
+        slot.local = null;
+        slot.awaited = null;
+        slot.acks.clear();
+        node.sendToCoordinator(new ShardStopped(type.name(), slot.shardId));
+        node.regionChanged();
+    }
+
+    /** Periodic: handoffs past their deadline stop anyway. */
+    void checkHandOffs() {
+        for (ShardSlot slot : slots) {
+            if (slot.awaited != null) {
+                checkHandOff(slot);
+            }
+        }
+    }
+
+    /**
+     * Shards hosted here now.
+     *
+     * @return the count
+     */
+    public int hostedShards() {
+        int n = 0;
+        for (ShardSlot slot : slots) {
+            if (slot.local != null) {
+                n++;
+            }
+        }
+        return n;
     }
 
     /** Members left: forget homes on them so that the next message asks the coordinator. Control thread. */
     void membersGone(Collection<Member> gone) {
         for (ShardSlot slot : slots) {
+            if (slot.awaited != null) {
+                checkHandOff(slot);
+            }
             Member home = slot.home;
             if (home != null && gone.contains(home)) {
                 synchronized (slot) {

@@ -16,6 +16,9 @@ final class Shard {
 
     private final ConcurrentHashMap<String, EntityCell> cells = new ConcurrentHashMap<>();
 
+    /** Set when the shard stops: no message is delivered into it any more. */
+    volatile boolean stopping;
+
     Shard(Region<?> region, int shardId) {
         this.region = region;
         this.shardId = shardId;
@@ -45,8 +48,12 @@ final class Shard {
         return new ArrayList<>(cells.keySet());
     }
 
-    /** Stops every entity after the messages already in its mailbox; completes when all have stopped. */
+    /**
+     * Stops every entity after the messages already in its mailbox; completes when all have stopped. The caller has
+     * made sure nothing is delivered into the shard any more.
+     */
     CompletableFuture<Void> stop() {
+        stopping = true;
         List<CompletableFuture<Void>> all = new ArrayList<>();
         for (EntityCell cell : cells.values()) {
             CompletableFuture<Void> done = new CompletableFuture<>();
@@ -55,5 +62,17 @@ final class Shard {
             all.add(done);
         }
         return CompletableFuture.allOf(all.toArray(CompletableFuture[]::new));
+    }
+
+    /** Marks entities that did not stop in time as stopped: they take no more messages. */
+    int forceStop() {
+        int n = 0;
+        for (EntityCell cell : cells.values()) {
+            if (!cell.isStopped()) {
+                cell.forceStop();
+                n++;
+            }
+        }
+        return n;
     }
 }

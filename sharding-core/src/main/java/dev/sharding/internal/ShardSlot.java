@@ -1,16 +1,27 @@
 package dev.sharding.internal;
 
 import dev.sharding.Member;
+import dev.sharding.internal.protocol.EntityEnvelope;
 import java.util.ArrayDeque;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
 
 /**
- * What a region knows of one shard: its home, the local shard when the home is this node, and the messages that wait
- * while the home is unknown.
+ * What a region knows of one shard: its home, the local shard when the home is this node, the messages that wait
+ * while the home is unknown, and the handoff state.
  *
  * <p>{@code home} is read without a lock on the hot path. It is only set by the control thread, holding this slot's
  * monitor, <em>after</em> the buffered messages were sent on, so a caller that sees a home can never overtake a
  * message it buffered earlier. The buffer and {@code requested} are guarded by the monitor.
+ *
+ * <p>{@code senders} counts the threads between reading {@code home} and finishing the send (callers and transport
+ * threads). When a handoff begins, the control thread clears {@code home} and waits for the count to reach zero
+ * before acknowledging, so every message sent on the old home has left before the acknowledgement does.
+ *
+ * <p>The remaining fields belong to the control thread.
  */
 final class ShardSlot {
 
@@ -20,9 +31,23 @@ final class ShardSlot {
 
     volatile @Nullable Shard local;
 
+    final AtomicInteger senders = new AtomicInteger();
+
     final ArrayDeque<Buffered> buffer = new ArrayDeque<>();
 
     boolean requested;
+
+    /** This region buffers for the shard because a handoff began. */
+    boolean handingOff;
+
+    /** At the owner: the regions whose acknowledgement the handoff waits for, once {@code HandOff} arrived. */
+    @Nullable List<Member> awaited;
+
+    /** At the owner: the acknowledgements that arrived. */
+    final Set<Member> acks = new HashSet<>();
+
+    /** At the owner: when the handoff must be done. */
+    long handOffDeadlineNanos;
 
     ShardSlot(int shardId) {
         this.shardId = shardId;
@@ -33,6 +58,6 @@ final class ShardSlot {
      * or received from another node ({@code frame}, a private copy, with its decoded {@code envelope}).
      */
     record Buffered(String entityId, @Nullable Object message, @Nullable PendingAsk<?> ask,
-            byte @Nullable [] frame, dev.sharding.internal.protocol.@Nullable EntityEnvelope envelope) {
+            byte @Nullable [] frame, @Nullable EntityEnvelope envelope) {
     }
 }

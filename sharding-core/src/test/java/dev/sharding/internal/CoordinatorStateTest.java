@@ -45,6 +45,17 @@ class CoordinatorStateTest {
     }
 
     @Test
+    void deallocatingAShardFreesIt() {
+        CoordinatorState s = registered.apply(new ShardAllocated("account", 3, A))
+                .apply(new CoordinatorState.ShardDeallocated("account", 3));
+        assertThat(s.home("account", 3)).isNull();
+        assertThat(s.type("account").regions().get(A)).isEmpty();
+        assertThat(s.apply(new ShardAllocated("account", 3, B)).home("account", 3)).isEqualTo(B);
+        assertThatThrownBy(() -> s.apply(new CoordinatorState.ShardDeallocated("account", 3)))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("not allocated");
+    }
+
+    @Test
     void refusesEventsThatBreakTheTable() {
         CoordinatorState s = registered.apply(new ShardAllocated("account", 3, A));
         assertThatThrownBy(() -> s.apply(new ShardAllocated("account", 3, B)))

@@ -75,6 +75,15 @@ public final class ProtocolCodec {
             case Failure.TAG -> Failure.readFrom(in);
             case GetRegionStats.TAG -> GetRegionStats.readFrom(in);
             case RegionStats.TAG -> RegionStats.readFrom(in);
+            case BeginHandOff.TAG -> BeginHandOff.readFrom(in);
+            case BeginHandOffAck.TAG -> BeginHandOffAck.readFrom(in);
+            case HandOff.TAG -> HandOff.readFrom(in);
+            case ShardStopped.TAG -> ShardStopped.readFrom(in);
+            case GracefulShutdownRequest.TAG -> new GracefulShutdownRequest();
+            case RegionStopped.TAG -> new RegionStopped();
+            case RegionStoppedAck.TAG -> new RegionStoppedAck();
+            case AdminRequest.TAG -> AdminRequest.readFrom(in);
+            case AdminReply.TAG -> AdminReply.readFrom(in);
             default -> throw new MalformedFrameException("Unknown message tag " + tag);
         };
         in.expectEnd();

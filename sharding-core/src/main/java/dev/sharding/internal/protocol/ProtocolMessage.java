@@ -8,7 +8,8 @@ import dev.sharding.internal.codec.WireWriter;
  */
 public sealed interface ProtocolMessage
         permits Register, RegisterAck, GetShardStates, ShardStates, GetShardHome, ShardHome, HostShard, ShardStarted,
-        EntityEnvelope, Reply, Failure, GetRegionStats, RegionStats {
+        EntityEnvelope, Reply, Failure, GetRegionStats, RegionStats, BeginHandOff, BeginHandOffAck, HandOff, ShardStopped,
+        GracefulShutdownRequest, RegionStopped, RegionStoppedAck, AdminRequest, AdminReply {
 
     /**
      * The wire tag.

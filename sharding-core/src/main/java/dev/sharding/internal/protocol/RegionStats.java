@@ -13,9 +13,12 @@ import java.util.TreeMap;
  * entities each has alive.
  *
  * @param requestId the request's id
+ * @param leaving whether the node is handing off its shards to leave
+ * @param handoffs the handoffs in progress, as "type/shard", if the node hosts the active coordinator
  * @param types one entry per entity type the node runs
  */
-public record RegionStats(long requestId, List<TypeStats> types) implements ProtocolMessage {
+public record RegionStats(long requestId, boolean leaving, List<String> handoffs, List<TypeStats> types)
+        implements ProtocolMessage {
 
     /** The wire tag. */
     public static final int TAG = 13;
@@ -27,7 +30,9 @@ public record RegionStats(long requestId, List<TypeStats> types) implements Prot
 
     @Override
     public void writeTo(WireWriter out) {
-        out.int64(requestId).varInt(types.size());
+        out.int64(requestId).bool(leaving).varInt(handoffs.size());
+        handoffs.forEach(out::string);
+        out.varInt(types.size());
         for (TypeStats t : types) {
             out.string(t.typeName()).bool(t.proxyOnly()).varInt(t.entitiesPerShard().size());
             t.entitiesPerShard().forEach((shard, count) -> out.varInt(shard).varInt(count));
@@ -36,6 +41,15 @@ public record RegionStats(long requestId, List<TypeStats> types) implements Prot
 
     static RegionStats readFrom(WireReader in) {
         long id = in.int64();
+        boolean leaving = in.bool();
+        int h = in.varInt();
+        if (h > in.remaining()) {
+            throw new MalformedFrameException("Bad handoff count " + h);
+        }
+        List<String> handoffs = new ArrayList<>(h);
+        for (int i = 0; i < h; i++) {
+            handoffs.add(in.string());
+        }
         int n = in.varInt();
         if (n > in.remaining()) {
             throw new MalformedFrameException("Bad type count " + n);
@@ -54,7 +68,7 @@ public record RegionStats(long requestId, List<TypeStats> types) implements Prot
             }
             types.add(new TypeStats(type, proxy, map));
         }
-        return new RegionStats(id, List.copyOf(types));
+        return new RegionStats(id, leaving, List.copyOf(handoffs), List.copyOf(types));
     }
 
     /**

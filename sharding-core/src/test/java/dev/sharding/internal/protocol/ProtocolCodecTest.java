@@ -37,7 +37,12 @@ class ProtocolCodecTest {
                 new Reply(17, payload), new Reply(18, null),
                 new Failure(19, FailureKind.ENTITY_FAILED, "java.lang.IllegalStateException", "boom"),
                 new Failure(20, FailureKind.UNAVAILABLE, "x", null), new GetRegionStats(5),
-                new RegionStats(5, List.of(new RegionStats.TypeStats("account", false, Map.of(1, 10, 2, 0)),
+                new BeginHandOff("account", 3, A), new BeginHandOffAck("account", 3),
+                new HandOff("account", 3, List.of(A, B)), new HandOff("account", 4, List.of()),
+                new ShardStopped("account", 3), new GracefulShutdownRequest(), new RegionStopped(), new RegionStoppedAck(),
+                new AdminRequest(1, null, 0, null), new AdminRequest(2, "account", 7, "n2"),
+                new AdminReply(2, true, "Handing off shard 7"), new AdminReply(3, false, "Unknown node x"),
+                new RegionStats(5, true, List.of("account/3"), List.of(new RegionStats.TypeStats("account", false, Map.of(1, 10, 2, 0)),
                         new RegionStats.TypeStats("cart", true, Map.of()))));
     }
 
@@ -120,7 +125,7 @@ class ProtocolCodecTest {
             if (garbage.length > 2 && random.nextBoolean()) {
                 garbage[0] = (byte) ProtocolCodec.MAGIC;
                 garbage[1] = 1;
-                garbage[2] = (byte) (1 + random.nextInt(13));
+                garbage[2] = (byte) (1 + random.nextInt(22));
             }
             try {
                 codec.decode(garbage, 0, garbage.length);
