@@ -281,12 +281,21 @@ final class Coordinator {
         allocate(key, Set.of(from), null);
     }
 
-    /** The regions of a type that may take new shards: registered, in the view, not leaving. */
-    private Map<Member, Set<Integer>> candidates(CoordinatorState.TypeState t) {
+    /**
+     * The regions of a type that may take new shards (registered, in the view, not leaving), with their shards,
+     * counting allocations still waiting for ShardStarted so that a burst of requests is spread too.
+     */
+    private Map<Member, Set<Integer>> candidates(String typeName, CoordinatorState.TypeState t) {
         Map<Member, Set<Integer>> map = new HashMap<>();
         t.regions().forEach((m, shards) -> {
             if (!leaving.contains(m)) {
-                map.put(m, shards);
+                map.put(m, new HashSet<>(shards));
+            }
+        });
+        inProgress.forEach((key, a) -> {
+            Set<Integer> shards = map.get(a.member);
+            if (shards != null && key.typeName.equals(typeName)) {
+                shards.add(key.shardId);
             }
         });
         return map;
@@ -315,7 +324,7 @@ final class Coordinator {
             pending.requesters.addAll(requesters);
             return;
         }
-        Map<Member, Set<Integer>> candidates = t == null ? Map.of() : candidates(t);
+        Map<Member, Set<Integer>> candidates = t == null ? Map.of() : candidates(key.typeName, t);
         if (candidates.isEmpty()) {
             waiting.computeIfAbsent(key, k -> new LinkedHashSet<>()).addAll(requesters);
             return;
@@ -454,7 +463,7 @@ final class Coordinator {
         for (Map.Entry<String, CoordinatorState.TypeState> e : new TreeMap<>(state.types()).entrySet()) {
             String typeName = e.getKey();
             CoordinatorState.TypeState t = e.getValue();
-            Map<Member, Set<Integer>> candidates = candidates(t);
+            Map<Member, Set<Integer>> candidates = candidates(typeName, t);
             Set<Integer> moving = new HashSet<>();
             handoffs.keySet().stream().filter(k -> k.typeName.equals(typeName)).forEach(k -> moving.add(k.shardId));
             Set<Integer> chosen;

@@ -59,6 +59,22 @@ class RoutingClusterTest {
     }
 
     @Test
+    void aBurstOfNewShardsIsSpreadEvenly() throws Exception {
+        List<ShardingNode> nodes = cluster.startNodes(3);
+        List<CompletableFuture<Counter.Total>> replies = new java.util.ArrayList<>();
+        for (int i = 0; i < 400; i++) {
+            replies.add(nodes.get(i % 3).region(Counter.class).ask("b-" + i, new Counter.Add(1), Counter.Total.class));
+        }
+        for (CompletableFuture<Counter.Total> r : replies) {
+            r.get(10, TimeUnit.SECONDS);
+        }
+        // 20 shards over 3 regions, allocated while requests for many shards are in flight at once
+        List<Integer> hosted = nodes.stream().map(n -> n.localEntities("counter").size()).toList();
+        assertThat(hosted.stream().mapToInt(Integer::intValue).sum()).isEqualTo(20);
+        assertThat(hosted).allSatisfy(h -> assertThat(h).isBetween(6, 7));
+    }
+
+    @Test
     void handlerFailureFailsTheAskAndTheEntityKeepsRunning() throws Exception {
         List<ShardingNode> nodes = cluster.startNodes(2);
         ShardRegion<Counter> region = nodes.get(0).region(Counter.class);

@@ -47,8 +47,12 @@ public class Journal {
         MAX_LIVE.accumulateAndGet(live, Math::max);
     }
 
+    /** When set, stopping an entity waits for it to open: holds a handoff between "stopping" and "stopped". */
+    public static volatile java.util.concurrent.@org.jspecify.annotations.Nullable CountDownLatch stopGate;
+
     /** Forgets everything recorded. */
     public static void reset() {
+        stopGate = null;
         STATES.clear();
         LIVE.clear();
         MAX_LIVE.set(0);
@@ -69,6 +73,14 @@ public class Journal {
 
             @Override
             public void destroy(Journal entity) {
+                java.util.concurrent.CountDownLatch gate = stopGate;
+                if (gate != null) {
+                    try {
+                        gate.await();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
                 LIVE.get(entity.context.entityId()).decrementAndGet();
                 entity.state.stopped++;
             }

@@ -101,9 +101,20 @@ public final class TestCluster implements AutoCloseable {
      * @return the nodes
      */
     public List<ShardingNode> startNodes(int n) {
+        return startNodes(n, UnaryOperator.identity());
+    }
+
+    /**
+     * Starts several nodes with changed settings, one after the other.
+     *
+     * @param n how many
+     * @param change changes each node's settings
+     * @return the nodes
+     */
+    public List<ShardingNode> startNodes(int n, UnaryOperator<ShardingSettings> change) {
         List<ShardingNode> started = new ArrayList<>();
         for (int i = 0; i < n; i++) {
-            started.add(startNode());
+            started.add(startNode(change));
         }
         return started;
     }
