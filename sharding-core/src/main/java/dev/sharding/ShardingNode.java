@@ -74,7 +74,7 @@ public final class ShardingNode implements AutoCloseable {
         } catch (ShardingException e) {
             throw e;
         } catch (Exception e) {
-            throw new ShardingException("Cannot join cluster " + runtime.nodeName() + ": " + e.getMessage(), e);
+            throw new ShardingException("Cannot join cluster " + runtime.clusterName() + ": " + e.getMessage(), e);
         }
     }
 

@@ -350,6 +350,15 @@ public final class NodeRuntime implements Transport.Listener {
     }
 
     /**
+     * The name of the cluster this node joins.
+     *
+     * @return the cluster name
+     */
+    public String clusterName() {
+        return settings.clusterName();
+    }
+
+    /**
      * The default ask timeout, also used for operator requests.
      *
      * @return the timeout

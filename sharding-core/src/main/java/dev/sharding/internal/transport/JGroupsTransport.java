@@ -127,7 +127,17 @@ public final class JGroupsTransport implements Transport, Receiver {
      * JGroups would also move on to a free port, but the node name must be known before connecting.
      */
     static int firstFreePort(String bindAddress, int first, int range) throws IOException {
-        InetAddress address = InetAddress.getByName(bindAddress);
+        InetAddress address;
+        try {
+            address = InetAddress.getByName(bindAddress);
+        } catch (java.net.UnknownHostException e) {
+            throw new ShardingException("Invalid setting sharding.jgroups.bind-address=" + bindAddress
+                    + ": unknown host");
+        }
+        if (!address.isAnyLocalAddress() && java.net.NetworkInterface.getByInetAddress(address) == null) {
+            throw new ShardingException("Invalid setting sharding.jgroups.bind-address=" + bindAddress
+                    + ": not an address of this machine");
+        }
         for (int port = first; port <= first + range; port++) {
             try (ServerSocket s = new ServerSocket()) {
                 s.setReuseAddress(false);

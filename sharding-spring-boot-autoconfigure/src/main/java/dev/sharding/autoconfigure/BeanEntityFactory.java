@@ -1,0 +1,71 @@
+package dev.sharding.autoconfigure;
+
+import dev.sharding.EntityContext;
+import dev.sharding.spi.EntityFactory;
+import org.springframework.beans.BeansException;
+import org.springframework.beans.factory.config.ConfigurableBeanFactory;
+
+/**
+ * Makes entity instances as prototype beans: every instance gets full dependency injection plus its own
+ * {@link EntityContext}, its {@code @PostConstruct} methods run when it is created and its {@code @PreDestroy} methods
+ * when its entity stops.
+ *
+ * @param <T> the entity class
+ */
+final class BeanEntityFactory<T> implements EntityFactory<T> {
+
+    private final ConfigurableBeanFactory beanFactory;
+
+    private final String beanName;
+
+    private final Class<T> entityClass;
+
+    private final EntityContextResolver contexts;
+
+    /**
+     * Creates the factory of one entity class.
+     *
+     * @param beanFactory the bean factory holding the class's prototype bean definition
+     * @param beanName the name of that definition
+     * @param entityClass the class
+     * @param contexts hands the entity its context during creation
+     */
+    BeanEntityFactory(ConfigurableBeanFactory beanFactory, String beanName, Class<T> entityClass,
+            EntityContextResolver contexts) {
+        this.beanFactory = beanFactory;
+        this.beanName = beanName;
+        this.entityClass = entityClass;
+        this.contexts = contexts;
+    }
+
+    /**
+     * Creates the instance through the bean factory. When the entity's own code fails, that failure is thrown rather
+     * than Spring's wrapper, so that callers see the entity's exception class.
+     */
+    @Override
+    public T create(EntityContext context) {
+        try {
+            return this.contexts.withContext(context, () -> this.beanFactory.getBean(this.beanName, this.entityClass));
+        } catch (BeansException e) {
+            Throwable cause = e.getMostSpecificCause();
+            if (cause instanceof RuntimeException runtime && !(cause instanceof BeansException)) {
+                throw runtime;
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * Runs the instance's destruction callbacks ({@code @PreDestroy}, {@code DisposableBean}) as for a bean of its
+     * definition.
+     */
+    @Override
+    public void destroy(T entity) {
+        this.beanFactory.destroyBean(this.beanName, entity);
+    }
+
+    @Override
+    public String toString() {
+        return "BeanEntityFactory[" + this.beanName + "]";
+    }
+}

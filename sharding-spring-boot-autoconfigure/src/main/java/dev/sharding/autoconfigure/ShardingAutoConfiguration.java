@@ -1,0 +1,126 @@
+package dev.sharding.autoconfigure;
+
+import dev.sharding.EntityType;
+import dev.sharding.ShardingNode;
+import dev.sharding.ShardingSettings;
+import java.util.Set;
+import java.util.TreeSet;
+import org.jgroups.JChannel;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
+
+/**
+ * Auto-configuration of a sharding node: binds {@link ShardingProperties}, makes every {@code @ShardedEntity} class an
+ * entity type whose instances are prototype beans, builds the {@link ShardingNode} with them, registers a
+ * {@code ShardRegion<EntityClass>} bean per type and joins the cluster when the context starts
+ * ({@link ShardingLifecycle}).
+ *
+ * <p>Extension points are beans: {@link ShardingSettingsCustomizer}, {@link JChannelCustomizer} and
+ * {@link ShardingNodeCustomizer}. Switched off by {@code sharding.enabled=false}; every bean backs off when the
+ * application defines its own.
+ */
+@AutoConfiguration
+@ConditionalOnClass(JChannel.class)
+@ConditionalOnShardingEnabled
+@EnableConfigurationProperties(ShardingProperties.class)
+public final class ShardingAutoConfiguration {
+
+    /**
+     * Finds the entity classes and registers their bean definitions; static because it runs before any other bean
+     * of this class can be made.
+     *
+     * @return the registrar
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    static ShardedEntityRegistrar shardedEntityRegistrar() {
+        return new ShardedEntityRegistrar();
+    }
+
+    /**
+     * Lets the sharding shutdown phase last as long as a graceful leave may take.
+     *
+     * @param environment the environment, for {@code sharding.handoff-timeout}
+     * @return the post-processor
+     */
+    @Bean
+    static ShutdownPhaseTimeoutPostProcessor shardingShutdownPhaseTimeout(Environment environment) {
+        return new ShutdownPhaseTimeoutPostProcessor(environment);
+    }
+
+    /**
+     * The settings: the bound properties, changed by the settings customizers, validated.
+     *
+     * @param properties the bound properties
+     * @param customizers the settings customizers
+     * @return the settings
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    ShardingSettings shardingSettings(ShardingProperties properties,
+            ObjectProvider<ShardingSettingsCustomizer> customizers) {
+        ShardingSettings settings = properties.toSettings();
+        for (ShardingSettingsCustomizer customizer : customizers.orderedStream().toList()) {
+            settings = customizer.customize(settings);
+        }
+        return settings.validate();
+    }
+
+    /**
+     * The node, not yet started: every entity type bean, the extra message types, the channel customizers and then
+     * the node customizers.
+     *
+     * @param settings the settings
+     * @param properties the bound properties, for the extra message types
+     * @param entityTypes the entity types, one per {@code @ShardedEntity} class
+     * @param channelCustomizers applied to the channel before it connects
+     * @param nodeCustomizers applied to the builder last
+     * @return the node
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    ShardingNode shardingNode(ShardingSettings settings, ShardingProperties properties,
+            ObjectProvider<EntityType<?>> entityTypes, ObjectProvider<JChannelCustomizer> channelCustomizers,
+            ObjectProvider<ShardingNodeCustomizer> nodeCustomizers) {
+        ShardingNode.Builder builder = ShardingNode.builder(settings);
+        entityTypes.orderedStream().forEach(builder::entityType);
+        builder.messageTypes(properties.getMessageTypes());
+        builder.channelCustomizer(channel -> channelCustomizers.orderedStream()
+                .forEach(customizer -> customizer.customize(channel)));
+        nodeCustomizers.orderedStream().forEach(customizer -> customizer.customize(builder));
+        ShardingNode node = builder.build();
+        checkEntitySettings(settings, node.typeNames());
+        return node;
+    }
+
+    /**
+     * Starts the node with the context and stops it gracefully when the context closes.
+     *
+     * @param node the node
+     * @param settings its settings
+     * @return the lifecycle
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    ShardingLifecycle shardingLifecycle(ShardingNode node, ShardingSettings settings) {
+        return new ShardingLifecycle(node, settings);
+    }
+
+    /**
+     * Entity settings for a type this node does not run have no effect: most likely a misspelt type name.
+     */
+    private static void checkEntitySettings(ShardingSettings settings, Set<String> typeNames) {
+        for (String type : settings.entities().keySet()) {
+            if (!typeNames.contains(type)) {
+                throw new IllegalArgumentException("Invalid setting sharding.entities." + type
+                        + ": this node runs no entity type named '" + type + "' (it runs " + new TreeSet<>(typeNames)
+                        + ")");
+            }
+        }
+    }
+}

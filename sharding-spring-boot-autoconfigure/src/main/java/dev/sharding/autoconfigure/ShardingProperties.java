@@ -1,0 +1,339 @@
+package dev.sharding.autoconfigure;
+
+import dev.sharding.ShardingSettings;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.NestedConfigurationProperty;
+import org.springframework.util.StringUtils;
+import org.springframework.util.unit.DataSize;
+
+/**
+ * Configuration properties of a sharding node, bound from {@code sharding.*}. Every default is the core's default
+ * (the {@code ShardingSettings.DEFAULT_*} constants), so that a node configured here behaves like one built in plain
+ * Java.
+ */
+@ConfigurationProperties("sharding")
+public class ShardingProperties {
+
+    /**
+     * Whether to run a sharding node in this application.
+     */
+    private boolean enabled = true;
+
+    /**
+     * Name of the cluster to join. Nodes with the same cluster name that discover each other form one cluster.
+     */
+    private String clusterName = ShardingSettings.DEFAULT_CLUSTER_NAME;
+
+    /**
+     * Name of this node in the cluster. When not set, the node is named after its bind address and the port it
+     * took, for example "127.0.0.1:7800".
+     */
+    private @Nullable String nodeName;
+
+    /**
+     * Number of shards of each entity type whose annotation and entity settings do not name one. Must be the same on
+     * every node and must not change while the cluster runs; about ten times the largest planned number of nodes.
+     */
+    private int numberOfShards = ShardingSettings.DEFAULT_NUMBER_OF_SHARDS;
+
+    /**
+     * How long an ask waits for the entity's reply when the caller gives no timeout.
+     */
+    private Duration askTimeout = ShardingSettings.DEFAULT_ASK_TIMEOUT;
+
+    /**
+     * Most messages a region holds per entity type while it waits to learn where their shards live.
+     */
+    private int bufferSize = ShardingSettings.DEFAULT_BUFFER_SIZE;
+
+    /**
+     * How often a region repeats a registration or shard-home request that got no answer.
+     */
+    private Duration retryInterval = ShardingSettings.DEFAULT_RETRY_INTERVAL;
+
+    /**
+     * Largest encoded message or reply that may cross the network. Larger ones are rejected before they are sent.
+     */
+    private DataSize maxPayloadSize = DataSize.ofBytes(ShardingSettings.DEFAULT_MAX_PAYLOAD_SIZE);
+
+    /**
+     * How often the coordinator considers moving shards from the most to the least loaded nodes; also how long the
+     * membership must have been stable (no node joined or left) before it does.
+     */
+    private Duration rebalanceInterval = ShardingSettings.DEFAULT_REBALANCE_INTERVAL;
+
+    /**
+     * Limits of one rebalance round.
+     */
+    @NestedConfigurationProperty
+    private final RebalanceProperties rebalance = new RebalanceProperties();
+
+    /**
+     * Longest time a shard handoff may take, from the coordinator's decision until the shard's entities have stopped;
+     * entities still running then are stopped forcibly. Also bounds how long a leaving node hands off its shards.
+     */
+    private Duration handoffTimeout = ShardingSettings.DEFAULT_HANDOFF_TIMEOUT;
+
+    /**
+     * Further classes that may cross the network as messages or replies, besides the parameter and return types of
+     * the entities' handler methods.
+     */
+    private List<Class<?>> messageTypes = new ArrayList<>();
+
+    /**
+     * Settings per entity type, keyed by the entity type name.
+     */
+    private Map<String, EntityTypeProperties> entities = new LinkedHashMap<>();
+
+    /**
+     * Properties of the JGroups transport.
+     */
+    @NestedConfigurationProperty
+    private final JgroupsProperties jgroups = new JgroupsProperties();
+
+    /**
+     * Whether to run a sharding node.
+     *
+     * @return true unless disabled
+     */
+    public boolean isEnabled() {
+        return this.enabled;
+    }
+
+    /**
+     * Sets whether to run a sharding node.
+     *
+     * @param enabled whether to run one
+     */
+    public void setEnabled(boolean enabled) {
+        this.enabled = enabled;
+    }
+
+    /**
+     * The cluster name.
+     *
+     * @return the cluster name
+     */
+    public String getClusterName() {
+        return this.clusterName;
+    }
+
+    /**
+     * Sets the cluster name.
+     *
+     * @param clusterName the cluster name
+     */
+    public void setClusterName(String clusterName) {
+        this.clusterName = clusterName;
+    }
+
+    /**
+     * The node name.
+     *
+     * @return the node name, or {@code null} to derive it from the bind address and port
+     */
+    public @Nullable String getNodeName() {
+        return this.nodeName;
+    }
+
+    /**
+     * Sets the node name.
+     *
+     * @param nodeName the node name, or {@code null} to derive it
+     */
+    public void setNodeName(@Nullable String nodeName) {
+        this.nodeName = nodeName;
+    }
+
+    /**
+     * The default number of shards per entity type.
+     *
+     * @return the number of shards
+     */
+    public int getNumberOfShards() {
+        return this.numberOfShards;
+    }
+
+    /**
+     * Sets the default number of shards per entity type.
+     *
+     * @param numberOfShards the number of shards
+     */
+    public void setNumberOfShards(int numberOfShards) {
+        this.numberOfShards = numberOfShards;
+    }
+
+    /**
+     * The default ask timeout.
+     *
+     * @return the timeout
+     */
+    public Duration getAskTimeout() {
+        return this.askTimeout;
+    }
+
+    /**
+     * Sets the default ask timeout.
+     *
+     * @param askTimeout the timeout
+     */
+    public void setAskTimeout(Duration askTimeout) {
+        this.askTimeout = askTimeout;
+    }
+
+    /**
+     * The region buffer size.
+     *
+     * @return the most buffered messages per entity type
+     */
+    public int getBufferSize() {
+        return this.bufferSize;
+    }
+
+    /**
+     * Sets the region buffer size.
+     *
+     * @param bufferSize the most buffered messages per entity type
+     */
+    public void setBufferSize(int bufferSize) {
+        this.bufferSize = bufferSize;
+    }
+
+    /**
+     * The retry interval.
+     *
+     * @return the interval
+     */
+    public Duration getRetryInterval() {
+        return this.retryInterval;
+    }
+
+    /**
+     * Sets the retry interval.
+     *
+     * @param retryInterval the interval
+     */
+    public void setRetryInterval(Duration retryInterval) {
+        this.retryInterval = retryInterval;
+    }
+
+    /**
+     * The largest payload.
+     *
+     * @return the size
+     */
+    public DataSize getMaxPayloadSize() {
+        return this.maxPayloadSize;
+    }
+
+    /**
+     * Sets the largest payload.
+     *
+     * @param maxPayloadSize the size
+     */
+    public void setMaxPayloadSize(DataSize maxPayloadSize) {
+        this.maxPayloadSize = maxPayloadSize;
+    }
+
+    /**
+     * The extra message types.
+     *
+     * @return the classes, mutable
+     */
+    public Duration getRebalanceInterval() {
+        return this.rebalanceInterval;
+    }
+
+    public void setRebalanceInterval(Duration rebalanceInterval) {
+        this.rebalanceInterval = rebalanceInterval;
+    }
+
+    public RebalanceProperties getRebalance() {
+        return this.rebalance;
+    }
+
+    public Duration getHandoffTimeout() {
+        return this.handoffTimeout;
+    }
+
+    public void setHandoffTimeout(Duration handoffTimeout) {
+        this.handoffTimeout = handoffTimeout;
+    }
+
+    public List<Class<?>> getMessageTypes() {
+        return this.messageTypes;
+    }
+
+    /**
+     * Sets the extra message types.
+     *
+     * @param messageTypes the classes
+     */
+    public void setMessageTypes(List<Class<?>> messageTypes) {
+        this.messageTypes = messageTypes;
+    }
+
+    /**
+     * The settings per entity type.
+     *
+     * @return the settings by type name, mutable
+     */
+    public Map<String, EntityTypeProperties> getEntities() {
+        return this.entities;
+    }
+
+    /**
+     * Sets the settings per entity type.
+     *
+     * @param entities the settings by type name
+     */
+    public void setEntities(Map<String, EntityTypeProperties> entities) {
+        this.entities = entities;
+    }
+
+    /**
+     * The JGroups transport properties.
+     *
+     * @return the properties under {@code sharding.jgroups}
+     */
+    public JgroupsProperties getJgroups() {
+        return this.jgroups;
+    }
+
+    /**
+     * Turns these properties into core settings and checks them.
+     *
+     * @return the validated settings
+     * @throws IllegalArgumentException naming the first property whose value is out of range
+     */
+    public ShardingSettings toSettings() {
+        long payload = this.maxPayloadSize.toBytes();
+        if (payload > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("Invalid setting sharding.max-payload-size=" + this.maxPayloadSize
+                    + ": must be at most " + Integer.MAX_VALUE + " bytes");
+        }
+        String config = this.jgroups.getConfig();
+        // Built from the defaults with the withX methods rather than the canonical constructor, so that settings the
+        // core adds later keep their core defaults until they get properties of their own.
+        ShardingSettings settings = ShardingSettings.defaults().withClusterName(this.clusterName)
+                .withNodeName(this.nodeName).withNumberOfShards(this.numberOfShards).withAskTimeout(this.askTimeout)
+                .withBufferSize(this.bufferSize).withRetryInterval(this.retryInterval).withMaxPayloadSize((int) payload)
+                .withRebalanceInterval(this.rebalanceInterval)
+                .withRebalanceAbsoluteLimit(this.rebalance.getAbsoluteLimit())
+                .withRebalanceRelativeLimit(this.rebalance.getRelativeLimit()).withHandoffTimeout(this.handoffTimeout)
+                .withNetwork(this.jgroups.getBindAddress(), this.jgroups.getBindPort(), this.jgroups.getPortRange(),
+                        this.jgroups.getInitialHosts())
+                .withJgroupsConfig(StringUtils.hasText(config) ? config : null);
+        for (Map.Entry<String, EntityTypeProperties> entity : this.entities.entrySet()) {
+            settings = settings.withEntity(entity.getKey(), new ShardingSettings.EntityTypeSettings(
+                    entity.getValue().getNumberOfShards(), entity.getValue().isProxyOnly()));
+        }
+        return settings.validate();
+    }
+}

@@ -1,0 +1,234 @@
+package dev.sharding.autoconfigure.actuate;
+
+import dev.sharding.AdminResult;
+import dev.sharding.ClusterState;
+import dev.sharding.Member;
+import dev.sharding.ShardingNode;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.jspecify.annotations.Nullable;
+import org.springframework.boot.actuate.endpoint.OperationResponseBody;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
+
+/**
+ * The {@code sharding} actuator endpoint: {@code GET /actuator/sharding} describes the whole cluster as this node
+ * sees it, gathered from every member (each member's status, the handoffs in progress); {@code GET
+ * /actuator/sharding/{type}} describes this node's region of one entity type with the ids of its live entities.
+ *
+ * <p>Two write operations act on the cluster through its coordinator: {@code POST /actuator/sharding} starts a
+ * rebalance round now, and {@code POST /actuator/sharding/{type}} with {@code {"shard": 7, "node": "n2"}} hands off
+ * one shard (to the named node, or where the allocation strategy puts it when {@code node} is left out). Both answer
+ * with what was done, or with status 400 and the reason: unknown type, shard or node, a handoff already in progress.
+ */
+@Endpoint(id = "sharding")
+public class ShardingEndpoint {
+
+    /** The status of a member of the current view. */
+    static final String UP = "up";
+
+    /** The status of a member that hands off its shards to leave. */
+    static final String LEAVING = "leaving";
+
+    /** Extra time given to the gathering, beyond the members' answer timeout, before giving up on it. */
+    private static final Duration GRACE = Duration.ofSeconds(2);
+
+    private final ShardingNode node;
+
+    private final Duration timeout;
+
+    /**
+     * Creates the endpoint.
+     *
+     * @param node the node to describe
+     * @param timeout how long to wait for the members' answers
+     */
+    public ShardingEndpoint(ShardingNode node, Duration timeout) {
+        this.node = node;
+        this.timeout = timeout;
+    }
+
+    /**
+     * Describes the cluster: this node, the coordinator, the members, and per entity type every member's region with
+     * its shards and entity counts. Members that did not answer in time are listed with {@code answered=false}.
+     *
+     * @return the description
+     */
+    @ReadOperation
+    public ClusterDescriptor cluster() {
+        if (!this.node.isRunning()) {
+            return new ClusterDescriptor(false, new MemberDescriptor(this.node.nodeName(), "", "down"), null,
+                    List.of(), Map.of(), List.of());
+        }
+        ClusterState state = gather();
+        Map<String, List<RegionDescriptor>> types = new TreeMap<>();
+        state.regions().forEach((type, regions) -> types.put(type,
+                regions.stream().map(ShardingEndpoint::describe).toList()));
+        Member coordinator = state.coordinator();
+        return new ClusterDescriptor(true, describe(state.self(), state),
+                coordinator == null ? null : describe(coordinator, state),
+                state.members().stream().map(m -> describe(m, state)).toList(), types, state.handoffs());
+    }
+
+    /**
+     * Describes this node's region of one entity type: whether it only routes, and its shards with the ids of their
+     * live entities.
+     *
+     * @param type the entity type name
+     * @return the description, or {@code null} (404) for a type this node does not run
+     */
+    @ReadOperation
+    public @Nullable LocalRegionDescriptor region(@Selector String type) {
+        if (!this.node.typeNames().contains(type)) {
+            return null;
+        }
+        List<ShardDescriptor> shards = new ArrayList<>();
+        new TreeMap<>(this.node.localEntities(type)).forEach(
+                (shard, ids) -> shards.add(new ShardDescriptor(shard, ids.stream().sorted().toList())));
+        return new LocalRegionDescriptor(type, this.node.nodeName(), this.node.isProxyOnly(type), shards);
+    }
+
+    private ClusterState gather() {
+        try {
+            return this.node.clusterState(this.timeout)
+                    .get(this.timeout.plus(GRACE).toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("Interrupted while gathering the cluster state", e);
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("Gathering the cluster state failed: " + e.getCause().getMessage(),
+                    e.getCause());
+        } catch (TimeoutException e) {
+            throw new IllegalStateException("The cluster state was not gathered within " + this.timeout.plus(GRACE),
+                    e);
+        }
+    }
+
+    private static MemberDescriptor describe(Member member, ClusterState state) {
+        return new MemberDescriptor(member.name(), member.id(), state.leaving().contains(member) ? LEAVING : UP);
+    }
+
+    /**
+     * Starts a rebalance round now, whatever the rebalance interval.
+     *
+     * @return what was done (200), or why nothing was (400)
+     */
+    @WriteOperation
+    public WebEndpointResponse<OperationResult> rebalance() {
+        return answer(this.node.rebalance());
+    }
+
+    /**
+     * Hands off one shard, to a named node or where the allocation strategy puts it.
+     *
+     * @param type the entity type name
+     * @param shard the shard id
+     * @param node the name of the node to move it to; absent for the allocation strategy's choice
+     * @return what was done (200), or why nothing was (400)
+     */
+    @WriteOperation
+    public WebEndpointResponse<OperationResult> handOff(@Selector String type, int shard, @Nullable String node) {
+        return answer(this.node.handOff(type, shard, node));
+    }
+
+    private WebEndpointResponse<OperationResult> answer(java.util.concurrent.CompletableFuture<AdminResult> future) {
+        AdminResult result;
+        try {
+            result = future.get(this.timeout.plus(GRACE).toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            result = new AdminResult(false, "Interrupted while waiting for the coordinator");
+        } catch (ExecutionException | TimeoutException e) {
+            result = new AdminResult(false, "The coordinator did not answer: " + e);
+        }
+        return new WebEndpointResponse<>(new OperationResult(result.accepted(), result.message()),
+                result.accepted() ? WebEndpointResponse.STATUS_OK : WebEndpointResponse.STATUS_BAD_REQUEST);
+    }
+
+    private static RegionDescriptor describe(ClusterState.RegionState region) {
+        Map<Integer, Integer> shards = new LinkedHashMap<>(new TreeMap<>(region.entitiesPerShard()));
+        int entities = shards.values().stream().mapToInt(Integer::intValue).sum();
+        return new RegionDescriptor(region.member().name(), region.answered(), region.proxyOnly(), shards.size(),
+                entities, shards);
+    }
+
+    /**
+     * The whole cluster as this node sees it.
+     *
+     * @param running whether this node runs; if not, the other fields are empty
+     * @param node this node
+     * @param coordinator the member whose coordinator is active, or {@code null} if none is known
+     * @param members the members of the current view, oldest first
+     * @param entityTypes per entity type name, one region per member
+     * @param handoffs shards being moved now, as "type/shard"
+     */
+    public record ClusterDescriptor(boolean running, MemberDescriptor node, @Nullable MemberDescriptor coordinator,
+            List<MemberDescriptor> members, Map<String, List<RegionDescriptor>> entityTypes, List<String> handoffs)
+            implements OperationResponseBody {
+    }
+
+    /**
+     * The answer to a write operation.
+     *
+     * @param accepted whether the operation started
+     * @param message what was done, or why nothing was
+     */
+    public record OperationResult(boolean accepted, String message) implements OperationResponseBody {
+    }
+
+    /**
+     * A member of the cluster.
+     *
+     * @param name the node name
+     * @param id the unique id of its membership
+     * @param status {@code up} for members of the current view, {@code leaving} for those handing off their shards
+     *     to leave
+     */
+    public record MemberDescriptor(String name, String id, String status) {
+    }
+
+    /**
+     * One member's region of one entity type.
+     *
+     * @param member the member's node name
+     * @param answered whether the member answered in time; if not, the other fields are empty
+     * @param proxyOnly whether the region only routes
+     * @param shardCount how many shards it hosts
+     * @param entityCount how many live entities it hosts
+     * @param shards live entities per hosted shard id
+     */
+    public record RegionDescriptor(String member, boolean answered, boolean proxyOnly, int shardCount,
+            int entityCount, Map<Integer, Integer> shards) {
+    }
+
+    /**
+     * This node's region of one entity type.
+     *
+     * @param type the entity type name
+     * @param node this node's name
+     * @param proxyOnly whether the region only routes
+     * @param shards the shards it hosts, by id
+     */
+    public record LocalRegionDescriptor(String type, String node, boolean proxyOnly, List<ShardDescriptor> shards)
+            implements OperationResponseBody {
+    }
+
+    /**
+     * A shard hosted here.
+     *
+     * @param id the shard id
+     * @param entities the ids of its live entities, sorted
+     */
+    public record ShardDescriptor(int id, List<String> entities) {
+    }
+}

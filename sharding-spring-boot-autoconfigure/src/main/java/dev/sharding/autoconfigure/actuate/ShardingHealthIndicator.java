@@ -1,0 +1,44 @@
+package dev.sharding.autoconfigure.actuate;
+
+import dev.sharding.Member;
+import dev.sharding.ShardingNode;
+import org.springframework.boot.health.contributor.AbstractHealthIndicator;
+import org.springframework.boot.health.contributor.Health;
+
+/**
+ * The health of a sharding node: UP once it runs and its regions are registered with the cluster's coordinator (it
+ * can then host and reach entities), OUT_OF_SERVICE while it hands off its shards to leave, DOWN otherwise. Details:
+ * the node name, the coordinator and the number of members.
+ */
+public class ShardingHealthIndicator extends AbstractHealthIndicator {
+
+    private final ShardingNode node;
+
+    /**
+     * Creates the indicator.
+     *
+     * @param node the node
+     */
+    public ShardingHealthIndicator(ShardingNode node) {
+        super("Sharding health check failed");
+        this.node = node;
+    }
+
+    @Override
+    protected void doHealthCheck(Health.Builder builder) {
+        boolean running = this.node.isRunning();
+        if (running && this.node.isLeaving()) {
+            builder.outOfService();
+        } else if (running && this.node.isRegistered()) {
+            builder.up();
+        } else {
+            builder.down();
+        }
+        builder.withDetail("node", this.node.nodeName());
+        Member coordinator = running ? this.node.coordinator() : null;
+        if (coordinator != null) {
+            builder.withDetail("coordinator", coordinator.name());
+        }
+        builder.withDetail("members", running ? this.node.members().size() : 0);
+    }
+}
