@@ -577,11 +577,20 @@ public final class Region<T> implements ShardRegion<T> {
         }
     }
 
-    /** Asks again for the homes of shards with waiting messages. Control thread. */
+    /**
+     * Asks again for the homes of shards with waiting messages, and frees the buffer space of asks that timed out
+     * while waiting. Control thread.
+     */
     void retryRequests() {
         for (ShardSlot slot : slots) {
             boolean ask;
             synchronized (slot) {
+                if (slot.buffer.isEmpty()) {
+                    continue;
+                }
+                int before = slot.buffer.size();
+                slot.buffer.removeIf(b -> b.ask() != null && b.ask().isDone());
+                buffered.addAndGet(slot.buffer.size() - before);
                 ask = slot.home == null && !slot.buffer.isEmpty();
                 if (ask) {
                     slot.requested = true;

@@ -188,5 +188,15 @@ class BadInputClusterTest {
             assertThatThrownBy(() -> f.get(10, TimeUnit.SECONDS)).cause().isInstanceOf(AskTimeoutException.class)
                     .hasMessageContaining("before its shard's home was known");
         }
+        // asks that timed out give their buffer space back
+        Awaitility.await("buffer space of timed-out asks freed").atMost(Duration.ofSeconds(10))
+                .until(() -> {
+                    try {
+                        region.tell("b-z", new Counter.Add(1));
+                        return true;
+                    } catch (BufferFullException stillFull) {
+                        return false;
+                    }
+                });
     }
 }
