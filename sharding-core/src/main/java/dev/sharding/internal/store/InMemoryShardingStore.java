@@ -1,0 +1,102 @@
+package dev.sharding.internal.store;
+
+import dev.sharding.spi.ShardingStore;
+import dev.sharding.spi.StaleEpochException;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * A store in this JVM's memory: no durability, shared only by the nodes of one JVM. For tests, and for applications
+ * whose entities need no state beyond a node's life. All operations complete at once, under one monitor.
+ */
+public final class InMemoryShardingStore implements ShardingStore {
+
+    private final Map<String, StoredState> states = new HashMap<>();
+
+    private final Map<String, Long> epochs = new HashMap<>();
+
+    private final Map<String, Set<String>> remembered = new HashMap<>();
+
+    private static String key(String typeName, String id) {
+        return typeName + '\u0000' + id;
+    }
+
+    @Override
+    public synchronized CompletableFuture<Optional<StoredState>> read(String typeName, String entityId) {
+        return CompletableFuture.completedFuture(Optional.ofNullable(states.get(key(typeName, entityId))));
+    }
+
+    @Override
+    public synchronized CompletableFuture<StoredState> write(String typeName, String entityId, long epoch,
+            byte[] state) {
+        String key = key(typeName, entityId);
+        StoredState old = states.get(key);
+        if (old != null && old.epoch() > epoch) {
+            return CompletableFuture.failedFuture(new StaleEpochException(typeName, entityId, epoch, old.epoch()));
+        }
+        StoredState written = new StoredState(state.clone(), old == null ? 1 : old.version() + 1, epoch);
+        states.put(key, written);
+        return CompletableFuture.completedFuture(written);
+    }
+
+    @Override
+    public synchronized CompletableFuture<Void> delete(String typeName, String entityId, long epoch) {
+        String key = key(typeName, entityId);
+        StoredState old = states.get(key);
+        if (old != null && old.epoch() > epoch) {
+            return CompletableFuture.failedFuture(new StaleEpochException(typeName, entityId, epoch, old.epoch()));
+        }
+        states.remove(key);
+        return CompletableFuture.completedFuture(null);
+    }
+
+    @Override
+    public synchronized CompletableFuture<Long> nextEpoch(String typeName, int shardId) {
+        return CompletableFuture.completedFuture(epochs.merge(key(typeName, Integer.toString(shardId)), 1L,
+                Long::sum));
+    }
+
+    @Override
+    public synchronized CompletableFuture<Void> updateRemembered(String typeName, int shardId,
+            Collection<String> started, Collection<String> stopped) {
+        Set<String> ids = remembered.computeIfAbsent(key(typeName, Integer.toString(shardId)), k -> new HashSet<>());
+        ids.addAll(started);
+        ids.removeAll(stopped);
+        return CompletableFuture.completedFuture(null);
+    }
+
+    @Override
+    public synchronized CompletableFuture<Set<String>> remembered(String typeName, int shardId) {
+        return CompletableFuture.completedFuture(Set.copyOf(remembered.getOrDefault(
+                key(typeName, Integer.toString(shardId)), Set.of())));
+    }
+
+    @Override
+    public synchronized CompletableFuture<Set<Integer>> shardsWithRemembered(String typeName) {
+        Set<Integer> shards = new TreeSet<>();
+        String prefix = typeName + '\u0000';
+        remembered.forEach((k, ids) -> {
+            if (k.startsWith(prefix) && !ids.isEmpty()) {
+                shards.add(Integer.parseInt(k.substring(prefix.length())));
+            }
+        });
+        return CompletableFuture.completedFuture(shards);
+    }
+
+    @Override
+    public synchronized CompletableFuture<Void> clearShardingData() {
+        epochs.clear();
+        remembered.clear();
+        return CompletableFuture.completedFuture(null);
+    }
+
+    @Override
+    public void close() {
+    }
+}

@@ -1,0 +1,117 @@
+package dev.sharding.spi;
+
+import java.util.Collection;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Where sharding keeps what must outlive a node: entity state, the epoch of every shard allocation, and the ids of
+ * remembered entities. Every method returns at once; the future completes when the operation is durable (or failed).
+ * Implementations are shared by all threads of a node and by every node of the cluster (one database).
+ *
+ * <h2>Single writer</h2>
+ * Each allocation of a shard gets a new epoch from {@link #nextEpoch}; every state write carries the writer's epoch.
+ * A write whose epoch is lower than the epoch of the row's last write fails with {@link StaleEpochException} and
+ * changes nothing, so a node that has not yet noticed it lost a shard can never overwrite newer state.
+ *
+ * <h2>Group commit</h2>
+ * Writes from many entities that arrive while a transaction is under way are committed together in the next one, so
+ * throughput does not collapse to one round trip per message. A failed transaction fails every write in it.
+ */
+public interface ShardingStore extends AutoCloseable {
+
+    /**
+     * Reads one entity's state.
+     *
+     * @param typeName the entity type
+     * @param entityId the entity id
+     * @return the stored state, or empty if none is stored
+     */
+    CompletableFuture<Optional<StoredState>> read(String typeName, String entityId);
+
+    /**
+     * Writes one entity's state.
+     *
+     * @param typeName the entity type
+     * @param entityId the entity id
+     * @param epoch the epoch of the writer's allocation of the entity's shard
+     * @param state the encoded state
+     * @return the state as stored (its new version), once durable; failed with {@link StaleEpochException} when the
+     *     row was written under a higher epoch
+     */
+    CompletableFuture<StoredState> write(String typeName, String entityId, long epoch, byte[] state);
+
+    /**
+     * Deletes one entity's state.
+     *
+     * @param typeName the entity type
+     * @param entityId the entity id
+     * @param epoch the epoch of the writer's allocation of the entity's shard
+     * @return completes once durable; failed with {@link StaleEpochException} when the row was written under a
+     *     higher epoch
+     */
+    CompletableFuture<Void> delete(String typeName, String entityId, long epoch);
+
+    /**
+     * Starts a new allocation of a shard.
+     *
+     * @param typeName the entity type
+     * @param shardId the shard
+     * @return the new epoch, higher than every epoch returned before for the shard (the first is 1)
+     */
+    CompletableFuture<Long> nextEpoch(String typeName, int shardId);
+
+    /**
+     * Records which entities of a shard started and stopped (remembered entities).
+     *
+     * @param typeName the entity type
+     * @param shardId the shard
+     * @param started ids now alive
+     * @param stopped ids no longer to be restarted
+     * @return completes once durable
+     */
+    CompletableFuture<Void> updateRemembered(String typeName, int shardId, Collection<String> started,
+            Collection<String> stopped);
+
+    /**
+     * The remembered entities of a shard.
+     *
+     * @param typeName the entity type
+     * @param shardId the shard
+     * @return their ids
+     */
+    CompletableFuture<Set<String>> remembered(String typeName, int shardId);
+
+    /**
+     * The shards of a type that have remembered entities.
+     *
+     * @param typeName the entity type
+     * @return their ids
+     */
+    CompletableFuture<Set<Integer>> shardsWithRemembered(String typeName);
+
+    /**
+     * Deletes the sharding data (epochs and remembered entities) but not the entities' state. Only for a stopped
+     * cluster.
+     *
+     * @return completes once done
+     */
+    CompletableFuture<Void> clearShardingData();
+
+    /**
+     * Releases what the store holds (threads, connections it owns).
+     */
+    @Override
+    void close();
+
+    /**
+     * One entity's stored state.
+     *
+     * @param state the encoded state
+     * @param version how many times it was written (1 after the first write)
+     * @param epoch the epoch of its last write
+     */
+    record StoredState(byte[] state, long version, long epoch) {
+    }
+}
