@@ -1,0 +1,7 @@
+package dev.sharding.sample;
+
+/**
+ * Asks an account for its {@link Balance}.
+ */
+public record GetBalance() {
+}
