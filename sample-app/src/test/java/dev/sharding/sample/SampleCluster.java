@@ -1,0 +1,300 @@
+package dev.sharding.sample;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * Sample-app JVMs on loopback for process tests: free HTTP and JGroups ports, one log file per node, waits for the
+ * cluster to form over HTTP, and stops every process it started (also from a shutdown hook if the test JVM dies).
+ */
+final class SampleCluster implements AutoCloseable {
+
+    static final Duration FORMATION = Duration.ofSeconds(180);
+
+    static final JsonHttp HTTP = new JsonHttp(Duration.ofSeconds(15));
+
+    private final String clusterName = "sample-it-" + UUID.randomUUID();
+
+    private final Path jar;
+
+    private final Path logDir;
+
+    private final List<Node> nodes = new ArrayList<>();
+
+    private final String initialHosts;
+
+    private final Thread killOnExit = new Thread(this::destroyAll, "sample-cluster-cleanup");
+
+    /**
+     * Plans a cluster of up to {@code size} nodes named n1, n2, ..., with their ports; none is started yet.
+     *
+     * @param logSubdirectory where under target/ the node logs go
+     * @param size how many nodes may be started
+     */
+    SampleCluster(String logSubdirectory, int size) throws IOException {
+        this.jar = Paths.get(System.getProperty("sample.jar", "target/sample-app.jar")).toAbsolutePath();
+        assertThat(jar).as("the sample jar (system property sample.jar)").isRegularFile();
+        this.logDir = jar.getParent().resolve(logSubdirectory);
+        Files.createDirectories(logDir);
+        int[] ports = freePorts(size * 2);
+        List<String> hosts = new ArrayList<>();
+        for (int i = 0; i < size; i++) {
+            String name = "n" + (i + 1);
+            nodes.add(new Node(name, ports[i], ports[size + i], logDir.resolve(name + ".log")));
+            hosts.add("127.0.0.1[" + ports[size + i] + "]");
+        }
+        this.initialHosts = String.join(",", hosts);
+        Runtime.getRuntime().addShutdownHook(killOnExit);
+    }
+
+    /** One node: its process, ports and log. */
+    static final class Node {
+
+        final String name;
+
+        final int httpPort;
+
+        final int jgroupsPort;
+
+        final Path log;
+
+        @Nullable Process process;
+
+        Node(String name, int httpPort, int jgroupsPort, Path log) {
+            this.name = name;
+            this.httpPort = httpPort;
+            this.jgroupsPort = jgroupsPort;
+            this.log = log;
+        }
+
+        String url(String path) {
+            return "http://127.0.0.1:" + httpPort + path;
+        }
+
+        boolean alive() {
+            return process != null && process.isAlive();
+        }
+
+        @Override
+        public String toString() {
+            return name + " (http " + httpPort + ", jgroups " + jgroupsPort + ")";
+        }
+    }
+
+    List<Node> nodes() {
+        return nodes;
+    }
+
+    Node node(int index) {
+        return nodes.get(index);
+    }
+
+    Path logDir() {
+        return logDir;
+    }
+
+    /** Starts a node's JVM (it joins whatever nodes run). */
+    void start(Node node) throws IOException {
+        String java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
+        List<String> command = List.of(java, "-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+                "-jar", jar.toString(),
+                "--server.port=" + node.httpPort,
+                "--sharding.cluster-name=" + clusterName,
+                "--sharding.node-name=" + node.name,
+                "--sharding.jgroups.bind-address=127.0.0.1",
+                "--sharding.jgroups.bind-port=" + node.jgroupsPort,
+                "--sharding.jgroups.initial-hosts=" + initialHosts);
+        Files.writeString(node.log, String.join(" ", command) + System.lineSeparator(), StandardCharsets.UTF_8);
+        node.process = new ProcessBuilder(command).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(node.log.toFile())).start();
+        System.out.println("Started " + node + ", log " + node.log);
+    }
+
+    /** Waits until every given node is UP and sees exactly these nodes as members. */
+    void awaitCluster(List<Node> members) {
+        List<String> names = members.stream().map(n -> n.name).toList();
+        long deadline = System.nanoTime() + FORMATION.toNanos();
+        for (Node node : members) {
+            String last = "no answer yet";
+            while (true) {
+                if (!node.alive()) {
+                    fail("%s exited with %s while the cluster formed; see %s", node, node.process == null ? "?"
+                            : node.process.exitValue(), node.log);
+                }
+                if (System.nanoTime() > deadline) {
+                    fail("%s did not become UP with members %s within %s; last seen: %s", node, names, FORMATION,
+                            last);
+                }
+                try {
+                    JsonHttp.Answer health = HTTP.get(node.url("/actuator/health"));
+                    last = "health " + health;
+                    if (health.status() == 200 && health.json() != null
+                            && "UP".equals(health.json().path("status").asString())) {
+                        List<String> seen = membersSeenBy(node);
+                        last = "members " + seen;
+                        if (new HashSet<>(seen).equals(new HashSet<>(names))) {
+                            break;
+                        }
+                    }
+                } catch (UncheckedIOException | AssertionError e) {
+                    last = e.getMessage();
+                }
+                pause(Duration.ofMillis(250));
+            }
+        }
+    }
+
+    static JsonNode sharding(Node node) {
+        JsonHttp.Answer a = HTTP.get(node.url("/actuator/sharding"));
+        assertThat(a.status()).as("/actuator/sharding of %s: %s", node.name, a).isEqualTo(200);
+        return a.body();
+    }
+
+    static List<String> membersSeenBy(Node node) {
+        List<String> names = new ArrayList<>();
+        for (JsonNode m : sharding(node).path("members")) {
+            names.add(nameOf(m));
+        }
+        return names;
+    }
+
+    static String coordinatorSeenBy(Node node) {
+        return nameOf(sharding(node).path("coordinator"));
+    }
+
+    static String nameOf(JsonNode member) {
+        return member.isObject() ? member.path("name").asString() : member.asString();
+    }
+
+    /** The account ids this node's region lists, from /actuator/sharding/account. */
+    static Set<String> accountsListedBy(Node node, Pattern accountId) {
+        JsonHttp.Answer a = HTTP.get(node.url("/actuator/sharding/account"));
+        assertThat(a.status()).as("/actuator/sharding/account of %s: %s", node.name, a).isEqualTo(200);
+        Set<String> ids = new HashSet<>();
+        for (JsonNode shard : a.body().path("shards")) {
+            for (JsonNode id : shard.path("entities")) {
+                if (accountId.matcher(id.asString()).matches()) {
+                    ids.add(id.asString());
+                }
+            }
+        }
+        return ids;
+    }
+
+    /** How many shards of the account type this node hosts, from /actuator/sharding/account. */
+    static int shardsHostedBy(Node node) {
+        JsonHttp.Answer a = HTTP.get(node.url("/actuator/sharding/account"));
+        assertThat(a.status()).as("/actuator/sharding/account of %s: %s", node.name, a).isEqualTo(200);
+        return a.body().path("shards").size();
+    }
+
+    static int[] freePorts(int count) throws IOException {
+        List<ServerSocket> sockets = new ArrayList<>();
+        try {
+            int[] ports = new int[count];
+            for (int i = 0; i < count; i++) {
+                ServerSocket s = new ServerSocket(0);
+                sockets.add(s);
+                ports[i] = s.getLocalPort();
+            }
+            return ports;
+        } finally {
+            for (ServerSocket s : sockets) {
+                s.close();
+            }
+        }
+    }
+
+    /** Pauses a polling loop between two looks at the cluster. */
+    static void pause(Duration d) {
+        try {
+            Thread.sleep(d.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("Interrupted", e);
+        }
+    }
+
+    void report(String file, String line) {
+        System.out.println(line);
+        try {
+            Files.writeString(logDir.resolve(file), line + System.lineSeparator(), StandardCharsets.UTF_8,
+                    java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND);
+        } catch (IOException e) {
+            System.out.println("Cannot write " + file + ": " + e);
+        }
+    }
+
+    void printLogTails() {
+        for (Node node : nodes) {
+            if (node.process == null) {
+                continue;
+            }
+            System.out.println("==== last lines of " + node + " (" + node.log + ")");
+            try {
+                List<String> lines = Files.readAllLines(node.log, StandardCharsets.UTF_8);
+                lines.subList(Math.max(0, lines.size() - 80), lines.size()).forEach(System.out::println);
+            } catch (IOException e) {
+                System.out.println("(cannot read: " + e + ")");
+            }
+        }
+    }
+
+    /** SIGTERM to every node still running, SIGKILL to those that do not exit in time. */
+    void destroyAll() {
+        for (Node node : nodes) {
+            Process p = node.process;
+            if (p != null && p.isAlive()) {
+                p.destroy();
+            }
+        }
+        for (Node node : nodes) {
+            Process p = node.process;
+            if (p == null) {
+                continue;
+            }
+            try {
+                if (!p.waitFor(90, TimeUnit.SECONDS)) {
+                    p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+                }
+            } catch (InterruptedException e) {
+                p.destroyForcibly();
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        destroyAll();
+        try {
+            Runtime.getRuntime().removeShutdownHook(killOnExit);
+        } catch (IllegalStateException shuttingDown) {
+            // the hook runs anyway
+        }
+    }
+
+    /** Every entry of a map whose value is the node's name. */
+    static long countOn(Map<String, String> home, Node node) {
+        return home.values().stream().filter(node.name::equals).count();
+    }
+}
