@@ -32,4 +32,17 @@ public interface EntityContext {
      * @return the node name
      */
     String nodeName();
+
+    /**
+     * The entity's durable state. The entity type must declare its state type
+     * ({@link EntityType#withState(Class)}; the Spring starter does so for an {@code EntityState<S>} constructor
+     * parameter). Call it when the entity is created; every call returns the same handle.
+     *
+     * @param stateType the state class, the one the type declares
+     * @param initial the value of an entity whose state was never stored
+     * @param <S> the state type
+     * @return the state
+     * @throws IllegalStateException if the type declares no state, or another state class
+     */
+    <S> EntityState<S> state(Class<S> stateType, java.util.function.Supplier<S> initial);
 }

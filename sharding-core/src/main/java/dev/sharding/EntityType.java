@@ -27,8 +27,10 @@ public final class EntityType<T> {
 
     private final Set<Class<?>> messageTypes;
 
+    private final @org.jspecify.annotations.Nullable Class<?> stateType;
+
     private EntityType(String name, Class<T> entityClass, int numberOfShards, EntityFactory<T> factory,
-            Set<Class<?>> messageTypes) {
+            Set<Class<?>> messageTypes, @org.jspecify.annotations.Nullable Class<?> stateType) {
         if (!NAME.matcher(name).matches()) {
             throw new IllegalArgumentException("Invalid entity type name '" + name
                     + "': 1 to 200 characters of [A-Za-z0-9._-]");
@@ -41,6 +43,7 @@ public final class EntityType<T> {
         this.numberOfShards = numberOfShards;
         this.factory = Objects.requireNonNull(factory, "factory");
         this.messageTypes = Set.copyOf(messageTypes);
+        this.stateType = stateType;
     }
 
     /**
@@ -56,7 +59,7 @@ public final class EntityType<T> {
         String name = annotation == null || annotation.type().isEmpty()
                 ? defaultName(entityClass) : annotation.type();
         int shards = annotation == null ? 0 : annotation.numberOfShards();
-        return new EntityType<>(name, entityClass, shards, factory, Set.of());
+        return new EntityType<>(name, entityClass, shards, factory, Set.of(), null);
     }
 
     /**
@@ -76,7 +79,7 @@ public final class EntityType<T> {
      * @return the copy
      */
     public EntityType<T> withName(String value) {
-        return new EntityType<>(value, entityClass, numberOfShards, factory, messageTypes);
+        return new EntityType<>(value, entityClass, numberOfShards, factory, messageTypes, stateType);
     }
 
     /**
@@ -86,7 +89,7 @@ public final class EntityType<T> {
      * @return the copy
      */
     public EntityType<T> withNumberOfShards(int value) {
-        return new EntityType<>(name, entityClass, value, factory, messageTypes);
+        return new EntityType<>(name, entityClass, value, factory, messageTypes, stateType);
     }
 
     /**
@@ -98,7 +101,27 @@ public final class EntityType<T> {
     public EntityType<T> withMessageTypes(Class<?>... types) {
         Set<Class<?>> all = new LinkedHashSet<>(messageTypes);
         all.addAll(Set.of(types));
-        return new EntityType<>(name, entityClass, numberOfShards, factory, all);
+        return new EntityType<>(name, entityClass, numberOfShards, factory, all, stateType);
+    }
+
+    /**
+     * Copy whose entities keep a durable {@link EntityState} of this class: each entity's stored state is read
+     * before it is created, and written through after every message that changed it.
+     *
+     * @param type the state class (a concrete class the codec can encode)
+     * @return the copy
+     */
+    public EntityType<T> withState(Class<?> type) {
+        return new EntityType<>(name, entityClass, numberOfShards, factory, messageTypes, type);
+    }
+
+    /**
+     * The state class, if the entities keep a durable state.
+     *
+     * @return the class, or {@code null}
+     */
+    public @org.jspecify.annotations.Nullable Class<?> stateType() {
+        return stateType;
     }
 
     /**

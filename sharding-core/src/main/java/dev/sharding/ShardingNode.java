@@ -9,6 +9,8 @@ import dev.sharding.internal.transport.JGroupsTransport;
 import dev.sharding.spi.LeastShardAllocationStrategy;
 import dev.sharding.spi.MessageCodec;
 import dev.sharding.spi.ShardAllocationStrategy;
+import dev.sharding.spi.ShardingStore;
+import dev.sharding.internal.store.InMemoryShardingStore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -312,6 +314,8 @@ public final class ShardingNode implements AutoCloseable {
 
         private @Nullable ExecutorService executor;
 
+        private ShardingStore store = new InMemoryShardingStore();
+
         private Consumer<JChannel> channelCustomizer = ch -> {
         };
 
@@ -376,6 +380,18 @@ public final class ShardingNode implements AutoCloseable {
         }
 
         /**
+         * Keeps entity state, shard epochs and remembered entities in a store of one's own (by default in this
+         * JVM's memory, without durability). The node does not close it.
+         *
+         * @param value the store
+         * @return this builder
+         */
+        public Builder store(ShardingStore value) {
+            this.store = Objects.requireNonNull(value);
+            return this;
+        }
+
+        /**
          * Changes the JGroups channel before it connects.
          *
          * @param value the customizer
@@ -396,6 +412,9 @@ public final class ShardingNode implements AutoCloseable {
             for (EntityType<?> t : types) {
                 all.addAll(EntityHandlers.of(t.entityClass()).declaredTypes());
                 all.addAll(t.messageTypes());
+                if (t.stateType() != null) {
+                    all.add(t.stateType());
+                }
             }
             return all;
         }
@@ -409,7 +428,7 @@ public final class ShardingNode implements AutoCloseable {
             settings.validate();
             MessageCodec c = codec != null ? codec : new JacksonMessageCodec(declaredTypes(), settings.maxPayloadSize());
             NodeRuntime runtime = new NodeRuntime(settings, types, strategy, c,
-                    new JGroupsTransport(settings, channelCustomizer), executor);
+                    new JGroupsTransport(settings, channelCustomizer), store, executor);
             return new ShardingNode(runtime);
         }
     }

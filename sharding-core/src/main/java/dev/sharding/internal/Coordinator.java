@@ -3,6 +3,7 @@ package dev.sharding.internal;
 import dev.sharding.Member;
 import dev.sharding.internal.protocol.AdminReply;
 import dev.sharding.internal.protocol.BeginHandOff;
+import dev.sharding.internal.protocol.EntityTransfer;
 import dev.sharding.internal.protocol.GetShardStates;
 import dev.sharding.internal.protocol.HandOff;
 import dev.sharding.internal.protocol.HostShard;
@@ -32,8 +33,9 @@ import org.slf4j.LoggerFactory;
  * A region asks {@code GetShardHome} for a shard it has messages for. If the shard has a home the coordinator answers
  * at once. Otherwise it asks the {@link ShardAllocationStrategy} for a hosting region (never a leaving one), sends it
  * {@code HostShard}, and answers every region that asked meanwhile only when {@code ShardStarted} comes back, so no
- * message reaches a region before it hosts the shard. A request for a type no hosting region has registered yet
- * waits for one.
+ * message reaches a region before it hosts the shard. Each allocation takes a new epoch from the store before
+ * {@code HostShard} goes out, so that a previous owner's writes are refused from then on. A request for a type no
+ * hosting region has registered yet waits for one.
  *
  * <h2>Handoff</h2>
  * Moving a shard (rebalance, graceful leave, operator request) follows Pekko's protocol with one change that keeps
@@ -41,8 +43,9 @@ import org.slf4j.LoggerFactory;
  * messages and acknowledges <em>to the owner</em>, on the same ordered link as its messages, so when the owner has
  * every acknowledgement it has every message sent to it before. {@code HandOff} tells the owner which acknowledgements
  * to wait for; the owner then stops the shard's entities (after the messages already in their mailboxes) and answers
- * {@code ShardStopped}. The coordinator allocates the shard again at once (so the new home is warm) and sends the new
- * home to every region of the type, which send their buffers on in order. No {@code GetShardHome} for a moving shard
+ * {@code ShardStopped}, with the stored state of the entities it stopped. The coordinator allocates the shard again at
+ * once (so the new home is warm, and gets that state without reading the store) and sends the new home to every
+ * region of the type, which send their buffers on in order. No {@code GetShardHome} for a moving shard
  * is answered until then. If the owner crashes meanwhile, its shards are gone and the moving shard is allocated anew
  * as if it had stopped; a region that crashes is not waited for (the owner sees the view too). {@code BeginHandOff}
  * and {@code HandOff} are repeated every retry interval until the owner answers; the owner bounds its part by
@@ -205,7 +208,7 @@ final class Coordinator {
                 HandOffState h = handoffs.remove(key);
                 log.info("Owner {} of shard {} of {} left during its handoff; allocating it anew", h.owner,
                         key.shardId, key.typeName);
-                reallocate(key, h, gone);
+                reallocate(key, h, gone, List.of());
             }
             for (Set<Member> requesters : waiting.values()) {
                 requesters.removeAll(gone);
@@ -278,7 +281,7 @@ final class Coordinator {
             waiting.computeIfAbsent(key, k -> new LinkedHashSet<>()).add(from);
             return;
         }
-        allocate(key, Set.of(from), null);
+        allocate(key, Set.of(from), null, List.of());
     }
 
     /**
@@ -301,7 +304,8 @@ final class Coordinator {
         return map;
     }
 
-    private void allocate(ShardKey key, Set<Member> requesters, @Nullable Member preferred) {
+    private void allocate(ShardKey key, Set<Member> requesters, @Nullable Member preferred,
+            List<EntityTransfer> transfer) {
         CoordinatorState.TypeState t = state.type(key.typeName);
         if (t != null && (key.shardId < 0 || key.shardId >= t.numberOfShards())) {
             log.warn("Ignoring request for shard {} of {}: out of range", key.shardId, key.typeName);
@@ -342,8 +346,34 @@ final class Coordinator {
             waiting.computeIfAbsent(key, k -> new LinkedHashSet<>()).addAll(requesters);
             return;
         }
-        inProgress.put(key, new Allocation(chosen, new LinkedHashSet<>(requesters), System.nanoTime()));
-        node.send(chosen, new HostShard(key.typeName, key.shardId), false);
+        Allocation allocation = new Allocation(chosen, new LinkedHashSet<>(requesters), transfer);
+        inProgress.put(key, allocation);
+        requestEpoch(key, allocation);
+    }
+
+    /** Takes a new epoch for an allocation from the store, then sends HostShard. */
+    private void requestEpoch(ShardKey key, Allocation allocation) {
+        allocation.epochRequested = true;
+        node.store().nextEpoch(key.typeName, key.shardId).whenComplete((epoch, failure) -> node.control().execute(
+                () -> {
+                    allocation.epochRequested = false;
+                    if (inProgress.get(key) != allocation) {
+                        return;
+                    }
+                    if (failure != null) {
+                        log.warn("Cannot take a new epoch for shard {} of {} from the store; trying again: {}",
+                                key.shardId, key.typeName, failure.toString());
+                        return;
+                    }
+                    allocation.epoch = epoch;
+                    sendHostShard(key, allocation);
+                }));
+    }
+
+    private void sendHostShard(ShardKey key, Allocation allocation) {
+        allocation.sentNanos = System.nanoTime();
+        node.send(allocation.member, new HostShard(key.typeName, key.shardId, allocation.epoch, allocation.transfer),
+                false);
     }
 
     /** A region started hosting a shard. */
@@ -393,7 +423,7 @@ final class Coordinator {
     }
 
     /** The owner stopped a shard. */
-    void onShardStopped(Member from, String typeName, int shardId) {
+    void onShardStopped(Member from, String typeName, int shardId, List<EntityTransfer> transfer) {
         if (!active) {
             return;
         }
@@ -404,25 +434,25 @@ final class Coordinator {
             if (from.equals(state.home(typeName, shardId))) {
                 state = state.apply(new CoordinatorState.ShardDeallocated(typeName, shardId));
             }
-            reallocate(key, h, Set.of());
+            reallocate(key, h, Set.of(), transfer);
             maybeNextRound();
         } else if (from.equals(state.home(typeName, shardId))) {
             // a handoff the previous coordinator started completed
             state = state.apply(new CoordinatorState.ShardDeallocated(typeName, shardId));
             Set<Member> requesters = waiting.remove(key);
-            allocate(key, requesters == null ? allRegions(typeName) : requesters, null);
+            allocate(key, requesters == null ? allRegions(typeName) : requesters, null, transfer);
         }
     }
 
     /** Allocates a handed-off shard at once and tells every region of the type (they all buffer for it). */
-    private void reallocate(ShardKey key, HandOffState h, Set<Member> gone) {
+    private void reallocate(ShardKey key, HandOffState h, Set<Member> gone, List<EntityTransfer> transfer) {
         Set<Member> requesters = new LinkedHashSet<>(h.regions);
         requesters.addAll(h.requesters);
         requesters.addAll(allRegions(key.typeName));
         requesters.removeAll(gone);
         requesters.retainAll(view);
         Member target = h.target != null && !gone.contains(h.target) ? h.target : null;
-        allocate(key, requesters, target);
+        allocate(key, requesters, target, transfer);
     }
 
     private Set<Member> allRegions(String typeName) {
@@ -552,9 +582,12 @@ final class Coordinator {
         long interval = node.settings().retryInterval().toNanos();
         // HostShard, BeginHandOff and HandOff are idempotent: repeat them when the answer is late (or was lost)
         inProgress.forEach((key, allocation) -> {
-            if (now - allocation.sentNanos >= interval) {
-                allocation.sentNanos = now;
-                node.send(allocation.member, new HostShard(key.typeName, key.shardId), false);
+            if (allocation.epoch < 0) {
+                if (!allocation.epochRequested) {
+                    requestEpoch(key, allocation);
+                }
+            } else if (now - allocation.sentNanos >= interval) {
+                sendHostShard(key, allocation);
             }
         });
         handoffs.forEach((key, h) -> {
@@ -578,7 +611,7 @@ final class Coordinator {
         waiting.clear();
         again.forEach((key, requesters) -> {
             if (!requesters.isEmpty()) {
-                allocate(key, requesters, null);
+                allocate(key, requesters, null, List.of());
             }
         });
     }
@@ -592,12 +625,18 @@ final class Coordinator {
 
         final Set<Member> requesters;
 
+        final List<EntityTransfer> transfer;
+
+        long epoch = -1;
+
+        boolean epochRequested;
+
         long sentNanos;
 
-        Allocation(Member member, Set<Member> requesters, long sentNanos) {
+        Allocation(Member member, Set<Member> requesters, List<EntityTransfer> transfer) {
             this.member = member;
             this.requesters = requesters;
-            this.sentNanos = sentNanos;
+            this.transfer = transfer;
         }
     }
 

@@ -1,12 +1,18 @@
 package dev.sharding.internal;
 
 import dev.sharding.EntityContext;
+import dev.sharding.EntityState;
 import dev.sharding.UnhandledMessageException;
+import dev.sharding.internal.protocol.EntityTransfer;
 import dev.sharding.internal.protocol.FailureKind;
+import dev.sharding.spi.ShardingStore;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -14,8 +20,10 @@ import org.slf4j.LoggerFactory;
 /**
  * One live entity: its instance and its mailbox. The mailbox is drained by at most one task at a time on the shared
  * entity executor, up to {@link #THROUGHPUT} messages per run, so the entity sees one message at a time in arrival
- * order with no lock. A handler that returns an unfinished {@link CompletionStage} suspends the mailbox until it
- * completes.
+ * order with no lock. The mailbox suspends (the task ends without releasing it, and a completion resumes it) while
+ * the entity's stored state is read before it starts, while a handler's {@link CompletionStage} is unfinished, and
+ * while a changed {@link EntityState} is written: the reply goes out, and the next message is taken, only once the
+ * write is durable.
  *
  * <p>The instance is created on the first message (on an entity thread) and destroyed by a stop signal, after the
  * messages before it.
@@ -41,6 +49,16 @@ final class EntityCell implements Runnable, EntityContext {
     private @Nullable Object instance;
 
     private volatile boolean stopped;
+
+    /** A delivery taken from the mailbox that waits for the entity's state to be read. */
+    private @Nullable Delivery pending;
+
+    /** The stored state read for the next incarnation: empty when none is stored. */
+    private @Nullable Optional<EntityTransfer> loaded;
+
+    private @Nullable Throwable loadFailure;
+
+    private @Nullable EntityStateImpl<?> entityState;
 
     EntityCell(Shard shard, String entityId) {
         this.shard = shard;
@@ -69,12 +87,17 @@ final class EntityCell implements Runnable, EntityContext {
     @Override
     public void run() {
         for (int i = 0; i < THROUGHPUT; i++) {
-            Delivery d = mailbox.poll();
+            Delivery d = pending;
+            if (d != null) {
+                pending = null;
+            } else {
+                d = mailbox.poll();
+            }
             if (d == null) {
                 break;
             }
             if (!process(d)) {
-                return; // suspended until an async reply completes; it reschedules this cell
+                return; // suspended; a completion reschedules this cell
             }
         }
         state.set(IDLE);
@@ -83,7 +106,11 @@ final class EntityCell implements Runnable, EntityContext {
         }
     }
 
-    /** Handles one delivery; false when the mailbox must wait for an async handler. */
+    private void resume() {
+        shard.region().executor().execute(this);
+    }
+
+    /** Handles one delivery; false when the mailbox must wait for a completion. */
     private boolean process(Delivery d) {
         if (d.message() instanceof StopSignal stop) {
             stopInstance();
@@ -99,11 +126,25 @@ final class EntityCell implements Runnable, EntityContext {
         Region<?> region = shard.region();
         Object entity = instance;
         if (entity == null) {
+            if (region.type().stateType() != null && loaded == null) {
+                Throwable failure = loadFailure;
+                if (failure != null) {
+                    loadFailure = null;
+                    log.warn("Reading the state of [{}/{}] failed", typeName(), entityId, failure);
+                    sink.fail(FailureKind.ENTITY_FAILED, failure.getClass().getName(),
+                            "the entity's stored state could not be read: " + failure.getMessage());
+                    return true;
+                }
+                pending = d;
+                loadState();
+                return false;
+            }
             try {
                 entity = region.type().factory().create(this);
                 instance = entity;
             } catch (Throwable t) {
                 rethrowFatal(t);
+                entityState = null;
                 log.warn("Creating entity [{}/{}] failed", typeName(), entityId, t);
                 sink.fail(FailureKind.ENTITY_FAILED, t.getClass().getName(), "creation failed: " + t.getMessage());
                 return true;
@@ -120,55 +161,123 @@ final class EntityCell implements Runnable, EntityContext {
             return true;
         } catch (Throwable t) {
             rethrowFatal(t);
-            failed(sink, t);
-            return true;
+            return afterHandler(sink, null, t);
         }
         if (result instanceof CompletionStage<?> stage) {
             CompletableFuture<?> f = stage.toCompletableFuture();
-            if (f.isDone()) {
-                complete(sink, f);
-                return true;
+            if (!f.isDone()) {
+                f.whenComplete((v, t) -> {
+                    if (afterHandler(sink, v, t == null ? null : unwrap(t))) {
+                        resume();
+                    }
+                });
+                return false;
             }
-            f.whenComplete((v, t) -> {
-                complete(sink, f);
-                region.executor().execute(this);
-            });
-            return false;
+            try {
+                return afterHandler(sink, f.join(), null);
+            } catch (Throwable t) {
+                return afterHandler(sink, null, unwrap(t));
+            }
         }
-        sink.reply(result);
-        return true;
+        return afterHandler(sink, result, null);
     }
 
-    private void complete(ReplySink sink, CompletableFuture<?> f) {
-        Object value;
-        try {
-            value = f.join();
-        } catch (Throwable t) {
-            Throwable cause = t instanceof java.util.concurrent.CompletionException && t.getCause() != null
-                    ? t.getCause() : t;
-            failed(sink, cause);
+    /** Reads the entity's stored state (or takes what the previous owner carried), then resumes. */
+    private void loadState() {
+        EntityTransfer carried = shard.takeTransfer(entityId);
+        if (carried != null) {
+            loaded = Optional.of(carried);
+            resume();
             return;
         }
-        sink.reply(value);
+        CompletableFuture<Optional<ShardingStore.StoredState>> read;
+        try {
+            read = shard.region().store().read(typeName(), entityId);
+        } catch (RuntimeException e) {
+            read = CompletableFuture.failedFuture(e);
+        }
+        read.whenComplete((stored, failure) -> {
+            if (failure != null) {
+                loadFailure = unwrap(failure);
+            } else {
+                loaded = stored.map(s -> new EntityTransfer(entityId, s.state(), s.version()));
+            }
+            resume();
+        });
     }
 
-    private void failed(ReplySink sink, Throwable t) {
-        if (sink.isTell()) {
-            log.warn("Entity [{}/{}] failed handling a tell", typeName(), entityId, t);
-        } else if (log.isDebugEnabled()) {
-            log.debug("Entity [{}/{}] failed handling an ask", typeName(), entityId, t);
+    /**
+     * After a handler: write the state through if it changed, then reply. Returns false when the mailbox waits for
+     * the write (its completion replies and resumes).
+     */
+    private boolean afterHandler(ReplySink sink, @Nullable Object value, @Nullable Throwable failure) {
+        EntityStateImpl<?> s = entityState;
+        if (s == null || !s.isDirty()) {
+            complete(sink, value, failure);
+            return true;
         }
-        sink.fail(FailureKind.ENTITY_FAILED, t.getClass().getName(), t.getMessage());
+        CompletableFuture<Void> write = s.writeThrough(shard.region().store(), typeName(), entityId, shardId(),
+                shard.epoch());
+        if (write.isDone()) {
+            completeAfterWrite(sink, value, failure, write);
+            return true;
+        }
+        write.whenComplete((v, t) -> {
+            completeAfterWrite(sink, value, failure, write);
+            resume();
+        });
+        return false;
+    }
+
+    private void completeAfterWrite(ReplySink sink, @Nullable Object value, @Nullable Throwable failure,
+            CompletableFuture<Void> write) {
+        Throwable writeFailure = null;
+        try {
+            write.join();
+        } catch (Throwable t) {
+            writeFailure = unwrap(t);
+        }
+        if (writeFailure == null) {
+            complete(sink, value, failure);
+            return;
+        }
+        log.warn("State of [{}/{}] not stored; it is back to the stored value: {}", typeName(), entityId,
+                writeFailure.toString());
+        sink.fail(FailureKind.ENTITY_FAILED, writeFailure.getClass().getName(),
+                "the entity's state could not be stored, so the message had no effect: " + writeFailure.getMessage());
+    }
+
+    private void complete(ReplySink sink, @Nullable Object value, @Nullable Throwable failure) {
+        if (failure == null) {
+            sink.reply(value);
+            return;
+        }
+        if (sink.isTell()) {
+            log.warn("Entity [{}/{}] failed handling a tell", typeName(), entityId, failure);
+        } else if (log.isDebugEnabled()) {
+            log.debug("Entity [{}/{}] failed handling an ask", typeName(), entityId, failure);
+        }
+        sink.fail(FailureKind.ENTITY_FAILED, failure.getClass().getName(), failure.getMessage());
+    }
+
+    private static Throwable unwrap(Throwable t) {
+        return t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
     }
 
     @SuppressWarnings({"unchecked", "rawtypes"})
     private void stopInstance() {
         stopped = true;
+        EntityStateImpl<?> s = entityState;
+        if (s != null) {
+            shard.stoppedWith(new EntityTransfer(entityId, s.storedBytes(), s.storedVersion()));
+        }
         Object entity = instance;
         if (entity == null) {
             return;
         }
         instance = null;
+        entityState = null;
+        loaded = null;
         try {
             ((dev.sharding.spi.EntityFactory) shard.region().type().factory()).destroy(entity);
         } catch (Throwable t) {
@@ -181,6 +290,27 @@ final class EntityCell implements Runnable, EntityContext {
         if (t instanceof VirtualMachineError e) {
             throw e;
         }
+    }
+
+    @Override
+    public <S> EntityState<S> state(Class<S> stateType, Supplier<S> initial) {
+        Class<?> declared = shard.region().type().stateType();
+        if (declared == null || !declared.equals(stateType)) {
+            throw new IllegalStateException("Entity type " + typeName() + " declares "
+                    + (declared == null ? "no state" : "state " + declared.getName()) + ", not " + stateType.getName()
+                    + " (EntityType.withState)");
+        }
+        EntityStateImpl<?> s = entityState;
+        if (s == null) {
+            Optional<EntityTransfer> stored = loaded == null ? Optional.empty() : loaded;
+            EntityTransfer t = stored.orElse(null);
+            s = new EntityStateImpl<>(stateType, initial, shard.region().codec(), t == null ? null : t.state(),
+                    t == null ? 0 : t.version());
+            entityState = s;
+        }
+        @SuppressWarnings("unchecked")
+        EntityState<S> typed = (EntityState<S>) s;
+        return typed;
     }
 
     @Override

@@ -36,6 +36,7 @@ import dev.sharding.internal.transport.JGroupsTransport;
 import dev.sharding.internal.transport.Transport;
 import dev.sharding.spi.MessageCodec;
 import dev.sharding.spi.ShardAllocationStrategy;
+import dev.sharding.spi.ShardingStore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -97,6 +98,8 @@ public final class NodeRuntime implements Transport.Listener {
 
     private final Coordinator coordinator;
 
+    private final ShardingStore store;
+
     private final Map<Long, StatsRequest> statsRequests = new HashMap<>();
 
     private final AtomicLong statsIds = new AtomicLong();
@@ -139,13 +142,15 @@ public final class NodeRuntime implements Transport.Listener {
      * @param strategy the allocation strategy of its coordinator
      * @param codec the message codec
      * @param transport the transport
+     * @param store where entity state, shard epochs and remembered entities are kept
      * @param executor the entity executor, or {@code null} for a work-stealing pool sized to the processors
      */
     public NodeRuntime(ShardingSettings settings, List<EntityType<?>> types, ShardAllocationStrategy strategy,
-            MessageCodec codec, Transport transport, @Nullable ExecutorService executor) {
+            MessageCodec codec, Transport transport, ShardingStore store, @Nullable ExecutorService executor) {
         this.settings = settings.validate();
         this.transport = transport;
         this.codec = codec;
+        this.store = store;
         this.protocol = new ProtocolCodec(settings.maxPayloadSize());
         this.ownExecutor = executor == null;
         this.executor = executor != null ? executor : newEntityExecutor();
@@ -373,6 +378,10 @@ public final class NodeRuntime implements Transport.Listener {
 
     MessageCodec codec() {
         return codec;
+    }
+
+    ShardingStore store() {
+        return store;
     }
 
     ProtocolCodec protocol() {
@@ -644,7 +653,7 @@ public final class NodeRuntime implements Transport.Listener {
                 if (r == null) {
                     log.error("Coordinator {} asked {} to host shard {} of unknown type {}", from, nodeName,
                             m.shardId(), m.typeName());
-                } else if (r.hostShard(m.shardId())) {
+                } else if (r.hostShard(m.shardId(), m.epoch(), m.transfer())) {
                     send(from, new ShardStarted(m.typeName(), m.shardId()), false);
                 }
             } else if (msg instanceof ShardStarted m) {
@@ -665,7 +674,7 @@ public final class NodeRuntime implements Transport.Listener {
                     r.handOff(m.shardId(), m.regions());
                 }
             } else if (msg instanceof ShardStopped m) {
-                coordinator.onShardStopped(from, m.typeName(), m.shardId());
+                coordinator.onShardStopped(from, m.typeName(), m.shardId(), m.transfer());
             } else if (msg instanceof GracefulShutdownRequest) {
                 coordinator.onGracefulShutdown(from);
             } else if (msg instanceof RegionStopped) {

@@ -11,6 +11,7 @@ import dev.sharding.UnhandledMessageException;
 import dev.sharding.internal.protocol.EntityEnvelope;
 import dev.sharding.internal.protocol.FailureKind;
 import dev.sharding.internal.protocol.BeginHandOffAck;
+import dev.sharding.internal.protocol.EntityTransfer;
 import dev.sharding.internal.protocol.RegionInfo;
 import dev.sharding.internal.protocol.ShardStopped;
 import java.time.Duration;
@@ -112,6 +113,14 @@ public final class Region<T> implements ShardRegion<T> {
 
     Executor executor() {
         return node.executor();
+    }
+
+    dev.sharding.spi.ShardingStore store() {
+        return node.store();
+    }
+
+    dev.sharding.spi.MessageCodec codec() {
+        return node.codec();
     }
 
     String nodeName() {
@@ -424,7 +433,7 @@ public final class Region<T> implements ShardRegion<T> {
      *
      * @return whether the shard is hosted here now (false while an earlier incarnation is still stopping)
      */
-    boolean hostShard(int shardId) {
+    boolean hostShard(int shardId, long epoch, List<EntityTransfer> transfer) {
         if (proxyOnly || shardId < 0 || shardId >= numberOfShards) {
             log.error("Coordinator asked proxy-only or out-of-range region {} to host shard {}", this, shardId);
             return false;
@@ -435,7 +444,7 @@ public final class Region<T> implements ShardRegion<T> {
             return false; // the coordinator repeats HostShard; by then the old incarnation has stopped
         }
         if (local == null) {
-            slot.local = new Shard(this, shardId);
+            slot.local = new Shard(this, shardId, epoch, transfer);
         }
         publish(slot, node.self());
         return true;
@@ -482,7 +491,7 @@ public final class Region<T> implements ShardRegion<T> {
         }
         ShardSlot slot = slots[shardId];
         if (slot.local == null) {
-            node.sendToCoordinator(new ShardStopped(type.name(), shardId)); // done before, or never hosted
+            node.sendToCoordinator(new ShardStopped(type.name(), shardId, List.of())); // done before, or never hosted
             return;
         }
         if (slot.awaited == null) {
@@ -530,7 +539,7 @@ public final class Region<T> implements ShardRegion<T> {
         slot.local = null;
         slot.awaited = null;
         slot.acks.clear();
-        node.sendToCoordinator(new ShardStopped(type.name(), slot.shardId));
+        node.sendToCoordinator(new ShardStopped(type.name(), slot.shardId, local.transferOut()));
         node.regionChanged();
     }
 

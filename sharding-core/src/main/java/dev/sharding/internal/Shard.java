@@ -1,9 +1,13 @@
 package dev.sharding.internal;
 
+import dev.sharding.internal.protocol.EntityTransfer;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A shard hosted by this node: the live entities of its ids. Entities are created on their first message.
@@ -16,12 +20,46 @@ final class Shard {
 
     private final ConcurrentHashMap<String, EntityCell> cells = new ConcurrentHashMap<>();
 
+    private final long epoch;
+
+    /** State carried from the previous owner, taken by each entity when it starts here. */
+    private final ConcurrentHashMap<String, EntityTransfer> transferIn = new ConcurrentHashMap<>();
+
+    /** State of the entities stopped here, for the next owner. */
+    private final ConcurrentHashMap<String, EntityTransfer> transferOut = new ConcurrentHashMap<>();
+
     /** Set when the shard stops: no message is delivered into it any more. */
     volatile boolean stopping;
 
-    Shard(Region<?> region, int shardId) {
+    Shard(Region<?> region, int shardId, long epoch, List<EntityTransfer> transfer) {
         this.region = region;
         this.shardId = shardId;
+        this.epoch = epoch;
+        for (EntityTransfer t : transfer) {
+            transferIn.put(t.entityId(), t);
+        }
+    }
+
+    /** The epoch of this allocation of the shard; every state write of its entities carries it. */
+    long epoch() {
+        return epoch;
+    }
+
+    /** The state the previous owner carried for an entity, if any; taken once. */
+    @Nullable EntityTransfer takeTransfer(String entityId) {
+        return transferIn.remove(entityId);
+    }
+
+    /** Records the stored state of an entity stopped here, for the next owner. */
+    void stoppedWith(EntityTransfer transfer) {
+        transferOut.put(transfer.entityId(), transfer);
+    }
+
+    /** The stored state of every entity stopped here, and of those carried here but never started. */
+    List<EntityTransfer> transferOut() {
+        Map<String, EntityTransfer> all = new HashMap<>(transferIn);
+        all.putAll(transferOut);
+        return List.copyOf(all.values());
     }
 
     Region<?> region() {

@@ -11,9 +11,11 @@ import java.util.concurrent.CompletableFuture;
  * Implementations are shared by all threads of a node and by every node of the cluster (one database).
  *
  * <h2>Single writer</h2>
- * Each allocation of a shard gets a new epoch from {@link #nextEpoch}; every state write carries the writer's epoch.
- * A write whose epoch is lower than the epoch of the row's last write fails with {@link StaleEpochException} and
- * changes nothing, so a node that has not yet noticed it lost a shard can never overwrite newer state.
+ * Each allocation of a shard gets a new epoch from {@link #nextEpoch}; every state write carries the writer's shard
+ * and epoch. A write whose epoch is lower than the shard's current epoch (the last one {@link #nextEpoch} returned)
+ * or than the epoch of the row's last write fails with {@link StaleEpochException} and changes nothing. Because the
+ * coordinator takes the new epoch before the new owner starts, a node that has not yet noticed it lost a shard can
+ * never write again, whether or not the new owner has written yet.
  *
  * <h2>Group commit</h2>
  * Writes from many entities that arrive while a transaction is under way are committed together in the next one, so
@@ -35,23 +37,25 @@ public interface ShardingStore extends AutoCloseable {
      *
      * @param typeName the entity type
      * @param entityId the entity id
-     * @param epoch the epoch of the writer's allocation of the entity's shard
+     * @param shardId the entity's shard
+     * @param epoch the epoch of the writer's allocation of the shard
      * @param state the encoded state
      * @return the state as stored (its new version), once durable; failed with {@link StaleEpochException} when the
-     *     row was written under a higher epoch
+     *     shard was allocated since or the row was written under a higher epoch
      */
-    CompletableFuture<StoredState> write(String typeName, String entityId, long epoch, byte[] state);
+    CompletableFuture<StoredState> write(String typeName, String entityId, int shardId, long epoch, byte[] state);
 
     /**
      * Deletes one entity's state.
      *
      * @param typeName the entity type
      * @param entityId the entity id
-     * @param epoch the epoch of the writer's allocation of the entity's shard
-     * @return completes once durable; failed with {@link StaleEpochException} when the row was written under a
-     *     higher epoch
+     * @param shardId the entity's shard
+     * @param epoch the epoch of the writer's allocation of the shard
+     * @return completes once durable; failed with {@link StaleEpochException} when the shard was allocated since or
+     *     the row was written under a higher epoch
      */
-    CompletableFuture<Void> delete(String typeName, String entityId, long epoch);
+    CompletableFuture<Void> delete(String typeName, String entityId, int shardId, long epoch);
 
     /**
      * Starts a new allocation of a shard.

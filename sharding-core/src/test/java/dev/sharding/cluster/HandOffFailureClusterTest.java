@@ -62,10 +62,11 @@ class HandOffFailureClusterTest {
         n1.region(Journal.class).ask(IDS.get(0), new dev.sharding.test.SequenceChecker.GetReport(),
                 dev.sharding.test.SequenceChecker.Report.class).get(10, TimeUnit.SECONDS);
         ShardingNode victim = nodes.get(2);
-        if (owner(nodes) != victim) {
-            assertThat(n1.handOff("journal", SHARD, victim.nodeName()).get(10, TimeUnit.SECONDS).accepted()).isTrue();
-            Awaitility.await("shard on n3").atMost(Duration.ofSeconds(30)).until(() -> owner(nodes) == victim);
-        }
+        // the coordinator records the shard's home once ShardStarted is in, which may follow the first reply
+        Awaitility.await("shard on n3").atMost(Duration.ofSeconds(30)).until(() -> owner(nodes) == victim
+                || n1.handOff("journal", SHARD, victim.nodeName()).get(10, TimeUnit.SECONDS).accepted()
+                        && owner(nodes) == victim);
+        Awaitility.await("shard on n3").atMost(Duration.ofSeconds(30)).until(() -> owner(nodes) == victim);
         load.start("via-n1", n1.region(Journal.class));
         load.start("via-n2", target.region(Journal.class));
         load.awaitProgress(20);
@@ -81,7 +82,7 @@ class HandOffFailureClusterTest {
         cluster.awaitConverged();
         Awaitility.await("shard allocated anew").atMost(Duration.ofSeconds(30)).until(() -> owner(nodes) != null);
         load.awaitProgress(20);
-        load.assertOnlyTheCrashedMailboxesLost(n1);
+        load.assertOnlyTheCrashedMailboxesLost();
     }
 
     @Test
@@ -109,6 +110,6 @@ class HandOffFailureClusterTest {
                 + " five-minute handoff-timeout").atMost(Duration.ofSeconds(30))
                 .until(() -> target.localEntities("journal").containsKey(SHARD));
         load.awaitProgress(20);
-        load.assertNothingLost(n1);
+        load.assertNothingLost();
     }
 }

@@ -3,7 +3,6 @@ package dev.sharding.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sharding.ShardRegion;
-import dev.sharding.ShardingNode;
 import dev.sharding.test.Journal;
 import dev.sharding.test.SequenceChecker;
 import java.time.Duration;
@@ -32,6 +31,8 @@ final class LoadDriver implements AutoCloseable {
 
     private final Map<String, AtomicLong> sent = new ConcurrentHashMap<>();
 
+    private final Map<String, ShardRegion<Journal>> regions = new ConcurrentHashMap<>();
+
     private final List<CompletableFuture<Void>> senders = new ArrayList<>();
 
     private final AtomicLong failedAsks = new AtomicLong();
@@ -45,6 +46,7 @@ final class LoadDriver implements AutoCloseable {
     void start(String name, ShardRegion<Journal> region) {
         AtomicLong n = new AtomicLong();
         sent.put(name, n);
+        regions.put(name, region);
         senders.add(CompletableFuture.runAsync(() -> {
             List<CompletableFuture<Long>> window = new ArrayList<>();
             while (sending.get()) {
@@ -95,14 +97,24 @@ final class LoadDriver implements AutoCloseable {
         return failedAsks.get();
     }
 
+    /**
+     * The entity's report, asked through every sender's region in turn: an ask from a region comes after that
+     * region's tells (per-sender order), so the last answer covers every message sent.
+     */
+    private SequenceChecker.Report report(String id) throws Exception {
+        SequenceChecker.Report r = null;
+        for (ShardRegion<Journal> region : regions.values()) {
+            r = region.ask(id, new SequenceChecker.GetReport(), SequenceChecker.Report.class).get(30, TimeUnit.SECONDS);
+        }
+        return r;
+    }
+
     /** Every message of every sender arrived in order; no ask failed; never two live instances of an entity. */
-    void assertNothingLost(ShardingNode via) throws Exception {
+    void assertNothingLost() throws Exception {
         stopSending();
         assertThat(failures).as("failed asks").isEmpty();
         for (String id : ids) {
-            SequenceChecker.Report r = via.region(Journal.class)
-                    .ask(id, new SequenceChecker.GetReport(), SequenceChecker.Report.class)
-                    .get(30, TimeUnit.SECONDS);
+            SequenceChecker.Report r = report(id);
             assertThat(r.violations()).as("order violations at %s", id).isZero();
             sent.forEach((sender, n) -> assertThat(r.last().get(sender))
                     .as("last message of %s at %s", sender, id).isEqualTo(n.get()));
@@ -115,14 +127,12 @@ final class LoadDriver implements AutoCloseable {
      * per sender and entity, so at most one gap each), their asks failed fast as unreachable, and everything else
      * arrived in order, including what the other nodes buffered during the handoff.
      */
-    void assertOnlyTheCrashedMailboxesLost(ShardingNode via) throws Exception {
+    void assertOnlyTheCrashedMailboxesLost() throws Exception {
         stopSending();
         assertThat(failures).as("failed asks").allSatisfy(f -> assertThat(f)
                 .hasCauseInstanceOf(dev.sharding.EntityUnreachableException.class));
         for (String id : ids) {
-            SequenceChecker.Report r = via.region(Journal.class)
-                    .ask(id, new SequenceChecker.GetReport(), SequenceChecker.Report.class)
-                    .get(30, TimeUnit.SECONDS);
+            SequenceChecker.Report r = report(id);
             assertThat(r.violations()).as("gaps at %s", id).isLessThanOrEqualTo(sent.size());
             sent.forEach((sender, n) -> assertThat(r.last().get(sender))
                     .as("last message of %s at %s", sender, id).isEqualTo(n.get()));

@@ -2,14 +2,18 @@ package dev.sharding.internal.protocol;
 
 import dev.sharding.internal.codec.WireReader;
 import dev.sharding.internal.codec.WireWriter;
+import java.util.List;
 
 /**
- * Coordinator to region: start hosting this shard. The reply is {@link ShardStarted}.
+ * Coordinator to region: start hosting this shard under a new epoch. The reply is {@link ShardStarted}.
  *
  * @param typeName the entity type
  * @param shardId the shard
+ * @param epoch the allocation's epoch, from the store: every state write of the shard's entities carries it
+ * @param transfer the stored state of the entities the previous owner stopped, when the shard was handed off
  */
-public record HostShard(String typeName, int shardId) implements ProtocolMessage {
+public record HostShard(String typeName, int shardId, long epoch, List<EntityTransfer> transfer)
+        implements ProtocolMessage {
 
     /** The wire tag. */
     public static final int TAG = 7;
@@ -21,10 +25,11 @@ public record HostShard(String typeName, int shardId) implements ProtocolMessage
 
     @Override
     public void writeTo(WireWriter out) {
-        out.string(typeName).varInt(shardId);
+        out.string(typeName).varInt(shardId).int64(epoch);
+        EntityTransfer.writeList(out, transfer);
     }
 
-    static HostShard readFrom(WireReader in) {
-        return new HostShard(in.string(), in.varInt());
+    static HostShard readFrom(WireReader in, int maxState) {
+        return new HostShard(in.string(), in.varInt(), in.int64(), EntityTransfer.readList(in, maxState));
     }
 }

@@ -68,7 +68,7 @@ public final class ProtocolCodec {
             case ShardStates.TAG -> ShardStates.readFrom(in);
             case GetShardHome.TAG -> GetShardHome.readFrom(in);
             case ShardHome.TAG -> ShardHome.readFrom(in);
-            case HostShard.TAG -> HostShard.readFrom(in);
+            case HostShard.TAG -> HostShard.readFrom(in, maxPayloadSize);
             case ShardStarted.TAG -> ShardStarted.readFrom(in);
             case EntityEnvelope.TAG -> EntityEnvelope.readFrom(in, maxPayloadSize);
             case Reply.TAG -> Reply.readFrom(in, maxPayloadSize);
@@ -78,7 +78,7 @@ public final class ProtocolCodec {
             case BeginHandOff.TAG -> BeginHandOff.readFrom(in);
             case BeginHandOffAck.TAG -> BeginHandOffAck.readFrom(in);
             case HandOff.TAG -> HandOff.readFrom(in);
-            case ShardStopped.TAG -> ShardStopped.readFrom(in);
+            case ShardStopped.TAG -> ShardStopped.readFrom(in, maxPayloadSize);
             case GracefulShutdownRequest.TAG -> new GracefulShutdownRequest();
             case RegionStopped.TAG -> new RegionStopped();
             case RegionStoppedAck.TAG -> new RegionStoppedAck();

@@ -2,14 +2,17 @@ package dev.sharding.internal.protocol;
 
 import dev.sharding.internal.codec.WireReader;
 import dev.sharding.internal.codec.WireWriter;
+import java.util.List;
 
 /**
- * Owner to coordinator, answering {@link HandOff}: the shard's entities have stopped and it is no longer hosted here.
+ * Owner to coordinator, answering {@link HandOff}: the shard's entities have stopped and it is no longer hosted here;
+ * here is their stored state, for the next owner.
  *
  * @param typeName the entity type
  * @param shardId the shard
+ * @param transfer the stored state of the entities that were alive
  */
-public record ShardStopped(String typeName, int shardId) implements ProtocolMessage {
+public record ShardStopped(String typeName, int shardId, List<EntityTransfer> transfer) implements ProtocolMessage {
 
     /** The wire tag. */
     public static final int TAG = 17;
@@ -22,9 +25,10 @@ public record ShardStopped(String typeName, int shardId) implements ProtocolMess
     @Override
     public void writeTo(WireWriter out) {
         out.string(typeName).varInt(shardId);
+        EntityTransfer.writeList(out, transfer);
     }
 
-    static ShardStopped readFrom(WireReader in) {
-        return new ShardStopped(in.string(), in.varInt());
+    static ShardStopped readFrom(WireReader in, int maxState) {
+        return new ShardStopped(in.string(), in.varInt(), EntityTransfer.readList(in, maxState));
     }
 }

@@ -33,12 +33,13 @@ public final class InMemoryShardingStore implements ShardingStore {
     }
 
     @Override
-    public synchronized CompletableFuture<StoredState> write(String typeName, String entityId, long epoch,
-            byte[] state) {
+    public synchronized CompletableFuture<StoredState> write(String typeName, String entityId, int shardId,
+            long epoch, byte[] state) {
         String key = key(typeName, entityId);
         StoredState old = states.get(key);
-        if (old != null && old.epoch() > epoch) {
-            return CompletableFuture.failedFuture(new StaleEpochException(typeName, entityId, epoch, old.epoch()));
+        long fence = fence(typeName, shardId, old);
+        if (fence > epoch) {
+            return CompletableFuture.failedFuture(new StaleEpochException(typeName, entityId, epoch, fence));
         }
         StoredState written = new StoredState(state.clone(), old == null ? 1 : old.version() + 1, epoch);
         states.put(key, written);
@@ -46,14 +47,21 @@ public final class InMemoryShardingStore implements ShardingStore {
     }
 
     @Override
-    public synchronized CompletableFuture<Void> delete(String typeName, String entityId, long epoch) {
+    public synchronized CompletableFuture<Void> delete(String typeName, String entityId, int shardId, long epoch) {
         String key = key(typeName, entityId);
         StoredState old = states.get(key);
-        if (old != null && old.epoch() > epoch) {
-            return CompletableFuture.failedFuture(new StaleEpochException(typeName, entityId, epoch, old.epoch()));
+        long fence = fence(typeName, shardId, old);
+        if (fence > epoch) {
+            return CompletableFuture.failedFuture(new StaleEpochException(typeName, entityId, epoch, fence));
         }
         states.remove(key);
         return CompletableFuture.completedFuture(null);
+    }
+
+    /** The lowest epoch a write must have: the shard's current one, and the row's last one. */
+    private long fence(String typeName, int shardId, @org.jspecify.annotations.Nullable StoredState old) {
+        long shardEpoch = epochs.getOrDefault(key(typeName, Integer.toString(shardId)), 0L);
+        return Math.max(shardEpoch, old == null ? 0 : old.epoch());
     }
 
     @Override

@@ -1,0 +1,135 @@
+package dev.sharding.internal;
+
+import dev.sharding.EntityState;
+import dev.sharding.spi.MessageCodec;
+import dev.sharding.spi.ShardingStore;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One entity's durable state: the value handlers see, and the bytes last stored. Changes mark it dirty; the entity's
+ * cell writes it through the store when the handler finishes, and on a failed write the value goes back to the
+ * stored one. Confined to the entity's mailbox (one message at a time), so it needs no locks.
+ *
+ * @param <S> the state type
+ */
+final class EntityStateImpl<S> implements EntityState<S> {
+
+    private final Class<S> type;
+
+    private final Supplier<S> initial;
+
+    private final MessageCodec codec;
+
+    private byte @Nullable [] stored;
+
+    private long storedVersion;
+
+    private S current;
+
+    private boolean dirty;
+
+    EntityStateImpl(Class<S> type, Supplier<S> initial, MessageCodec codec, byte @Nullable [] stored,
+            long storedVersion) {
+        this.type = type;
+        this.initial = initial;
+        this.codec = codec;
+        this.stored = stored;
+        this.storedVersion = storedVersion;
+        this.current = storedValue();
+    }
+
+    private S storedValue() {
+        if (stored == null) {
+            return Objects.requireNonNull(initial.get(), "The initial state must not be null");
+        }
+        Object value = codec.decode(stored, 0, stored.length);
+        if (!type.isInstance(value)) {
+            throw new IllegalStateException("Stored state is a " + value.getClass().getName() + ", not a "
+                    + type.getName());
+        }
+        return type.cast(value);
+    }
+
+    Class<S> type() {
+        return type;
+    }
+
+    @Override
+    public S get() {
+        return current;
+    }
+
+    @Override
+    public void set(S state) {
+        current = Objects.requireNonNull(state, "state; use clear() to remove it");
+        dirty = true;
+    }
+
+    @Override
+    public void update(UnaryOperator<S> change) {
+        set(change.apply(current));
+    }
+
+    @Override
+    public void clear() {
+        current = Objects.requireNonNull(initial.get(), "The initial state must not be null");
+        dirty = true;
+        clearing = true;
+    }
+
+    private boolean clearing;
+
+    boolean isDirty() {
+        return dirty;
+    }
+
+    /**
+     * Writes the current value (or deletes it after {@link #clear()}) under the shard's epoch. On success it becomes
+     * the stored value; on failure the value goes back to the stored one.
+     *
+     * @return completes when durable, or failed
+     */
+    CompletableFuture<Void> writeThrough(ShardingStore store, String typeName, String entityId, int shardId,
+            long epoch) {
+        dirty = false;
+        CompletableFuture<Void> done;
+        byte[] bytes = null;
+        try {
+            if (clearing) {
+                done = store.delete(typeName, entityId, shardId, epoch);
+            } else {
+                bytes = codec.encode(current);
+                byte[] written = bytes;
+                done = store.write(typeName, entityId, shardId, epoch, bytes).thenAccept(s -> {
+                    stored = written;
+                    storedVersion = s.version();
+                });
+            }
+        } catch (RuntimeException e) {
+            done = CompletableFuture.failedFuture(e);
+        }
+        boolean deleting = clearing;
+        clearing = false;
+        return done.whenComplete((v, failure) -> {
+            if (failure != null) {
+                current = storedValue();
+            } else if (deleting) {
+                stored = null;
+                storedVersion = 0;
+            }
+        });
+    }
+
+    /** The state as last stored, for the next owner of the shard. */
+    byte @Nullable [] storedBytes() {
+        return stored;
+    }
+
+    long storedVersion() {
+        return storedVersion;
+    }
+}
