@@ -67,7 +67,8 @@ final class PendingAsk<R> implements ReplySink {
 
     void expire() {
         future.completeExceptionally(new AskTimeoutException("Ask to [" + typeName + "/" + entityId
-                + "] timed out" + (target == null ? " before its shard's home was known" : " waiting for " + target)));
+                + "] timed out" + (target == null ? " before its shard's home was known"
+                        : " waiting for the entity's reply from " + target)));
     }
 
     boolean isDone() {

@@ -239,6 +239,9 @@ public final class Region<T> implements ShardRegion<T> {
         if (home.equals(node.self())) {
             Shard local = slot.local;
             if (local != null) {
+                if (ask != null) {
+                    ask.target = home;
+                }
                 local.deliver(entityId, message, ask == null ? ReplySink.TELL : ask);
                 return;
             }

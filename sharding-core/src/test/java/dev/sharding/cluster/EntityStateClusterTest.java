@@ -1,0 +1,169 @@
+package dev.sharding.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.sharding.AdminResult;
+import dev.sharding.EntityException;
+import dev.sharding.EntityType;
+import dev.sharding.ShardRegion;
+import dev.sharding.ShardingNode;
+import dev.sharding.test.ControllableStore;
+import dev.sharding.test.TestCluster;
+import dev.sharding.test.Wallet;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.IntStream;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * State that a caller was told is stored survives moves and crashes; a stale owner cannot overwrite it; a failed
+ * write leaves the stored state as it was.
+ */
+class EntityStateClusterTest {
+
+    private static final List<String> IDS = IntStream.range(0, 24).mapToObj(i -> "w-" + i).toList();
+
+    private final ControllableStore store = new ControllableStore();
+
+    private final TestCluster cluster = new TestCluster(s -> ShardingNode.builder(s).entityType(Wallet.type())
+            .store(store));
+
+    @AfterEach
+    void stop() {
+        store.release();
+        cluster.close();
+    }
+
+    private static Wallet.Reply read(ShardingNode via, String id) throws Exception {
+        return via.region(Wallet.class).ask(id, new Wallet.Read(), Wallet.Reply.class).get(30, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void acknowledgedDepositsSurviveHandoffsUnderLoadAndTheStateTravelsWithTheShard() throws Exception {
+        List<ShardingNode> nodes = cluster.startNodes(3);
+        Map<String, AtomicLong> acknowledged = new ConcurrentHashMap<>();
+        IDS.forEach(id -> acknowledged.put(id, new AtomicLong()));
+        AtomicBoolean running = new AtomicBoolean(true);
+        List<CompletableFuture<Void>> senders = new ArrayList<>();
+        for (ShardingNode via : nodes) {
+            ShardRegion<Wallet> region = via.region(Wallet.class);
+            senders.add(CompletableFuture.runAsync(() -> {
+                while (running.get()) {
+                    List<CompletableFuture<Wallet.Reply>> window = new ArrayList<>();
+                    for (String id : IDS) {
+                        window.add(region.ask(id, new Wallet.Deposit(1), Wallet.Reply.class, Duration.ofSeconds(30)));
+                    }
+                    for (int i = 0; i < IDS.size(); i++) {
+                        window.get(i).join();
+                        acknowledged.get(IDS.get(i)).incrementAndGet();
+                    }
+                }
+            }));
+        }
+        Awaitility.await("deposits flowing").atMost(Duration.ofSeconds(30))
+                .until(() -> acknowledged.values().stream().allMatch(a -> a.get() >= 20));
+        long readsBefore = store.reads();
+        for (int round = 0; round < 2; round++) {
+            for (int shard = 0; shard < 12; shard++) {
+                String target = nodes.get((shard + round) % 3).nodeName();
+                int s = shard;
+                AdminResult r = nodes.get(0).handOff("wallet", shard, target).get(10, TimeUnit.SECONDS);
+                if (r.accepted()) {
+                    Awaitility.await("shard " + shard + " on " + target).atMost(Duration.ofSeconds(30))
+                            .until(() -> nodes.stream().filter(n -> n.nodeName().equals(target)).findFirst()
+                                    .orElseThrow().localEntities("wallet").containsKey(s));
+                }
+            }
+        }
+        running.set(false);
+        CompletableFuture.allOf(senders.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
+        for (String id : IDS) {
+            Wallet.Reply r = read(nodes.get(1), id);
+            assertThat(r.amount()).as("balance of %s: every acknowledged deposit, no more", id)
+                    .isEqualTo(acknowledged.get(id).get());
+            assertThat(r.deposits()).isEqualTo(acknowledged.get(id).get());
+        }
+        assertThat(store.reads() - readsBefore).as("store reads after the first activations: the state travelled"
+                + " with the shards").isZero();
+    }
+
+    @Test
+    void aCrashedOwnersEntitiesReadTheirStateBackFromTheStore() throws Exception {
+        List<ShardingNode> nodes = cluster.startNodes(3);
+        ShardingNode via = nodes.get(0);
+        for (String id : IDS) {
+            for (int i = 0; i < 3; i++) {
+                via.region(Wallet.class).ask(id, new Wallet.Deposit(5), Wallet.Reply.class).get(10, TimeUnit.SECONDS);
+            }
+        }
+        ShardingNode victim = nodes.get(2);
+        long onVictim = IDS.stream().filter(id -> victim.localEntities("wallet").values().stream()
+                .anyMatch(ids -> ids.contains(id))).count();
+        assertThat(onVictim).isPositive();
+        victim.crash();
+        cluster.awaitConverged();
+        for (String id : IDS) {
+            Wallet.Reply r = read(via, id);
+            assertThat(r.amount()).as(id).isEqualTo(15);
+            assertThat(r.node()).isNotEqualTo(victim.nodeName());
+        }
+    }
+
+    @Test
+    void aStaleOwnerCannotOverwriteTheStateAfterItsShardMoved() throws Exception {
+        List<ShardingNode> nodes = cluster.startNodes(2, s -> s.withHandoffTimeout(Duration.ofSeconds(2)));
+        String id = "stale";
+        int shard = EntityType.shardOf(id, 12);
+        Wallet.Reply first = nodes.get(0).region(Wallet.class).ask(id, new Wallet.Deposit(10), Wallet.Reply.class)
+                .get(10, TimeUnit.SECONDS);
+        String owner = first.node();
+        String other = owner.equals("n1") ? "n2" : "n1";
+
+        // the owner's next write hangs (a slow database); meanwhile the shard is moved away
+        store.holdWrites((entity, epoch) -> entity.equals(id) && epoch == 1);
+        CompletableFuture<Wallet.Reply> held = nodes.get(0).region(Wallet.class)
+                .ask(id, new Wallet.Deposit(1000), Wallet.Reply.class, Duration.ofSeconds(60));
+        AdminResult r = nodes.get(0).handOff("wallet", shard, other).get(10, TimeUnit.SECONDS);
+        assertThat(r.accepted()).as(r.message()).isTrue();
+        Awaitility.await("shard forced to move after handoff-timeout").atMost(Duration.ofSeconds(30))
+                .until(() -> nodes.stream().filter(n -> n.nodeName().equals(other)).findFirst().orElseThrow()
+                        .localEntities("wallet").containsKey(shard));
+        ShardingNode newHome = nodes.stream().filter(n -> n.nodeName().equals(other)).findFirst().orElseThrow();
+        assertThat(newHome.region(Wallet.class).ask(id, new Wallet.Deposit(1), Wallet.Reply.class)
+                .get(10, TimeUnit.SECONDS).amount()).isEqualTo(11);
+
+        // the stale owner's write finally reaches the store: refused, and its caller is told
+        store.release();
+        assertThatThrownBy(() -> held.get(30, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class).cause()
+                .isInstanceOf(EntityException.class).hasMessageContaining("StaleEpochException");
+        assertThat(read(newHome, id).amount()).isEqualTo(11);
+    }
+
+    @Test
+    void aFailedWriteFailsTheAskAndLeavesTheStoredState() throws Exception {
+        List<ShardingNode> nodes = cluster.startNodes(2);
+        ShardRegion<Wallet> region = nodes.get(1).region(Wallet.class);
+        region.ask("f", new Wallet.Deposit(7), Wallet.Reply.class).get(10, TimeUnit.SECONDS);
+        store.failWrites("f"::equals);
+        assertThatThrownBy(() -> region.ask("f", new Wallet.Deposit(100), Wallet.Reply.class)
+                .get(10, TimeUnit.SECONDS)).cause().isInstanceOf(EntityException.class)
+                .hasMessageContaining("could not be stored").hasMessageContaining("store unavailable for f");
+        assertThat(read(nodes.get(0), "f").amount()).as("state back to the stored value").isEqualTo(7);
+        store.failWrites(id -> false);
+        assertThat(region.ask("f", new Wallet.Deposit(1), Wallet.Reply.class).get(10, TimeUnit.SECONDS).amount())
+                .isEqualTo(8);
+        assertThat(region.ask("f", new Wallet.Close(), Wallet.Reply.class).get(10, TimeUnit.SECONDS).amount())
+                .isZero();
+    }
+}
