@@ -1,13 +1,17 @@
 package dev.sharding.autoconfigure;
 
 import dev.sharding.EntityContext;
+import dev.sharding.EntityState;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import dev.sharding.spi.EntityFactory;
 import org.springframework.beans.BeansException;
 import org.springframework.beans.factory.config.ConfigurableBeanFactory;
 
 /**
  * Makes entity instances as prototype beans: every instance gets full dependency injection plus its own
- * {@link EntityContext}, its {@code @PostConstruct} methods run when it is created and its {@code @PreDestroy} methods
+ * {@link EntityContext} (and {@link EntityState} when its constructor takes an {@code EntityState<S>}), its
+ * {@code @PostConstruct} methods run when it is created and its {@code @PreDestroy} methods
  * when its entity stops.
  *
  * @param <T> the entity class
@@ -21,6 +25,10 @@ final class BeanEntityFactory<T> implements EntityFactory<T> {
     private final Class<T> entityClass;
 
     private final EntityContextResolver contexts;
+
+    private final @Nullable Class<?> stateType;
+
+    private final @Nullable Supplier<?> initialState;
 
     /**
      * Creates the factory of one entity class.
@@ -36,6 +44,21 @@ final class BeanEntityFactory<T> implements EntityFactory<T> {
         this.beanName = beanName;
         this.entityClass = entityClass;
         this.contexts = contexts;
+        this.stateType = EntityStates.stateTypeOf(entityClass);
+        this.initialState = this.stateType == null ? null : EntityStates.initialValue(entityClass, this.stateType);
+    }
+
+    /** The state class the entity declares with an {@code EntityState<S>} constructor parameter, if any. */
+    @Nullable Class<?> stateType() {
+        return this.stateType;
+    }
+
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private @Nullable EntityState<?> stateOf(EntityContext context) {
+        if (this.stateType == null || this.initialState == null) {
+            return null;
+        }
+        return context.state((Class) this.stateType, (Supplier) this.initialState);
     }
 
     /**
@@ -45,7 +68,8 @@ final class BeanEntityFactory<T> implements EntityFactory<T> {
     @Override
     public T create(EntityContext context) {
         try {
-            return this.contexts.withContext(context, () -> this.beanFactory.getBean(this.beanName, this.entityClass));
+            return this.contexts.withContext(context, stateOf(context),
+                    () -> this.beanFactory.getBean(this.beanName, this.entityClass));
         } catch (BeansException e) {
             Throwable cause = e.getMostSpecificCause();
             if (cause instanceof RuntimeException runtime && !(cause instanceof BeansException)) {

@@ -1,32 +1,36 @@
 package dev.sharding.autoconfigure;
 
 import dev.sharding.EntityContext;
+import dev.sharding.EntityState;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectFactory;
 
 /**
- * Resolves {@link EntityContext} dependencies: registered with the bean factory as the resolvable dependency for that
- * type, it hands out the context of the entity being created on the current thread.
+ * Resolves {@link EntityContext} and {@link EntityState} dependencies: registered with the bean factory as the
+ * resolvable dependencies for those types, it hands out the context and the state of the entity being created on the
+ * current thread.
  *
- * <p>It is deliberately not {@link java.io.Serializable}: Spring then asks it for the value at injection time instead
- * of injecting a lazy proxy, so that a bean that is not an entity fails at startup rather than at first use.
+ * <p>Its factories are deliberately not {@link java.io.Serializable}: Spring then asks them for the value at injection
+ * time instead of injecting a lazy proxy, so that a bean that is not an entity fails at startup rather than at first
+ * use.
  */
 final class EntityContextResolver implements ObjectFactory<EntityContext> {
 
-    private final ThreadLocal<@Nullable EntityContext> current = new ThreadLocal<>();
+    private final ThreadLocal<@Nullable Creation> current = new ThreadLocal<>();
 
-    /**
-     * Runs an entity's creation with its context available for injection on this thread.
-     *
-     * @param context the context of the entity
-     * @param creation creates the entity through the bean factory
-     * @param <T> the entity class
-     * @return the entity
-     */
-    <T> T withContext(EntityContext context, Supplier<T> creation) {
-        EntityContext previous = this.current.get();
-        this.current.set(context);
+    private final ObjectFactory<EntityState<?>> states = () -> {
+        Creation creation = this.current.get();
+        if (creation == null || creation.state() == null) {
+            throw new IllegalStateException("An EntityState can only be injected into the constructor of a "
+                    + "@ShardedEntity class; its type argument (EntityState<S>) names the state class.");
+        }
+        return creation.state();
+    };
+
+    <T> T withContext(EntityContext context, @Nullable EntityState<?> state, Supplier<T> creation) {
+        Creation previous = this.current.get();
+        this.current.set(new Creation(context, state));
         try {
             return creation.get();
         } finally {
@@ -38,21 +42,22 @@ final class EntityContextResolver implements ObjectFactory<EntityContext> {
         }
     }
 
-    /**
-     * The context of the entity being created on this thread.
-     *
-     * @return the context
-     * @throws IllegalStateException when no entity is being created, that is when a bean that is not an entity asks
-     *     for an {@code EntityContext}
-     */
+    /** The factory of the state handle of the entity being created. */
+    ObjectFactory<EntityState<?>> states() {
+        return this.states;
+    }
+
     @Override
     public EntityContext getObject() {
-        EntityContext context = this.current.get();
-        if (context == null) {
+        Creation creation = this.current.get();
+        if (creation == null) {
             throw new IllegalStateException("An EntityContext can only be injected into a @ShardedEntity class, "
                     + "whose instances the sharding node creates, one per entity id. Other beans reach entities "
                     + "through an injected ShardRegion<EntityClass>.");
         }
-        return context;
+        return creation.context();
+    }
+
+    private record Creation(EntityContext context, @Nullable EntityState<?> state) {
     }
 }

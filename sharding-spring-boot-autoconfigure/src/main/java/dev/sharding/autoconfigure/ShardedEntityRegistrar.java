@@ -1,6 +1,7 @@
 package dev.sharding.autoconfigure;
 
 import dev.sharding.EntityContext;
+import dev.sharding.EntityState;
 import dev.sharding.EntityType;
 import dev.sharding.ShardRegion;
 import dev.sharding.ShardedEntity;
@@ -102,6 +103,7 @@ final class ShardedEntityRegistrar
     @Override
     public void postProcessBeanFactory(ConfigurableListableBeanFactory beanFactory) {
         beanFactory.registerResolvableDependency(EntityContext.class, this.contexts);
+        beanFactory.registerResolvableDependency(EntityState.class, this.contexts.states());
     }
 
     private List<BeanDefinition> scan(ConfigurableListableBeanFactory beanFactory) {
@@ -172,6 +174,8 @@ final class ShardedEntityRegistrar
 
     private <T> EntityType<T> entityType(ConfigurableListableBeanFactory beanFactory, Class<T> entityClass,
             String beanName) {
-        return EntityType.of(entityClass, new BeanEntityFactory<>(beanFactory, beanName, entityClass, this.contexts));
+        BeanEntityFactory<T> factory = new BeanEntityFactory<>(beanFactory, beanName, entityClass, this.contexts);
+        EntityType<T> type = EntityType.of(entityClass, factory);
+        return factory.stateType() == null ? type : type.withState(factory.stateType());
     }
 }

@@ -31,6 +31,22 @@ public final class BankCluster implements AutoCloseable {
 
     private final List<ConfigurableApplicationContext> contexts = new ArrayList<>();
 
+    private final Class<?> application;
+
+    /** A cluster of {@link BankApplication} nodes. */
+    public BankCluster() {
+        this(BankApplication.class);
+    }
+
+    /**
+     * A cluster of nodes running another application class.
+     *
+     * @param application the {@code @SpringBootConfiguration} class
+     */
+    public BankCluster(Class<?> application) {
+        this.application = application;
+    }
+
     /**
      * Starts one more node and waits until the cluster has converged.
      *
@@ -38,7 +54,7 @@ public final class BankCluster implements AutoCloseable {
      * @return the node's application context
      */
     public ConfigurableApplicationContext start(String nodeName) {
-        ConfigurableApplicationContext context = new SpringApplicationBuilder(BankApplication.class)
+        ConfigurableApplicationContext context = new SpringApplicationBuilder(this.application)
                 .web(WebApplicationType.NONE).bannerMode(Banner.Mode.OFF).logStartupInfo(false)
                 .run("--sharding.cluster-name=" + this.clusterName, "--sharding.node-name=" + nodeName,
                         "--sharding.jgroups.config=shared-loopback.xml", "--sharding.retry-interval=300ms",
