@@ -34,6 +34,12 @@ public interface EntityContext {
     String nodeName();
 
     /**
+     * Stops this entity after the current message (its state is already stored): its {@code @PreDestroy} runs and it
+     * takes no more memory. Messages that arrive meanwhile are kept and start a new incarnation; none is lost.
+     */
+    void passivate();
+
+    /**
      * The entity's durable state. The entity type must declare its state type
      * ({@link EntityType#withState(Class)}; the Spring starter does so for an {@code EntityState<S>} constructor
      * parameter). Call it when the entity is created; every call returns the same handle.

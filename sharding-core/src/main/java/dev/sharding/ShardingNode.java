@@ -219,6 +219,17 @@ public final class ShardingNode implements AutoCloseable {
     }
 
     /**
+     * Entities of a type passivated on this node since it started.
+     *
+     * @param typeName the type
+     * @return the count
+     * @throws IllegalArgumentException for an unknown type
+     */
+    public long passivations(String typeName) {
+        return ((Region<?>) region(typeName)).passivations();
+    }
+
+    /**
      * Gathers the shards and entity counts of every member's regions.
      *
      * @param timeout how long to wait for the members' answers

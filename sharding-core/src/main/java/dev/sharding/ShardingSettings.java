@@ -21,6 +21,9 @@ import org.jspecify.annotations.Nullable;
  * @param rebalanceAbsoluteLimit the most shards one rebalance round moves
  * @param rebalanceRelativeLimit the most shards one rebalance round moves, as a fraction of all shards of the type
  * @param handoffTimeout the longest a shard handoff may take; entities still running then are stopped forcibly
+ * @param passivationIdleTimeout how long an entity may go without a message before it is passivated; zero for never
+ * @param passivationMaxActiveEntities the most live entities per region before the least recently used are
+ *     passivated; zero for no limit
  * @param bindAddress the address the JGroups transport binds to
  * @param bindPort the first port the JGroups transport tries; the next free one is taken
  * @param portRange how many ports above {@code bindPort} may be taken
@@ -40,6 +43,8 @@ public record ShardingSettings(
         int rebalanceAbsoluteLimit,
         double rebalanceRelativeLimit,
         Duration handoffTimeout,
+        Duration passivationIdleTimeout,
+        int passivationMaxActiveEntities,
         String bindAddress,
         int bindPort,
         int portRange,
@@ -67,6 +72,10 @@ public record ShardingSettings(
     public static final double DEFAULT_REBALANCE_RELATIVE_LIMIT = 0.1;
     /** Default handoff timeout. */
     public static final Duration DEFAULT_HANDOFF_TIMEOUT = Duration.ofSeconds(60);
+    /** Default idle time before an entity is passivated. */
+    public static final Duration DEFAULT_PASSIVATION_IDLE_TIMEOUT = Duration.ofSeconds(120);
+    /** Default limit of live entities per region: none. */
+    public static final int DEFAULT_PASSIVATION_MAX_ACTIVE_ENTITIES = 0;
     /** Default bind address. */
     public static final String DEFAULT_BIND_ADDRESS = "127.0.0.1";
     /** Default first bind port. */
@@ -87,6 +96,7 @@ public record ShardingSettings(
         Objects.requireNonNull(retryInterval, "retryInterval");
         Objects.requireNonNull(rebalanceInterval, "rebalanceInterval");
         Objects.requireNonNull(handoffTimeout, "handoffTimeout");
+        Objects.requireNonNull(passivationIdleTimeout, "passivationIdleTimeout");
         Objects.requireNonNull(bindAddress, "bindAddress");
         Objects.requireNonNull(initialHosts, "initialHosts");
         entities = Map.copyOf(entities);
@@ -101,7 +111,7 @@ public record ShardingSettings(
         return new ShardingSettings(DEFAULT_CLUSTER_NAME, null, DEFAULT_NUMBER_OF_SHARDS, DEFAULT_ASK_TIMEOUT,
                 DEFAULT_BUFFER_SIZE, DEFAULT_RETRY_INTERVAL, DEFAULT_MAX_PAYLOAD_SIZE, DEFAULT_REBALANCE_INTERVAL,
                 DEFAULT_REBALANCE_ABSOLUTE_LIMIT, DEFAULT_REBALANCE_RELATIVE_LIMIT, DEFAULT_HANDOFF_TIMEOUT,
-                DEFAULT_BIND_ADDRESS, DEFAULT_BIND_PORT, DEFAULT_PORT_RANGE, DEFAULT_INITIAL_HOSTS, null, Map.of());
+                DEFAULT_PASSIVATION_IDLE_TIMEOUT, DEFAULT_PASSIVATION_MAX_ACTIVE_ENTITIES, DEFAULT_BIND_ADDRESS, DEFAULT_BIND_PORT, DEFAULT_PORT_RANGE, DEFAULT_INITIAL_HOSTS, null, Map.of());
     }
 
     /**
@@ -123,14 +133,22 @@ public record ShardingSettings(
         require(rebalanceRelativeLimit > 0 && rebalanceRelativeLimit <= 1, "rebalance.relative-limit",
                 rebalanceRelativeLimit, "must be more than 0 and at most 1");
         require(positive(handoffTimeout), "handoff-timeout", handoffTimeout, "must be positive");
+        require(!passivationIdleTimeout.isNegative(), "passivation.idle-timeout", passivationIdleTimeout,
+                "must be zero (never) or positive");
+        require(passivationMaxActiveEntities >= 0, "passivation.max-active-entities", passivationMaxActiveEntities,
+                "must be zero (no limit) or positive");
         require(!bindAddress.isBlank(), "jgroups.bind-address", bindAddress, "must not be blank");
         require(bindPort > 0 && bindPort < 65536, "jgroups.bind-port", bindPort, "must be a port (1-65535)");
         require(portRange >= 0 && bindPort + portRange < 65536, "jgroups.port-range", portRange,
                 "must be at least 0 and keep bind-port + port-range under 65536");
         require(!initialHosts.isBlank(), "jgroups.initial-hosts", initialHosts, "must not be blank");
-        entities.forEach((type, settings) -> require(settings.numberOfShards() >= 0,
-                "entities." + type + ".number-of-shards", settings.numberOfShards(),
-                "must be positive, or 0 for the default"));
+        entities.forEach((type, settings) -> {
+            require(settings.numberOfShards() >= 0, "entities." + type + ".number-of-shards",
+                    settings.numberOfShards(), "must be positive, or 0 for the default");
+            require(settings.idleTimeout() == null || !settings.idleTimeout().isNegative(),
+                    "entities." + type + ".passivation.idle-timeout", settings.idleTimeout(),
+                    "must be zero (never) or positive");
+        });
         return this;
     }
 
@@ -161,7 +179,7 @@ public record ShardingSettings(
      * @return the copy
      */
     public ShardingSettings withClusterName(String value) {
-        return new ShardingSettings(value, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities);
+        return new ShardingSettings(value, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities);
     }
 
     /**
@@ -171,7 +189,7 @@ public record ShardingSettings(
      * @return the copy
      */
     public ShardingSettings withNodeName(@Nullable String value) {
-        return new ShardingSettings(clusterName, value, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities);
+        return new ShardingSettings(clusterName, value, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities);
     }
 
     /**
@@ -181,7 +199,7 @@ public record ShardingSettings(
      * @return the copy
      */
     public ShardingSettings withNumberOfShards(int value) {
-        return new ShardingSettings(clusterName, nodeName, value, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities);
+        return new ShardingSettings(clusterName, nodeName, value, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities);
     }
 
     /**
@@ -191,7 +209,7 @@ public record ShardingSettings(
      * @return the copy
      */
     public ShardingSettings withAskTimeout(Duration value) {
-        return new ShardingSettings(clusterName, nodeName, numberOfShards, value, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities);
+        return new ShardingSettings(clusterName, nodeName, numberOfShards, value, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities);
     }
 
     /**
@@ -201,7 +219,7 @@ public record ShardingSettings(
      * @return the copy
      */
     public ShardingSettings withBufferSize(int value) {
-        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, value, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities);
+        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, value, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities);
     }
 
     /**
@@ -211,7 +229,7 @@ public record ShardingSettings(
      * @return the copy
      */
     public ShardingSettings withRetryInterval(Duration value) {
-        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, value, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities);
+        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, value, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities);
     }
 
     /**
@@ -221,7 +239,7 @@ public record ShardingSettings(
      * @return the copy
      */
     public ShardingSettings withMaxPayloadSize(int value) {
-        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, value, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities);
+        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, value, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities);
     }
 
     /**
@@ -231,7 +249,7 @@ public record ShardingSettings(
      * @return the copy
      */
     public ShardingSettings withRebalanceInterval(Duration value) {
-        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, value, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities);
+        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, value, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities);
     }
 
     /**
@@ -241,7 +259,7 @@ public record ShardingSettings(
      * @return the copy
      */
     public ShardingSettings withRebalanceAbsoluteLimit(int value) {
-        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, value, rebalanceRelativeLimit, handoffTimeout, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities);
+        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, value, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities);
     }
 
     /**
@@ -251,7 +269,7 @@ public record ShardingSettings(
      * @return the copy
      */
     public ShardingSettings withRebalanceRelativeLimit(double value) {
-        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, value, handoffTimeout, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities);
+        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, value, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities);
     }
 
     /**
@@ -261,7 +279,7 @@ public record ShardingSettings(
      * @return the copy
      */
     public ShardingSettings withHandoffTimeout(Duration value) {
-        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, value, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities);
+        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, value, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities);
     }
 
     /**
@@ -271,7 +289,27 @@ public record ShardingSettings(
      * @return the copy
      */
     public ShardingSettings withJgroupsConfig(@Nullable String value) {
-        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, bindAddress, bindPort, portRange, initialHosts, value, entities);
+        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, value, entities);
+    }
+
+    /**
+     * Copy with another idle time before passivation.
+     *
+     * @param value the time, or zero for never
+     * @return the copy
+     */
+    public ShardingSettings withPassivationIdleTimeout(Duration value) {
+        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, value, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities);
+    }
+
+    /**
+     * Copy with another limit of live entities per region.
+     *
+     * @param value the limit, or zero for none
+     * @return the copy
+     */
+    public ShardingSettings withPassivationMaxActiveEntities(int value) {
+        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, value, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities);
     }
 
     /**
@@ -284,7 +322,7 @@ public record ShardingSettings(
      * @return the copy
      */
     public ShardingSettings withNetwork(String address, int port, int range, String hosts) {
-        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, address, port, range, hosts, jgroupsConfig, entities);
+        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, address, port, range, hosts, jgroupsConfig, entities);
     }
 
     /**
@@ -297,7 +335,7 @@ public record ShardingSettings(
     public ShardingSettings withEntity(String typeName, EntityTypeSettings value) {
         Map<String, EntityTypeSettings> map = new HashMap<>(entities);
         map.put(typeName, value);
-        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, map);
+        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, map);
     }
 
     /**
@@ -305,10 +343,32 @@ public record ShardingSettings(
      *
      * @param numberOfShards the number of shards, or 0 for the node's default
      * @param proxyOnly whether this node only routes messages of the type and hosts none of its entities
+     * @param idleTimeout the type's idle time before passivation (zero for never), or {@code null} for the node's
      */
-    public record EntityTypeSettings(int numberOfShards, boolean proxyOnly) {
+    public record EntityTypeSettings(int numberOfShards, boolean proxyOnly, @Nullable Duration idleTimeout) {
 
-        /** The defaults: the node's number of shards, hosting. */
-        public static final EntityTypeSettings DEFAULT = new EntityTypeSettings(0, false);
+        /** The defaults: the node's number of shards and idle timeout, hosting. */
+        public static final EntityTypeSettings DEFAULT = new EntityTypeSettings(0, false, null);
+
+        /**
+         * Settings with the node's idle timeout.
+         *
+         * @param numberOfShards the number of shards, or 0 for the node's default
+         * @param proxyOnly whether this node only routes messages of the type
+         */
+        public EntityTypeSettings(int numberOfShards, boolean proxyOnly) {
+            this(numberOfShards, proxyOnly, null);
+        }
+    }
+
+    /**
+     * The idle time before an entity of a type is passivated.
+     *
+     * @param typeName the type
+     * @return the type's own, or the node's; zero for never
+     */
+    public Duration idleTimeout(String typeName) {
+        Duration own = entity(typeName).idleTimeout();
+        return own != null ? own : passivationIdleTimeout;
     }
 }

@@ -60,16 +60,50 @@ final class EntityCell implements Runnable, EntityContext {
 
     private @Nullable EntityStateImpl<?> entityState;
 
+    /** Set once the cell has left its shard's map: messages offered to it must go to a new cell. */
+    private volatile boolean dead;
+
+    /** Whether an instance is alive (read by the passivation sweep). */
+    private volatile boolean active;
+
+    /** When the entity last took a message, on the node's coarse clock (a hint for the sweep; racy reads are fine). */
+    private long lastActiveMillis;
+
+    private boolean passivateRequested;
+
+    /** The instance was passivated: when the mailbox runs dry, the cell leaves the map. */
+    private boolean passivated;
+
     EntityCell(Shard shard, String entityId) {
         this.shard = shard;
         this.entityId = entityId;
     }
 
-    void enqueue(Delivery delivery) {
+    /**
+     * Offers a delivery.
+     *
+     * @return false when the cell has left its shard (passivated and idle): the delivery was not taken and must go
+     *     to a new cell
+     */
+    boolean enqueue(Delivery delivery) {
         mailbox.offer(delivery);
+        if (dead && mailbox.remove(delivery)) {
+            // the cell retired after its last message; the retiring thread checks the mailbox after marking it dead,
+            // so either it saw this delivery (and revived) or this thread sees dead and takes it back
+            return false;
+        }
         if (state.get() == IDLE && state.compareAndSet(IDLE, SCHEDULED)) {
             shard.region().executor().execute(this);
         }
+        return true;
+    }
+
+    boolean isActive() {
+        return active;
+    }
+
+    long lastActiveMillis() {
+        return lastActiveMillis;
     }
 
     boolean isStopped() {
@@ -94,6 +128,10 @@ final class EntityCell implements Runnable, EntityContext {
                 d = mailbox.poll();
             }
             if (d == null) {
+                if (passivated && instance == null && !stopped && retire()) {
+                    state.set(IDLE);
+                    return;
+                }
                 break;
             }
             if (!process(d)) {
@@ -106,6 +144,17 @@ final class EntityCell implements Runnable, EntityContext {
         }
     }
 
+    /** Leaves the shard's map once the mailbox is empty; false when a message raced in (the cell goes on). */
+    private boolean retire() {
+        dead = true;
+        if (!mailbox.isEmpty()) {
+            dead = false;
+            return false;
+        }
+        shard.remove(this);
+        return true;
+    }
+
     private void resume() {
         shard.region().executor().execute(this);
     }
@@ -115,6 +164,12 @@ final class EntityCell implements Runnable, EntityContext {
         if (d.message() instanceof StopSignal stop) {
             stopInstance();
             stop.done().run();
+            return true;
+        }
+        if (d.message() instanceof PassivateSignal signal) {
+            if (instance != null && (signal.force() || lastActiveMillis <= signal.idleSinceMillis())) {
+                passivateInstance();
+            }
             return true;
         }
         ReplySink sink = d.sink();
@@ -140,8 +195,11 @@ final class EntityCell implements Runnable, EntityContext {
                 return false;
             }
             try {
+                passivated = false;
                 entity = region.type().factory().create(this);
                 instance = entity;
+                active = true;
+                region.entityStarted(this);
             } catch (Throwable t) {
                 rethrowFatal(t);
                 entityState = null;
@@ -150,6 +208,7 @@ final class EntityCell implements Runnable, EntityContext {
                 return true;
             }
         }
+        lastActiveMillis = region.clockMillis();
         Object result;
         try {
             result = region.handlers().invoke(entity, d.message());
@@ -248,6 +307,10 @@ final class EntityCell implements Runnable, EntityContext {
     }
 
     private void complete(ReplySink sink, @Nullable Object value, @Nullable Throwable failure) {
+        if (passivateRequested) {
+            passivateRequested = false;
+            passivateInstance();
+        }
         if (failure == null) {
             sink.reply(value);
             return;
@@ -264,20 +327,35 @@ final class EntityCell implements Runnable, EntityContext {
         return t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
     }
 
-    @SuppressWarnings({"unchecked", "rawtypes"})
+    /** Passivates: destroys the instance, keeping its stored state for a next incarnation on this node. */
+    private void passivateInstance() {
+        EntityStateImpl<?> s = entityState;
+        destroyInstance();
+        loaded = s == null ? null : Optional.of(new EntityTransfer(entityId, s.storedBytes(), s.storedVersion()));
+        passivated = true;
+        shard.region().entityPassivated(this);
+    }
+
     private void stopInstance() {
         stopped = true;
         EntityStateImpl<?> s = entityState;
         if (s != null) {
             shard.stoppedWith(new EntityTransfer(entityId, s.storedBytes(), s.storedVersion()));
         }
+        destroyInstance();
+    }
+
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private void destroyInstance() {
         Object entity = instance;
         if (entity == null) {
             return;
         }
         instance = null;
+        active = false;
         entityState = null;
         loaded = null;
+        shard.region().entityStopped(this);
         try {
             ((dev.sharding.spi.EntityFactory) shard.region().type().factory()).destroy(entity);
         } catch (Throwable t) {
@@ -290,6 +368,11 @@ final class EntityCell implements Runnable, EntityContext {
         if (t instanceof VirtualMachineError e) {
             throw e;
         }
+    }
+
+    @Override
+    public void passivate() {
+        passivateRequested = true;
     }
 
     @Override
@@ -344,5 +427,12 @@ final class EntityCell implements Runnable, EntityContext {
 
     /** Tells the cell to stop after the messages before it. */
     record StopSignal(Runnable done) {
+    }
+
+    /**
+     * Tells the cell to passivate its instance, if it has taken no message since {@code idleSinceMillis} (idle
+     * passivation) or in any case ({@code force}, for the limit of live entities).
+     */
+    record PassivateSignal(long idleSinceMillis, boolean force) {
     }
 }

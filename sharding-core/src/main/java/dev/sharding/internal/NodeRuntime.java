@@ -134,6 +134,13 @@ public final class NodeRuntime implements Transport.Listener {
 
     private long lastRetryNanos;
 
+    /** A coarse clock for entity activity, advanced by the control thread's tick. */
+    private volatile long clockMillis = System.currentTimeMillis();
+
+    private long lastSweepMillis = System.currentTimeMillis();
+
+    private volatile boolean sweepRequested;
+
     /**
      * Creates a node; {@link #start()} joins the cluster.
      *
@@ -714,8 +721,38 @@ public final class NodeRuntime implements Transport.Listener {
         }
     }
 
+    long clockMillis() {
+        return clockMillis;
+    }
+
+    /** Asks for a passivation sweep at the next tick (a region went over its limit of live entities). */
+    void requestSweep() {
+        sweepRequested = true;
+    }
+
+    /** How often idle entities are looked for: a quarter of the shortest idle timeout, within 50 ms to 1 s. */
+    private long sweepIntervalMillis() {
+        long shortest = Long.MAX_VALUE;
+        for (Region<?> r : regions.values()) {
+            Duration idle = settings.idleTimeout(r.typeName());
+            if (!idle.isZero()) {
+                shortest = Math.min(shortest, idle.toMillis());
+            }
+        }
+        return shortest == Long.MAX_VALUE ? 1000 : Math.max(50, Math.min(1000, shortest / 4));
+    }
+
     private void tick() {
         try {
+            long millis = System.currentTimeMillis();
+            clockMillis = millis;
+            if (running && (sweepRequested || millis - lastSweepMillis >= sweepIntervalMillis())) {
+                sweepRequested = false;
+                lastSweepMillis = millis;
+                for (Region<?> r : regions.values()) {
+                    r.sweep(millis);
+                }
+            }
             asks.sweep();
             long now = System.nanoTime();
             if (now - lastRetryNanos < settings.retryInterval().toNanos()) {

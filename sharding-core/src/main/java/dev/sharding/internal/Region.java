@@ -77,6 +77,10 @@ public final class Region<T> implements ShardRegion<T> {
 
     private final AtomicLong droppedTells = new AtomicLong();
 
+    private final AtomicInteger activeEntities = new AtomicInteger();
+
+    private final AtomicLong passivations = new AtomicLong();
+
     Region(NodeRuntime node, EntityType<T> type, EntityHandlers handlers, int numberOfShards, boolean proxyOnly) {
         this.node = node;
         this.type = type;
@@ -161,6 +165,85 @@ public final class Region<T> implements ShardRegion<T> {
      */
     public int bufferedMessages() {
         return buffered.get();
+    }
+
+    // ---- entity lifecycle and passivation ------------------------------------------------------------------------
+
+    long clockMillis() {
+        return node.clockMillis();
+    }
+
+    void entityStarted(EntityCell cell) {
+        int n = activeEntities.incrementAndGet();
+        int max = node.settings().passivationMaxActiveEntities();
+        if (max > 0 && n > max) {
+            node.requestSweep();
+        }
+    }
+
+    void entityStopped(EntityCell cell) {
+        activeEntities.decrementAndGet();
+    }
+
+    void entityPassivated(EntityCell cell) {
+        passivations.incrementAndGet();
+    }
+
+    /**
+     * Live entities hosted here now.
+     *
+     * @return the count
+     */
+    public int activeEntities() {
+        return activeEntities.get();
+    }
+
+    /**
+     * Entities passivated since start (by themselves, for idleness, or over the limit of live entities).
+     *
+     * @return the count
+     */
+    public long passivations() {
+        return passivations.get();
+    }
+
+    /**
+     * Passivates entities idle for longer than the type's idle timeout, and the least recently used ones beyond
+     * the limit of live entities. The entities act on it in their own mailbox order: one that took a message since
+     * is left alone. Control thread.
+     */
+    void sweep(long nowMillis) {
+        java.time.Duration idle = node.settings().idleTimeout(type.name());
+        if (!idle.isZero()) {
+            long idleSince = nowMillis - idle.toMillis();
+            for (ShardSlot slot : slots) {
+                Shard local = slot.local;
+                if (local == null || local.stopping) {
+                    continue;
+                }
+                for (EntityCell cell : local.cells()) {
+                    if (cell.isActive() && cell.lastActiveMillis() <= idleSince) {
+                        cell.enqueue(new EntityCell.Delivery(new EntityCell.PassivateSignal(idleSince, false),
+                                ReplySink.TELL));
+                    }
+                }
+            }
+        }
+        int max = node.settings().passivationMaxActiveEntities();
+        int over = activeEntities.get() - max;
+        if (max > 0 && over > 0) {
+            List<EntityCell> live = new ArrayList<>();
+            for (ShardSlot slot : slots) {
+                Shard local = slot.local;
+                if (local != null && !local.stopping) {
+                    local.cells().stream().filter(EntityCell::isActive).forEach(live::add);
+                }
+            }
+            live.sort(java.util.Comparator.comparingLong(EntityCell::lastActiveMillis));
+            for (EntityCell cell : live.subList(0, Math.min(over, live.size()))) {
+                cell.enqueue(new EntityCell.Delivery(new EntityCell.PassivateSignal(0, true), ReplySink.TELL));
+            }
+        }
     }
 
     // ---- caller side -------------------------------------------------------------------------------------------

@@ -71,19 +71,47 @@ final class Shard {
     }
 
     void deliver(String entityId, Object message, ReplySink sink) {
-        EntityCell cell = cells.get(entityId);
-        if (cell == null) {
-            cell = cells.computeIfAbsent(entityId, id -> new EntityCell(this, id));
+        EntityCell.Delivery delivery = new EntityCell.Delivery(message, sink);
+        while (true) {
+            EntityCell cell = cells.get(entityId);
+            if (cell == null) {
+                cell = cells.computeIfAbsent(entityId, id -> new EntityCell(this, id));
+            }
+            if (cell.enqueue(delivery)) {
+                return;
+            }
+            // the cell retired after passivation: the next one is a new incarnation
         }
-        cell.enqueue(new EntityCell.Delivery(message, sink));
+    }
+
+    /** A passivated cell leaves the map. */
+    void remove(EntityCell cell) {
+        cells.remove(cell.entityId(), cell);
+    }
+
+    /** Live cells, for the passivation sweep. */
+    java.util.Collection<EntityCell> cells() {
+        return cells.values();
     }
 
     int entityCount() {
-        return cells.size();
+        int n = 0;
+        for (EntityCell c : cells.values()) {
+            if (c.isActive()) {
+                n++;
+            }
+        }
+        return n;
     }
 
     List<String> entityIds() {
-        return new ArrayList<>(cells.keySet());
+        List<String> ids = new ArrayList<>();
+        cells.forEach((id, c) -> {
+            if (c.isActive()) {
+                ids.add(id);
+            }
+        });
+        return ids;
     }
 
     /**
@@ -95,8 +123,10 @@ final class Shard {
         List<CompletableFuture<Void>> all = new ArrayList<>();
         for (EntityCell cell : cells.values()) {
             CompletableFuture<Void> done = new CompletableFuture<>();
-            cell.enqueue(new EntityCell.Delivery(new EntityCell.StopSignal(() -> done.complete(null)),
-                    ReplySink.TELL));
+            if (!cell.enqueue(new EntityCell.Delivery(new EntityCell.StopSignal(() -> done.complete(null)),
+                    ReplySink.TELL))) {
+                done.complete(null); // retired: nothing left to stop
+            }
             all.add(done);
         }
         return CompletableFuture.allOf(all.toArray(CompletableFuture[]::new));

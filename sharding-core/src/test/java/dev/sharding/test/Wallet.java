@@ -32,7 +32,37 @@ public class Wallet {
      * @return the type
      */
     public static EntityType<Wallet> type() {
-        return EntityType.of(Wallet.class, Wallet::new).withState(Balance.class);
+        return EntityType.of(Wallet.class, new dev.sharding.spi.EntityFactory<Wallet>() {
+            @Override
+            public Wallet create(EntityContext ctx) {
+                CREATED.incrementAndGet();
+                return new Wallet(ctx);
+            }
+
+            @Override
+            public void destroy(Wallet entity) {
+                DESTROYED.incrementAndGet();
+            }
+        }).withState(Balance.class);
+    }
+
+    /** Instances created in this JVM. */
+    public static final java.util.concurrent.atomic.AtomicInteger CREATED =
+            new java.util.concurrent.atomic.AtomicInteger();
+
+    /** Instances destroyed in this JVM (stopped or passivated). */
+    public static final java.util.concurrent.atomic.AtomicInteger DESTROYED =
+            new java.util.concurrent.atomic.AtomicInteger();
+
+    /** Passivates the entity after this message. */
+    @EntityHandler
+    public Reply on(Rest rest) {
+        context.passivate();
+        return reply();
+    }
+
+    /** Asks the entity to passivate itself. */
+    public record Rest() {
     }
 
     /** Adds an amount; the reply comes once the new balance is stored. */

@@ -1,0 +1,103 @@
+package dev.sharding.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sharding.ShardRegion;
+import dev.sharding.ShardingNode;
+import dev.sharding.ShardingSettings;
+import dev.sharding.test.ControllableStore;
+import dev.sharding.test.TestCluster;
+import dev.sharding.test.Wallet;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Passivation stops entities without losing a message sent to them meanwhile: on the entity's own request, when it
+ * is idle, and beyond the limit of live entities (least recently used first).
+ */
+class PassivationClusterTest {
+
+    private final ControllableStore store = new ControllableStore();
+
+    private final TestCluster cluster = new TestCluster(s -> ShardingNode.builder(s).entityType(Wallet.type())
+            .store(store));
+
+    @AfterEach
+    void stop() {
+        cluster.close();
+    }
+
+    private static long live(ShardingNode node) {
+        return node.localEntities("wallet").values().stream().mapToLong(List::size).sum();
+    }
+
+    @Test
+    void anEntityThatPassivatesItselfLosesNoMessageSentMeanwhile() throws Exception {
+        List<ShardingNode> nodes = cluster.startNodes(2);
+        int createdBefore = Wallet.CREATED.get();
+        List<CompletableFuture<Wallet.Reply>> replies = new ArrayList<>();
+        long expected = 0;
+        for (int round = 0; round < 50; round++) {
+            for (ShardingNode via : nodes) {
+                ShardRegion<Wallet> region = via.region(Wallet.class);
+                replies.add(region.ask("p", new Wallet.Deposit(1), Wallet.Reply.class));
+                expected++;
+                if (round % 5 == 0) {
+                    replies.add(region.ask("p", new Wallet.Rest(), Wallet.Reply.class));
+                }
+            }
+        }
+        for (CompletableFuture<Wallet.Reply> r : replies) {
+            r.get(30, TimeUnit.SECONDS);
+        }
+        Wallet.Reply end = nodes.get(0).region(Wallet.class).ask("p", new Wallet.Read(), Wallet.Reply.class)
+                .get(10, TimeUnit.SECONDS);
+        assertThat(end.amount()).as("every deposit, across incarnations").isEqualTo(expected);
+        assertThat(Wallet.CREATED.get() - createdBefore).as("incarnations").isGreaterThan(5);
+        long passivations = nodes.stream().mapToLong(n -> n.passivations("wallet")).sum();
+        assertThat(passivations).isGreaterThanOrEqualTo(Wallet.CREATED.get() - createdBefore - 1);
+    }
+
+    @Test
+    void idleEntitiesArePassivatedAndComeBackWithTheirState() throws Exception {
+        List<ShardingNode> nodes = cluster.startNodes(2, s -> s.withPassivationIdleTimeout(Duration.ofMillis(300)));
+        ShardRegion<Wallet> region = nodes.get(0).region(Wallet.class);
+        for (int i = 0; i < 40; i++) {
+            region.ask("i-" + i, new Wallet.Deposit(3), Wallet.Reply.class).get(10, TimeUnit.SECONDS);
+        }
+        Awaitility.await("every idle entity passivated").atMost(Duration.ofSeconds(30))
+                .until(() -> nodes.stream().mapToLong(PassivationClusterTest::live).sum() == 0);
+        assertThat(nodes.stream().mapToLong(n -> n.passivations("wallet")).sum()).isGreaterThanOrEqualTo(40);
+        for (int i = 0; i < 40; i++) {
+            assertThat(region.ask("i-" + i, new Wallet.Deposit(1), Wallet.Reply.class).get(10, TimeUnit.SECONDS)
+                    .amount()).isEqualTo(4);
+        }
+    }
+
+    @Test
+    void beyondTheLimitTheLeastRecentlyUsedEntitiesArePassivated() throws Exception {
+        ShardingNode node = cluster.startNode(s -> s.withPassivationMaxActiveEntities(10)
+                .withPassivationIdleTimeout(Duration.ZERO)
+                .withEntity("wallet", new ShardingSettings.EntityTypeSettings(0, false)));
+        ShardRegion<Wallet> region = node.region(Wallet.class);
+        for (int i = 0; i < 30; i++) {
+            region.ask("l-" + i, new Wallet.Deposit(1), Wallet.Reply.class).get(10, TimeUnit.SECONDS);
+            if (i % 10 == 9) {
+                // the coarse activity clock advances with the node's tick: let each batch be older than the next
+                long t = System.currentTimeMillis();
+                Awaitility.await().pollInterval(Duration.ofMillis(10)).until(() -> System.currentTimeMillis() > t + 60);
+            }
+        }
+        Awaitility.await("at most 10 live entities").atMost(Duration.ofSeconds(30)).until(() -> live(node) <= 10);
+        List<String> alive = node.localEntities("wallet").values().stream().flatMap(List::stream).toList();
+        assertThat(alive).as("the most recently used stay").allMatch(id -> Integer.parseInt(id.substring(2)) >= 20);
+        assertThat(region.ask("l-0", new Wallet.Read(), Wallet.Reply.class).get(10, TimeUnit.SECONDS).amount())
+                .isEqualTo(1);
+    }
+}
