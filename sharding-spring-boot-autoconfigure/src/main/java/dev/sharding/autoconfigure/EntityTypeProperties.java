@@ -1,5 +1,8 @@
 package dev.sharding.autoconfigure;
 
+import java.time.Duration;
+import org.jspecify.annotations.Nullable;
+
 /**
  * Properties of one entity type, under {@code sharding.entities.<type>}.
  */
@@ -14,6 +17,30 @@ public class EntityTypeProperties {
      * Whether this node only routes messages of this entity type and hosts none of its entities.
      */
     private boolean proxyOnly;
+
+    /**
+     * How long an entity of this type may go without a message before it is passivated, overriding
+     * sharding.passivation.idle-timeout; 0 for never.
+     */
+    private @Nullable Duration idleTimeout;
+
+    /**
+     * The type's own idle timeout.
+     *
+     * @return the timeout, or {@code null} for the node's
+     */
+    public @Nullable Duration getIdleTimeout() {
+        return this.idleTimeout;
+    }
+
+    /**
+     * Sets the type's own idle timeout.
+     *
+     * @param idleTimeout the timeout, or {@code null} for the node's
+     */
+    public void setIdleTimeout(@Nullable Duration idleTimeout) {
+        this.idleTimeout = idleTimeout;
+    }
 
     /**
      * The number of shards.

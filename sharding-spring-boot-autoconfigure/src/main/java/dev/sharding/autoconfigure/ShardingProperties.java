@@ -81,6 +81,12 @@ public class ShardingProperties {
     private Duration handoffTimeout = ShardingSettings.DEFAULT_HANDOFF_TIMEOUT;
 
     /**
+     * When entities are passivated.
+     */
+    @NestedConfigurationProperty
+    private final PassivationProperties passivation = new PassivationProperties();
+
+    /**
      * Further classes that may cross the network as messages or replies, besides the parameter and return types of
      * the entities' handler methods.
      */
@@ -266,6 +272,10 @@ public class ShardingProperties {
         this.handoffTimeout = handoffTimeout;
     }
 
+    public PassivationProperties getPassivation() {
+        return this.passivation;
+    }
+
     public List<Class<?>> getMessageTypes() {
         return this.messageTypes;
     }
@@ -327,12 +337,15 @@ public class ShardingProperties {
                 .withRebalanceInterval(this.rebalanceInterval)
                 .withRebalanceAbsoluteLimit(this.rebalance.getAbsoluteLimit())
                 .withRebalanceRelativeLimit(this.rebalance.getRelativeLimit()).withHandoffTimeout(this.handoffTimeout)
+                .withPassivationIdleTimeout(this.passivation.getIdleTimeout())
+                .withPassivationMaxActiveEntities(this.passivation.getMaxActiveEntities())
                 .withNetwork(this.jgroups.getBindAddress(), this.jgroups.getBindPort(), this.jgroups.getPortRange(),
                         this.jgroups.getInitialHosts())
                 .withJgroupsConfig(StringUtils.hasText(config) ? config : null);
         for (Map.Entry<String, EntityTypeProperties> entity : this.entities.entrySet()) {
             settings = settings.withEntity(entity.getKey(), new ShardingSettings.EntityTypeSettings(
-                    entity.getValue().getNumberOfShards(), entity.getValue().isProxyOnly()));
+                    entity.getValue().getNumberOfShards(), entity.getValue().isProxyOnly(),
+                    entity.getValue().getIdleTimeout()));
         }
         return settings.validate();
     }

@@ -138,6 +138,8 @@ class ShardingAutoConfigurationTests {
                         "sharding.retry-interval=250ms", "sharding.max-payload-size=64KB",
                         "sharding.rebalance-interval=3s", "sharding.rebalance.absolute-limit=5",
                         "sharding.rebalance.relative-limit=0.25", "sharding.handoff-timeout=90s",
+                        "sharding.passivation.idle-timeout=45s", "sharding.passivation.max-active-entities=5000",
+                        "sharding.entities.greeter.idle-timeout=0s",
                         "sharding.jgroups.bind-address=127.0.0.2", "sharding.jgroups.bind-port=9000",
                         "sharding.jgroups.port-range=3", "sharding.jgroups.initial-hosts=127.0.0.2[9000..9003]",
                         "sharding.entities.greeter.number-of-shards=12", "sharding.entities.greeter.proxy-only=true",
@@ -155,13 +157,16 @@ class ShardingAutoConfigurationTests {
                     assertThat(settings.rebalanceAbsoluteLimit()).isEqualTo(5);
                     assertThat(settings.rebalanceRelativeLimit()).isEqualTo(0.25);
                     assertThat(settings.handoffTimeout()).isEqualTo(Duration.ofSeconds(90));
+                    assertThat(settings.passivationIdleTimeout()).isEqualTo(Duration.ofSeconds(45));
+                    assertThat(settings.passivationMaxActiveEntities()).isEqualTo(5000);
+                    assertThat(settings.idleTimeout("greeter")).isEqualTo(Duration.ZERO);
                     assertThat(settings.bindAddress()).isEqualTo("127.0.0.2");
                     assertThat(settings.bindPort()).isEqualTo(9000);
                     assertThat(settings.portRange()).isEqualTo(3);
                     assertThat(settings.initialHosts()).isEqualTo("127.0.0.2[9000..9003]");
                     assertThat(settings.jgroupsConfig()).isEqualTo("shared-loopback.xml");
                     assertThat(settings.entity("greeter"))
-                            .isEqualTo(new ShardingSettings.EntityTypeSettings(12, true));
+                            .isEqualTo(new ShardingSettings.EntityTypeSettings(12, true, Duration.ZERO));
                     assertThat(context.getBean(ShardingProperties.class).getMessageTypes())
                             .containsExactly(ExtraMessage.class);
                     ShardingNode node = context.getBean(ShardingNode.class);

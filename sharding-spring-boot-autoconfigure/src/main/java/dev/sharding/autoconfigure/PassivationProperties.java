@@ -1,0 +1,39 @@
+package dev.sharding.autoconfigure;
+
+import dev.sharding.ShardingSettings;
+import java.time.Duration;
+
+/**
+ * When entities are passivated (stopped to free memory, their state kept), bound from
+ * {@code sharding.passivation.*}.
+ */
+public class PassivationProperties {
+
+    /**
+     * How long an entity may go without a message before it is passivated; 0 for never. Each entity type can have
+     * its own (sharding.entities.&lt;type&gt;.idle-timeout).
+     */
+    private Duration idleTimeout = ShardingSettings.DEFAULT_PASSIVATION_IDLE_TIMEOUT;
+
+    /**
+     * Most live entities per entity type on this node; beyond it, the least recently used are passivated. 0 for no
+     * limit.
+     */
+    private int maxActiveEntities = ShardingSettings.DEFAULT_PASSIVATION_MAX_ACTIVE_ENTITIES;
+
+    public Duration getIdleTimeout() {
+        return this.idleTimeout;
+    }
+
+    public void setIdleTimeout(Duration idleTimeout) {
+        this.idleTimeout = idleTimeout;
+    }
+
+    public int getMaxActiveEntities() {
+        return this.maxActiveEntities;
+    }
+
+    public void setMaxActiveEntities(int maxActiveEntities) {
+        this.maxActiveEntities = maxActiveEntities;
+    }
+}
