@@ -344,20 +344,33 @@ public record ShardingSettings(
      * @param numberOfShards the number of shards, or 0 for the node's default
      * @param proxyOnly whether this node only routes messages of the type and hosts none of its entities
      * @param idleTimeout the type's idle time before passivation (zero for never), or {@code null} for the node's
+     * @param rememberEntities whether the ids of live entities are stored and the entities started again, without a
+     *     message, wherever and whenever their shard starts; such entities are never passivated for idleness
      */
-    public record EntityTypeSettings(int numberOfShards, boolean proxyOnly, @Nullable Duration idleTimeout) {
+    public record EntityTypeSettings(int numberOfShards, boolean proxyOnly, @Nullable Duration idleTimeout,
+            boolean rememberEntities) {
 
-        /** The defaults: the node's number of shards and idle timeout, hosting. */
-        public static final EntityTypeSettings DEFAULT = new EntityTypeSettings(0, false, null);
+        /** The defaults: the node's number of shards and idle timeout, hosting, not remembering. */
+        public static final EntityTypeSettings DEFAULT = new EntityTypeSettings(0, false, null, false);
 
         /**
-         * Settings with the node's idle timeout.
+         * Settings with the node's idle timeout, not remembering entities.
          *
          * @param numberOfShards the number of shards, or 0 for the node's default
          * @param proxyOnly whether this node only routes messages of the type
          */
         public EntityTypeSettings(int numberOfShards, boolean proxyOnly) {
-            this(numberOfShards, proxyOnly, null);
+            this(numberOfShards, proxyOnly, null, false);
+        }
+
+        /**
+         * Copy that remembers entities or not.
+         *
+         * @param value whether to remember
+         * @return the copy
+         */
+        public EntityTypeSettings withRememberEntities(boolean value) {
+            return new EntityTypeSettings(numberOfShards, proxyOnly, idleTimeout, value);
         }
     }
 
@@ -368,6 +381,9 @@ public record ShardingSettings(
      * @return the type's own, or the node's; zero for never
      */
     public Duration idleTimeout(String typeName) {
+        if (entity(typeName).rememberEntities()) {
+            return Duration.ZERO;
+        }
         Duration own = entity(typeName).idleTimeout();
         return own != null ? own : passivationIdleTimeout;
     }

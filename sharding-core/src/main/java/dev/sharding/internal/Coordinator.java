@@ -105,6 +105,9 @@ final class Coordinator {
 
     private final Set<Member> leaving = new HashSet<>();
 
+    /** Types whose regions remember their entities: their remembered shards are allocated without waiting. */
+    private final Set<String> rememberTypes = new HashSet<>();
+
     private long lastViewChangeNanos = System.nanoTime();
 
     private long lastRebalanceNanos = System.nanoTime();
@@ -158,6 +161,7 @@ final class Coordinator {
             handoffs.clear();
             waiting.clear();
             leaving.clear();
+            rememberTypes.clear();
             return;
         }
         if (!active) {
@@ -216,6 +220,9 @@ final class Coordinator {
         }
         checkReady();
         retryWaiting();
+        if (!gone.isEmpty()) {
+            allocateRemembered(); // the gone members' remembered entities start elsewhere now
+        }
         maybeNextRound();
     }
 
@@ -229,6 +236,9 @@ final class Coordinator {
             return;
         }
         for (RegionInfo r : regions) {
+            if (r.rememberEntities() && rememberTypes.add(r.typeName()) && ready) {
+                allocateRemembered();
+            }
             CoordinatorState.TypeState t = state.type(r.typeName());
             if (t != null && t.numberOfShards() != r.numberOfShards()) {
                 log.error("Member {} runs {} with {} shards, but the cluster uses {}: its region is ignored;"
@@ -268,6 +278,33 @@ final class Coordinator {
             lastRebalanceNanos = System.nanoTime();
             log.info("Coordinator on {} is ready: {} members, {} shards allocated", node.nodeName(), view.size(),
                     state.types().values().stream().mapToInt(t -> t.homes().size()).sum());
+            allocateRemembered();
+        }
+    }
+
+    /**
+     * Allocates every shard that has remembered entities and no home, so that its entities start without waiting
+     * for a message: after a start of the whole cluster, and when a member is gone.
+     */
+    private void allocateRemembered() {
+        for (String typeName : List.copyOf(rememberTypes)) {
+            node.store().shardsWithRemembered(typeName).whenComplete((shards, failure) -> node.control().execute(
+                    () -> {
+                        if (failure != null) {
+                            log.warn("Cannot read the remembered shards of {}: {}", typeName, failure.toString());
+                            return;
+                        }
+                        if (!active || !ready) {
+                            return;
+                        }
+                        for (int shard : shards) {
+                            ShardKey key = new ShardKey(typeName, shard);
+                            if (state.home(typeName, shard) == null && !inProgress.containsKey(key)
+                                    && !handoffs.containsKey(key)) {
+                                allocate(key, allRegions(typeName), null, List.of());
+                            }
+                        }
+                    }));
         }
     }
 

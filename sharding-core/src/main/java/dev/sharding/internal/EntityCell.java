@@ -209,6 +209,9 @@ final class EntityCell implements Runnable, EntityContext {
             }
         }
         lastActiveMillis = region.clockMillis();
+        if (d.message() == StartSignal.INSTANCE) {
+            return true; // started without a message (remembered entity)
+        }
         Object result;
         try {
             result = region.handlers().invoke(entity, d.message());
@@ -427,6 +430,12 @@ final class EntityCell implements Runnable, EntityContext {
 
     /** Tells the cell to stop after the messages before it. */
     record StopSignal(Runnable done) {
+    }
+
+    /** Starts the entity without a message (a remembered entity whose shard started). */
+    enum StartSignal {
+        /** The one signal. */
+        INSTANCE
     }
 
     /**

@@ -772,6 +772,7 @@ public final class NodeRuntime implements Transport.Listener {
             for (Region<?> r : regions.values()) {
                 r.retryRequests();
                 r.checkHandOffs();
+                r.flushRemembered();
             }
             coordinator.tick();
         } catch (RuntimeException e) {

@@ -81,12 +81,19 @@ public final class Region<T> implements ShardRegion<T> {
 
     private final AtomicLong passivations = new AtomicLong();
 
+    private final boolean rememberEntities;
+
+    /** Entities started and forgotten since the last flush to the store, in order (remember-entities). */
+    private final java.util.concurrent.ConcurrentLinkedQueue<RememberEvent> rememberEvents =
+            new java.util.concurrent.ConcurrentLinkedQueue<>();
+
     Region(NodeRuntime node, EntityType<T> type, EntityHandlers handlers, int numberOfShards, boolean proxyOnly) {
         this.node = node;
         this.type = type;
         this.handlers = handlers;
         this.numberOfShards = numberOfShards;
         this.proxyOnly = proxyOnly;
+        this.rememberEntities = node.settings().entity(type.name()).rememberEntities();
         this.slots = new ShardSlot[numberOfShards];
         for (int i = 0; i < numberOfShards; i++) {
             slots[i] = new ShardSlot(i);
@@ -174,6 +181,9 @@ public final class Region<T> implements ShardRegion<T> {
     }
 
     void entityStarted(EntityCell cell) {
+        if (rememberEntities) {
+            rememberEvents.add(new RememberEvent(cell.shardId(), cell.entityId(), true));
+        }
         int n = activeEntities.incrementAndGet();
         int max = node.settings().passivationMaxActiveEntities();
         if (max > 0 && n > max) {
@@ -187,6 +197,53 @@ public final class Region<T> implements ShardRegion<T> {
 
     void entityPassivated(EntityCell cell) {
         passivations.incrementAndGet();
+        if (rememberEntities) {
+            rememberEvents.add(new RememberEvent(cell.shardId(), cell.entityId(), false));
+        }
+    }
+
+    /** Writes the entities started and forgotten since the last flush to the store, per shard. Control thread. */
+    void flushRemembered() {
+        if (rememberEvents.isEmpty()) {
+            return;
+        }
+        Map<Integer, Map<String, Boolean>> byShard = new TreeMap<>();
+        RememberEvent e;
+        while ((e = rememberEvents.poll()) != null) {
+            byShard.computeIfAbsent(e.shardId(), k -> new java.util.LinkedHashMap<>()).put(e.entityId(), e.started());
+        }
+        byShard.forEach((shard, events) -> {
+            List<String> started = new ArrayList<>();
+            List<String> stopped = new ArrayList<>();
+            events.forEach((id, up) -> (up ? started : stopped).add(id));
+            node.store().updateRemembered(type.name(), shard, started, stopped).whenComplete((v, failure) -> {
+                if (failure != null) {
+                    log.warn("Cannot store the remembered entities of shard {} of {}; trying again: {}", shard,
+                            type.name(), failure.toString());
+                    events.forEach((id, up) -> rememberEvents.add(new RememberEvent(shard, id, up)));
+                }
+            });
+        });
+    }
+
+    /** Starts the remembered entities of a shard that has just started here. */
+    private void startRemembered(int shardId, Shard local) {
+        node.store().remembered(type.name(), shardId).whenComplete((ids, failure) -> {
+            if (failure != null) {
+                log.warn("Cannot read the remembered entities of shard {} of {}: {}", shardId, type.name(),
+                        failure.toString());
+                return;
+            }
+            if (slots[shardId].local != local || local.stopping) {
+                return;
+            }
+            for (String id : ids) {
+                local.deliver(id, EntityCell.StartSignal.INSTANCE, ReplySink.TELL);
+            }
+        });
+    }
+
+    private record RememberEvent(int shardId, String entityId, boolean started) {
     }
 
     /**
@@ -231,7 +288,7 @@ public final class Region<T> implements ShardRegion<T> {
         }
         int max = node.settings().passivationMaxActiveEntities();
         int over = activeEntities.get() - max;
-        if (max > 0 && over > 0) {
+        if (max > 0 && over > 0 && !rememberEntities) {
             List<EntityCell> live = new ArrayList<>();
             for (ShardSlot slot : slots) {
                 Shard local = slot.local;
@@ -529,10 +586,15 @@ public final class Region<T> implements ShardRegion<T> {
         if (local != null && local.stopping) {
             return false; // the coordinator repeats HostShard; by then the old incarnation has stopped
         }
-        if (local == null) {
-            slot.local = new Shard(this, shardId, epoch, transfer);
+        boolean started = local == null;
+        if (started) {
+            local = new Shard(this, shardId, epoch, transfer);
+            slot.local = local;
         }
         publish(slot, node.self());
+        if (started && rememberEntities) {
+            startRemembered(shardId, local);
+        }
         return true;
     }
 
@@ -699,7 +761,7 @@ public final class Region<T> implements ShardRegion<T> {
 
     RegionInfo info() {
         int[] hosted = Arrays.stream(slots).filter(s -> s.local != null).mapToInt(s -> s.shardId).toArray();
-        return new RegionInfo(type.name(), proxyOnly, numberOfShards, hosted);
+        return new RegionInfo(type.name(), proxyOnly, rememberEntities, numberOfShards, hosted);
     }
 
     /** Live entities per hosted shard. */

@@ -10,13 +10,16 @@ import java.util.Arrays;
  *
  * @param typeName the entity type
  * @param proxyOnly whether the region hosts nothing
+ * @param rememberEntities whether the type's live entities are remembered
  * @param numberOfShards the type's number of shards on that node
  * @param hostedShards the shards the region hosts, ascending
  */
-public record RegionInfo(String typeName, boolean proxyOnly, int numberOfShards, int[] hostedShards) {
+public record RegionInfo(String typeName, boolean proxyOnly, boolean rememberEntities, int numberOfShards,
+        int[] hostedShards) {
 
     void writeTo(WireWriter out) {
-        out.string(typeName).bool(proxyOnly).varInt(numberOfShards).varInt(hostedShards.length);
+        out.string(typeName).bool(proxyOnly).bool(rememberEntities).varInt(numberOfShards)
+                .varInt(hostedShards.length);
         for (int s : hostedShards) {
             out.varInt(s);
         }
@@ -25,6 +28,7 @@ public record RegionInfo(String typeName, boolean proxyOnly, int numberOfShards,
     static RegionInfo readFrom(WireReader in) {
         String type = in.string();
         boolean proxy = in.bool();
+        boolean remember = in.bool();
         int shards = in.varInt();
         int n = in.varInt();
         if (n > shards || n > in.remaining()) {
@@ -34,12 +38,13 @@ public record RegionInfo(String typeName, boolean proxyOnly, int numberOfShards,
         for (int i = 0; i < n; i++) {
             hosted[i] = in.varInt();
         }
-        return new RegionInfo(type, proxy, shards, hosted);
+        return new RegionInfo(type, proxy, remember, shards, hosted);
     }
 
     @Override
     public boolean equals(Object o) {
         return o instanceof RegionInfo r && r.typeName.equals(typeName) && r.proxyOnly == proxyOnly
+                && r.rememberEntities == rememberEntities
                 && r.numberOfShards == numberOfShards && Arrays.equals(r.hostedShards, hostedShards);
     }
 

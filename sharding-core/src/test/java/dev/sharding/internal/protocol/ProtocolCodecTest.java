@@ -27,8 +27,8 @@ class ProtocolCodecTest {
 
     static Stream<ProtocolMessage> everyMessage() {
         byte[] payload = "payload".getBytes(StandardCharsets.UTF_8);
-        List<RegionInfo> regions = List.of(new RegionInfo("account", false, 100, new int[] {0, 7, 99}),
-                new RegionInfo("cart", true, 10, new int[0]));
+        List<RegionInfo> regions = List.of(new RegionInfo("account", false, true, 100, new int[] {0, 7, 99}),
+                new RegionInfo("cart", true, false, 10, new int[0]));
         return Stream.of(new Register(regions), new RegisterAck(), new GetShardStates(), new ShardStates(regions),
                 new ShardStates(List.of()), new GetShardHome("account", 42), new ShardHome("account", 0, B),
                 new HostShard("account", 99, 7, List.of()),
