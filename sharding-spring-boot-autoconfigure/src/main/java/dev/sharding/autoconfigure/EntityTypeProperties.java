@@ -25,6 +25,31 @@ public class EntityTypeProperties {
     private @Nullable Duration idleTimeout;
 
     /**
+     * Whether the ids of this type's live entities are stored, so that the entities start again without a message
+     * wherever their shard starts (after a crash, a rebalance, or a restart of the whole cluster). Such entities are
+     * not passivated for idleness; one that passivates itself is forgotten.
+     */
+    private boolean rememberEntities;
+
+    /**
+     * Whether live entities are remembered.
+     *
+     * @return true to remember them
+     */
+    public boolean isRememberEntities() {
+        return this.rememberEntities;
+    }
+
+    /**
+     * Sets whether live entities are remembered.
+     *
+     * @param rememberEntities true to remember them
+     */
+    public void setRememberEntities(boolean rememberEntities) {
+        this.rememberEntities = rememberEntities;
+    }
+
+    /**
      * The type's own idle timeout.
      *
      * @return the timeout, or {@code null} for the node's

@@ -345,7 +345,7 @@ public class ShardingProperties {
         for (Map.Entry<String, EntityTypeProperties> entity : this.entities.entrySet()) {
             settings = settings.withEntity(entity.getKey(), new ShardingSettings.EntityTypeSettings(
                     entity.getValue().getNumberOfShards(), entity.getValue().isProxyOnly(),
-                    entity.getValue().getIdleTimeout()));
+                    entity.getValue().getIdleTimeout(), entity.getValue().isRememberEntities()));
         }
         return settings.validate();
     }

@@ -139,7 +139,7 @@ class ShardingAutoConfigurationTests {
                         "sharding.rebalance-interval=3s", "sharding.rebalance.absolute-limit=5",
                         "sharding.rebalance.relative-limit=0.25", "sharding.handoff-timeout=90s",
                         "sharding.passivation.idle-timeout=45s", "sharding.passivation.max-active-entities=5000",
-                        "sharding.entities.greeter.idle-timeout=0s",
+                        "sharding.entities.greeter.idle-timeout=0s", "sharding.entities.greeter.remember-entities=true",
                         "sharding.jgroups.bind-address=127.0.0.2", "sharding.jgroups.bind-port=9000",
                         "sharding.jgroups.port-range=3", "sharding.jgroups.initial-hosts=127.0.0.2[9000..9003]",
                         "sharding.entities.greeter.number-of-shards=12", "sharding.entities.greeter.proxy-only=true",
@@ -166,7 +166,7 @@ class ShardingAutoConfigurationTests {
                     assertThat(settings.initialHosts()).isEqualTo("127.0.0.2[9000..9003]");
                     assertThat(settings.jgroupsConfig()).isEqualTo("shared-loopback.xml");
                     assertThat(settings.entity("greeter"))
-                            .isEqualTo(new ShardingSettings.EntityTypeSettings(12, true, Duration.ZERO));
+                            .isEqualTo(new ShardingSettings.EntityTypeSettings(12, true, Duration.ZERO, true));
                     assertThat(context.getBean(ShardingProperties.class).getMessageTypes())
                             .containsExactly(ExtraMessage.class);
                     ShardingNode node = context.getBean(ShardingNode.class);
