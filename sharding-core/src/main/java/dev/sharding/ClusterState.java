@@ -24,9 +24,10 @@ public record ClusterState(Member self, @Nullable Member coordinator, List<Membe
      * @param member the member
      * @param answered whether the member answered in time; if not, the other fields are empty
      * @param proxyOnly whether the region only routes
+     * @param passivations entities passivated in this region since its node started
      * @param entitiesPerShard live entities per hosted shard
      */
-    public record RegionState(Member member, boolean answered, boolean proxyOnly,
+    public record RegionState(Member member, boolean answered, boolean proxyOnly, long passivations,
             Map<Integer, Integer> entitiesPerShard) {
     }
 }

@@ -247,11 +247,12 @@ public final class ShardingNode implements AutoCloseable {
                 for (Member m : members) {
                     RegionStats s = stats.get(m);
                     if (s == null) {
-                        list.add(new ClusterState.RegionState(m, false, false, Map.of()));
+                        list.add(new ClusterState.RegionState(m, false, false, 0, Map.of()));
                         continue;
                     }
                     s.types().stream().filter(t -> t.typeName().equals(type)).findFirst().ifPresent(t -> list.add(
-                            new ClusterState.RegionState(m, true, t.proxyOnly(), t.entitiesPerShard())));
+                            new ClusterState.RegionState(m, true, t.proxyOnly(), t.passivations(),
+                                    t.entitiesPerShard())));
                 }
                 byType.put(type, List.copyOf(list));
             }

@@ -862,7 +862,7 @@ public final class NodeRuntime implements Transport.Listener {
     private List<RegionStats.TypeStats> localStats() {
         List<RegionStats.TypeStats> list = new ArrayList<>();
         for (Region<?> r : regions.values()) {
-            list.add(new RegionStats.TypeStats(r.typeName(), r.proxyOnly(), r.entityCounts()));
+            list.add(new RegionStats.TypeStats(r.typeName(), r.proxyOnly(), r.passivations(), r.entityCounts()));
         }
         return list;
     }

@@ -34,7 +34,7 @@ public record RegionStats(long requestId, boolean leaving, List<String> handoffs
         handoffs.forEach(out::string);
         out.varInt(types.size());
         for (TypeStats t : types) {
-            out.string(t.typeName()).bool(t.proxyOnly()).varInt(t.entitiesPerShard().size());
+            out.string(t.typeName()).bool(t.proxyOnly()).int64(t.passivations()).varInt(t.entitiesPerShard().size());
             t.entitiesPerShard().forEach((shard, count) -> out.varInt(shard).varInt(count));
         }
     }
@@ -58,6 +58,7 @@ public record RegionStats(long requestId, boolean leaving, List<String> handoffs
         for (int i = 0; i < n; i++) {
             String type = in.string();
             boolean proxy = in.bool();
+            long passivations = in.int64();
             int shards = in.varInt();
             if (shards > in.remaining()) {
                 throw new MalformedFrameException("Bad shard count " + shards);
@@ -66,7 +67,7 @@ public record RegionStats(long requestId, boolean leaving, List<String> handoffs
             for (int j = 0; j < shards; j++) {
                 map.put(in.varInt(), in.varInt());
             }
-            types.add(new TypeStats(type, proxy, map));
+            types.add(new TypeStats(type, proxy, passivations, map));
         }
         return new RegionStats(id, leaving, List.copyOf(handoffs), List.copyOf(types));
     }
@@ -76,8 +77,10 @@ public record RegionStats(long requestId, boolean leaving, List<String> handoffs
      *
      * @param typeName the entity type
      * @param proxyOnly whether the region hosts nothing
+     * @param passivations entities passivated there since the node started
      * @param entitiesPerShard live entities per hosted shard
      */
-    public record TypeStats(String typeName, boolean proxyOnly, Map<Integer, Integer> entitiesPerShard) {
+    public record TypeStats(String typeName, boolean proxyOnly, long passivations,
+            Map<Integer, Integer> entitiesPerShard) {
     }
 }

@@ -45,8 +45,8 @@ class ProtocolCodecTest {
                 new ShardStopped("account", 4, List.of(new EntityTransfer("x", new byte[0], 1))), new GracefulShutdownRequest(), new RegionStopped(), new RegionStoppedAck(),
                 new AdminRequest(1, null, 0, null), new AdminRequest(2, "account", 7, "n2"),
                 new AdminReply(2, true, "Handing off shard 7"), new AdminReply(3, false, "Unknown node x"),
-                new RegionStats(5, true, List.of("account/3"), List.of(new RegionStats.TypeStats("account", false, Map.of(1, 10, 2, 0)),
-                        new RegionStats.TypeStats("cart", true, Map.of()))));
+                new RegionStats(5, true, List.of("account/3"), List.of(new RegionStats.TypeStats("account", false, 42, Map.of(1, 10, 2, 0)),
+                        new RegionStats.TypeStats("cart", true, 0, Map.of()))));
     }
 
     @ParameterizedTest

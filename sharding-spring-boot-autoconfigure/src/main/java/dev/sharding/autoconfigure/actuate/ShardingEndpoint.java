@@ -159,7 +159,7 @@ public class ShardingEndpoint {
         Map<Integer, Integer> shards = new LinkedHashMap<>(new TreeMap<>(region.entitiesPerShard()));
         int entities = shards.values().stream().mapToInt(Integer::intValue).sum();
         return new RegionDescriptor(region.member().name(), region.answered(), region.proxyOnly(), shards.size(),
-                entities, shards);
+                entities, region.passivations(), shards);
     }
 
     /**
@@ -205,10 +205,11 @@ public class ShardingEndpoint {
      * @param proxyOnly whether the region only routes
      * @param shardCount how many shards it hosts
      * @param entityCount how many live entities it hosts
+     * @param passivations how many entities it passivated since its node started
      * @param shards live entities per hosted shard id
      */
     public record RegionDescriptor(String member, boolean answered, boolean proxyOnly, int shardCount,
-            int entityCount, Map<Integer, Integer> shards) {
+            int entityCount, long passivations, Map<Integer, Integer> shards) {
     }
 
     /**

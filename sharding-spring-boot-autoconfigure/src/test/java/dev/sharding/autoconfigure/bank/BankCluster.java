@@ -51,14 +51,17 @@ public final class BankCluster implements AutoCloseable {
      * Starts one more node and waits until the cluster has converged.
      *
      * @param nodeName the node name
+     * @param moreArgs further command-line arguments
      * @return the node's application context
      */
-    public ConfigurableApplicationContext start(String nodeName) {
+    public ConfigurableApplicationContext start(String nodeName, String... moreArgs) {
+        List<String> args = new ArrayList<>(List.of("--sharding.cluster-name=" + this.clusterName,
+                "--sharding.node-name=" + nodeName, "--sharding.jgroups.config=shared-loopback.xml",
+                "--sharding.retry-interval=300ms", "--management.endpoints.web.exposure.include=health,sharding"));
+        args.addAll(List.of(moreArgs));
         ConfigurableApplicationContext context = new SpringApplicationBuilder(this.application)
                 .web(WebApplicationType.NONE).bannerMode(Banner.Mode.OFF).logStartupInfo(false)
-                .run("--sharding.cluster-name=" + this.clusterName, "--sharding.node-name=" + nodeName,
-                        "--sharding.jgroups.config=shared-loopback.xml", "--sharding.retry-interval=300ms",
-                        "--management.endpoints.web.exposure.include=health,sharding");
+                .run(args.toArray(String[]::new));
         this.contexts.add(context);
         awaitConverged();
         return context;

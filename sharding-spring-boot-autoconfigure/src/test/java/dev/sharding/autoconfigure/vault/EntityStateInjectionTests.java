@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.sharding.EntityType;
 import dev.sharding.ShardRegion;
 import dev.sharding.ShardingNode;
+import dev.sharding.autoconfigure.actuate.ShardingEndpoint;
 import dev.sharding.autoconfigure.bank.BankCluster;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -51,5 +52,20 @@ class EntityStateInjectionTests {
                 .ask("v-1", new Vault.Look(), Vault.Reply.class).get(10, TimeUnit.SECONDS).node().equals(other));
         assertThat(vaults.ask("v-1", new Vault.Put(5), Vault.Reply.class).get(10, TimeUnit.SECONDS).coins())
                 .as("the state moved with the shard").isEqualTo(16);
+    }
+
+    @Test
+    void theEndpointReportsPassivationsPerType() throws Exception {
+        ConfigurableApplicationContext n1 = cluster.start("n1", "--sharding.passivation.idle-timeout=200ms");
+        @SuppressWarnings("unchecked")
+        ShardRegion<Vault> vaults = (ShardRegion<Vault>) n1.getBeanProvider(
+                ResolvableType.forClassWithGenerics(ShardRegion.class, Vault.class)).getObject();
+        for (int i = 0; i < 5; i++) {
+            vaults.ask("idle-" + i, new Vault.Put(1), Vault.Reply.class).get(10, TimeUnit.SECONDS);
+        }
+        ShardingEndpoint endpoint = n1.getBean(ShardingEndpoint.class);
+        Awaitility.await("idle vaults passivated and reported").atMost(Duration.ofSeconds(30)).until(() -> endpoint
+                .cluster().entityTypes().get("vault").get(0).passivations() >= 5);
+        assertThat(endpoint.cluster().entityTypes().get("vault").get(0).entityCount()).isZero();
     }
 }
