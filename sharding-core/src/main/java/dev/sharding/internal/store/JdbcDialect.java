@@ -1,0 +1,333 @@
+package dev.sharding.internal.store;
+
+import dev.sharding.spi.ShardingStore.StoredState;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.SQLFeatureNotSupportedException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The SQL of a {@link JdbcShardingStore} for one database product. What both products accept lives here; the
+ * subclasses add what differs: how a conflicting insert is detected and how an epoch is incremented atomically.
+ * Every method runs in the caller's transaction on the caller's connection.
+ */
+abstract class JdbcDialect {
+
+    /** Most ids locked by one statement; statements are padded to powers of two to keep few distinct shapes. */
+    static final int LOCK_CHUNK = 128;
+
+    /** The entity state table. */
+    protected final String states;
+    /** The shard epoch table. */
+    protected final String epochs;
+    /** The remembered entity table. */
+    protected final String remembered;
+
+    private final String prefix;
+
+    /**
+     * Creates the dialect for the tables of a prefix.
+     *
+     * @param prefix the validated table prefix
+     */
+    protected JdbcDialect(String prefix) {
+        this.prefix = prefix;
+        this.states = prefix + "entity_state";
+        this.epochs = prefix + "shard_epoch";
+        this.remembered = prefix + "remembered_entity";
+    }
+
+    /**
+     * Chooses the dialect of the database a connection leads to.
+     *
+     * @param connection an open connection
+     * @param prefix the table prefix
+     * @return the dialect
+     * @throws SQLException if the product is neither H2 nor PostgreSQL, or the metadata cannot be read
+     */
+    static JdbcDialect detect(Connection connection, String prefix) throws SQLException {
+        String product = connection.getMetaData().getDatabaseProductName();
+        if ("H2".equalsIgnoreCase(product)) {
+            return new H2Dialect(prefix);
+        }
+        if ("PostgreSQL".equalsIgnoreCase(product)) {
+            return new PostgreSqlDialect(prefix);
+        }
+        throw new SQLFeatureNotSupportedException("The JDBC sharding store supports H2 and PostgreSQL, not "
+                + product);
+    }
+
+    /**
+     * The product name, as used in the schema script's name.
+     *
+     * @return "h2" or "postgresql"
+     */
+    abstract String name();
+
+    /**
+     * Inserts new state rows, skipping those whose key another transaction inserted meanwhile.
+     *
+     * @param connection the batch's connection
+     * @param rows the rows, none of which existed when locked
+     * @return for each row, whether it was inserted
+     * @throws SQLException on any other failure
+     */
+    abstract boolean[] insertStates(Connection connection, List<StateRow> rows) throws SQLException;
+
+    /**
+     * Remembers entity ids; those already remembered stay as they are.
+     *
+     * @param connection the batch's connection
+     * @param ids the ids
+     * @throws SQLException on failure
+     */
+    abstract void rememberIds(Connection connection, List<RememberedId> ids) throws SQLException;
+
+    /**
+     * Increments a shard's epoch (1 for its first), atomically with respect to every other node.
+     *
+     * @param connection a connection in a transaction of its own
+     * @param typeName the entity type
+     * @param shardId the shard
+     * @return the new epoch
+     * @throws SQLException on failure
+     */
+    abstract long nextEpoch(Connection connection, String typeName, int shardId) throws SQLException;
+
+    /**
+     * The statements of the schema script, with the table prefix filled in.
+     *
+     * @return the statements, in order
+     */
+    List<String> schemaStatements() {
+        String resource = "schema-" + name() + ".sql";
+        try (InputStream in = JdbcDialect.class.getResourceAsStream(resource)) {
+            if (in == null) {
+                throw new IllegalStateException("Schema script " + resource + " missing from the class path");
+            }
+            String script = new String(in.readAllBytes(), StandardCharsets.UTF_8).lines()
+                    .filter(line -> !line.strip().startsWith("--"))
+                    .collect(Collectors.joining("\n"))
+                    .replace("${prefix}", prefix);
+            List<String> statements = new ArrayList<>();
+            for (String statement : script.split(";")) {
+                if (!statement.isBlank()) {
+                    statements.add(statement.strip());
+                }
+            }
+            return statements;
+        } catch (IOException e) {
+            throw new UncheckedIOException("Could not read schema script " + resource, e);
+        }
+    }
+
+    @Nullable StoredState read(Connection connection, String typeName, String entityId) throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement(
+                "SELECT state, version, epoch FROM " + states + " WHERE type_name = ? AND entity_id = ?")) {
+            ps.setString(1, typeName);
+            ps.setString(2, entityId);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? new StoredState(rs.getBytes(1), rs.getLong(2), rs.getLong(3)) : null;
+            }
+        }
+    }
+
+    /**
+     * Locks the existing state rows of some ids of one type until the transaction ends, in the ids' order.
+     *
+     * @param connection the batch's connection
+     * @param typeName the entity type
+     * @param ids the ids, sorted
+     * @return version and epoch of the rows found, by id
+     * @throws SQLException on failure
+     */
+    Map<String, Locked> lockStates(Connection connection, String typeName, List<String> ids) throws SQLException {
+        Map<String, Locked> found = new HashMap<>();
+        for (int from = 0; from < ids.size(); from += LOCK_CHUNK) {
+            List<String> chunk = ids.subList(from, Math.min(ids.size(), from + LOCK_CHUNK));
+            int size = Integer.highestOneBit(chunk.size());
+            size = size == chunk.size() ? size : size * 2;
+            String sql = "SELECT entity_id, version, epoch FROM " + states + " WHERE type_name = ? AND entity_id IN ("
+                    + String.join(", ", Collections.nCopies(size, "?")) + ") ORDER BY entity_id FOR UPDATE";
+            try (PreparedStatement ps = connection.prepareStatement(sql)) {
+                ps.setString(1, typeName);
+                for (int i = 0; i < size; i++) {
+                    ps.setString(i + 2, chunk.get(Math.min(i, chunk.size() - 1)));
+                }
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        found.put(rs.getString(1), new Locked(rs.getLong(2), rs.getLong(3)));
+                    }
+                }
+            }
+        }
+        return found;
+    }
+
+    void updateStates(Connection connection, List<StateRow> rows) throws SQLException {
+        if (rows.isEmpty()) {
+            return;
+        }
+        try (PreparedStatement ps = connection.prepareStatement("UPDATE " + states
+                + " SET state = ?, version = ?, epoch = ?, updated_at = CURRENT_TIMESTAMP"
+                + " WHERE type_name = ? AND entity_id = ?")) {
+            for (StateRow row : rows) {
+                ps.setBytes(1, row.state());
+                ps.setLong(2, row.version());
+                ps.setLong(3, row.epoch());
+                ps.setString(4, row.typeName());
+                ps.setString(5, row.entityId());
+                ps.addBatch();
+            }
+            requireOneRowEach(ps.executeBatch(), "update");
+        }
+    }
+
+    void deleteStates(Connection connection, List<EntityKey> keys) throws SQLException {
+        if (keys.isEmpty()) {
+            return;
+        }
+        try (PreparedStatement ps = connection.prepareStatement(
+                "DELETE FROM " + states + " WHERE type_name = ? AND entity_id = ?")) {
+            for (EntityKey key : keys) {
+                ps.setString(1, key.typeName());
+                ps.setString(2, key.entityId());
+                ps.addBatch();
+            }
+            requireOneRowEach(ps.executeBatch(), "delete");
+        }
+    }
+
+    private static void requireOneRowEach(int[] counts, String what) throws SQLException {
+        for (int count : counts) {
+            if (count != 1 && count != Statement.SUCCESS_NO_INFO) {
+                // the row was locked by this transaction, so only a broken database gets here
+                throw new SQLException("A state " + what + " changed " + count + " rows instead of the locked one");
+            }
+        }
+    }
+
+    void forgetIds(Connection connection, List<RememberedId> ids) throws SQLException {
+        if (ids.isEmpty()) {
+            return;
+        }
+        try (PreparedStatement ps = connection.prepareStatement(
+                "DELETE FROM " + remembered + " WHERE type_name = ? AND shard_id = ? AND entity_id = ?")) {
+            for (RememberedId id : ids) {
+                bind(ps, id);
+                ps.addBatch();
+            }
+            ps.executeBatch();
+        }
+    }
+
+    /**
+     * Binds type, shard and entity id to the first three parameters.
+     *
+     * @param ps the statement
+     * @param id the remembered id
+     * @throws SQLException on failure
+     */
+    static void bind(PreparedStatement ps, RememberedId id) throws SQLException {
+        ps.setString(1, id.typeName());
+        ps.setInt(2, id.shardId());
+        ps.setString(3, id.entityId());
+    }
+
+    Set<String> remembered(Connection connection, String typeName, int shardId) throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement(
+                "SELECT entity_id FROM " + remembered + " WHERE type_name = ? AND shard_id = ?")) {
+            ps.setString(1, typeName);
+            ps.setInt(2, shardId);
+            Set<String> ids = new TreeSet<>();
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    ids.add(rs.getString(1));
+                }
+            }
+            return ids;
+        }
+    }
+
+    Set<Integer> shardsWithRemembered(Connection connection, String typeName) throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement(
+                "SELECT DISTINCT shard_id FROM " + remembered + " WHERE type_name = ?")) {
+            ps.setString(1, typeName);
+            Set<Integer> shards = new TreeSet<>();
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    shards.add(rs.getInt(1));
+                }
+            }
+            return shards;
+        }
+    }
+
+    void clearShardingData(Connection connection) throws SQLException {
+        try (Statement st = connection.createStatement()) {
+            st.executeUpdate("DELETE FROM " + epochs);
+            st.executeUpdate("DELETE FROM " + remembered);
+        }
+    }
+
+    /**
+     * The primary key of a state row, ordered by type and then id.
+     *
+     * @param typeName the entity type
+     * @param entityId the entity id
+     */
+    record EntityKey(String typeName, String entityId) implements Comparable<EntityKey> {
+
+        @Override
+        public int compareTo(EntityKey other) {
+            int byType = typeName.compareTo(other.typeName);
+            return byType != 0 ? byType : entityId.compareTo(other.entityId);
+        }
+    }
+
+    /**
+     * A state row as locked: what the batch needs to decide on the writes to it.
+     *
+     * @param version its version
+     * @param epoch the epoch of its last write
+     */
+    record Locked(long version, long epoch) {
+    }
+
+    /**
+     * A state row to insert or update.
+     *
+     * @param typeName the entity type
+     * @param entityId the entity id
+     * @param state the encoded state
+     * @param version the new version
+     * @param epoch the new epoch
+     */
+    record StateRow(String typeName, String entityId, byte[] state, long version, long epoch) {
+    }
+
+    /**
+     * A remembered entity.
+     *
+     * @param typeName the entity type
+     * @param shardId its shard
+     * @param entityId its id
+     */
+    record RememberedId(String typeName, int shardId, String entityId) {
+    }
+}

@@ -1,0 +1,112 @@
+package dev.sharding.internal.store;
+
+import java.time.Duration;
+import java.util.Objects;
+import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The settings of a {@link JdbcShardingStore}, immutable. Start from {@link #defaults()} and change with the
+ * {@code withX} methods; {@link #validate()} names the first setting that is out of range.
+ *
+ * @param tablePrefix prepended to every table name; an unquoted SQL identifier
+ * @param maxBatchSize the most queued operations committed in one transaction
+ * @param readThreads how many threads run reads and epoch increments
+ * @param closeTimeout how long {@link JdbcShardingStore#close()} lets queued work finish before failing the rest
+ */
+public record JdbcStoreSettings(String tablePrefix, int maxBatchSize, int readThreads, Duration closeTimeout) {
+
+    /** Default table prefix. */
+    public static final String DEFAULT_TABLE_PREFIX = "sharding_";
+    /** Default largest batch. */
+    public static final int DEFAULT_MAX_BATCH_SIZE = 1000;
+    /** Default number of read threads. */
+    public static final int DEFAULT_READ_THREADS = 2;
+    /** Default close timeout. */
+    public static final Duration DEFAULT_CLOSE_TIMEOUT = Duration.ofSeconds(10);
+    /** The longest prefix: PostgreSQL keeps 63 characters of a name, and the longest derived name adds 22. */
+    public static final int MAX_TABLE_PREFIX_LENGTH = 40;
+
+    private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
+
+    /**
+     * Checks the arguments are not null.
+     */
+    public JdbcStoreSettings {
+        Objects.requireNonNull(tablePrefix, "tablePrefix");
+        Objects.requireNonNull(closeTimeout, "closeTimeout");
+    }
+
+    /**
+     * The defaults.
+     *
+     * @return settings with every default
+     */
+    public static JdbcStoreSettings defaults() {
+        return new JdbcStoreSettings(DEFAULT_TABLE_PREFIX, DEFAULT_MAX_BATCH_SIZE, DEFAULT_READ_THREADS,
+                DEFAULT_CLOSE_TIMEOUT);
+    }
+
+    /**
+     * Checks every setting.
+     *
+     * @return these settings
+     * @throws IllegalArgumentException naming the first invalid setting, its value and the rule
+     */
+    public JdbcStoreSettings validate() {
+        require(IDENTIFIER.matcher(tablePrefix).matches(), "table-prefix", tablePrefix,
+                "must be a letter or '_' followed by letters, digits or '_'");
+        require(tablePrefix.length() <= MAX_TABLE_PREFIX_LENGTH, "table-prefix", tablePrefix,
+                "must be at most " + MAX_TABLE_PREFIX_LENGTH + " characters");
+        require(maxBatchSize > 0, "max-batch-size", maxBatchSize, "must be positive");
+        require(readThreads > 0, "read-threads", readThreads, "must be positive");
+        require(!closeTimeout.isNegative(), "close-timeout", closeTimeout, "must not be negative");
+        return this;
+    }
+
+    private static void require(boolean ok, String name, @Nullable Object value, String rule) {
+        if (!ok) {
+            throw new IllegalArgumentException("Invalid setting sharding.store." + name + "=" + value + ": " + rule);
+        }
+    }
+
+    /**
+     * Copy with another table prefix.
+     *
+     * @param value the new value
+     * @return the copy
+     */
+    public JdbcStoreSettings withTablePrefix(String value) {
+        return new JdbcStoreSettings(value, maxBatchSize, readThreads, closeTimeout);
+    }
+
+    /**
+     * Copy with another largest batch.
+     *
+     * @param value the new value
+     * @return the copy
+     */
+    public JdbcStoreSettings withMaxBatchSize(int value) {
+        return new JdbcStoreSettings(tablePrefix, value, readThreads, closeTimeout);
+    }
+
+    /**
+     * Copy with another number of read threads.
+     *
+     * @param value the new value
+     * @return the copy
+     */
+    public JdbcStoreSettings withReadThreads(int value) {
+        return new JdbcStoreSettings(tablePrefix, maxBatchSize, value, closeTimeout);
+    }
+
+    /**
+     * Copy with another close timeout.
+     *
+     * @param value the new value
+     * @return the copy
+     */
+    public JdbcStoreSettings withCloseTimeout(Duration value) {
+        return new JdbcStoreSettings(tablePrefix, maxBatchSize, readThreads, value);
+    }
+}

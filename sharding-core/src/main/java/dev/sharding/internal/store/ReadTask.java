@@ -1,0 +1,97 @@
+package dev.sharding.internal.store;
+
+import dev.sharding.ShardingException;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * One read (or epoch increment) of a {@link JdbcShardingStore}, run on a read thread; kept as its own type so that
+ * {@code close()} can fail the tasks that never ran.
+ *
+ * @param <T> the result type
+ */
+final class ReadTask<T> implements Runnable {
+
+    /**
+     * Database work on a connection.
+     *
+     * @param <T> the result type
+     */
+    @FunctionalInterface
+    interface Work<T> {
+
+        /**
+         * Does the work.
+         *
+         * @param connection an open connection
+         * @param dialect the database's dialect
+         * @return the result
+         * @throws SQLException on failure
+         */
+        T run(Connection connection, JdbcDialect dialect) throws SQLException;
+    }
+
+    /**
+     * Database work that finds its own connection.
+     *
+     * @param <T> the result type
+     */
+    @FunctionalInterface
+    interface Body<T> {
+
+        /**
+         * Does the work.
+         *
+         * @return the result
+         * @throws SQLException on failure
+         */
+        T run() throws SQLException;
+    }
+
+    private final String what;
+
+    private final CompletableFuture<T> future;
+
+    private final Body<T> body;
+
+    /**
+     * Creates the task.
+     *
+     * @param what the operation, for messages ("read of the state of [a/1]")
+     * @param future completed with the result
+     * @param body the work
+     */
+    ReadTask(String what, CompletableFuture<T> future, Body<T> body) {
+        this.what = what;
+        this.future = future;
+        this.body = body;
+    }
+
+    /**
+     * The operation, for messages.
+     *
+     * @return its description
+     */
+    String what() {
+        return what;
+    }
+
+    @Override
+    public void run() {
+        try {
+            future.complete(body.run());
+        } catch (SQLException | RuntimeException e) {
+            future.completeExceptionally(new ShardingException("The store failed the " + what + ": " + e, e));
+        }
+    }
+
+    /**
+     * Fails the task without running it.
+     *
+     * @param cause why
+     */
+    void fail(Throwable cause) {
+        future.completeExceptionally(cause);
+    }
+}

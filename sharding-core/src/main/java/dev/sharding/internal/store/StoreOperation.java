@@ -1,0 +1,105 @@
+package dev.sharding.internal.store;
+
+import dev.sharding.spi.ShardingStore.StoredState;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * A change queued for the writer thread of a {@link JdbcShardingStore}; each one is committed in one batch
+ * transaction and then its future completed.
+ */
+sealed interface StoreOperation {
+
+    /**
+     * The future the caller holds.
+     *
+     * @return the future
+     */
+    CompletableFuture<?> future();
+
+    /**
+     * Says what the operation is, for error messages.
+     *
+     * @return a short description such as "write of [account/42]"
+     */
+    String describe();
+
+    /**
+     * Writes one entity's state.
+     *
+     * @param typeName the entity type
+     * @param entityId the entity id
+     * @param epoch the writer's epoch
+     * @param state the encoded state (a private copy)
+     * @param future completed with the stored state
+     */
+    record Write(String typeName, String entityId, long epoch, byte[] state,
+            CompletableFuture<StoredState> future) implements StoreOperation {
+
+        @Override
+        public String describe() {
+            return "write of [" + typeName + "/" + entityId + "] under epoch " + epoch;
+        }
+    }
+
+    /**
+     * Deletes one entity's state.
+     *
+     * @param typeName the entity type
+     * @param entityId the entity id
+     * @param epoch the writer's epoch
+     * @param future completed once deleted
+     */
+    record Delete(String typeName, String entityId, long epoch, CompletableFuture<Void> future)
+            implements StoreOperation {
+
+        @Override
+        public String describe() {
+            return "delete of [" + typeName + "/" + entityId + "] under epoch " + epoch;
+        }
+    }
+
+    /**
+     * Adds and removes remembered entities of one shard (added first, then removed).
+     *
+     * @param typeName the entity type
+     * @param shardId the shard
+     * @param started ids to remember
+     * @param stopped ids to forget
+     * @param future completed once stored
+     */
+    record Remember(String typeName, int shardId, List<String> started, List<String> stopped,
+            CompletableFuture<Void> future) implements StoreOperation {
+
+        @Override
+        public String describe() {
+            return "update of the remembered entities of [" + typeName + "/shard " + shardId + "]";
+        }
+    }
+
+    /**
+     * Deletes all epochs and remembered entities, after the operations queued before it.
+     *
+     * @param future completed once deleted
+     */
+    record Clear(CompletableFuture<Void> future) implements StoreOperation {
+
+        @Override
+        public String describe() {
+            return "clearing of the sharding data";
+        }
+    }
+
+    /**
+     * Tells the writer thread to stop once the operations queued before it are done; never part of a batch.
+     *
+     * @param future completed when the writer stops
+     */
+    record Stop(CompletableFuture<Void> future) implements StoreOperation {
+
+        @Override
+        public String describe() {
+            return "stop";
+        }
+    }
+}

@@ -1,0 +1,246 @@
+package dev.sharding.internal.store;
+
+import dev.sharding.ShardingException;
+import dev.sharding.internal.store.JdbcDialect.EntityKey;
+import dev.sharding.internal.store.JdbcDialect.Locked;
+import dev.sharding.internal.store.JdbcDialect.RememberedId;
+import dev.sharding.internal.store.JdbcDialect.StateRow;
+import dev.sharding.spi.ShardingStore.StoredState;
+import dev.sharding.spi.StaleEpochException;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.SQLTransactionRollbackException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The operations of one group commit and what became of each.
+ *
+ * <h2>Algorithm</h2>
+ * The state rows the batch touches are locked first ({@code SELECT ... FOR UPDATE}, in key order so that two nodes'
+ * batches cannot deadlock on existing rows). The batch's operations are then replayed per key, in queue order,
+ * against the locked version and epoch: a write or delete under a lower epoch than the row's is refused alone; the
+ * others change the row, and only each key's final row is written (one update, insert or delete per key). Rows that
+ * did not exist cannot be locked, so two nodes may insert the same new key at once: the loser's insert is skipped,
+ * the row the winner committed is locked, and that key is replayed again, so the higher epoch wins whichever
+ * committed first. Remembered entity changes are reduced to their final presence per id the same way. Nothing is
+ * completed here: the caller commits, then calls {@link #complete()}, or {@link #fail} when anything went wrong.
+ */
+final class WriteBatch {
+
+    private static final Logger LOG = LoggerFactory.getLogger(WriteBatch.class);
+
+    /** How often one key may lose an insert race within one transaction before the batch gives up. */
+    private static final int MAX_INSERT_ROUNDS = 5;
+
+    private static final Object DONE = new Object();
+
+    private final List<StoreOperation> operations;
+
+    private final @Nullable Object[] outcomes;
+
+    /**
+     * Creates a batch; nothing runs yet.
+     *
+     * @param operations the operations, in queue order, without {@link StoreOperation.Stop}
+     */
+    WriteBatch(List<StoreOperation> operations) {
+        this.operations = operations;
+        this.outcomes = new Object[operations.size()];
+    }
+
+    /**
+     * How many operations the batch holds.
+     *
+     * @return the count
+     */
+    int size() {
+        return operations.size();
+    }
+
+    /**
+     * Applies the batch in the connection's current transaction; the caller commits. May be called again, on a new
+     * transaction, after a failure: every outcome is computed anew.
+     *
+     * @param connection a connection with auto-commit off
+     * @param dialect the database's dialect
+     * @throws SQLException when any statement fails; the transaction must be rolled back
+     */
+    void execute(Connection connection, JdbcDialect dialect) throws SQLException {
+        SortedMap<EntityKey, List<Integer>> byKey = new TreeMap<>();
+        Map<RememberedId, Boolean> rememberedChanges = new LinkedHashMap<>();
+        boolean clear = false;
+        for (int i = 0; i < operations.size(); i++) {
+            StoreOperation op = operations.get(i);
+            if (op instanceof StoreOperation.Write w) {
+                byKey.computeIfAbsent(new EntityKey(w.typeName(), w.entityId()), k -> new ArrayList<>()).add(i);
+            } else if (op instanceof StoreOperation.Delete d) {
+                byKey.computeIfAbsent(new EntityKey(d.typeName(), d.entityId()), k -> new ArrayList<>()).add(i);
+            } else if (op instanceof StoreOperation.Remember r) {
+                r.started().forEach(id -> rememberedChanges.put(new RememberedId(r.typeName(), r.shardId(), id), true));
+                r.stopped().forEach(id -> rememberedChanges.put(new RememberedId(r.typeName(), r.shardId(), id), false));
+                outcomes[i] = DONE;
+            } else if (op instanceof StoreOperation.Clear) {
+                // everything remembered before the clear is gone after it
+                rememberedChanges.clear();
+                clear = true;
+                outcomes[i] = DONE;
+            } else {
+                throw new IllegalStateException("Not a batch operation: " + op.describe());
+            }
+        }
+        writeStates(connection, dialect, byKey);
+        if (clear) {
+            dialect.clearShardingData(connection);
+        }
+        List<RememberedId> forget = new ArrayList<>();
+        List<RememberedId> remember = new ArrayList<>();
+        rememberedChanges.forEach((id, present) -> (present ? remember : forget).add(id));
+        dialect.forgetIds(connection, forget);
+        dialect.rememberIds(connection, remember);
+    }
+
+    private void writeStates(Connection connection, JdbcDialect dialect, SortedMap<EntityKey, List<Integer>> byKey)
+            throws SQLException {
+        Map<EntityKey, Locked> locked = lock(connection, dialect, byKey.keySet());
+        List<EntityKey> pending = new ArrayList<>(byKey.keySet());
+        for (int round = 0; !pending.isEmpty(); round++) {
+            if (round == MAX_INSERT_ROUNDS) {
+                throw new SQLTransactionRollbackException("Lost " + MAX_INSERT_ROUNDS
+                        + " insert races in a row on " + pending.get(0) + "; the batch will be retried", "40001");
+            }
+            List<StateRow> updates = new ArrayList<>();
+            List<StateRow> inserts = new ArrayList<>();
+            List<EntityKey> deletes = new ArrayList<>();
+            for (EntityKey key : pending) {
+                Locked before = locked.get(key);
+                StateRow after = replay(key, byKey.get(key), before);
+                if (after == NO_CHANGE) {
+                    continue;
+                }
+                if (before == null) {
+                    if (after != null) {
+                        inserts.add(after);
+                    }
+                } else if (after == null) {
+                    deletes.add(key);
+                } else {
+                    updates.add(after);
+                }
+            }
+            dialect.updateStates(connection, updates);
+            dialect.deleteStates(connection, deletes);
+            boolean[] inserted = dialect.insertStates(connection, inserts);
+            pending = new ArrayList<>();
+            for (int i = 0; i < inserted.length; i++) {
+                if (!inserted[i]) {
+                    pending.add(new EntityKey(inserts.get(i).typeName(), inserts.get(i).entityId()));
+                }
+            }
+            if (!pending.isEmpty()) {
+                // another node committed these rows since they were found missing: decide again against them
+                LOG.debug("{} state rows were inserted by another node meanwhile; deciding again", pending.size());
+                pending.forEach(locked::remove);
+                locked.putAll(lock(connection, dialect, pending));
+            }
+        }
+    }
+
+    /** Marks a key none of whose operations was accepted. */
+    private static final StateRow NO_CHANGE = new StateRow("", "", new byte[0], 0, 0);
+
+    /**
+     * Replays one key's operations against its row and records their outcomes.
+     *
+     * @return the row to store, {@code null} for none, or {@link #NO_CHANGE} when every operation was refused
+     */
+    private @Nullable StateRow replay(EntityKey key, List<Integer> indexes, @Nullable Locked before) {
+        boolean exists = before != null;
+        long version = before == null ? 0 : before.version();
+        long epoch = before == null ? 0 : before.epoch();
+        byte @Nullable [] state = null;
+        boolean changed = false;
+        for (int i : indexes) {
+            StoreOperation op = operations.get(i);
+            long opEpoch = op instanceof StoreOperation.Write w ? w.epoch() : ((StoreOperation.Delete) op).epoch();
+            if (exists && epoch > opEpoch) {
+                outcomes[i] = new StaleEpochException(key.typeName(), key.entityId(), opEpoch, epoch);
+                continue;
+            }
+            changed = true;
+            if (op instanceof StoreOperation.Write w) {
+                version = exists ? version + 1 : 1;
+                epoch = opEpoch;
+                state = w.state();
+                exists = true;
+                outcomes[i] = new StoredState(state, version, epoch);
+            } else {
+                exists = false;
+                state = null;
+                outcomes[i] = DONE;
+            }
+        }
+        if (!changed) {
+            return NO_CHANGE;
+        }
+        return exists && state != null ? new StateRow(key.typeName(), key.entityId(), state, version, epoch) : null;
+    }
+
+    private static Map<EntityKey, Locked> lock(Connection connection, JdbcDialect dialect,
+            Iterable<EntityKey> keys) throws SQLException {
+        SortedMap<String, TreeSet<String>> idsByType = new TreeMap<>();
+        keys.forEach(k -> idsByType.computeIfAbsent(k.typeName(), t -> new TreeSet<>()).add(k.entityId()));
+        Map<EntityKey, Locked> locked = new LinkedHashMap<>();
+        for (Map.Entry<String, TreeSet<String>> e : idsByType.entrySet()) {
+            dialect.lockStates(connection, e.getKey(), new ArrayList<>(e.getValue()))
+                    .forEach((id, row) -> locked.put(new EntityKey(e.getKey(), id), row));
+        }
+        return locked;
+    }
+
+    /**
+     * Completes every future with its outcome; call after the commit succeeded.
+     */
+    void complete() {
+        for (int i = 0; i < operations.size(); i++) {
+            StoreOperation op = operations.get(i);
+            Object outcome = outcomes[i];
+            if (outcome instanceof Throwable t) {
+                op.future().completeExceptionally(t);
+            } else if (outcome instanceof StoredState s) {
+                ((StoreOperation.Write) op).future().complete(s);
+            } else if (outcome == DONE && op instanceof StoreOperation.Delete d) {
+                d.future().complete(null);
+            } else if (outcome == DONE && op instanceof StoreOperation.Remember r) {
+                r.future().complete(null);
+            } else if (outcome == DONE && op instanceof StoreOperation.Clear c) {
+                c.future().complete(null);
+            } else {
+                op.future().completeExceptionally(new IllegalStateException(
+                        "The batch committed without deciding the " + op.describe()));
+            }
+        }
+    }
+
+    /**
+     * Fails every future: nothing of the batch was applied.
+     *
+     * @param reason what went wrong, for the message
+     * @param cause the failure
+     */
+    void fail(String reason, @Nullable Throwable cause) {
+        for (StoreOperation op : operations) {
+            op.future().completeExceptionally(new ShardingException("The store could not commit the "
+                    + op.describe() + ": " + reason + "; nothing of its batch of " + operations.size()
+                    + " operations was applied", cause));
+        }
+    }
+}

@@ -1,0 +1,29 @@
+-- Tables of JdbcShardingStore on H2. ${prefix} is replaced by the configured table prefix.
+-- Every statement is idempotent: the store runs this script at every start.
+
+-- One row per entity with stored state; epoch is the shard allocation that wrote it last.
+CREATE TABLE IF NOT EXISTS ${prefix}entity_state (
+    type_name VARCHAR(255) NOT NULL,
+    entity_id VARCHAR(1024) NOT NULL,
+    state VARBINARY NOT NULL,
+    version BIGINT NOT NULL,
+    epoch BIGINT NOT NULL,
+    updated_at TIMESTAMP WITH TIME ZONE NOT NULL,
+    PRIMARY KEY (type_name, entity_id)
+);
+
+-- The latest epoch handed out for each shard.
+CREATE TABLE IF NOT EXISTS ${prefix}shard_epoch (
+    type_name VARCHAR(255) NOT NULL,
+    shard_id INTEGER NOT NULL,
+    epoch BIGINT NOT NULL,
+    PRIMARY KEY (type_name, shard_id)
+);
+
+-- The ids of remembered entities, restarted with their shard.
+CREATE TABLE IF NOT EXISTS ${prefix}remembered_entity (
+    type_name VARCHAR(255) NOT NULL,
+    shard_id INTEGER NOT NULL,
+    entity_id VARCHAR(1024) NOT NULL,
+    PRIMARY KEY (type_name, shard_id, entity_id)
+);
