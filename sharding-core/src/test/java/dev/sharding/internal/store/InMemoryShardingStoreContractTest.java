@@ -1,0 +1,20 @@
+package dev.sharding.internal.store;
+
+import dev.sharding.spi.ShardingStore;
+import dev.sharding.test.store.ShardingStoreContract;
+
+/**
+ * The reference store passes its own contract; its "two nodes" share the one store, as nodes of one JVM do.
+ */
+class InMemoryShardingStoreContractTest extends ShardingStoreContract {
+
+    @Override
+    protected ShardingStore createStore() {
+        return new InMemoryShardingStore();
+    }
+
+    @Override
+    protected ShardingStore createPeer(ShardingStore first) {
+        return first;
+    }
+}

@@ -1,0 +1,244 @@
+package dev.sharding.internal.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.sharding.ShardingException;
+import dev.sharding.spi.ShardingStore;
+import dev.sharding.spi.ShardingStore.StoredState;
+import dev.sharding.spi.StaleEpochException;
+import dev.sharding.test.store.FaultyDataSource;
+import dev.sharding.test.store.ShardingStoreContract;
+import dev.sharding.test.store.StoreFault;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.awaitility.Awaitility;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The contract plus what only a store in a database has: group commit, the batch bound, closing with queued work,
+ * schema creation and the table prefix. Subclasses provide one database per test class.
+ */
+abstract class JdbcStoreContract extends ShardingStoreContract {
+
+    private static final AtomicInteger PREFIXES = new AtomicInteger();
+
+    /**
+     * The test class's database, behind a data source that can fail on demand.
+     *
+     * @return the data source
+     */
+    protected abstract FaultyDataSource dataSource();
+
+    @Override
+    protected ShardingStore createStore() {
+        return newStore(JdbcStoreSettings.defaults());
+    }
+
+    @Override
+    protected boolean canInjectFaults() {
+        return true;
+    }
+
+    @Override
+    protected void injectFault(@Nullable StoreFault fault) {
+        dataSource().inject(fault);
+    }
+
+    private JdbcShardingStore newStore(JdbcStoreSettings settings) {
+        JdbcShardingStore s = new JdbcShardingStore(dataSource(), settings);
+        track(s);
+        s.createSchema();
+        return s;
+    }
+
+    /** Queues a first write, and holds it before its transaction starts until {@link FaultyDataSource#release()}. */
+    private CompletableFuture<StoredState> holdWriterWith(JdbcShardingStore s, String id) throws Exception {
+        await(s.write(type, "warm-up", 1, bytes("warm")));
+        dataSource().hold();
+        CompletableFuture<StoredState> first = s.write(type, id, 1, bytes("first"));
+        Awaitility.await("writer waiting for a connection for the write of " + id)
+                .atMost(Duration.ofSeconds(10)).until(() -> dataSource().waiting() == 1);
+        return first;
+    }
+
+    @Test
+    void operationsQueuedWhileATransactionStartsAreCommittedTogether() throws Exception {
+        JdbcShardingStore s = newStore(JdbcStoreSettings.defaults());
+        CompletableFuture<StoredState> first;
+        List<CompletableFuture<?>> queued = new ArrayList<>();
+        CompletableFuture<StoredState> stale;
+        long batchesBefore;
+        try {
+            first = holdWriterWith(s, "first");
+            batchesBefore = s.statistics().batches();
+            for (int i = 0; i < 100; i++) {
+                queued.add(s.write(type, "queued-" + i, 1, bytes("q" + i)));
+            }
+            stale = s.write(type, "warm-up", 0, bytes("stale"));
+            queued.add(s.updateRemembered(type, 1, List.of("queued-1"), List.of()));
+            queued.add(s.delete(type, "queued-2", 1));
+        } finally {
+            dataSource().release();
+        }
+        await(first);
+        for (CompletableFuture<?> f : queued) {
+            await(f);
+        }
+        assertThatThrownBy(() -> await(stale)).isInstanceOf(StaleEpochException.class);
+        JdbcStoreStatistics stats = s.statistics();
+        assertThat(stats.batches() - batchesBefore).as("batches after the first: %s", stats).isEqualTo(2);
+        assertThat(stats.largestBatch()).isEqualTo(103);
+        assertThat(await(s.read(type, "queued-2"))).isEmpty();
+        assertThat(text(await(s.read(type, "warm-up")).orElseThrow())).isEqualTo("warm");
+        assertThat(await(s.remembered(type, 1))).containsExactly("queued-1");
+    }
+
+    @Test
+    void noBatchHoldsMoreThanTheMaximum() throws Exception {
+        JdbcShardingStore s = newStore(JdbcStoreSettings.defaults().withMaxBatchSize(10));
+        List<CompletableFuture<StoredState>> queued = new ArrayList<>();
+        long batchesBefore;
+        try {
+            queued.add(holdWriterWith(s, "first"));
+            batchesBefore = s.statistics().batches();
+            for (int i = 0; i < 35; i++) {
+                queued.add(s.write(type, "queued-" + i, 1, bytes("q" + i)));
+            }
+        } finally {
+            dataSource().release();
+        }
+        for (CompletableFuture<StoredState> f : queued) {
+            await(f);
+        }
+        JdbcStoreStatistics stats = s.statistics();
+        assertThat(stats.batches() - batchesBefore).as("1 + 10 + 10 + 10 + 5: %s", stats).isEqualTo(5);
+        assertThat(stats.largestBatch()).isEqualTo(10);
+    }
+
+    @Test
+    void closeCommitsWhatIsQueuedAndThenRefusesOperations() throws Exception {
+        JdbcShardingStore s = newStore(JdbcStoreSettings.defaults());
+        List<CompletableFuture<StoredState>> queued = new ArrayList<>();
+        CompletableFuture<Void> closing;
+        try {
+            queued.add(holdWriterWith(s, "first"));
+            for (int i = 0; i < 200; i++) {
+                queued.add(s.write(type, "queued-" + i, 1, bytes("q" + i)));
+            }
+            closing = CompletableFuture.runAsync(s::close);
+        } finally {
+            dataSource().release();
+        }
+        await(closing);
+        for (CompletableFuture<StoredState> f : queued) {
+            assertThat(await(f).version()).isEqualTo(1);
+        }
+        assertThatThrownBy(() -> await(s.write(type, "late", 1, bytes("late")))).isInstanceOf(ShardingException.class)
+                .hasMessageContaining("closed before the write of [" + type + "/late]");
+        assertThatThrownBy(() -> await(s.read(type, "queued-1"))).isInstanceOf(ShardingException.class)
+                .hasMessageContaining("closed");
+        assertThat(text(await(store.read(type, "queued-199")).orElseThrow())).isEqualTo("q199");
+    }
+
+    @Test
+    void closeFailsTheQueuedWorkItCannotFinishInTime() throws Exception {
+        JdbcShardingStore s = newStore(JdbcStoreSettings.defaults().withCloseTimeout(Duration.ofMillis(200)));
+        CompletableFuture<StoredState> first;
+        List<CompletableFuture<StoredState>> queued = new ArrayList<>();
+        try {
+            first = holdWriterWith(s, "first");
+            for (int i = 0; i < 20; i++) {
+                queued.add(s.write(type, "queued-" + i, 1, bytes("q" + i)));
+            }
+            long start = System.nanoTime();
+            s.close();
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
+            for (CompletableFuture<StoredState> f : queued) {
+                assertThat(failureOf(f)).isInstanceOf(ShardingException.class).hasMessageContaining("closed before");
+            }
+        } finally {
+            dataSource().release();
+        }
+        // the transaction that was starting when the store closed still ends, one way or the other
+        failureOf(first);
+    }
+
+    @Test
+    void schemaCreationIsIdempotentAndSafeFromSeveralNodesAtOnce() throws Exception {
+        JdbcStoreSettings settings = JdbcStoreSettings.defaults().withTablePrefix("race" + PREFIXES.incrementAndGet()
+                + "_");
+        List<JdbcShardingStore> nodes = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            JdbcShardingStore node = new JdbcShardingStore(dataSource(), settings);
+            track(node);
+            nodes.add(node);
+        }
+        CountDownLatch start = new CountDownLatch(1);
+        List<CompletableFuture<Void>> creations = new ArrayList<>();
+        for (JdbcShardingStore node : nodes) {
+            creations.add(CompletableFuture.runAsync(() -> {
+                try {
+                    start.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                node.createSchema();
+            }));
+        }
+        start.countDown();
+        for (CompletableFuture<Void> creation : creations) {
+            await(creation);
+        }
+        nodes.get(0).createSchema();
+        await(nodes.get(1).write(type, "a", 1, bytes("shared")));
+        assertThat(text(await(nodes.get(3).read(type, "a")).orElseThrow())).isEqualTo("shared");
+    }
+
+    @Test
+    void tablesCarryTheConfiguredPrefix() throws Exception {
+        String prefix = "custom" + PREFIXES.incrementAndGet() + "_";
+        JdbcShardingStore s = newStore(JdbcStoreSettings.defaults().withTablePrefix(prefix));
+        await(s.write(type, "a", 1, bytes("x")));
+        await(s.updateRemembered(type, 4, List.of("a"), List.of()));
+        await(s.nextEpoch(type, 4));
+        assertThat(count(prefix + "entity_state")).isEqualTo(1);
+        assertThat(count(prefix + "remembered_entity")).isEqualTo(1);
+        assertThat(count(prefix + "shard_epoch")).isEqualTo(1);
+        assertThat(count("sharding_entity_state")).isZero();
+    }
+
+    private long count(String table) throws Exception {
+        try (Connection c = dataSource().getConnection();
+                PreparedStatement ps = c.prepareStatement("SELECT COUNT(*) FROM " + table + " WHERE type_name = ?")) {
+            ps.setString(1, type);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        }
+    }
+
+    @Test
+    void keysTheTablesCannotHoldFailAloneBeforeTheyAreQueued() throws Exception {
+        CompletableFuture<StoredState> fine = store.write(type, "fine", 1, bytes("ok"));
+        assertThatThrownBy(() -> await(store.write(type, "x".repeat(1025), 1, bytes("x"))))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("longer than 1024");
+        assertThatThrownBy(() -> await(store.write("t".repeat(256), "a", 1, bytes("x"))))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("longer than 255");
+        assertThatThrownBy(() -> await(store.delete(type, "nul\u0000", 1)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("U+0000");
+        assertThatThrownBy(() -> await(store.updateRemembered(type, 1, List.of("y".repeat(1025)), List.of())))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThat(await(store.write(type, "z".repeat(1024), 1, bytes("longest"))).version()).isEqualTo(1);
+        assertThat(await(fine).version()).isEqualTo(1);
+    }
+}

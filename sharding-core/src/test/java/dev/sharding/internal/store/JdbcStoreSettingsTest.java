@@ -1,0 +1,41 @@
+package dev.sharding.internal.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+class JdbcStoreSettingsTest {
+
+    @Test
+    void defaultsAreValid() {
+        JdbcStoreSettings defaults = JdbcStoreSettings.defaults().validate();
+        assertThat(defaults.tablePrefix()).isEqualTo("sharding_");
+        assertThat(defaults.maxBatchSize()).isEqualTo(1000);
+    }
+
+    @Test
+    void rejectsPrefixesThatAreNotPlainIdentifiers() {
+        for (String prefix : new String[] {"", "1x_", "x-y_", "x y", "x;DROP TABLE y;", "\"quoted\""}) {
+            assertThatIllegalArgumentException().isThrownBy(() -> JdbcStoreSettings.defaults()
+                    .withTablePrefix(prefix).validate())
+                    .withMessageStartingWith("Invalid setting sharding.store.table-prefix=" + prefix + ":");
+        }
+        assertThatIllegalArgumentException().isThrownBy(() -> JdbcStoreSettings.defaults()
+                .withTablePrefix("p".repeat(41)).validate()).withMessageEndingWith("must be at most 40 characters");
+        assertThat(JdbcStoreSettings.defaults().withTablePrefix("Cluster_2_").validate().tablePrefix())
+                .isEqualTo("Cluster_2_");
+    }
+
+    @Test
+    void rejectsOutOfRangeNumbers() {
+        assertThatIllegalArgumentException().isThrownBy(() -> JdbcStoreSettings.defaults().withMaxBatchSize(0)
+                .validate()).withMessage("Invalid setting sharding.store.max-batch-size=0: must be positive");
+        assertThatIllegalArgumentException().isThrownBy(() -> JdbcStoreSettings.defaults().withReadThreads(0)
+                .validate()).withMessage("Invalid setting sharding.store.read-threads=0: must be positive");
+        assertThatIllegalArgumentException().isThrownBy(() -> JdbcStoreSettings.defaults()
+                .withCloseTimeout(Duration.ofSeconds(-1)).validate())
+                .withMessage("Invalid setting sharding.store.close-timeout=PT-1S: must not be negative");
+    }
+}

@@ -1,0 +1,317 @@
+package dev.sharding.test.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.sharding.ShardingException;
+import dev.sharding.spi.ShardingStore;
+import dev.sharding.spi.ShardingStore.StoredState;
+import dev.sharding.spi.StaleEpochException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What every {@link ShardingStore} must do, with {@link dev.sharding.internal.store.InMemoryShardingStore}'s
+ * semantics as the reference. An
+ * implementation's test extends this class and says how to make a store; tests run one after the other, each with
+ * entity types of its own, so the database may be shared by all of them. Stores in a database also say how to
+ * break it ({@link #injectFault}), and get the failure tests.
+ *
+ * @see EpochFuzzer
+ */
+public abstract class ShardingStoreContract extends StoreContractSupport {
+
+    @Test
+    void readOfAnEntityNeverWrittenIsEmpty() throws Exception {
+        assertThat(await(store.read(type, "nobody"))).isEmpty();
+    }
+
+    @Test
+    void writeThenReadRoundTripsStateVersionAndEpoch() throws Exception {
+        byte[] everyByte = new byte[256];
+        for (int i = 0; i < everyByte.length; i++) {
+            everyByte[i] = (byte) i;
+        }
+        byte[] large = new byte[200_000];
+        new java.util.Random(7).nextBytes(large);
+        for (byte[] state : List.of(new byte[0], everyByte, large)) {
+            String id = "round-trip-" + state.length;
+            StoredState written = await(store.write(type, id, 3, state));
+            assertThat(written.version()).isEqualTo(1);
+            assertThat(written.epoch()).isEqualTo(3);
+            assertThat(written.state()).isEqualTo(state);
+            StoredState read = await(store.read(type, id)).orElseThrow();
+            assertThat(read.state()).isEqualTo(state);
+            assertThat(read.version()).isEqualTo(1);
+            assertThat(read.epoch()).isEqualTo(3);
+        }
+    }
+
+    @Test
+    void versionCountsTheWritesAndTypesAreSeparate() throws Exception {
+        for (int i = 1; i <= 3; i++) {
+            assertThat(await(store.write(type, "a", 1, bytes("v" + i))).version()).isEqualTo(i);
+        }
+        await(store.write(type + "-other", "a", 1, bytes("other")));
+        assertThat(text(await(store.read(type, "a")).orElseThrow())).isEqualTo("v3");
+        assertThat(await(store.read(type, "a")).orElseThrow().version()).isEqualTo(3);
+        assertThat(text(await(store.read(type + "-other", "a")).orElseThrow())).isEqualTo("other");
+    }
+
+    @Test
+    void theStoreKeepsItsOwnCopyOfAWrittenState() throws Exception {
+        byte[] state = bytes("original");
+        CompletableFuture<StoredState> write = store.write(type, "a", 1, state);
+        state[0] = 'X';
+        await(write);
+        assertThat(text(await(store.read(type, "a")).orElseThrow())).isEqualTo("original");
+    }
+
+    @Test
+    void writesOfOneEntityAreAppliedInTheOrderTheyWereMade() throws Exception {
+        List<CompletableFuture<StoredState>> writes = new ArrayList<>();
+        for (int i = 1; i <= 50; i++) {
+            writes.add(store.write(type, "ordered", 1, bytes("v" + i)));
+        }
+        for (int i = 0; i < writes.size(); i++) {
+            assertThat(await(writes.get(i)).version()).isEqualTo(i + 1);
+        }
+        assertThat(text(await(store.read(type, "ordered")).orElseThrow())).isEqualTo("v50");
+    }
+
+    @Test
+    void deleteRemovesTheStateAndTheNextWriteStartsAtVersionOne() throws Exception {
+        await(store.write(type, "a", 1, bytes("one")));
+        await(store.write(type, "a", 1, bytes("two")));
+        await(store.delete(type, "a", 1));
+        assertThat(await(store.read(type, "a"))).isEmpty();
+        await(store.delete(type, "never-written", 1));
+        StoredState again = await(store.write(type, "a", 1, bytes("three")));
+        assertThat(again.version()).isEqualTo(1);
+    }
+
+    @Test
+    void aWriteUnderALowerEpochIsRefusedAndChangesNothing() throws Exception {
+        await(store.write(type, "a", 5, bytes("by epoch 5")));
+        assertThatThrownBy(() -> await(store.write(type, "a", 4, bytes("by epoch 4"))))
+                .isInstanceOf(StaleEpochException.class).hasMessageContaining("epoch 4").hasMessageContaining("5");
+        StoredState row = await(store.read(type, "a")).orElseThrow();
+        assertThat(text(row)).isEqualTo("by epoch 5");
+        assertThat(row.version()).isEqualTo(1);
+        assertThat(row.epoch()).isEqualTo(5);
+    }
+
+    @Test
+    void aDeleteUnderALowerEpochIsRefusedAndKeepsTheRow() throws Exception {
+        await(store.write(type, "a", 5, bytes("kept")));
+        assertThatThrownBy(() -> await(store.delete(type, "a", 2))).isInstanceOf(StaleEpochException.class);
+        assertThat(text(await(store.read(type, "a")).orElseThrow())).isEqualTo("kept");
+    }
+
+    @Test
+    void anEqualEpochIsAcceptedAndAHigherOneFencesTheLowerOut() throws Exception {
+        await(store.write(type, "a", 2, bytes("first")));
+        assertThat(await(store.write(type, "a", 2, bytes("same epoch"))).version()).isEqualTo(2);
+        StoredState higher = await(store.write(type, "a", 3, bytes("new owner")));
+        assertThat(higher.version()).isEqualTo(3);
+        assertThat(higher.epoch()).isEqualTo(3);
+        assertThatThrownBy(() -> await(store.write(type, "a", 2, bytes("old owner"))))
+                .isInstanceOf(StaleEpochException.class);
+        assertThat(text(await(store.read(type, "a")).orElseThrow())).isEqualTo("new owner");
+    }
+
+    @Test
+    void aStaleWriteFailsAloneAmongWritesMadeAtTheSameTime() throws Exception {
+        await(store.write(type, "a", 5, bytes("a5")));
+        CompletableFuture<StoredState> stale = store.write(type, "a", 3, bytes("a3"));
+        CompletableFuture<StoredState> b = store.write(type, "b", 1, bytes("b1"));
+        CompletableFuture<Void> remembered = store.updateRemembered(type, 1, List.of("b"), List.of());
+        CompletableFuture<StoredState> sameEpoch = store.write(type, "a", 5, bytes("a5 again"));
+        assertThatThrownBy(() -> await(stale)).isInstanceOf(StaleEpochException.class);
+        assertThat(await(b).version()).isEqualTo(1);
+        await(remembered);
+        assertThat(await(sameEpoch).version()).isEqualTo(2);
+        assertThat(text(await(store.read(type, "a")).orElseThrow())).isEqualTo("a5 again");
+    }
+
+    @Test
+    void firstWritesOfOneEntityFromTwoNodesAtOnceLeaveOneRowWithTheHigherEpoch() throws Exception {
+        ShardingStore peer = track(createPeer(store));
+        for (int i = 0; i < 40; i++) {
+            String id = "raced-" + i;
+            // the lower epoch goes first on even ids, second on odd ones
+            CompletableFuture<StoredState> low;
+            CompletableFuture<StoredState> high;
+            if (i % 2 == 0) {
+                low = store.write(type, id, 1, bytes("low"));
+                high = peer.write(type, id, 2, bytes("high"));
+            } else {
+                high = peer.write(type, id, 2, bytes("high"));
+                low = store.write(type, id, 1, bytes("low"));
+            }
+            StoredState won = await(high);
+            StoredState row = await(store.read(type, id)).orElseThrow();
+            assertThat(text(row)).as("row of %s", id).isEqualTo("high");
+            assertThat(row.epoch()).isEqualTo(2);
+            Throwable lowFailure = failureOf(low);
+            if (lowFailure == null) {
+                assertThat(await(low).version()).as("the low write of %s came first", id).isEqualTo(1);
+                assertThat(won.version()).isEqualTo(2);
+            } else {
+                assertThat(lowFailure).isInstanceOf(StaleEpochException.class);
+                assertThat(won.version()).isEqualTo(1);
+            }
+            assertThat(row.version()).isEqualTo(won.version());
+        }
+    }
+
+    @Test
+    void manyThreadsWritingManyEntitiesLoseNothing() throws Exception {
+        int threads = 16;
+        int idsPerThread = 25;
+        List<CompletableFuture<Void>> writers = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            int thread = t;
+            writers.add(CompletableFuture.runAsync(() -> {
+                for (int round = 1; round <= 3; round++) {
+                    List<CompletableFuture<StoredState>> writes = new ArrayList<>();
+                    for (int i = 0; i < idsPerThread; i++) {
+                        writes.add(store.write(type, thread + "-" + i, 1, bytes(thread + "-" + i + "-" + round)));
+                    }
+                    writes.forEach(CompletableFuture::join);
+                }
+            }));
+        }
+        for (CompletableFuture<Void> writer : writers) {
+            await(writer);
+        }
+        for (int t = 0; t < threads; t++) {
+            for (int i = 0; i < idsPerThread; i++) {
+                StoredState row = await(store.read(type, t + "-" + i)).orElseThrow();
+                assertThat(text(row)).isEqualTo(t + "-" + i + "-3");
+                assertThat(row.version()).isEqualTo(3);
+            }
+        }
+    }
+
+    @Test
+    void twoNodesWritingUnderRisingEpochsKeepOnlyTheAcceptedHistory() throws Exception {
+        ShardingStore peer = track(createPeer(store));
+        new EpochFuzzer(store, peer, type, 24).run(8, 250, type.hashCode());
+    }
+
+    @Test
+    void epochsStartAtOneAndRisePerShard() throws Exception {
+        assertThat(await(store.nextEpoch(type, 7))).isEqualTo(1);
+        assertThat(await(store.nextEpoch(type, 7))).isEqualTo(2);
+        assertThat(await(store.nextEpoch(type, 8))).isEqualTo(1);
+        assertThat(await(store.nextEpoch(type + "-other", 7))).isEqualTo(1);
+        assertThat(await(store.nextEpoch(type, 7))).isEqualTo(3);
+    }
+
+    @Test
+    void concurrentEpochRequestsFromTwoNodesGetDistinctRisingEpochs() throws Exception {
+        ShardingStore peer = track(createPeer(store));
+        int threads = 8;
+        int perThread = 25;
+        List<CompletableFuture<List<Long>>> requesters = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            ShardingStore node = t % 2 == 0 ? store : peer;
+            requesters.add(CompletableFuture.supplyAsync(() -> {
+                List<Long> got = new ArrayList<>();
+                for (int i = 0; i < perThread; i++) {
+                    got.add(node.nextEpoch(type, 3).join());
+                }
+                return got;
+            }));
+        }
+        List<Long> all = new ArrayList<>();
+        for (CompletableFuture<List<Long>> requester : requesters) {
+            List<Long> got = await(requester);
+            assertThat(got).as("epochs one thread got, in order").isSorted().doesNotHaveDuplicates();
+            all.addAll(got);
+        }
+        assertThat(all).hasSize(threads * perThread).doesNotHaveDuplicates();
+        assertThat(Collections.max(all)).isEqualTo(threads * perThread);
+    }
+
+    @Test
+    void rememberedEntitiesAreAddedRemovedAndListedPerShard() throws Exception {
+        assertThat(await(store.remembered(type, 1))).isEmpty();
+        assertThat(await(store.shardsWithRemembered(type))).isEmpty();
+        await(store.updateRemembered(type, 1, List.of("a", "b", "c"), List.of()));
+        await(store.updateRemembered(type, 2, List.of("x"), List.of()));
+        await(store.updateRemembered(type + "-other", 5, List.of("a"), List.of()));
+        await(store.updateRemembered(type, 1, List.of("d", "a"), List.of("b")));
+        assertThat(await(store.remembered(type, 1))).containsExactlyInAnyOrder("a", "c", "d");
+        assertThat(await(store.shardsWithRemembered(type))).containsExactlyInAnyOrder(1, 2);
+        // an id both started and stopped in one update ends stopped
+        await(store.updateRemembered(type, 2, List.of("y"), List.of("x", "y")));
+        assertThat(await(store.remembered(type, 2))).isEmpty();
+        assertThat(await(store.shardsWithRemembered(type))).containsExactly(1);
+        assertThat(await(store.shardsWithRemembered(type + "-other"))).containsExactly(5);
+    }
+
+    @Test
+    void clearingTheShardingDataKeepsEntityStateAndFollowsEarlierUpdates() throws Exception {
+        await(store.write(type, "a", 4, bytes("state")));
+        await(store.nextEpoch(type, 1));
+        await(store.nextEpoch(type, 1));
+        CompletableFuture<Void> before = store.updateRemembered(type, 1, List.of("a", "b"), List.of());
+        CompletableFuture<Void> clear = store.clearShardingData();
+        CompletableFuture<Void> after = store.updateRemembered(type, 2, List.of("c"), List.of());
+        await(before);
+        await(clear);
+        await(after);
+        assertThat(await(store.remembered(type, 1))).isEmpty();
+        assertThat(await(store.remembered(type, 2))).containsExactly("c");
+        assertThat(await(store.nextEpoch(type, 1))).isEqualTo(1);
+        StoredState kept = await(store.read(type, "a")).orElseThrow();
+        assertThat(text(kept)).isEqualTo("state");
+        assertThat(kept.epoch()).isEqualTo(4);
+    }
+
+    @Test
+    void aTransactionThatFailsFailsItsOperationsAndChangesNothing() throws Exception {
+        assumeTrue(canInjectFaults(), "this store cannot be made to fail");
+        await(store.write(type, "a", 1, bytes("before")));
+        injectFault(StoreFault.COMMIT_FAILS);
+        List<CompletableFuture<?>> failing = List.of(store.write(type, "a", 1, bytes("lost")),
+                store.write(type, "b", 1, bytes("lost")), store.delete(type, "a", 1),
+                store.updateRemembered(type, 1, List.of("b"), List.of()));
+        for (CompletableFuture<?> f : failing) {
+            assertThat(failureOf(f)).isInstanceOf(ShardingException.class)
+                    .hasMessageContaining("could not commit").hasMessageContaining("nothing of its batch")
+                    .hasRootCauseMessage("Injected fault: the connection was lost during commit");
+        }
+        injectFault(null);
+        StoredState row = await(store.read(type, "a")).orElseThrow();
+        assertThat(text(row)).isEqualTo("before");
+        assertThat(row.version()).isEqualTo(1);
+        assertThat(await(store.read(type, "b"))).isEmpty();
+        assertThat(await(store.remembered(type, 1))).isEmpty();
+        assertThat(await(store.write(type, "a", 1, bytes("after"))).version()).isEqualTo(2);
+        assertThat(await(store.write(type, "b", 1, bytes("after"))).version()).isEqualTo(1);
+    }
+
+    @Test
+    void anUnreachableDatabaseFailsEveryOperationClearlyUntilItIsBack() throws Exception {
+        assumeTrue(canInjectFaults(), "this store cannot be made to fail");
+        injectFault(StoreFault.UNREACHABLE);
+        List<CompletableFuture<?>> failing = List.of(store.write(type, "a", 1, bytes("lost")),
+                store.read(type, "a"), store.nextEpoch(type, 1), store.remembered(type, 1),
+                store.clearShardingData());
+        for (CompletableFuture<?> f : failing) {
+            assertThat(failureOf(f)).isInstanceOf(ShardingException.class)
+                    .hasRootCauseMessage("Injected fault: the database is unreachable");
+        }
+        injectFault(null);
+        assertThat(await(store.write(type, "a", 1, bytes("back"))).version()).isEqualTo(1);
+        assertThat(await(store.nextEpoch(type, 1))).isEqualTo(1);
+    }
+}
