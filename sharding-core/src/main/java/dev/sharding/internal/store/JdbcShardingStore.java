@@ -5,27 +5,19 @@ import dev.sharding.spi.ShardingStore;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * A {@link ShardingStore} in a relational database (H2 or PostgreSQL, detected from the connection), in plain JDBC
@@ -37,17 +29,19 @@ import org.slf4j.LoggerFactory;
  * takes everything queued (at most {@link JdbcStoreSettings#maxBatchSize()}) and commits it in one transaction
  * while new operations queue for the next (group commit, see {@link WriteBatch}). A write under a stale epoch fails
  * alone; a transaction that fails fails every operation in it, after up to two more tries when the database reports
- * a deadlock or serialization failure, and the next batch starts afresh on a new connection. Futures of writes are
+ * a deadlock or serialization failure, and the next batch starts afresh on a new connection (after a pause that
+ * grows to a second while transactions keep failing, so that an outage is not a busy loop). Futures of writes are
  * completed on a completion thread, in commit order, so that slow callbacks delay no commit; callbacks should still
  * be short. Reads and {@link #nextEpoch} run on a small pool of read threads, each on a connection of its own.
  *
  * <h2>Durability</h2>
- * A future completes after its transaction committed. How durable a commit is depends on the database: with an H2
- * file database it needs {@code WRITE_DELAY=0} in the URL (see the product documentation for the URL it uses).
+ * A future completes after its transaction committed; how durable a commit is depends on the database. An H2 file
+ * database needs {@code WRITE_DELAY=0} in its URL: with H2's default (500 ms) a commit returns before it is written,
+ * and a process killed then loses it. Shared by several processes ({@code AUTO_SERVER=TRUE}), the pool in front of
+ * it must also discard connections H2 reports broken (codes 90067, 90121), because H2 does not reconnect a
+ * connection in a transaction, and the store writes in transactions.
  */
 public final class JdbcShardingStore implements ShardingStore {
-
-    private static final Logger LOG = LoggerFactory.getLogger(JdbcShardingStore.class);
 
     /** The longest type name the tables hold. */
     public static final int MAX_TYPE_NAME_LENGTH = 255;
@@ -55,31 +49,17 @@ public final class JdbcShardingStore implements ShardingStore {
     /** The longest entity id the tables hold. */
     public static final int MAX_ENTITY_ID_LENGTH = 1024;
 
-    private static final int TRANSACTION_ATTEMPTS = 3;
-
     private final DataSource dataSource;
 
     private final JdbcStoreSettings settings;
 
-    private final BlockingQueue<StoreOperation> queue = new LinkedBlockingQueue<>();
-
     private final ThreadPoolExecutor readers;
 
-    private final ExecutorService completer;
+    private final BatchWriter writer;
 
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    private volatile boolean abandoned;
-
     private volatile @Nullable JdbcDialect dialect;
-
-    private final AtomicLong batches = new AtomicLong();
-
-    private final AtomicLong operations = new AtomicLong();
-
-    private final AtomicLong failedBatches = new AtomicLong();
-
-    private final AtomicInteger largestBatch = new AtomicInteger();
 
     /**
      * Creates a store with the default settings and starts its threads.
@@ -102,10 +82,7 @@ public final class JdbcShardingStore implements ShardingStore {
         this.settings = settings.validate();
         this.readers = new ThreadPoolExecutor(settings.readThreads(), settings.readThreads(), 0, TimeUnit.MILLISECONDS,
                 new LinkedBlockingQueue<>(), StoreThreads.factory("sharding-store-read-"));
-        this.completer = Executors.newSingleThreadExecutor(
-                StoreThreads.factory("sharding-store-completion-"));
-        Thread writer = StoreThreads.factory("sharding-store-writer-").newThread(this::writeLoop);
-        writer.start();
+        this.writer = new BatchWriter(dataSource, settings.maxBatchSize(), this::dialect);
     }
 
     /**
@@ -137,7 +114,7 @@ public final class JdbcShardingStore implements ShardingStore {
      * @return a snapshot of the counters
      */
     public JdbcStoreStatistics statistics() {
-        return new JdbcStoreStatistics(batches.get(), operations.get(), failedBatches.get(), largestBatch.get());
+        return writer.statistics();
     }
 
     @Override
@@ -152,7 +129,7 @@ public final class JdbcShardingStore implements ShardingStore {
         Objects.requireNonNull(state, "state");
         return invalidKey(typeName, entityId, future)
                 ? future
-                : enqueue(new StoreOperation.Write(typeName, entityId, epoch, state.clone(), future), future);
+                : writer.submit(new StoreOperation.Write(typeName, entityId, epoch, state.clone(), future), future);
     }
 
     @Override
@@ -160,7 +137,7 @@ public final class JdbcShardingStore implements ShardingStore {
         CompletableFuture<Void> future = new CompletableFuture<>();
         return invalidKey(typeName, entityId, future)
                 ? future
-                : enqueue(new StoreOperation.Delete(typeName, entityId, epoch, future), future);
+                : writer.submit(new StoreOperation.Delete(typeName, entityId, epoch, future), future);
     }
 
     @Override
@@ -185,7 +162,7 @@ public final class JdbcShardingStore implements ShardingStore {
                 return future;
             }
         }
-        return enqueue(new StoreOperation.Remember(typeName, shardId, add, remove, future), future);
+        return writer.submit(new StoreOperation.Remember(typeName, shardId, add, remove, future), future);
     }
 
     @Override
@@ -203,7 +180,7 @@ public final class JdbcShardingStore implements ShardingStore {
     @Override
     public CompletableFuture<Void> clearShardingData() {
         CompletableFuture<Void> future = new CompletableFuture<>();
-        return enqueue(new StoreOperation.Clear(future), future);
+        return writer.submit(new StoreOperation.Clear(future), future);
     }
 
     /**
@@ -216,122 +193,13 @@ public final class JdbcShardingStore implements ShardingStore {
             return;
         }
         long deadline = System.nanoTime() + settings.closeTimeout().toNanos();
-        StoreOperation.Stop stop = new StoreOperation.Stop(new CompletableFuture<>());
-        queue.add(stop);
-        if (!StoreThreads.await(stop.future(), deadline)) {
-            abandoned = true;
-            LOG.warn("The sharding store's writer did not finish its queued work within {}; failing the rest",
-                    settings.closeTimeout());
-            failQueued();
-            // failQueued took the first Stop too: give the writer another to find when its transaction returns
-            queue.add(new StoreOperation.Stop(new CompletableFuture<>()));
-        }
+        writer.stop(deadline);
         readers.shutdown();
         if (!StoreThreads.awaitTermination(readers, deadline)) {
             for (Runnable task : readers.shutdownNow()) {
                 if (task instanceof ReadTask<?> read) {
-                    read.fail(closedException(read.what()));
+                    read.fail(BatchWriter.closedException(read.what()));
                 }
-            }
-        }
-        completer.shutdown();
-        StoreThreads.awaitTermination(completer, deadline);
-    }
-
-    private <T> CompletableFuture<T> enqueue(StoreOperation op, CompletableFuture<T> future) {
-        if (closed.get()) {
-            future.completeExceptionally(closedException(op.describe()));
-            return future;
-        }
-        queue.add(op);
-        if (closed.get() && queue.remove(op)) {
-            // close() raced with this call and may already have stopped the writer
-            future.completeExceptionally(closedException(op.describe()));
-        }
-        return future;
-    }
-
-    private void writeLoop() {
-        List<StoreOperation> drained = new ArrayList<>();
-        StoreOperation.@Nullable Stop stop = null;
-        while (stop == null && !abandoned) {
-            try {
-                drained.add(queue.take());
-            } catch (InterruptedException e) {
-                // nothing interrupts this thread on purpose (an interrupted H2 closes its files): carry on
-                continue;
-            }
-            queue.drainTo(drained, settings.maxBatchSize() - 1);
-            List<StoreOperation> batch = new ArrayList<>(drained.size());
-            for (StoreOperation op : drained) {
-                if (op instanceof StoreOperation.Stop s) {
-                    stop = s;
-                } else if (stop != null || abandoned) {
-                    op.future().completeExceptionally(closedException(op.describe()));
-                } else {
-                    batch.add(op);
-                }
-            }
-            drained.clear();
-            if (!batch.isEmpty()) {
-                commit(new WriteBatch(batch));
-            }
-        }
-        failQueued();
-        if (stop != null) {
-            stop.future().complete(null);
-        }
-    }
-
-    private void commit(WriteBatch batch) {
-        @Nullable Exception failure = null;
-        for (int attempt = 1; attempt <= TRANSACTION_ATTEMPTS; attempt++) {
-            try (Connection connection = dataSource.getConnection()) {
-                JdbcDialect d = dialect(connection);
-                JdbcTransactions.inTransaction(connection, () -> {
-                    batch.execute(connection, d);
-                    return null;
-                });
-                batches.incrementAndGet();
-                operations.addAndGet(batch.size());
-                largestBatch.accumulateAndGet(batch.size(), Math::max);
-                completeLater(batch::complete);
-                return;
-            } catch (SQLException e) {
-                failure = e;
-                if (!JdbcTransactions.isTransient(e)) {
-                    break;
-                }
-                LOG.debug("Store transaction of {} operations rolled back (attempt {}): {}", batch.size(), attempt,
-                        e.toString());
-            } catch (RuntimeException e) {
-                failure = e;
-                break;
-            }
-        }
-        failedBatches.incrementAndGet();
-        LOG.warn("Store transaction of {} operations failed; failing all of them", batch.size(), failure);
-        String reason = String.valueOf(failure);
-        Exception cause = failure;
-        completeLater(() -> batch.fail(reason, cause));
-    }
-
-    private void completeLater(Runnable completion) {
-        try {
-            completer.execute(completion);
-        } catch (RejectedExecutionException e) {
-            completion.run();
-        }
-    }
-
-    private void failQueued() {
-        List<StoreOperation> left = new ArrayList<>();
-        queue.drainTo(left);
-        for (StoreOperation op : left) {
-            if (op instanceof StoreOperation.Stop s) {
-                s.future().complete(null);
-            } else {
-                op.future().completeExceptionally(closedException(op.describe()));
             }
         }
     }
@@ -339,7 +207,7 @@ public final class JdbcShardingStore implements ShardingStore {
     private <T> CompletableFuture<T> onReader(String what, boolean transactional, ReadTask.Work<T> work) {
         CompletableFuture<T> future = new CompletableFuture<>();
         if (closed.get()) {
-            future.completeExceptionally(closedException(what));
+            future.completeExceptionally(BatchWriter.closedException(what));
             return future;
         }
         ReadTask<T> task = new ReadTask<>(what, future, () -> {
@@ -353,7 +221,7 @@ public final class JdbcShardingStore implements ShardingStore {
         try {
             readers.execute(task);
         } catch (RejectedExecutionException e) {
-            future.completeExceptionally(closedException(what));
+            future.completeExceptionally(BatchWriter.closedException(what));
         }
         return future;
     }
@@ -385,9 +253,5 @@ public final class JdbcShardingStore implements ShardingStore {
             return true;
         }
         return false;
-    }
-
-    private static ShardingException closedException(String what) {
-        return new ShardingException("The sharding store was closed before the " + what + " was done");
     }
 }

@@ -1,0 +1,267 @@
+package dev.sharding.internal.store;
+
+import dev.sharding.ShardingException;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The writer side of a {@link JdbcShardingStore}: a queue and the one thread that drains it, committing each drain
+ * as a {@link WriteBatch} in one transaction, and a completion thread that completes the batch's futures in commit
+ * order. A transaction is tried again at once (up to three times in all) only when the database reports a deadlock
+ * or serialization failure; any other failure fails the batch, and the writer pauses before the next one, longer
+ * (up to a second) while failures go on, logging the first failure of a streak and its end.
+ */
+final class BatchWriter {
+
+    private static final Logger LOG = LoggerFactory.getLogger(JdbcShardingStore.class);
+
+    private static final int TRANSACTION_ATTEMPTS = 3;
+
+    private static final long FIRST_FAILURE_PAUSE_MILLIS = 10;
+
+    private static final long MAX_FAILURE_PAUSE_MILLIS = 1000;
+
+    /**
+     * Finds the dialect for a connection.
+     */
+    @FunctionalInterface
+    interface Dialects {
+
+        /**
+         * The dialect of the connection's database.
+         *
+         * @param connection an open connection
+         * @return its dialect
+         * @throws SQLException when the database is not supported or cannot be asked
+         */
+        JdbcDialect of(Connection connection) throws SQLException;
+    }
+
+    private final DataSource dataSource;
+
+    private final int maxBatchSize;
+
+    private final Dialects dialects;
+
+    private final BlockingQueue<StoreOperation> queue = new LinkedBlockingQueue<>();
+
+    private final ExecutorService completer = Executors.newSingleThreadExecutor(
+            StoreThreads.factory("sharding-store-completion-"));
+
+    private final CountDownLatch stopping = new CountDownLatch(1);
+
+    private volatile boolean abandoned;
+
+    /** Failed transactions in a row; only the writer thread uses it. */
+    private int failureStreak;
+
+    private final AtomicLong batches = new AtomicLong();
+
+    private final AtomicLong operations = new AtomicLong();
+
+    private final AtomicLong failedBatches = new AtomicLong();
+
+    private final AtomicInteger largestBatch = new AtomicInteger();
+
+    /**
+     * Creates the writer and starts its thread.
+     *
+     * @param dataSource where to commit
+     * @param maxBatchSize the most operations per transaction
+     * @param dialects finds the database's dialect
+     */
+    BatchWriter(DataSource dataSource, int maxBatchSize, Dialects dialects) {
+        this.dataSource = dataSource;
+        this.maxBatchSize = maxBatchSize;
+        this.dialects = dialects;
+        StoreThreads.factory("sharding-store-writer-").newThread(this::run).start();
+    }
+
+    /**
+     * Queues an operation, or fails it when the writer is stopping.
+     *
+     * @param op the operation
+     * @param future its future
+     * @param <T> the future's type
+     * @return the future
+     */
+    <T> CompletableFuture<T> submit(StoreOperation op, CompletableFuture<T> future) {
+        if (stopping.getCount() == 0) {
+            future.completeExceptionally(closedException(op.describe()));
+            return future;
+        }
+        queue.add(op);
+        if (stopping.getCount() == 0 && queue.remove(op)) {
+            // stop() raced with this call and may already have stopped the writer
+            future.completeExceptionally(closedException(op.describe()));
+        }
+        return future;
+    }
+
+    /**
+     * Refuses new operations, lets the writer commit what is queued, and stops it; fails what is still queued at
+     * the deadline. Completions of committed batches still run.
+     *
+     * @param deadline a {@link System#nanoTime()} value
+     * @return whether the writer finished in time
+     */
+    boolean stop(long deadline) {
+        stopping.countDown();
+        StoreOperation.Stop stop = new StoreOperation.Stop(new CompletableFuture<>());
+        queue.add(stop);
+        boolean finished = StoreThreads.await(stop.future(), deadline);
+        if (!finished) {
+            LOG.warn("The sharding store's writer did not finish its queued work in time; failing the rest");
+            abandoned = true;
+            failQueued();
+            // failQueued took the first Stop too: give the writer another to find when its transaction returns
+            queue.add(new StoreOperation.Stop(new CompletableFuture<>()));
+        }
+        completer.shutdown();
+        StoreThreads.awaitTermination(completer, deadline);
+        return finished;
+    }
+
+    /**
+     * The counters so far.
+     *
+     * @return a snapshot
+     */
+    JdbcStoreStatistics statistics() {
+        return new JdbcStoreStatistics(batches.get(), operations.get(), failedBatches.get(), largestBatch.get());
+    }
+
+    private void run() {
+        List<StoreOperation> drained = new ArrayList<>();
+        StoreOperation.@Nullable Stop stop = null;
+        while (stop == null && !abandoned) {
+            try {
+                drained.add(queue.take());
+            } catch (InterruptedException e) {
+                // nothing interrupts this thread on purpose (an interrupted H2 closes its files): carry on
+                continue;
+            }
+            queue.drainTo(drained, maxBatchSize - 1);
+            List<StoreOperation> batch = new ArrayList<>(drained.size());
+            for (StoreOperation op : drained) {
+                if (op instanceof StoreOperation.Stop s) {
+                    stop = s;
+                } else if (stop != null || abandoned) {
+                    op.future().completeExceptionally(closedException(op.describe()));
+                } else {
+                    batch.add(op);
+                }
+            }
+            drained.clear();
+            if (!batch.isEmpty()) {
+                commit(new WriteBatch(batch));
+            }
+        }
+        failQueued();
+        if (stop != null) {
+            stop.future().complete(null);
+        }
+    }
+
+    private void commit(WriteBatch batch) {
+        @Nullable Exception failure = null;
+        for (int attempt = 1; attempt <= TRANSACTION_ATTEMPTS; attempt++) {
+            try (Connection connection = dataSource.getConnection()) {
+                JdbcDialect dialect = dialects.of(connection);
+                JdbcTransactions.inTransaction(connection, () -> {
+                    batch.execute(connection, dialect);
+                    return null;
+                });
+                committed(batch);
+                return;
+            } catch (SQLException e) {
+                failure = e;
+                if (!JdbcTransactions.isTransient(e)) {
+                    break;
+                }
+                LOG.debug("Store transaction of {} operations rolled back (attempt {}): {}", batch.size(), attempt,
+                        e.toString());
+            } catch (RuntimeException e) {
+                failure = e;
+                break;
+            }
+        }
+        failed(batch, failure);
+    }
+
+    private void committed(WriteBatch batch) {
+        batches.incrementAndGet();
+        operations.addAndGet(batch.size());
+        largestBatch.accumulateAndGet(batch.size(), Math::max);
+        completeLater(batch::complete);
+        if (failureStreak > 0) {
+            LOG.info("Store transactions succeed again, after {} failed", failureStreak);
+            failureStreak = 0;
+        }
+    }
+
+    private void failed(WriteBatch batch, @Nullable Exception failure) {
+        failedBatches.incrementAndGet();
+        if (failureStreak++ == 0) {
+            LOG.warn("Store transaction of {} operations failed; failing all of them, and the next ones until the"
+                    + " database answers again", batch.size(), failure);
+        } else {
+            LOG.debug("Store transaction of {} operations failed too: {}", batch.size(), String.valueOf(failure));
+        }
+        String reason = String.valueOf(failure);
+        completeLater(() -> batch.fail(reason, failure));
+        // while the database is away, try about once a second rather than spinning through the queue
+        long pause = Math.min(MAX_FAILURE_PAUSE_MILLIS, FIRST_FAILURE_PAUSE_MILLIS << Math.min(failureStreak - 1, 7));
+        try {
+            stopping.await(pause, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            // nothing interrupts the writer on purpose; go on
+        }
+    }
+
+    private void completeLater(Runnable completion) {
+        try {
+            completer.execute(completion);
+        } catch (RejectedExecutionException e) {
+            completion.run();
+        }
+    }
+
+    private void failQueued() {
+        List<StoreOperation> left = new ArrayList<>();
+        queue.drainTo(left);
+        for (StoreOperation op : left) {
+            if (op instanceof StoreOperation.Stop s) {
+                s.future().complete(null);
+            } else {
+                op.future().completeExceptionally(closedException(op.describe()));
+            }
+        }
+    }
+
+    /**
+     * The failure of an operation that came too late or could not be done before the store closed.
+     *
+     * @param what the operation, as a noun phrase
+     * @return the exception
+     */
+    static ShardingException closedException(String what) {
+        return new ShardingException("The sharding store was closed before the " + what + " was done");
+    }
+}
