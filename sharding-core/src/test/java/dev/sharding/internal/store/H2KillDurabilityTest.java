@@ -1,0 +1,208 @@
+package dev.sharding.internal.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionTimeoutException;
+import org.awaitility.core.TerminalFailureException;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The product's default store is an H2 file database shared by the nodes started from one folder: the first node to
+ * open it owns the file and serves it to the others ({@code AUTO_SERVER}). This test kills the owner with SIGKILL
+ * while both nodes write, and then checks that every write either node acknowledged is in the file, and that the
+ * surviving node carried on (it reconnects and becomes the owner, {@code AUTO_RECONNECT}).
+ *
+ * <p>What makes it hold: with {@code WRITE_DELAY=0}, H2's MVStore writes a commit's changes to the file before the
+ * commit returns (with the default 500 ms a background thread writes them later, and a kill loses up to that much
+ * acknowledged work). The file write is not forced to the disk, so this protects against the process dying, not
+ * against the machine losing power. The surviving node needs its pool to discard the connections H2 reports broken
+ * ({@link H2BrokenConnectionOverride}): H2 reconnects only connections in auto-commit mode, and the store writes in
+ * transactions; the new connection then takes over the file once H2 sees its lock is stale (about 4 s here).
+ */
+class H2KillDurabilityTest {
+
+    /** The URL options the product uses for its embedded database; the starter takes them from here. */
+    static final String PRODUCT_OPTIONS = ";AUTO_SERVER=TRUE;AUTO_RECONNECT=TRUE;WRITE_DELAY=0";
+
+    private final List<Child> children = new ArrayList<>();
+
+    @TempDir
+    Path folder;
+
+    @AfterEach
+    void stopChildren() throws InterruptedException {
+        for (Child child : children) {
+            child.process.destroyForcibly();
+            child.process.waitFor(10, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
+    void everyAcknowledgedWriteSurvivesTheOwnerBeingKilledAndTheOtherNodeCarriesOn() throws Exception {
+        String url = "jdbc:h2:file:" + folder.resolve("sharding") + PRODUCT_OPTIONS;
+        long t0 = System.nanoTime();
+        Child owner = start(url, "a");
+        waitFor(() -> owner.ready, "node a opening the database", owner);
+        assertThat(owner.mode).as("how node a reaches the database").isEqualTo("embedded");
+        Child guest = start(url, "b");
+        waitFor(() -> guest.ready, "node b connecting to node a's server", guest);
+        assertThat(guest.mode).as("how node b reaches the database").isEqualTo("remote");
+        waitFor(() -> owner.acked.size() >= 500 && guest.acked.size() >= 200, "both nodes writing", owner, guest);
+
+        System.out.printf("killing node a %d ms after it started; node a %d, node b %d writes acknowledged%n",
+                (System.nanoTime() - t0) / 1_000_000, owner.acked.size(), guest.acked.size());
+        long kill = System.nanoTime();
+        owner.process.destroyForcibly();
+        assertThat(owner.process.waitFor(10, TimeUnit.SECONDS)).as("node a killed").isTrue();
+        owner.reader.join(10_000);
+        int guestAtKill = guest.acked.size();
+        waitFor(() -> guest.acked.size() > guestAtKill, "node b's first write after node a was killed", guest);
+        System.out.printf("node b acknowledged a write again %d ms after the kill; %d of its writes failed%n",
+                (System.nanoTime() - kill) / 1_000_000, guest.failed.size());
+        waitFor(() -> guest.acked.size() >= guestAtKill + 300, "node b writing again after node a was killed ("
+                + guestAtKill + " acknowledged at the kill)", guest);
+
+        guest.stdin.write("STOP\n".getBytes(StandardCharsets.UTF_8));
+        guest.stdin.flush();
+        assertThat(guest.process.waitFor(30, TimeUnit.SECONDS)).as("node b stopping").isTrue();
+        guest.reader.join(10_000);
+        assertThat(guest.lines).as("node b's output").contains("DONE");
+
+        Map<String, String> stored = readAll("jdbc:h2:file:" + folder.resolve("sharding"));
+        for (Child child : List.of(owner, guest)) {
+            for (String id : child.acked) {
+                assertThat(stored.get(id)).as("acknowledged write %s of node %s (of %d acknowledged, %d failed)", id,
+                        child.name, child.acked.size(), child.failed.size()).isEqualTo(id);
+            }
+        }
+    }
+
+    private static Map<String, String> readAll(String url) throws Exception {
+        Map<String, String> rows = new HashMap<>();
+        try (Connection c = DriverManager.getConnection(url, "sa", "");
+                PreparedStatement ps = c.prepareStatement(
+                        "SELECT entity_id, state FROM sharding_entity_state WHERE type_name = ?")) {
+            ps.setString(1, H2DurabilityChild.TYPE);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    rows.put(rs.getString(1), new String(rs.getBytes(2), StandardCharsets.UTF_8));
+                }
+            }
+        }
+        return rows;
+    }
+
+    private Child start(String url, String name) throws IOException {
+        Path log = folder.resolve("node-" + name + ".log");
+        ProcessBuilder builder = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx96m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto",
+                "-cp", System.getProperty("java.class.path"), H2DurabilityChild.class.getName(), url, name)
+                .redirectError(log.toFile());
+        Child child = new Child(name, builder.start(), log);
+        children.add(child);
+        return child;
+    }
+
+    private static void waitFor(BooleanSupplier condition, String phase, Child... nodes) {
+        try {
+            Awaitility.await(phase).atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(20))
+                    .failFast("a node died", () -> Arrays.stream(nodes).anyMatch(n -> !n.process.isAlive()))
+                    .until(condition::getAsBoolean);
+        } catch (ConditionTimeoutException | TerminalFailureException e) {
+            throw new AssertionError("Failed while " + phase + ": " + e.getMessage() + describe(nodes), e);
+        }
+    }
+
+    private static String describe(Child... nodes) {
+        StringBuilder text = new StringBuilder();
+        for (Child node : nodes) {
+            text.append("\nnode ").append(node.name).append(": alive=").append(node.process.isAlive())
+                    .append(", acknowledged=").append(node.acked.size()).append(", failed=")
+                    .append(node.failed.size()).append(", last failures=")
+                    .append(node.failed.subList(Math.max(0, node.failed.size() - 3), node.failed.size()))
+                    .append(", stderr=").append(tail(node.log));
+        }
+        return text.toString();
+    }
+
+    private static String tail(Path log) {
+        try {
+            List<String> lines = Files.readAllLines(log);
+            return String.join("\n  ", lines.subList(Math.max(0, lines.size() - 10), lines.size()));
+        } catch (IOException e) {
+            return "(unreadable: " + e + ")";
+        }
+    }
+
+    /** A child JVM and what it printed. */
+    private static final class Child {
+
+        final String name;
+        final Process process;
+        final Path log;
+        final OutputStream stdin;
+        final Set<String> acked = ConcurrentHashMap.newKeySet();
+        final List<String> failed = new CopyOnWriteArrayList<>();
+        final List<String> lines = new CopyOnWriteArrayList<>();
+        final Thread reader;
+        volatile boolean ready;
+        volatile String mode = "";
+
+        Child(String name, Process process, Path log) {
+            this.name = name;
+            this.process = process;
+            this.log = log;
+            this.stdin = process.getOutputStream();
+            this.reader = new Thread(this::read, "child-" + name + "-stdout");
+            reader.setDaemon(true);
+            reader.start();
+        }
+
+        private void read() {
+            try (BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(),
+                    StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = out.readLine()) != null) {
+                    if (line.startsWith("ACK ")) {
+                        acked.add(line.substring(4));
+                    } else if (line.startsWith("FAIL ")) {
+                        failed.add(line.substring(5));
+                    } else if (line.startsWith("READY ")) {
+                        mode = line.substring(6);
+                        ready = true;
+                    }
+                    if (!line.startsWith("ACK ")) {
+                        lines.add(line);
+                    }
+                }
+            } catch (IOException e) {
+                lines.add("(stdout unreadable: " + e + ")");
+            }
+        }
+    }
+}
