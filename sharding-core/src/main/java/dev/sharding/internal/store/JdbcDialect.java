@@ -99,6 +99,45 @@ abstract class JdbcDialect {
     abstract void rememberIds(Connection connection, List<RememberedId> ids) throws SQLException;
 
     /**
+     * Reads the current epochs of shards and locks their rows until the transaction ends, so that no epoch can be
+     * taken between a write's fence check and its commit. Rows are locked in the given (sorted) order.
+     *
+     * @param connection the batch's connection
+     * @param shards the shards, sorted
+     * @return the epoch of each shard that has one (0 for the others)
+     * @throws SQLException on failure
+     */
+    java.util.Map<ShardKey, Long> lockShardEpochs(Connection connection, java.util.SortedSet<ShardKey> shards)
+            throws SQLException {
+        java.util.Map<ShardKey, Long> epochsByShard = new java.util.HashMap<>();
+        try (PreparedStatement ps = connection.prepareStatement(
+                "SELECT epoch FROM " + epochs + " WHERE type_name = ? AND shard_id = ? FOR UPDATE")) {
+            for (ShardKey shard : shards) {
+                ps.setString(1, shard.typeName());
+                ps.setInt(2, shard.shardId());
+                try (java.sql.ResultSet rs = ps.executeQuery()) {
+                    epochsByShard.put(shard, rs.next() ? rs.getLong(1) : 0L);
+                }
+            }
+        }
+        return epochsByShard;
+    }
+
+    /**
+     * A shard of a type.
+     *
+     * @param typeName the type
+     * @param shardId the shard
+     */
+    record ShardKey(String typeName, int shardId) implements Comparable<ShardKey> {
+        @Override
+        public int compareTo(ShardKey o) {
+            int c = typeName.compareTo(o.typeName);
+            return c != 0 ? c : Integer.compare(shardId, o.shardId);
+        }
+    }
+
+    /**
      * Increments a shard's epoch (1 for its first), atomically with respect to every other node.
      *
      * @param connection a connection in a transaction of its own

@@ -124,20 +124,21 @@ public final class JdbcShardingStore implements ShardingStore {
     }
 
     @Override
-    public CompletableFuture<StoredState> write(String typeName, String entityId, long epoch, byte[] state) {
+    public CompletableFuture<StoredState> write(String typeName, String entityId, int shardId, long epoch,
+            byte[] state) {
         CompletableFuture<StoredState> future = new CompletableFuture<>();
         Objects.requireNonNull(state, "state");
         return invalidKey(typeName, entityId, future)
                 ? future
-                : writer.submit(new StoreOperation.Write(typeName, entityId, epoch, state.clone(), future), future);
+                : writer.submit(new StoreOperation.Write(typeName, entityId, shardId, epoch, state.clone(), future), future);
     }
 
     @Override
-    public CompletableFuture<Void> delete(String typeName, String entityId, long epoch) {
+    public CompletableFuture<Void> delete(String typeName, String entityId, int shardId, long epoch) {
         CompletableFuture<Void> future = new CompletableFuture<>();
         return invalidKey(typeName, entityId, future)
                 ? future
-                : writer.submit(new StoreOperation.Delete(typeName, entityId, epoch, future), future);
+                : writer.submit(new StoreOperation.Delete(typeName, entityId, shardId, epoch, future), future);
     }
 
     @Override

@@ -29,11 +29,12 @@ sealed interface StoreOperation {
      *
      * @param typeName the entity type
      * @param entityId the entity id
+     * @param shardId the entity's shard, whose current epoch fences the write
      * @param epoch the writer's epoch
      * @param state the encoded state (a private copy)
      * @param future completed with the stored state
      */
-    record Write(String typeName, String entityId, long epoch, byte[] state,
+    record Write(String typeName, String entityId, int shardId, long epoch, byte[] state,
             CompletableFuture<StoredState> future) implements StoreOperation {
 
         @Override
@@ -47,10 +48,11 @@ sealed interface StoreOperation {
      *
      * @param typeName the entity type
      * @param entityId the entity id
+     * @param shardId the entity's shard, whose current epoch fences the delete
      * @param epoch the writer's epoch
      * @param future completed once deleted
      */
-    record Delete(String typeName, String entityId, long epoch, CompletableFuture<Void> future)
+    record Delete(String typeName, String entityId, int shardId, long epoch, CompletableFuture<Void> future)
             implements StoreOperation {
 
         @Override

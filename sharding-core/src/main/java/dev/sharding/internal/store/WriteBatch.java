@@ -111,6 +111,9 @@ final class WriteBatch {
     private void writeStates(Connection connection, JdbcDialect dialect, SortedMap<EntityKey, List<Integer>> byKey)
             throws SQLException {
         Map<EntityKey, Locked> locked = lock(connection, dialect, byKey.keySet());
+        java.util.SortedSet<JdbcDialect.ShardKey> shards = new java.util.TreeSet<>();
+        byKey.values().forEach(indexes -> indexes.forEach(i -> shards.add(shardOf(operations.get(i)))));
+        Map<JdbcDialect.ShardKey, Long> shardEpochs = dialect.lockShardEpochs(connection, shards);
         List<EntityKey> pending = new ArrayList<>(byKey.keySet());
         for (int round = 0; !pending.isEmpty(); round++) {
             if (round == MAX_INSERT_ROUNDS) {
@@ -122,7 +125,7 @@ final class WriteBatch {
             List<EntityKey> deletes = new ArrayList<>();
             for (EntityKey key : pending) {
                 Locked before = locked.get(key);
-                StateRow after = replay(key, byKey.get(key), before);
+                StateRow after = replay(key, byKey.get(key), before, shardEpochs);
                 if (after == NO_CHANGE) {
                     continue;
                 }
@@ -162,7 +165,14 @@ final class WriteBatch {
      *
      * @return the row to store, {@code null} for none, or {@link #NO_CHANGE} when every operation was refused
      */
-    private @Nullable StateRow replay(EntityKey key, List<Integer> indexes, @Nullable Locked before) {
+    private static JdbcDialect.ShardKey shardOf(StoreOperation op) {
+        return op instanceof StoreOperation.Write w ? new JdbcDialect.ShardKey(w.typeName(), w.shardId())
+                : new JdbcDialect.ShardKey(((StoreOperation.Delete) op).typeName(),
+                        ((StoreOperation.Delete) op).shardId());
+    }
+
+    private @Nullable StateRow replay(EntityKey key, List<Integer> indexes, @Nullable Locked before,
+            Map<JdbcDialect.ShardKey, Long> shardEpochs) {
         boolean exists = before != null;
         long version = before == null ? 0 : before.version();
         long epoch = before == null ? 0 : before.epoch();
@@ -171,8 +181,10 @@ final class WriteBatch {
         for (int i : indexes) {
             StoreOperation op = operations.get(i);
             long opEpoch = op instanceof StoreOperation.Write w ? w.epoch() : ((StoreOperation.Delete) op).epoch();
-            if (exists && epoch > opEpoch) {
-                outcomes[i] = new StaleEpochException(key.typeName(), key.entityId(), opEpoch, epoch);
+            long fence = Math.max(exists ? epoch : 0, shardEpochs.getOrDefault(shardOf(op), 0L));
+            if (fence > opEpoch) {
+                // the row was written under a newer epoch, or the shard has been allocated since
+                outcomes[i] = new StaleEpochException(key.typeName(), key.entityId(), opEpoch, fence);
                 continue;
             }
             changed = true;

@@ -22,6 +22,8 @@ import org.h2.jdbc.JdbcConnection;
  */
 public final class H2DurabilityChild {
 
+    private static final int SHARD = 0;
+
     /** The entity type the children write. */
     public static final String TYPE = "durability";
 
@@ -76,7 +78,7 @@ public final class H2DurabilityChild {
                     continue;
                 }
                 String id = name + "-" + next++;
-                store.write(TYPE, id, 1, id.getBytes(StandardCharsets.UTF_8)).whenComplete((stored, failure) -> {
+                store.write(TYPE, id, SHARD, 1, id.getBytes(StandardCharsets.UTF_8)).whenComplete((stored, failure) -> {
                     System.out.println(failure == null ? "ACK " + id : "FAIL " + id + " " + failure);
                     inFlight.release();
                 });

@@ -62,9 +62,9 @@ abstract class JdbcStoreContract extends ShardingStoreContract {
 
     /** Queues a first write, and holds it before its transaction starts until {@link FaultyDataSource#release()}. */
     private CompletableFuture<StoredState> holdWriterWith(JdbcShardingStore s, String id) throws Exception {
-        await(s.write(type, "warm-up", 1, bytes("warm")));
+        await(s.write(type, "warm-up", SHARD, 1, bytes("warm")));
         dataSource().hold();
-        CompletableFuture<StoredState> first = s.write(type, id, 1, bytes("first"));
+        CompletableFuture<StoredState> first = s.write(type, id, SHARD, 1, bytes("first"));
         Awaitility.await("writer waiting for a connection for the write of " + id)
                 .atMost(Duration.ofSeconds(10)).until(() -> dataSource().waiting() == 1);
         return first;
@@ -81,11 +81,11 @@ abstract class JdbcStoreContract extends ShardingStoreContract {
             first = holdWriterWith(s, "first");
             batchesBefore = s.statistics().batches();
             for (int i = 0; i < 100; i++) {
-                queued.add(s.write(type, "queued-" + i, 1, bytes("q" + i)));
+                queued.add(s.write(type, "queued-" + i, SHARD, 1, bytes("q" + i)));
             }
-            stale = s.write(type, "warm-up", 0, bytes("stale"));
+            stale = s.write(type, "warm-up", SHARD, 0, bytes("stale"));
             queued.add(s.updateRemembered(type, 1, List.of("queued-1"), List.of()));
-            queued.add(s.delete(type, "queued-2", 1));
+            queued.add(s.delete(type, "queued-2", SHARD, 1));
         } finally {
             dataSource().release();
         }
@@ -111,7 +111,7 @@ abstract class JdbcStoreContract extends ShardingStoreContract {
             queued.add(holdWriterWith(s, "first"));
             batchesBefore = s.statistics().batches();
             for (int i = 0; i < 35; i++) {
-                queued.add(s.write(type, "queued-" + i, 1, bytes("q" + i)));
+                queued.add(s.write(type, "queued-" + i, SHARD, 1, bytes("q" + i)));
             }
         } finally {
             dataSource().release();
@@ -132,7 +132,7 @@ abstract class JdbcStoreContract extends ShardingStoreContract {
         try {
             queued.add(holdWriterWith(s, "first"));
             for (int i = 0; i < 200; i++) {
-                queued.add(s.write(type, "queued-" + i, 1, bytes("q" + i)));
+                queued.add(s.write(type, "queued-" + i, SHARD, 1, bytes("q" + i)));
             }
             closing = CompletableFuture.runAsync(s::close);
         } finally {
@@ -142,7 +142,7 @@ abstract class JdbcStoreContract extends ShardingStoreContract {
         for (CompletableFuture<StoredState> f : queued) {
             assertThat(await(f).version()).isEqualTo(1);
         }
-        assertThatThrownBy(() -> await(s.write(type, "late", 1, bytes("late")))).isInstanceOf(ShardingException.class)
+        assertThatThrownBy(() -> await(s.write(type, "late", SHARD, 1, bytes("late")))).isInstanceOf(ShardingException.class)
                 .hasMessageContaining("closed before the write of [" + type + "/late]");
         assertThatThrownBy(() -> await(s.read(type, "queued-1"))).isInstanceOf(ShardingException.class)
                 .hasMessageContaining("closed");
@@ -157,7 +157,7 @@ abstract class JdbcStoreContract extends ShardingStoreContract {
         try {
             first = holdWriterWith(s, "first");
             for (int i = 0; i < 20; i++) {
-                queued.add(s.write(type, "queued-" + i, 1, bytes("q" + i)));
+                queued.add(s.write(type, "queued-" + i, SHARD, 1, bytes("q" + i)));
             }
             long start = System.nanoTime();
             s.close();
@@ -199,7 +199,7 @@ abstract class JdbcStoreContract extends ShardingStoreContract {
             await(creation);
         }
         nodes.get(0).createSchema();
-        await(nodes.get(1).write(type, "a", 1, bytes("shared")));
+        await(nodes.get(1).write(type, "a", SHARD, 1, bytes("shared")));
         assertThat(text(await(nodes.get(3).read(type, "a")).orElseThrow())).isEqualTo("shared");
     }
 
@@ -207,7 +207,7 @@ abstract class JdbcStoreContract extends ShardingStoreContract {
     void tablesCarryTheConfiguredPrefix() throws Exception {
         String prefix = "custom" + PREFIXES.incrementAndGet() + "_";
         JdbcShardingStore s = newStore(JdbcStoreSettings.defaults().withTablePrefix(prefix));
-        await(s.write(type, "a", 1, bytes("x")));
+        await(s.write(type, "a", SHARD, 1, bytes("x")));
         await(s.updateRemembered(type, 4, List.of("a"), List.of()));
         await(s.nextEpoch(type, 4));
         assertThat(count(prefix + "entity_state")).isEqualTo(1);
@@ -229,16 +229,16 @@ abstract class JdbcStoreContract extends ShardingStoreContract {
 
     @Test
     void keysTheTablesCannotHoldFailAloneBeforeTheyAreQueued() throws Exception {
-        CompletableFuture<StoredState> fine = store.write(type, "fine", 1, bytes("ok"));
-        assertThatThrownBy(() -> await(store.write(type, "x".repeat(1025), 1, bytes("x"))))
+        CompletableFuture<StoredState> fine = store.write(type, "fine", SHARD, 1, bytes("ok"));
+        assertThatThrownBy(() -> await(store.write(type, "x".repeat(1025), SHARD, 1, bytes("x"))))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("longer than 1024");
-        assertThatThrownBy(() -> await(store.write("t".repeat(256), "a", 1, bytes("x"))))
+        assertThatThrownBy(() -> await(store.write("t".repeat(256), "a", SHARD, 1, bytes("x"))))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("longer than 255");
-        assertThatThrownBy(() -> await(store.delete(type, "nul\u0000", 1)))
+        assertThatThrownBy(() -> await(store.delete(type, "nul\u0000", SHARD, 1)))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("U+0000");
         assertThatThrownBy(() -> await(store.updateRemembered(type, 1, List.of("y".repeat(1025)), List.of())))
                 .isInstanceOf(IllegalArgumentException.class);
-        assertThat(await(store.write(type, "z".repeat(1024), 1, bytes("longest"))).version()).isEqualTo(1);
+        assertThat(await(store.write(type, "z".repeat(1024), SHARD, 1, bytes("longest"))).version()).isEqualTo(1);
         assertThat(await(fine).version()).isEqualTo(1);
     }
 }

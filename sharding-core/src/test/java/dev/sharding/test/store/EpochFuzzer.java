@@ -95,7 +95,7 @@ public final class EpochFuzzer {
                 epoch = epochsSeen.get(node).merge(id, fresh, Math::max);
             }
             String payload = "node" + node + "-thread" + thread + "-write" + i;
-            CompletableFuture<StoredState> future = nodes[node].write(typeName, entityId(id), epoch,
+            CompletableFuture<StoredState> future = nodes[node].write(typeName, entityId(id), id, epoch,
                     payload.getBytes(StandardCharsets.UTF_8));
             attempts.add(new Attempt(id, epoch, payload, future));
             window.add(future);

@@ -41,7 +41,7 @@ public abstract class ShardingStoreContract extends StoreContractSupport {
         new java.util.Random(7).nextBytes(large);
         for (byte[] state : List.of(new byte[0], everyByte, large)) {
             String id = "round-trip-" + state.length;
-            StoredState written = await(store.write(type, id, 3, state));
+            StoredState written = await(store.write(type, id, SHARD, 3, state));
             assertThat(written.version()).isEqualTo(1);
             assertThat(written.epoch()).isEqualTo(3);
             assertThat(written.state()).isEqualTo(state);
@@ -55,9 +55,9 @@ public abstract class ShardingStoreContract extends StoreContractSupport {
     @Test
     void versionCountsTheWritesAndTypesAreSeparate() throws Exception {
         for (int i = 1; i <= 3; i++) {
-            assertThat(await(store.write(type, "a", 1, bytes("v" + i))).version()).isEqualTo(i);
+            assertThat(await(store.write(type, "a", SHARD, 1, bytes("v" + i))).version()).isEqualTo(i);
         }
-        await(store.write(type + "-other", "a", 1, bytes("other")));
+        await(store.write(type + "-other", "a", SHARD, 1, bytes("other")));
         assertThat(text(await(store.read(type, "a")).orElseThrow())).isEqualTo("v3");
         assertThat(await(store.read(type, "a")).orElseThrow().version()).isEqualTo(3);
         assertThat(text(await(store.read(type + "-other", "a")).orElseThrow())).isEqualTo("other");
@@ -66,7 +66,7 @@ public abstract class ShardingStoreContract extends StoreContractSupport {
     @Test
     void theStoreKeepsItsOwnCopyOfAWrittenState() throws Exception {
         byte[] state = bytes("original");
-        CompletableFuture<StoredState> write = store.write(type, "a", 1, state);
+        CompletableFuture<StoredState> write = store.write(type, "a", SHARD, 1, state);
         state[0] = 'X';
         await(write);
         assertThat(text(await(store.read(type, "a")).orElseThrow())).isEqualTo("original");
@@ -76,7 +76,7 @@ public abstract class ShardingStoreContract extends StoreContractSupport {
     void writesOfOneEntityAreAppliedInTheOrderTheyWereMade() throws Exception {
         List<CompletableFuture<StoredState>> writes = new ArrayList<>();
         for (int i = 1; i <= 50; i++) {
-            writes.add(store.write(type, "ordered", 1, bytes("v" + i)));
+            writes.add(store.write(type, "ordered", SHARD, 1, bytes("v" + i)));
         }
         for (int i = 0; i < writes.size(); i++) {
             assertThat(await(writes.get(i)).version()).isEqualTo(i + 1);
@@ -86,19 +86,19 @@ public abstract class ShardingStoreContract extends StoreContractSupport {
 
     @Test
     void deleteRemovesTheStateAndTheNextWriteStartsAtVersionOne() throws Exception {
-        await(store.write(type, "a", 1, bytes("one")));
-        await(store.write(type, "a", 1, bytes("two")));
-        await(store.delete(type, "a", 1));
+        await(store.write(type, "a", SHARD, 1, bytes("one")));
+        await(store.write(type, "a", SHARD, 1, bytes("two")));
+        await(store.delete(type, "a", SHARD, 1));
         assertThat(await(store.read(type, "a"))).isEmpty();
-        await(store.delete(type, "never-written", 1));
-        StoredState again = await(store.write(type, "a", 1, bytes("three")));
+        await(store.delete(type, "never-written", SHARD, 1));
+        StoredState again = await(store.write(type, "a", SHARD, 1, bytes("three")));
         assertThat(again.version()).isEqualTo(1);
     }
 
     @Test
     void aWriteUnderALowerEpochIsRefusedAndChangesNothing() throws Exception {
-        await(store.write(type, "a", 5, bytes("by epoch 5")));
-        assertThatThrownBy(() -> await(store.write(type, "a", 4, bytes("by epoch 4"))))
+        await(store.write(type, "a", SHARD, 5, bytes("by epoch 5")));
+        assertThatThrownBy(() -> await(store.write(type, "a", SHARD, 4, bytes("by epoch 4"))))
                 .isInstanceOf(StaleEpochException.class).hasMessageContaining("epoch 4").hasMessageContaining("5");
         StoredState row = await(store.read(type, "a")).orElseThrow();
         assertThat(text(row)).isEqualTo("by epoch 5");
@@ -108,30 +108,30 @@ public abstract class ShardingStoreContract extends StoreContractSupport {
 
     @Test
     void aDeleteUnderALowerEpochIsRefusedAndKeepsTheRow() throws Exception {
-        await(store.write(type, "a", 5, bytes("kept")));
-        assertThatThrownBy(() -> await(store.delete(type, "a", 2))).isInstanceOf(StaleEpochException.class);
+        await(store.write(type, "a", SHARD, 5, bytes("kept")));
+        assertThatThrownBy(() -> await(store.delete(type, "a", SHARD, 2))).isInstanceOf(StaleEpochException.class);
         assertThat(text(await(store.read(type, "a")).orElseThrow())).isEqualTo("kept");
     }
 
     @Test
     void anEqualEpochIsAcceptedAndAHigherOneFencesTheLowerOut() throws Exception {
-        await(store.write(type, "a", 2, bytes("first")));
-        assertThat(await(store.write(type, "a", 2, bytes("same epoch"))).version()).isEqualTo(2);
-        StoredState higher = await(store.write(type, "a", 3, bytes("new owner")));
+        await(store.write(type, "a", SHARD, 2, bytes("first")));
+        assertThat(await(store.write(type, "a", SHARD, 2, bytes("same epoch"))).version()).isEqualTo(2);
+        StoredState higher = await(store.write(type, "a", SHARD, 3, bytes("new owner")));
         assertThat(higher.version()).isEqualTo(3);
         assertThat(higher.epoch()).isEqualTo(3);
-        assertThatThrownBy(() -> await(store.write(type, "a", 2, bytes("old owner"))))
+        assertThatThrownBy(() -> await(store.write(type, "a", SHARD, 2, bytes("old owner"))))
                 .isInstanceOf(StaleEpochException.class);
         assertThat(text(await(store.read(type, "a")).orElseThrow())).isEqualTo("new owner");
     }
 
     @Test
     void aStaleWriteFailsAloneAmongWritesMadeAtTheSameTime() throws Exception {
-        await(store.write(type, "a", 5, bytes("a5")));
-        CompletableFuture<StoredState> stale = store.write(type, "a", 3, bytes("a3"));
-        CompletableFuture<StoredState> b = store.write(type, "b", 1, bytes("b1"));
+        await(store.write(type, "a", SHARD, 5, bytes("a5")));
+        CompletableFuture<StoredState> stale = store.write(type, "a", SHARD, 3, bytes("a3"));
+        CompletableFuture<StoredState> b = store.write(type, "b", SHARD, 1, bytes("b1"));
         CompletableFuture<Void> remembered = store.updateRemembered(type, 1, List.of("b"), List.of());
-        CompletableFuture<StoredState> sameEpoch = store.write(type, "a", 5, bytes("a5 again"));
+        CompletableFuture<StoredState> sameEpoch = store.write(type, "a", SHARD, 5, bytes("a5 again"));
         assertThatThrownBy(() -> await(stale)).isInstanceOf(StaleEpochException.class);
         assertThat(await(b).version()).isEqualTo(1);
         await(remembered);
@@ -148,11 +148,11 @@ public abstract class ShardingStoreContract extends StoreContractSupport {
             CompletableFuture<StoredState> low;
             CompletableFuture<StoredState> high;
             if (i % 2 == 0) {
-                low = store.write(type, id, 1, bytes("low"));
-                high = peer.write(type, id, 2, bytes("high"));
+                low = store.write(type, id, SHARD, 1, bytes("low"));
+                high = peer.write(type, id, SHARD, 2, bytes("high"));
             } else {
-                high = peer.write(type, id, 2, bytes("high"));
-                low = store.write(type, id, 1, bytes("low"));
+                high = peer.write(type, id, SHARD, 2, bytes("high"));
+                low = store.write(type, id, SHARD, 1, bytes("low"));
             }
             StoredState won = await(high);
             StoredState row = await(store.read(type, id)).orElseThrow();
@@ -181,7 +181,7 @@ public abstract class ShardingStoreContract extends StoreContractSupport {
                 for (int round = 1; round <= 3; round++) {
                     List<CompletableFuture<StoredState>> writes = new ArrayList<>();
                     for (int i = 0; i < idsPerThread; i++) {
-                        writes.add(store.write(type, thread + "-" + i, 1, bytes(thread + "-" + i + "-" + round)));
+                        writes.add(store.write(type, thread + "-" + i, SHARD, 1, bytes(thread + "-" + i + "-" + round)));
                     }
                     writes.forEach(CompletableFuture::join);
                 }
@@ -258,8 +258,26 @@ public abstract class ShardingStoreContract extends StoreContractSupport {
     }
 
     @Test
+    void writesUnderAnEpochOlderThanTheShardsCurrentOneAreRefusedEvenOnRowsNeverWritten() throws Exception {
+        assertThat(await(store.nextEpoch(type, 9))).isEqualTo(1);
+        await(store.write(type, "old", 9, 1, bytes("by the first owner")));
+        assertThat(await(store.nextEpoch(type, 9))).isEqualTo(2);
+        // the first owner has not noticed the move: neither its rows nor new ones take its writes any more
+        assertThatThrownBy(() -> await(store.write(type, "old", 9, 1, bytes("late")))).isInstanceOf(
+                StaleEpochException.class);
+        assertThatThrownBy(() -> await(store.write(type, "new", 9, 1, bytes("late")))).isInstanceOf(
+                StaleEpochException.class);
+        assertThatThrownBy(() -> await(store.delete(type, "old", 9, 1))).isInstanceOf(StaleEpochException.class);
+        assertThat(text(await(store.read(type, "old")).orElseThrow())).isEqualTo("by the first owner");
+        assertThat(await(store.read(type, "new"))).isEmpty();
+        // the new owner writes; other shards are not fenced by this one's epoch
+        assertThat(await(store.write(type, "old", 9, 2, bytes("by the new owner"))).epoch()).isEqualTo(2);
+        await(store.write(type, "elsewhere", 10, 1, bytes("other shard")));
+    }
+
+    @Test
     void clearingTheShardingDataKeepsEntityStateAndFollowsEarlierUpdates() throws Exception {
-        await(store.write(type, "a", 4, bytes("state")));
+        await(store.write(type, "a", SHARD, 4, bytes("state")));
         await(store.nextEpoch(type, 1));
         await(store.nextEpoch(type, 1));
         CompletableFuture<Void> before = store.updateRemembered(type, 1, List.of("a", "b"), List.of());
@@ -279,10 +297,10 @@ public abstract class ShardingStoreContract extends StoreContractSupport {
     @Test
     void aTransactionThatFailsFailsItsOperationsAndChangesNothing() throws Exception {
         assumeTrue(canInjectFaults(), "this store cannot be made to fail");
-        await(store.write(type, "a", 1, bytes("before")));
+        await(store.write(type, "a", SHARD, 1, bytes("before")));
         injectFault(StoreFault.COMMIT_FAILS);
-        List<CompletableFuture<?>> failing = List.of(store.write(type, "a", 1, bytes("lost")),
-                store.write(type, "b", 1, bytes("lost")), store.delete(type, "a", 1),
+        List<CompletableFuture<?>> failing = List.of(store.write(type, "a", SHARD, 1, bytes("lost")),
+                store.write(type, "b", SHARD, 1, bytes("lost")), store.delete(type, "a", SHARD, 1),
                 store.updateRemembered(type, 1, List.of("b"), List.of()));
         for (CompletableFuture<?> f : failing) {
             assertThat(failureOf(f)).isInstanceOf(ShardingException.class)
@@ -295,15 +313,15 @@ public abstract class ShardingStoreContract extends StoreContractSupport {
         assertThat(row.version()).isEqualTo(1);
         assertThat(await(store.read(type, "b"))).isEmpty();
         assertThat(await(store.remembered(type, 1))).isEmpty();
-        assertThat(await(store.write(type, "a", 1, bytes("after"))).version()).isEqualTo(2);
-        assertThat(await(store.write(type, "b", 1, bytes("after"))).version()).isEqualTo(1);
+        assertThat(await(store.write(type, "a", SHARD, 1, bytes("after"))).version()).isEqualTo(2);
+        assertThat(await(store.write(type, "b", SHARD, 1, bytes("after"))).version()).isEqualTo(1);
     }
 
     @Test
     void anUnreachableDatabaseFailsEveryOperationClearlyUntilItIsBack() throws Exception {
         assumeTrue(canInjectFaults(), "this store cannot be made to fail");
         injectFault(StoreFault.UNREACHABLE);
-        List<CompletableFuture<?>> failing = List.of(store.write(type, "a", 1, bytes("lost")),
+        List<CompletableFuture<?>> failing = List.of(store.write(type, "a", SHARD, 1, bytes("lost")),
                 store.read(type, "a"), store.nextEpoch(type, 1), store.remembered(type, 1),
                 store.clearShardingData());
         for (CompletableFuture<?> f : failing) {
@@ -311,7 +329,7 @@ public abstract class ShardingStoreContract extends StoreContractSupport {
                     .hasRootCauseMessage("Injected fault: the database is unreachable");
         }
         injectFault(null);
-        assertThat(await(store.write(type, "a", 1, bytes("back"))).version()).isEqualTo(1);
+        assertThat(await(store.write(type, "a", SHARD, 1, bytes("back"))).version()).isEqualTo(1);
         assertThat(await(store.nextEpoch(type, 1))).isEqualTo(1);
     }
 }

@@ -26,6 +26,9 @@ public abstract class StoreContractSupport {
 
     private final Set<ShardingStore> opened = Collections.newSetFromMap(new IdentityHashMap<>());
 
+    /** The shard the state-writing tests use; the epoch tests use other shards. */
+    protected static final int SHARD = 0;
+
     /** The store under test, made fresh for each test. */
     protected ShardingStore store;
 
