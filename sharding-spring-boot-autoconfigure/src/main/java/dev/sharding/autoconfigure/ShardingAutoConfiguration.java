@@ -11,6 +11,8 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import dev.sharding.spi.ShardingStore;
+import javax.sql.DataSource;
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.Environment;
 
@@ -24,7 +26,7 @@ import org.springframework.core.env.Environment;
  * {@link ShardingNodeCustomizer}. Switched off by {@code sharding.enabled=false}; every bean backs off when the
  * application defines its own.
  */
-@AutoConfiguration
+@AutoConfiguration(afterName = "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration")
 @ConditionalOnClass(JChannel.class)
 @ConditionalOnShardingEnabled
 @EnableConfigurationProperties(ShardingProperties.class)
@@ -84,10 +86,10 @@ public final class ShardingAutoConfiguration {
      */
     @Bean
     @ConditionalOnMissingBean
-    ShardingNode shardingNode(ShardingSettings settings, ShardingProperties properties,
+    ShardingNode shardingNode(ShardingSettings settings, ShardingProperties properties, ShardingStore store,
             ObjectProvider<EntityType<?>> entityTypes, ObjectProvider<JChannelCustomizer> channelCustomizers,
             ObjectProvider<ShardingNodeCustomizer> nodeCustomizers) {
-        ShardingNode.Builder builder = ShardingNode.builder(settings);
+        ShardingNode.Builder builder = ShardingNode.builder(settings).store(store);
         entityTypes.orderedStream().forEach(builder::entityType);
         builder.messageTypes(properties.getMessageTypes());
         builder.channelCustomizer(channel -> channelCustomizers.orderedStream()
@@ -96,6 +98,21 @@ public final class ShardingAutoConfiguration {
         ShardingNode node = builder.build();
         checkEntitySettings(settings, node.typeNames());
         return node;
+    }
+
+    /**
+     * The store of entity state, shard epochs and remembered entities: by default JDBC over the application's
+     * {@link DataSource}, or over an embedded H2 file database when it has none. Closed when the context closes,
+     * after the node has left.
+     *
+     * @param properties the bound properties
+     * @param dataSource the application's data source, if it has exactly one
+     * @return the store
+     */
+    @Bean(destroyMethod = "close")
+    @ConditionalOnMissingBean
+    ShardingStore shardingStore(ShardingProperties properties, ObjectProvider<DataSource> dataSource) {
+        return ShardingStoreFactory.create(properties.getStore(), dataSource.getIfUnique());
     }
 
     /**

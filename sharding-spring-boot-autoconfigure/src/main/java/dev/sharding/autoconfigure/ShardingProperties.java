@@ -81,6 +81,12 @@ public class ShardingProperties {
     private Duration handoffTimeout = ShardingSettings.DEFAULT_HANDOFF_TIMEOUT;
 
     /**
+     * Where entity state, shard epochs and remembered entities are kept.
+     */
+    @NestedConfigurationProperty
+    private final StoreProperties store = new StoreProperties();
+
+    /**
      * When entities are passivated.
      */
     @NestedConfigurationProperty
@@ -270,6 +276,10 @@ public class ShardingProperties {
 
     public void setHandoffTimeout(Duration handoffTimeout) {
         this.handoffTimeout = handoffTimeout;
+    }
+
+    public StoreProperties getStore() {
+        return this.store;
     }
 
     public PassivationProperties getPassivation() {

@@ -51,6 +51,7 @@ class ShardingAutoConfigurationTests {
             .withConfiguration(AutoConfigurations.of(ShardingAutoConfiguration.class,
                     ShardingEndpointAutoConfiguration.class, ShardingHealthContributorAutoConfiguration.class))
             .withPropertyValues("sharding.jgroups.config=shared-loopback.xml", "sharding.retry-interval=300ms",
+                    "sharding.store.type=memory",
                     "management.endpoints.web.exposure.include=sharding");
 
     private static String uniqueCluster() {

@@ -57,7 +57,8 @@ public final class BankCluster implements AutoCloseable {
     public ConfigurableApplicationContext start(String nodeName, String... moreArgs) {
         List<String> args = new ArrayList<>(List.of("--sharding.cluster-name=" + this.clusterName,
                 "--sharding.node-name=" + nodeName, "--sharding.jgroups.config=shared-loopback.xml",
-                "--sharding.retry-interval=300ms", "--management.endpoints.web.exposure.include=health,sharding"));
+                "--sharding.retry-interval=300ms", "--sharding.store.type=memory",
+                "--management.endpoints.web.exposure.include=health,sharding"));
         args.addAll(List.of(moreArgs));
         ConfigurableApplicationContext context = new SpringApplicationBuilder(this.application)
                 .web(WebApplicationType.NONE).bannerMode(Banner.Mode.OFF).logStartupInfo(false)

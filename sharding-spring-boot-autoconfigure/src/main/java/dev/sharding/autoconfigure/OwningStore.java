@@ -1,0 +1,83 @@
+package dev.sharding.autoconfigure;
+
+import dev.sharding.spi.ShardingStore;
+import java.util.Collection;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A store that also closes the connection pool it was made over (the embedded database's) when it closes.
+ */
+final class OwningStore implements ShardingStore {
+
+    private final ShardingStore store;
+
+    private final AutoCloseable resource;
+
+    OwningStore(ShardingStore store, AutoCloseable resource) {
+        this.store = store;
+        this.resource = resource;
+    }
+
+    /** The store it wraps. */
+    ShardingStore store() {
+        return this.store;
+    }
+
+    @Override
+    public CompletableFuture<Optional<StoredState>> read(String typeName, String entityId) {
+        return this.store.read(typeName, entityId);
+    }
+
+    @Override
+    public CompletableFuture<StoredState> write(String typeName, String entityId, int shardId, long epoch,
+            byte[] state) {
+        return this.store.write(typeName, entityId, shardId, epoch, state);
+    }
+
+    @Override
+    public CompletableFuture<Void> delete(String typeName, String entityId, int shardId, long epoch) {
+        return this.store.delete(typeName, entityId, shardId, epoch);
+    }
+
+    @Override
+    public CompletableFuture<Long> nextEpoch(String typeName, int shardId) {
+        return this.store.nextEpoch(typeName, shardId);
+    }
+
+    @Override
+    public CompletableFuture<Void> updateRemembered(String typeName, int shardId, Collection<String> started,
+            Collection<String> stopped) {
+        return this.store.updateRemembered(typeName, shardId, started, stopped);
+    }
+
+    @Override
+    public CompletableFuture<Set<String>> remembered(String typeName, int shardId) {
+        return this.store.remembered(typeName, shardId);
+    }
+
+    @Override
+    public CompletableFuture<Set<Integer>> shardsWithRemembered(String typeName) {
+        return this.store.shardsWithRemembered(typeName);
+    }
+
+    @Override
+    public CompletableFuture<Void> clearShardingData() {
+        return this.store.clearShardingData();
+    }
+
+    @Override
+    public void close() {
+        try {
+            this.store.close();
+        } finally {
+            try {
+                this.resource.close();
+            } catch (Exception e) {
+                LoggerFactory.getLogger(OwningStore.class).warn("Closing the store's connections failed", e);
+            }
+        }
+    }
+}

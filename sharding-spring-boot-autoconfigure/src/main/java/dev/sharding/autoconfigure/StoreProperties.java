@@ -1,0 +1,72 @@
+package dev.sharding.autoconfigure;
+
+import java.nio.file.Path;
+
+/**
+ * Where entity state, shard epochs and remembered entities are kept, bound from {@code sharding.store.*}.
+ */
+public class StoreProperties {
+
+    /**
+     * Kind of store: "jdbc" keeps everything in a database (the application's DataSource, or else an embedded H2
+     * file database shared by the nodes started from the same folder), "memory" keeps it in each node's memory only,
+     * without durability.
+     */
+    private StoreType type = StoreType.JDBC;
+
+    /**
+     * Prefix of the store's table names.
+     */
+    private String tablePrefix = "sharding_";
+
+    /**
+     * Path of the embedded H2 database file (without its extension), used when the application has no DataSource.
+     * Nodes started with the same path share the database: the first opens it and serves it to the others.
+     */
+    private Path embeddedPath = Path.of("data", "sharding");
+
+    /**
+     * Whether to create the store's tables at startup when they do not exist.
+     */
+    private boolean initializeSchema = true;
+
+    public StoreType getType() {
+        return this.type;
+    }
+
+    public void setType(StoreType type) {
+        this.type = type;
+    }
+
+    public String getTablePrefix() {
+        return this.tablePrefix;
+    }
+
+    public void setTablePrefix(String tablePrefix) {
+        this.tablePrefix = tablePrefix;
+    }
+
+    public Path getEmbeddedPath() {
+        return this.embeddedPath;
+    }
+
+    public void setEmbeddedPath(Path embeddedPath) {
+        this.embeddedPath = embeddedPath;
+    }
+
+    public boolean isInitializeSchema() {
+        return this.initializeSchema;
+    }
+
+    public void setInitializeSchema(boolean initializeSchema) {
+        this.initializeSchema = initializeSchema;
+    }
+
+    /** The kinds of store. */
+    public enum StoreType {
+        /** A relational database over JDBC. */
+        JDBC,
+        /** Each node's memory, without durability. */
+        MEMORY
+    }
+}
