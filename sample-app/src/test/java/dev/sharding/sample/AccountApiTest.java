@@ -18,7 +18,7 @@ import tools.jackson.databind.JsonNode;
  * must be refused with 400 without changing anything.
  */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT, properties = {
-        "sharding.jgroups.config=shared-loopback.xml",
+        "sharding.jgroups.config=shared-loopback.xml", "sharding.store.embedded-path=target/test-db/${random.uuid}",
         "sharding.cluster-name=sample-api-${random.uuid}",
         "sharding.node-name=api-node"})
 class AccountApiTest {

@@ -55,6 +55,7 @@ final class SampleCluster implements AutoCloseable {
         assertThat(jar).as("the sample jar (system property sample.jar)").isRegularFile();
         this.logDir = jar.getParent().resolve(logSubdirectory);
         Files.createDirectories(logDir);
+        deleteTree(logDir.resolve("data")); // the nodes' shared H2 database, from an earlier run
         int[] ports = freePorts(size * 2);
         List<String> hosts = new ArrayList<>();
         for (int i = 0; i < size; i++) {
@@ -124,7 +125,8 @@ final class SampleCluster implements AutoCloseable {
                 "--sharding.jgroups.bind-port=" + node.jgroupsPort,
                 "--sharding.jgroups.initial-hosts=" + initialHosts);
         Files.writeString(node.log, String.join(" ", command) + System.lineSeparator(), StandardCharsets.UTF_8);
-        node.process = new ProcessBuilder(command).redirectErrorStream(true)
+        // every node runs in the same folder, so they share the default embedded database file data/sharding
+        node.process = new ProcessBuilder(command).directory(logDir.toFile()).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(node.log.toFile())).start();
         System.out.println("Started " + node + ", log " + node.log);
     }
@@ -205,6 +207,17 @@ final class SampleCluster implements AutoCloseable {
         JsonHttp.Answer a = HTTP.get(node.url("/actuator/sharding/account"));
         assertThat(a.status()).as("/actuator/sharding/account of %s: %s", node.name, a).isEqualTo(200);
         return a.body().path("shards").size();
+    }
+
+    private static void deleteTree(Path root) throws IOException {
+        if (!Files.exists(root)) {
+            return;
+        }
+        try (var paths = Files.walk(root)) {
+            for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.delete(p);
+            }
+        }
     }
 
     static int[] freePorts(int count) throws IOException {

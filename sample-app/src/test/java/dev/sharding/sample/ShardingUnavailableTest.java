@@ -13,7 +13,7 @@ import org.springframework.boot.test.web.server.LocalServerPort;
  * 503 with a JSON problem instead of hanging or failing with 500.
  */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT, properties = {
-        "sharding.jgroups.config=shared-loopback.xml",
+        "sharding.jgroups.config=shared-loopback.xml", "sharding.store.embedded-path=target/test-db/${random.uuid}",
         "sharding.cluster-name=sample-unavailable-${random.uuid}",
         "sharding.entities.account.proxy-only=true",
         "sharding.ask-timeout=300ms"})
