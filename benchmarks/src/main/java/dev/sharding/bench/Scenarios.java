@@ -1,0 +1,173 @@
+package dev.sharding.bench;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * Which JVMs each workload starts, in which order, what each is told, and what the output line says about it
+ * (figures first, then {@code n}, {@code nodes}, {@code heap}, {@code notes} and {@code jvm_flags}).
+ */
+final class Scenarios {
+
+    static final String COMMON_NOTES = "Spring Boot 4.1.1 application with sharding-spring-boot-starter, no web"
+            + " server (spring.main.web-application-type=none); entity = @ShardedEntity prototype bean Counter reached"
+            + " through an injected ShardRegion<Counter>; messages are records Add/Get/Total with the default codec"
+            + " (Jackson Smile); every sharding setting at its default except, per node, sharding.cluster-name (unique"
+            + " per run), sharding.jgroups.bind-port and sharding.jgroups.initial-hosts (free loopback ports),"
+            + " sharding.store.embedded-path (a folder of the run, used only if the store is the embedded"
+            + " database); default TCP stack; ask callbacks are plain whenComplete on the futures of ShardRegion.ask,"
+            + " which complete on the node's entity executor (ForkJoinPool, parallelism max(2, CPUs)); default GC";
+
+    static final Map<String, String> NOTES = Map.of(
+            "W1", "one JVM, single-node cluster (tells stay local, not serialized); one sender thread; confirmation ="
+                    + " Get asks to all 1000 entities at once, repeated until every count matches",
+            "W2", "sharding.entities.counter.proxy-only=true on A (hosts nothing); B hosts every entity and the"
+                    + " coordinator (started first); tells from one thread on A, no flow control but JGroups' own"
+                    + " (UFC/MFC credits); confirmation = Get asks from A",
+            "W3", "A proxy-only (sharding.entities.counter.proxy-only=true), B hosts every entity and the coordinator;"
+                    + " ask = region.ask(id, Add(id, 1), Total.class), default timeout 5s; the next ask is sent from"
+                    + " the previous one's callback; round trip = System.nanoTime around the ask, HdrHistogram",
+            "W4", "as W3 with 64 ask chains; asks/s = asks / time from the first ask to the last reply",
+            "W5", "one JVM, -Xms4g -Xmx4g; every instance created through Spring (prototype bean per id); the 1000"
+                    + " priming (p-*) and the warm-up (w-*) entities stay live and are in both heap readings; heap ="
+                    + " MemoryMXBean used after 3x System.gc(); confirmation = Get asks in windows of 10000",
+            "W6", "A and B host (A oldest: coordinator); C's JVM and Spring context are up but its join is held back"
+                    + " (a lifecycle bean in the phase before the sharding node's) until told; clock from just before"
+                    + " C is told to join until C hosts >= 30 shards (ShardingNode.clusterState polled every 100 ms)"
+                    + " and then all 10000 entities answered a Get ask (1 s timeout, silent ones asked again);"
+                    + " rebalance defaults (interval 10s, absolute-limit 20, relative-limit 0.1); entity state is not"
+                    + " kept across a move",
+            "W7", "A, B, C host, A oldest (coordinator); C killed with SIGKILL by A (ProcessHandle.destroyForcibly);"
+                    + " Get asks (500 ms timeout) to all 10000 entities, silent ones asked again, until all answered;"
+                    + " failure detection of the default TCP stack (FD_SOCK2, FD_ALL3 3000/1000, VERIFY_SUSPECT2"
+                    + " 500ms)");
+
+    static final Map<String, List<String>> FIGURES = Map.of(
+            "W1", List.of("msgs_per_s"), "W2", List.of("msgs_per_s"), "W3", List.of("p50_us", "p99_us", "p999_us"),
+            "W4", List.of("asks_per_s", "p99_us"), "W5", List.of("entities_per_s", "bytes_per_entity"),
+            "W6", List.of("seconds"), "W7", List.of("seconds"));
+
+    private Scenarios() {
+    }
+
+    static int nodes(String w) {
+        return switch (w) {
+            case "W1", "W5" -> 1;
+            case "W6", "W7" -> 3;
+            default -> 2;
+        };
+    }
+
+    static String heap(String w) {
+        return w.equals("W5") ? "4g" : "1g";
+    }
+
+    /** Starts the nodes of one run and returns the measuring node's result. */
+    static ObjectNode run(Launcher launcher, String w, String tag) throws Exception {
+        String cluster = Launcher.newClusterName();
+        List<Integer> ports = Ports.pick(nodes(w));
+        String heap = heap(w);
+        String result;
+        switch (w) {
+            case "W1", "W5" -> {
+                NodeProcess s = launcher.start(tag, "S", heap, Launcher.clusterArgs(cluster, ports.get(0), ports));
+                s.await("READY", Launcher.seconds(180));
+                s.send("MEMBERS 1");
+                s.await("MEMBERS", Launcher.seconds(120));
+                s.send("RUN " + w);
+                result = s.await("RESULT", Launcher.seconds(1800));
+            }
+            case "W2", "W3", "W4" -> {
+                NodeProcess b = launcher.start(tag, "B", heap, Launcher.clusterArgs(cluster, ports.get(1), ports));
+                b.await("READY", Launcher.seconds(180));
+                List<String> proxy = new ArrayList<>(Launcher.clusterArgs(cluster, ports.get(0), ports));
+                proxy.add("--sharding.entities.counter.proxy-only=true");
+                NodeProcess a = launcher.start(tag, "A", heap, proxy);
+                a.await("READY", Launcher.seconds(180));
+                members(2, a, b);
+                a.send("RUN " + w);
+                result = a.await("RESULT", Launcher.seconds(1800));
+            }
+            case "W6" -> {
+                NodeProcess a = launcher.start(tag, "A", heap, Launcher.clusterArgs(cluster, ports.get(0), ports));
+                a.await("READY", Launcher.seconds(180));
+                members(1, a);
+                NodeProcess b = launcher.start(tag, "B", heap, Launcher.clusterArgs(cluster, ports.get(1), ports));
+                b.await("READY", Launcher.seconds(180));
+                members(2, a, b);
+                a.send("SEED 10000 2");
+                String seeded = a.await("SEEDED", Launcher.seconds(300));
+                List<String> late = new ArrayList<>(Launcher.clusterArgs(cluster, ports.get(2), ports));
+                late.add("--bench.join-on-command=true");
+                NodeProcess c = launcher.start(tag, "C", heap, late);
+                c.await("WAITING-JOIN", Launcher.seconds(180));
+                Thread.sleep(1_000);
+                a.send("W6 10000");
+                a.await("W6-STARTED", Launcher.seconds(60));
+                c.send("JOIN");
+                result = a.await("RESULT", Launcher.seconds(900));
+                ObjectNode r = (ObjectNode) Workloads.JSON.readTree(result);
+                r.set("seeded", Workloads.JSON.readTree(seeded));
+                return r;
+            }
+            case "W7" -> {
+                NodeProcess a = launcher.start(tag, "A", heap, Launcher.clusterArgs(cluster, ports.get(0), ports));
+                a.await("READY", Launcher.seconds(180));
+                members(1, a);
+                NodeProcess b = launcher.start(tag, "B", heap, Launcher.clusterArgs(cluster, ports.get(1), ports));
+                NodeProcess c = launcher.start(tag, "C", heap, Launcher.clusterArgs(cluster, ports.get(2), ports));
+                b.await("READY", Launcher.seconds(180));
+                String[] ready = c.await("READY", Launcher.seconds(180)).split(" ");
+                members(3, a, b, c);
+                a.send("SEED 10000 3");
+                String seeded = a.await("SEEDED", Launcher.seconds(300));
+                a.send("W7 " + c.pid() + " " + ready[1] + " 10000");
+                result = a.await("RESULT", Launcher.seconds(900));
+                ObjectNode r = (ObjectNode) Workloads.JSON.readTree(result);
+                r.set("seeded", Workloads.JSON.readTree(seeded));
+                return r;
+            }
+            default -> throw new IllegalArgumentException("Unknown workload " + w);
+        }
+        return (ObjectNode) Workloads.JSON.readTree(result);
+    }
+
+    private static void members(int n, NodeProcess... nodes) throws Exception {
+        for (NodeProcess p : nodes) {
+            p.send("MEMBERS " + n);
+        }
+        for (NodeProcess p : nodes) {
+            p.await("MEMBERS", Launcher.seconds(180));
+        }
+    }
+
+    /** The output line of one run: identity, figures, size, notes, flags, then everything else the node reported. */
+    static ObjectNode describe(Launcher launcher, String w, ObjectNode result) {
+        ObjectNode line = Workloads.JSON.createObjectNode();
+        line.put("workload", w);
+        line.put("name", Launcher.names().get(w));
+        line.put("system", Launcher.SYSTEM);
+        for (String f : FIGURES.get(w)) {
+            JsonNode v = result.get(f);
+            line.set(f, v == null ? Workloads.JSON.getNodeFactory().nullNode() : v);
+        }
+        JsonNode n = result.get("n");
+        line.set("n", n == null ? Workloads.JSON.getNodeFactory().nullNode() : n);
+        line.put("nodes", nodes(w));
+        line.put("heap", heap(w));
+        String extra = launcher.extraNodeArgs().isEmpty() ? ""
+                : "CHANGED for this run on every node: " + String.join(" ", launcher.extraNodeArgs()) + "; ";
+        line.put("notes", extra + NOTES.get(w) + "; " + COMMON_NOTES);
+        line.put("jvm_flags", String.join(" ", launcher.jvmFlags(heap(w))));
+        line.put("java", System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"));
+        for (Map.Entry<String, JsonNode> e : result.properties()) {
+            if (!line.has(e.getKey())) {
+                line.set(e.getKey(), e.getValue());
+            }
+        }
+        return line;
+    }
+}
