@@ -278,6 +278,11 @@ final class EntityCell implements Runnable, EntityContext {
             complete(sink, value, failure);
             return true;
         }
+        if (failure != null) {
+            s.discard(); // a message whose handler failed has no effect, on the state either
+            complete(sink, value, failure);
+            return true;
+        }
         CompletableFuture<Void> write = s.writeThrough(shard.region().store(), typeName(), entityId, shardId(),
                 shard.epoch());
         if (write.isDone()) {

@@ -87,6 +87,13 @@ final class EntityStateImpl<S> implements EntityState<S> {
         return dirty;
     }
 
+    /** Forgets the changes made since the last write: the message that made them failed. */
+    void discard() {
+        current = storedValue();
+        dirty = false;
+        clearing = false;
+    }
+
     /**
      * Writes the current value (or deletes it after {@link #clear()}) under the shard's epoch. On success it becomes
      * the stored value; on failure the value goes back to the stored one.

@@ -160,6 +160,10 @@ class EntityStateClusterTest {
                 .get(10, TimeUnit.SECONDS)).cause().isInstanceOf(EntityException.class)
                 .hasMessageContaining("could not be stored").hasMessageContaining("store unavailable for f");
         assertThat(read(nodes.get(0), "f").amount()).as("state back to the stored value").isEqualTo(7);
+        assertThatThrownBy(() -> region.ask("f", new Wallet.DepositThenFail(50), Wallet.Reply.class)
+                .get(10, TimeUnit.SECONDS)).cause().isInstanceOf(EntityException.class)
+                .hasMessageContaining("refused after changing the state");
+        assertThat(read(nodes.get(0), "f").amount()).as("a failed handler's change is discarded").isEqualTo(7);
         store.failWrites(id -> false);
         assertThat(region.ask("f", new Wallet.Deposit(1), Wallet.Reply.class).get(10, TimeUnit.SECONDS).amount())
                 .isEqualTo(8);

@@ -72,6 +72,17 @@ public class Wallet {
         return reply();
     }
 
+    /** Changes the balance, then fails: the change must not be stored. */
+    @EntityHandler
+    public Reply on(DepositThenFail deposit) {
+        state.update(b -> new Balance(b.amount() + deposit.amount(), b.deposits() + 1));
+        throw new IllegalStateException("refused after changing the state");
+    }
+
+    /** A deposit whose handler fails after changing the state. @param amount the amount */
+    public record DepositThenFail(long amount) {
+    }
+
     /** Reads the balance. */
     @EntityHandler
     public Reply on(Read read) {
