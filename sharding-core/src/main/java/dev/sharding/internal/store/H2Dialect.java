@@ -31,6 +31,13 @@ final class H2Dialect extends JdbcDialect {
     }
 
     @Override
+    boolean lockByRowValues() {
+        // H2 uses the primary key for a list of row values, but for "type_name = ? AND entity_id IN (...)" only
+        // its first column: every row of the type would be read
+        return true;
+    }
+
+    @Override
     boolean[] insertStates(Connection connection, List<StateRow> rows) throws SQLException {
         boolean[] inserted = new boolean[rows.size()];
         if (rows.isEmpty()) {

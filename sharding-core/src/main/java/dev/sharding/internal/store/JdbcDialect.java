@@ -66,7 +66,7 @@ abstract class JdbcDialect {
             return new H2Dialect(prefix);
         }
         if ("PostgreSQL".equalsIgnoreCase(product)) {
-            return new PostgreSqlDialect(prefix);
+            return new PostgreSqlDialect(prefix, connection.getMetaData().getDatabaseMajorVersion());
         }
         throw new SQLFeatureNotSupportedException("The JDBC sharding store supports H2 and PostgreSQL, not "
                 + product);
@@ -149,6 +149,24 @@ abstract class JdbcDialect {
     abstract long nextEpoch(Connection connection, String typeName, int shardId) throws SQLException;
 
     /**
+     * Prepares a batch's transaction, before its first statement.
+     *
+     * @param connection the batch's connection, in its transaction
+     * @throws SQLException on failure
+     */
+    void beginBatch(Connection connection) throws SQLException {
+        // nothing by default
+    }
+
+    /**
+     * How {@link #lockStates} names its keys: as {@code (type_name, entity_id)} row values, or as one type and a list
+     * of ids. Each product finds rows by the primary key only for one of the two forms.
+     *
+     * @return whether to use row values
+     */
+    abstract boolean lockByRowValues();
+
+    /**
      * The statements of the schema script, with the table prefix filled in.
      *
      * @return the statements, in order
@@ -201,12 +219,21 @@ abstract class JdbcDialect {
             List<String> chunk = ids.subList(from, Math.min(ids.size(), from + LOCK_CHUNK));
             int size = Integer.highestOneBit(chunk.size());
             size = size == chunk.size() ? size : size * 2;
-            String sql = "SELECT entity_id, version, epoch FROM " + states + " WHERE type_name = ? AND entity_id IN ("
-                    + String.join(", ", Collections.nCopies(size, "?")) + ") ORDER BY entity_id FOR UPDATE";
+            boolean rows = lockByRowValues();
+            String sql = "SELECT entity_id, version, epoch FROM " + states + " WHERE "
+                    + (rows ? "(type_name, entity_id) IN (" + String.join(", ", Collections.nCopies(size, "(?, ?)"))
+                            : "type_name = ? AND entity_id IN (" + String.join(", ", Collections.nCopies(size, "?")))
+                    + ") ORDER BY entity_id FOR UPDATE";
             try (PreparedStatement ps = connection.prepareStatement(sql)) {
-                ps.setString(1, typeName);
+                int p = 1;
+                if (!rows) {
+                    ps.setString(p++, typeName);
+                }
                 for (int i = 0; i < size; i++) {
-                    ps.setString(i + 2, chunk.get(Math.min(i, chunk.size() - 1)));
+                    if (rows) {
+                        ps.setString(p++, typeName);
+                    }
+                    ps.setString(p++, chunk.get(Math.min(i, chunk.size() - 1)));
                 }
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {

@@ -4,6 +4,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
@@ -19,18 +20,46 @@ final class PostgreSqlDialect extends JdbcDialect {
     /** Most rows in one multi-row insert: 5 parameters each stays far below the protocol's 32767. */
     private static final int INSERT_CHUNK = 200;
 
+    /** The first version with {@code plan_cache_mode}. */
+    private static final int PLAN_CACHE_MODE_SINCE = 12;
+
+    private final boolean forceCustomPlans;
+
     /**
      * Creates the dialect for the tables of a prefix.
      *
      * @param prefix the validated table prefix
+     * @param majorVersion the server's major version
      */
-    PostgreSqlDialect(String prefix) {
+    PostgreSqlDialect(String prefix, int majorVersion) {
         super(prefix);
+        this.forceCustomPlans = majorVersion >= PLAN_CACHE_MODE_SINCE;
+    }
+
+    /**
+     * Plans the batch's statements for their actual parameters. Otherwise, once the driver prepares them on the
+     * server, PostgreSQL may keep a generic plan made while the table was empty: a sequential scan that compares
+     * every row with every listed id, which took 25 ms per batch at 10,000 rows and grows with the table until
+     * statistics happen to be refreshed.
+     */
+    @Override
+    void beginBatch(Connection connection) throws SQLException {
+        if (forceCustomPlans) {
+            try (Statement st = connection.createStatement()) {
+                st.execute("SET LOCAL plan_cache_mode = force_custom_plan");
+            }
+        }
     }
 
     @Override
     String name() {
         return "postgresql";
+    }
+
+    @Override
+    boolean lockByRowValues() {
+        // a btree scan with "entity_id = ANY(...)" under "type_name = ?" finds exactly the listed rows
+        return false;
     }
 
     @Override
