@@ -1,0 +1,137 @@
+package dev.sharding.internal.store;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Measures write throughput through a {@link JdbcShardingStore}: concurrent writers, each waiting for its write to
+ * be durable before the next (as an entity waits before it replies), small states, ids of their own (each write a
+ * new entity, or each writer rewriting a few entities). Prints writes per second, latency and the average batch;
+ * asserts nothing. Not a test: run its {@code main} with the test class path, arguments
+ * {@code [h2|postgresql|both] [writers] [seconds]}.
+ */
+public final class JdbcStoreThroughput {
+
+    private JdbcStoreThroughput() {
+    }
+
+    /**
+     * Runs the measurements.
+     *
+     * @param args database, writers, seconds per run
+     * @throws Exception when a database cannot be started
+     */
+    public static void main(String[] args) throws Exception {
+        String which = args.length > 0 ? args[0] : "both";
+        int writers = args.length > 1 ? Integer.parseInt(args[1]) : 64;
+        int seconds = args.length > 2 ? Integer.parseInt(args[2]) : 8;
+        if (!which.equals("postgresql")) {
+            Path folder = Files.createTempDirectory("store-throughput");
+            try (HikariDataSource pool = pool("jdbc:h2:file:" + folder.resolve("sharding")
+                    + ";AUTO_SERVER=TRUE;AUTO_RECONNECT=TRUE;WRITE_DELAY=0", "sa")) {
+                runAll("H2 2.4.240 file, WRITE_DELAY=0", pool, writers, seconds);
+            }
+        }
+        if (!which.equals("h2")) {
+            // zonky turns synchronous_commit off by default; measure real durable commits
+            try (EmbeddedPostgres postgres = EmbeddedPostgres.builder().setServerConfig("synchronous_commit", "on")
+                    .setServerConfig("fsync", "on").start();
+                    HikariDataSource pool = pool(postgres.getJdbcUrl("postgres", "postgres"), "postgres")) {
+                try (Connection c = pool.getConnection(); ResultSet rs = c.createStatement().executeQuery(
+                        "SELECT version(), current_setting('synchronous_commit'), current_setting('fsync')")) {
+                    rs.next();
+                    System.out.printf("%s; synchronous_commit=%s fsync=%s%n", rs.getString(1).split(" on ")[0],
+                            rs.getString(2), rs.getString(3));
+                }
+                runAll("PostgreSQL", pool, writers, seconds);
+            }
+        }
+    }
+
+    private static HikariDataSource pool(String url, String user) {
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(url);
+        config.setUsername(user);
+        config.setMaximumPoolSize(8);
+        return new HikariDataSource(config);
+    }
+
+    private static void runAll(String database, HikariDataSource pool, int writers, int seconds) throws Exception {
+        for (int maxBatch : new int[] {JdbcStoreSettings.DEFAULT_MAX_BATCH_SIZE, 1}) {
+            for (boolean newEntities : new boolean[] {true, false}) {
+                JdbcStoreSettings settings = JdbcStoreSettings.defaults().withMaxBatchSize(maxBatch);
+                try (JdbcShardingStore store = new JdbcShardingStore(pool, settings)) {
+                    store.createSchema();
+                    run(database, store, maxBatch, newEntities, writers, seconds);
+                }
+            }
+        }
+    }
+
+    private static void run(String database, JdbcShardingStore store, int maxBatch, boolean newEntities,
+            int writers, int seconds) throws Exception {
+        String type = "bench-" + System.nanoTime();
+        AtomicBoolean measuring = new AtomicBoolean();
+        AtomicBoolean running = new AtomicBoolean(true);
+        AtomicLong writes = new AtomicLong();
+        long[][] latencies = new long[writers][];
+        CountDownLatch done = new CountDownLatch(writers);
+        byte[] state = new byte[32];
+        List<Thread> threads = new ArrayList<>();
+        for (int w = 0; w < writers; w++) {
+            int writer = w;
+            Thread thread = new Thread(() -> {
+                long[] mine = new long[1 << 16];
+                int n = 0;
+                for (long i = 0; running.get(); i++) {
+                    String id = writer + "-" + (newEntities ? i : i % 20);
+                    long start = System.nanoTime();
+                    store.write(type, id, 1, state).join();
+                    if (measuring.get()) {
+                        writes.incrementAndGet();
+                        if (n < mine.length) {
+                            mine[n++] = System.nanoTime() - start;
+                        }
+                    }
+                }
+                latencies[writer] = Arrays.copyOf(mine, n);
+                done.countDown();
+            }, "writer-" + w);
+            threads.add(thread);
+            thread.start();
+        }
+        Thread.sleep(2000);
+        JdbcStoreStatistics before = store.statistics();
+        measuring.set(true);
+        long start = System.nanoTime();
+        Thread.sleep(seconds * 1000L);
+        measuring.set(false);
+        long elapsed = System.nanoTime() - start;
+        JdbcStoreStatistics after = store.statistics();
+        running.set(false);
+        done.await();
+        long[] all = Arrays.stream(latencies).flatMapToLong(Arrays::stream).sorted().toArray();
+        long batches = after.batches() - before.batches();
+        long operations = after.operations() - before.operations();
+        System.out.printf("%s, %d writers, max batch %d, %s: %,.0f writes/s, average batch %.1f, largest %d,"
+                + " latency p50 %.2f ms p99 %.2f ms%n", database, writers, maxBatch,
+                newEntities ? "each write a new entity" : "rewriting 20 entities each",
+                writes.get() * 1e9 / elapsed, batches == 0 ? 0 : (double) operations / batches, after.largestBatch(),
+                percentile(all, 0.50), percentile(all, 0.99));
+    }
+
+    private static double percentile(long[] sorted, double p) {
+        return sorted.length == 0 ? 0 : sorted[(int) Math.min(sorted.length - 1, sorted.length * p)] / 1e6;
+    }
+}
