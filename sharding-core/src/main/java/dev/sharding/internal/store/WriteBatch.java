@@ -125,8 +125,8 @@ final class WriteBatch {
             List<StateRow> inserts = new ArrayList<>();
             List<EntityKey> deletes = new ArrayList<>();
             for (EntityKey key : pending) {
-                Locked before = locked.get(key);
-                StateRow after = replay(key, byKey.get(key), before, shardEpochs);
+                @Nullable Locked before = locked.get(key);
+                @Nullable StateRow after = replay(key, byKey.getOrDefault(key, List.of()), before, shardEpochs);
                 if (after == NO_CHANGE) {
                     continue;
                 }
