@@ -97,7 +97,7 @@ public final class JdbcStoreThroughput {
                 for (long i = 0; running.get(); i++) {
                     String id = writer + "-" + (newEntities ? i : i % 20);
                     long start = System.nanoTime();
-                    store.write(type, id, 1, state).join();
+                    store.write(type, id, 0, 1, state).join();
                     if (measuring.get()) {
                         writes.incrementAndGet();
                         if (n < mine.length) {
