@@ -152,6 +152,15 @@ class ClusterProcessIT {
             home.put(id, last.name);
         }
         assertOneHomeEach(List.of(last), ids, expected, home);
+
+        // The killed coordinator served the shared database file: the last node must still store new deposits.
+        for (int i = 0; i < ids.size(); i += 5) {
+            String id = ids.get(i);
+            Seen s = deposit(last, id, 3);
+            expected.merge(id, 3L, Long::sum);
+            assertThat(s.balance()).as("deposit into %s after the node serving the database died", id)
+                    .isEqualTo(expected.get(id));
+        }
         assertThat(SampleCluster.coordinatorSeenBy(last)).isEqualTo(last.name);
         assertThat(SampleCluster.membersSeenBy(last)).containsExactly(last.name);
     }
