@@ -32,6 +32,9 @@ final class EntityStateImpl<S> implements EntityState<S> {
 
     private boolean dirty;
 
+    /** The pending change is a {@link #clear()}: the write deletes the row. */
+    private boolean clearing;
+
     EntityStateImpl(Class<S> type, Supplier<S> initial, MessageCodec codec, byte @Nullable [] stored,
             long storedVersion) {
         this.type = type;
@@ -80,8 +83,6 @@ final class EntityStateImpl<S> implements EntityState<S> {
         dirty = true;
         clearing = true;
     }
-
-    private boolean clearing;
 
     boolean isDirty() {
         return dirty;

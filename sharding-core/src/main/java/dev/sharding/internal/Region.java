@@ -459,8 +459,12 @@ public final class Region<T> implements ShardRegion<T> {
                 synchronized (slot) {
                     home = slot.home;
                     if (home == null) {
+                        // a private copy of the frame (the transport's buffer is not ours to keep), with the
+                        // envelope's payload pointing into it: no second decode
                         byte[] copy = Arrays.copyOfRange(frame, offset, offset + length);
-                        EntityEnvelope own = (EntityEnvelope) node.protocol().decode(copy, 0, copy.length);
+                        EntityEnvelope own = new EntityEnvelope(env.typeName(), env.entityId(), env.shardId(),
+                                env.correlationId(), env.replyTo(), copy, env.payloadOffset() - offset,
+                                env.payloadLength());
                         try {
                             buffer(slot, new ShardSlot.Buffered(env.entityId(), null, null, copy, own), null);
                         } catch (BufferFullException e) {
@@ -486,9 +490,7 @@ public final class Region<T> implements ShardRegion<T> {
             }
             deliverLocally(local, env);
         } else {
-            byte[] out = offset == 0 && length == frame.length ? frame
-                    : Arrays.copyOfRange(frame, offset, offset + length);
-            node.transport().send(home, out, false);
+            node.transport().send(home, frame, offset, length, false);
         }
     }
 

@@ -186,6 +186,11 @@ public final class JGroupsTransport implements Transport, Receiver {
 
     @Override
     public void send(Member to, byte[] frame, boolean outOfBand) {
+        send(to, frame, 0, frame.length, outOfBand);
+    }
+
+    @Override
+    public void send(Member to, byte[] buffer, int offset, int length, boolean outOfBand) {
         JChannel ch = channel;
         if (ch == null) {
             return;
@@ -194,7 +199,7 @@ public final class JGroupsTransport implements Transport, Receiver {
         if (dest == null) {
             dest = new UUID(to.mostSignificantBits(), to.leastSignificantBits());
         }
-        Message msg = new BytesMessage(dest, frame);
+        Message msg = new BytesMessage(dest, buffer, offset, length);
         if (outOfBand) {
             msg.setFlag(Message.Flag.OOB);
         }

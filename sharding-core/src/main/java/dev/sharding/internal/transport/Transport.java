@@ -34,6 +34,21 @@ public interface Transport {
     void send(Member to, byte[] frame, boolean outOfBand);
 
     /**
+     * Sends a slice of an array as a frame (forwarding a received frame without copying it). The array must not
+     * change afterwards.
+     *
+     * @param to the member, never this node
+     * @param buffer the array holding the frame
+     * @param offset where the frame starts
+     * @param length its length
+     * @param outOfBand whether it may overtake earlier frames
+     */
+    default void send(Member to, byte[] buffer, int offset, int length, boolean outOfBand) {
+        send(to, offset == 0 && length == buffer.length ? buffer
+                : java.util.Arrays.copyOfRange(buffer, offset, offset + length), outOfBand);
+    }
+
+    /**
      * Leaves the cluster; the others see this node gone at once.
      */
     void close();
