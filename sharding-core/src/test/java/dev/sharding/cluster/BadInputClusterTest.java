@@ -19,6 +19,7 @@ import dev.sharding.internal.protocol.FailureKind;
 import dev.sharding.internal.protocol.ProtocolCodec;
 import dev.sharding.internal.protocol.ProtocolMessage;
 import dev.sharding.internal.protocol.Reply;
+import dev.sharding.internal.transport.Outbox;
 import dev.sharding.test.Counter;
 import dev.sharding.test.TestCluster;
 import java.time.Duration;
@@ -79,7 +80,13 @@ class BadInputClusterTest {
         raw.setReceiver(new Receiver() {
             @Override
             public void receive(Message msg) {
-                received.add(protocol.decode(msg.getArray(), msg.getOffset(), msg.getLength()));
+                byte[] buf = msg.getArray();
+                if (msg.getLength() > 0 && buf[msg.getOffset()] == Outbox.BATCH_MAGIC) {
+                    Outbox.unpack(buf, msg.getOffset(), msg.getLength(),
+                            (b, o, n) -> received.add(protocol.decode(b, o, n)));
+                } else {
+                    received.add(protocol.decode(buf, msg.getOffset(), msg.getLength()));
+                }
             }
         });
         raw.connect(channels.get(target.nodeName()).getClusterName());
@@ -105,13 +112,24 @@ class BadInputClusterTest {
         send(homeAddress, protocol.encode(new EntityEnvelope("counter", id, shard, 14, rawMember,
                 new byte[] {9, 9, 9}, 0, 3)));
         send(homeAddress, protocol.encode(new Reply(424242, add))); // a reply nobody waits for
+        // batches: one whose second length runs past its end, one holding garbage and a nested batch next to a
+        // rejected envelope, and one with a zero length
+        byte[] rejected = protocol.encode(new EntityEnvelope("nosuchtype", id, shard, 15, rawMember, add, 0,
+                add.length));
+        send(homeAddress, batch(rejected, new byte[] {Outbox.BATCH_MAGIC, 1, 2}, new byte[] {7, 7}));
+        byte[] overrun = batch(rejected);
+        overrun = java.util.Arrays.copyOf(overrun, overrun.length + 2);
+        overrun[overrun.length - 2] = 50;
+        send(homeAddress, overrun);
+        send(homeAddress, new byte[] {Outbox.BATCH_MAGIC, 0});
 
-        Awaitility.await("three rejections sent back to the forging member").atMost(Duration.ofSeconds(10))
-                .until(() -> received.stream().filter(m -> m instanceof Failure).count() >= 4);
+        Awaitility.await("the rejections sent back to the forging member").atMost(Duration.ofSeconds(10))
+                .until(() -> received.stream().filter(m -> m instanceof Failure).count() >= 6);
         Map<Long, Failure> failures = new ConcurrentHashMap<>();
         received.stream().filter(m -> m instanceof Failure).map(m -> (Failure) m)
                 .forEach(f -> failures.put(f.correlationId(), f));
-        assertThat(failures).containsOnlyKeys(11L, 12L, 13L, 14L);
+        assertThat(failures).containsOnlyKeys(11L, 12L, 13L, 14L, 15L);
+        assertThat(received.stream().filter(m -> m instanceof Failure f && f.correlationId() == 15)).hasSize(2);
         assertThat(failures.values()).allSatisfy(f -> assertThat(f.kind()).isEqualTo(FailureKind.REJECTED));
         assertThat(failures.get(11L).message()).contains("Unknown entity type nosuchtype");
         assertThat(failures.get(12L).message()).contains("undeclared type").contains(Undeclared.class.getName());
@@ -126,6 +144,22 @@ class BadInputClusterTest {
             assertThat(via.region(Counter.class).ask("other", new Counter.Add(1), Counter.Total.class)
                     .get(10, TimeUnit.SECONDS).total()).isPositive();
         }
+    }
+
+    private static byte[] batch(byte[]... frames) {
+        int size = 1;
+        for (byte[] f : frames) {
+            size += Outbox.varintSize(f.length) + f.length;
+        }
+        byte[] out = new byte[size];
+        out[0] = Outbox.BATCH_MAGIC;
+        int pos = 1;
+        for (byte[] f : frames) {
+            pos = Outbox.writeVarint(out, pos, f.length);
+            System.arraycopy(f, 0, out, pos, f.length);
+            pos += f.length;
+        }
+        return out;
     }
 
     private void send(Address to, byte[] frame) throws Exception {

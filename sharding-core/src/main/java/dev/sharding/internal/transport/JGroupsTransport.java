@@ -55,6 +55,21 @@ public final class JGroupsTransport implements Transport, Receiver {
 
     private volatile String nodeName = "";
 
+    /** The sender of each member of the current view, started at the first frame to it. */
+    private final Map<Member, Outbox.Peer> peers = new ConcurrentHashMap<>();
+
+    private volatile java.util.Set<Address> viewMembers = java.util.Set.of();
+
+    private volatile boolean stopped;
+
+    private final java.util.concurrent.atomic.AtomicLong malformedBatches = new java.util.concurrent.atomic.AtomicLong();
+
+    /** The bytes queued for one member (regular or out of band) beyond which its senders wait. */
+    static final long MAX_PENDING_BYTES = 1024 * 1024;
+
+    /** How long {@link #close()} waits for queued frames to go out. */
+    static final java.time.Duration CLOSE_FLUSH_TIMEOUT = java.time.Duration.ofSeconds(2);
+
     /**
      * Creates the transport.
      *
@@ -191,27 +206,88 @@ public final class JGroupsTransport implements Transport, Receiver {
 
     @Override
     public void send(Member to, byte[] buffer, int offset, int length, boolean outOfBand) {
-        JChannel ch = channel;
-        if (ch == null) {
-            return;
+        Outbox.Peer peer = peers.get(to);
+        if (peer == null) {
+            peer = startPeer(to);
+            if (peer == null) {
+                sendNow(to, buffer, offset, length, outOfBand); // not a member now: the channel drops it
+                return;
+            }
         }
+        peer.send(buffer, offset, length, outOfBand);
+    }
+
+    private Outbox.@Nullable Peer startPeer(Member to) {
+        Address dest = addresses.get(to);
+        if (stopped || dest == null || !viewMembers.contains(dest)) {
+            return null;
+        }
+        synchronized (peers) {
+            Outbox.Peer peer = peers.get(to);
+            if (peer == null && !stopped && viewMembers.contains(dest)) {
+                peer = new Outbox.Peer("sharding-send-" + nodeName + "-to-" + to.name(), this::channelSend, dest,
+                        MAX_PENDING_BYTES);
+                peers.put(to, peer);
+            }
+            return peer;
+        }
+    }
+
+    private void sendNow(Member to, byte[] buffer, int offset, int length, boolean outOfBand) {
         Address dest = addresses.get(to);
         if (dest == null) {
             dest = new UUID(to.mostSignificantBits(), to.leastSignificantBits());
         }
-        Message msg = new BytesMessage(dest, buffer, offset, length);
+        channelSend(dest, buffer, offset, length, outOfBand);
+    }
+
+    private void channelSend(Object destination, byte[] buffer, int offset, int length, boolean outOfBand) {
+        JChannel ch = channel;
+        if (ch == null) {
+            return;
+        }
+        Message msg = new BytesMessage((Address) destination, buffer, offset, length);
         if (outOfBand) {
             msg.setFlag(Message.Flag.OOB);
         }
         try {
             ch.send(msg);
         } catch (Exception e) {
-            log.debug("Dropped a frame to {}: {}", to, e.toString());
+            log.debug("Dropped a frame to {}: {}", destination, e.toString());
+        }
+    }
+
+    /**
+     * Frames and channel messages sent so far, over all members: how well frames are batched.
+     *
+     * @return {frames, messages}
+     */
+    public long[] sendCounts() {
+        long frames = 0;
+        long messages = 0;
+        for (Outbox.Peer p : peers.values()) {
+            frames += p.frames();
+            messages += p.messages();
+        }
+        return new long[] {frames, messages};
+    }
+
+    private void stopPeers() {
+        synchronized (peers) {
+            stopped = true;
+            peers.values().forEach(Outbox.Peer::close);
+            peers.clear();
         }
     }
 
     @Override
     public void close() {
+        // the last frames (replies, the goodbye to the coordinator) still go out before the channel closes
+        long deadline = System.nanoTime() + CLOSE_FLUSH_TIMEOUT.toNanos();
+        for (Outbox.Peer p : List.copyOf(peers.values())) {
+            p.awaitSent(deadline);
+        }
+        stopPeers();
         JChannel ch = channel;
         if (ch != null) {
             ch.close();
@@ -223,6 +299,7 @@ public final class JGroupsTransport implements Transport, Receiver {
      * detection. For tests.
      */
     public void crash() {
+        stopPeers();
         JChannel ch = channel;
         if (ch != null) {
             try {
@@ -240,7 +317,7 @@ public final class JGroupsTransport implements Transport, Receiver {
         if (l == null || src == null) {
             return;
         }
-        l.onFrame(toMember(src), msg.getArray(), msg.getOffset(), msg.getLength());
+        deliver(l, toMember(src), msg.getArray(), msg.getOffset(), msg.getLength());
     }
 
     @Override
@@ -251,7 +328,22 @@ public final class JGroupsTransport implements Transport, Receiver {
         }
         Member from = toMember(batch.sender());
         for (Message msg : batch) {
-            l.onFrame(from, msg.getArray(), msg.getOffset(), msg.getLength());
+            deliver(l, from, msg.getArray(), msg.getOffset(), msg.getLength());
+        }
+    }
+
+    private void deliver(Listener l, Member from, byte[] buffer, int offset, int length) {
+        if (length > 0 && buffer[offset] == Outbox.BATCH_MAGIC) {
+            String broken = Outbox.unpack(buffer, offset, length, (b, o, n) -> l.onFrame(from, b, o, n));
+            if (broken != null) {
+                long n = malformedBatches.incrementAndGet();
+                if (n == 1 || Long.bitCount(n) == 1) {
+                    log.warn("Dropped the rest of a malformed batch of {} bytes from {} ({} so far): {}", length,
+                            from, n, broken);
+                }
+            }
+        } else {
+            l.onFrame(from, buffer, offset, length);
         }
     }
 
@@ -263,6 +355,16 @@ public final class JGroupsTransport implements Transport, Receiver {
         }
         members.keySet().retainAll(view.getMembers());
         addresses.values().retainAll(view.getMembers());
+        synchronized (peers) {
+            viewMembers = java.util.Set.copyOf(view.getMembers());
+            peers.entrySet().removeIf(e -> {
+                if (addresses.containsKey(e.getKey())) {
+                    return false;
+                }
+                e.getValue().close();
+                return true;
+            });
+        }
         Listener l = listener;
         if (l != null) {
             l.onView(List.copyOf(list));

@@ -1,0 +1,245 @@
+package dev.sharding.internal.transport;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+class OutboxTest {
+
+    /** Records what reaches the channel; can hold the sender thread in a send, as missing credits would. */
+    static final class RecordingChannel implements Outbox.Channel {
+
+        final List<byte[]> messages = Collections.synchronizedList(new ArrayList<>());
+
+        final List<Boolean> outOfBand = Collections.synchronizedList(new ArrayList<>());
+
+        volatile CountDownLatch gate = new CountDownLatch(0);
+
+        final AtomicInteger inSend = new AtomicInteger();
+
+        @Override
+        public void send(Object destination, byte[] buffer, int offset, int length, boolean oob) {
+            inSend.incrementAndGet();
+            try {
+                gate.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } finally {
+                inSend.decrementAndGet();
+            }
+            messages.add(java.util.Arrays.copyOfRange(buffer, offset, offset + length));
+            outOfBand.add(oob);
+        }
+
+        /** Every frame, batches unpacked, in the order they reached the channel. */
+        List<byte[]> frames() {
+            List<byte[]> out = new ArrayList<>();
+            synchronized (messages) {
+                for (byte[] m : messages) {
+                    if (m[0] == Outbox.BATCH_MAGIC) {
+                        assertThat(Outbox.unpack(m, 0, m.length,
+                                (b, o, n) -> out.add(java.util.Arrays.copyOfRange(b, o, o + n)))).isNull();
+                    } else {
+                        out.add(m);
+                    }
+                }
+            }
+            return out;
+        }
+    }
+
+    private final RecordingChannel channel = new RecordingChannel();
+
+    private Outbox.Peer peer;
+
+    @AfterEach
+    void close() {
+        channel.gate.countDown();
+        if (peer != null) {
+            peer.close();
+        }
+    }
+
+    private static byte[] frame(int sender, int seq, int size) {
+        ByteBuffer b = ByteBuffer.allocate(size);
+        b.put((byte) 0x5D).putInt(sender).putInt(seq);
+        return b.array();
+    }
+
+    @Test
+    void aLoneFrameGoesOutUnchangedAndFramesQueuedBehindABlockedSendGoOutAsOneBatch() {
+        peer = new Outbox.Peer("test-send", channel, "b", 1 << 20);
+        channel.gate = new CountDownLatch(1);
+        peer.send(frame(0, 0, 40), 0, 40, false);
+        await().atMost(Duration.ofSeconds(10)).until(() -> channel.inSend.get() == 1);
+        for (int i = 1; i <= 100; i++) {
+            peer.send(frame(0, i, 40), 0, 40, false);
+        }
+        channel.gate.countDown();
+        await().atMost(Duration.ofSeconds(10)).until(() -> channel.frames().size() == 101);
+
+        assertThat(channel.messages).hasSize(2);
+        assertThat(channel.messages.get(0)[0]).isEqualTo((byte) 0x5D);
+        assertThat(channel.messages.get(1)[0]).isEqualTo(Outbox.BATCH_MAGIC);
+        List<byte[]> frames = channel.frames();
+        for (int i = 0; i <= 100; i++) {
+            assertThat(ByteBuffer.wrap(frames.get(i)).getInt(5)).isEqualTo(i);
+        }
+        assertThat(peer.frames()).isEqualTo(101);
+        assertThat(peer.messages()).isEqualTo(2);
+    }
+
+    @Test
+    void keepsEachSendersOrderAndCutsBatchesAtTheSizeLimit() throws Exception {
+        peer = new Outbox.Peer("test-send", channel, "b", 1 << 20);
+        int senders = 4;
+        int perSender = 20_000;
+        List<Thread> threads = new ArrayList<>();
+        for (int s = 0; s < senders; s++) {
+            int sender = s;
+            Thread t = new Thread(() -> {
+                for (int i = 0; i < perSender; i++) {
+                    int size = 9 + (i % 7 == 0 ? 300 : 20);
+                    byte[] buf = new byte[size + 6];
+                    System.arraycopy(frame(sender, i, size), 0, buf, 3, size); // a slice, as when forwarding
+                    peer.send(buf, 3, size, false);
+                }
+            });
+            t.start();
+            threads.add(t);
+        }
+        for (Thread t : threads) {
+            t.join();
+        }
+        await().atMost(Duration.ofSeconds(30)).until(() -> peer.frames() == (long) senders * perSender);
+
+        int[] next = new int[senders];
+        for (byte[] f : channel.frames()) {
+            ByteBuffer b = ByteBuffer.wrap(f);
+            int sender = b.getInt(1);
+            assertThat(b.getInt(5)).as("sender %d", sender).isEqualTo(next[sender]++);
+        }
+        assertThat(next).containsOnly(perSender);
+        synchronized (channel.messages) {
+            assertThat(channel.messages).allSatisfy(m -> assertThat(m.length).isLessThanOrEqualTo(
+                    Outbox.MAX_BATCH_BYTES));
+        }
+    }
+
+    @Test
+    void outOfBandFramesHaveTheirOwnQueueAndFlag() {
+        peer = new Outbox.Peer("test-send", channel, "b", 1 << 20);
+        channel.gate = new CountDownLatch(1);
+        peer.send(frame(0, 0, 20), 0, 20, false);
+        await().atMost(Duration.ofSeconds(10)).until(() -> channel.inSend.get() == 1);
+        peer.send(frame(1, 0, 20), 0, 20, true);
+        peer.send(frame(1, 1, 20), 0, 20, true);
+        peer.send(frame(0, 1, 20), 0, 20, false);
+        channel.gate.countDown();
+        await().atMost(Duration.ofSeconds(10)).until(() -> peer.frames() == 4);
+
+        synchronized (channel.messages) {
+            for (int i = 0; i < channel.messages.size(); i++) {
+                byte[] m = channel.messages.get(i);
+                List<byte[]> inside = new ArrayList<>();
+                if (m[0] == Outbox.BATCH_MAGIC) {
+                    Outbox.unpack(m, 0, m.length, (b, o, n) -> inside.add(java.util.Arrays.copyOfRange(b, o, o + n)));
+                } else {
+                    inside.add(m);
+                }
+                boolean oob = channel.outOfBand.get(i);
+                assertThat(inside).allSatisfy(f -> assertThat(ByteBuffer.wrap(f).getInt(1)).isEqualTo(oob ? 1 : 0));
+            }
+        }
+    }
+
+    @Test
+    void aSenderWaitsWhileTheQueueIsOverItsLimitAndNothingIsDropped() throws Exception {
+        peer = new Outbox.Peer("test-send", channel, "b", 10_000);
+        channel.gate = new CountDownLatch(1);
+        peer.send(frame(0, 0, 100), 0, 100, false);
+        await().atMost(Duration.ofSeconds(10)).until(() -> channel.inSend.get() == 1);
+        CountDownLatch done = new CountDownLatch(1);
+        Thread sender = new Thread(() -> {
+            for (int i = 1; i <= 500; i++) {
+                peer.send(frame(0, i, 100), 0, 100, false);
+            }
+            done.countDown();
+        });
+        sender.start();
+        // the queue fills past 10,000 bytes while the channel is held: the sender waits instead of dropping
+        await().atMost(Duration.ofSeconds(10)).until(() -> sender.getState() == Thread.State.TIMED_WAITING);
+        assertThat(done.getCount()).isEqualTo(1);
+        channel.gate.countDown();
+        assertThat(done.await(10, TimeUnit.SECONDS)).isTrue();
+        await().atMost(Duration.ofSeconds(10)).until(() -> channel.frames().size() == 501);
+        List<byte[]> frames = channel.frames();
+        for (int i = 0; i <= 500; i++) {
+            assertThat(ByteBuffer.wrap(frames.get(i)).getInt(5)).isEqualTo(i);
+        }
+    }
+
+    @Test
+    void awaitSentReturnsOnceEveryQueuedFrameReachedTheChannel() throws Exception {
+        peer = new Outbox.Peer("test-send", channel, "b", 1 << 20);
+        channel.gate = new CountDownLatch(1);
+        for (int i = 0; i < 50; i++) {
+            peer.send(frame(0, i, 30), 0, 30, i % 2 == 0);
+        }
+        assertThat(peer.awaitSent(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50))).isFalse();
+        channel.gate.countDown();
+        assertThat(peer.awaitSent(System.nanoTime() + TimeUnit.SECONDS.toNanos(10))).isTrue();
+        assertThat(channel.frames()).hasSize(50);
+    }
+
+    @Test
+    void aClosedPeerSendsNothingMore() {
+        peer = new Outbox.Peer("test-send", channel, "b", 1 << 20);
+        peer.close();
+        peer.send(frame(0, 0, 20), 0, 20, false);
+        assertThat(channel.messages).isEmpty();
+    }
+
+    @Test
+    void aMalformedBatchDeliversItsWholeFramesAndSaysWhyTheRestWasDropped() {
+        byte[] one = frame(0, 1, 12);
+        byte[] batch = new byte[1 + 1 + 12 + 1 + 3];
+        batch[0] = Outbox.BATCH_MAGIC;
+        batch[1] = 12;
+        System.arraycopy(one, 0, batch, 2, 12);
+        batch[14] = 100; // claims 100 bytes, 2 left
+        List<byte[]> got = new ArrayList<>();
+        String why = Outbox.unpack(batch, 0, batch.length,
+                (b, o, n) -> got.add(java.util.Arrays.copyOfRange(b, o, o + n)));
+        assertThat(got).containsExactly(one);
+        assertThat(why).contains("beyond the batch");
+
+        byte[] truncated = {Outbox.BATCH_MAGIC, (byte) 0x80, (byte) 0x80};
+        assertThat(Outbox.unpack(truncated, 0, truncated.length, (b, o, n) -> got.add(b)))
+                .contains("truncated");
+        byte[] zero = {Outbox.BATCH_MAGIC, 0};
+        assertThat(Outbox.unpack(zero, 0, zero.length, (b, o, n) -> got.add(b))).contains("frame length 0");
+        assertThat(got).hasSize(1);
+    }
+
+    @Test
+    void varintsRoundTrip() {
+        for (int v : new int[] {1, 127, 128, 16_383, 16_384, 32_768, Integer.MAX_VALUE}) {
+            byte[] b = new byte[1 + Outbox.varintSize(v)];
+            b[0] = Outbox.BATCH_MAGIC;
+            assertThat(Outbox.writeVarint(b, 1, v)).isEqualTo(b.length);
+            // a varint claiming more than is there is reported, with the value it read
+            assertThat(Outbox.unpack(b, 0, b.length, (x, o, n) -> { })).contains("frame length " + v + " ");
+        }
+    }
+}
