@@ -730,7 +730,13 @@ public final class NodeRuntime implements Transport.Listener {
         sweepRequested = true;
     }
 
-    /** How often idle entities are looked for: a quarter of the shortest idle timeout, within 50 ms to 1 s. */
+    /** How many entities a tick looks at for idleness, at most (plus the rest of the last shard it started). */
+    private static final int IDLE_PASS_BUDGET = 20_000;
+
+    /**
+     * How often a pass looks for idle entities: a quarter of the shortest idle timeout, at least 50 ms, so an entity
+     * stops between one and 1.25 idle timeouts after its last message.
+     */
     private long sweepIntervalMillis() {
         long shortest = Long.MAX_VALUE;
         for (Region<?> r : regions.values()) {
@@ -739,18 +745,30 @@ public final class NodeRuntime implements Transport.Listener {
                 shortest = Math.min(shortest, idle.toMillis());
             }
         }
-        return shortest == Long.MAX_VALUE ? 1000 : Math.max(50, Math.min(1000, shortest / 4));
+        return shortest == Long.MAX_VALUE ? 1000 : Math.max(50, shortest / 4);
     }
 
     private void tick() {
         try {
             long millis = System.currentTimeMillis();
             clockMillis = millis;
-            if (running && (sweepRequested || millis - lastSweepMillis >= sweepIntervalMillis())) {
-                sweepRequested = false;
-                lastSweepMillis = millis;
+            if (running) {
+                boolean newPass = millis - lastSweepMillis >= sweepIntervalMillis();
+                if (newPass) {
+                    lastSweepMillis = millis;
+                    for (Region<?> r : regions.values()) {
+                        r.startIdlePass(millis);
+                    }
+                }
+                if (newPass || sweepRequested) {
+                    sweepRequested = false;
+                    for (Region<?> r : regions.values()) {
+                        r.passivateOverLimit();
+                    }
+                }
+                int budget = IDLE_PASS_BUDGET;
                 for (Region<?> r : regions.values()) {
-                    r.sweep(millis);
+                    budget -= r.continueIdlePass(Math.max(0, budget));
                 }
             }
             asks.sweep();

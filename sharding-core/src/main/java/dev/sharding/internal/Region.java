@@ -243,6 +243,12 @@ public final class Region<T> implements ShardRegion<T> {
         });
     }
 
+    /** The next slot of the running idle pass, or -1 when none runs. Control thread. */
+    private int idlePassNext = -1;
+
+    /** Entities last active at or before this are idle in the running pass. Control thread. */
+    private long idlePassSince;
+
     private record RememberEvent(int shardId, String entityId, boolean started) {
     }
 
@@ -265,27 +271,57 @@ public final class Region<T> implements ShardRegion<T> {
     }
 
     /**
-     * Passivates entities idle for longer than the type's idle timeout, and the least recently used ones beyond
-     * the limit of live entities. The entities act on it in their own mailbox order: one that took a message since
-     * is left alone. Control thread.
+     * Starts a pass over the live entities looking for ones idle since before {@code nowMillis} minus the type's
+     * idle timeout; {@link #continueIdlePass(int)} carries it out a few slots per tick, so that a region of a million
+     * entities never holds the control thread for long. A pass still running goes on with the new limit. Control
+     * thread.
      */
-    void sweep(long nowMillis) {
+    void startIdlePass(long nowMillis) {
         java.time.Duration idle = node.settings().idleTimeout(type.name());
-        if (!idle.isZero()) {
-            long idleSince = nowMillis - idle.toMillis();
-            for (ShardSlot slot : slots) {
-                Shard local = slot.local;
-                if (local == null || local.stopping) {
-                    continue;
-                }
-                for (EntityCell cell : local.cells()) {
-                    if (cell.isActive() && cell.lastActiveMillis() <= idleSince) {
-                        cell.enqueue(new EntityCell.Delivery(new EntityCell.PassivateSignal(idleSince, false),
-                                ReplySink.TELL));
-                    }
+        if (idle.isZero()) {
+            return;
+        }
+        idlePassSince = nowMillis - idle.toMillis();
+        if (idlePassNext < 0) {
+            idlePassNext = 0;
+        }
+    }
+
+    /**
+     * Goes on with the running idle pass, slot by slot, until about {@code budget} entities were looked at. The
+     * entities act on a passivation in their own mailbox order: one that took a message since is left alone.
+     * Control thread.
+     *
+     * @param budget how many entities to look at, at least
+     * @return how many were looked at
+     */
+    int continueIdlePass(int budget) {
+        int visited = 0;
+        long idleSince = idlePassSince;
+        while (idlePassNext >= 0 && visited < budget) {
+            if (idlePassNext >= slots.length) {
+                idlePassNext = -1;
+                break;
+            }
+            Shard local = slots[idlePassNext++].local;
+            if (local == null || local.stopping) {
+                continue;
+            }
+            for (EntityCell cell : local.cells()) {
+                visited++;
+                if (cell.isActive() && cell.lastActiveMillis() <= idleSince) {
+                    cell.enqueue(new EntityCell.Delivery(new EntityCell.PassivateSignal(idleSince, false),
+                            ReplySink.TELL));
                 }
             }
         }
+        return visited;
+    }
+
+    /**
+     * Passivates the least recently used entities beyond the limit of live entities. Control thread.
+     */
+    void passivateOverLimit() {
         int max = node.settings().passivationMaxActiveEntities();
         int over = activeEntities.get() - max;
         if (max > 0 && over > 0 && !rememberEntities) {

@@ -81,6 +81,24 @@ class PassivationClusterTest {
     }
 
     @Test
+    void anIdlePassOverMoreEntitiesThanOneTickLooksAtReachesThemAll() throws Exception {
+        // 30,000 entities: a pass looks at about 20,000 per tick, so it takes two ticks to reach the last shard
+        ShardingNode node = cluster.startNode(s -> s.withPassivationIdleTimeout(Duration.ofMillis(400)));
+        ShardRegion<Wallet> region = node.region(Wallet.class);
+        int entities = 30_000;
+        for (int i = 0; i < entities; i++) {
+            region.tell("many-" + i, new Wallet.Deposit(1));
+        }
+        Awaitility.await("all entities started").atMost(Duration.ofSeconds(60))
+                .until(() -> live(node) + node.passivations("wallet") >= entities);
+        Awaitility.await("every idle entity passivated").atMost(Duration.ofSeconds(60))
+                .until(() -> live(node) == 0);
+        assertThat(node.passivations("wallet")).isGreaterThanOrEqualTo(entities);
+        assertThat(region.ask("many-29999", new Wallet.Deposit(1), Wallet.Reply.class).get(10, TimeUnit.SECONDS)
+                .amount()).isEqualTo(2);
+    }
+
+    @Test
     void beyondTheLimitTheLeastRecentlyUsedEntitiesArePassivated() throws Exception {
         ShardingNode node = cluster.startNode(s -> s.withPassivationMaxActiveEntities(10)
                 .withPassivationIdleTimeout(Duration.ZERO)
