@@ -17,28 +17,29 @@ import org.springframework.beans.factory.ObjectFactory;
  */
 final class EntityContextResolver implements ObjectFactory<EntityContext> {
 
-    private final ThreadLocal<@Nullable Creation> current = new ThreadLocal<>();
+    /** One holder per thread, changed in place: no thread-local entry is made and dropped per entity. */
+    private final ThreadLocal<Creation> current = ThreadLocal.withInitial(Creation::new);
 
     private final ObjectFactory<EntityState<?>> states = () -> {
-        Creation creation = this.current.get();
-        if (creation == null || creation.state() == null) {
+        EntityState<?> state = this.current.get().state;
+        if (state == null) {
             throw new IllegalStateException("An EntityState can only be injected into the constructor of a "
                     + "@ShardedEntity class; its type argument (EntityState<S>) names the state class.");
         }
-        return creation.state();
+        return state;
     };
 
     <T> T withContext(EntityContext context, @Nullable EntityState<?> state, Supplier<T> creation) {
-        Creation previous = this.current.get();
-        this.current.set(new Creation(context, state));
+        Creation c = this.current.get();
+        EntityContext previousContext = c.context;
+        EntityState<?> previousState = c.state;
+        c.context = context;
+        c.state = state;
         try {
             return creation.get();
         } finally {
-            if (previous == null) {
-                this.current.remove();
-            } else {
-                this.current.set(previous);
-            }
+            c.context = previousContext;
+            c.state = previousState;
         }
     }
 
@@ -49,15 +50,20 @@ final class EntityContextResolver implements ObjectFactory<EntityContext> {
 
     @Override
     public EntityContext getObject() {
-        Creation creation = this.current.get();
-        if (creation == null) {
+        EntityContext context = this.current.get().context;
+        if (context == null) {
             throw new IllegalStateException("An EntityContext can only be injected into a @ShardedEntity class, "
                     + "whose instances the sharding node creates, one per entity id. Other beans reach entities "
                     + "through an injected ShardRegion<EntityClass>.");
         }
-        return creation.context();
+        return context;
     }
 
-    private record Creation(EntityContext context, @Nullable EntityState<?> state) {
+    /** The entity being created on a thread (nested creations restore the outer one). */
+    private static final class Creation {
+
+        @Nullable EntityContext context;
+
+        @Nullable EntityState<?> state;
     }
 }
