@@ -5,6 +5,7 @@ import dev.sharding.Member;
 import dev.sharding.MessageRejectedException;
 import dev.sharding.ShardingException;
 import dev.sharding.ShardingSettings;
+import dev.sharding.internal.codec.KnownStrings;
 import dev.sharding.internal.codec.MalformedFrameException;
 import dev.sharding.internal.protocol.AdminReply;
 import dev.sharding.internal.protocol.AdminRequest;
@@ -158,7 +159,8 @@ public final class NodeRuntime implements Transport.Listener {
         this.transport = transport;
         this.codec = codec;
         this.store = store;
-        this.protocol = new ProtocolCodec(settings.maxPayloadSize());
+        this.protocol = new ProtocolCodec(settings.maxPayloadSize(),
+                new KnownStrings(types.stream().map(EntityType::name).toList()));
         this.ownExecutor = executor == null;
         this.executor = executor != null ? executor : newEntityExecutor();
         ScheduledThreadPoolExecutor ctl = new ScheduledThreadPoolExecutor(1, r -> {

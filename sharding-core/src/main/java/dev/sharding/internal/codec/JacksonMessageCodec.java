@@ -5,9 +5,11 @@ import dev.sharding.spi.MessageCodec;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
@@ -31,11 +33,16 @@ public final class JacksonMessageCodec implements MessageCodec {
 
     private static final int MAX_TYPE_NAME = 1024;
 
-    private final Map<String, ObjectReader> readers = new HashMap<>();
+    /** The declared class names, found by their bytes in a payload, and their readers at the same index. */
+    private final KnownStrings typeNames;
+
+    private final ObjectReader[] readers;
 
     private final ClassValue<@Nullable Encoder> encoders;
 
     private final int maxSize;
+
+    private final WireWriter.Scratch scratch = new WireWriter.Scratch();
 
     /**
      * Creates a codec for the given classes.
@@ -61,16 +68,21 @@ public final class JacksonMessageCodec implements MessageCodec {
         Set<Class<?>> all = new LinkedHashSet<>(BUILT_IN_TYPES);
         all.addAll(declaredTypes);
         Map<Class<?>, Encoder> byClass = new HashMap<>();
+        List<String> names = new ArrayList<>();
+        List<ObjectReader> readerList = new ArrayList<>();
         for (Class<?> type : all) {
             if (type.isPrimitive() || type.isInterface() || type.isArray()) {
                 throw new IllegalArgumentException("Cannot declare " + type.getName()
                         + " as a message type: declare a concrete class");
             }
             String name = type.getName();
-            readers.put(name, mapper.readerFor(type));
+            names.add(name);
+            readerList.add(mapper.readerFor(type));
             byte[] nameBytes = name.getBytes(StandardCharsets.UTF_8);
             byClass.put(type, new Encoder(nameBytes, mapper.writerFor(type)));
         }
+        this.typeNames = new KnownStrings(names);
+        this.readers = readerList.toArray(ObjectReader[]::new);
         this.encoders = new ClassValue<>() {
             @Override
             protected @Nullable Encoder computeValue(Class<?> type) {
@@ -96,19 +108,24 @@ public final class JacksonMessageCodec implements MessageCodec {
             throw new MessageRejectedException("Type " + value.getClass().getName()
                     + " is not declared: declare it as an @EntityHandler parameter or return type, or register it");
         }
-        WireWriter out = new WireWriter(encoder.name.length + 64);
-        out.varInt(encoder.name.length);
-        out.write(encoder.name, 0, encoder.name.length);
+        WireWriter out = scratch.acquire();
         try {
-            encoder.writer.writeValue(out, value);
-        } catch (RuntimeException e) {
-            throw new MessageRejectedException("Cannot encode " + value.getClass().getName() + ": " + e.getMessage());
+            out.varInt(encoder.name.length);
+            out.write(encoder.name, 0, encoder.name.length);
+            try {
+                encoder.writer.writeValue(out, value);
+            } catch (RuntimeException e) {
+                throw new MessageRejectedException("Cannot encode " + value.getClass().getName() + ": "
+                        + e.getMessage());
+            }
+            if (out.size() > maxSize) {
+                throw new MessageRejectedException("Encoded " + value.getClass().getName() + " is " + out.size()
+                        + " bytes, over the limit of " + maxSize + " (setting max-payload-size)");
+            }
+            return out.toByteArray();
+        } finally {
+            scratch.release(out);
         }
-        if (out.size() > maxSize) {
-            throw new MessageRejectedException("Encoded " + value.getClass().getName() + " is " + out.size()
-                    + " bytes, over the limit of " + maxSize + " (setting max-payload-size)");
-        }
-        return out.toByteArray();
     }
 
     @Override
@@ -116,20 +133,22 @@ public final class JacksonMessageCodec implements MessageCodec {
         if (length > maxSize) {
             throw new MessageRejectedException("Payload of " + length + " bytes is over the limit of " + maxSize);
         }
-        String name;
         WireReader in;
+        int index;
         try {
             in = new WireReader(buffer, offset, length);
             int nameLength = in.blockLength(MAX_TYPE_NAME);
-            name = new String(buffer, in.position(), nameLength, StandardCharsets.UTF_8);
+            index = typeNames.indexOf(buffer, in.position(), nameLength);
+            if (index < 0) {
+                throw new MessageRejectedException("Payload names undeclared type "
+                        + new String(buffer, in.position(), nameLength, StandardCharsets.UTF_8) + ": refused");
+            }
             in.skip(nameLength);
         } catch (MalformedFrameException e) {
             throw new MessageRejectedException("Malformed payload: " + e.getMessage());
         }
-        ObjectReader reader = readers.get(name);
-        if (reader == null) {
-            throw new MessageRejectedException("Payload names undeclared type " + name + ": refused");
-        }
+        ObjectReader reader = readers[index];
+        String name = typeNames.get(index);
         try {
             Object value = reader.readValue(buffer, in.position(), in.remaining());
             if (value == null) {

@@ -116,6 +116,28 @@ public final class WireReader {
     }
 
     /**
+     * Reads a string, giving the known instance when it is one of {@code known}.
+     *
+     * @param known the strings expected
+     * @return the string
+     */
+    public String string(KnownStrings known) {
+        int start = pos;
+        int len = varInt();
+        if (len > MAX_STRING_BYTES) {
+            throw new MalformedFrameException("String of " + len + " bytes is over the limit");
+        }
+        need(len);
+        int i = known.indexOf(buf, pos, len);
+        if (i >= 0) {
+            pos += len;
+            return known.get(i);
+        }
+        pos = start;
+        return string();
+    }
+
+    /**
      * Reads a string that may be null.
      *
      * @return the string or null

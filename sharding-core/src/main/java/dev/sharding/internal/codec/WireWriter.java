@@ -105,18 +105,28 @@ public final class WireWriter extends OutputStream {
      * @return this writer
      */
     public WireWriter string(String value) {
+        int n = value.length();
+        if (n < 128) {
+            // the common case, ASCII ids and names: written straight from the chars, no byte array made
+            int i = 0;
+            while (i < n && value.charAt(i) < 0x80) {
+                i++;
+            }
+            if (i == n) {
+                ensure(1 + n);
+                buf[size++] = (byte) n;
+                for (int j = 0; j < n; j++) {
+                    buf[size++] = (byte) value.charAt(j);
+                }
+                return this;
+            }
+        }
         byte[] bytes = value.getBytes(StandardCharsets.UTF_8);
         varInt(bytes.length);
         write(bytes, 0, bytes.length);
         return this;
     }
 
-    /**
-     * Writes a string that may be null.
-     *
-     * @param value the string or null
-     * @return this writer
-     */
     public WireWriter nullableString(@Nullable String value) {
         bool(value != null);
         if (value != null) {
@@ -166,5 +176,63 @@ public final class WireWriter extends OutputStream {
      */
     public byte[] toByteArray() {
         return Arrays.copyOf(buf, size);
+    }
+
+    /**
+     * Empties the writer so that it can be used again; keeps its buffer unless that grew beyond {@code maxKept}.
+     *
+     * @param maxKept the largest buffer worth keeping
+     * @return this writer
+     */
+    public WireWriter reset(int maxKept) {
+        size = 0;
+        if (buf.length > maxKept) {
+            buf = new byte[maxKept];
+        }
+        return this;
+    }
+
+    /**
+     * A writer per thread to encode into before the exact-size copy, so that encoding allocates that copy only. A
+     * thread that encodes again while its writer is taken (a serializer sending a message) gets a new writer.
+     */
+    public static final class Scratch {
+
+        private static final int KEPT = 16 * 1024;
+
+        private final ThreadLocal<Holder> local = ThreadLocal.withInitial(Holder::new);
+
+        /**
+         * Takes this thread's writer, empty.
+         *
+         * @return the writer; give it back with {@link #release(WireWriter)}
+         */
+        public WireWriter acquire() {
+            Holder h = local.get();
+            if (h.taken) {
+                return new WireWriter(256);
+            }
+            h.taken = true;
+            return h.writer.reset(KEPT);
+        }
+
+        /**
+         * Gives a writer back.
+         *
+         * @param writer the writer {@link #acquire()} returned
+         */
+        public void release(WireWriter writer) {
+            Holder h = local.get();
+            if (h.writer == writer) {
+                h.taken = false;
+            }
+        }
+
+        private static final class Holder {
+
+            final WireWriter writer = new WireWriter(1024);
+
+            boolean taken;
+        }
     }
 }

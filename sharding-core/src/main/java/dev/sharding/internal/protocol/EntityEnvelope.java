@@ -1,6 +1,7 @@
 package dev.sharding.internal.protocol;
 
 import dev.sharding.Member;
+import dev.sharding.internal.codec.KnownStrings;
 import dev.sharding.internal.codec.WireReader;
 import dev.sharding.internal.codec.WireWriter;
 import java.util.Arrays;
@@ -42,8 +43,8 @@ public record EntityEnvelope(String typeName, String entityId, int shardId, long
         out.write(payload, payloadOffset, payloadLength);
     }
 
-    static EntityEnvelope readFrom(WireReader in, int maxPayload) {
-        String type = in.string();
+    static EntityEnvelope readFrom(WireReader in, int maxPayload, KnownStrings typeNames) {
+        String type = in.string(typeNames);
         String id = in.string();
         int shard = in.varInt();
         long corr = in.int64();

@@ -1,5 +1,6 @@
 package dev.sharding.internal.protocol;
 
+import dev.sharding.internal.codec.KnownStrings;
 import dev.sharding.internal.codec.MalformedFrameException;
 import dev.sharding.internal.codec.WireReader;
 import dev.sharding.internal.codec.WireWriter;
@@ -18,13 +19,28 @@ public final class ProtocolCodec {
 
     private final int maxPayloadSize;
 
+    private final KnownStrings typeNames;
+
+    private final WireWriter.Scratch scratch = new WireWriter.Scratch();
+
     /**
      * Creates a codec.
      *
      * @param maxPayloadSize the largest payload accepted in an envelope or reply
      */
     public ProtocolCodec(int maxPayloadSize) {
+        this(maxPayloadSize, KnownStrings.none());
+    }
+
+    /**
+     * Creates a codec that reads the given entity type names without making new strings.
+     *
+     * @param maxPayloadSize the largest payload accepted in an envelope or reply
+     * @param typeNames the entity type names envelopes are expected to carry
+     */
+    public ProtocolCodec(int maxPayloadSize, KnownStrings typeNames) {
         this.maxPayloadSize = maxPayloadSize;
+        this.typeNames = typeNames;
     }
 
     /**
@@ -34,11 +50,14 @@ public final class ProtocolCodec {
      * @return the frame
      */
     public byte[] encode(ProtocolMessage message) {
-        int hint = message instanceof EntityEnvelope e ? e.payloadLength() + e.entityId().length() + 64 : 64;
-        WireWriter out = new WireWriter(hint);
-        out.byte8(MAGIC).byte8(VERSION).byte8(message.tag());
-        message.writeTo(out);
-        return out.toByteArray();
+        WireWriter out = scratch.acquire();
+        try {
+            out.byte8(MAGIC).byte8(VERSION).byte8(message.tag());
+            message.writeTo(out);
+            return out.toByteArray();
+        } finally {
+            scratch.release(out);
+        }
     }
 
     /**
@@ -70,7 +89,7 @@ public final class ProtocolCodec {
             case ShardHome.TAG -> ShardHome.readFrom(in);
             case HostShard.TAG -> HostShard.readFrom(in, maxPayloadSize);
             case ShardStarted.TAG -> ShardStarted.readFrom(in);
-            case EntityEnvelope.TAG -> EntityEnvelope.readFrom(in, maxPayloadSize);
+            case EntityEnvelope.TAG -> EntityEnvelope.readFrom(in, maxPayloadSize, typeNames);
             case Reply.TAG -> Reply.readFrom(in, maxPayloadSize);
             case Failure.TAG -> Failure.readFrom(in);
             case GetRegionStats.TAG -> GetRegionStats.readFrom(in);
