@@ -99,7 +99,7 @@ public final class InMemoryShardingStore implements ShardingStore {
 
     @Override
     public synchronized CompletableFuture<Void> clearShardingData() {
-        epochs.clear();
+        // the epochs stay: they fence the state rows, which stay too
         remembered.clear();
         return CompletableFuture.completedFuture(null);
     }

@@ -344,9 +344,15 @@ abstract class JdbcDialect {
         }
     }
 
+    /**
+     * Deletes every remembered entity. The shard epochs stay: the state rows carry the epochs of their last writes,
+     * and a shard epoch that started again at 1 would make the next owner's writes to them stale.
+     *
+     * @param connection the batch's connection
+     * @throws SQLException on failure
+     */
     void clearShardingData(Connection connection) throws SQLException {
         try (Statement st = connection.createStatement()) {
-            st.executeUpdate("DELETE FROM " + epochs);
             st.executeUpdate("DELETE FROM " + remembered);
         }
     }

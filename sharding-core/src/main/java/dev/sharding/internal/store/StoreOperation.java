@@ -80,7 +80,7 @@ sealed interface StoreOperation {
     }
 
     /**
-     * Deletes all epochs and remembered entities, after the operations queued before it.
+     * Deletes all remembered entities (not the epochs), after the operations queued before it.
      *
      * @param future completed once deleted
      */
