@@ -101,9 +101,9 @@ public interface ShardingStore extends AutoCloseable {
      * (each row carries the epoch of its last write), so {@link #nextEpoch} goes on from where it was and the next
      * owner of a shard can write its existing entities, while writes under epochs handed out before stay refused.
      *
-     * @return completes once done
+     * @return how many remembered entity ids were deleted, once done
      */
-    CompletableFuture<Void> clearShardingData();
+    CompletableFuture<Long> clearShardingData();
 
     /**
      * Releases what the store holds (threads, connections it owns).

@@ -349,11 +349,12 @@ abstract class JdbcDialect {
      * and a shard epoch that started again at 1 would make the next owner's writes to them stale.
      *
      * @param connection the batch's connection
+     * @return how many ids were deleted
      * @throws SQLException on failure
      */
-    void clearShardingData(Connection connection) throws SQLException {
+    long clearShardingData(Connection connection) throws SQLException {
         try (Statement st = connection.createStatement()) {
-            st.executeUpdate("DELETE FROM " + remembered);
+            return st.executeUpdate("DELETE FROM " + remembered);
         }
     }
 

@@ -82,9 +82,9 @@ sealed interface StoreOperation {
     /**
      * Deletes all remembered entities (not the epochs), after the operations queued before it.
      *
-     * @param future completed once deleted
+     * @param future completed once deleted, with how many ids were
      */
-    record Clear(CompletableFuture<Void> future) implements StoreOperation {
+    record Clear(CompletableFuture<Long> future) implements StoreOperation {
 
         @Override
         public String describe() {
