@@ -101,6 +101,19 @@ final class SampleCluster implements AutoCloseable {
         }
     }
 
+    /**
+     * The settings of a node of this cluster in the test's own JVM, in a planned node's place: same cluster name,
+     * built-in TCP stack on its JGroups port, same initial hosts.
+     *
+     * @param node the planned node whose name and port it takes
+     * @return the settings
+     */
+    dev.sharding.ShardingSettings settings(Node node) {
+        return dev.sharding.ShardingSettings.defaults().withClusterName(clusterName).withNodeName(node.name)
+                .withNetwork("127.0.0.1", node.jgroupsPort, dev.sharding.ShardingSettings.DEFAULT_PORT_RANGE,
+                        initialHosts);
+    }
+
     List<Node> nodes() {
         return nodes;
     }
@@ -115,20 +128,60 @@ final class SampleCluster implements AutoCloseable {
 
     /** Starts a node's JVM (it joins whatever nodes run). */
     void start(Node node) throws IOException {
+        start(node, new String[0]);
+    }
+
+    /**
+     * Starts a node's JVM with more command-line arguments.
+     *
+     * @param node the node, whose ports and name it takes
+     * @param moreArgs further arguments, after the cluster's own
+     */
+    void start(Node node, String... moreArgs) throws IOException {
         String java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
-        List<String> command = List.of(java, "-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+        List<String> command = new ArrayList<>(List.of(java, "-Xmx384m", "-XX:+UseSerialGC",
+                "-XX:TieredStopAtLevel=1",
                 "-jar", jar.toString(),
                 "--server.port=" + node.httpPort,
                 "--sharding.cluster-name=" + clusterName,
                 "--sharding.node-name=" + node.name,
                 "--sharding.jgroups.bind-address=127.0.0.1",
                 "--sharding.jgroups.bind-port=" + node.jgroupsPort,
-                "--sharding.jgroups.initial-hosts=" + initialHosts);
+                "--sharding.jgroups.initial-hosts=" + initialHosts));
+        command.addAll(List.of(moreArgs));
         Files.writeString(node.log, String.join(" ", command) + System.lineSeparator(), StandardCharsets.UTF_8);
         // every node runs in the same folder, so they share the default embedded database file data/sharding
         node.process = new ProcessBuilder(command).directory(logDir.toFile()).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(node.log.toFile())).start();
         System.out.println("Started " + node + ", log " + node.log);
+    }
+
+    /**
+     * Runs the jar in a node's place until it exits by itself, as a one-shot command does.
+     *
+     * @param node the node whose ports, name and log it takes
+     * @param timeout how long it may run
+     * @param moreArgs further arguments, after the cluster's own
+     * @return its exit status; its output is in the node's log
+     */
+    int runToExit(Node node, Duration timeout, String... moreArgs) throws IOException, InterruptedException {
+        start(node, moreArgs);
+        Process p = java.util.Objects.requireNonNull(node.process);
+        if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+            p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            fail("%s was still running after %s; see %s", node, timeout, node.log);
+        }
+        return p.exitValue();
+    }
+
+    /** Stops a node with SIGTERM (a graceful leave) and waits until its JVM has exited. */
+    void stop(Node node) throws InterruptedException {
+        Process p = java.util.Objects.requireNonNull(node.process);
+        p.destroy();
+        if (!p.waitFor(90, TimeUnit.SECONDS)) {
+            p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            fail("%s did not exit within 90 s of SIGTERM; see %s", node, node.log);
+        }
     }
 
     /** Waits until every given node is UP and sees exactly these nodes as members. */

@@ -96,12 +96,14 @@ public interface ShardingStore extends AutoCloseable {
     CompletableFuture<Set<Integer>> shardsWithRemembered(String typeName);
 
     /**
-     * Deletes the sharding data (epochs and remembered entities) but not the entities' state. Only for a stopped
-     * cluster.
+     * Deletes the sharding data (the remembered entities) of every entity type, after the operations made before it.
+     * Only for a stopped cluster. Keeps the entities' state, and keeps the shard epochs: they fence the state rows
+     * (each row carries the epoch of its last write), so {@link #nextEpoch} goes on from where it was and the next
+     * owner of a shard can write its existing entities, while writes under epochs handed out before stay refused.
      *
-     * @return completes once done
+     * @return how many remembered entity ids were deleted, once done
      */
-    CompletableFuture<Void> clearShardingData();
+    CompletableFuture<Long> clearShardingData();
 
     /**
      * Releases what the store holds (threads, connections it owns).

@@ -92,7 +92,7 @@ public final class ControllableStore implements ShardingStore {
     }
 
     @Override
-    public CompletableFuture<Void> clearShardingData() {
+    public CompletableFuture<Long> clearShardingData() {
         return delegate.clearShardingData();
     }
 

@@ -64,7 +64,7 @@ final class OwningStore implements ShardingStore {
     }
 
     @Override
-    public CompletableFuture<Void> clearShardingData() {
+    public CompletableFuture<Long> clearShardingData() {
         return this.store.clearShardingData();
     }
 

@@ -8,6 +8,7 @@ import java.util.TreeSet;
 import org.jgroups.JChannel;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
@@ -20,7 +21,9 @@ import org.springframework.core.env.Environment;
  * Auto-configuration of a sharding node: binds {@link ShardingProperties}, makes every {@code @ShardedEntity} class an
  * entity type whose instances are prototype beans, builds the {@link ShardingNode} with them, registers a
  * {@code ShardRegion<EntityClass>} bean per type and joins the cluster when the context starts
- * ({@link ShardingLifecycle}).
+ * ({@link ShardingLifecycle}). With {@code sharding.store.remove-sharding-data=true} the node is built but not
+ * started: the application removes the stored sharding data of the stopped cluster and stops
+ * ({@link ShardingDataRemovalRunner}).
  *
  * <p>Extension points are beans: {@link ShardingSettingsCustomizer}, {@link JChannelCustomizer} and
  * {@link ShardingNodeCustomizer}. Switched off by {@code sharding.enabled=false}; every bean backs off when the
@@ -31,6 +34,9 @@ import org.springframework.core.env.Environment;
 @ConditionalOnShardingEnabled
 @EnableConfigurationProperties(ShardingProperties.class)
 public final class ShardingAutoConfiguration {
+
+    /** The property that runs the removal of the stored sharding data instead of a node. */
+    private static final String REMOVE_SHARDING_DATA = "sharding.store.remove-sharding-data";
 
     /**
      * Finds the entity classes and registers their bean definitions; static because it runs before any other bean
@@ -124,8 +130,36 @@ public final class ShardingAutoConfiguration {
      */
     @Bean
     @ConditionalOnMissingBean
+    @ConditionalOnBooleanProperty(name = REMOVE_SHARDING_DATA, havingValue = false, matchIfMissing = true)
     ShardingLifecycle shardingLifecycle(ShardingNode node, ShardingSettings settings) {
         return new ShardingLifecycle(node, settings);
+    }
+
+    /**
+     * Instead of starting the node, removes the stored sharding data of the cluster when
+     * {@code sharding.store.remove-sharding-data} is true.
+     *
+     * @param settings the settings, for the cluster name and JGroups configuration
+     * @param store the store the node would use
+     * @param channelCustomizers applied to the probe's channel as to the node's
+     * @return the runner
+     */
+    @Bean
+    @ConditionalOnBooleanProperty(REMOVE_SHARDING_DATA)
+    ShardingDataRemovalRunner shardingDataRemovalRunner(ShardingSettings settings, ShardingStore store,
+            ObjectProvider<JChannelCustomizer> channelCustomizers) {
+        return new ShardingDataRemovalRunner(settings, store, channelCustomizers);
+    }
+
+    /**
+     * Stops the application once it is ready, after the removal of the stored sharding data.
+     *
+     * @return the listener
+     */
+    @Bean
+    @ConditionalOnBooleanProperty(REMOVE_SHARDING_DATA)
+    static ShardingDataRemovalRunner.StopWhenReady shardingDataRemovalStopWhenReady() {
+        return new ShardingDataRemovalRunner.StopWhenReady();
     }
 
     /**

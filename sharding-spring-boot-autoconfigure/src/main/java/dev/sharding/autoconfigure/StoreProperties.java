@@ -30,6 +30,13 @@ public class StoreProperties {
      */
     private boolean initializeSchema = true;
 
+    /**
+     * Whether to start no sharding node but remove the stored sharding data of the cluster instead (the ids of its
+     * remembered entities; entity state is kept), then stop the application. Refused while any member of the
+     * cluster is alive. The application starts without a web server in this mode.
+     */
+    private boolean removeShardingData;
+
     public StoreType getType() {
         return this.type;
     }
@@ -60,6 +67,14 @@ public class StoreProperties {
 
     public void setInitializeSchema(boolean initializeSchema) {
         this.initializeSchema = initializeSchema;
+    }
+
+    public boolean isRemoveShardingData() {
+        return this.removeShardingData;
+    }
+
+    public void setRemoveShardingData(boolean removeShardingData) {
+        this.removeShardingData = removeShardingData;
     }
 
     /** The kinds of store. */

@@ -290,11 +290,32 @@ class ShardingAutoConfigurationTests {
     }
 
     @Test
-    void failureAnalyzerIsRegistered() {
+    void removingTheStoredShardingDataBuildsTheNodeButNeverStartsIt() {
+        AtomicReference<ShardingNode> node = new AtomicReference<>();
+        this.runner.withPropertyValues(uniqueCluster(), "sharding.store.remove-sharding-data=true")
+                .withUserConfiguration(GreeterConfiguration.class).run(context -> {
+            assertThat(context).hasSingleBean(ShardingDataRemovalRunner.class)
+                    .hasSingleBean(ShardingDataRemovalRunner.StopWhenReady.class)
+                    .doesNotHaveBean(ShardingLifecycle.class).hasBean("greeterShardRegion");
+            node.set(context.getBean(ShardingNode.class));
+            assertThat(node.get().isRunning()).isFalse();
+        });
+        assertThat(node.get().isRunning()).isFalse();
+        this.runner.withPropertyValues(uniqueCluster()).run(context -> assertThat(context)
+                .doesNotHaveBean(ShardingDataRemovalRunner.class)
+                .doesNotHaveBean(ShardingDataRemovalRunner.StopWhenReady.class));
+    }
+
+    @Test
+    void failureAnalyzersAndEnvironmentPostProcessorAreRegistered() {
         SpringFactoriesLoader.FailureHandler skipOthersNeedingArguments = (type, name, failure) -> {
         };
         assertThat(SpringFactoriesLoader.forDefaultResourceLocation().load(FailureAnalyzer.class,
-                skipOthersNeedingArguments)).anyMatch(JGroupsConfigurationFailureAnalyzer.class::isInstance);
+                skipOthersNeedingArguments)).anyMatch(JGroupsConfigurationFailureAnalyzer.class::isInstance)
+                .anyMatch(ShardingDataRemovalFailureAnalyzer.class::isInstance);
+        assertThat(SpringFactoriesLoader.forDefaultResourceLocation().load(
+                org.springframework.boot.EnvironmentPostProcessor.class, skipOthersNeedingArguments))
+                .anyMatch(ShardingDataRemovalEnvironmentPostProcessor.class::isInstance);
     }
 
     @Configuration(proxyBeanMethods = false)

@@ -98,10 +98,11 @@ public final class InMemoryShardingStore implements ShardingStore {
     }
 
     @Override
-    public synchronized CompletableFuture<Void> clearShardingData() {
-        epochs.clear();
+    public synchronized CompletableFuture<Long> clearShardingData() {
+        // the epochs stay: they fence the state rows, which stay too
+        long ids = remembered.values().stream().mapToLong(Set::size).sum();
         remembered.clear();
-        return CompletableFuture.completedFuture(null);
+        return CompletableFuture.completedFuture(ids);
     }
 
     @Override

@@ -344,10 +344,17 @@ abstract class JdbcDialect {
         }
     }
 
-    void clearShardingData(Connection connection) throws SQLException {
+    /**
+     * Deletes every remembered entity. The shard epochs stay: the state rows carry the epochs of their last writes,
+     * and a shard epoch that started again at 1 would make the next owner's writes to them stale.
+     *
+     * @param connection the batch's connection
+     * @return how many ids were deleted
+     * @throws SQLException on failure
+     */
+    long clearShardingData(Connection connection) throws SQLException {
         try (Statement st = connection.createStatement()) {
-            st.executeUpdate("DELETE FROM " + epochs);
-            st.executeUpdate("DELETE FROM " + remembered);
+            return st.executeUpdate("DELETE FROM " + remembered);
         }
     }
 

@@ -179,8 +179,8 @@ public final class JdbcShardingStore implements ShardingStore {
     }
 
     @Override
-    public CompletableFuture<Void> clearShardingData() {
-        CompletableFuture<Void> future = new CompletableFuture<>();
+    public CompletableFuture<Long> clearShardingData() {
+        CompletableFuture<Long> future = new CompletableFuture<>();
         return writer.submit(new StoreOperation.Clear(future), future);
     }
 

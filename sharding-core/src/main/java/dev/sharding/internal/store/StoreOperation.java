@@ -80,11 +80,11 @@ sealed interface StoreOperation {
     }
 
     /**
-     * Deletes all epochs and remembered entities, after the operations queued before it.
+     * Deletes all remembered entities (not the epochs), after the operations queued before it.
      *
-     * @param future completed once deleted
+     * @param future completed once deleted, with how many ids were
      */
-    record Clear(CompletableFuture<Void> future) implements StoreOperation {
+    record Clear(CompletableFuture<Long> future) implements StoreOperation {
 
         @Override
         public String describe() {

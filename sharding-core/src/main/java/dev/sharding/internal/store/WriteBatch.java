@@ -78,7 +78,7 @@ final class WriteBatch {
         dialect.beginBatch(connection);
         SortedMap<EntityKey, List<Integer>> byKey = new TreeMap<>();
         Map<RememberedId, Boolean> rememberedChanges = new LinkedHashMap<>();
-        boolean clear = false;
+        int firstClear = -1;
         for (int i = 0; i < operations.size(); i++) {
             StoreOperation op = operations.get(i);
             if (op instanceof StoreOperation.Write w) {
@@ -90,17 +90,17 @@ final class WriteBatch {
                 r.stopped().forEach(id -> rememberedChanges.put(new RememberedId(r.typeName(), r.shardId(), id), false));
                 outcomes[i] = DONE;
             } else if (op instanceof StoreOperation.Clear) {
-                // everything remembered before the clear is gone after it
+                // everything remembered before the clear is gone after it; a later clear of the batch finds nothing
                 rememberedChanges.clear();
-                clear = true;
-                outcomes[i] = DONE;
+                firstClear = firstClear < 0 ? i : firstClear;
+                outcomes[i] = 0L;
             } else {
                 throw new IllegalStateException("Not a batch operation: " + op.describe());
             }
         }
         writeStates(connection, dialect, byKey);
-        if (clear) {
-            dialect.clearShardingData(connection);
+        if (firstClear >= 0) {
+            outcomes[firstClear] = dialect.clearShardingData(connection);
         }
         List<RememberedId> forget = new ArrayList<>();
         List<RememberedId> remember = new ArrayList<>();
@@ -234,8 +234,8 @@ final class WriteBatch {
                 d.future().complete(null);
             } else if (outcome == DONE && op instanceof StoreOperation.Remember r) {
                 r.future().complete(null);
-            } else if (outcome == DONE && op instanceof StoreOperation.Clear c) {
-                c.future().complete(null);
+            } else if (outcome instanceof Long deleted && op instanceof StoreOperation.Clear c) {
+                c.future().complete(deleted);
             } else {
                 op.future().completeExceptionally(new IllegalStateException(
                         "The batch committed without deciding the " + op.describe()));

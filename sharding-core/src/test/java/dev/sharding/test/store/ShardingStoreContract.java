@@ -281,17 +281,40 @@ public abstract class ShardingStoreContract extends StoreContractSupport {
         await(store.nextEpoch(type, 1));
         await(store.nextEpoch(type, 1));
         CompletableFuture<Void> before = store.updateRemembered(type, 1, List.of("a", "b"), List.of());
-        CompletableFuture<Void> clear = store.clearShardingData();
+        CompletableFuture<Long> clear = store.clearShardingData();
         CompletableFuture<Void> after = store.updateRemembered(type, 2, List.of("c"), List.of());
         await(before);
-        await(clear);
+        // other tests' types may have remembered entities in the same database: they are deleted too
+        assertThat(await(clear)).as("remembered ids deleted").isGreaterThanOrEqualTo(2);
         await(after);
         assertThat(await(store.remembered(type, 1))).isEmpty();
         assertThat(await(store.remembered(type, 2))).containsExactly("c");
-        assertThat(await(store.nextEpoch(type, 1))).isEqualTo(1);
+        assertThat(await(store.nextEpoch(type, 1))).as("the shard epochs are kept").isEqualTo(3);
         StoredState kept = await(store.read(type, "a")).orElseThrow();
         assertThat(text(kept)).isEqualTo("state");
         assertThat(kept.epoch()).isEqualTo(4);
+    }
+
+    @Test
+    void afterAClearTheNextOwnerWritesExistingEntitiesAndEarlierOwnersStayFenced() throws Exception {
+        int shard = 11;
+        await(store.nextEpoch(type, shard));
+        long before = await(store.nextEpoch(type, shard));
+        await(store.write(type, "kept", shard, before, bytes("before the clear")));
+        await(store.updateRemembered(type, shard, List.of("kept"), List.of()));
+        assertThat(await(store.clearShardingData())).as("remembered ids deleted").isPositive();
+        assertThat(await(store.clearShardingData())).as("remembered ids deleted by a second clear").isZero();
+        long after = await(store.nextEpoch(type, shard));
+        assertThat(after).as("the first epoch after the clear").isGreaterThan(before);
+        StoredState written = await(store.write(type, "kept", shard, after, bytes("after the clear")));
+        assertThat(written.version()).isEqualTo(2);
+        assertThat(written.epoch()).isEqualTo(after);
+        assertThatThrownBy(() -> await(store.write(type, "kept", shard, before, bytes("by the old owner"))))
+                .isInstanceOf(StaleEpochException.class);
+        assertThatThrownBy(() -> await(store.write(type, "new", shard, before, bytes("by the old owner"))))
+                .isInstanceOf(StaleEpochException.class);
+        assertThat(text(await(store.read(type, "kept")).orElseThrow())).isEqualTo("after the clear");
+        assertThat(await(store.remembered(type, shard))).isEmpty();
     }
 
     @Test
