@@ -271,6 +271,15 @@ public final class NodeRuntime implements Transport.Listener {
         } catch (Exception e) {
             log.warn("Stopping entities of {} failed", nodeName, e);
         }
+        // entities started since the last flush stay remembered across the restart of the whole cluster
+        List<CompletableFuture<Void>> flushes = new java.util.concurrent.CopyOnWriteArrayList<>();
+        runOnControl(() -> regions.values().forEach(r -> flushes.add(r.flushRemembered())));
+        try {
+            CompletableFuture.allOf(flushes.toArray(CompletableFuture[]::new))
+                    .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (Exception e) {
+            log.warn("Remembered entities of {} not all stored before stopping: {}", nodeName, e.toString());
+        }
         asks.failAll(reason);
         sayGoodbye();
         transport.close();

@@ -203,27 +203,47 @@ public final class Region<T> implements ShardRegion<T> {
     }
 
     /** Writes the entities started and forgotten since the last flush to the store, per shard. Control thread. */
-    void flushRemembered() {
+    CompletableFuture<Void> flushRemembered() {
+        return flushRemembered(-1);
+    }
+
+    /**
+     * Writes the entities started and forgotten since the last flush to the store: those of one shard, or of all
+     * ({@code shardId} -1). A write that fails is tried again at the next flush. Control thread.
+     *
+     * @return completes when the writes are done (failed ones included)
+     */
+    CompletableFuture<Void> flushRemembered(int shardId) {
         if (rememberEvents.isEmpty()) {
-            return;
+            return CompletableFuture.completedFuture(null);
         }
         Map<Integer, Map<String, Boolean>> byShard = new TreeMap<>();
+        List<RememberEvent> others = new ArrayList<>();
         RememberEvent e;
         while ((e = rememberEvents.poll()) != null) {
-            byShard.computeIfAbsent(e.shardId(), k -> new java.util.LinkedHashMap<>()).put(e.entityId(), e.started());
+            if (shardId >= 0 && e.shardId() != shardId) {
+                others.add(e);
+            } else {
+                byShard.computeIfAbsent(e.shardId(), k -> new java.util.LinkedHashMap<>())
+                        .put(e.entityId(), e.started());
+            }
         }
+        rememberEvents.addAll(others);
+        List<CompletableFuture<Void>> writes = new ArrayList<>();
         byShard.forEach((shard, events) -> {
             List<String> started = new ArrayList<>();
             List<String> stopped = new ArrayList<>();
             events.forEach((id, up) -> (up ? started : stopped).add(id));
-            node.store().updateRemembered(type.name(), shard, started, stopped).whenComplete((v, failure) -> {
+            writes.add(node.store().updateRemembered(type.name(), shard, started, stopped).handle((v, failure) -> {
                 if (failure != null) {
                     log.warn("Cannot store the remembered entities of shard {} of {}; trying again: {}", shard,
                             type.name(), failure.toString());
                     events.forEach((id, up) -> rememberEvents.add(new RememberEvent(shard, id, up)));
                 }
-            });
+                return null;
+            }));
         });
+        return CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new));
     }
 
     /** Starts the remembered entities of a shard that has just started here. */
@@ -725,7 +745,16 @@ public final class Region<T> implements ShardRegion<T> {
         slot.local = null;
         slot.awaited = null;
         slot.acks.clear();
-        node.sendToCoordinator(new ShardStopped(type.name(), slot.shardId, local.transferOut()));
+        ShardStopped stopped = new ShardStopped(type.name(), slot.shardId, local.transferOut());
+        if (!rememberEntities) {
+            node.sendToCoordinator(stopped);
+        } else {
+            // the new home reads the shard's remembered ids when it starts it: the ones started here lately first
+            flushRemembered(slot.shardId).whenComplete((v, t) -> node.control().execute(() -> {
+                node.sendToCoordinator(stopped);
+                node.regionChanged();
+            }));
+        }
         node.regionChanged();
     }
 

@@ -31,9 +31,18 @@ class RememberEntitiesClusterTest {
     private TestCluster cluster = newCluster();
 
     private TestCluster newCluster() {
-        return new TestCluster(s -> ShardingNode.builder(s.withEntity("wallet",
-                ShardingSettings.EntityTypeSettings.DEFAULT.withRememberEntities(true))).entityType(Wallet.type())
+        return newCluster(java.util.function.UnaryOperator.identity());
+    }
+
+    private TestCluster newCluster(java.util.function.UnaryOperator<ShardingSettings> change) {
+        return new TestCluster(s -> ShardingNode.builder(change.apply(s.withEntity("wallet",
+                ShardingSettings.EntityTypeSettings.DEFAULT.withRememberEntities(true)))).entityType(Wallet.type())
                 .store(store));
+    }
+
+    /** Remembered ids are written at the retry interval: an hour makes sure no periodic write happens in a test. */
+    private static ShardingSettings noPeriodicFlush(ShardingSettings s) {
+        return s.withRetryInterval(Duration.ofHours(1));
     }
 
     @AfterEach
@@ -74,6 +83,44 @@ class RememberEntitiesClusterTest {
             assertThat(cluster.running().get(0).region(Wallet.class).ask(id, new Wallet.Read(), Wallet.Reply.class)
                     .get(10, TimeUnit.SECONDS).amount()).isEqualTo(2);
         }
+    }
+
+    @Test
+    void entitiesStartedJustBeforeAGracefulStopAreRememberedAfterTheRestart() throws Exception {
+        cluster.close();
+        cluster = newCluster(RememberEntitiesClusterTest::noPeriodicFlush);
+        ShardingNode node = cluster.startNode();
+        for (String id : IDS) {
+            node.region(Wallet.class).ask(id, new Wallet.Deposit(3), Wallet.Reply.class).get(10, TimeUnit.SECONDS);
+        }
+        cluster.close(); // the ids were not written yet: the stop writes them
+
+        cluster = newCluster();
+        List<ShardingNode> restarted = cluster.startNodes(1);
+        Awaitility.await("remembered entities started after the restart, without a message")
+                .atMost(Duration.ofSeconds(30)).until(() -> live(restarted).containsAll(IDS));
+    }
+
+    @Test
+    void entitiesStartedJustBeforeAHandoffStartAtTheNewHomeWithoutAMessage() throws Exception {
+        cluster.close();
+        cluster = newCluster(RememberEntitiesClusterTest::noPeriodicFlush);
+        ShardingNode stays = cluster.startNode();
+        ShardingNode leaves = cluster.startNode();
+        cluster.awaitConverged();
+        for (String id : IDS) {
+            stays.region(Wallet.class).ask(id, new Wallet.Deposit(4), Wallet.Reply.class).get(10, TimeUnit.SECONDS);
+        }
+        Set<String> onLeaving = leaves.localEntities("wallet").values().stream().flatMap(List::stream)
+                .collect(Collectors.toSet());
+        assertThat(onLeaving).isNotEmpty();
+        // a graceful leave hands every shard to the node that stays; the ids were not written yet: the handoff
+        // writes them before the shard starts at its new home, which reads them there
+        Thread leaving = new Thread(leaves::close);
+        leaving.start();
+        Awaitility.await("the leaving node's entities alive on the node that stays, with no message sent")
+                .atMost(Duration.ofSeconds(30)).until(() -> live(List.of(stays)).containsAll(onLeaving));
+        leaving.join(30_000);
     }
 
     @Test
