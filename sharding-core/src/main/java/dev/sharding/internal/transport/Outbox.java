@@ -12,9 +12,10 @@ import org.jspecify.annotations.Nullable;
  * work of the JGroups stack (sequence numbers, credits, headers, one socket write) is paid once per batch instead
  * of once per tell.
  *
- * <p>Senders only append to a member's queue; the member's sender thread takes what is there and hands it to the
- * channel. When that thread is idle a frame goes out alone and unchanged, so a lone ask pays no copy; when senders
- * are faster than the channel, frames pile up behind the batch being sent and go out together in the next one.
+ * <p>A frame that follows a pause (the case of a lone ask or reply) goes straight to the channel on the caller's
+ * thread, unchanged. Frames that follow each other closely are appended to the member's queue, and the member's
+ * sender thread takes what is there and hands it to the channel: when senders are faster than the channel, frames
+ * pile up behind the batch being sent and go out together in the next one.
  * Order is kept per member (and per out-of-band flag) because exactly one thread at a time takes frames from a
  * queue.
  *
@@ -31,6 +32,13 @@ public final class Outbox {
 
     /** Where a batch is cut: below the fragmentation size of the default stack. */
     static final int MAX_BATCH_BYTES = 32 * 1024;
+
+    /**
+     * A frame that comes this long after the one before it, to an idle queue, is sent on the caller's thread: a lone
+     * ask or reply pays no thread hand-off. Frames closer together go through the sender thread, which batches
+     * them.
+     */
+    static final long INLINE_GAP_NANOS = 50_000;
 
     /** How many batches of one queue the sender thread sends before looking at the other queue. */
     private static final int BATCHES_PER_TURN = 8;
@@ -181,6 +189,9 @@ public final class Outbox {
             /** Held by the one thread taking frames from the queue. */
             private final AtomicBoolean taking = new AtomicBoolean();
 
+            /** When the last frame was given to this queue (racy: a hint only). */
+            private volatile long lastSendNanos;
+
             Queue(boolean oob) {
                 this.oob = oob;
             }
@@ -196,6 +207,25 @@ public final class Outbox {
             void send(byte[] buffer, int offset, int length) {
                 if (closed) {
                     return;
+                }
+                long now = System.nanoTime();
+                long previous = lastSendNanos;
+                lastSendNanos = now;
+                if (now - previous > INLINE_GAP_NANOS && frames.isEmpty() && taking.compareAndSet(false, true)) {
+                    // a frame after a pause goes out on the sender's thread: no hand-off to wait for
+                    try {
+                        if (frames.isEmpty()) {
+                            Peer.this.frames.incrementAndGet();
+                            messages.incrementAndGet();
+                            channel.send(address, buffer, offset, length, oob);
+                            return;
+                        }
+                    } finally {
+                        taking.set(false);
+                        if (!frames.isEmpty() && parked) {
+                            LockSupport.unpark(thread);
+                        }
+                    }
                 }
                 frames.offer(offset == 0 && length == buffer.length ? buffer : new Slice(buffer, offset, length));
                 long pending = pendingBytes.addAndGet(length);

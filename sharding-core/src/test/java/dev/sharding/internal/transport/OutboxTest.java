@@ -70,6 +70,13 @@ class OutboxTest {
         }
     }
 
+    /** Sends on another thread: a frame after a pause goes out on the caller's thread, which the gate may hold. */
+    private Thread sendInBackground(byte[] frame, boolean oob) {
+        Thread t = new Thread(() -> peer.send(frame, 0, frame.length, oob));
+        t.start();
+        return t;
+    }
+
     private static byte[] frame(int sender, int seq, int size) {
         ByteBuffer b = ByteBuffer.allocate(size);
         b.put((byte) 0x5D).putInt(sender).putInt(seq);
@@ -80,7 +87,7 @@ class OutboxTest {
     void aLoneFrameGoesOutUnchangedAndFramesQueuedBehindABlockedSendGoOutAsOneBatch() {
         peer = new Outbox.Peer("test-send", channel, "b", 1 << 20);
         channel.gate = new CountDownLatch(1);
-        peer.send(frame(0, 0, 40), 0, 40, false);
+        sendInBackground(frame(0, 0, 40), false);
         await().atMost(Duration.ofSeconds(10)).until(() -> channel.inSend.get() == 1);
         for (int i = 1; i <= 100; i++) {
             peer.send(frame(0, i, 40), 0, 40, false);
@@ -97,6 +104,20 @@ class OutboxTest {
         }
         assertThat(peer.frames()).isEqualTo(101);
         assertThat(peer.messages()).isEqualTo(2);
+    }
+
+    @Test
+    void aFrameAfterAPauseGoesOutOnTheCallersThread() throws Exception {
+        List<Thread> senders = Collections.synchronizedList(new ArrayList<>());
+        Outbox.Channel recordThread = (d, b, o, n, oob) -> senders.add(Thread.currentThread());
+        peer = new Outbox.Peer("test-send", recordThread, "b", 1 << 20);
+        for (int i = 0; i < 3; i++) {
+            long pauseStart = System.nanoTime();
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> System.nanoTime() - pauseStart > 2 * Outbox.INLINE_GAP_NANOS);
+            peer.send(frame(0, i, 20), 0, 20, false);
+        }
+        assertThat(senders).hasSize(3).containsOnly(Thread.currentThread());
     }
 
     @Test
@@ -140,9 +161,9 @@ class OutboxTest {
     void outOfBandFramesHaveTheirOwnQueueAndFlag() {
         peer = new Outbox.Peer("test-send", channel, "b", 1 << 20);
         channel.gate = new CountDownLatch(1);
-        peer.send(frame(0, 0, 20), 0, 20, false);
-        await().atMost(Duration.ofSeconds(10)).until(() -> channel.inSend.get() == 1);
-        peer.send(frame(1, 0, 20), 0, 20, true);
+        sendInBackground(frame(0, 0, 20), false);
+        sendInBackground(frame(1, 0, 20), true);
+        await().atMost(Duration.ofSeconds(10)).until(() -> channel.inSend.get() == 2);
         peer.send(frame(1, 1, 20), 0, 20, true);
         peer.send(frame(0, 1, 20), 0, 20, false);
         channel.gate.countDown();
@@ -167,7 +188,7 @@ class OutboxTest {
     void aSenderWaitsWhileTheQueueIsOverItsLimitAndNothingIsDropped() throws Exception {
         peer = new Outbox.Peer("test-send", channel, "b", 10_000);
         channel.gate = new CountDownLatch(1);
-        peer.send(frame(0, 0, 100), 0, 100, false);
+        sendInBackground(frame(0, 0, 100), false);
         await().atMost(Duration.ofSeconds(10)).until(() -> channel.inSend.get() == 1);
         CountDownLatch done = new CountDownLatch(1);
         Thread sender = new Thread(() -> {
@@ -193,7 +214,10 @@ class OutboxTest {
     void awaitSentReturnsOnceEveryQueuedFrameReachedTheChannel() throws Exception {
         peer = new Outbox.Peer("test-send", channel, "b", 1 << 20);
         channel.gate = new CountDownLatch(1);
-        for (int i = 0; i < 50; i++) {
+        sendInBackground(frame(0, 0, 30), true);
+        sendInBackground(frame(0, 1, 30), false); // each ordering has its own queue: hold both
+        await().atMost(Duration.ofSeconds(10)).until(() -> channel.inSend.get() == 2);
+        for (int i = 2; i < 50; i++) {
             peer.send(frame(0, i, 30), 0, 30, i % 2 == 0);
         }
         assertThat(peer.awaitSent(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50))).isFalse();
