@@ -2,7 +2,11 @@ package dev.sharding.bench;
 
 import dev.sharding.ShardRegion;
 import dev.sharding.ShardingNode;
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
 import dev.sharding.autoconfigure.JChannelCustomizer;
+import dev.sharding.sample.Account;
+import dev.sharding.spi.ShardingStore;
 import jdk.jfr.FlightRecorder;
 import jdk.jfr.Recording;
 import jdk.jfr.RecordingState;
@@ -10,18 +14,25 @@ import org.jgroups.protocols.BasicTCP;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
+import org.springframework.core.env.Environment;
 import org.springframework.core.ResolvableType;
 
 /**
- * One cluster node of a benchmark run: a Spring Boot application without a web server whose only entity is
- * {@link Counter}. It reads the launcher's commands on standard input (see {@link NodeIo}) and runs the measuring
- * side of the workloads ({@link Workloads}) through the injected {@code ShardRegion<Counter>}.
+ * One cluster node of a benchmark run: a Spring Boot application without a web server whose entity is
+ * {@link Counter} (and, for D1 only, the sample app's {@link Account}). It reads the launcher's commands on standard
+ * input (see {@link NodeIo}) and runs the measuring side of the workloads ({@link Workloads}) through the injected
+ * {@code ShardRegion<Counter>} (D1: {@link DepositWorkload} through {@code ShardRegion<Account>}).
  *
  * <p>Properties the launcher passes: the {@code sharding.*} ones (cluster name, JGroups port and initial hosts,
  * proxy-only), {@code bench.name} (A, B or C, for the log), {@code bench.join-on-command} (wait for {@code JOIN}
- * before joining the cluster) and, for diagnostic variants only, {@code bench.jgroups.tcp-nodelay}.
+ * before joining the cluster), {@code bench.accounts} (D1: run {@link Account} too), {@code spring.datasource.url},
+ * {@code .username} and {@code .password} (D1 on PostgreSQL) and, for diagnostic variants only,
+ * {@code bench.jgroups.tcp-nodelay}.
  */
 @SpringBootApplication
 public class BenchNodeApplication {
@@ -36,6 +47,39 @@ public class BenchNodeApplication {
     @ConditionalOnBooleanProperty("bench.join-on-command")
     JoinGate joinGate(NodeIo io) {
         return new JoinGate(io);
+    }
+
+    /**
+     * D1 only: the sample app's {@link Account}, the very entity class its HTTP API uses, registered as an entity
+     * class of the node (the starter finds {@code @ShardedEntity} classes registered with {@code @Import}). The
+     * other workloads run without it.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnBooleanProperty("bench.accounts")
+    @Import(Account.class)
+    static class Accounts {
+    }
+
+    /**
+     * D1 on PostgreSQL only: the application's {@code DataSource}, which the starter then keeps its store in, made
+     * from {@code spring.datasource.url}, {@code .username} and {@code .password} as Spring Boot's own DataSource
+     * auto-configuration would (a HikariCP pool, its default 10 connections). Spring Boot's JDBC auto-configuration
+     * is deliberately not on the class path: with H2 there (the starter's embedded database) it makes an in-memory
+     * embedded DataSource when no URL is set, and the nodes of W1-W7 and of D1 on H2 would then each keep their
+     * store in a database of their own instead of the shared embedded file.
+     *
+     * @param environment the properties
+     * @return the pool
+     */
+    @Bean(destroyMethod = "close")
+    @ConditionalOnProperty("spring.datasource.url")
+    HikariDataSource dataSource(Environment environment) {
+        HikariConfig config = new HikariConfig();
+        config.setPoolName("bench-datasource");
+        config.setJdbcUrl(environment.getRequiredProperty("spring.datasource.url"));
+        config.setUsername(environment.getProperty("spring.datasource.username"));
+        config.setPassword(environment.getProperty("spring.datasource.password"));
+        return new HikariDataSource(config);
     }
 
     /**
@@ -76,6 +120,10 @@ public class BenchNodeApplication {
                 ResolvableType.forClassWithGenerics(ShardRegion.class, Counter.class)).getObject();
         String name = context.getEnvironment().getProperty("bench.name", node.nodeName());
         Workloads workloads = new Workloads(node, counters, name);
+        ShardRegion<Account> accounts = context.<ShardRegion<Account>>getBeanProvider(
+                ResolvableType.forClassWithGenerics(ShardRegion.class, Account.class)).getIfAvailable();
+        DepositWorkload deposits = accounts == null ? null
+                : new DepositWorkload(node, accounts, context.getBean(ShardingStore.class));
         NodeIo.emit("READY", name + " " + node.nodeName() + " " + ProcessHandle.current().pid());
         while (true) {
             String line = io.take();
@@ -86,7 +134,10 @@ public class BenchNodeApplication {
                 Runtime.getRuntime().halt(0);
             }
             try {
-                workloads.command(line.split("\\s+"));
+                String[] words = line.split("\\s+");
+                if (deposits == null || !deposits.command(words)) {
+                    workloads.command(words);
+                }
             } catch (Exception | OutOfMemoryError e) {
                 e.printStackTrace();
                 NodeIo.emit("ERROR", line + ": " + e);

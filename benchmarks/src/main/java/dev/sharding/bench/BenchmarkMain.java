@@ -10,12 +10,16 @@ import java.util.Arrays;
  * <pre>
  * java -jar benchmarks/target/benchmarks.jar                      # W1-W7
  * java -jar benchmarks/target/benchmarks.jar --workloads=W1,W3    # chosen ones
+ * java -jar benchmarks/target/benchmarks.jar --workloads=D1 --store=h2,postgresql   # the deposit workload
  * </pre>
  */
 public final class BenchmarkMain {
 
     /** The argument that makes a JVM a cluster node rather than the launcher. */
     public static final String NODE_ROLE = "--role=node";
+
+    /** Logback's configuration of the launcher: warnings only, to standard error (standard output is the results). */
+    private static final String LAUNCHER_LOGGING = "logback.configurationFile";
 
     private BenchmarkMain() {
     }
@@ -30,6 +34,9 @@ public final class BenchmarkMain {
         if (Arrays.asList(args).contains(NODE_ROLE)) {
             BenchNodeApplication.run(args);
         } else {
+            if (System.getProperty(LAUNCHER_LOGGING) == null) {
+                System.setProperty(LAUNCHER_LOGGING, "bench-launcher-logback.xml");
+            }
             System.exit(Launcher.run(args));
         }
     }

@@ -1,5 +1,6 @@
 package dev.sharding.bench;
 
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -9,6 +10,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -26,10 +29,18 @@ import tools.jackson.databind.node.ObjectNode;
  * the jar), {@code --jfr=DIR} (a JFR recording of every node JVM), {@code --jvm-arg=FLAG} (repeatable: one more flag
  * for every node JVM), {@code --node-arg=--name=value} (repeatable: one more property for every node, named in the
  * line's {@code notes}). {@code --jfr-summary=FILE.jfr [--top=N]} summarises a recording instead ({@link JfrSummary}).
+ *
+ * <p>D1, the deposit workload ({@link DepositScenario}), runs only when named in {@code --workloads}; its options:
+ * {@code --store=h2|postgresql|h2,postgresql} (default h2; one line per store), {@code --d1-callers=64},
+ * {@code --d1-accounts=10000}, {@code --d1-warmup-s=10}, {@code --d1-measure-s=30} and {@code --pg-conf=name=value}
+ * (repeatable: a PostgreSQL setting for the server the launcher starts).
  */
 final class Launcher {
 
     static final List<String> ALL = List.of("W1", "W2", "W3", "W4", "W5", "W6", "W7");
+
+    /** Workloads that run only when named. */
+    static final List<String> EXTRA = List.of("D1");
 
     static final String SYSTEM = "sharding-jgroups";
 
@@ -44,6 +55,11 @@ final class Launcher {
     private final List<NodeProcess> live = new CopyOnWriteArrayList<>();
 
     private final List<NodeProcess> started = new ArrayList<>();
+
+    /** Servers of the current run (D1's PostgreSQL), stopped after its nodes; also from the shutdown hook. */
+    private final List<Server> servers = new CopyOnWriteArrayList<>();
+
+    private DepositScenario.Options deposit = DepositScenario.Options.defaults();
 
     private Launcher(Path logs, Path jfr, List<String> extraJvmArgs) {
         this.logs = logs;
@@ -60,6 +76,13 @@ final class Launcher {
         List<String> nodeArgs = new ArrayList<>();
         Path summary = null;
         int top = 25;
+        List<String> stores = List.of("h2");
+        DepositScenario.Options defaults = DepositScenario.Options.defaults();
+        int callers = defaults.callers();
+        int accounts = defaults.accounts();
+        int warmup = defaults.warmupSeconds();
+        int measure = defaults.measureSeconds();
+        Map<String, String> pgConf = new LinkedHashMap<>();
         for (String arg : args) {
             String value = arg.contains("=") ? arg.substring(arg.indexOf('=') + 1) : "";
             if (arg.startsWith("--workloads=")) {
@@ -78,9 +101,35 @@ final class Launcher {
                 summary = Path.of(value);
             } else if (arg.startsWith("--top=")) {
                 top = Integer.parseInt(value);
+            } else if (arg.startsWith("--store=")) {
+                stores = Arrays.stream(value.split(",")).map(String::trim).map(String::toLowerCase).toList();
+            } else if (arg.startsWith("--d1-callers=")) {
+                callers = Integer.parseInt(value);
+            } else if (arg.startsWith("--d1-accounts=")) {
+                accounts = Integer.parseInt(value);
+            } else if (arg.startsWith("--d1-warmup-s=")) {
+                warmup = Integer.parseInt(value);
+            } else if (arg.startsWith("--d1-measure-s=")) {
+                measure = Integer.parseInt(value);
+            } else if (arg.startsWith("--pg-conf=") && value.contains("=")) {
+                pgConf.put(value.substring(0, value.indexOf('=')), value.substring(value.indexOf('=') + 1));
             } else {
-                System.err.println("Unknown option " + arg + "; options: --workloads=W1,..,W7 --runs=N --logs=DIR"
-                        + " --jfr=DIR --jvm-arg=FLAG --node-arg=--property=value, or --jfr-summary=FILE.jfr [--top=N]");
+                System.err.println("Unknown option " + arg + "; options: --workloads=W1,..,W7,D1 --runs=N --logs=DIR"
+                        + " --jfr=DIR --jvm-arg=FLAG --node-arg=--property=value, for D1 --store=h2|postgresql"
+                        + " --d1-callers=N --d1-accounts=N --d1-warmup-s=S --d1-measure-s=S --pg-conf=name=value,"
+                        + " or --jfr-summary=FILE.jfr [--top=N]");
+                return 2;
+            }
+        }
+        DepositScenario.Options d = new DepositScenario.Options(callers, accounts, warmup, measure, pgConf);
+        if (callers < 3 || accounts < 1 || warmup < 5 || measure < 1) {
+            System.err.println("D1 needs at least 3 callers (one per node), 1 account, 5 s of warm-up and 1 s"
+                    + " measured");
+            return 2;
+        }
+        for (String st : stores) {
+            if (!DepositScenario.STORES.contains(st)) {
+                System.err.println("Unknown store " + st + "; known: " + DepositScenario.STORES);
                 return 2;
             }
         }
@@ -88,10 +137,15 @@ final class Launcher {
             return JfrSummary.run(summary, top, System.out);
         }
         for (String w : workloads) {
-            if (!ALL.contains(w)) {
-                System.err.println("Unknown workload " + w + "; known: " + ALL);
+            if (!ALL.contains(w) && !EXTRA.contains(w)) {
+                System.err.println("Unknown workload " + w + "; known: " + ALL + " and " + EXTRA);
                 return 2;
             }
+        }
+        if (!workloads.contains("D1") && Arrays.stream(args).anyMatch(a -> a.startsWith("--store=")
+                || a.startsWith("--d1-") || a.startsWith("--pg-conf="))) {
+            System.err.println("[bench] --store, --d1-* and --pg-conf apply to D1 only, which is not among "
+                    + workloads);
         }
         Files.createDirectories(logs);
         if (jfr != null) {
@@ -99,24 +153,29 @@ final class Launcher {
         }
         Launcher launcher = new Launcher(logs.toAbsolutePath(), jfr, jvmArgs);
         launcher.extraNodeArgs.addAll(nodeArgs);
+        launcher.deposit = d;
         Thread hook = new Thread(launcher::killAll, "bench-kill-nodes");
         Runtime.getRuntime().addShutdownHook(hook);
         boolean allOk = true;
         try {
             for (String w : workloads) {
-                List<ObjectNode> done = new ArrayList<>();
-                for (int r = 1; r <= runs; r++) {
-                    ObjectNode line = launcher.runOnce(w, r);
-                    done.add(line);
-                    allOk &= !line.has("error");
-                    Files.writeString(logs.resolve("raw.jsonl"), line + System.lineSeparator(), StandardCharsets.UTF_8,
-                            StandardOpenOption.CREATE, StandardOpenOption.APPEND);
-                    if (runs > 1) {
-                        System.err.println("run " + r + ": " + line);
+                // D1 runs once per store; the other workloads have no store option
+                List<String> variants = w.equals("D1") ? stores : Collections.singletonList(null);
+                for (String store : variants) {
+                    List<ObjectNode> done = new ArrayList<>();
+                    for (int r = 1; r <= runs; r++) {
+                        ObjectNode line = launcher.runOnce(w, r, store);
+                        done.add(line);
+                        allOk &= !line.has("error");
+                        Files.writeString(logs.resolve("raw.jsonl"), line + System.lineSeparator(),
+                                StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+                        if (runs > 1) {
+                            System.err.println("run " + r + ": " + line);
+                        }
                     }
+                    System.out.println(runs == 1 ? done.get(0) : Summary.of(w, done));
+                    System.out.flush();
                 }
-                System.out.println(runs == 1 ? done.get(0) : Summary.of(w, done));
-                System.out.flush();
             }
         } finally {
             launcher.killAll();
@@ -137,20 +196,78 @@ final class Launcher {
         for (NodeProcess p : live) {
             p.destroy();
         }
+        stopServers();
+    }
+
+    private void stopServers() {
+        for (Server server : servers) {
+            try {
+                server.postgres().close();
+            } catch (IOException | RuntimeException e) {
+                System.err.println("[bench] stopping PostgreSQL failed: " + e);
+            }
+            servers.remove(server);
+        }
+    }
+
+    /** A PostgreSQL server of the current run and its data directory (where its postmaster.pid is). */
+    private record Server(EmbeddedPostgres postgres, Path data) {
+
+        /** CPU seconds of the postmaster and of every process it has now (backends, WAL writer, ...). */
+        double cpuSeconds() {
+            try {
+                long pid = Long.parseLong(Files.readAllLines(data.resolve("postmaster.pid")).get(0).trim());
+                return ProcessHandle.of(pid).map(h -> MachineLoad.cpuSeconds(h)
+                        + h.descendants().mapToDouble(MachineLoad::cpuSeconds).sum()).orElse(0.0);
+            } catch (IOException | RuntimeException e) {
+                return 0;
+            }
+        }
+    }
+
+    /**
+     * Starts a PostgreSQL server for the current run, on a free port, with its data in the run's folder (removed
+     * when it stops) and its log beside the nodes' logs. Stopped after the run's nodes, also when the run fails.
+     */
+    EmbeddedPostgres startPostgres(String tag, Map<String, String> config) throws IOException {
+        Path data;
+        try {
+            data = DepositScenario.dataDirectory(logs, tag);
+        } catch (Exception e) {
+            throw new IOException(e);
+        }
+        ProcessBuilder.Redirect log = ProcessBuilder.Redirect.appendTo(logs.resolve(tag + "-postgresql.log").toFile());
+        EmbeddedPostgres.Builder builder = EmbeddedPostgres.builder().setDataDirectory(data)
+                .setCleanDataDirectory(true).setOutputRedirector(log).setErrorRedirector(log)
+                .setPGStartupWait(Duration.ofSeconds(60)); // the default 10 s is too short on a loaded machine
+        DepositScenario.DURABLE.forEach(builder::setServerConfig);
+        config.forEach(builder::setServerConfig);
+        System.err.println("[bench] starting PostgreSQL (log " + logs.resolve(tag + "-postgresql.log") + ")");
+        EmbeddedPostgres pg = builder.start();
+        servers.add(new Server(pg, data));
+        return pg;
+    }
+
+    DepositScenario.Options deposit() {
+        return deposit;
     }
 
     /** One run of one workload; its JSON line, with {@code error} when it failed. */
-    private ObjectNode runOnce(String w, int run) {
-        String tag = w + "-" + Instant.now().toString().replace(':', '-') + "-run" + run;
-        System.err.println("[bench] " + w + " run " + run + ": starting nodes (logs " + logs + "/" + tag + "-*.log)");
+    private ObjectNode runOnce(String w, int run, String store) {
+        String tag = w + (store == null ? "" : "-" + store) + "-" + Instant.now().toString().replace(':', '-')
+                + "-run" + run;
+        String label = w + (store == null ? "" : " (" + store + ")");
+        System.err.println("[bench] " + label + " run " + run + ": starting nodes (logs " + logs + "/" + tag
+                + "-*.log)");
         String load = MachineLoad.loadAverage();
         double busy0 = MachineLoad.busySeconds();
         double self0 = MachineLoad.cpuSeconds(ProcessHandle.current());
         long wall0 = System.nanoTime();
         started.clear();
         ObjectNode result;
+        double serversCpu = 0;
         try {
-            result = Scenarios.run(this, w, tag);
+            result = Scenarios.run(this, w, tag, store);
         } catch (Exception e) {
             result = Workloads.JSON.createObjectNode();
             result.put("error", e.getMessage() == null ? e.toString() : e.getMessage());
@@ -158,12 +275,17 @@ final class Launcher {
             for (NodeProcess p : started) {
                 p.cpuSeconds();
             }
+            // while the nodes are connected, so that the server's backends are still there to be counted
+            for (Server server : servers) {
+                serversCpu += server.cpuSeconds();
+            }
             for (NodeProcess p : started) {
                 p.close();
                 live.remove(p);
             }
+            stopServers();
         }
-        double mine = MachineLoad.cpuSeconds(ProcessHandle.current()) - self0;
+        double mine = MachineLoad.cpuSeconds(ProcessHandle.current()) - self0 + serversCpu;
         for (NodeProcess p : started) {
             mine += p.cpuSeconds();
         }
@@ -173,11 +295,14 @@ final class Launcher {
         machine.put("run_wall_s", Workloads.round3(Workloads.seconds(System.nanoTime() - wall0)));
         machine.put("machine_busy_cpu_s", Math.round(busy * 100) / 100.0);
         machine.put("bench_cpu_s", Math.round(mine * 100) / 100.0);
+        if (serversCpu > 0) {
+            machine.put("postgresql_cpu_s", Math.round(serversCpu * 100) / 100.0);
+        }
         machine.put("other_cpu_s", Math.round((busy - mine) * 100) / 100.0);
-        ObjectNode line = Scenarios.describe(this, w, result);
+        ObjectNode line = Scenarios.describe(this, w, result, store);
         line.put("run", run);
         line.set("machine", machine);
-        System.err.println("[bench] " + w + " run " + run + " done in " + machine.get("run_wall_s") + " s"
+        System.err.println("[bench] " + label + " run " + run + " done in " + machine.get("run_wall_s") + " s"
                 + (line.has("error") ? ": " + line.get("error") : ""));
         return line;
     }
@@ -207,12 +332,17 @@ final class Launcher {
         cmd.addAll(appArgs);
         // the nodes of one run share a store, and no run sees another's: the embedded database (when the starter
         // keeps its state in one) lives in a folder of the run, not in the working directory
-        cmd.add("--sharding.store.embedded-path=" + logs.resolve(tag + "-store").resolve("sharding"));
+        cmd.add("--sharding.store.embedded-path=" + embeddedStorePath(tag));
         cmd.addAll(extraNodeArgs);
         NodeProcess p = new NodeProcess(name, cmd, logs.resolve(tag + "-" + name + ".log"));
         started.add(p);
         live.add(p);
         return p;
+    }
+
+    /** Where the nodes of a run keep the embedded database (when the starter keeps its state in one). */
+    Path embeddedStorePath(String tag) {
+        return logs.resolve(tag + "-store").resolve("sharding");
     }
 
     /** The flags of every node JVM: the heap of the workload, IPv4 for JGroups, and any extra ones. */
@@ -247,6 +377,6 @@ final class Launcher {
 
     static Map<String, String> names() {
         return Map.of("W1", "local-tell", "W2", "remote-tell", "W3", "remote-ask-latency", "W4",
-                "remote-ask-throughput", "W5", "activation", "W6", "rebalance", "W7", "failover");
+                "remote-ask-throughput", "W5", "activation", "W6", "rebalance", "W7", "failover", "D1", "deposit");
     }
 }

