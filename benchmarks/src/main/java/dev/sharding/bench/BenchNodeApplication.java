@@ -32,7 +32,7 @@ import org.springframework.core.ResolvableType;
  * proxy-only), {@code bench.name} (A, B or C, for the log), {@code bench.join-on-command} (wait for {@code JOIN}
  * before joining the cluster), {@code bench.accounts} (D1: run {@link Account} too), {@code spring.datasource.url},
  * {@code .username} and {@code .password} (D1 on PostgreSQL) and, for diagnostic variants only,
- * {@code bench.jgroups.tcp-nodelay}.
+ * {@code bench.jgroups.nagle}.
  */
 @SpringBootApplication
 public class BenchNodeApplication {
@@ -83,17 +83,17 @@ public class BenchNodeApplication {
     }
 
     /**
-     * A diagnostic variant, off by default: Nagle's algorithm off on the JGroups TCP connections (the default stack
-     * has {@code tcp_nodelay="false"}). Set with {@code --node-arg=--bench.jgroups.tcp-nodelay=true}.
+     * A diagnostic variant, off by default: Nagle's algorithm back on the JGroups TCP connections (the default stack
+     * has {@code tcp_nodelay="true"}). Set with {@code --node-arg=--bench.jgroups.nagle=true}.
      *
      * @return the customizer
      */
     @Bean
-    @ConditionalOnBooleanProperty("bench.jgroups.tcp-nodelay")
-    JChannelCustomizer tcpNoDelay() {
+    @ConditionalOnBooleanProperty("bench.jgroups.nagle")
+    JChannelCustomizer nagle() {
         return channel -> {
             if (channel.getProtocolStack().getTransport() instanceof BasicTCP tcp) {
-                tcp.tcpNodelay(true);
+                tcp.tcpNodelay(false);
             }
         };
     }
