@@ -40,7 +40,7 @@ final class Launcher {
     static final List<String> ALL = List.of("W1", "W2", "W3", "W4", "W5", "W6", "W7");
 
     /** Workloads that run only when named. */
-    static final List<String> EXTRA = List.of("D1");
+    static final List<String> EXTRA = List.of("D1", "W7-HANG");
 
     static final String SYSTEM = "sharding-jgroups";
 
@@ -377,6 +377,6 @@ final class Launcher {
 
     static Map<String, String> names() {
         return Map.of("W1", "local-tell", "W2", "remote-tell", "W3", "remote-ask-latency", "W4",
-                "remote-ask-throughput", "W5", "activation", "W6", "rebalance", "W7", "failover", "D1", "deposit");
+                "remote-ask-throughput", "W5", "activation", "W6", "rebalance", "W7", "failover", "D1", "deposit", "W7-HANG", "failover-hang");
     }
 }

@@ -4,12 +4,14 @@ import dev.sharding.ClusterState;
 import dev.sharding.Member;
 import dev.sharding.ShardingNode;
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 
@@ -159,15 +161,31 @@ final class MembershipWorkloads {
 
     /**
      * W7: kills the node with the given process id (SIGKILL), which must not be the coordinator's, then asks every
-     * entity (500 ms timeout) and asks again those that did not answer, until all answered.
+     * entity (500 ms timeout) and asks again those that did not answer, until all answered. W7-HANG ({@code hang}):
+     * stops the node with SIGSTOP instead, so that it hangs with its connections open.
      */
-    Map<String, Object> w7(long victimPid, String victimName, int entities) throws Exception {
+    Map<String, Object> w7(long victimPid, String victimName, int entities, boolean hang) throws Exception {
         String[] ids = Workloads.ids("e-", entities);
         Member coordinator = node.coordinator();
         if (coordinator == null || coordinator.name().equals(victimName)) {
             throw new IllegalStateException("The victim " + victimName + " is the coordinator (" + coordinator + ")");
         }
         Map<String, Integer> before = shardsPerNode();
+        Set<Integer> victimShards = new HashSet<>();
+        ClusterState state = node.clusterState(Duration.ofSeconds(2)).get(10, TimeUnit.SECONDS);
+        for (ClusterState.RegionState r : state.regions().getOrDefault(TYPE, List.of())) {
+            if (r.member().name().equals(victimName)) {
+                victimShards.addAll(r.entitiesPerShard().keySet());
+            }
+        }
+        boolean[] onVictim = new boolean[entities];
+        int others = 0;
+        for (int i = 0; i < entities; i++) {
+            onVictim[i] = victimShards.contains(Math.floorMod(ids[i].hashCode(), 100));
+            others += onVictim[i] ? 0 : 1;
+        }
+        AtomicInteger othersLeft = new AtomicInteger(others);
+        AtomicLong othersDone = new AtomicLong(-1);
         ProcessHandle victim = ProcessHandle.of(victimPid).orElseThrow(
                 () -> new IllegalStateException("No process " + victimPid));
         AtomicLong viewChange = new AtomicLong(-1);
@@ -186,10 +204,15 @@ final class MembershipWorkloads {
         watcher.setDaemon(true);
 
         long t0 = System.nanoTime();
-        boolean killed = victim.destroyForcibly();
+        boolean killed = hang ? new ProcessBuilder("kill", "-STOP", Long.toString(victimPid)).start().waitFor() == 0
+                : victim.destroyForcibly();
         watcher.start();
-        AskSweep.Outcome s = sweep.run(entities, i -> ids[i], (i, t) -> true, entities, Duration.ofMillis(500),
-                Duration.ofSeconds(300), Duration.ofSeconds(300), 0);
+        AskSweep.Outcome s = sweep.run(entities, i -> ids[i], (i, t) -> {
+            if (!onVictim[i] && othersLeft.decrementAndGet() == 0) {
+                othersDone.set(System.nanoTime());
+            }
+            return true;
+        }, entities, Duration.ofMillis(500), Duration.ofSeconds(300), Duration.ofSeconds(300), 0);
         long t1 = System.nanoTime();
         watcher.interrupt();
         Map<String, Object> r = new LinkedHashMap<>();
@@ -199,6 +222,9 @@ final class MembershipWorkloads {
         if (!ok) {
             r.put("error", !killed ? "kill failed" : s.notDone() + " entities never answered within 300 s");
         }
+        long od = othersDone.get();
+        r.put("signal", hang ? "SIGSTOP" : "SIGKILL");
+        r.put("seconds_other_entities", od < 0 ? null : Workloads.round3(Workloads.seconds(od - t0)));
         long vc = viewChange.get();
         r.put("seconds_to_view_change", vc < 0 ? null : Workloads.round3(Workloads.seconds(vc - t0)));
         r.put("coordinator", coordinator.name());

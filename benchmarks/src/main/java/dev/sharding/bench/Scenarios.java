@@ -52,12 +52,17 @@ final class Scenarios {
             "W7", "A, B, C host, A oldest (coordinator); C killed with SIGKILL by A (ProcessHandle.destroyForcibly);"
                     + " Get asks (500 ms timeout) to all 10000 entities, silent ones asked again, until all answered;"
                     + " failure detection of the default TCP stack (FD_SOCK2, FD_ALL3 3000/1000, VERIFY_SUSPECT2"
-                    + " 500ms)");
+                    + " 500ms)",
+            "W7-HANG", "as W7, but C is stopped with SIGSTOP (kill -STOP) instead of killed: it hangs with its"
+                    + " connections open, so only FD_ALL3's missing heartbeats (timeout 3 s) and VERIFY_SUSPECT2"
+                    + " remove it; seconds_other_entities = until every entity not on C answered; not one of"
+                    + " WORKLOAD.md's workloads");
 
     static final Map<String, List<String>> FIGURES = Map.of(
             "W1", List.of("msgs_per_s"), "W2", List.of("msgs_per_s"), "W3", List.of("p50_us", "p99_us", "p999_us"),
             "W4", List.of("asks_per_s", "p99_us"), "W5", List.of("entities_per_s", "bytes_per_entity"),
-            "W6", List.of("seconds"), "W7", List.of("seconds"), "D1", List.of("asks_per_s", "p50_us", "p99_us"));
+            "W6", List.of("seconds"), "W7", List.of("seconds"), "D1", List.of("asks_per_s", "p50_us", "p99_us"),
+            "W7-HANG", List.of("seconds", "seconds_other_entities"));
 
     /** D1's notes, whatever the store; {@link #depositNotes} adds the store's and the run's sizes. */
     static final String D1_NOTES = "entity = the sample app's own Account class (sample-app's plain classes,"
@@ -99,7 +104,7 @@ final class Scenarios {
     static int nodes(String w) {
         return switch (w) {
             case "W1", "W5" -> 1;
-            case "W6", "W7", "D1" -> 3;
+            case "W6", "W7", "W7-HANG", "D1" -> 3;
             default -> 2;
         };
     }
@@ -159,7 +164,7 @@ final class Scenarios {
                 r.set("seeded", Workloads.JSON.readTree(seeded));
                 return r;
             }
-            case "W7" -> {
+            case "W7", "W7-HANG" -> {
                 NodeProcess a = launcher.start(tag, "A", heap, Launcher.clusterArgs(cluster, ports.get(0), ports));
                 a.await("READY", Launcher.seconds(180));
                 members(1, a);
@@ -170,8 +175,11 @@ final class Scenarios {
                 members(3, a, b, c);
                 a.send("SEED 10000 3");
                 String seeded = a.await("SEEDED", Launcher.seconds(300));
-                a.send("W7 " + c.pid() + " " + ready[1] + " 10000");
+                a.send("W7 " + c.pid() + " " + ready[1] + " 10000" + (w.equals("W7-HANG") ? " STOP" : ""));
                 result = a.await("RESULT", Launcher.seconds(900));
+                if (w.equals("W7-HANG")) {
+                    c.destroy(); // stopped: it would not read EXIT
+                }
                 ObjectNode r = (ObjectNode) Workloads.JSON.readTree(result);
                 r.set("seeded", Workloads.JSON.readTree(seeded));
                 return r;

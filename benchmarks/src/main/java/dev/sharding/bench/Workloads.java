@@ -51,8 +51,8 @@ final class Workloads {
             case "SEED" -> NodeIo.emit("SEEDED", JSON.writeValueAsString(
                     membership.seed(Integer.parseInt(words[1]), Integer.parseInt(words[2]))));
             case "W6" -> NodeIo.emit("RESULT", JSON.writeValueAsString(membership.w6(Integer.parseInt(words[1]))));
-            case "W7" -> NodeIo.emit("RESULT", JSON.writeValueAsString(
-                    membership.w7(Long.parseLong(words[1]), words[2], Integer.parseInt(words[3]))));
+            case "W7" -> NodeIo.emit("RESULT", JSON.writeValueAsString(membership.w7(Long.parseLong(words[1]),
+                    words[2], Integer.parseInt(words[3]), words.length > 4 && words[4].equals("STOP"))));
             default -> throw new IllegalArgumentException("Unknown command " + String.join(" ", words));
         }
     }
