@@ -1,6 +1,5 @@
 package dev.sharding.bench;
 
-import dev.sharding.ClusterState;
 import dev.sharding.ShardRegion;
 import dev.sharding.ShardingNode;
 import dev.sharding.internal.codec.JacksonMessageCodec;
@@ -105,14 +104,8 @@ final class DepositWorkload {
 
     /** Shards of the account type per hosting member, for the members that answered. */
     Map<String, Integer> shardsPerNode() throws Exception {
-        ClusterState state = node.clusterState(Duration.ofSeconds(2)).get(10, TimeUnit.SECONDS);
-        Map<String, Integer> shards = new TreeMap<>();
-        for (ClusterState.RegionState r : state.regions().getOrDefault(TYPE, List.of())) {
-            if (r.answered() && !r.proxyOnly()) {
-                shards.put(r.member().name(), r.entitiesPerShard().size());
-            }
-        }
-        return shards;
+        return MembershipWorkloads.shardsPerNode(node.clusterState(Duration.ofSeconds(2)).get(10, TimeUnit.SECONDS),
+                TYPE);
     }
 
     /**

@@ -377,6 +377,7 @@ final class Launcher {
 
     static Map<String, String> names() {
         return Map.of("W1", "local-tell", "W2", "remote-tell", "W3", "remote-ask-latency", "W4",
-                "remote-ask-throughput", "W5", "activation", "W6", "rebalance", "W7", "failover", "D1", "deposit", "W7-HANG", "failover-hang");
+                "remote-ask-throughput", "W5", "activation", "W6", "rebalance", "W7", "failover", "D1", "deposit",
+                "W7-HANG", "failover-hang");
     }
 }

@@ -1,6 +1,7 @@
 package dev.sharding.bench;
 
 import dev.sharding.ClusterState;
+import dev.sharding.EntityType;
 import dev.sharding.Member;
 import dev.sharding.ShardingNode;
 import java.time.Duration;
@@ -47,9 +48,23 @@ final class MembershipWorkloads {
 
     /** Shards hosted per member name, for the members that answered. */
     Map<String, Integer> shardsPerNode() throws Exception {
-        ClusterState state = node.clusterState(Duration.ofSeconds(2)).get(10, TimeUnit.SECONDS);
+        return shardsPerNode(snapshot(), TYPE);
+    }
+
+    private ClusterState snapshot() throws Exception {
+        return node.clusterState(Duration.ofSeconds(2)).get(10, TimeUnit.SECONDS);
+    }
+
+    /**
+     * Shards of one entity type per hosting member name, for the members that answered.
+     *
+     * @param state a snapshot of the cluster
+     * @param type the entity type
+     * @return member name to shard count, sorted by name
+     */
+    static Map<String, Integer> shardsPerNode(ClusterState state, String type) {
         Map<String, Integer> shards = new TreeMap<>();
-        for (ClusterState.RegionState r : state.regions().getOrDefault(TYPE, List.of())) {
+        for (ClusterState.RegionState r : state.regions().getOrDefault(type, List.of())) {
             if (r.answered() && !r.proxyOnly()) {
                 shards.put(r.member().name(), r.entitiesPerShard().size());
             }
@@ -170,9 +185,10 @@ final class MembershipWorkloads {
         if (coordinator == null || coordinator.name().equals(victimName)) {
             throw new IllegalStateException("The victim " + victimName + " is the coordinator (" + coordinator + ")");
         }
-        Map<String, Integer> before = shardsPerNode();
+        ClusterState state = snapshot();
+        Map<String, Integer> before = shardsPerNode(state, TYPE);
+        int shards = before.values().stream().mapToInt(Integer::intValue).sum(); // every shard is hosted: seeded
         Set<Integer> victimShards = new HashSet<>();
-        ClusterState state = node.clusterState(Duration.ofSeconds(2)).get(10, TimeUnit.SECONDS);
         for (ClusterState.RegionState r : state.regions().getOrDefault(TYPE, List.of())) {
             if (r.member().name().equals(victimName)) {
                 victimShards.addAll(r.entitiesPerShard().keySet());
@@ -181,7 +197,7 @@ final class MembershipWorkloads {
         boolean[] onVictim = new boolean[entities];
         int others = 0;
         for (int i = 0; i < entities; i++) {
-            onVictim[i] = victimShards.contains(Math.floorMod(ids[i].hashCode(), 100));
+            onVictim[i] = victimShards.contains(EntityType.shardOf(ids[i], shards));
             others += onVictim[i] ? 0 : 1;
         }
         AtomicInteger othersLeft = new AtomicInteger(others);

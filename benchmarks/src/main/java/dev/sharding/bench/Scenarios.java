@@ -175,9 +175,10 @@ final class Scenarios {
                 members(3, a, b, c);
                 a.send("SEED 10000 3");
                 String seeded = a.await("SEEDED", Launcher.seconds(300));
-                a.send("W7 " + c.pid() + " " + ready[1] + " 10000" + (w.equals("W7-HANG") ? " STOP" : ""));
+                boolean hang = w.equals("W7-HANG");
+                a.send("W7 " + c.pid() + " " + ready[1] + " 10000" + (hang ? " STOP" : ""));
                 result = a.await("RESULT", Launcher.seconds(900));
-                if (w.equals("W7-HANG")) {
+                if (hang) {
                     c.destroy(); // stopped: it would not read EXIT
                 }
                 ObjectNode r = (ObjectNode) Workloads.JSON.readTree(result);
