@@ -106,6 +106,52 @@ public interface ShardingStore extends AutoCloseable {
     CompletableFuture<Long> clearShardingData();
 
     /**
+     * Takes or renews the coordinator lease of a cluster: one row per cluster name that says which member's
+     * coordinator may allocate shards over this store, until when. Atomically: when no member holds the lease, when
+     * the lease has expired (by the store's own clock), or when {@code holderId} holds it already, it is given to
+     * {@code holderId} until the store's now plus {@code duration}; otherwise it is left as it is.
+     *
+     * <p>The split-brain strategy {@code store-lease} keeps the side whose coordinator holds this lease; every other
+     * strategy uses it to notice a second cluster of the same name started on the same store by mistake.
+     *
+     * <p>Stores that cannot arbitrate (the in-memory store of one JVM is shared only by the nodes in it) may grant
+     * every request; the default refuses to arbitrate by failing with {@link UnsupportedOperationException}.
+     *
+     * @param clusterName the cluster
+     * @param holderId the member asking, unique per incarnation (its JGroups address)
+     * @param holderName the member's name, for messages
+     * @param duration how long the lease lasts from the store's now, if granted
+     * @return the lease as it is after the call: granted to {@code holderId} or held by another member
+     */
+    default CompletableFuture<CoordinatorLease> acquireCoordinatorLease(String clusterName, String holderId,
+            String holderName, java.time.Duration duration) {
+        return CompletableFuture.failedFuture(new UnsupportedOperationException(
+                getClass().getName() + " cannot hold a coordinator lease"));
+    }
+
+    /**
+     * Gives up the coordinator lease if {@code holderId} holds it (a coordinator that stops or steps down), so that
+     * the next coordinator need not wait for it to expire. Does nothing otherwise.
+     *
+     * @param clusterName the cluster
+     * @param holderId the member giving it up
+     * @return completes once done
+     */
+    default CompletableFuture<Void> releaseCoordinatorLease(String clusterName, String holderId) {
+        return CompletableFuture.completedFuture(null);
+    }
+
+    /**
+     * The identity of this store: a random id created the first time any node asks and kept in the store, so that
+     * nodes can check that they share one store. Empty for a store that is not shared between processes.
+     *
+     * @return the id, or empty
+     */
+    default CompletableFuture<java.util.Optional<String>> storeId() {
+        return CompletableFuture.completedFuture(java.util.Optional.empty());
+    }
+
+    /**
      * Releases what the store holds (threads, connections it owns).
      */
     @Override
@@ -119,5 +165,16 @@ public interface ShardingStore extends AutoCloseable {
      * @param epoch the epoch of its last write
      */
     record StoredState(byte[] state, long version, long epoch) {
+    }
+
+    /**
+     * A cluster's coordinator lease, as it is after {@link #acquireCoordinatorLease}.
+     *
+     * @param granted whether the member that asked holds it now
+     * @param holderId the member holding it
+     * @param holderName that member's name
+     * @param remaining how long it still lasts, by the store's clock
+     */
+    record CoordinatorLease(boolean granted, String holderId, String holderName, java.time.Duration remaining) {
     }
 }

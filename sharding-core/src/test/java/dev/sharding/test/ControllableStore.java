@@ -97,6 +97,17 @@ public final class ControllableStore implements ShardingStore {
     }
 
     @Override
+    public CompletableFuture<CoordinatorLease> acquireCoordinatorLease(String clusterName, String holderId,
+            String holderName, java.time.Duration duration) {
+        return delegate.acquireCoordinatorLease(clusterName, holderId, holderName, duration);
+    }
+
+    @Override
+    public CompletableFuture<Void> releaseCoordinatorLease(String clusterName, String holderId) {
+        return delegate.releaseCoordinatorLease(clusterName, holderId);
+    }
+
+    @Override
     public void close() {
     }
 }

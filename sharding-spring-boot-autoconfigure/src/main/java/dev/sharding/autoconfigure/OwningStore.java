@@ -69,6 +69,22 @@ final class OwningStore implements ShardingStore {
     }
 
     @Override
+    public CompletableFuture<CoordinatorLease> acquireCoordinatorLease(String clusterName, String holderId,
+            String holderName, java.time.Duration duration) {
+        return this.store.acquireCoordinatorLease(clusterName, holderId, holderName, duration);
+    }
+
+    @Override
+    public CompletableFuture<Void> releaseCoordinatorLease(String clusterName, String holderId) {
+        return this.store.releaseCoordinatorLease(clusterName, holderId);
+    }
+
+    @Override
+    public CompletableFuture<Optional<String>> storeId() {
+        return this.store.storeId();
+    }
+
+    @Override
     public void close() {
         try {
             this.store.close();

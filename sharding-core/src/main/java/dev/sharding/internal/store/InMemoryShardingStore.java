@@ -105,6 +105,34 @@ public final class InMemoryShardingStore implements ShardingStore {
         return CompletableFuture.completedFuture(ids);
     }
 
+    private final Map<String, Lease> leases = new HashMap<>();
+
+    private record Lease(String holderId, String holderName, long expiresNanos) {
+    }
+
+    @Override
+    public synchronized CompletableFuture<CoordinatorLease> acquireCoordinatorLease(String clusterName,
+            String holderId, String holderName, java.time.Duration duration) {
+        long now = System.nanoTime();
+        Lease lease = leases.get(clusterName);
+        if (lease == null || lease.expiresNanos() - now <= 0 || lease.holderId().equals(holderId)) {
+            lease = new Lease(holderId, holderName, now + duration.toNanos());
+            leases.put(clusterName, lease);
+        }
+        return CompletableFuture.completedFuture(new CoordinatorLease(lease.holderId().equals(holderId),
+                lease.holderId(), lease.holderName(), java.time.Duration.ofNanos(Math.max(0,
+                        lease.expiresNanos() - now))));
+    }
+
+    @Override
+    public synchronized CompletableFuture<Void> releaseCoordinatorLease(String clusterName, String holderId) {
+        Lease lease = leases.get(clusterName);
+        if (lease != null && lease.holderId().equals(holderId)) {
+            leases.remove(clusterName);
+        }
+        return CompletableFuture.completedFuture(null);
+    }
+
     @Override
     public void close() {
     }
