@@ -185,6 +185,28 @@ public final class ShardingNode implements AutoCloseable {
     }
 
     /**
+     * Why this node refuses messages now: it is on the losing side of a network partition, it lost its lease to
+     * serve (it was frozen or cut off), or the coordinator refused it for good (another store or number of shards).
+     * Its calls fail with {@link ClusterPartitionedException} meanwhile.
+     *
+     * @return the reason, or {@code null} while the node serves
+     */
+    public @Nullable String partitionedReason() {
+        String refused = runtime.registrationRefused();
+        return refused != null ? "the coordinator refused this node: " + refused : runtime.partitionedReason();
+    }
+
+    /**
+     * Control messages this node dropped because their sender may not send them (not the coordinator of the current
+     * view, or not a member).
+     *
+     * @return the count since start
+     */
+    public long droppedControlMessages() {
+        return runtime.droppedControlMessages();
+    }
+
+    /**
      * Whether this node hosts the active coordinator and it has rebuilt its table.
      *
      * @return true on a ready coordinator

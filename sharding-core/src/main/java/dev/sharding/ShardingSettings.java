@@ -30,6 +30,7 @@ import org.jspecify.annotations.Nullable;
  * @param initialHosts the members to discover, as {@code host[port]} or {@code host[first..last]}, comma separated
  * @param jgroupsConfig a JGroups stack file or resource replacing the default TCP stack, or {@code null}
  * @param entities settings per entity type, by type name
+ * @param splitBrain how a partitioned cluster decides which side keeps running
  */
 public record ShardingSettings(
         String clusterName,
@@ -50,7 +51,8 @@ public record ShardingSettings(
         int portRange,
         String initialHosts,
         @Nullable String jgroupsConfig,
-        Map<String, EntityTypeSettings> entities) {
+        Map<String, EntityTypeSettings> entities,
+        SplitBrainSettings splitBrain) {
 
     /** Default cluster name. */
     public static final String DEFAULT_CLUSTER_NAME = "sharding";
@@ -100,6 +102,7 @@ public record ShardingSettings(
         Objects.requireNonNull(bindAddress, "bindAddress");
         Objects.requireNonNull(initialHosts, "initialHosts");
         entities = Map.copyOf(entities);
+        Objects.requireNonNull(splitBrain, "splitBrain");
     }
 
     /**
@@ -111,7 +114,7 @@ public record ShardingSettings(
         return new ShardingSettings(DEFAULT_CLUSTER_NAME, null, DEFAULT_NUMBER_OF_SHARDS, DEFAULT_ASK_TIMEOUT,
                 DEFAULT_BUFFER_SIZE, DEFAULT_RETRY_INTERVAL, DEFAULT_MAX_PAYLOAD_SIZE, DEFAULT_REBALANCE_INTERVAL,
                 DEFAULT_REBALANCE_ABSOLUTE_LIMIT, DEFAULT_REBALANCE_RELATIVE_LIMIT, DEFAULT_HANDOFF_TIMEOUT,
-                DEFAULT_PASSIVATION_IDLE_TIMEOUT, DEFAULT_PASSIVATION_MAX_ACTIVE_ENTITIES, DEFAULT_BIND_ADDRESS, DEFAULT_BIND_PORT, DEFAULT_PORT_RANGE, DEFAULT_INITIAL_HOSTS, null, Map.of());
+                DEFAULT_PASSIVATION_IDLE_TIMEOUT, DEFAULT_PASSIVATION_MAX_ACTIVE_ENTITIES, DEFAULT_BIND_ADDRESS, DEFAULT_BIND_PORT, DEFAULT_PORT_RANGE, DEFAULT_INITIAL_HOSTS, null, Map.of(), SplitBrainSettings.DEFAULT);
     }
 
     /**
@@ -149,7 +152,18 @@ public record ShardingSettings(
                     "entities." + type + ".passivation.idle-timeout", settings.idleTimeout(),
                     "must be zero (never) or positive");
         });
+        splitBrain.validate();
         return this;
+    }
+
+    /**
+     * Copy with other split-brain settings.
+     *
+     * @param value the new value
+     * @return the copy
+     */
+    public ShardingSettings withSplitBrain(SplitBrainSettings value) {
+        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities, value);
     }
 
     private static boolean positive(Duration d) {
@@ -179,7 +193,7 @@ public record ShardingSettings(
      * @return the copy
      */
     public ShardingSettings withClusterName(String value) {
-        return new ShardingSettings(value, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities);
+        return new ShardingSettings(value, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities, splitBrain);
     }
 
     /**
@@ -189,7 +203,7 @@ public record ShardingSettings(
      * @return the copy
      */
     public ShardingSettings withNodeName(@Nullable String value) {
-        return new ShardingSettings(clusterName, value, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities);
+        return new ShardingSettings(clusterName, value, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities, splitBrain);
     }
 
     /**
@@ -199,7 +213,7 @@ public record ShardingSettings(
      * @return the copy
      */
     public ShardingSettings withNumberOfShards(int value) {
-        return new ShardingSettings(clusterName, nodeName, value, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities);
+        return new ShardingSettings(clusterName, nodeName, value, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities, splitBrain);
     }
 
     /**
@@ -209,7 +223,7 @@ public record ShardingSettings(
      * @return the copy
      */
     public ShardingSettings withAskTimeout(Duration value) {
-        return new ShardingSettings(clusterName, nodeName, numberOfShards, value, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities);
+        return new ShardingSettings(clusterName, nodeName, numberOfShards, value, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities, splitBrain);
     }
 
     /**
@@ -219,7 +233,7 @@ public record ShardingSettings(
      * @return the copy
      */
     public ShardingSettings withBufferSize(int value) {
-        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, value, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities);
+        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, value, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities, splitBrain);
     }
 
     /**
@@ -229,7 +243,7 @@ public record ShardingSettings(
      * @return the copy
      */
     public ShardingSettings withRetryInterval(Duration value) {
-        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, value, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities);
+        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, value, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities, splitBrain);
     }
 
     /**
@@ -239,7 +253,7 @@ public record ShardingSettings(
      * @return the copy
      */
     public ShardingSettings withMaxPayloadSize(int value) {
-        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, value, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities);
+        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, value, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities, splitBrain);
     }
 
     /**
@@ -249,7 +263,7 @@ public record ShardingSettings(
      * @return the copy
      */
     public ShardingSettings withRebalanceInterval(Duration value) {
-        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, value, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities);
+        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, value, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities, splitBrain);
     }
 
     /**
@@ -259,7 +273,7 @@ public record ShardingSettings(
      * @return the copy
      */
     public ShardingSettings withRebalanceAbsoluteLimit(int value) {
-        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, value, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities);
+        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, value, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities, splitBrain);
     }
 
     /**
@@ -269,7 +283,7 @@ public record ShardingSettings(
      * @return the copy
      */
     public ShardingSettings withRebalanceRelativeLimit(double value) {
-        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, value, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities);
+        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, value, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities, splitBrain);
     }
 
     /**
@@ -279,7 +293,7 @@ public record ShardingSettings(
      * @return the copy
      */
     public ShardingSettings withHandoffTimeout(Duration value) {
-        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, value, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities);
+        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, value, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities, splitBrain);
     }
 
     /**
@@ -289,7 +303,7 @@ public record ShardingSettings(
      * @return the copy
      */
     public ShardingSettings withJgroupsConfig(@Nullable String value) {
-        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, value, entities);
+        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, value, entities, splitBrain);
     }
 
     /**
@@ -299,7 +313,7 @@ public record ShardingSettings(
      * @return the copy
      */
     public ShardingSettings withPassivationIdleTimeout(Duration value) {
-        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, value, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities);
+        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, value, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities, splitBrain);
     }
 
     /**
@@ -309,7 +323,7 @@ public record ShardingSettings(
      * @return the copy
      */
     public ShardingSettings withPassivationMaxActiveEntities(int value) {
-        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, value, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities);
+        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, value, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities, splitBrain);
     }
 
     /**
@@ -322,7 +336,7 @@ public record ShardingSettings(
      * @return the copy
      */
     public ShardingSettings withNetwork(String address, int port, int range, String hosts) {
-        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, address, port, range, hosts, jgroupsConfig, entities);
+        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, address, port, range, hosts, jgroupsConfig, entities, splitBrain);
     }
 
     /**
@@ -335,7 +349,7 @@ public record ShardingSettings(
     public ShardingSettings withEntity(String typeName, EntityTypeSettings value) {
         Map<String, EntityTypeSettings> map = new HashMap<>(entities);
         map.put(typeName, value);
-        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, map);
+        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, map, splitBrain);
     }
 
     /**

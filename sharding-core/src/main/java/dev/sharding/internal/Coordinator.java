@@ -9,6 +9,8 @@ import dev.sharding.internal.protocol.HandOff;
 import dev.sharding.internal.protocol.HostShard;
 import dev.sharding.internal.protocol.RegionInfo;
 import dev.sharding.internal.protocol.RegisterAck;
+import dev.sharding.internal.protocol.RegisterRefused;
+import dev.sharding.internal.protocol.StopShard;
 import dev.sharding.internal.protocol.ShardHome;
 import dev.sharding.spi.ShardAllocationStrategy;
 import java.util.ArrayList;
@@ -84,6 +86,20 @@ final class Coordinator {
 
     private final ShardAllocationStrategy strategy;
 
+    private final LeaseKeeper leases;
+
+    /** Shards of members that left, with the time before which they may still be served there. */
+    private final Map<ShardKey, Long> fences = new HashMap<>();
+
+    /** The epoch of each allocated shard, as allocated here or reported by its region. */
+    private final Map<ShardKey, Long> epochs = new HashMap<>();
+
+    /** Before this time, a shard no member reports is not allocated: a predecessor's lease may still cover it. */
+    private long activationFence = Long.MIN_VALUE;
+
+    /** When a retry of the waiting requests is scheduled for, or {@code Long.MIN_VALUE}. */
+    private long retryAtNanos = Long.MIN_VALUE;
+
     private boolean active;
 
     private boolean ready;
@@ -114,9 +130,10 @@ final class Coordinator {
 
     private int movedInRound;
 
-    Coordinator(NodeRuntime node, ShardAllocationStrategy strategy) {
+    Coordinator(NodeRuntime node, ShardAllocationStrategy strategy, LeaseKeeper leases) {
         this.node = node;
         this.strategy = strategy;
+        this.leases = leases;
     }
 
     boolean isActive() {
@@ -162,8 +179,11 @@ final class Coordinator {
             waiting.clear();
             leaving.clear();
             rememberTypes.clear();
+            fences.clear();
+            epochs.clear();
             return;
         }
+        long now = System.nanoTime();
         if (!active) {
             active = true;
             ready = false;
@@ -171,6 +191,9 @@ final class Coordinator {
             inProgress.clear();
             handoffs.clear();
             leaving.clear();
+            fences.clear();
+            epochs.clear();
+            activationFence = leases.activationFence(now);
             awaitingStates.clear();
             awaitingStates.addAll(members);
             log.info("Coordinator activated on {}; asking {} members for their shards", node.nodeName(),
@@ -182,6 +205,20 @@ final class Coordinator {
         }
         leaving.removeAll(gone);
         for (Member m : gone) {
+            // its shards may still be served there until its lease has surely ended
+            long fence = leases.fenceFor(m, now);
+            state.types().forEach((typeName, t) -> t.homes().forEach((shard, home) -> {
+                if (home.equals(m)) {
+                    ShardKey key = new ShardKey(typeName, shard);
+                    fences.merge(key, fence, Math::max);
+                    epochs.remove(key);
+                }
+            }));
+            inProgress.forEach((key, a) -> {
+                if (a.member.equals(m)) {
+                    fences.merge(key, fence, Math::max);
+                }
+            });
             state = state.apply(new CoordinatorState.MemberRemoved(m));
             awaitingStates.remove(m);
         }
@@ -212,7 +249,7 @@ final class Coordinator {
                 HandOffState h = handoffs.remove(key);
                 log.info("Owner {} of shard {} of {} left during its handoff; allocating it anew", h.owner,
                         key.shardId, key.typeName);
-                reallocate(key, h, gone, List.of());
+                reallocate(key, h, gone, List.of(), 0);
             }
             for (Set<Member> requesters : waiting.values()) {
                 requesters.removeAll(gone);
@@ -226,7 +263,33 @@ final class Coordinator {
         maybeNextRound();
     }
 
-    /** A member reported its regions (Register or ShardStates). */
+    /** A member registers its regions: refused for good if it does not share the store or the number of shards. */
+    void onRegister(Member from, List<RegionInfo> regions, String storeId) {
+        if (!active) {
+            return;
+        }
+        String own = node.storeId();
+        if (!own.isEmpty() && !storeId.equals(own)) {
+            refuse(from, "node " + from + " uses another store (id " + (storeId.isEmpty() ? "none: not shared"
+                    : storeId) + ") than the cluster's coordinator " + node.nodeName() + " (id " + own + "); every "
+                    + "node of a cluster must use one shared database (sharding.store, spring.datasource.url)");
+            return;
+        }
+        onRegionStates(from, regions);
+    }
+
+    private void refuse(Member from, String reason) {
+        log.error("Refused {}: {}", from, reason);
+        node.send(from, new RegisterRefused(reason), false);
+        awaitingStates.remove(from);
+        checkReady();
+    }
+
+    /**
+     * A member reported its regions and every shard they host, with epochs (Register or ShardStates). The table
+     * follows the report: a shard it hosts and nobody else does is its; a shard two members host stays with the newer
+     * epoch, and the other copy is stopped; a shard the table gave it and it no longer hosts has no home any more.
+     */
     void onRegionStates(Member from, List<RegionInfo> regions) {
         if (!active) {
             return; // the member retries with whoever is the coordinator
@@ -236,16 +299,19 @@ final class Coordinator {
             return;
         }
         for (RegionInfo r : regions) {
+            CoordinatorState.TypeState t = state.type(r.typeName());
+            if (t != null && t.numberOfShards() != r.numberOfShards()) {
+                refuse(from, "node " + from + " runs entity type " + r.typeName() + " with " + r.numberOfShards()
+                        + " shards, but the cluster uses " + t.numberOfShards() + "; number-of-shards must be equal "
+                        + "on every node");
+                return;
+            }
+        }
+        for (RegionInfo r : regions) {
             if (r.rememberEntities() && rememberTypes.add(r.typeName()) && ready) {
                 allocateRemembered();
             }
             CoordinatorState.TypeState t = state.type(r.typeName());
-            if (t != null && t.numberOfShards() != r.numberOfShards()) {
-                log.error("Member {} runs {} with {} shards, but the cluster uses {}: its region is ignored;"
-                        + " number-of-shards must be equal on every node", from, r.typeName(), r.numberOfShards(),
-                        t.numberOfShards());
-                continue;
-            }
             boolean known = t != null && (t.regions().containsKey(from) || t.proxies().contains(from));
             if (!known) {
                 try {
@@ -256,20 +322,70 @@ final class Coordinator {
                     continue;
                 }
             }
-            for (int shard : r.hostedShards()) {
-                Member home = state.home(r.typeName(), shard);
-                if (home == null) {
-                    state = state.apply(new CoordinatorState.ShardAllocated(r.typeName(), shard, from));
-                } else if (!home.equals(from)) {
-                    log.warn("Shard {} of {} is claimed by {} and {}; keeping it on {}", shard, r.typeName(), home,
-                            from, home);
-                }
-            }
+            reconcile(from, r);
         }
         node.send(from, new RegisterAck(), false);
         awaitingStates.remove(from);
         checkReady();
         retryWaiting();
+    }
+
+    private void reconcile(Member from, RegionInfo r) {
+        Set<Integer> reported = new HashSet<>();
+        for (int i = 0; i < r.hostedShards().length; i++) {
+            int shard = r.hostedShards()[i];
+            long epoch = r.hostedEpochs()[i];
+            reported.add(shard);
+            ShardKey key = new ShardKey(r.typeName(), shard);
+            Member home = state.home(r.typeName(), shard);
+            Allocation pending = inProgress.get(key);
+            if (home == null && pending != null) {
+                if (pending.member.equals(from) && pending.epoch == epoch) {
+                    onShardStarted(from, r.typeName(), shard);
+                } else if (pending.epoch < 0 || epoch < pending.epoch) {
+                    stop(from, key, epoch, "an allocation of it is under way");
+                }
+            } else if (home == null) {
+                state = state.apply(new CoordinatorState.ShardAllocated(r.typeName(), shard, from));
+                epochs.put(key, epoch);
+                fences.remove(key);
+            } else if (home.equals(from)) {
+                epochs.merge(key, epoch, Math::max);
+            } else {
+                long current = epochs.getOrDefault(key, 0L);
+                if (epoch > current) {
+                    stop(home, key, current, "member " + from + " hosts epoch " + epoch);
+                    state = state.apply(new CoordinatorState.ShardDeallocated(r.typeName(), shard));
+                    state = state.apply(new CoordinatorState.ShardAllocated(r.typeName(), shard, from));
+                    epochs.put(key, epoch);
+                } else {
+                    stop(from, key, epoch, "member " + home + " hosts epoch " + current);
+                }
+            }
+        }
+        CoordinatorState.TypeState t = state.type(r.typeName());
+        if (t == null) {
+            return;
+        }
+        List<Integer> lost = new ArrayList<>();
+        t.homes().forEach((shard, home) -> {
+            ShardKey key = new ShardKey(r.typeName(), shard);
+            if (home.equals(from) && !reported.contains(shard) && !handoffs.containsKey(key)) {
+                lost.add(shard);
+            }
+        });
+        for (int shard : lost) {
+            log.info("Member {} no longer hosts shard {} of {}; it has no home until asked for", from, shard,
+                    r.typeName());
+            state = state.apply(new CoordinatorState.ShardDeallocated(r.typeName(), shard));
+            epochs.remove(new ShardKey(r.typeName(), shard));
+        }
+    }
+
+    private void stop(Member holder, ShardKey key, long epoch, String why) {
+        log.warn("Shard {} of {} is hosted twice; stopping the copy of epoch {} on {}: {}", key.shardId,
+                key.typeName, epoch, holder, why);
+        node.send(holder, new StopShard(key.typeName, key.shardId, epoch), false);
     }
 
     private void checkReady() {
@@ -343,6 +459,11 @@ final class Coordinator {
 
     private void allocate(ShardKey key, Set<Member> requesters, @Nullable Member preferred,
             List<EntityTransfer> transfer) {
+        allocate(key, requesters, preferred, transfer, 0);
+    }
+
+    private void allocate(ShardKey key, Set<Member> requesters, @Nullable Member preferred,
+            List<EntityTransfer> transfer, long transferEpoch) {
         CoordinatorState.TypeState t = state.type(key.typeName);
         if (t != null && (key.shardId < 0 || key.shardId >= t.numberOfShards())) {
             log.warn("Ignoring request for shard {} of {}: out of range", key.shardId, key.typeName);
@@ -365,7 +486,22 @@ final class Coordinator {
             pending.requesters.addAll(requesters);
             return;
         }
+        long now = System.nanoTime();
+        if (!leases.inCharge(now)) {
+            // this side may not run, or has not heard from enough members yet: the requests wait
+            waiting.computeIfAbsent(key, k -> new LinkedHashSet<>()).addAll(requesters);
+            return;
+        }
+        long fence = Math.max(activationFence, fences.getOrDefault(key, Long.MIN_VALUE));
+        if (fence - now > 0) {
+            // a member that left may still serve the shard until its lease ends
+            waiting.computeIfAbsent(key, k -> new LinkedHashSet<>()).addAll(requesters);
+            retryAt(fence);
+            return;
+        }
+        fences.remove(key);
         Map<Member, Set<Integer>> candidates = t == null ? Map.of() : candidates(key.typeName, t);
+        candidates.keySet().removeIf(m -> !leases.leased(m, now));
         if (candidates.isEmpty()) {
             waiting.computeIfAbsent(key, k -> new LinkedHashSet<>()).addAll(requesters);
             return;
@@ -383,7 +519,7 @@ final class Coordinator {
             waiting.computeIfAbsent(key, k -> new LinkedHashSet<>()).addAll(requesters);
             return;
         }
-        Allocation allocation = new Allocation(chosen, new LinkedHashSet<>(requesters), transfer);
+        Allocation allocation = new Allocation(chosen, new LinkedHashSet<>(requesters), transfer, transferEpoch);
         inProgress.put(key, allocation);
         requestEpoch(key, allocation);
     }
@@ -409,8 +545,8 @@ final class Coordinator {
 
     private void sendHostShard(ShardKey key, Allocation allocation) {
         allocation.sentNanos = System.nanoTime();
-        node.send(allocation.member, new HostShard(key.typeName, key.shardId, allocation.epoch, allocation.transfer),
-                false);
+        node.send(allocation.member, new HostShard(key.typeName, key.shardId, allocation.epoch,
+                allocation.transferEpoch, allocation.transfer), false);
     }
 
     /** A region started hosting a shard. */
@@ -426,6 +562,7 @@ final class Coordinator {
         }
         inProgress.remove(key);
         state = state.apply(new CoordinatorState.ShardAllocated(typeName, shardId, from));
+        epochs.put(key, pending.epoch);
         for (Member r : pending.requesters) {
             if (!r.equals(from)) {
                 node.send(r, new ShardHome(typeName, shardId, from), false);
@@ -460,7 +597,7 @@ final class Coordinator {
     }
 
     /** The owner stopped a shard. */
-    void onShardStopped(Member from, String typeName, int shardId, List<EntityTransfer> transfer) {
+    void onShardStopped(Member from, String typeName, int shardId, long epoch, List<EntityTransfer> transfer) {
         if (!active) {
             return;
         }
@@ -471,25 +608,28 @@ final class Coordinator {
             if (from.equals(state.home(typeName, shardId))) {
                 state = state.apply(new CoordinatorState.ShardDeallocated(typeName, shardId));
             }
-            reallocate(key, h, Set.of(), transfer);
+            epochs.remove(key);
+            reallocate(key, h, Set.of(), transfer, epoch);
             maybeNextRound();
         } else if (from.equals(state.home(typeName, shardId))) {
             // a handoff the previous coordinator started completed
             state = state.apply(new CoordinatorState.ShardDeallocated(typeName, shardId));
+            epochs.remove(key);
             Set<Member> requesters = waiting.remove(key);
-            allocate(key, requesters == null ? allRegions(typeName) : requesters, null, transfer);
+            allocate(key, requesters == null ? allRegions(typeName) : requesters, null, transfer, epoch);
         }
     }
 
     /** Allocates a handed-off shard at once and tells every region of the type (they all buffer for it). */
-    private void reallocate(ShardKey key, HandOffState h, Set<Member> gone, List<EntityTransfer> transfer) {
+    private void reallocate(ShardKey key, HandOffState h, Set<Member> gone, List<EntityTransfer> transfer,
+            long transferEpoch) {
         Set<Member> requesters = new LinkedHashSet<>(h.regions);
         requesters.addAll(h.requesters);
         requesters.addAll(allRegions(key.typeName));
         requesters.removeAll(gone);
         requesters.retainAll(view);
         Member target = h.target != null && !gone.contains(h.target) ? h.target : null;
-        allocate(key, requesters, target, transfer);
+        allocate(key, requesters, target, transfer, transferEpoch);
     }
 
     private Set<Member> allRegions(String typeName) {
@@ -640,6 +780,28 @@ final class Coordinator {
         }
     }
 
+    /** A member got its first lease, or this coordinator may run again: waiting requests are tried now. */
+    void retryWaitingNow() {
+        if (active) {
+            retryWaiting();
+        }
+    }
+
+    /** Tries the waiting requests again at a time (a fence ends then), unless an earlier retry is scheduled. */
+    private void retryAt(long atNanos) {
+        long now = System.nanoTime();
+        if (retryAtNanos != Long.MIN_VALUE && retryAtNanos - now > 0 && retryAtNanos - atNanos <= 0) {
+            return;
+        }
+        retryAtNanos = atNanos;
+        node.control().schedule(() -> {
+            if (retryAtNanos == atNanos) {
+                retryAtNanos = Long.MIN_VALUE;
+            }
+            retryWaitingNow();
+        }, Math.max(0, atNanos - now) + 1_000_000L, java.util.concurrent.TimeUnit.NANOSECONDS);
+    }
+
     private void retryWaiting() {
         if (!ready || waiting.isEmpty()) {
             return;
@@ -664,16 +826,19 @@ final class Coordinator {
 
         final List<EntityTransfer> transfer;
 
+        final long transferEpoch;
+
         long epoch = -1;
 
         boolean epochRequested;
 
         long sentNanos;
 
-        Allocation(Member member, Set<Member> requesters, List<EntityTransfer> transfer) {
+        Allocation(Member member, Set<Member> requesters, List<EntityTransfer> transfer, long transferEpoch) {
             this.member = member;
             this.requesters = requesters;
             this.transfer = transfer;
+            this.transferEpoch = transferEpoch;
         }
     }
 

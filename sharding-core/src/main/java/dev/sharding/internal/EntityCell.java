@@ -1,5 +1,6 @@
 package dev.sharding.internal;
 
+import dev.sharding.ClusterPartitionedException;
 import dev.sharding.EntityContext;
 import dev.sharding.EntityState;
 import dev.sharding.UnhandledMessageException;
@@ -159,6 +160,11 @@ final class EntityCell implements Runnable, EntityContext {
         shard.region().executor().execute(this);
     }
 
+    /** Runs the mailbox again after it waited for the node to serve again. */
+    void unpark() {
+        resume();
+    }
+
     /** Handles one delivery; false when the mailbox must wait for a completion. */
     private boolean process(Delivery d) {
         if (d.message() instanceof StopSignal stop) {
@@ -173,12 +179,24 @@ final class EntityCell implements Runnable, EntityContext {
             return true;
         }
         ReplySink sink = d.sink();
+        Region<?> region = shard.region();
+        if (shard.dropped) {
+            sink.fail(FailureKind.PARTITIONED, ClusterPartitionedException.class.getName(), "Shard " + shardId()
+                    + " of " + typeName() + " stopped on " + nodeName() + " without a handoff (" 
+                    + region.notServingReason() + "); the message had no effect");
+            return true;
+        }
+        if (!region.serving()) {
+            // the lease ran out: the message waits until the node serves again, or the shard is dropped
+            pending = d;
+            region.park(this);
+            return false;
+        }
         if (stopped) {
             sink.fail(FailureKind.UNAVAILABLE, "ShardingException",
                     "Entity [" + typeName() + "/" + entityId + "] stopped before handling the message");
             return true;
         }
-        Region<?> region = shard.region();
         Object entity = instance;
         if (entity == null) {
             if (region.type().stateType() != null && loaded == null) {
@@ -310,6 +328,9 @@ final class EntityCell implements Runnable, EntityContext {
         }
         log.warn("State of [{}/{}] not stored; it is back to the stored value: {}", typeName(), entityId,
                 writeFailure.toString());
+        if (writeFailure instanceof dev.sharding.spi.StaleEpochException) {
+            shard.region().shardFenced(shard.shardId(), shard.epoch());
+        }
         sink.fail(FailureKind.ENTITY_FAILED, writeFailure.getClass().getName(),
                 "the entity's state could not be stored, so the message had no effect: " + writeFailure.getMessage());
     }
@@ -320,6 +341,12 @@ final class EntityCell implements Runnable, EntityContext {
             passivateInstance();
         }
         if (failure == null) {
+            if (!sink.isTell() && !shard.region().serving()) {
+                // the lease ran out while the handler ran: a reply now could show state another node has changed
+                sink.fail(FailureKind.PARTITIONED, ClusterPartitionedException.class.getName(),
+                        shard.region().notServingReason() + "; the message may have had an effect");
+                return;
+            }
             sink.reply(value);
             return;
         }

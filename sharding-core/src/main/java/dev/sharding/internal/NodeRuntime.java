@@ -20,6 +20,12 @@ import dev.sharding.internal.protocol.GetShardStates;
 import dev.sharding.internal.protocol.GracefulShutdownRequest;
 import dev.sharding.internal.protocol.HandOff;
 import dev.sharding.internal.protocol.HostShard;
+import dev.sharding.internal.protocol.LeaseGrant;
+import dev.sharding.internal.protocol.LeasePing;
+import dev.sharding.internal.protocol.LeasePong;
+import dev.sharding.internal.protocol.LeaseRefused;
+import dev.sharding.internal.protocol.RegisterRefused;
+import dev.sharding.internal.protocol.StopShard;
 import dev.sharding.internal.protocol.ProtocolCodec;
 import dev.sharding.internal.protocol.ProtocolMessage;
 import dev.sharding.internal.protocol.RegionInfo;
@@ -33,7 +39,6 @@ import dev.sharding.internal.protocol.ShardHome;
 import dev.sharding.internal.protocol.ShardStarted;
 import dev.sharding.internal.protocol.ShardStates;
 import dev.sharding.internal.protocol.ShardStopped;
-import dev.sharding.internal.transport.JGroupsTransport;
 import dev.sharding.internal.transport.Transport;
 import dev.sharding.spi.MessageCodec;
 import dev.sharding.spi.ShardAllocationStrategy;
@@ -98,6 +103,16 @@ public final class NodeRuntime implements Transport.Listener {
     private final Map<String, Region<?>> regions = new LinkedHashMap<>();
 
     private final Coordinator coordinator;
+
+    private final LeaseKeeper leases;
+
+    /** The id of this node's store, empty when it is not shared between processes. */
+    private volatile String storeId = "";
+
+    /** Why the coordinator refused this node's registration for good, or {@code null}. */
+    private volatile @Nullable String registrationRefused;
+
+    private final AtomicLong droppedControl = new AtomicLong();
 
     private final ShardingStore store;
 
@@ -170,10 +185,25 @@ public final class NodeRuntime implements Transport.Listener {
         });
         ctl.setRemoveOnCancelPolicy(true);
         this.control = ctl;
-        this.coordinator = new Coordinator(this, strategy);
+        this.leases = new LeaseKeeper(this, settings.splitBrain(), stableAfterNanos(settings, -1));
+        this.coordinator = new Coordinator(this, strategy, leases);
         for (EntityType<?> type : types) {
             addRegion(type);
         }
+    }
+
+    /**
+     * How long a view must last to be stable: as set, or the failure detector's time to notice a hung or cut-off
+     * member (FD_ALL3's timeout plus VERIFY_SUSPECT2's, 3.5 s with the default stack) plus a second for the view to
+     * be installed on both sides.
+     */
+    static long stableAfterNanos(ShardingSettings settings, long failureDetectionNanos) {
+        Duration set = settings.splitBrain().stableAfter();
+        if (set != null) {
+            return set.toNanos();
+        }
+        long detection = failureDetectionNanos > 0 ? failureDetectionNanos : 3_500_000_000L;
+        return detection + 1_000_000_000L;
     }
 
     private <T> void addRegion(EntityType<T> type) {
@@ -219,6 +249,17 @@ public final class NodeRuntime implements Transport.Listener {
         Member me = transport.self();
         self = me;
         nodeName = me.name();
+        long detection = transport.failureDetectionNanos();
+        if (detection > 0) {
+            long stable = stableAfterNanos(settings, detection);
+            control.execute(() -> leases.stableAfter(stable));
+        }
+        try {
+            storeId = store.storeId().get(settings.askTimeout().toMillis() * 2, TimeUnit.MILLISECONDS).orElse("");
+        } catch (Exception e) {
+            log.warn("Cannot read the id of the store; the coordinator cannot check that {} shares its store: {}",
+                    nodeName, e.toString());
+        }
         control.scheduleWithFixedDelay(this::tick, SWEEP_MILLIS, SWEEP_MILLIS, TimeUnit.MILLISECONDS);
         log.info("Sharding node {} joined cluster {} with regions {}", nodeName, settings.clusterName(),
                 regions.keySet());
@@ -281,6 +322,7 @@ public final class NodeRuntime implements Transport.Listener {
             log.warn("Remembered entities of {} not all stored before stopping: {}", nodeName, e.toString());
         }
         asks.failAll(reason);
+        runOnControl(leases::releaseStoreLease);
         sayGoodbye();
         transport.close();
         shutdownThreads();
@@ -336,11 +378,7 @@ public final class NodeRuntime implements Transport.Listener {
             running = false;
             stopped = true;
         }
-        if (transport instanceof JGroupsTransport j) {
-            j.crash();
-        } else {
-            transport.close();
-        }
+        transport.crash();
         asks.failAll(new ShardingException("Sharding node " + nodeName + " crashed"));
         shutdownThreads();
     }
@@ -364,6 +402,161 @@ public final class NodeRuntime implements Transport.Listener {
         if (!running) {
             throw new ShardingException("Sharding node " + nodeName + " is not running");
         }
+        String partitioned = leases.partitioned();
+        if (partitioned != null) {
+            throw partitionedException(partitioned);
+        }
+    }
+
+    dev.sharding.ClusterPartitionedException partitionedException(String reason) {
+        return new dev.sharding.ClusterPartitionedException("Sharding node " + nodeName + " does not serve: "
+                + reason);
+    }
+
+    /** Whether this node may deliver to its entities now (its lease lasts). Any thread; on every message. */
+    boolean serving() {
+        return leases.serving() && !verifying;
+    }
+
+    /** Set while the shards are checked against the store after a lapse of the lease: nothing is delivered. */
+    private volatile boolean verifying;
+
+    /** Entities whose message waits for the node to serve again. */
+    private final java.util.concurrent.ConcurrentLinkedQueue<EntityCell> parked =
+            new java.util.concurrent.ConcurrentLinkedQueue<>();
+
+    /** An entity waits for the node to serve again. Entity threads. */
+    void park(EntityCell cell) {
+        parked.add(cell);
+        if (serving() && parked.remove(cell)) {
+            cell.unpark(); // the node served again meanwhile
+        }
+    }
+
+    /** Runs every waiting entity again: the node serves again, or shards were dropped. Any thread. */
+    void unparkAll() {
+        EntityCell cell;
+        while ((cell = parked.poll()) != null) {
+            cell.unpark();
+        }
+    }
+
+    /**
+     * Why this node refuses messages now: it is on the losing side of a partition, or lost its lease.
+     *
+     * @return the reason, or {@code null} when it serves
+     */
+    public @Nullable String partitionedReason() {
+        return leases.partitioned();
+    }
+
+    /**
+     * Why the coordinator refused this node for good (another store, another number of shards), or {@code null}.
+     *
+     * @return the reason
+     */
+    public @Nullable String registrationRefused() {
+        return registrationRefused;
+    }
+
+    /**
+     * Control messages dropped because they came from a member that may not send them.
+     *
+     * @return the count since start
+     */
+    public long droppedControlMessages() {
+        return droppedControl.get();
+    }
+
+    /** The node lost its side or its lease: every shard stops now, and the coordinator hears it hosts none. */
+    void stopServing(String reason) {
+        RuntimeException failure = partitionedException(reason);
+        for (Region<?> r : regions.values()) {
+            r.dropAll(failure);
+        }
+        registered = false;
+        Member coord = coordinatorMember;
+        if (coord != null && running) {
+            send(coord, new Register(regionInfos(), storeId), false);
+        }
+        regionChanged();
+    }
+
+    /**
+     * The node holds a lease again. The shards it kept through the lapse serve again only if none was allocated
+     * elsewhere meanwhile: their epochs are checked against the store first, and a stale one is dropped. Control
+     * thread.
+     */
+    void resumeServing() {
+        List<Region<?>> hosting = regions.values().stream().filter(r -> r.hostedShards() > 0).toList();
+        if (hosting.isEmpty()) {
+            reportShards();
+            return;
+        }
+        verifying = true;
+        List<CompletableFuture<?>> checks = new ArrayList<>();
+        for (Region<?> r : hosting) {
+            CompletableFuture<Map<Integer, Long>> epochs;
+            try {
+                epochs = store.currentEpochs(r.typeName());
+            } catch (RuntimeException e) {
+                epochs = CompletableFuture.failedFuture(e);
+            }
+            checks.add(epochs.handle((current, failure) -> {
+                runOnControlLater(() -> {
+                    if (failure != null) {
+                        log.warn("Cannot check the shards of {} on {} against the store; dropping them: {}",
+                                r.typeName(), nodeName, failure.toString());
+                        r.dropHosted();
+                    } else {
+                        r.dropStale(current);
+                    }
+                });
+                return null;
+            }));
+        }
+        CompletableFuture.allOf(checks.toArray(CompletableFuture[]::new)).whenComplete((v, t) ->
+                runOnControlLater(() -> {
+                    verifying = false;
+                    unparkAll();
+                    reportShards();
+                }));
+    }
+
+    private void reportShards() {
+        Member coord = coordinatorMember;
+        if (coord != null && running) {
+            registered = false;
+            send(coord, new Register(regionInfos(), storeId), false);
+        }
+    }
+
+    /** The coordinator may allocate again (a member got its first lease, or the store lease came back). */
+    void coordinatorMayRun() {
+        coordinator.retryWaitingNow();
+    }
+
+    /**
+     * Runs a task on the control thread later, unless the node has stopped it. Any thread.
+     *
+     * @return false when the task was not taken (the node stopped)
+     */
+    boolean runOnControlLater(Runnable task) {
+        try {
+            control.execute(task);
+            return true;
+        } catch (java.util.concurrent.RejectedExecutionException stopping) {
+            return false;
+        }
+    }
+
+    /** A region stopped a shard on its own (fenced by the store): the coordinator hears what this node hosts now. */
+    void stopServingShard() {
+        Member coord = coordinatorMember;
+        if (coord != null && running) {
+            send(coord, new Register(regionInfos(), storeId), false);
+        }
+        regionChanged();
     }
 
     // ---- accessors ---------------------------------------------------------------------------------------------
@@ -400,6 +593,11 @@ public final class NodeRuntime implements Transport.Listener {
 
     ShardingStore store() {
         return store;
+    }
+
+    /** The id of this node's store, empty when it is not shared. */
+    String storeId() {
+        return storeId;
     }
 
     ProtocolCodec protocol() {
@@ -456,7 +654,7 @@ public final class NodeRuntime implements Transport.Listener {
      * @return true once the coordinator acknowledged
      */
     public boolean isRegistered() {
-        return registered && running;
+        return registered && running && registrationRefused == null;
     }
 
     /**
@@ -615,6 +813,7 @@ public final class NodeRuntime implements Transport.Listener {
         view = members;
         Member newCoordinator = members.isEmpty() ? null : members.get(0);
         log.info("View on {}: {} (left: {}, joined: {})", nodeName, members, gone, joined);
+        leases.onView(members, System.nanoTime());
         asks.failSentTo(gone);
         for (Region<?> r : regions.values()) {
             r.membersGone(gone);
@@ -628,7 +827,7 @@ public final class NodeRuntime implements Transport.Listener {
         coordinatorMember = newCoordinator;
         if (newCoordinator != null && !newCoordinator.equals(previous)) {
             registered = false;
-            send(newCoordinator, new Register(regionInfos()), false);
+            send(newCoordinator, new Register(regionInfos(), storeId), false);
         }
     }
 
@@ -640,23 +839,59 @@ public final class NodeRuntime implements Transport.Listener {
         return infos;
     }
 
+    /** Messages only the coordinator of this node's current view may send. */
+    private static boolean fromCoordinatorOnly(ProtocolMessage msg) {
+        return msg instanceof HostShard || msg instanceof ShardHome || msg instanceof BeginHandOff
+                || msg instanceof HandOff || msg instanceof StopShard || msg instanceof GetShardStates
+                || msg instanceof RegisterAck || msg instanceof RegisterRefused || msg instanceof LeasePing
+                || msg instanceof LeaseGrant || msg instanceof LeaseRefused;
+    }
+
+    /**
+     * Whether a control message may come from this sender: commands to regions only from the coordinator of the
+     * current view, everything else only from members of the current view (a lease answer also from a member that
+     * left it, so that it learns why). Others are counted and dropped: a stale coordinator of a former view, or a
+     * process that is not a member, changes nothing.
+     */
+    private boolean acceptable(Member from, ProtocolMessage msg) {
+        if (from.equals(self)) {
+            return true;
+        }
+        if (fromCoordinatorOnly(msg)) {
+            return from.equals(coordinatorMember);
+        }
+        return msg instanceof LeasePong || view.contains(from);
+    }
+
     private void handleControl(Member from, ProtocolMessage msg) {
         if (!running && !(msg instanceof GetShardStates || msg instanceof GetRegionStats
                 || msg instanceof RegionStopped || msg instanceof RegionStoppedAck)) {
             return; // a stopping node still answers queries, so a new coordinator need not wait for it to leave
         }
+        if (!acceptable(from, msg)) {
+            long n = droppedControl.incrementAndGet();
+            if (n == 1 || Long.bitCount(n) == 1) {
+                log.info("Dropped {} from {}: only {} may send it now ({} dropped so far)",
+                        msg.getClass().getSimpleName(), from, fromCoordinatorOnly(msg)
+                                ? "the coordinator " + coordinatorMember : "members of the view", n);
+            }
+            return;
+        }
         try {
             if (msg instanceof Register m) {
-                coordinator.onRegionStates(from, m.regions());
+                coordinator.onRegister(from, m.regions(), m.storeId());
             } else if (msg instanceof ShardStates m) {
                 coordinator.onRegionStates(from, m.regions());
             } else if (msg instanceof RegisterAck) {
-                if (from.equals(coordinatorMember)) {
-                    if (!registered) {
-                        log.info("Node {} registered with coordinator {}", nodeName, from);
-                    }
-                    registered = true;
+                if (!registered) {
+                    log.info("Node {} registered with coordinator {}", nodeName, from);
                 }
+                registered = true;
+            } else if (msg instanceof RegisterRefused m) {
+                if (registrationRefused == null) {
+                    log.error("Coordinator {} refused node {}: {}", from, nodeName, m.reason());
+                }
+                registrationRefused = m.reason();
             } else if (msg instanceof GetShardStates) {
                 send(from, new ShardStates(regionInfos()), false);
             } else if (msg instanceof GetShardHome m) {
@@ -671,8 +906,13 @@ public final class NodeRuntime implements Transport.Listener {
                 if (r == null) {
                     log.error("Coordinator {} asked {} to host shard {} of unknown type {}", from, nodeName,
                             m.shardId(), m.typeName());
-                } else if (r.hostShard(m.shardId(), m.epoch(), m.transfer())) {
+                } else if (r.hostShard(m.shardId(), m.epoch(), m.transferEpoch(), m.transfer())) {
                     send(from, new ShardStarted(m.typeName(), m.shardId()), false);
+                }
+            } else if (msg instanceof StopShard m) {
+                Region<?> r = regions.get(m.typeName());
+                if (r != null) {
+                    r.stopShard(m.shardId(), m.epoch());
                 }
             } else if (msg instanceof ShardStarted m) {
                 coordinator.onShardStarted(from, m.typeName(), m.shardId());
@@ -692,9 +932,17 @@ public final class NodeRuntime implements Transport.Listener {
                     r.handOff(m.shardId(), m.regions());
                 }
             } else if (msg instanceof ShardStopped m) {
-                coordinator.onShardStopped(from, m.typeName(), m.shardId(), m.transfer());
+                coordinator.onShardStopped(from, m.typeName(), m.shardId(), m.epoch(), m.transfer());
             } else if (msg instanceof GracefulShutdownRequest) {
                 coordinator.onGracefulShutdown(from);
+            } else if (msg instanceof LeasePing m) {
+                leases.onPing(from, m);
+            } else if (msg instanceof LeasePong m) {
+                leases.onPong(from, m);
+            } else if (msg instanceof LeaseGrant m) {
+                leases.onGrant(from, m);
+            } else if (msg instanceof LeaseRefused m) {
+                leases.onRefused(from, m);
             } else if (msg instanceof RegionStopped) {
                 send(from, new RegionStoppedAck(), false);
             } else if (msg instanceof RegionStoppedAck) {
@@ -764,6 +1012,9 @@ public final class NodeRuntime implements Transport.Listener {
             long millis = System.currentTimeMillis();
             clockMillis = millis;
             if (running) {
+                leases.tick(System.nanoTime());
+            }
+            if (running) {
                 boolean newPass = millis - lastSweepMillis >= sweepIntervalMillis();
                 if (newPass) {
                     lastSweepMillis = millis;
@@ -793,7 +1044,7 @@ public final class NodeRuntime implements Transport.Listener {
                 return;
             }
             if (!registered) {
-                send(coord, new Register(regionInfos()), false);
+                send(coord, new Register(regionInfos(), storeId), false);
             }
             if (leaving && !drained.isDone()) {
                 requestGracefulShutdown();

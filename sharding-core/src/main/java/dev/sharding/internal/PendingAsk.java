@@ -58,6 +58,7 @@ final class PendingAsk<R> implements ReplySink {
             case REJECTED -> new MessageRejectedException(String.valueOf(message));
             case BUFFER_FULL -> new BufferFullException(String.valueOf(message));
             case UNAVAILABLE -> new ShardingException(String.valueOf(message));
+            case PARTITIONED -> new dev.sharding.ClusterPartitionedException(String.valueOf(message));
         });
     }
 

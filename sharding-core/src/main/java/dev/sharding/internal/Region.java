@@ -209,42 +209,79 @@ public final class Region<T> implements ShardRegion<T> {
 
     /**
      * Writes the entities started and forgotten since the last flush to the store: those of one shard, or of all
-     * ({@code shardId} -1). A write that fails is tried again at the next flush. Control thread.
+     * ({@code shardId} -1). Per shard, one write at a time, so that they commit in the order of the events; a write
+     * that fails goes back to be written at the next flush, under any newer event of the same entity, so that an
+     * entity's last event is always the one that ends up stored. Control thread.
      *
      * @return completes when the writes are done (failed ones included)
      */
     CompletableFuture<Void> flushRemembered(int shardId) {
-        if (rememberEvents.isEmpty()) {
-            return CompletableFuture.completedFuture(null);
-        }
-        Map<Integer, Map<String, Boolean>> byShard = new TreeMap<>();
-        List<RememberEvent> others = new ArrayList<>();
         RememberEvent e;
         while ((e = rememberEvents.poll()) != null) {
-            if (shardId >= 0 && e.shardId() != shardId) {
-                others.add(e);
-            } else {
-                byShard.computeIfAbsent(e.shardId(), k -> new java.util.LinkedHashMap<>())
-                        .put(e.entityId(), e.started());
+            unflushed.computeIfAbsent(e.shardId(), k -> new java.util.LinkedHashMap<>()).put(e.entityId(),
+                    e.started());
+        }
+        List<CompletableFuture<Void>> writes = new ArrayList<>();
+        for (Integer shard : new ArrayList<>(unflushed.keySet())) {
+            if (shardId < 0 || shard == shardId) {
+                writes.add(flushShard(shard));
             }
         }
-        rememberEvents.addAll(others);
-        List<CompletableFuture<Void>> writes = new ArrayList<>();
-        byShard.forEach((shard, events) -> {
-            List<String> started = new ArrayList<>();
-            List<String> stopped = new ArrayList<>();
-            events.forEach((id, up) -> (up ? started : stopped).add(id));
-            writes.add(node.store().updateRemembered(type.name(), shard, started, stopped).handle((v, failure) -> {
-                if (failure != null) {
-                    log.warn("Cannot store the remembered entities of shard {} of {}; trying again: {}", shard,
-                            type.name(), failure.toString());
-                    events.forEach((id, up) -> rememberEvents.add(new RememberEvent(shard, id, up)));
-                }
-                return null;
-            }));
-        });
         return CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new));
     }
+
+    private CompletableFuture<Void> flushShard(int shard) {
+        CompletableFuture<Void> running = flushing.get(shard);
+        if (running != null) {
+            CompletableFuture<Void> next = new CompletableFuture<>();
+            running.whenComplete((v, t) -> onControl(() -> flushShard(shard).whenComplete((v2, t2) ->
+                    next.complete(null))));
+            return next;
+        }
+        Map<String, Boolean> events = unflushed.remove(shard);
+        if (events == null || events.isEmpty()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        List<String> started = new ArrayList<>();
+        List<String> stopped = new ArrayList<>();
+        events.forEach((id, up) -> (up ? started : stopped).add(id));
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        flushing.put(shard, done);
+        CompletableFuture<Void> write;
+        try {
+            write = node.store().updateRemembered(type.name(), shard, started, stopped);
+        } catch (RuntimeException ex) {
+            write = CompletableFuture.failedFuture(ex);
+        }
+        write.whenComplete((v, failure) -> onControl(() -> {
+            flushing.remove(shard);
+            if (failure != null) {
+                log.warn("Cannot store the remembered entities of shard {} of {}; trying again: {}", shard,
+                        type.name(), failure.toString());
+                Map<String, Boolean> merged = new java.util.LinkedHashMap<>(events);
+                Map<String, Boolean> newer = unflushed.get(shard);
+                if (newer != null) {
+                    merged.putAll(newer);
+                }
+                unflushed.put(shard, merged);
+            }
+            done.complete(null);
+        }));
+        return done;
+    }
+
+    /** Runs on the control thread, or here when the node has stopped it. */
+    private void onControl(Runnable task) {
+        if (!node.runOnControlLater(task)) {
+            task.run();
+        }
+    }
+
+    /** Remembered-entity events taken from the queue and not yet stored, per shard, latest per entity. */
+    private final Map<Integer, Map<String, Boolean>> unflushed = new java.util.HashMap<>();
+
+    /** Per shard, the remembered-entity write under way. */
+    private final Map<Integer, CompletableFuture<Void>> flushing = new java.util.HashMap<>();
 
     /** Starts the remembered entities of a shard that has just started here. */
     private void startRemembered(int shardId, Shard local) {
@@ -393,6 +430,11 @@ public final class Region<T> implements ShardRegion<T> {
             ask.fail(new ShardingException("Sharding node " + node.nodeName() + " is not running"));
             return ask.future;
         }
+        String partitioned = node.partitionedReason();
+        if (partitioned != null) {
+            ask.fail(node.partitionedException(partitioned));
+            return ask.future;
+        }
         node.asks().track(ask);
         try {
             route(slots[shard], entityId, message, ask);
@@ -501,6 +543,15 @@ public final class Region<T> implements ShardRegion<T> {
                     + " of " + numberOfShards + " (do all nodes use the same number-of-shards?)");
             return;
         }
+        String partitioned = node.partitionedReason();
+        if (partitioned != null) {
+            if (env.replyTo() != null) {
+                node.sendFailure(env.replyTo(), env.correlationId(), FailureKind.PARTITIONED,
+                        dev.sharding.ClusterPartitionedException.class.getName(),
+                        node.partitionedException(partitioned).getMessage());
+            }
+            return;
+        }
         ShardSlot slot = slots[env.shardId()];
         slot.senders.incrementAndGet();
         try {
@@ -584,6 +635,12 @@ public final class Region<T> implements ShardRegion<T> {
             return;
         }
         ShardSlot slot = slots[shardId];
+        if (!node.members().contains(home)) {
+            // a member that is gone (or not yet known here): the home is asked for again at the next retry
+            log.debug("Ignoring home {} of shard {} of {}: not in the view {}", home, shardId, type.name(),
+                    node.members());
+            return;
+        }
         if (home.equals(node.self())) {
             Shard local = slot.local;
             if (local == null || local.stopping) {
@@ -634,19 +691,33 @@ public final class Region<T> implements ShardRegion<T> {
      *
      * @return whether the shard is hosted here now (false while an earlier incarnation is still stopping)
      */
-    boolean hostShard(int shardId, long epoch, List<EntityTransfer> transfer) {
+    boolean hostShard(int shardId, long epoch, long transferEpoch, List<EntityTransfer> transfer) {
         if (proxyOnly || shardId < 0 || shardId >= numberOfShards) {
             log.error("Coordinator asked proxy-only or out-of-range region {} to host shard {}", this, shardId);
             return false;
+        }
+        if (!node.serving()) {
+            return false; // no lease yet, or lost: the coordinator repeats HostShard
         }
         ShardSlot slot = slots[shardId];
         Shard local = slot.local;
         if (local != null && local.stopping) {
             return false; // the coordinator repeats HostShard; by then the old incarnation has stopped
         }
+        if (local != null && local.epoch() != epoch) {
+            return false; // a repeated HostShard of an incarnation that was dropped meanwhile
+        }
         boolean started = local == null;
         if (started) {
-            local = new Shard(this, shardId, epoch, transfer);
+            List<EntityTransfer> carried = transfer;
+            if (!transfer.isEmpty() && transferEpoch + 1 != epoch) {
+                // another allocation came between the incarnation that stopped and this one: the store may hold
+                // newer state than what was carried, so every entity reads its state from the store
+                log.info("Shard {} of {}: state carried from epoch {} is not the one before epoch {}; reading it "
+                        + "from the store", shardId, type.name(), transferEpoch, epoch);
+                carried = List.of();
+            }
+            local = new Shard(this, shardId, epoch, carried);
             slot.local = local;
         }
         publish(slot, node.self());
@@ -697,7 +768,7 @@ public final class Region<T> implements ShardRegion<T> {
         }
         ShardSlot slot = slots[shardId];
         if (slot.local == null) {
-            node.sendToCoordinator(new ShardStopped(type.name(), shardId, List.of())); // done before, or never hosted
+            node.sendToCoordinator(new ShardStopped(type.name(), shardId, 0, List.of())); // done before, or never hosted
             return;
         }
         if (slot.awaited == null) {
@@ -745,7 +816,7 @@ public final class Region<T> implements ShardRegion<T> {
         slot.local = null;
         slot.awaited = null;
         slot.acks.clear();
-        ShardStopped stopped = new ShardStopped(type.name(), slot.shardId, local.transferOut());
+        ShardStopped stopped = new ShardStopped(type.name(), slot.shardId, local.epoch(), local.transferOut());
         if (!rememberEntities) {
             node.sendToCoordinator(stopped);
         } else {
@@ -827,8 +898,141 @@ public final class Region<T> implements ShardRegion<T> {
     }
 
     RegionInfo info() {
-        int[] hosted = Arrays.stream(slots).filter(s -> s.local != null).mapToInt(s -> s.shardId).toArray();
-        return new RegionInfo(type.name(), proxyOnly, rememberEntities, numberOfShards, hosted);
+        List<Shard> hosted = new ArrayList<>();
+        for (ShardSlot slot : slots) {
+            Shard s = slot.local;
+            if (s != null) {
+                hosted.add(s);
+            }
+        }
+        int[] shards = new int[hosted.size()];
+        long[] epochs = new long[hosted.size()];
+        for (int i = 0; i < shards.length; i++) {
+            shards[i] = hosted.get(i).shardId();
+            epochs[i] = hosted.get(i).epoch();
+        }
+        return new RegionInfo(type.name(), proxyOnly, rememberEntities, numberOfShards, shards, epochs);
+    }
+
+    /** Whether this node may deliver to its entities now. */
+    boolean serving() {
+        return node.serving();
+    }
+
+    /** The ClusterPartitionedException of this node now, for a message refused because it does not serve. */
+    String notServingReason() {
+        String reason = node.partitionedReason();
+        return "Sharding node " + node.nodeName() + " does not serve: "
+                + (reason != null ? reason : "it holds no lease from the coordinator now");
+    }
+
+    /**
+     * Stops one incarnation of a shard at once, without handing it off, and forgets its home: the coordinator found a
+     * newer copy elsewhere. Control thread.
+     */
+    void stopShard(int shardId, long epoch) {
+        if (shardId < 0 || shardId >= numberOfShards) {
+            return;
+        }
+        ShardSlot slot = slots[shardId];
+        Shard local = slot.local;
+        if (local != null && local.epoch() == epoch) {
+            log.warn("Stopping stale shard {} of {} (epoch {}) on {}: a newer copy runs elsewhere", shardId,
+                    type.name(), epoch, node.nodeName());
+            drop(slot, local);
+            node.regionChanged();
+        }
+    }
+
+    /**
+     * The store refused a write of a shard's entity as stale: a newer allocation of the shard exists, so this
+     * incarnation stops at once and the coordinator hears it no longer hosts it. Any thread.
+     */
+    void shardFenced(int shardId, long epoch) {
+        node.runOnControlLater(() -> {
+            ShardSlot slot = slots[shardId];
+            Shard local = slot.local;
+            if (local != null && local.epoch() == epoch) {
+                log.warn("Shard {} of {} on {} was allocated elsewhere since epoch {} (the store refused a write as "
+                        + "stale); stopping it", shardId, type.name(), node.nodeName(), epoch);
+                drop(slot, local);
+                node.stopServingShard();
+            }
+        });
+    }
+
+    /** Parks an entity whose message waits for the node to serve again. */
+    void park(EntityCell cell) {
+        node.park(cell);
+    }
+
+    /**
+     * After a lapse of the lease: drops every hosted shard allocated elsewhere since (its epoch in the store is newer
+     * than its own). Control thread.
+     *
+     * @param current the current epoch of each shard of the type in the store
+     * @return how many shards were dropped
+     */
+    int dropStale(Map<Integer, Long> current) {
+        int n = 0;
+        for (ShardSlot slot : slots) {
+            Shard local = slot.local;
+            if (local != null && current.getOrDefault(slot.shardId, 0L) > local.epoch()) {
+                log.warn("Shard {} of {} on {} was allocated elsewhere (epoch {}) while this node had no lease "
+                        + "(epoch {}); stopping it", slot.shardId, type.name(), node.nodeName(),
+                        current.get(slot.shardId), local.epoch());
+                drop(slot, local);
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /** Drops every hosted shard (their state could not be checked). Control thread. */
+    int dropHosted() {
+        int n = 0;
+        for (ShardSlot slot : slots) {
+            Shard local = slot.local;
+            if (local != null) {
+                drop(slot, local);
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /** Stops a shard's entities now (their state is stored already) and forgets the shard and its home. */
+    private void drop(ShardSlot slot, Shard local) {
+        local.dropped = true;
+        local.stopping = true;
+        slot.local = null;
+        slot.awaited = null;
+        slot.acks.clear();
+        synchronized (slot) {
+            if (slot.home != null && slot.home.equals(node.self())) {
+                slot.home = null;
+            }
+        }
+        local.stop();
+        node.unparkAll();
+    }
+
+    /**
+     * The node stopped serving (it lost its side or its lease): every hosted shard stops at once, every home is
+     * forgotten, and what waits for a home fails. Control thread.
+     */
+    void dropAll(RuntimeException reason) {
+        for (ShardSlot slot : slots) {
+            Shard local = slot.local;
+            if (local != null) {
+                drop(slot, local);
+            }
+            synchronized (slot) {
+                slot.home = null;
+                slot.handingOff = false;
+            }
+        }
+        dropBuffers(reason);
     }
 
     /** Live entities per hosted shard. */
@@ -880,9 +1084,11 @@ public final class Region<T> implements ShardRegion<T> {
                         item.ask().fail(reason);
                     } else if (item.envelope() != null && item.envelope().replyTo() != null) {
                         node.sendFailure(item.envelope().replyTo(), item.envelope().correlationId(),
-                                FailureKind.UNAVAILABLE, reason.getClass().getName(), reason.getMessage());
+                                reason instanceof dev.sharding.ClusterPartitionedException ? FailureKind.PARTITIONED
+                                        : FailureKind.UNAVAILABLE, reason.getClass().getName(), reason.getMessage());
                     }
                 }
+                slot.requested = false;
             }
         }
     }

@@ -31,6 +31,12 @@ final class Shard {
     /** Set when the shard stops: no message is delivered into it any more. */
     volatile boolean stopping;
 
+    /**
+     * Set when the shard is dropped without a handoff (its node lost its side or its lease, or a newer copy exists):
+     * messages already in its entities' mailboxes fail instead of being handled.
+     */
+    volatile boolean dropped;
+
     Shard(Region<?> region, int shardId, long epoch, List<EntityTransfer> transfer) {
         this.region = region;
         this.shardId = shardId;

@@ -62,9 +62,23 @@ public interface ShardingStore extends AutoCloseable {
      *
      * @param typeName the entity type
      * @param shardId the shard
-     * @return the new epoch, higher than every epoch returned before for the shard (the first is 1)
+     * @return the new epoch, exactly one more than the last one returned for the shard (the first is 1); a node that
+     *     gets state carried from epoch {@code e} by a handoff trusts it only under epoch {@code e + 1}
      */
     CompletableFuture<Long> nextEpoch(String typeName, int shardId);
+
+    /**
+     * The current epochs of a type's shards: the last ones {@link #nextEpoch} returned. A node whose lease to serve
+     * lapsed checks its shards against them before it serves again: a shard allocated elsewhere since has a newer
+     * epoch, and its copy here is stale.
+     *
+     * @param typeName the entity type
+     * @return the epoch of every shard of the type that has one
+     */
+    default CompletableFuture<java.util.Map<Integer, Long>> currentEpochs(String typeName) {
+        return CompletableFuture.failedFuture(new UnsupportedOperationException(
+                getClass().getName() + " cannot read shard epochs"));
+    }
 
     /**
      * Records which entities of a shard started and stopped (remembered entities).

@@ -103,6 +103,11 @@ public final class ControllableStore implements ShardingStore {
     }
 
     @Override
+    public CompletableFuture<java.util.Map<Integer, Long>> currentEpochs(String typeName) {
+        return delegate.currentEpochs(typeName);
+    }
+
+    @Override
     public CompletableFuture<Void> releaseCoordinatorLease(String clusterName, String holderId) {
         return delegate.releaseCoordinatorLease(clusterName, holderId);
     }

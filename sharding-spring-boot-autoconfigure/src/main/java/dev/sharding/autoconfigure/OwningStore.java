@@ -59,6 +59,11 @@ final class OwningStore implements ShardingStore {
     }
 
     @Override
+    public CompletableFuture<java.util.Map<Integer, Long>> currentEpochs(String typeName) {
+        return this.store.currentEpochs(typeName);
+    }
+
+    @Override
     public CompletableFuture<Set<Integer>> shardsWithRemembered(String typeName) {
         return this.store.shardsWithRemembered(typeName);
     }

@@ -13,7 +13,9 @@ public enum FailureKind {
     /** The buffer of a region on the way was full. */
     BUFFER_FULL(4),
     /** The node hosting the entity is stopping. */
-    UNAVAILABLE(5);
+    UNAVAILABLE(5),
+    /** The node that got the message is partitioned from the cluster, or its lease to serve expired. */
+    PARTITIONED(6);
 
     private final int code;
 

@@ -10,9 +10,12 @@ import java.util.List;
  * @param typeName the entity type
  * @param shardId the shard
  * @param epoch the allocation's epoch, from the store: every state write of the shard's entities carries it
+ * @param transferEpoch the epoch of the previous owner's incarnation that stopped with {@code transfer}; the new
+ *     owner takes the transfer only if no other allocation came between ({@code transferEpoch + 1 == epoch}),
+ *     and otherwise reads the state from the store
  * @param transfer the stored state of the entities the previous owner stopped, when the shard was handed off
  */
-public record HostShard(String typeName, int shardId, long epoch, List<EntityTransfer> transfer)
+public record HostShard(String typeName, int shardId, long epoch, long transferEpoch, List<EntityTransfer> transfer)
         implements ProtocolMessage {
 
     /** The wire tag. */
@@ -25,11 +28,11 @@ public record HostShard(String typeName, int shardId, long epoch, List<EntityTra
 
     @Override
     public void writeTo(WireWriter out) {
-        out.string(typeName).varInt(shardId).int64(epoch);
+        out.string(typeName).varInt(shardId).int64(epoch).int64(transferEpoch);
         EntityTransfer.writeList(out, transfer);
     }
 
     static HostShard readFrom(WireReader in, int maxState) {
-        return new HostShard(in.string(), in.varInt(), in.int64(), EntityTransfer.readList(in, maxState));
+        return new HostShard(in.string(), in.varInt(), in.int64(), in.int64(), EntityTransfer.readList(in, maxState));
     }
 }

@@ -15,7 +15,7 @@ public final class ProtocolCodec {
     public static final int MAGIC = 0x5D;
 
     /** The protocol version. */
-    public static final int VERSION = 1;
+    public static final int VERSION = 2;
 
     private final int maxPayloadSize;
 
@@ -103,6 +103,12 @@ public final class ProtocolCodec {
             case RegionStoppedAck.TAG -> new RegionStoppedAck();
             case AdminRequest.TAG -> AdminRequest.readFrom(in);
             case AdminReply.TAG -> AdminReply.readFrom(in);
+            case LeasePing.TAG -> LeasePing.readFrom(in);
+            case LeasePong.TAG -> LeasePong.readFrom(in);
+            case LeaseGrant.TAG -> LeaseGrant.readFrom(in);
+            case LeaseRefused.TAG -> LeaseRefused.readFrom(in);
+            case StopShard.TAG -> StopShard.readFrom(in);
+            case RegisterRefused.TAG -> RegisterRefused.readFrom(in);
             default -> throw new MalformedFrameException("Unknown message tag " + tag);
         };
         in.expectEnd();

@@ -9,7 +9,8 @@ import dev.sharding.internal.codec.WireWriter;
 public sealed interface ProtocolMessage
         permits Register, RegisterAck, GetShardStates, ShardStates, GetShardHome, ShardHome, HostShard, ShardStarted,
         EntityEnvelope, Reply, Failure, GetRegionStats, RegionStats, BeginHandOff, BeginHandOffAck, HandOff, ShardStopped,
-        GracefulShutdownRequest, RegionStopped, RegionStoppedAck, AdminRequest, AdminReply {
+        GracefulShutdownRequest, RegionStopped, RegionStoppedAck, AdminRequest, AdminReply, LeasePing, LeasePong,
+        LeaseGrant, LeaseRefused, StopShard, RegisterRefused {
 
     /**
      * The wire tag.

@@ -9,8 +9,10 @@ import java.util.List;
  * from the current coordinator.
  *
  * @param regions one entry per entity type the node runs
+ * @param storeId the id of the node's store, empty for a store not shared between processes; the coordinator refuses
+ *     a node whose store is not its own ({@link RegisterRefused})
  */
-public record Register(List<RegionInfo> regions) implements ProtocolMessage {
+public record Register(List<RegionInfo> regions, String storeId) implements ProtocolMessage {
 
     /** The wire tag. */
     public static final int TAG = 1;
@@ -23,9 +25,10 @@ public record Register(List<RegionInfo> regions) implements ProtocolMessage {
     @Override
     public void writeTo(WireWriter out) {
         RegionInfos.write(out, regions);
+        out.string(storeId);
     }
 
     static Register readFrom(WireReader in) {
-        return new Register(RegionInfos.read(in));
+        return new Register(RegionInfos.read(in), in.string());
     }
 }

@@ -10,9 +10,11 @@ import java.util.List;
  *
  * @param typeName the entity type
  * @param shardId the shard
+ * @param epoch the epoch of the incarnation that stopped: the state in {@code transfer} is current as of it
  * @param transfer the stored state of the entities that were alive
  */
-public record ShardStopped(String typeName, int shardId, List<EntityTransfer> transfer) implements ProtocolMessage {
+public record ShardStopped(String typeName, int shardId, long epoch, List<EntityTransfer> transfer)
+        implements ProtocolMessage {
 
     /** The wire tag. */
     public static final int TAG = 17;
@@ -24,11 +26,11 @@ public record ShardStopped(String typeName, int shardId, List<EntityTransfer> tr
 
     @Override
     public void writeTo(WireWriter out) {
-        out.string(typeName).varInt(shardId);
+        out.string(typeName).varInt(shardId).int64(epoch);
         EntityTransfer.writeList(out, transfer);
     }
 
     static ShardStopped readFrom(WireReader in, int maxState) {
-        return new ShardStopped(in.string(), in.varInt(), EntityTransfer.readList(in, maxState));
+        return new ShardStopped(in.string(), in.varInt(), in.int64(), EntityTransfer.readList(in, maxState));
     }
 }

@@ -71,6 +71,18 @@ public final class InMemoryShardingStore implements ShardingStore {
     }
 
     @Override
+    public synchronized CompletableFuture<Map<Integer, Long>> currentEpochs(String typeName) {
+        Map<Integer, Long> result = new HashMap<>();
+        String prefix = typeName + '\u0000';
+        epochs.forEach((k, epoch) -> {
+            if (k.startsWith(prefix)) {
+                result.put(Integer.parseInt(k.substring(prefix.length())), epoch);
+            }
+        });
+        return CompletableFuture.completedFuture(result);
+    }
+
+    @Override
     public synchronized CompletableFuture<Void> updateRemembered(String typeName, int shardId,
             Collection<String> started, Collection<String> stopped) {
         Set<String> ids = remembered.computeIfAbsent(key(typeName, Integer.toString(shardId)), k -> new HashSet<>());

@@ -330,6 +330,20 @@ abstract class JdbcDialect {
         }
     }
 
+    java.util.Map<Integer, Long> currentEpochs(Connection connection, String typeName) throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement(
+                "SELECT shard_id, epoch FROM " + epochs + " WHERE type_name = ?")) {
+            ps.setString(1, typeName);
+            java.util.Map<Integer, Long> result = new java.util.HashMap<>();
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    result.put(rs.getInt(1), rs.getLong(2));
+                }
+            }
+            return result;
+        }
+    }
+
     Set<Integer> shardsWithRemembered(Connection connection, String typeName) throws SQLException {
         try (PreparedStatement ps = connection.prepareStatement(
                 "SELECT DISTINCT shard_id FROM " + remembered + " WHERE type_name = ?")) {

@@ -173,6 +173,12 @@ public final class JdbcShardingStore implements ShardingStore {
     }
 
     @Override
+    public CompletableFuture<java.util.Map<Integer, Long>> currentEpochs(String typeName) {
+        String what = "read of the shard epochs of [" + typeName + "]";
+        return onReader(what, false, (c, d) -> d.currentEpochs(c, typeName));
+    }
+
+    @Override
     public CompletableFuture<Set<Integer>> shardsWithRemembered(String typeName) {
         String what = "read of the shards of [" + typeName + "] with remembered entities";
         return onReader(what, false, (c, d) -> Set.copyOf(d.shardsWithRemembered(c, typeName)));

@@ -49,6 +49,22 @@ public interface Transport {
     }
 
     /**
+     * How long the transport takes at most to notice that a member hangs or is cut off, once started.
+     *
+     * @return the time in nanoseconds, or -1 when unknown
+     */
+    default long failureDetectionNanos() {
+        return -1;
+    }
+
+    /**
+     * Stops as a crash would: nothing more is sent and nobody is told. For tests of failure handling.
+     */
+    default void crash() {
+        close();
+    }
+
+    /**
      * Leaves the cluster; the others see this node gone at once.
      */
     void close();

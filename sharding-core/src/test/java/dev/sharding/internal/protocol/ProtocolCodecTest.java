@@ -27,12 +27,12 @@ class ProtocolCodecTest {
 
     static Stream<ProtocolMessage> everyMessage() {
         byte[] payload = "payload".getBytes(StandardCharsets.UTF_8);
-        List<RegionInfo> regions = List.of(new RegionInfo("account", false, true, 100, new int[] {0, 7, 99}),
-                new RegionInfo("cart", true, false, 10, new int[0]));
-        return Stream.of(new Register(regions), new RegisterAck(), new GetShardStates(), new ShardStates(regions),
+        List<RegionInfo> regions = List.of(new RegionInfo("account", false, true, 100, new int[] {0, 7, 99},
+                new long[] {1, Long.MAX_VALUE, 42}), new RegionInfo("cart", true, false, 10, new int[0]));
+        return Stream.of(new Register(regions, "store-1"), new Register(List.of(), ""), new RegisterAck(), new GetShardStates(), new ShardStates(regions),
                 new ShardStates(List.of()), new GetShardHome("account", 42), new ShardHome("account", 0, B),
-                new HostShard("account", 99, 7, List.of()),
-                new HostShard("account", 98, Long.MAX_VALUE, List.of(new EntityTransfer("a", payload, 3),
+                new HostShard("account", 99, 7, 0, List.of()),
+                new HostShard("account", 98, Long.MAX_VALUE, Long.MAX_VALUE - 1, List.of(new EntityTransfer("a", payload, 3),
                         new EntityTransfer("b", null, 0))), new ShardStarted("account", 99),
                 new EntityEnvelope("account", "e-1", 3, 0, null, payload, 0, payload.length),
                 new EntityEnvelope("account", "ü-ß-" + "x".repeat(300), 3, Long.MAX_VALUE, A, payload, 2, 3),
@@ -41,10 +41,13 @@ class ProtocolCodecTest {
                 new Failure(20, FailureKind.UNAVAILABLE, "x", null), new GetRegionStats(5),
                 new BeginHandOff("account", 3, A), new BeginHandOffAck("account", 3),
                 new HandOff("account", 3, List.of(A, B)), new HandOff("account", 4, List.of()),
-                new ShardStopped("account", 3, List.of()),
-                new ShardStopped("account", 4, List.of(new EntityTransfer("x", new byte[0], 1))), new GracefulShutdownRequest(), new RegionStopped(), new RegionStoppedAck(),
+                new ShardStopped("account", 3, 0, List.of()),
+                new ShardStopped("account", 4, 9, List.of(new EntityTransfer("x", new byte[0], 1))), new GracefulShutdownRequest(), new RegionStopped(), new RegionStoppedAck(),
                 new AdminRequest(1, null, 0, null), new AdminRequest(2, "account", 7, "n2"),
                 new AdminReply(2, true, "Handing off shard 7"), new AdminReply(3, false, "Unknown node x"),
+                new LeasePing(1), new LeasePing(Long.MAX_VALUE), new LeasePong(7, 8), new LeaseGrant(8, 2_000_000_000L),
+                new LeaseRefused(9, "not in the view"), new StopShard("account", 5, 12), new RegisterRefused("other store"),
+                new Failure(21, FailureKind.PARTITIONED, "dev.sharding.ClusterPartitionedException", "lost"),
                 new RegionStats(5, true, List.of("account/3"), List.of(new RegionStats.TypeStats("account", false, 42, Map.of(1, 10, 2, 0)),
                         new RegionStats.TypeStats("cart", true, 0, Map.of()))));
     }
@@ -96,7 +99,7 @@ class ProtocolCodecTest {
                 .hasMessageContaining("magic");
         assertThatThrownBy(() -> codec.decode(new byte[] {ProtocolCodec.MAGIC, 9, 1}, 0, 3))
                 .isInstanceOf(MalformedFrameException.class).hasMessageContaining("version");
-        assertThatThrownBy(() -> codec.decode(new byte[] {ProtocolCodec.MAGIC, 1, (byte) 200}, 0, 3))
+        assertThatThrownBy(() -> codec.decode(new byte[] {ProtocolCodec.MAGIC, ProtocolCodec.VERSION, (byte) 200}, 0, 3))
                 .isInstanceOf(MalformedFrameException.class).hasMessageContaining("tag");
     }
 

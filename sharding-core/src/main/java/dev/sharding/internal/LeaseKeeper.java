@@ -1,0 +1,476 @@
+package dev.sharding.internal;
+
+import dev.sharding.Member;
+import dev.sharding.SplitBrainSettings;
+import dev.sharding.internal.protocol.LeaseGrant;
+import dev.sharding.internal.protocol.LeasePing;
+import dev.sharding.internal.protocol.LeasePong;
+import dev.sharding.internal.protocol.LeaseRefused;
+import dev.sharding.spi.ShardingStore;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletionException;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A node's right to serve its shards, and its coordinator's right to run: the split-brain strategy applied to views,
+ * and leases measured on the monotonic clock.
+ *
+ * <h2>Views</h2>
+ * Every view goes through the {@link PartitionDecider}. A node whose side loses stops serving at once.
+ *
+ * <h2>Leases</h2>
+ * The coordinator pings every member of its view each quarter of the lease duration; a member answers only the
+ * coordinator of its own current view. The coordinator may run until the last time a winning set of members confirmed
+ * it, plus the lease duration ({@link PartitionDecider#runUntil}); with {@code store-lease}, until its lease in the
+ * store ends. Each answer asks for the member's own lease, and the grant says how long it lasts from the moment the
+ * member sent the request: never beyond the coordinator's own end, whatever the delay of the messages. A node
+ * delivers to its entities only while its lease lasts ({@link #serving()}), checked before every message. A frozen
+ * node, a node cut off, or the whole losing side, stops serving when its lease ends, even if it has not seen a view
+ * change yet.
+ *
+ * <h2>Taking over</h2>
+ * When a member leaves the view, the coordinator takes over its shards only after the member's last lease and the
+ * coordinator's own right to run at that moment have both ended ({@link #fenceFor}): the member cannot serve any more
+ * by then, whether it crashed, froze or is cut off, and a coordinator cut off with the losing side can no longer
+ * allocate. A newly active coordinator takes over no shard that no member reports for one lease duration
+ * ({@link #activationFence}), by which time every lease granted by its predecessors has ended.
+ *
+ * <p>Confined to the node's control thread, but for the volatile {@link #serving()} state read by entity threads.
+ */
+final class LeaseKeeper {
+
+    private static final Logger log = LoggerFactory.getLogger(LeaseKeeper.class);
+
+    private static final int MAX_REMEMBERED = 64;
+
+    private final NodeRuntime node;
+
+    private final SplitBrainSettings settings;
+
+    private final PartitionDecider decider;
+
+    private final boolean off;
+
+    private final long leaseNanos;
+
+    private final long renewNanos;
+
+    private final long marginNanos;
+
+    private List<Member> view = List.of();
+
+    private @Nullable Member coordinator;
+
+    private boolean coordinating;
+
+    private boolean viewWins = true;
+
+    /** Everyone seen in a view since start: a store lease held by one of them is not another cluster's. */
+    private final Set<String> knownMemberIds = new HashSet<>();
+
+    // ---- coordinator side ----
+
+    private long round;
+
+    private long lastPingNanos = Long.MIN_VALUE;
+
+    private final LinkedHashMap<Long, Long> pingSent = new LinkedHashMap<>();
+
+    private final Map<Member, Long> confirmed = new HashMap<>();
+
+    private final Map<Member, Long> grantedUntil = new HashMap<>();
+
+    private long storeLeaseUntil = Long.MIN_VALUE;
+
+    private boolean storeLeaseSupported = true;
+
+    private boolean storeLeaseInFlight;
+
+    private long lastStoreAttemptNanos = Long.MIN_VALUE;
+
+    private @Nullable String foreignHolder;
+
+    // ---- member side ----
+
+    private long requestSeq;
+
+    private final LinkedHashMap<Long, Long> requestSent = new LinkedHashMap<>();
+
+    private volatile long servingUntil = Long.MIN_VALUE;
+
+    private boolean hadLease;
+
+    /** Since when this node's lease has lapsed without its shards being dropped, or {@code Long.MIN_VALUE}. */
+    private long pausedSince = Long.MIN_VALUE;
+
+    private @Nullable String lastRefusal;
+
+    /** Why this node may not serve now, or {@code null}. */
+    private volatile @Nullable String partitioned;
+
+    LeaseKeeper(NodeRuntime node, SplitBrainSettings settings, long stableAfterNanos) {
+        this.node = node;
+        this.settings = settings;
+        this.off = settings.strategy() == SplitBrainSettings.Strategy.OFF;
+        this.leaseNanos = settings.leaseDuration().toNanos();
+        this.renewNanos = Math.max(1, leaseNanos / 4);
+        this.marginNanos = Math.max(50_000_000L, leaseNanos / 20);
+        this.decider = new PartitionDecider(settings, stableAfterNanos, skew(stableAfterNanos));
+        if (off) {
+            servingUntil = Long.MAX_VALUE;
+        }
+    }
+
+    private static long skew(long stableAfterNanos) {
+        return Math.min(1_000_000_000L, Math.max(100_000_000L, stableAfterNanos / 4));
+    }
+
+    /** Sets how long a view must last to be stable, once the transport knows its failure detection time. */
+    void stableAfter(long nanos) {
+        decider.stableAfter(nanos, skew(nanos));
+    }
+
+    /** Whether this node may deliver to its entities now. Any thread. */
+    boolean serving() {
+        long until = servingUntil;
+        return until == Long.MAX_VALUE || System.nanoTime() - until < 0;
+    }
+
+    /** Why this node may not serve, or {@code null} when it may (or has not had a lease yet). Any thread. */
+    @Nullable String partitioned() {
+        return partitioned;
+    }
+
+    /** Whether this node's coordinator may allocate shards now. */
+    boolean inCharge(long now) {
+        return coordinating && viewWins && foreignHolder == null && (off || runUntil(now) - now > 0);
+    }
+
+    /** The time until which a member's shards may still be served elsewhere, when it has just left the view. */
+    long fenceFor(Member gone, long now) {
+        if (off) {
+            return now;
+        }
+        long granted = grantedUntil.getOrDefault(gone, Long.MIN_VALUE);
+        long self = runUntil(now);
+        return Math.max(now, Math.max(granted, self)) + marginNanos;
+    }
+
+    /** The time before which a newly active coordinator takes over no shard that no member reports. */
+    long activationFence(long now) {
+        return off ? now : now + leaseNanos + marginNanos;
+    }
+
+    /** Whether the coordinator may give shards to a member now: it holds a lease from this coordinator. */
+    boolean leased(Member m, long now) {
+        if (off) {
+            return true;
+        }
+        if (m.equals(node.self())) {
+            return serving();
+        }
+        Long until = grantedUntil.get(m);
+        return until != null && until - now > 0;
+    }
+
+    private long runUntil(long now) {
+        if (off) {
+            return Long.MAX_VALUE;
+        }
+        if (settings.strategy() == SplitBrainSettings.Strategy.STORE_LEASE) {
+            return storeLeaseUntil;
+        }
+        confirmed.put(node.self(), now);
+        return decider.runUntil(confirmed, now, leaseNanos);
+    }
+
+    // ---- views -------------------------------------------------------------------------------------------------
+
+    /** A new view: decide, and start or stop coordinating. */
+    void onView(List<Member> members, long now) {
+        this.view = members;
+        members.forEach(m -> knownMemberIds.add(m.id()));
+        Member newCoordinator = members.isEmpty() ? null : members.get(0);
+        boolean wasCoordinating = coordinating;
+        coordinating = newCoordinator != null && newCoordinator.equals(node.self());
+        if (!java.util.Objects.equals(newCoordinator, coordinator)) {
+            requestSent.clear();
+        }
+        coordinator = newCoordinator;
+        confirmed.keySet().retainAll(members);
+        if (coordinating && !wasCoordinating) {
+            confirmed.clear();
+            grantedUntil.clear();
+            pingSent.clear();
+            foreignHolder = null;
+        }
+        boolean wins = off || decider.onView(members, now);
+        if (wins != viewWins) {
+            viewWins = wins;
+            if (!wins) {
+                lose("its side of the cluster lost under split-brain strategy " + settings.strategy() + ": view "
+                        + members + " against " + decider.references(now));
+            } else {
+                log.info("Node {} is on the winning side again (view {}); it serves what it is allocated afresh",
+                        node.nodeName(), members);
+            }
+        }
+        if (coordinating) {
+            ping(now);
+        }
+    }
+
+    private void lose(String reason) {
+        if (!off) {
+            servingUntil = Long.MIN_VALUE;
+        }
+        pausedSince = Long.MIN_VALUE;
+        if (partitioned == null) {
+            partitioned = reason;
+            log.warn("Node {} stops serving: {}", node.nodeName(), reason);
+            node.stopServing(reason);
+        } else {
+            partitioned = reason;
+        }
+    }
+
+    // ---- periodic ----------------------------------------------------------------------------------------------
+
+    /** Periodic, every control tick. */
+    void tick(long now) {
+        if (off) {
+            return;
+        }
+        if (coordinating) {
+            if (now - lastPingNanos >= renewNanos || lastPingNanos == Long.MIN_VALUE) {
+                ping(now);
+            }
+            renewStoreLease(now);
+            if (viewWins) {
+                long until = runUntil(now);
+                if (until - servingUntil > 0 || servingUntil == Long.MIN_VALUE) {
+                    grantSelf(until, now);
+                }
+            }
+        }
+        long until = servingUntil;
+        if (hadLease && until != Long.MAX_VALUE && now - until >= 0 && partitioned == null) {
+            if (pausedSince == Long.MIN_VALUE) {
+                // entities wait (their messages are held) until a lease comes back, a coordinator change in a
+                // healthy cluster takes about that long; the shards are checked against the store before they serve
+                pausedSince = now;
+                log.info("Node {} pauses its entities: its lease ran out (coordinator {})", node.nodeName(),
+                        coordinator);
+            } else if (now - pausedSince >= leaseNanos) {
+                String why = lastRefusal != null ? lastRefusal
+                        : coordinating ? "as coordinator it has not heard from a winning set of members for "
+                                + java.time.Duration.ofNanos(now - until + leaseNanos)
+                        : "it holds no lease from coordinator " + coordinator + " (none renewed for "
+                                + java.time.Duration.ofNanos(now - until + leaseNanos) + ")";
+                lose(why);
+            }
+        }
+    }
+
+    private void ping(long now) {
+        lastPingNanos = now;
+        long r = ++round;
+        pingSent.put(r, now);
+        trim(pingSent);
+        for (Member m : view) {
+            if (!m.equals(node.self())) {
+                node.send(m, new LeasePing(r), false);
+            }
+        }
+    }
+
+    private void grantSelf(long until, long now) {
+        if (until - now > 0) {
+            servingUntil = until;
+            regained();
+        }
+    }
+
+    private void renewStoreLease(long now) {
+        if (!storeLeaseSupported || storeLeaseInFlight || now - lastStoreAttemptNanos < renewNanos) {
+            return;
+        }
+        storeLeaseInFlight = true;
+        lastStoreAttemptNanos = now;
+        Member self = node.self();
+        ShardingStore store = node.store();
+        long sent = System.nanoTime();
+        store.acquireCoordinatorLease(node.clusterName(), self.id(), self.name(), settings.leaseDuration())
+                .whenComplete((lease, failure) -> node.runOnControlLater(() -> {
+                    storeLeaseInFlight = false;
+                    if (failure != null) {
+                        Throwable cause = failure instanceof CompletionException c && c.getCause() != null
+                                ? c.getCause() : failure;
+                        if (cause instanceof UnsupportedOperationException) {
+                            storeLeaseSupported = false;
+                            if (settings.strategy() == SplitBrainSettings.Strategy.STORE_LEASE) {
+                                log.error("Split-brain strategy store-lease needs a store that holds leases, and "
+                                        + "{} does not: the coordinator on {} can never run", store.getClass()
+                                        .getName(), node.nodeName());
+                            }
+                        } else {
+                            log.warn("Cannot renew the coordinator lease in the store: {}", cause.toString());
+                        }
+                        return;
+                    }
+                    if (!coordinating) {
+                        return;
+                    }
+                    if (lease.granted()) {
+                        storeLeaseUntil = sent + Math.min(lease.remaining().toNanos(), leaseNanos);
+                        if (foreignHolder != null) {
+                            log.info("Coordinator on {} holds the store's coordinator lease again", node.nodeName());
+                            foreignHolder = null;
+                            node.coordinatorMayRun();
+                        }
+                    } else if (!knownMemberIds.contains(lease.holderId())) {
+                        if (foreignHolder == null) {
+                            log.error("Another cluster named '{}' runs on this store: its coordinator {} ({}) holds "
+                                    + "the store's coordinator lease, and it is not a member of this cluster {}. This "
+                                    + "coordinator allocates no shard while it does; check that every node lists "
+                                    + "the others in sharding.jgroups.initial-hosts", node.clusterName(),
+                                    lease.holderName(), lease.holderId(), view);
+                        }
+                        foreignHolder = lease.holderName();
+                    }
+                }));
+    }
+
+    /** A coordinator that stops gives up its store lease, so that the next one need not wait for it. */
+    void releaseStoreLease() {
+        if (coordinating && storeLeaseSupported) {
+            try {
+                node.store().releaseCoordinatorLease(node.clusterName(), node.self().id());
+            } catch (RuntimeException e) {
+                log.debug("Releasing the store lease failed", e);
+            }
+        }
+    }
+
+    /** The member holding the store's coordinator lease that is not of this cluster, or {@code null}. */
+    @Nullable String foreignHolder() {
+        return foreignHolder;
+    }
+
+    // ---- messages ----------------------------------------------------------------------------------------------
+
+    /** The coordinator pings: answer only one's own coordinator. */
+    void onPing(Member from, LeasePing ping) {
+        if (off || !from.equals(coordinator) || coordinating) {
+            return;
+        }
+        long seq = ++requestSeq;
+        requestSent.put(seq, System.nanoTime());
+        trim(requestSent);
+        node.send(from, new LeasePong(ping.round(), seq), false);
+    }
+
+    /** A member answers a ping. */
+    void onPong(Member from, LeasePong pong) {
+        if (off || !coordinating) {
+            return;
+        }
+        long now = System.nanoTime();
+        if (!view.contains(from)) {
+            node.send(from, new LeaseRefused(pong.request(), LeaseRefused.NOT_A_MEMBER + ": " + from
+                    + " is not in the view " + view + " of coordinator " + node.nodeName()), false);
+            return;
+        }
+        Long sent = pingSent.get(pong.round());
+        if (sent != null) {
+            confirmed.merge(from, sent, Math::max);
+        }
+        long until = runUntil(now);
+        String refusal = !viewWins ? "coordinator " + node.nodeName() + " is on the losing side of a partition"
+                : foreignHolder != null ? "coordinator " + node.nodeName() + " may not run: another cluster ("
+                        + foreignHolder + ") holds the store's coordinator lease"
+                : until - now <= 0 ? (settings.strategy() == SplitBrainSettings.Strategy.STORE_LEASE
+                        ? "coordinator " + node.nodeName() + " does not hold the store's coordinator lease"
+                        : "coordinator " + node.nodeName() + " has not heard from a winning set of members")
+                : null;
+        if (refusal != null) {
+            node.send(from, new LeaseRefused(pong.request(), refusal), false);
+            return;
+        }
+        boolean first = !leased(from, now);
+        grantedUntil.merge(from, until, Math::max);
+        node.send(from, new LeaseGrant(pong.request(), until - now), false);
+        if (until - servingUntil > 0) {
+            grantSelf(until, now);
+        }
+        if (first) {
+            node.coordinatorMayRun();
+        }
+    }
+
+    /** The coordinator grants a lease. */
+    void onGrant(Member from, LeaseGrant grant) {
+        if (off || !from.equals(coordinator)) {
+            return;
+        }
+        Long sent = requestSent.get(grant.request());
+        if (sent == null) {
+            return;
+        }
+        for (Iterator<Long> it = requestSent.keySet().iterator(); it.hasNext();) {
+            if (it.next() <= grant.request()) {
+                it.remove();
+            }
+        }
+        long until = sent + Math.min(grant.validForNanos(), leaseNanos);
+        if (until - servingUntil > 0 || servingUntil == Long.MIN_VALUE) {
+            servingUntil = until;
+        }
+        lastRefusal = null;
+        if (viewWins && serving()) {
+            regained();
+        }
+    }
+
+    /** The coordinator refuses a lease; the current one, if any, runs out. */
+    void onRefused(Member from, LeaseRefused refused) {
+        if (off || !from.equals(coordinator)) {
+            return;
+        }
+        lastRefusal = refused.reason();
+        if (refused.notMember() && hadLease) {
+            // this node was removed from the cluster (it froze or was cut off) and its shards were taken over
+            lose(refused.reason());
+        }
+    }
+
+    private void regained() {
+        hadLease = true;
+        if (partitioned != null && viewWins) {
+            log.info("Node {} holds a lease again and serves what it is allocated afresh", node.nodeName());
+            partitioned = null;
+            pausedSince = Long.MIN_VALUE;
+            node.resumeServing();
+        } else if (pausedSince != Long.MIN_VALUE) {
+            log.info("Node {} holds a lease again; checking its shards against the store", node.nodeName());
+            pausedSince = Long.MIN_VALUE;
+            node.resumeServing();
+        }
+    }
+
+    private static void trim(LinkedHashMap<Long, Long> map) {
+        while (map.size() > MAX_REMEMBERED) {
+            Iterator<Long> it = map.keySet().iterator();
+            it.next();
+            it.remove();
+        }
+    }
+}
