@@ -212,7 +212,10 @@ final class LeaseKeeper {
             pingSent.clear();
             foreignHolder = null;
         }
-        boolean wins = off || decider.onView(members, now);
+        // an operator's probe (removal of the sharding data) is a member for JGroups, never for the decision
+        List<Member> deciding = members.stream().filter(m -> !m.name().startsWith(ClusterProbe.NAME_PREFIX))
+                .toList();
+        boolean wins = off || decider.onView(deciding, now);
         if (wins != viewWins) {
             viewWins = wins;
             if (!wins) {
@@ -226,6 +229,11 @@ final class LeaseKeeper {
         if (coordinating) {
             ping(now);
         }
+    }
+
+    /** A member said goodbye: its leaving is no split, so it no longer counts in the decisions. */
+    void memberLeaving(Member member) {
+        decider.forget(member);
     }
 
     private void lose(String reason) {

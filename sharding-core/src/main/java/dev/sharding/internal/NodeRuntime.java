@@ -944,6 +944,7 @@ public final class NodeRuntime implements Transport.Listener {
             } else if (msg instanceof LeaseRefused m) {
                 leases.onRefused(from, m);
             } else if (msg instanceof RegionStopped) {
+                leases.memberLeaving(from);
                 send(from, new RegionStoppedAck(), false);
             } else if (msg instanceof RegionStoppedAck) {
                 stoppedAcksAwaited.remove(from);

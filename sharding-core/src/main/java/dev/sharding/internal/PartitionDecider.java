@@ -17,9 +17,10 @@ import java.util.Set;
  * The decider keeps the views this node installed while it was allowed to run, with their times. A view is stable
  * once it lasted {@code stable-after}. The members of one cluster install each view within a short skew of each other,
  * so two members may disagree whether a view that lasted about {@code stable-after} is stable. To decide the same way
- * whichever of them is right, a side must win against <em>every</em> view from the current one back to the first that
- * is stable beyond doubt (it lasted {@code stable-after} plus the skew); with no such view (a node that just started),
- * against every view it saw. Two disjoint sides cannot both win against the view they have in common, so at most one
+ * whichever of them is right, a side must win against the newest view that is stable beyond doubt (it lasted
+ * {@code stable-after} plus the skew) and against every newer view that some member may hold stable (it lasted
+ * {@code stable-after} minus the skew); with no view stable beyond doubt (a node that just started), against every
+ * view it saw. Two disjoint sides cannot both win against the view they have in common, so at most one
  * side of a split runs. Views installed while the node may not run are not recorded: a losing side that stays apart
  * for long must not become a reference that lets it win later.
  *
@@ -91,6 +92,23 @@ final class PartitionDecider {
     }
 
     /**
+     * A member left gracefully (it said goodbye): it is removed from every reference, so that its going is not taken
+     * for a split.
+     *
+     * @param member the member
+     */
+    void forget(Member member) {
+        for (int i = 0; i < history.size(); i++) {
+            Entry e = history.get(i);
+            if (e.members().contains(member)) {
+                List<Member> rest = new ArrayList<>(e.members());
+                rest.remove(member);
+                history.set(i, new Entry(List.copyOf(rest), e.installedNanos()));
+            }
+        }
+    }
+
+    /**
      * The views a side must win against now: from the newest recorded back to the first stable beyond doubt.
      *
      * @param nowNanos the time
@@ -100,21 +118,37 @@ final class PartitionDecider {
         List<List<Member>> refs = new ArrayList<>();
         for (int i = history.size() - 1; i >= 0; i--) {
             Entry e = history.get(i);
-            refs.add(e.members());
-            long end = i == history.size() - 1 ? (endedNanos >= 0 ? endedNanos : nowNanos)
-                    : history.get(i + 1).installedNanos();
-            if (end - e.installedNanos() >= stableAfterNanos + skewNanos) {
-                break;
+            long life = life(i, nowNanos);
+            if (life >= stableAfterNanos + skewNanos) {
+                refs.add(e.members());
+                return refs;
             }
+            if (life >= stableAfterNanos - skewNanos) {
+                refs.add(e.members()); // stable for some members, perhaps not for others
+            }
+            // a view shorter than that was stable for no member: it is no reference
         }
-        return refs;
+        // no view stable beyond doubt yet (the node just started): every view it saw is one
+        List<List<Member>> all = new ArrayList<>();
+        for (int i = history.size() - 1; i >= 0; i--) {
+            all.add(history.get(i).members());
+        }
+        return all;
     }
 
-    /** Forgets views older than the first stable one beyond doubt: they are never a reference again. */
+    private long life(int i, long nowNanos) {
+        long end = i == history.size() - 1 ? (endedNanos >= 0 ? endedNanos : nowNanos)
+                : history.get(i + 1).installedNanos();
+        return end - history.get(i).installedNanos();
+    }
+
+    /** Forgets views older than the newest stable one beyond doubt: they are never a reference again. */
     private void trim(long nowNanos) {
-        int before = history.size() - references(nowNanos).size();
-        if (before > 0) {
-            history.subList(0, before).clear();
+        for (int i = history.size() - 1; i > 0; i--) {
+            if (life(i, nowNanos) >= stableAfterNanos + skewNanos) {
+                history.subList(0, i).clear();
+                return;
+            }
         }
     }
 

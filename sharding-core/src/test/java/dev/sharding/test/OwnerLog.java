@@ -1,0 +1,96 @@
+package dev.sharding.test;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * The "at most one live owner" checker: every incarnation of every entity, from its activation to its stop, on the
+ * JVM's monotonic clock. Two incarnations of one entity whose lives overlap in time are a violation, whatever the
+ * node, and so is a message handled by an incarnation outside its life.
+ */
+public final class OwnerLog {
+
+    private final Map<String, List<Life>> lives = new ConcurrentHashMap<>();
+
+    /** One incarnation of an entity. */
+    public static final class Life {
+
+        final String node;
+
+        final long started = System.nanoTime();
+
+        volatile long stopped = Long.MAX_VALUE;
+
+        volatile long handled;
+
+        Life(String node) {
+            this.node = node;
+        }
+
+        /** The entity took a message now. */
+        public void handled() {
+            handled++;
+        }
+
+        /** The entity stopped now. */
+        public void stopped() {
+            stopped = System.nanoTime();
+        }
+
+        @Override
+        public String toString() {
+            return node + "[" + started / 1_000_000 + " ms.." + (stopped == Long.MAX_VALUE ? "alive"
+                    : stopped / 1_000_000 + " ms") + ", " + handled + " messages]";
+        }
+    }
+
+    /**
+     * An entity was activated.
+     *
+     * @param entityId the entity
+     * @param node where
+     * @return its life, to record its messages and stop
+     */
+    public Life activated(String entityId, String node) {
+        Life life = new Life(node);
+        lives.computeIfAbsent(entityId, k -> new CopyOnWriteArrayList<>()).add(life);
+        return life;
+    }
+
+    /**
+     * Every pair of incarnations of one entity whose lives overlap.
+     *
+     * @return a description of each, empty when ownership was exclusive throughout
+     */
+    public List<String> overlaps() {
+        List<String> found = new ArrayList<>();
+        lives.forEach((id, list) -> {
+            List<Life> sorted = new ArrayList<>(list);
+            sorted.sort(Comparator.comparingLong(l -> l.started));
+            for (int i = 1; i < sorted.size(); i++) {
+                for (int j = 0; j < i; j++) {
+                    Life earlier = sorted.get(j);
+                    Life later = sorted.get(i);
+                    if (earlier.stopped > later.started) {
+                        found.add(id + ": " + earlier + " overlaps " + later + " by "
+                                + (Math.min(earlier.stopped, System.nanoTime()) - later.started) / 1_000_000 + " ms");
+                    }
+                }
+            }
+        });
+        return found;
+    }
+
+    /**
+     * How many incarnations were recorded.
+     *
+     * @return the count
+     */
+    public int incarnations() {
+        return lives.values().stream().mapToInt(List::size).sum();
+    }
+}

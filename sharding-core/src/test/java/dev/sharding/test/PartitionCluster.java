@@ -1,0 +1,145 @@
+package dev.sharding.test;
+
+import dev.sharding.EntityType;
+import dev.sharding.ShardingNode;
+import dev.sharding.ShardingSettings;
+import dev.sharding.spi.ShardingStore;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.UnaryOperator;
+import java.util.stream.Collectors;
+import org.awaitility.Awaitility;
+import org.jgroups.Address;
+import org.jgroups.JChannel;
+import org.jgroups.protocols.DISCARD;
+
+/**
+ * An in-JVM cluster whose network a test can cut: every node's stack has JGroups' DISCARD above SHARED_LOOPBACK, so
+ * a test can split the nodes into sides that no longer hear each other, isolate one node (its transport suspended,
+ * as a frozen process), and heal. All nodes share one store.
+ */
+public final class PartitionCluster implements AutoCloseable {
+
+    /** The in-JVM stack with the partition injector. */
+    public static final String STACK = "shared-loopback-partition.xml";
+
+    private final Map<String, JChannel> channels = new ConcurrentHashMap<>();
+
+    private final TestCluster cluster;
+
+    /**
+     * A cluster of nodes running the given types over one store.
+     *
+     * @param store the store every node uses
+     * @param change changes every node's settings
+     * @param types the entity types
+     */
+    public PartitionCluster(ShardingStore store, UnaryOperator<ShardingSettings> change, EntityType<?>... types) {
+        this.cluster = new TestCluster(settings -> {
+            ShardingNode.Builder b = ShardingNode.builder(change.apply(settings.withJgroupsConfig(STACK)))
+                    .store(store);
+            for (EntityType<?> t : types) {
+                b.entityType(t);
+            }
+            String name = settings.nodeName();
+            b.channelCustomizer(ch -> channels.put(name, ch));
+            return b;
+        });
+    }
+
+    /**
+     * Starts nodes one after the other and waits until they formed one cluster.
+     *
+     * @param n how many
+     * @return the nodes
+     */
+    public List<ShardingNode> startNodes(int n) {
+        return cluster.startNodes(n);
+    }
+
+    /** Waits until every running node sees all running nodes and is registered. */
+    public void awaitConverged() {
+        cluster.awaitConverged();
+        Awaitility.await("every node serves").atMost(TestCluster.FORMATION).pollInterval(Duration.ofMillis(20))
+                .until(() -> cluster.running().stream().allMatch(n -> n.partitionedReason() == null));
+    }
+
+    private DISCARD discard(ShardingNode node) {
+        JChannel ch = channels.get(node.nodeName());
+        if (ch == null) {
+            throw new IllegalStateException("No channel for " + node.nodeName());
+        }
+        DISCARD d = ch.getProtocolStack().findProtocol(DISCARD.class);
+        if (d == null) {
+            throw new IllegalStateException("No DISCARD in the stack of " + node.nodeName());
+        }
+        return d;
+    }
+
+    private Address address(ShardingNode node) {
+        return channels.get(node.nodeName()).getAddress();
+    }
+
+    /**
+     * Cuts the network between two sides: no message from one side reaches the other.
+     *
+     * @param a one side
+     * @param b the other
+     */
+    public void split(Collection<ShardingNode> a, Collection<ShardingNode> b) {
+        for (ShardingNode x : a) {
+            for (ShardingNode y : b) {
+                discard(x).addIgnoreMember(address(y));
+                discard(y).addIgnoreMember(address(x));
+            }
+        }
+    }
+
+    /**
+     * Suspends a node's transport: it neither sends nor receives anything, as if frozen.
+     *
+     * @param node the node
+     */
+    public void isolate(ShardingNode node) {
+        discard(node).discardAll(true);
+    }
+
+    /** Heals every cut and suspension. */
+    public void heal() {
+        for (ShardingNode n : cluster.running()) {
+            discard(n).resetIgnoredMembers().discardAll(false);
+        }
+    }
+
+    /**
+     * Waits until each node of a side sees exactly that side.
+     *
+     * @param side the nodes
+     * @param timeout how long at most
+     */
+    public void awaitView(Collection<ShardingNode> side, Duration timeout) {
+        Set<String> expected = side.stream().map(ShardingNode::nodeName).collect(Collectors.toSet());
+        Awaitility.await("view " + expected + " on each of them").atMost(timeout)
+                .pollInterval(Duration.ofMillis(20)).until(() -> side.stream().allMatch(n -> n.members().stream()
+                        .map(dev.sharding.Member::name).collect(Collectors.toSet()).equals(expected)));
+    }
+
+    /**
+     * The running nodes.
+     *
+     * @return the nodes
+     */
+    public List<ShardingNode> running() {
+        return cluster.running();
+    }
+
+    @Override
+    public void close() {
+        heal();
+        cluster.close();
+    }
+}
