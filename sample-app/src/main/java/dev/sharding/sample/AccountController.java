@@ -2,6 +2,7 @@ package dev.sharding.sample;
 
 import dev.sharding.AskTimeoutException;
 import dev.sharding.BufferFullException;
+import dev.sharding.ClusterPartitionedException;
 import dev.sharding.EntityException;
 import dev.sharding.EntityUnreachableException;
 import dev.sharding.MessageRejectedException;
@@ -183,13 +184,15 @@ public class AccountController {
     }
 
     /**
-     * The cluster could not reach the account in time: its node crashed or left, no node can host it yet, or a
-     * buffer is full. 503; a retry may succeed once the cluster has settled.
+     * The cluster could not reach the account in time: its node crashed or left, no node can host it yet, a buffer
+     * is full, or this node is on the losing side of a network partition (ask another node). 503; a retry may succeed
+     * once the cluster has settled.
      *
      * @param e the failure
      * @return the problem
      */
-    @ExceptionHandler({AskTimeoutException.class, EntityUnreachableException.class, BufferFullException.class})
+    @ExceptionHandler({AskTimeoutException.class, EntityUnreachableException.class, BufferFullException.class,
+            ClusterPartitionedException.class})
     ResponseEntity<ProblemDetail> unavailable(ShardingException e) {
         log.debug("Account unavailable: {}", e.getMessage());
         return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE).header(HttpHeaders.RETRY_AFTER, "1")

@@ -87,6 +87,13 @@ public class ShardingProperties {
     private final StoreProperties store = new StoreProperties();
 
     /**
+     * How a network partition is resolved: which side keeps running, and how long a node may serve without its
+     * coordinator.
+     */
+    @NestedConfigurationProperty
+    private final SplitBrainProperties splitBrain = new SplitBrainProperties();
+
+    /**
      * When entities are passivated.
      */
     @NestedConfigurationProperty
@@ -318,6 +325,15 @@ public class ShardingProperties {
     }
 
     /**
+     * The split-brain properties.
+     *
+     * @return the properties under {@code sharding.split-brain}
+     */
+    public SplitBrainProperties getSplitBrain() {
+        return this.splitBrain;
+    }
+
+    /**
      * The JGroups transport properties.
      *
      * @return the properties under {@code sharding.jgroups}
@@ -351,7 +367,8 @@ public class ShardingProperties {
                 .withPassivationMaxActiveEntities(this.passivation.getMaxActiveEntities())
                 .withNetwork(this.jgroups.getBindAddress(), this.jgroups.getBindPort(), this.jgroups.getPortRange(),
                         this.jgroups.getInitialHosts())
-                .withJgroupsConfig(StringUtils.hasText(config) ? config : null);
+                .withJgroupsConfig(StringUtils.hasText(config) ? config : null)
+                .withSplitBrain(this.splitBrain.toSettings());
         for (Map.Entry<String, EntityTypeProperties> entity : this.entities.entrySet()) {
             settings = settings.withEntity(entity.getKey(), new ShardingSettings.EntityTypeSettings(
                     entity.getValue().getNumberOfShards(), entity.getValue().isProxyOnly(),

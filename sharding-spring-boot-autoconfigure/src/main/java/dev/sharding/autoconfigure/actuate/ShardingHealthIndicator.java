@@ -7,8 +7,9 @@ import org.springframework.boot.health.contributor.Health;
 
 /**
  * The health of a sharding node: UP once it runs and its regions are registered with the cluster's coordinator (it
- * can then host and reach entities), OUT_OF_SERVICE while it hands off its shards to leave, DOWN otherwise. Details:
- * the node name, the coordinator and the number of members.
+ * can then host and reach entities), OUT_OF_SERVICE while it hands off its shards to leave or while it is on the
+ * losing side of a network partition (it refuses messages until the partition heals), DOWN otherwise. Details: the
+ * node name, the coordinator, the number of members, and why it does not serve.
  */
 public class ShardingHealthIndicator extends AbstractHealthIndicator {
 
@@ -27,8 +28,11 @@ public class ShardingHealthIndicator extends AbstractHealthIndicator {
     @Override
     protected void doHealthCheck(Health.Builder builder) {
         boolean running = this.node.isRunning();
+        String partitioned = running ? this.node.partitionedReason() : null;
         if (running && this.node.isLeaving()) {
             builder.outOfService();
+        } else if (partitioned != null) {
+            builder.outOfService().withDetail("partitioned", partitioned);
         } else if (running && this.node.isRegistered()) {
             builder.up();
         } else {
