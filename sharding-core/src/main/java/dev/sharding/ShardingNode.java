@@ -197,6 +197,25 @@ public final class ShardingNode implements AutoCloseable {
     }
 
     /**
+     * Whether this node holds a lease from its coordinator and may serve entities now.
+     *
+     * @return true while it serves
+     */
+    public boolean isServing() {
+        return runtime.isServing();
+    }
+
+    /**
+     * Whether this node's current view has lasted {@code sharding.split-brain.stable-after}: until then, a member lost
+     * counts against the membership before the last change too, so a crash right after a change can stop the cluster.
+     *
+     * @return true once the membership is stable
+     */
+    public boolean isViewStable() {
+        return runtime.isViewStable();
+    }
+
+    /**
      * Control messages this node dropped because their sender may not send them (not the coordinator of the current
      * view, or not a member).
      *

@@ -322,7 +322,7 @@ final class Coordinator {
                     continue;
                 }
             }
-            reconcile(from, r);
+            reconcile(from, r, known);
         }
         node.send(from, new RegisterAck(), false);
         awaitingStates.remove(from);
@@ -330,7 +330,7 @@ final class Coordinator {
         retryWaiting();
     }
 
-    private void reconcile(Member from, RegionInfo r) {
+    private void reconcile(Member from, RegionInfo r, boolean known) {
         Set<Integer> reported = new HashSet<>();
         for (int i = 0; i < r.hostedShards().length; i++) {
             int shard = r.hostedShards()[i];
@@ -349,6 +349,11 @@ final class Coordinator {
                 state = state.apply(new CoordinatorState.ShardAllocated(r.typeName(), shard, from));
                 epochs.put(key, epoch);
                 fences.remove(key);
+                if (ready && !known) {
+                    // a member that hosted shards before it joined comes from another part of a split cluster:
+                    // leases granted there may still cover shards nobody reports
+                    activationFence = Math.max(activationFence, leases.mergeFence(System.nanoTime()));
+                }
             } else if (home.equals(from)) {
                 epochs.merge(key, epoch, Math::max);
             } else {
@@ -492,8 +497,8 @@ final class Coordinator {
             waiting.computeIfAbsent(key, k -> new LinkedHashSet<>()).addAll(requesters);
             return;
         }
-        long fence = Math.max(activationFence, fences.getOrDefault(key, Long.MIN_VALUE));
-        if (fence - now > 0) {
+        long fence = Math.max(activationFence, fences.getOrDefault(key, LeaseKeeper.NEVER));
+        if (LeaseKeeper.ahead(fence, now)) {
             // a member that left may still serve the shard until its lease ends
             waiting.computeIfAbsent(key, k -> new LinkedHashSet<>()).addAll(requesters);
             retryAt(fence);

@@ -51,6 +51,30 @@ final class LeaseKeeper {
 
     private static final int MAX_REMEMBERED = 64;
 
+    /** No time: no lease, no attempt yet. Times are compared only through the helpers below. */
+    static final long NEVER = Long.MIN_VALUE;
+
+    /**
+     * Whether a deadline is still ahead on the monotonic clock.
+     *
+     * @param until the deadline, {@link #NEVER} for none, {@code Long.MAX_VALUE} for forever
+     * @param now the time
+     * @return true before the deadline
+     */
+    static boolean ahead(long until, long now) {
+        return until != NEVER && (until == Long.MAX_VALUE || until - now > 0);
+    }
+
+    /** Whether time {@code a} is after time {@code b}, either of which may be {@link #NEVER}. */
+    private static boolean later(long a, long b) {
+        return a != NEVER && (b == NEVER || a == Long.MAX_VALUE || (b != Long.MAX_VALUE && a - b > 0));
+    }
+
+    /** Whether at least {@code nanos} passed since {@code since} ({@link #NEVER}: yes). */
+    private static boolean elapsed(long since, long now, long nanos) {
+        return since == NEVER || now - since >= nanos;
+    }
+
     private final NodeRuntime node;
 
     private final SplitBrainSettings settings;
@@ -73,6 +97,9 @@ final class LeaseKeeper {
 
     private boolean viewWins = true;
 
+    /** Whether another member was ever this node's coordinator. */
+    private boolean everFollowed;
+
     /** Everyone seen in a view since start: a store lease held by one of them is not another cluster's. */
     private final Set<String> knownMemberIds = new HashSet<>();
 
@@ -80,7 +107,7 @@ final class LeaseKeeper {
 
     private long round;
 
-    private long lastPingNanos = Long.MIN_VALUE;
+    private long lastPingNanos = NEVER;
 
     private final LinkedHashMap<Long, Long> pingSent = new LinkedHashMap<>();
 
@@ -88,13 +115,13 @@ final class LeaseKeeper {
 
     private final Map<Member, Long> grantedUntil = new HashMap<>();
 
-    private long storeLeaseUntil = Long.MIN_VALUE;
+    private long storeLeaseUntil = NEVER;
 
     private boolean storeLeaseSupported = true;
 
     private boolean storeLeaseInFlight;
 
-    private long lastStoreAttemptNanos = Long.MIN_VALUE;
+    private long lastStoreAttemptNanos = NEVER;
 
     private @Nullable String foreignHolder;
 
@@ -104,12 +131,12 @@ final class LeaseKeeper {
 
     private final LinkedHashMap<Long, Long> requestSent = new LinkedHashMap<>();
 
-    private volatile long servingUntil = Long.MIN_VALUE;
+    private volatile long servingUntil = NEVER;
 
     private boolean hadLease;
 
-    /** Since when this node's lease has lapsed without its shards being dropped, or {@code Long.MIN_VALUE}. */
-    private long pausedSince = Long.MIN_VALUE;
+    /** Since when this node's lease has lapsed without its shards being dropped, or {@code NEVER}. */
+    private long pausedSince = NEVER;
 
     private @Nullable String lastRefusal;
 
@@ -140,8 +167,12 @@ final class LeaseKeeper {
 
     /** Whether this node may deliver to its entities now. Any thread. */
     boolean serving() {
-        long until = servingUntil;
-        return until == Long.MAX_VALUE || System.nanoTime() - until < 0;
+        return ahead(servingUntil, System.nanoTime());
+    }
+
+    /** Whether the current view has lasted long enough to be the reference of later decisions. */
+    boolean viewStable(long now) {
+        return off || decider.stable(now);
     }
 
     /** Why this node may not serve, or {@code null} when it may (or has not had a lease yet). Any thread. */
@@ -149,9 +180,14 @@ final class LeaseKeeper {
         return partitioned;
     }
 
-    /** Whether this node's coordinator may allocate shards now. */
+    /**
+     * Whether this node's coordinator may allocate shards now: its side won, a winning set of members follows it
+     * (or, with store-lease, it holds the store's lease), and, with a store that holds leases, it holds the store's
+     * coordinator lease, so that a second cluster started on the same store by mistake never allocates too.
+     */
     boolean inCharge(long now) {
-        return coordinating && viewWins && foreignHolder == null && (off || runUntil(now) - now > 0);
+        return coordinating && viewWins && foreignHolder == null && (off || ahead(runUntil(now), now))
+                && (!storeLeaseSupported || ahead(storeLeaseUntil, now));
     }
 
     /** The time until which a member's shards may still be served elsewhere, when it has just left the view. */
@@ -159,13 +195,22 @@ final class LeaseKeeper {
         if (off) {
             return now;
         }
-        long granted = grantedUntil.getOrDefault(gone, Long.MIN_VALUE);
+        long granted = grantedUntil.getOrDefault(gone, NEVER);
         long self = runUntil(now);
         return Math.max(now, Math.max(granted, self)) + marginNanos;
     }
 
-    /** The time before which a newly active coordinator takes over no shard that no member reports. */
+    /**
+     * The time before which a newly active coordinator takes over no shard that no member reports: a lease its
+     * predecessor granted may still cover it. A node that has been the coordinator of every view it saw (the first
+     * node of a new cluster) had no predecessor and need not wait.
+     */
     long activationFence(long now) {
+        return off || !everFollowed ? now : now + leaseNanos + marginNanos;
+    }
+
+    /** The time before which no shard is taken over after members of another lineage joined (a merge). */
+    long mergeFence(long now) {
         return off ? now : now + leaseNanos + marginNanos;
     }
 
@@ -178,7 +223,7 @@ final class LeaseKeeper {
             return serving();
         }
         Long until = grantedUntil.get(m);
-        return until != null && until - now > 0;
+        return until != null && ahead(until, now);
     }
 
     private long runUntil(long now) {
@@ -201,6 +246,9 @@ final class LeaseKeeper {
         Member newCoordinator = members.isEmpty() ? null : members.get(0);
         boolean wasCoordinating = coordinating;
         coordinating = newCoordinator != null && newCoordinator.equals(node.self());
+        if (newCoordinator != null && !coordinating) {
+            everFollowed = true;
+        }
         if (!java.util.Objects.equals(newCoordinator, coordinator)) {
             requestSent.clear();
         }
@@ -211,6 +259,8 @@ final class LeaseKeeper {
             grantedUntil.clear();
             pingSent.clear();
             foreignHolder = null;
+            storeLeaseUntil = NEVER;
+            lastStoreAttemptNanos = NEVER;
         }
         // an operator's probe (removal of the sharding data) is a member for JGroups, never for the decision
         List<Member> deciding = members.stream().filter(m -> !m.name().startsWith(ClusterProbe.NAME_PREFIX))
@@ -228,6 +278,7 @@ final class LeaseKeeper {
         }
         if (coordinating) {
             ping(now);
+            renewStoreLease(now);
         }
     }
 
@@ -238,9 +289,13 @@ final class LeaseKeeper {
 
     private void lose(String reason) {
         if (!off) {
-            servingUntil = Long.MIN_VALUE;
+            servingUntil = NEVER;
         }
-        pausedSince = Long.MIN_VALUE;
+        pausedSince = NEVER;
+        if (settings.strategy() != SplitBrainSettings.Strategy.STORE_LEASE) {
+            releaseStoreLease();
+            storeLeaseUntil = NEVER;
+        }
         if (partitioned == null) {
             partitioned = reason;
             log.warn("Node {} stops serving: {}", node.nodeName(), reason);
@@ -254,35 +309,37 @@ final class LeaseKeeper {
 
     /** Periodic, every control tick. */
     void tick(long now) {
+        if (coordinating) {
+            renewStoreLease(now);
+        }
         if (off) {
             return;
         }
         if (coordinating) {
-            if (now - lastPingNanos >= renewNanos || lastPingNanos == Long.MIN_VALUE) {
+            if (elapsed(lastPingNanos, now, renewNanos)) {
                 ping(now);
             }
-            renewStoreLease(now);
             if (viewWins) {
                 long until = runUntil(now);
-                if (until - servingUntil > 0 || servingUntil == Long.MIN_VALUE) {
+                if (later(until, servingUntil)) {
                     grantSelf(until, now);
                 }
             }
         }
         long until = servingUntil;
-        if (hadLease && until != Long.MAX_VALUE && now - until >= 0 && partitioned == null) {
-            if (pausedSince == Long.MIN_VALUE) {
+        if (hadLease && until != Long.MAX_VALUE && !ahead(until, now) && partitioned == null) {
+            if (pausedSince == NEVER) {
                 // entities wait (their messages are held) until a lease comes back, a coordinator change in a
                 // healthy cluster takes about that long; the shards are checked against the store before they serve
                 pausedSince = now;
                 log.info("Node {} pauses its entities: its lease ran out (coordinator {})", node.nodeName(),
                         coordinator);
-            } else if (now - pausedSince >= leaseNanos) {
+            } else if (elapsed(pausedSince, now, leaseNanos)) {
                 String why = lastRefusal != null ? lastRefusal
-                        : coordinating ? "as coordinator it has not heard from a winning set of members for "
-                                + java.time.Duration.ofNanos(now - until + leaseNanos)
-                        : "it holds no lease from coordinator " + coordinator + " (none renewed for "
-                                + java.time.Duration.ofNanos(now - until + leaseNanos) + ")";
+                        : coordinating ? "as coordinator it has not heard from a winning set of members for over "
+                                + settings.leaseDuration().multipliedBy(2)
+                        : "it holds no lease from coordinator " + coordinator + " (none renewed for over "
+                                + settings.leaseDuration().multipliedBy(2) + ")";
                 lose(why);
             }
         }
@@ -301,14 +358,20 @@ final class LeaseKeeper {
     }
 
     private void grantSelf(long until, long now) {
-        if (until - now > 0) {
+        if (ahead(until, now)) {
             servingUntil = until;
             regained();
         }
     }
 
     private void renewStoreLease(long now) {
-        if (!storeLeaseSupported || storeLeaseInFlight || now - lastStoreAttemptNanos < renewNanos) {
+        if (!storeLeaseSupported || storeLeaseInFlight || !elapsed(lastStoreAttemptNanos, now, renewNanos)) {
+            return;
+        }
+        if (settings.strategy() != SplitBrainSettings.Strategy.STORE_LEASE
+                && !(viewWins && (off || ahead(runUntil(now), now)))) {
+            // with the other strategies the store lease only guards against a second cluster on the store: a
+            // coordinator that may not run does not hold on to it
             return;
         }
         storeLeaseInFlight = true;
@@ -338,11 +401,17 @@ final class LeaseKeeper {
                         return;
                     }
                     if (lease.granted()) {
+                        boolean held = ahead(storeLeaseUntil, System.nanoTime());
                         storeLeaseUntil = sent + Math.min(lease.remaining().toNanos(), leaseNanos);
                         if (foreignHolder != null) {
                             log.info("Coordinator on {} holds the store's coordinator lease again", node.nodeName());
                             foreignHolder = null;
+                        }
+                        if (!held) {
                             node.coordinatorMayRun();
+                            if (settings.strategy() == SplitBrainSettings.Strategy.STORE_LEASE) {
+                                grantSelf(storeLeaseUntil, System.nanoTime());
+                            }
                         }
                     } else if (!knownMemberIds.contains(lease.holderId())) {
                         if (foreignHolder == null) {
@@ -405,7 +474,7 @@ final class LeaseKeeper {
         String refusal = !viewWins ? "coordinator " + node.nodeName() + " is on the losing side of a partition"
                 : foreignHolder != null ? "coordinator " + node.nodeName() + " may not run: another cluster ("
                         + foreignHolder + ") holds the store's coordinator lease"
-                : until - now <= 0 ? (settings.strategy() == SplitBrainSettings.Strategy.STORE_LEASE
+                : !ahead(until, now) ? (settings.strategy() == SplitBrainSettings.Strategy.STORE_LEASE
                         ? "coordinator " + node.nodeName() + " does not hold the store's coordinator lease"
                         : "coordinator " + node.nodeName() + " has not heard from a winning set of members")
                 : null;
@@ -416,7 +485,7 @@ final class LeaseKeeper {
         boolean first = !leased(from, now);
         grantedUntil.merge(from, until, Math::max);
         node.send(from, new LeaseGrant(pong.request(), until - now), false);
-        if (until - servingUntil > 0) {
+        if (later(until, servingUntil)) {
             grantSelf(until, now);
         }
         if (first) {
@@ -439,7 +508,7 @@ final class LeaseKeeper {
             }
         }
         long until = sent + Math.min(grant.validForNanos(), leaseNanos);
-        if (until - servingUntil > 0 || servingUntil == Long.MIN_VALUE) {
+        if (later(until, servingUntil)) {
             servingUntil = until;
         }
         lastRefusal = null;
@@ -465,11 +534,11 @@ final class LeaseKeeper {
         if (partitioned != null && viewWins) {
             log.info("Node {} holds a lease again and serves what it is allocated afresh", node.nodeName());
             partitioned = null;
-            pausedSince = Long.MIN_VALUE;
+            pausedSince = NEVER;
             node.resumeServing();
-        } else if (pausedSince != Long.MIN_VALUE) {
+        } else if (pausedSince != NEVER) {
             log.info("Node {} holds a lease again; checking its shards against the store", node.nodeName());
-            pausedSince = Long.MIN_VALUE;
+            pausedSince = NEVER;
             node.resumeServing();
         }
     }

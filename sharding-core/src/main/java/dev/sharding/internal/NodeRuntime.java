@@ -442,6 +442,29 @@ public final class NodeRuntime implements Transport.Listener {
     }
 
     /**
+     * Whether this node holds a lease to serve its shards now.
+     *
+     * @return true while it may deliver to its entities
+     */
+    public boolean isServing() {
+        return running && serving();
+    }
+
+    /**
+     * Whether the current view has lasted long enough ({@code split-brain.stable-after}) to be the only reference of
+     * a split-brain decision: until then, a member lost now counts against the views before it too.
+     *
+     * @return true once the membership is stable
+     */
+    public boolean isViewStable() {
+        try {
+            return control.submit(() -> leases.viewStable(System.nanoTime())).get(5, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            return false;
+        }
+    }
+
+    /**
      * Why this node refuses messages now: it is on the losing side of a partition, or lost its lease.
      *
      * @return the reason, or {@code null} when it serves

@@ -136,6 +136,17 @@ final class PartitionDecider {
         return all;
     }
 
+    /**
+     * Whether the current view is stable beyond doubt: it is the only reference of a decision now.
+     *
+     * @param nowNanos the time
+     * @return true once it lasted stable-after plus the skew
+     */
+    boolean stable(long nowNanos) {
+        return endedNanos < 0 && !history.isEmpty()
+                && life(history.size() - 1, nowNanos) >= stableAfterNanos + skewNanos;
+    }
+
     private long life(int i, long nowNanos) {
         long end = i == history.size() - 1 ? (endedNanos >= 0 ? endedNanos : nowNanos)
                 : history.get(i + 1).installedNanos();

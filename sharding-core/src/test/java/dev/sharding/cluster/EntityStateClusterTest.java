@@ -111,6 +111,7 @@ class EntityStateClusterTest {
         long onVictim = IDS.stream().filter(id -> victim.localEntities("wallet").values().stream()
                 .anyMatch(ids -> ids.contains(id))).count();
         assertThat(onVictim).isPositive();
+        cluster.awaitStable(); // a member lost right after a join cannot be told from a split
         victim.crash();
         cluster.awaitConverged();
         for (String id : IDS) {

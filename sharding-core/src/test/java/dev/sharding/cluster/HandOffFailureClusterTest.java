@@ -77,6 +77,7 @@ class HandOffFailureClusterTest {
         Awaitility.await("handoff held while the owner's entities stop").atMost(Duration.ofSeconds(30))
                 .until(() -> !n1.clusterState(Duration.ofSeconds(2)).get(5, TimeUnit.SECONDS).handoffs().isEmpty()
                         && victim.localEntities("journal").containsKey(SHARD));
+        cluster.awaitStable(); // a member lost right after a join cannot be told from a split
         victim.crash();
         Journal.stopGate.countDown();
         cluster.awaitConverged();
@@ -96,6 +97,7 @@ class HandOffFailureClusterTest {
         ShardingNode crashed = nodes.stream().filter(n -> n != from && n != n1).findFirst().orElseThrow();
         ShardingNode to = nodes.stream().filter(n -> n != from && n != crashed).findFirst().orElseThrow();
         String targetName = to.nodeName();
+        cluster.awaitStable(); // a member lost right after a join cannot be told from a split
         crashed.crash();
         AdminResult r = n1.handOff("journal", SHARD, targetName).get(10, TimeUnit.SECONDS);
         assertThat(r.accepted()).as(r.message()).isTrue();

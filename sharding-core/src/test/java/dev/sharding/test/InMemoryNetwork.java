@@ -69,7 +69,8 @@ public final class InMemoryNetwork {
      * @return the transport
      */
     public Transport transport(String name) {
-        return new Node(new Member(0, ids.incrementAndGet(), name));
+        // ids unique across networks too, as JGroups addresses are: two networks may share one store
+        return new Node(new Member(java.util.concurrent.ThreadLocalRandom.current().nextLong() | 1, ids.incrementAndGet(), name));
     }
 
     private void publishView() {
@@ -140,6 +141,30 @@ public final class InMemoryNetwork {
         Rule(String name, int count, Predicate<ProtocolMessage> match, boolean duplicate) {
             this(name, new AtomicLong(count), match, duplicate);
         }
+    }
+
+    /**
+     * Delivers a forged message to a member as if another member had sent it.
+     *
+     * @param from the name of the member it claims to come from
+     * @param to the name of the member that gets it
+     * @param message the message
+     */
+    public void inject(String from, String to, ProtocolMessage message) {
+        Node sender = members.stream().filter(n -> n.self.name().equals(from)).findFirst().orElseThrow();
+        Node target = members.stream().filter(n -> n.self.name().equals(to)).findFirst().orElseThrow();
+        byte[] frame = codec.encode(message);
+        target.inbox.execute(() -> target.listener.onFrame(sender.self, frame, 0, frame.length));
+    }
+
+    /**
+     * The member of a name.
+     *
+     * @param name the name
+     * @return the member
+     */
+    public dev.sharding.Member member(String name) {
+        return members.stream().filter(n -> n.self.name().equals(name)).findFirst().orElseThrow().self;
     }
 
     /**

@@ -58,7 +58,9 @@ public final class PartitionCluster implements AutoCloseable {
      * @return the nodes
      */
     public List<ShardingNode> startNodes(int n) {
-        return cluster.startNodes(n);
+        List<ShardingNode> nodes = cluster.startNodes(n);
+        cluster.awaitStable();
+        return nodes;
     }
 
     /** Waits until every running node sees all running nodes and is registered. */
