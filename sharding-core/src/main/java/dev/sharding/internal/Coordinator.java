@@ -68,9 +68,16 @@ import org.slf4j.LoggerFactory;
  * coordinator starts from an empty table, sends {@code GetShardStates} to every member and rebuilds the table from
  * the answers ({@code ShardStates}, or a {@code Register} that crossed). Until every member of the view answered or
  * left, it queues shard-home requests; shards whose homes the regions already know keep working meanwhile, because
- * regions only ask for unknown shards. If two members claim one shard (only after a partition heals), the claim
- * that arrived first is kept and the other is logged. A handoff the previous coordinator started completes on its
- * own: the owner's {@code ShardStopped} deallocates the shard here too.
+ * regions only ask for unknown shards. Reports carry each shard's epoch: if two members report one shard (after the
+ * sides of a partition merged), the newer epoch keeps it and the other copy gets {@code StopShard}; a shard the
+ * table gives a member that no longer reports it loses its home. A handoff the previous coordinator started completes
+ * on its own: the owner's {@code ShardStopped} deallocates the shard here too.
+ *
+ * <h2>Partitions</h2>
+ * The coordinator allocates only while {@link LeaseKeeper#inCharge} says its side may run. A member that left the
+ * view fences its shards until every lease it could hold has ended ({@link LeaseKeeper#fenceFor}); a newly active
+ * coordinator fences every shard no member reports for one lease duration. Requests for a fenced shard wait and are
+ * tried again when the fence ends. Only members holding a lease are given shards.
  *
  * <p>Every request is idempotent and repeated until answered: regions repeat {@code Register} and
  * {@code GetShardHome} every retry interval, the coordinator repeats {@code GetShardStates}, {@code HostShard},
