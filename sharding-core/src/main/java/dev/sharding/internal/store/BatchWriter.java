@@ -230,7 +230,7 @@ final class BatchWriter {
         } else {
             LOG.debug("Store transaction of {} operations failed too: {}", batch.size(), String.valueOf(failure));
         }
-        String reason = StoreTimeouts.reason(failure, queryTimeout);
+        String reason = StoreTimeouts.reason(failure, queryTimeout, queryTimeout);
         completeLater(() -> batch.fail(reason, failure));
         // while the database is away, try about once a second rather than spinning through the queue
         long pause = Math.min(MAX_FAILURE_PAUSE_MILLIS, FIRST_FAILURE_PAUSE_MILLIS << Math.min(failureStreak - 1, 7));

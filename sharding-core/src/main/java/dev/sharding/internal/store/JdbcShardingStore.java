@@ -142,7 +142,7 @@ public final class JdbcShardingStore implements ShardingStore {
             });
         } catch (SQLException e) {
             throw new ShardingException("Could not create the sharding tables (prefix " + settings.tablePrefix()
-                    + "): " + StoreTimeouts.reason(e, settings.queryTimeout()), e);
+                    + "): " + StoreTimeouts.reason(e, settings.queryTimeout(), settings.queryTimeout()), e);
         }
     }
 
@@ -343,7 +343,7 @@ public final class JdbcShardingStore implements ShardingStore {
             return future;
         }
         Duration networkTimeout = limit.multipliedBy(2);
-        ReadTask<T> task = new ReadTask<>(what, future, limit, () -> {
+        ReadTask<T> task = new ReadTask<>(what, future, limit, settings.queryTimeout(), () -> {
             try (StoreConnection borrowed = StoreConnection.open(dataSource, networkTimeout)) {
                 Connection connection = borrowed.connection();
                 JdbcDialect d = dialect(connection);
@@ -374,8 +374,7 @@ public final class JdbcShardingStore implements ShardingStore {
         try {
             ScheduledFuture<?> timeout = deadlines.schedule(() -> future.completeExceptionally(new ShardingException(
                     "The store did not complete the " + what + " within " + StoreTimeouts.format(networkTimeout)
-                            + " (twice its time limit of " + StoreTimeouts.format(limit) + "; "
-                            + StoreTimeouts.SETTING + "=" + StoreTimeouts.format(settings.queryTimeout())
+                            + " (twice its time limit; " + StoreTimeouts.limit(limit, settings.queryTimeout())
                             + "): the database does not answer, or no connection is free")),
                     networkTimeout.toNanos(), TimeUnit.NANOSECONDS);
             future.whenComplete((result, failure) -> timeout.cancel(false));

@@ -59,18 +59,22 @@ final class ReadTask<T> implements Runnable {
 
     private final Duration limit;
 
+    private final Duration queryTimeout;
+
     /**
      * Creates the task.
      *
      * @param what the operation, for messages ("read of the state of [a/1]")
      * @param future completed with the result
      * @param limit the time limit the database was given, for messages
+     * @param queryTimeout the store's query timeout, for messages
      * @param body the work
      */
-    ReadTask(String what, CompletableFuture<T> future, Duration limit, Body<T> body) {
+    ReadTask(String what, CompletableFuture<T> future, Duration limit, Duration queryTimeout, Body<T> body) {
         this.what = what;
         this.future = future;
         this.limit = limit;
+        this.queryTimeout = queryTimeout;
         this.body = body;
     }
 
@@ -92,7 +96,7 @@ final class ReadTask<T> implements Runnable {
             future.complete(body.run());
         } catch (SQLException | RuntimeException e) {
             future.completeExceptionally(new ShardingException("The store failed the " + what + ": "
-                    + StoreTimeouts.reason(e, limit), e));
+                    + StoreTimeouts.reason(e, limit, queryTimeout), e));
         }
     }
 

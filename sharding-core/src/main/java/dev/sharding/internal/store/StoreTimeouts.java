@@ -25,12 +25,26 @@ final class StoreTimeouts {
      *
      * @param failure the failure
      * @param limit the limit the database was given
+     * @param queryTimeout the store's query timeout, from which the limit comes
      * @return the failure's text, preceded by an explanation when it is a timeout
      */
-    static String reason(@Nullable Throwable failure, Duration limit) {
+    static String reason(@Nullable Throwable failure, Duration limit, Duration queryTimeout) {
         String text = String.valueOf(failure);
         @Nullable String kind = kind(failure);
-        return kind == null ? text : kind + " (" + SETTING + " allows " + format(limit) + "): " + text;
+        return kind == null ? text : kind + " (" + limit(limit, queryTimeout) + "): " + text;
+    }
+
+    /**
+     * Where a time limit comes from, for messages.
+     *
+     * @param limit the limit
+     * @param queryTimeout the store's query timeout
+     * @return "sharding.store.query-timeout allows 10s", or for a shorter limit (a lease request's) its value and the
+     *     setting's
+     */
+    static String limit(Duration limit, Duration queryTimeout) {
+        return limit.equals(queryTimeout) ? SETTING + " allows " + format(limit)
+                : "the limit is " + format(limit) + ", half the lease, at most " + SETTING + "=" + format(queryTimeout);
     }
 
     /**
@@ -68,13 +82,13 @@ final class StoreTimeouts {
             case "25P03" -> "this node paused within a transaction for longer than allowed, so the database ended"
                     + " its session and rolled the transaction back";
             // statement_timeout or a cancel after Statement.setQueryTimeout (PostgreSQL), QUERY_TIMEOUT (H2)
-            case "57014" -> "a statement ran for longer than allowed";
+            case "57014" -> "a statement ran, or waited for a row lock, for longer than allowed";
             default -> e instanceof SQLTimeoutException || state.startsWith("HYT")
                     // H2 reports a lock wait that timed out as HYT00 (error 50200)
                     ? (e.getErrorCode() == 50200
                             ? "a row lock was held by another transaction for longer than allowed"
                                     + " (a node frozen or cut off in a transaction?)"
-                            : "a statement ran for longer than allowed")
+                            : "a statement ran, or waited for a row lock, for longer than allowed")
                     : null;
         };
     }
