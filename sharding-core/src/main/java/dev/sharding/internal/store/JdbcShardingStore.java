@@ -14,12 +14,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
@@ -37,7 +31,8 @@ import org.jspecify.annotations.Nullable;
  * a deadlock or serialization failure, and the next batch starts afresh on a new connection (after a pause that
  * grows to a second while transactions keep failing, so that an outage is not a busy loop). Futures of writes are
  * completed on a completion thread, in commit order, so that slow callbacks delay no commit; callbacks should still
- * be short. Reads and {@link #nextEpoch} run on a small pool of read threads, each on a connection of its own.
+ * be short. Reads and {@link #nextEpoch} run on a small pool of read threads, each on a connection of its own
+ * ({@link ConnectionTasks}).
  *
  * <h2>Durability</h2>
  * A future completes after its transaction committed; how durable a commit is depends on the database. An H2 file
@@ -73,17 +68,11 @@ public final class JdbcShardingStore implements ShardingStore {
     /** The longest cluster name, holder id and holder name the coordinator lease table holds. */
     public static final int MAX_LEASE_NAME_LENGTH = 255;
 
-    private static final int TRANSACTION_ATTEMPTS = 3;
-
     private final DataSource dataSource;
 
     private final JdbcStoreSettings settings;
 
-    private final ThreadPoolExecutor readers;
-
-    private final ThreadPoolExecutor leases;
-
-    private final ScheduledThreadPoolExecutor deadlines;
+    private final ConnectionTasks tasks;
 
     private final BatchWriter writer;
 
@@ -112,12 +101,7 @@ public final class JdbcShardingStore implements ShardingStore {
     public JdbcShardingStore(DataSource dataSource, JdbcStoreSettings settings) {
         this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
         this.settings = settings.validate();
-        this.readers = new ThreadPoolExecutor(settings.readThreads(), settings.readThreads(), 0, TimeUnit.MILLISECONDS,
-                new LinkedBlockingQueue<>(), StoreThreads.factory("sharding-store-read-"));
-        this.leases = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(),
-                StoreThreads.factory("sharding-store-lease-"));
-        this.deadlines = new ScheduledThreadPoolExecutor(1, StoreThreads.factory("sharding-store-deadline-"));
-        this.deadlines.setRemoveOnCancelPolicy(true);
+        this.tasks = new ConnectionTasks(dataSource, settings, this::dialect);
         this.writer = new BatchWriter(dataSource, settings.maxBatchSize(), this::dialect, settings.queryTimeout());
     }
 
@@ -158,7 +142,7 @@ public final class JdbcShardingStore implements ShardingStore {
     @Override
     public CompletableFuture<Optional<StoredState>> read(String typeName, String entityId) {
         String what = "read of the state of [" + typeName + "/" + entityId + "]";
-        return onReader(what, Mode.AUTO_COMMIT, (c, d) -> Optional.ofNullable(d.read(c, typeName, entityId)));
+        return tasks.onReader(what, ConnectionTasks.Mode.AUTO_COMMIT, (c, d) -> Optional.ofNullable(d.read(c, typeName, entityId)));
     }
 
     @Override
@@ -182,7 +166,7 @@ public final class JdbcShardingStore implements ShardingStore {
     @Override
     public CompletableFuture<Long> nextEpoch(String typeName, int shardId) {
         String what = "increment of the epoch of [" + typeName + "/shard " + shardId + "]";
-        return onReader(what, Mode.TRANSACTION, (c, d) -> d.nextEpoch(c, typeName, shardId));
+        return tasks.onReader(what, ConnectionTasks.Mode.TRANSACTION, (c, d) -> d.nextEpoch(c, typeName, shardId));
     }
 
     @Override
@@ -207,13 +191,13 @@ public final class JdbcShardingStore implements ShardingStore {
     @Override
     public CompletableFuture<Set<String>> remembered(String typeName, int shardId) {
         String what = "read of the remembered entities of [" + typeName + "/shard " + shardId + "]";
-        return onReader(what, Mode.AUTO_COMMIT, (c, d) -> Set.copyOf(d.remembered(c, typeName, shardId)));
+        return tasks.onReader(what, ConnectionTasks.Mode.AUTO_COMMIT, (c, d) -> Set.copyOf(d.remembered(c, typeName, shardId)));
     }
 
     @Override
     public CompletableFuture<Set<Integer>> shardsWithRemembered(String typeName) {
         String what = "read of the shards of [" + typeName + "] with remembered entities";
-        return onReader(what, Mode.AUTO_COMMIT, (c, d) -> Set.copyOf(d.shardsWithRemembered(c, typeName)));
+        return tasks.onReader(what, ConnectionTasks.Mode.AUTO_COMMIT, (c, d) -> Set.copyOf(d.shardsWithRemembered(c, typeName)));
     }
 
     @Override
@@ -245,8 +229,7 @@ public final class JdbcShardingStore implements ShardingStore {
                     + " microsecond, not " + duration));
             return refused;
         }
-        Duration limit = leaseLimit(duration);
-        return submit(leases, what, limit, Mode.RETRIED_TRANSACTION,
+        return tasks.onLeaseThread(what, leaseLimit(duration),
                 (c, d) -> d.acquireLease(c, clusterName, holderId, holderName, duration));
     }
 
@@ -257,7 +240,7 @@ public final class JdbcShardingStore implements ShardingStore {
         if (invalidLease(clusterName, holderId, "", refused)) {
             return refused;
         }
-        return submit(leases, what, settings.queryTimeout(), Mode.RETRIED_TRANSACTION, (c, d) -> {
+        return tasks.onLeaseThread(what, settings.queryTimeout(), (c, d) -> {
             d.releaseLease(c, clusterName, holderId);
             return null;
         });
@@ -275,7 +258,7 @@ public final class JdbcShardingStore implements ShardingStore {
         if (known != null) {
             return CompletableFuture.completedFuture(Optional.of(known));
         }
-        return onReader("read of the store id", Mode.RETRIED_TRANSACTION, (c, d) -> {
+        return tasks.onReader("read of the store id", ConnectionTasks.Mode.RETRIED_TRANSACTION, (c, d) -> {
             @Nullable String id = d.storeId(c);
             if (id == null) {
                 d.createStoreId(c, UUID.randomUUID().toString());
@@ -301,87 +284,7 @@ public final class JdbcShardingStore implements ShardingStore {
         }
         long deadline = System.nanoTime() + settings.closeTimeout().toNanos();
         writer.stop(deadline);
-        for (ThreadPoolExecutor pool : List.of(readers, leases)) {
-            pool.shutdown();
-        }
-        for (ThreadPoolExecutor pool : List.of(readers, leases)) {
-            if (!StoreThreads.awaitTermination(pool, deadline)) {
-                for (Runnable task : pool.shutdownNow()) {
-                    if (task instanceof ReadTask<?> read) {
-                        read.fail(BatchWriter.closedException(read.what()));
-                    }
-                }
-            }
-        }
-        deadlines.shutdownNow();
-    }
-
-    /** How a task uses its connection. */
-    private enum Mode {
-        /** Statements as they come, for reads. */
-        AUTO_COMMIT,
-        /** One transaction with the time limits. */
-        TRANSACTION,
-        /** One transaction with the time limits, tried up to three times on a deadlock or serialization failure. */
-        RETRIED_TRANSACTION
-    }
-
-    private <T> CompletableFuture<T> onReader(String what, Mode mode, ReadTask.Work<T> work) {
-        return submit(readers, what, settings.queryTimeout(), mode, work);
-    }
-
-    /**
-     * Runs work on a pool's thread and fails its future if it is not done within twice the limit, counted from now.
-     *
-     * @param limit the database's time limit for the work's statements and lock waits
-     */
-    private <T> CompletableFuture<T> submit(ThreadPoolExecutor pool, String what, Duration limit, Mode mode,
-            ReadTask.Work<T> work) {
-        CompletableFuture<T> future = new CompletableFuture<>();
-        if (closed.get()) {
-            future.completeExceptionally(BatchWriter.closedException(what));
-            return future;
-        }
-        Duration networkTimeout = limit.multipliedBy(2);
-        ReadTask<T> task = new ReadTask<>(what, future, limit, settings.queryTimeout(), () -> {
-            try (StoreConnection borrowed = StoreConnection.open(dataSource, networkTimeout)) {
-                Connection connection = borrowed.connection();
-                JdbcDialect d = dialect(connection);
-                if (mode == Mode.AUTO_COMMIT) {
-                    return work.run(connection, d);
-                }
-                for (int attempt = 1;; attempt++) {
-                    try {
-                        return JdbcTransactions.inTransaction(connection, () -> {
-                            d.beginTransaction(connection, limit);
-                            return work.run(connection, d);
-                        });
-                    } catch (SQLException e) {
-                        if (mode != Mode.RETRIED_TRANSACTION || attempt == TRANSACTION_ATTEMPTS
-                                || !JdbcTransactions.isTransient(e) || future.isDone()) {
-                            throw e;
-                        }
-                    }
-                }
-            }
-        });
-        try {
-            pool.execute(task);
-        } catch (RejectedExecutionException e) {
-            future.completeExceptionally(BatchWriter.closedException(what));
-            return future;
-        }
-        try {
-            ScheduledFuture<?> timeout = deadlines.schedule(() -> future.completeExceptionally(new ShardingException(
-                    "The store did not complete the " + what + " within " + StoreTimeouts.format(networkTimeout)
-                            + " (twice its time limit; " + StoreTimeouts.limit(limit, settings.queryTimeout())
-                            + "): the database does not answer, or no connection is free")),
-                    networkTimeout.toNanos(), TimeUnit.NANOSECONDS);
-            future.whenComplete((result, failure) -> timeout.cancel(false));
-        } catch (RejectedExecutionException e) {
-            // closing: the task fails or finishes with the store
-        }
-        return future;
+        tasks.stop(deadline);
     }
 
     /**
