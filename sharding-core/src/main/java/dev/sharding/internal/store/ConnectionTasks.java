@@ -3,6 +3,7 @@ package dev.sharding.internal.store;
 import dev.sharding.ShardingException;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.SQLTimeoutException;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -21,7 +22,7 @@ import javax.sql.DataSource;
  * connection of its own ({@link StoreConnection}, with a network timeout of twice its time limit) and, unless it only
  * reads, runs in a transaction given its time limit ({@link JdbcDialect#beginTransaction(Connection, Duration)}).
  * Its future fails if it is not done within twice the limit from when it was submitted, whatever the database does
- * (a task that had not started by then does not run).
+ * (a task that had not started by then, or not yet got its connection, does not run).
  */
 final class ConnectionTasks {
 
@@ -130,6 +131,11 @@ final class ConnectionTasks {
         Duration twice = limit.multipliedBy(2);
         ReadTask<T> task = new ReadTask<>(what, future, limit, queryTimeout, () -> {
             try (StoreConnection borrowed = StoreConnection.open(dataSource, twice)) {
+                if (future.isDone()) {
+                    // failed by its deadline while it waited for the connection: a late lease request must not
+                    // take the lease for a member that has been told it failed
+                    throw new SQLTimeoutException("Abandoned at its deadline");
+                }
                 Connection connection = borrowed.connection();
                 JdbcDialect d = dialects.of(connection);
                 if (mode == Mode.AUTO_COMMIT) {

@@ -114,7 +114,7 @@ public abstract class CoordinatorLeaseContract extends StoreContractSupport {
     @Test
     void membersRacingForTheLeaseFromSeveralStoresNeverHoldItAtOverlappingTimes() throws Exception {
         List<ShardingStore> stores = List.of(store, track(createPeer(store)), track(createPeer(store)));
-        new LeaseFuzzer(stores, type, Duration.ofMillis(250)).run(6, 30, type.hashCode());
+        new LeaseFuzzer(stores, type, Duration.ofMillis(400)).run(6, 20, type.hashCode());
     }
 
     @Test
