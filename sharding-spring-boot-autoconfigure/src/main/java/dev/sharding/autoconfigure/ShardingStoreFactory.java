@@ -42,12 +42,15 @@ final class ShardingStoreFactory {
             String url = "jdbc:h2:file:" + properties.getEmbeddedPath().toAbsolutePath() + EMBEDDED_H2_OPTIONS;
             org.h2.jdbcx.JdbcConnectionPool pool = org.h2.jdbcx.JdbcConnectionPool.create(url, "sa", "");
             pool.setMaxConnections(16);
+            // wait for a free connection no longer than a statement may run (H2 counts whole seconds)
+            pool.setLoginTimeout((int) Math.max(1, (properties.getQueryTimeout().toMillis() + 999) / 1000));
             dataSource = pool;
             owned = pool::dispose;
             log.info("Sharding store: embedded H2 database {}", properties.getEmbeddedPath().toAbsolutePath());
         }
         JdbcShardingStore store = new JdbcShardingStore(dataSource,
-                JdbcStoreSettings.defaults().withTablePrefix(properties.getTablePrefix()).validate());
+                JdbcStoreSettings.defaults().withTablePrefix(properties.getTablePrefix())
+                        .withQueryTimeout(properties.getQueryTimeout()).validate());
         if (properties.isInitializeSchema()) {
             store.createSchema();
         }

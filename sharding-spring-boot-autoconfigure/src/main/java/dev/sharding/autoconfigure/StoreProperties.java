@@ -1,6 +1,7 @@
 package dev.sharding.autoconfigure;
 
 import java.nio.file.Path;
+import java.time.Duration;
 
 /**
  * Where entity state, shard epochs and remembered entities are kept, bound from {@code sharding.store.*}.
@@ -36,6 +37,15 @@ public class StoreProperties {
      * cluster is alive. The application starts without a web server in this mode.
      */
     private boolean removeShardingData;
+
+    /**
+     * Longest time one statement of the JDBC store may run, waiting for row locks included, before it fails with
+     * an error naming this property: a hung database, or a frozen node holding row locks, then fails the operations
+     * that need it instead of stalling them. Reads, new epochs and coordinator lease requests also fail once they
+     * have waited twice as long in all, even when the database does not answer at all. Also bounds the wait for a
+     * connection of the embedded H2 database.
+     */
+    private Duration queryTimeout = Duration.ofSeconds(10);
 
     public StoreType getType() {
         return this.type;
@@ -75,6 +85,14 @@ public class StoreProperties {
 
     public void setRemoveShardingData(boolean removeShardingData) {
         this.removeShardingData = removeShardingData;
+    }
+
+    public Duration getQueryTimeout() {
+        return this.queryTimeout;
+    }
+
+    public void setQueryTimeout(Duration queryTimeout) {
+        this.queryTimeout = queryTimeout;
     }
 
     /** The kinds of store. */

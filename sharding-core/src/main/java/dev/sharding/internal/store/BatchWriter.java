@@ -3,6 +3,7 @@ package dev.sharding.internal.store;
 import dev.sharding.ShardingException;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
@@ -24,7 +25,7 @@ import org.slf4j.LoggerFactory;
  * The writer side of a {@link JdbcShardingStore}: a queue and the one thread that drains it, committing each drain
  * as a {@link WriteBatch} in one transaction, and a completion thread that completes the batch's futures in commit
  * order. A transaction is tried again at once (up to three times in all) only when the database reports a deadlock
- * or serialization failure; any other failure fails the batch, and the writer pauses before the next one, longer
+ * or serialization failure; any other failure fails the batch (one that hit a time limit says which), and the writer pauses before the next one, longer
  * (up to a second) while failures go on, logging the first failure of a streak and its end.
  */
 final class BatchWriter {
@@ -59,6 +60,8 @@ final class BatchWriter {
 
     private final Dialects dialects;
 
+    private final Duration queryTimeout;
+
     private final BlockingQueue<StoreOperation> queue = new LinkedBlockingQueue<>();
 
     private final ExecutorService completer = Executors.newSingleThreadExecutor(
@@ -85,11 +88,13 @@ final class BatchWriter {
      * @param dataSource where to commit
      * @param maxBatchSize the most operations per transaction
      * @param dialects finds the database's dialect
+     * @param queryTimeout the longest a statement may run; the network timeout is twice as long
      */
-    BatchWriter(DataSource dataSource, int maxBatchSize, Dialects dialects) {
+    BatchWriter(DataSource dataSource, int maxBatchSize, Dialects dialects, Duration queryTimeout) {
         this.dataSource = dataSource;
         this.maxBatchSize = maxBatchSize;
         this.dialects = dialects;
+        this.queryTimeout = queryTimeout;
         StoreThreads.factory("sharding-store-writer-").newThread(this::run).start();
     }
 
@@ -182,7 +187,8 @@ final class BatchWriter {
     private void commit(WriteBatch batch) {
         @Nullable Exception failure = null;
         for (int attempt = 1; attempt <= TRANSACTION_ATTEMPTS; attempt++) {
-            try (Connection connection = dataSource.getConnection()) {
+            try (StoreConnection borrowed = StoreConnection.open(dataSource, queryTimeout.multipliedBy(2))) {
+                Connection connection = borrowed.connection();
                 JdbcDialect dialect = dialects.of(connection);
                 JdbcTransactions.inTransaction(connection, () -> {
                     batch.execute(connection, dialect);
@@ -224,7 +230,7 @@ final class BatchWriter {
         } else {
             LOG.debug("Store transaction of {} operations failed too: {}", batch.size(), String.valueOf(failure));
         }
-        String reason = String.valueOf(failure);
+        String reason = StoreTimeouts.reason(failure, queryTimeout, queryTimeout);
         completeLater(() -> batch.fail(reason, failure));
         // while the database is away, try about once a second rather than spinning through the queue
         long pause = Math.min(MAX_FAILURE_PAUSE_MILLIS, FIRST_FAILURE_PAUSE_MILLIS << Math.min(failureStreak - 1, 7));

@@ -1,5 +1,6 @@
 package dev.sharding.internal.store;
 
+import dev.sharding.spi.ShardingStore.CoordinatorLease;
 import dev.sharding.spi.ShardingStore.StoredState;
 import java.io.IOException;
 import java.io.InputStream;
@@ -11,6 +12,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -23,8 +25,9 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The SQL of a {@link JdbcShardingStore} for one database product. What both products accept lives here; the
- * subclasses add what differs: how a conflicting insert is detected and how an epoch is incremented atomically.
- * Every method runs in the caller's transaction on the caller's connection.
+ * subclasses add what differs: how a conflicting insert is detected, how an epoch is incremented and the coordinator
+ * lease taken atomically, and how a transaction is given its time limits. Every method runs in the caller's
+ * transaction on the caller's connection, and every statement it makes has the query timeout.
  */
 abstract class JdbcDialect {
 
@@ -37,36 +40,51 @@ abstract class JdbcDialect {
     protected final String epochs;
     /** The remembered entity table. */
     protected final String remembered;
+    /** The coordinator lease table: one row per cluster name. */
+    protected final String leases;
+    /** The table of the store's id: one row. */
+    protected final String storeTable;
 
     private final String prefix;
+
+    private final Duration queryTimeout;
+
+    private final int queryTimeoutSeconds;
 
     /**
      * Creates the dialect for the tables of a prefix.
      *
      * @param prefix the validated table prefix
+     * @param queryTimeout the longest a statement may run, lock waits included
      */
-    protected JdbcDialect(String prefix) {
+    protected JdbcDialect(String prefix, Duration queryTimeout) {
         this.prefix = prefix;
         this.states = prefix + "entity_state";
         this.epochs = prefix + "shard_epoch";
         this.remembered = prefix + "remembered_entity";
+        this.leases = prefix + "coordinator_lease";
+        this.storeTable = prefix + "store";
+        this.queryTimeout = queryTimeout;
+        this.queryTimeoutSeconds = StoreTimeouts.seconds(queryTimeout);
     }
 
     /**
      * Chooses the dialect of the database a connection leads to.
      *
      * @param connection an open connection
-     * @param prefix the table prefix
+     * @param settings the store's validated settings
      * @return the dialect
      * @throws SQLException if the product is neither H2 nor PostgreSQL, or the metadata cannot be read
      */
-    static JdbcDialect detect(Connection connection, String prefix) throws SQLException {
+    static JdbcDialect detect(Connection connection, JdbcStoreSettings settings) throws SQLException {
         String product = connection.getMetaData().getDatabaseProductName();
+        String prefix = settings.tablePrefix();
         if ("H2".equalsIgnoreCase(product)) {
-            return new H2Dialect(prefix);
+            return new H2Dialect(prefix, settings.queryTimeout());
         }
         if ("PostgreSQL".equalsIgnoreCase(product)) {
-            return new PostgreSqlDialect(prefix, connection.getMetaData().getDatabaseMajorVersion());
+            return new PostgreSqlDialect(prefix, settings.queryTimeout(),
+                    connection.getMetaData().getDatabaseMajorVersion());
         }
         throw new SQLFeatureNotSupportedException("The JDBC sharding store supports H2 and PostgreSQL, not "
                 + product);
@@ -110,7 +128,7 @@ abstract class JdbcDialect {
     java.util.Map<ShardKey, Long> lockShardEpochs(Connection connection, java.util.SortedSet<ShardKey> shards)
             throws SQLException {
         java.util.Map<ShardKey, Long> epochsByShard = new java.util.HashMap<>();
-        try (PreparedStatement ps = connection.prepareStatement(
+        try (PreparedStatement ps = prepare(connection, 
                 "SELECT epoch FROM " + epochs + " WHERE type_name = ? AND shard_id = ? FOR UPDATE")) {
             for (ShardKey shard : shards) {
                 ps.setString(1, shard.typeName());
@@ -149,14 +167,150 @@ abstract class JdbcDialect {
     abstract long nextEpoch(Connection connection, String typeName, int shardId) throws SQLException;
 
     /**
-     * Prepares a batch's transaction, before its first statement.
+     * Gives the current transaction the store's time limits, before its first statement: lock waits, and where the
+     * database can, statements and pauses of this node between statements.
      *
-     * @param connection the batch's connection, in its transaction
+     * @param connection a connection in a transaction that has run nothing yet
      * @throws SQLException on failure
      */
-    void beginBatch(Connection connection) throws SQLException {
-        // nothing by default
+    final void beginTransaction(Connection connection) throws SQLException {
+        beginTransaction(connection, queryTimeout);
     }
+
+    /**
+     * Gives the current transaction time limits, before its first statement: no lock is waited for longer than
+     * {@code limit}; where the database can, no statement runs longer either, and a session that stays idle in the
+     * transaction that long (its node frozen or cut off while it holds row locks) is ended by the database, so that
+     * its locks do not hold up the other nodes.
+     *
+     * @param connection a connection in a transaction that has run nothing yet
+     * @param limit the limit
+     * @throws SQLException on failure
+     */
+    abstract void beginTransaction(Connection connection, Duration limit) throws SQLException;
+
+    /**
+     * Prepares a statement with the query timeout.
+     *
+     * @param connection the connection
+     * @param sql the statement
+     * @return the prepared statement
+     * @throws SQLException on failure
+     */
+    final PreparedStatement prepare(Connection connection, String sql) throws SQLException {
+        PreparedStatement ps = connection.prepareStatement(sql);
+        try {
+            ps.setQueryTimeout(queryTimeoutSeconds);
+        } catch (SQLException | RuntimeException e) {
+            ps.close();
+            throw e;
+        }
+        return ps;
+    }
+
+    /**
+     * Creates a statement with the query timeout.
+     *
+     * @param connection the connection
+     * @return the statement
+     * @throws SQLException on failure
+     */
+    final Statement statement(Connection connection) throws SQLException {
+        Statement st = connection.createStatement();
+        try {
+            st.setQueryTimeout(queryTimeoutSeconds);
+        } catch (SQLException | RuntimeException e) {
+            st.close();
+            throw e;
+        }
+        return st;
+    }
+
+    /**
+     * The longest a statement may run, lock waits included.
+     *
+     * @return the query timeout
+     */
+    final Duration queryTimeout() {
+        return queryTimeout;
+    }
+
+    /**
+     * Takes or renews a cluster's coordinator lease, as {@link dev.sharding.spi.ShardingStore#acquireCoordinatorLease}
+     * says: atomically with respect to every other node, and by the database's clock only.
+     *
+     * @param connection a connection in a transaction of its own, with its time limits
+     * @param clusterName the cluster
+     * @param holderId the member asking
+     * @param holderName its name
+     * @param duration how long the lease lasts from the database's now
+     * @return the lease as it is after the call
+     * @throws SQLException on failure
+     */
+    abstract CoordinatorLease acquireLease(Connection connection, String clusterName, String holderId,
+            String holderName, Duration duration) throws SQLException;
+
+    /**
+     * Deletes a cluster's coordinator lease if the member holds it.
+     *
+     * @param connection a connection in a transaction of its own, with its time limits
+     * @param clusterName the cluster
+     * @param holderId the member giving it up
+     * @return whether it held it
+     * @throws SQLException on failure
+     */
+    boolean releaseLease(Connection connection, String clusterName, String holderId) throws SQLException {
+        try (PreparedStatement ps = prepare(connection,
+                "DELETE FROM " + leases + " WHERE cluster_name = ? AND holder_id = ?")) {
+            ps.setString(1, clusterName);
+            ps.setString(2, holderId);
+            return ps.executeUpdate() > 0;
+        }
+    }
+
+    /**
+     * The lease a member was refused, as the row that refused it says, with the time left by the database's clock.
+     *
+     * @param rs a row of holder id, holder name and microseconds left
+     * @return the lease, not granted
+     * @throws SQLException on failure
+     */
+    static CoordinatorLease refused(ResultSet rs) throws SQLException {
+        return new CoordinatorLease(false, rs.getString(1), rs.getString(2), micros(rs.getLong(3)));
+    }
+
+    /**
+     * A time left, never negative.
+     *
+     * @param micros microseconds, as the database computed them
+     * @return the duration
+     */
+    static Duration micros(long micros) {
+        return Duration.ofNanos(Math.multiplyExact(Math.max(0, micros), 1000L));
+    }
+
+    /**
+     * Reads the store's id.
+     *
+     * @param connection the connection
+     * @return the id, or {@code null} when no node created it yet
+     * @throws SQLException on failure
+     */
+    @Nullable String storeId(Connection connection) throws SQLException {
+        try (Statement st = statement(connection);
+                ResultSet rs = st.executeQuery("SELECT store_id FROM " + storeTable + " WHERE id = 1")) {
+            return rs.next() ? rs.getString(1) : null;
+        }
+    }
+
+    /**
+     * Creates the store's id unless a node created it already (meanwhile, too).
+     *
+     * @param connection a connection in a transaction of its own
+     * @param id a new random id
+     * @throws SQLException on a failure other than finding the id there
+     */
+    abstract void createStoreId(Connection connection, String id) throws SQLException;
 
     /**
      * How {@link #lockStates} names its keys: as {@code (type_name, entity_id)} row values, or as one type and a list
@@ -194,7 +348,7 @@ abstract class JdbcDialect {
     }
 
     @Nullable StoredState read(Connection connection, String typeName, String entityId) throws SQLException {
-        try (PreparedStatement ps = connection.prepareStatement(
+        try (PreparedStatement ps = prepare(connection, 
                 "SELECT state, version, epoch FROM " + states + " WHERE type_name = ? AND entity_id = ?")) {
             ps.setString(1, typeName);
             ps.setString(2, entityId);
@@ -224,7 +378,7 @@ abstract class JdbcDialect {
                     + (rows ? "(type_name, entity_id) IN (" + String.join(", ", Collections.nCopies(size, "(?, ?)"))
                             : "type_name = ? AND entity_id IN (" + String.join(", ", Collections.nCopies(size, "?")))
                     + ") ORDER BY entity_id FOR UPDATE";
-            try (PreparedStatement ps = connection.prepareStatement(sql)) {
+            try (PreparedStatement ps = prepare(connection, sql)) {
                 int p = 1;
                 if (!rows) {
                     ps.setString(p++, typeName);
@@ -249,7 +403,7 @@ abstract class JdbcDialect {
         if (rows.isEmpty()) {
             return;
         }
-        try (PreparedStatement ps = connection.prepareStatement("UPDATE " + states
+        try (PreparedStatement ps = prepare(connection, "UPDATE " + states
                 + " SET state = ?, version = ?, epoch = ?, updated_at = CURRENT_TIMESTAMP"
                 + " WHERE type_name = ? AND entity_id = ?")) {
             for (StateRow row : rows) {
@@ -268,7 +422,7 @@ abstract class JdbcDialect {
         if (keys.isEmpty()) {
             return;
         }
-        try (PreparedStatement ps = connection.prepareStatement(
+        try (PreparedStatement ps = prepare(connection, 
                 "DELETE FROM " + states + " WHERE type_name = ? AND entity_id = ?")) {
             for (EntityKey key : keys) {
                 ps.setString(1, key.typeName());
@@ -292,7 +446,7 @@ abstract class JdbcDialect {
         if (ids.isEmpty()) {
             return;
         }
-        try (PreparedStatement ps = connection.prepareStatement(
+        try (PreparedStatement ps = prepare(connection, 
                 "DELETE FROM " + remembered + " WHERE type_name = ? AND shard_id = ? AND entity_id = ?")) {
             for (RememberedId id : ids) {
                 bind(ps, id);
@@ -316,7 +470,7 @@ abstract class JdbcDialect {
     }
 
     Set<String> remembered(Connection connection, String typeName, int shardId) throws SQLException {
-        try (PreparedStatement ps = connection.prepareStatement(
+        try (PreparedStatement ps = prepare(connection, 
                 "SELECT entity_id FROM " + remembered + " WHERE type_name = ? AND shard_id = ?")) {
             ps.setString(1, typeName);
             ps.setInt(2, shardId);
@@ -345,7 +499,7 @@ abstract class JdbcDialect {
     }
 
     Set<Integer> shardsWithRemembered(Connection connection, String typeName) throws SQLException {
-        try (PreparedStatement ps = connection.prepareStatement(
+        try (PreparedStatement ps = prepare(connection, 
                 "SELECT DISTINCT shard_id FROM " + remembered + " WHERE type_name = ?")) {
             ps.setString(1, typeName);
             Set<Integer> shards = new TreeSet<>();
@@ -367,7 +521,7 @@ abstract class JdbcDialect {
      * @throws SQLException on failure
      */
     long clearShardingData(Connection connection) throws SQLException {
-        try (Statement st = connection.createStatement()) {
+        try (Statement st = statement(connection)) {
             return st.executeUpdate("DELETE FROM " + remembered);
         }
     }

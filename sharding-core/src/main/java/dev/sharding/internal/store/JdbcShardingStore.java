@@ -4,17 +4,16 @@ import dev.sharding.ShardingException;
 import dev.sharding.spi.ShardingStore;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.SQLTransactionRollbackException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
@@ -32,7 +31,8 @@ import org.jspecify.annotations.Nullable;
  * a deadlock or serialization failure, and the next batch starts afresh on a new connection (after a pause that
  * grows to a second while transactions keep failing, so that an outage is not a busy loop). Futures of writes are
  * completed on a completion thread, in commit order, so that slow callbacks delay no commit; callbacks should still
- * be short. Reads and {@link #nextEpoch} run on a small pool of read threads, each on a connection of its own.
+ * be short. Reads and {@link #nextEpoch} run on a small pool of read threads, each on a connection of its own
+ * ({@link ConnectionTasks}).
  *
  * <h2>Durability</h2>
  * A future completes after its transaction committed; how durable a commit is depends on the database. An H2 file
@@ -40,6 +40,22 @@ import org.jspecify.annotations.Nullable;
  * and a process killed then loses it. Shared by several processes ({@code AUTO_SERVER=TRUE}), the pool in front of
  * it must also discard connections H2 reports broken (codes 90067, 90121), because H2 does not reconnect a
  * connection in a transaction, and the store writes in transactions.
+ *
+ * <h2>Coordinator lease and store id</h2>
+ * {@link #acquireCoordinatorLease} and {@link #releaseCoordinatorLease} run on a thread of their own, each on a
+ * connection of its own, so that they never wait behind a write batch or a slow read: a coordinator renews its lease
+ * about twice a second and needs the answer within the lease's duration. The lease row's expiry is computed and
+ * compared by the database's clock only (see the dialects for the SQL). {@link #storeId()} creates a random id in
+ * the store the first time any node asks, and keeps it once read.
+ *
+ * <h2>Time limits</h2>
+ * Every statement has the query timeout ({@link JdbcStoreSettings#queryTimeout()}); every transaction waits for row
+ * locks no longer, and on PostgreSQL a node frozen within a transaction loses its session (and its locks) after it
+ * too. The driver waits for any answer of the database twice as long (a network timeout, where the driver has one),
+ * so that a hung server or a cut network fails operations rather than stalls the writer. Reads, new epochs, the store
+ * id and lease requests also fail once they have waited twice the query timeout in all (a lease request: the lease
+ * duration, if shorter), whatever the database does; writes have no such deadline, because a batch that may still
+ * commit must not be reported failed. Failures that come from a time limit say so and name the setting.
  */
 public final class JdbcShardingStore implements ShardingStore {
 
@@ -49,13 +65,18 @@ public final class JdbcShardingStore implements ShardingStore {
     /** The longest entity id the tables hold. */
     public static final int MAX_ENTITY_ID_LENGTH = 1024;
 
+    /** The longest cluster name, holder id and holder name the coordinator lease table holds. */
+    public static final int MAX_LEASE_NAME_LENGTH = 255;
+
     private final DataSource dataSource;
 
     private final JdbcStoreSettings settings;
 
-    private final ThreadPoolExecutor readers;
+    private final ConnectionTasks tasks;
 
     private final BatchWriter writer;
+
+    private volatile @Nullable String storeId;
 
     private final AtomicBoolean closed = new AtomicBoolean();
 
@@ -74,15 +95,14 @@ public final class JdbcShardingStore implements ShardingStore {
      * Creates a store and starts its threads; the database is first used by the first operation.
      *
      * @param dataSource where the tables are
-     * @param settings table prefix, batch size, threads
+     * @param settings table prefix, batch size, threads, time limits
      * @throws IllegalArgumentException when a setting is invalid
      */
     public JdbcShardingStore(DataSource dataSource, JdbcStoreSettings settings) {
         this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
         this.settings = settings.validate();
-        this.readers = new ThreadPoolExecutor(settings.readThreads(), settings.readThreads(), 0, TimeUnit.MILLISECONDS,
-                new LinkedBlockingQueue<>(), StoreThreads.factory("sharding-store-read-"));
-        this.writer = new BatchWriter(dataSource, settings.maxBatchSize(), this::dialect);
+        this.tasks = new ConnectionTasks(dataSource, settings, this::dialect);
+        this.writer = new BatchWriter(dataSource, settings.maxBatchSize(), this::dialect, settings.queryTimeout());
     }
 
     /**
@@ -92,10 +112,12 @@ public final class JdbcShardingStore implements ShardingStore {
      * @throws ShardingException when the database cannot be reached or refuses the script
      */
     public void createSchema() {
-        try (Connection connection = dataSource.getConnection()) {
+        try (StoreConnection borrowed = StoreConnection.open(dataSource, settings.queryTimeout().multipliedBy(2))) {
+            Connection connection = borrowed.connection();
             JdbcDialect d = dialect(connection);
             JdbcTransactions.inTransaction(connection, () -> {
-                try (Statement st = connection.createStatement()) {
+                d.beginTransaction(connection);
+                try (Statement st = d.statement(connection)) {
                     for (String sql : d.schemaStatements()) {
                         st.execute(sql);
                     }
@@ -104,7 +126,7 @@ public final class JdbcShardingStore implements ShardingStore {
             });
         } catch (SQLException e) {
             throw new ShardingException("Could not create the sharding tables (prefix " + settings.tablePrefix()
-                    + "): " + e.getMessage(), e);
+                    + "): " + StoreTimeouts.reason(e, settings.queryTimeout(), settings.queryTimeout()), e);
         }
     }
 
@@ -120,7 +142,7 @@ public final class JdbcShardingStore implements ShardingStore {
     @Override
     public CompletableFuture<Optional<StoredState>> read(String typeName, String entityId) {
         String what = "read of the state of [" + typeName + "/" + entityId + "]";
-        return onReader(what, false, (c, d) -> Optional.ofNullable(d.read(c, typeName, entityId)));
+        return tasks.onReader(what, ConnectionTasks.Mode.AUTO_COMMIT, (c, d) -> Optional.ofNullable(d.read(c, typeName, entityId)));
     }
 
     @Override
@@ -144,7 +166,7 @@ public final class JdbcShardingStore implements ShardingStore {
     @Override
     public CompletableFuture<Long> nextEpoch(String typeName, int shardId) {
         String what = "increment of the epoch of [" + typeName + "/shard " + shardId + "]";
-        return onReader(what, true, (c, d) -> d.nextEpoch(c, typeName, shardId));
+        return tasks.onReader(what, ConnectionTasks.Mode.TRANSACTION, (c, d) -> d.nextEpoch(c, typeName, shardId));
     }
 
     @Override
@@ -169,7 +191,7 @@ public final class JdbcShardingStore implements ShardingStore {
     @Override
     public CompletableFuture<Set<String>> remembered(String typeName, int shardId) {
         String what = "read of the remembered entities of [" + typeName + "/shard " + shardId + "]";
-        return onReader(what, false, (c, d) -> Set.copyOf(d.remembered(c, typeName, shardId)));
+        return tasks.onReader(what, ConnectionTasks.Mode.AUTO_COMMIT, (c, d) -> Set.copyOf(d.remembered(c, typeName, shardId)));
     }
 
     @Override
@@ -181,13 +203,80 @@ public final class JdbcShardingStore implements ShardingStore {
     @Override
     public CompletableFuture<Set<Integer>> shardsWithRemembered(String typeName) {
         String what = "read of the shards of [" + typeName + "] with remembered entities";
-        return onReader(what, false, (c, d) -> Set.copyOf(d.shardsWithRemembered(c, typeName)));
+        return tasks.onReader(what, ConnectionTasks.Mode.AUTO_COMMIT, (c, d) -> Set.copyOf(d.shardsWithRemembered(c, typeName)));
     }
 
     @Override
     public CompletableFuture<Long> clearShardingData() {
         CompletableFuture<Long> future = new CompletableFuture<>();
         return writer.submit(new StoreOperation.Clear(future), future);
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Runs on the lease thread, on a connection of its own, in a transaction whose lock and statement timeouts are
+     * half the lease duration (at most the query timeout); the future fails if no answer came within twice that.
+     *
+     * @throws IllegalArgumentException (in the future) when a name is longer than {@value #MAX_LEASE_NAME_LENGTH}
+     *     characters or the duration is not positive
+     */
+    @Override
+    public CompletableFuture<CoordinatorLease> acquireCoordinatorLease(String clusterName, String holderId,
+            String holderName, Duration duration) {
+        Objects.requireNonNull(duration, "duration");
+        String what = "coordinator lease request of cluster [" + clusterName + "] by [" + holderName + "]";
+        CompletableFuture<CoordinatorLease> refused = new CompletableFuture<>();
+        if (invalidLease(clusterName, holderId, holderName, refused)) {
+            return refused;
+        }
+        if (duration.toNanos() / 1000 <= 0) {
+            refused.completeExceptionally(new IllegalArgumentException("A coordinator lease must last at least 1"
+                    + " microsecond, not " + duration));
+            return refused;
+        }
+        return tasks.onLeaseThread(what, leaseLimit(duration),
+                (c, d) -> d.acquireLease(c, clusterName, holderId, holderName, duration));
+    }
+
+    @Override
+    public CompletableFuture<Void> releaseCoordinatorLease(String clusterName, String holderId) {
+        String what = "release of the coordinator lease of cluster [" + clusterName + "] by [" + holderId + "]";
+        CompletableFuture<Void> refused = new CompletableFuture<>();
+        if (invalidLease(clusterName, holderId, "", refused)) {
+            return refused;
+        }
+        return tasks.onLeaseThread(what, settings.queryTimeout(), (c, d) -> {
+            d.releaseLease(c, clusterName, holderId);
+            return null;
+        });
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>The id is a random UUID, kept in the table {@code <prefix>store}: the first node to ask creates it; nodes
+     * asking at the same time all end up with the one that was committed.
+     */
+    @Override
+    public CompletableFuture<Optional<String>> storeId() {
+        @Nullable String known = storeId;
+        if (known != null) {
+            return CompletableFuture.completedFuture(Optional.of(known));
+        }
+        return tasks.onReader("read of the store id", ConnectionTasks.Mode.RETRIED_TRANSACTION, (c, d) -> {
+            @Nullable String id = d.storeId(c);
+            if (id == null) {
+                d.createStoreId(c, UUID.randomUUID().toString());
+                id = d.storeId(c);
+            }
+            if (id == null) {
+                // an isolation level that hides the row another node committed meanwhile: try a fresh transaction
+                throw new SQLTransactionRollbackException("The store id was neither created nor found", "40001");
+            }
+            storeId = id;
+            return Optional.of(id);
+        });
     }
 
     /**
@@ -201,42 +290,39 @@ public final class JdbcShardingStore implements ShardingStore {
         }
         long deadline = System.nanoTime() + settings.closeTimeout().toNanos();
         writer.stop(deadline);
-        readers.shutdown();
-        if (!StoreThreads.awaitTermination(readers, deadline)) {
-            for (Runnable task : readers.shutdownNow()) {
-                if (task instanceof ReadTask<?> read) {
-                    read.fail(BatchWriter.closedException(read.what()));
-                }
-            }
-        }
+        tasks.stop(deadline);
     }
 
-    private <T> CompletableFuture<T> onReader(String what, boolean transactional, ReadTask.Work<T> work) {
-        CompletableFuture<T> future = new CompletableFuture<>();
-        if (closed.get()) {
-            future.completeExceptionally(BatchWriter.closedException(what));
-            return future;
-        }
-        ReadTask<T> task = new ReadTask<>(what, future, () -> {
-            try (Connection connection = dataSource.getConnection()) {
-                JdbcDialect d = dialect(connection);
-                return transactional
-                        ? JdbcTransactions.inTransaction(connection, () -> work.run(connection, d))
-                        : work.run(connection, d);
+    /**
+     * The database's time limit for a lease request: half the lease, so that the request fails within the lease's
+     * duration, and never more than the query timeout.
+     */
+    private Duration leaseLimit(Duration duration) {
+        Duration half = duration.dividedBy(2);
+        return half.compareTo(settings.queryTimeout()) < 0 ? half : settings.queryTimeout();
+    }
+
+    private static boolean invalidLease(String clusterName, String holderId, String holderName,
+            CompletableFuture<?> future) {
+        Objects.requireNonNull(clusterName, "clusterName");
+        Objects.requireNonNull(holderId, "holderId");
+        Objects.requireNonNull(holderName, "holderName");
+        for (String name : List.of(clusterName, holderId, holderName)) {
+            if (name.length() > MAX_LEASE_NAME_LENGTH || name.indexOf('\u0000') >= 0) {
+                future.completeExceptionally(new IllegalArgumentException("The JDBC sharding store cannot hold a"
+                        + " coordinator lease for cluster [" + clusterName + "] by [" + holderId + "/" + holderName
+                        + "]: names must be at most " + MAX_LEASE_NAME_LENGTH
+                        + " characters, without the character U+0000"));
+                return true;
             }
-        });
-        try {
-            readers.execute(task);
-        } catch (RejectedExecutionException e) {
-            future.completeExceptionally(BatchWriter.closedException(what));
         }
-        return future;
+        return false;
     }
 
     private JdbcDialect dialect(Connection connection) throws SQLException {
         JdbcDialect d = dialect;
         if (d == null) {
-            d = JdbcDialect.detect(connection, settings.tablePrefix());
+            d = JdbcDialect.detect(connection, settings);
             dialect = d;
         }
         return d;

@@ -13,8 +13,12 @@ import org.jspecify.annotations.Nullable;
  * @param maxBatchSize the most queued operations committed in one transaction
  * @param readThreads how many threads run reads and epoch increments
  * @param closeTimeout how long {@link JdbcShardingStore#close()} lets queued work finish before failing the rest
+ * @param queryTimeout the longest one statement may run, waiting for row locks included; the database enforces it.
+ *     Reads, new epochs, coordinator lease requests and the store id also fail once they have waited twice as long in
+ *     all (queued, connecting and running), even when the database does not answer at all
  */
-public record JdbcStoreSettings(String tablePrefix, int maxBatchSize, int readThreads, Duration closeTimeout) {
+public record JdbcStoreSettings(String tablePrefix, int maxBatchSize, int readThreads, Duration closeTimeout,
+        Duration queryTimeout) {
 
     /** Default table prefix. */
     public static final String DEFAULT_TABLE_PREFIX = "sharding_";
@@ -24,6 +28,13 @@ public record JdbcStoreSettings(String tablePrefix, int maxBatchSize, int readTh
     public static final int DEFAULT_READ_THREADS = 2;
     /** Default close timeout. */
     public static final Duration DEFAULT_CLOSE_TIMEOUT = Duration.ofSeconds(10);
+    /**
+     * Default query timeout: far above what any statement of the store takes on a database that answers (a batch of
+     * 1000 writes commits in tens of milliseconds), and short enough that a stuck one fails while someone waits.
+     */
+    public static final Duration DEFAULT_QUERY_TIMEOUT = Duration.ofSeconds(10);
+    /** The longest query timeout: JDBC counts it in whole seconds of an int, and the database in milliseconds. */
+    public static final Duration MAX_QUERY_TIMEOUT = Duration.ofDays(1);
     /** The longest prefix: PostgreSQL keeps 63 characters of a name, and the longest derived name adds 22. */
     public static final int MAX_TABLE_PREFIX_LENGTH = 40;
 
@@ -35,6 +46,7 @@ public record JdbcStoreSettings(String tablePrefix, int maxBatchSize, int readTh
     public JdbcStoreSettings {
         Objects.requireNonNull(tablePrefix, "tablePrefix");
         Objects.requireNonNull(closeTimeout, "closeTimeout");
+        Objects.requireNonNull(queryTimeout, "queryTimeout");
     }
 
     /**
@@ -44,7 +56,7 @@ public record JdbcStoreSettings(String tablePrefix, int maxBatchSize, int readTh
      */
     public static JdbcStoreSettings defaults() {
         return new JdbcStoreSettings(DEFAULT_TABLE_PREFIX, DEFAULT_MAX_BATCH_SIZE, DEFAULT_READ_THREADS,
-                DEFAULT_CLOSE_TIMEOUT);
+                DEFAULT_CLOSE_TIMEOUT, DEFAULT_QUERY_TIMEOUT);
     }
 
     /**
@@ -61,6 +73,9 @@ public record JdbcStoreSettings(String tablePrefix, int maxBatchSize, int readTh
         require(maxBatchSize > 0, "max-batch-size", maxBatchSize, "must be positive");
         require(readThreads > 0, "read-threads", readThreads, "must be positive");
         require(!closeTimeout.isNegative(), "close-timeout", closeTimeout, "must not be negative");
+        require(queryTimeout.toMillis() > 0, "query-timeout", queryTimeout, "must be at least 1ms");
+        require(queryTimeout.compareTo(MAX_QUERY_TIMEOUT) <= 0, "query-timeout", queryTimeout,
+                "must be at most " + MAX_QUERY_TIMEOUT);
         return this;
     }
 
@@ -77,7 +92,7 @@ public record JdbcStoreSettings(String tablePrefix, int maxBatchSize, int readTh
      * @return the copy
      */
     public JdbcStoreSettings withTablePrefix(String value) {
-        return new JdbcStoreSettings(value, maxBatchSize, readThreads, closeTimeout);
+        return new JdbcStoreSettings(value, maxBatchSize, readThreads, closeTimeout, queryTimeout);
     }
 
     /**
@@ -87,7 +102,7 @@ public record JdbcStoreSettings(String tablePrefix, int maxBatchSize, int readTh
      * @return the copy
      */
     public JdbcStoreSettings withMaxBatchSize(int value) {
-        return new JdbcStoreSettings(tablePrefix, value, readThreads, closeTimeout);
+        return new JdbcStoreSettings(tablePrefix, value, readThreads, closeTimeout, queryTimeout);
     }
 
     /**
@@ -97,7 +112,7 @@ public record JdbcStoreSettings(String tablePrefix, int maxBatchSize, int readTh
      * @return the copy
      */
     public JdbcStoreSettings withReadThreads(int value) {
-        return new JdbcStoreSettings(tablePrefix, maxBatchSize, value, closeTimeout);
+        return new JdbcStoreSettings(tablePrefix, maxBatchSize, value, closeTimeout, queryTimeout);
     }
 
     /**
@@ -107,6 +122,16 @@ public record JdbcStoreSettings(String tablePrefix, int maxBatchSize, int readTh
      * @return the copy
      */
     public JdbcStoreSettings withCloseTimeout(Duration value) {
-        return new JdbcStoreSettings(tablePrefix, maxBatchSize, readThreads, value);
+        return new JdbcStoreSettings(tablePrefix, maxBatchSize, readThreads, value, queryTimeout);
+    }
+
+    /**
+     * Copy with another query timeout.
+     *
+     * @param value the new value
+     * @return the copy
+     */
+    public JdbcStoreSettings withQueryTimeout(Duration value) {
+        return new JdbcStoreSettings(tablePrefix, maxBatchSize, readThreads, closeTimeout, value);
     }
 }

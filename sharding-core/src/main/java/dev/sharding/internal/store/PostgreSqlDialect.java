@@ -1,10 +1,11 @@
 package dev.sharding.internal.store;
 
+import dev.sharding.spi.ShardingStore.CoordinatorLease;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
+import java.time.Duration;
 import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
@@ -13,7 +14,9 @@ import java.util.Set;
 /**
  * PostgreSQL. A failed statement aborts the whole transaction there, so conflicts are never raised but skipped with
  * {@code ON CONFLICT DO NOTHING}; inserted rows are named by {@code RETURNING}, whatever the driver's batch
- * rewriting; epochs are incremented by one upsert.
+ * rewriting; epochs are incremented and the coordinator lease taken by one upsert each. Time limits are set per
+ * transaction ({@code set_config(..., true)}, as {@code SET LOCAL}), so that they never outlive the store's own
+ * transactions on a connection the application shares.
  */
 final class PostgreSqlDialect extends JdbcDialect {
 
@@ -31,23 +34,78 @@ final class PostgreSqlDialect extends JdbcDialect {
      * @param prefix the validated table prefix
      * @param majorVersion the server's major version
      */
-    PostgreSqlDialect(String prefix, int majorVersion) {
-        super(prefix);
+    PostgreSqlDialect(String prefix, Duration queryTimeout, int majorVersion) {
+        super(prefix, queryTimeout);
         this.forceCustomPlans = majorVersion >= PLAN_CACHE_MODE_SINCE;
     }
 
     /**
-     * Plans the batch's statements for their actual parameters. Otherwise, once the driver prepares them on the
-     * server, PostgreSQL may keep a generic plan made while the table was empty: a sequential scan that compares
-     * every row with every listed id, which took 25 ms per batch at 10,000 rows and grows with the table until
-     * statistics happen to be refreshed.
+     * Sets the transaction's lock, statement and idle-in-transaction timeouts in one round trip. The last one is
+     * what frees the row locks of a node frozen or cut off in the middle of a transaction: the server ends its
+     * session, so other nodes wait for them no longer than the limit. Also plans the statements for their actual
+     * parameters. Otherwise, once the driver prepares them on the server, PostgreSQL may keep a generic plan made
+     * while the table was empty: a sequential scan that compares every row with every listed id, which took 25 ms
+     * per batch at 10,000 rows and grows with the table until statistics happen to be refreshed.
      */
     @Override
-    void beginBatch(Connection connection) throws SQLException {
-        if (forceCustomPlans) {
-            try (Statement st = connection.createStatement()) {
-                st.execute("SET LOCAL plan_cache_mode = force_custom_plan");
+    void beginTransaction(Connection connection, Duration limit) throws SQLException {
+        String millis = String.valueOf(StoreTimeouts.millis(limit));
+        try (PreparedStatement ps = prepare(connection, "SELECT set_config('lock_timeout', ?, true),"
+                + " set_config('statement_timeout', ?, true), set_config('idle_in_transaction_session_timeout', ?,"
+                + " true)" + (forceCustomPlans ? ", set_config('plan_cache_mode', 'force_custom_plan', true)" : ""))) {
+            ps.setString(1, millis);
+            ps.setString(2, millis);
+            ps.setString(3, millis);
+            ps.executeQuery().close();
+        }
+    }
+
+    /**
+     * One upsert decides: it inserts the first lease of a cluster, or locks the existing row and takes it over only
+     * when the asker holds it or it has expired by {@code clock_timestamp()}. {@code ON CONFLICT} makes concurrent
+     * first inserts wait for each other rather than fail, and evaluates the condition on the latest committed row,
+     * which it keeps locked; when the condition refuses, the row is read again in the same transaction (the lock
+     * keeps it as it was) to say who holds it.
+     */
+    @Override
+    CoordinatorLease acquireLease(Connection connection, String clusterName, String holderId, String holderName,
+            Duration duration) throws SQLException {
+        String left = "CAST(EXTRACT(EPOCH FROM (expires_at - clock_timestamp())) * 1000000 AS BIGINT)";
+        try (PreparedStatement take = prepare(connection, "INSERT INTO " + leases + " AS l (cluster_name,"
+                + " holder_id, holder_name, expires_at) VALUES (?, ?, ?, clock_timestamp() + make_interval(secs => ?))"
+                + " ON CONFLICT (cluster_name) DO UPDATE SET holder_id = EXCLUDED.holder_id,"
+                + " holder_name = EXCLUDED.holder_name, expires_at = EXCLUDED.expires_at"
+                + " WHERE l.holder_id = EXCLUDED.holder_id OR l.expires_at <= clock_timestamp()"
+                + " RETURNING holder_id, holder_name, " + left.replace("expires_at", "l.expires_at"));
+                PreparedStatement read = prepare(connection, "SELECT holder_id, holder_name, " + left + " FROM "
+                        + leases + " WHERE cluster_name = ?")) {
+            take.setString(1, clusterName);
+            take.setString(2, holderId);
+            take.setString(3, holderName);
+            take.setDouble(4, duration.toNanos() / 1000 / 1e6);
+            try (ResultSet rs = take.executeQuery()) {
+                if (rs.next()) {
+                    return new CoordinatorLease(true, holderId, holderName, micros(rs.getLong(3)));
+                }
             }
+            read.setString(1, clusterName);
+            try (ResultSet rs = read.executeQuery()) {
+                if (rs.next()) {
+                    return refused(rs);
+                }
+            }
+        }
+        // only a database that broke the upsert's promise gets here; the caller's transaction is rolled back
+        throw new SQLException("The coordinator lease row of cluster [" + clusterName + "] was neither taken nor"
+                + " found");
+    }
+
+    @Override
+    void createStoreId(Connection connection, String id) throws SQLException {
+        try (PreparedStatement ps = prepare(connection, "INSERT INTO " + storeTable
+                + " (id, store_id, created_at) VALUES (1, ?, clock_timestamp()) ON CONFLICT (id) DO NOTHING")) {
+            ps.setString(1, id);
+            ps.executeUpdate();
         }
     }
 
@@ -71,7 +129,7 @@ final class PostgreSqlDialect extends JdbcDialect {
                     + String.join(", ", Collections.nCopies(chunk.size(), "(?, ?, ?, ?, ?, CURRENT_TIMESTAMP)"))
                     + " ON CONFLICT (type_name, entity_id) DO NOTHING RETURNING type_name, entity_id";
             Set<EntityKey> done = new HashSet<>();
-            try (PreparedStatement ps = connection.prepareStatement(sql)) {
+            try (PreparedStatement ps = prepare(connection, sql)) {
                 int p = 1;
                 for (StateRow row : chunk) {
                     ps.setString(p++, row.typeName());
@@ -98,7 +156,7 @@ final class PostgreSqlDialect extends JdbcDialect {
         if (ids.isEmpty()) {
             return;
         }
-        try (PreparedStatement ps = connection.prepareStatement("INSERT INTO " + remembered
+        try (PreparedStatement ps = prepare(connection, "INSERT INTO " + remembered
                 + " (type_name, shard_id, entity_id) VALUES (?, ?, ?) ON CONFLICT DO NOTHING")) {
             for (RememberedId id : ids) {
                 bind(ps, id);
@@ -110,7 +168,7 @@ final class PostgreSqlDialect extends JdbcDialect {
 
     @Override
     long nextEpoch(Connection connection, String typeName, int shardId) throws SQLException {
-        try (PreparedStatement ps = connection.prepareStatement("INSERT INTO " + epochs
+        try (PreparedStatement ps = prepare(connection, "INSERT INTO " + epochs
                 + " AS e (type_name, shard_id, epoch) VALUES (?, ?, 1) ON CONFLICT (type_name, shard_id)"
                 + " DO UPDATE SET epoch = e.epoch + 1 RETURNING epoch")) {
             ps.setString(1, typeName);

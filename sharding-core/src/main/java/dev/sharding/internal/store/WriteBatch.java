@@ -75,7 +75,7 @@ final class WriteBatch {
      * @throws SQLException when any statement fails; the transaction must be rolled back
      */
     void execute(Connection connection, JdbcDialect dialect) throws SQLException {
-        dialect.beginBatch(connection);
+        dialect.beginTransaction(connection);
         SortedMap<EntityKey, List<Integer>> byKey = new TreeMap<>();
         Map<RememberedId, Boolean> rememberedChanges = new LinkedHashMap<>();
         int firstClear = -1;

@@ -27,3 +27,20 @@ CREATE TABLE IF NOT EXISTS ${prefix}remembered_entity (
     entity_id VARCHAR(1024) NOT NULL,
     PRIMARY KEY (type_name, shard_id, entity_id)
 );
+
+-- Which member's coordinator may allocate shards of a cluster over this store, until when (by the database's clock).
+CREATE TABLE IF NOT EXISTS ${prefix}coordinator_lease (
+    cluster_name VARCHAR(255) NOT NULL,
+    holder_id VARCHAR(255) NOT NULL,
+    holder_name VARCHAR(255) NOT NULL,
+    expires_at TIMESTAMP WITH TIME ZONE NOT NULL,
+    PRIMARY KEY (cluster_name)
+);
+
+-- The store's identity: one row with a random id, created by the first node that asks for it.
+CREATE TABLE IF NOT EXISTS ${prefix}store (
+    id INTEGER NOT NULL CHECK (id = 1),
+    store_id VARCHAR(64) NOT NULL,
+    created_at TIMESTAMP WITH TIME ZONE NOT NULL,
+    PRIMARY KEY (id)
+);

@@ -4,6 +4,8 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.sharding.test.store.FaultyDataSource;
 import java.nio.file.Path;
+import javax.sql.DataSource;
+import org.h2.jdbcx.JdbcDataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.io.TempDir;
@@ -12,7 +14,7 @@ import org.junit.jupiter.api.io.TempDir;
  * The JDBC store on an H2 file database in a temporary folder, opened the way the product opens it (commits written
  * before they are acknowledged).
  */
-class JdbcShardingStoreH2Test extends JdbcStoreContract {
+class JdbcShardingStoreH2Test extends JdbcStoreLimitsContract {
 
     @TempDir
     static Path folder;
@@ -42,5 +44,13 @@ class JdbcShardingStoreH2Test extends JdbcStoreContract {
     @Override
     protected FaultyDataSource dataSource() {
         return dataSource;
+    }
+
+    @Override
+    protected DataSource anotherDatabase() {
+        JdbcDataSource other = new JdbcDataSource();
+        other.setURL("jdbc:h2:file:" + folder.resolve("other-" + System.nanoTime()));
+        other.setUser("sa");
+        return other;
     }
 }

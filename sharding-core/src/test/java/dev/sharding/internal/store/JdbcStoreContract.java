@@ -53,7 +53,7 @@ abstract class JdbcStoreContract extends ShardingStoreContract {
         dataSource().inject(fault);
     }
 
-    private JdbcShardingStore newStore(JdbcStoreSettings settings) {
+    JdbcShardingStore newStore(JdbcStoreSettings settings) {
         JdbcShardingStore s = new JdbcShardingStore(dataSource(), settings);
         track(s);
         s.createSchema();

@@ -13,6 +13,7 @@ class JdbcStoreSettingsTest {
         JdbcStoreSettings defaults = JdbcStoreSettings.defaults().validate();
         assertThat(defaults.tablePrefix()).isEqualTo("sharding_");
         assertThat(defaults.maxBatchSize()).isEqualTo(1000);
+        assertThat(defaults.queryTimeout()).isEqualTo(Duration.ofSeconds(10));
     }
 
     @Test
@@ -37,5 +38,11 @@ class JdbcStoreSettingsTest {
         assertThatIllegalArgumentException().isThrownBy(() -> JdbcStoreSettings.defaults()
                 .withCloseTimeout(Duration.ofSeconds(-1)).validate())
                 .withMessage("Invalid setting sharding.store.close-timeout=PT-1S: must not be negative");
+        assertThatIllegalArgumentException().isThrownBy(() -> JdbcStoreSettings.defaults()
+                .withQueryTimeout(Duration.ZERO).validate())
+                .withMessage("Invalid setting sharding.store.query-timeout=PT0S: must be at least 1ms");
+        assertThatIllegalArgumentException().isThrownBy(() -> JdbcStoreSettings.defaults()
+                .withQueryTimeout(Duration.ofDays(2)).validate())
+                .withMessage("Invalid setting sharding.store.query-timeout=PT48H: must be at most PT24H");
     }
 }

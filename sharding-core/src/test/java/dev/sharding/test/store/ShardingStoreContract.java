@@ -20,11 +20,12 @@ import org.junit.jupiter.api.Test;
  * semantics as the reference. An
  * implementation's test extends this class and says how to make a store; tests run one after the other, each with
  * entity types of its own, so the database may be shared by all of them. Stores in a database also say how to
- * break it ({@link #injectFault}), and get the failure tests.
+ * break it ({@link #injectFault}), and get the failure tests. The coordinator lease and the store id are in
+ * {@link CoordinatorLeaseContract}, whose tests every subclass runs too.
  *
  * @see EpochFuzzer
  */
-public abstract class ShardingStoreContract extends StoreContractSupport {
+public abstract class ShardingStoreContract extends CoordinatorLeaseContract {
 
     @Test
     void readOfAnEntityNeverWrittenIsEmpty() throws Exception {

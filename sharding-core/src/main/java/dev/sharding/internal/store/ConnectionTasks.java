@@ -1,0 +1,177 @@
+package dev.sharding.internal.store;
+
+import dev.sharding.ShardingException;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.SQLTimeoutException;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import javax.sql.DataSource;
+
+/**
+ * The threads of a {@link JdbcShardingStore} other than its writer: a small pool for reads, new epochs and the store
+ * id, and one thread for the coordinator lease, so that a lease request never waits behind them. Each task borrows a
+ * connection of its own ({@link StoreConnection}, with a network timeout of twice its time limit) and, unless it only
+ * reads, runs in a transaction given its time limit ({@link JdbcDialect#beginTransaction(Connection, Duration)}).
+ * Its future fails if it is not done within twice the limit from when it was submitted, whatever the database does
+ * (a task that had not started by then, or not yet got its connection, does not run).
+ */
+final class ConnectionTasks {
+
+    private static final int TRANSACTION_ATTEMPTS = 3;
+
+    /** How a task uses its connection. */
+    enum Mode {
+        /** Statements as they come, for reads. */
+        AUTO_COMMIT,
+        /** One transaction with the time limit. */
+        TRANSACTION,
+        /** One transaction with the time limit, tried up to three times on a deadlock or serialization failure. */
+        RETRIED_TRANSACTION
+    }
+
+    private final DataSource dataSource;
+
+    private final Duration queryTimeout;
+
+    private final BatchWriter.Dialects dialects;
+
+    private final ThreadPoolExecutor readers;
+
+    private final ThreadPoolExecutor leases;
+
+    private final ScheduledThreadPoolExecutor deadlines;
+
+    private final AtomicBoolean stopped = new AtomicBoolean();
+
+    /**
+     * Starts the threads.
+     *
+     * @param dataSource where to borrow connections
+     * @param settings the store's validated settings
+     * @param dialects finds the database's dialect
+     */
+    ConnectionTasks(DataSource dataSource, JdbcStoreSettings settings, BatchWriter.Dialects dialects) {
+        this.dataSource = dataSource;
+        this.queryTimeout = settings.queryTimeout();
+        this.dialects = dialects;
+        this.readers = new ThreadPoolExecutor(settings.readThreads(), settings.readThreads(), 0, TimeUnit.MILLISECONDS,
+                new LinkedBlockingQueue<>(), StoreThreads.factory("sharding-store-read-"));
+        this.leases = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(),
+                StoreThreads.factory("sharding-store-lease-"));
+        this.deadlines = new ScheduledThreadPoolExecutor(1, StoreThreads.factory("sharding-store-deadline-"));
+        this.deadlines.setRemoveOnCancelPolicy(true);
+    }
+
+    /**
+     * Runs work on a read thread, with the query timeout as its limit.
+     *
+     * @param what the operation, for messages
+     * @param mode how it uses its connection
+     * @param work the work
+     * @param <T> its result type
+     * @return its future
+     */
+    <T> CompletableFuture<T> onReader(String what, Mode mode, ReadTask.Work<T> work) {
+        return submit(readers, what, queryTimeout, mode, work);
+    }
+
+    /**
+     * Runs work on the lease thread, in a transaction tried again on a deadlock or serialization failure.
+     *
+     * @param what the operation, for messages
+     * @param limit its time limit
+     * @param work the work
+     * @param <T> its result type
+     * @return its future
+     */
+    <T> CompletableFuture<T> onLeaseThread(String what, Duration limit, ReadTask.Work<T> work) {
+        return submit(leases, what, limit, Mode.RETRIED_TRANSACTION, work);
+    }
+
+    /**
+     * Refuses new tasks, lets the queued ones finish until the deadline and fails the rest. Idempotent.
+     *
+     * @param deadline a {@link System#nanoTime()} value
+     */
+    void stop(long deadline) {
+        if (!stopped.compareAndSet(false, true)) {
+            return;
+        }
+        for (ThreadPoolExecutor pool : List.of(readers, leases)) {
+            pool.shutdown();
+        }
+        for (ThreadPoolExecutor pool : List.of(readers, leases)) {
+            if (!StoreThreads.awaitTermination(pool, deadline)) {
+                for (Runnable task : pool.shutdownNow()) {
+                    if (task instanceof ReadTask<?> read) {
+                        read.fail(BatchWriter.closedException(read.what()));
+                    }
+                }
+            }
+        }
+        deadlines.shutdownNow();
+    }
+
+    private <T> CompletableFuture<T> submit(ThreadPoolExecutor pool, String what, Duration limit, Mode mode,
+            ReadTask.Work<T> work) {
+        CompletableFuture<T> future = new CompletableFuture<>();
+        if (stopped.get()) {
+            future.completeExceptionally(BatchWriter.closedException(what));
+            return future;
+        }
+        Duration twice = limit.multipliedBy(2);
+        ReadTask<T> task = new ReadTask<>(what, future, limit, queryTimeout, () -> {
+            try (StoreConnection borrowed = StoreConnection.open(dataSource, twice)) {
+                if (future.isDone()) {
+                    // failed by its deadline while it waited for the connection: a late lease request must not
+                    // take the lease for a member that has been told it failed
+                    throw new SQLTimeoutException("Abandoned at its deadline");
+                }
+                Connection connection = borrowed.connection();
+                JdbcDialect d = dialects.of(connection);
+                if (mode == Mode.AUTO_COMMIT) {
+                    return work.run(connection, d);
+                }
+                for (int attempt = 1;; attempt++) {
+                    try {
+                        return JdbcTransactions.inTransaction(connection, () -> {
+                            d.beginTransaction(connection, limit);
+                            return work.run(connection, d);
+                        });
+                    } catch (SQLException e) {
+                        if (mode != Mode.RETRIED_TRANSACTION || attempt == TRANSACTION_ATTEMPTS
+                                || !JdbcTransactions.isTransient(e) || future.isDone()) {
+                            throw e;
+                        }
+                    }
+                }
+            }
+        });
+        try {
+            pool.execute(task);
+        } catch (RejectedExecutionException e) {
+            future.completeExceptionally(BatchWriter.closedException(what));
+            return future;
+        }
+        try {
+            ScheduledFuture<?> timeout = deadlines.schedule(() -> future.completeExceptionally(new ShardingException(
+                    "The store did not complete the " + what + " within " + StoreTimeouts.format(twice)
+                            + " (twice its time limit; " + StoreTimeouts.limit(limit, queryTimeout)
+                            + "): the database does not answer, or no connection is free")),
+                    twice.toNanos(), TimeUnit.NANOSECONDS);
+            future.whenComplete((result, failure) -> timeout.cancel(false));
+        } catch (RejectedExecutionException e) {
+            // stopping: the task fails or finishes with the store
+        }
+        return future;
+    }
+}

@@ -1,0 +1,127 @@
+package dev.sharding.test.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sharding.spi.ShardingStore;
+import dev.sharding.spi.ShardingStore.CoordinatorLease;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What every {@link ShardingStore} must do with a cluster's coordinator lease and its store id, as the SPI's javadoc
+ * says; part of {@link ShardingStoreContract}, which extends it, and not run alone. Each test uses its own cluster
+ * name (the test's entity type), so tests sharing one database do not see each other's leases.
+ *
+ * <p>Times are measured as a member can measure them: a grant counts from when its answer arrived until the request
+ * was sent plus the time left the store returned. Waits for a lease to expire are bounded waits on a condition.
+ *
+ * @see LeaseFuzzer
+ */
+public abstract class CoordinatorLeaseContract extends StoreContractSupport {
+
+    private static final Duration LONG = Duration.ofSeconds(30);
+
+    private CoordinatorLease acquire(ShardingStore s, String holder, Duration duration) throws Exception {
+        return await(s.acquireCoordinatorLease(type, holder, "node " + holder, duration));
+    }
+
+    @Test
+    void aFreeLeaseIsGrantedForItsDuration() throws Exception {
+        CoordinatorLease lease = acquire(store, "a", LONG);
+        assertThat(lease.granted()).isTrue();
+        assertThat(lease.holderId()).isEqualTo("a");
+        assertThat(lease.holderName()).isEqualTo("node a");
+        assertThat(lease.remaining()).isLessThanOrEqualTo(LONG).isGreaterThan(LONG.minusSeconds(10));
+    }
+
+    @Test
+    void theHolderRenewsItsLeaseFromTheStoresNow() throws Exception {
+        assertThat(acquire(store, "a", Duration.ofSeconds(2)).granted()).isTrue();
+        CoordinatorLease renewed = acquire(store, "a", LONG);
+        assertThat(renewed.granted()).isTrue();
+        assertThat(renewed.remaining()).as("renewed for the new duration").isGreaterThan(Duration.ofSeconds(20));
+        CoordinatorLease shortened = acquire(store, "a", Duration.ofSeconds(5));
+        assertThat(shortened.granted()).isTrue();
+        assertThat(shortened.remaining()).as("a renewal sets the expiry, it does not only extend it")
+                .isLessThanOrEqualTo(Duration.ofSeconds(5));
+    }
+
+    @Test
+    void anotherMemberIsRefusedWhileTheLeaseLastsAndToldWhoHoldsIt() throws Exception {
+        ShardingStore peer = track(createPeer(store));
+        long sent = System.nanoTime();
+        assertThat(acquire(store, "a", LONG).granted()).isTrue();
+        CoordinatorLease refused = acquire(peer, "b", LONG);
+        long elapsed = System.nanoTime() - sent;
+        assertThat(refused.granted()).isFalse();
+        assertThat(refused.holderId()).isEqualTo("a");
+        assertThat(refused.holderName()).isEqualTo("node a");
+        assertThat(refused.remaining()).as("time left of a's lease, %d ms after it was asked for", elapsed / 1_000_000)
+                .isLessThanOrEqualTo(LONG).isGreaterThanOrEqualTo(LONG.minusNanos(elapsed).minusSeconds(1));
+        assertThat(acquire(store, "a", LONG).granted()).as("the holder still renews").isTrue();
+        assertThat(acquire(peer, "b", LONG).granted()).isFalse();
+    }
+
+    @Test
+    void anExpiredLeaseGoesToTheNextMemberThatAsks() throws Exception {
+        ShardingStore peer = track(createPeer(store));
+        Duration shortLease = Duration.ofMillis(300);
+        long sent = System.nanoTime();
+        assertThat(acquire(store, "a", shortLease).granted()).isTrue();
+        CoordinatorLease[] last = new CoordinatorLease[1];
+        Awaitility.await("lease of a expired and granted to b").atMost(10, TimeUnit.SECONDS)
+                .pollInterval(Duration.ofMillis(20)).until(() -> {
+                    last[0] = acquire(peer, "b", LONG);
+                    return last[0].granted();
+                });
+        long grantedAfter = System.nanoTime() - sent;
+        assertThat(Duration.ofNanos(grantedAfter)).as("b was granted the lease only after a's had expired")
+                .isGreaterThanOrEqualTo(shortLease.minusMillis(2));
+        assertThat(last[0].holderId()).isEqualTo("b");
+        CoordinatorLease refused = acquire(store, "a", shortLease);
+        assertThat(refused.granted()).as("a lost it to b").isFalse();
+        assertThat(refused.holderId()).isEqualTo("b");
+        assertThat(refused.holderName()).isEqualTo("node b");
+    }
+
+    @Test
+    void releaseByTheHolderFreesTheLeaseAndByAnotherMemberChangesNothing() throws Exception {
+        ShardingStore peer = track(createPeer(store));
+        assertThat(acquire(store, "a", LONG).granted()).isTrue();
+        await(peer.releaseCoordinatorLease(type, "b"));
+        CoordinatorLease stillHeld = acquire(peer, "b", LONG);
+        assertThat(stillHeld.granted()).isFalse();
+        assertThat(stillHeld.holderId()).isEqualTo("a");
+        await(store.releaseCoordinatorLease(type, "a"));
+        assertThat(acquire(peer, "b", LONG).granted()).as("granted at once after the release").isTrue();
+        await(store.releaseCoordinatorLease(type, "a"));
+        assertThat(acquire(store, "a", LONG).holderId()).as("a second release by a former holder does nothing")
+                .isEqualTo("b");
+    }
+
+    @Test
+    void eachClusterHasALeaseOfItsOwn() throws Exception {
+        assertThat(acquire(store, "a", LONG).granted()).isTrue();
+        CoordinatorLease other = await(store.acquireCoordinatorLease(type + "-other", "b", "node b", LONG));
+        assertThat(other.granted()).isTrue();
+        assertThat(other.holderId()).isEqualTo("b");
+    }
+
+    @Test
+    void membersRacingForTheLeaseFromSeveralStoresNeverHoldItAtOverlappingTimes() throws Exception {
+        List<ShardingStore> stores = List.of(store, track(createPeer(store)), track(createPeer(store)));
+        new LeaseFuzzer(stores, type, Duration.ofMillis(400)).run(6, 20, type.hashCode());
+    }
+
+    @Test
+    void theStoreIdIsStableAndTheSameForEveryStoreOfOneDatabase() throws Exception {
+        Optional<String> id = await(store.storeId());
+        assertThat(await(store.storeId())).isEqualTo(id);
+        assertThat(await(track(createPeer(store)).storeId())).isEqualTo(id);
+        assertThat(await(track(createStore()).storeId())).isEqualTo(id);
+    }
+}
