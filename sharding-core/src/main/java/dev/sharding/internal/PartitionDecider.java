@@ -28,7 +28,8 @@ import java.util.Set;
  * {@code keep-majority}: more than half of a reference's members, or exactly half including its oldest member.
  * Members that joined after the reference do not count. {@code keep-oldest}: the side with the reference's oldest
  * member; with {@code down-if-alone}, if the oldest is alone and all the others are together, they run instead.
- * {@code static-quorum}: at least {@code quorum-size} members. {@code store-lease} and {@code off} let every side
+ * {@code static-quorum}: at least {@code quorum-size} members, or every member of the references (a cluster that lost
+ * nobody, while it starts or grows below the quorum). {@code store-lease} and {@code off} let every side
  * run here: the store lease decides the first, and nothing the second.
  */
 final class PartitionDecider {
@@ -175,13 +176,23 @@ final class PartitionDecider {
             case OFF, STORE_LEASE:
                 return true;
             case STATIC_QUORUM:
-                return side.size() >= settings.quorumSize();
+                // a side that lost nobody is no split: a cluster may start, and grow, below the quorum
+                return side.size() >= settings.quorumSize() || containsAll(side, references);
             default:
                 break;
         }
         Set<Member> members = side instanceof Set<Member> s ? s : new HashSet<>(side);
         for (List<Member> reference : references) {
             if (!winsAgainst(members, reference)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static boolean containsAll(Collection<Member> side, List<List<Member>> references) {
+        for (List<Member> reference : references) {
+            if (!side.containsAll(reference)) {
                 return false;
             }
         }

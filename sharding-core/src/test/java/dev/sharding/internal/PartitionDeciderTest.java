@@ -121,6 +121,10 @@ class PartitionDeciderTest {
     void staticQuorumCountsTheMembersOfTheSide() {
         assertThat(stable(Strategy.STATIC_QUORUM, List.of(A, B, C, D, E)).onView(List.of(C, D, E), 10 * S)).isTrue();
         assertThat(stable(Strategy.STATIC_QUORUM, List.of(A, B, C, D, E)).onView(List.of(A, B), 10 * S)).isFalse();
+        // below the quorum, a cluster that lost nobody runs: it starts and grows
+        PartitionDecider growing = stable(Strategy.STATIC_QUORUM, List.of(A));
+        assertThat(growing.onView(List.of(A, B), 10 * S)).isTrue();
+        assertThat(growing.onView(List.of(B), 20 * S)).isFalse();
     }
 
     @Test

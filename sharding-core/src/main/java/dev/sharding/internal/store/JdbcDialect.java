@@ -485,7 +485,7 @@ abstract class JdbcDialect {
     }
 
     java.util.Map<Integer, Long> currentEpochs(Connection connection, String typeName) throws SQLException {
-        try (PreparedStatement ps = connection.prepareStatement(
+        try (PreparedStatement ps = prepare(connection,
                 "SELECT shard_id, epoch FROM " + epochs + " WHERE type_name = ?")) {
             ps.setString(1, typeName);
             java.util.Map<Integer, Long> result = new java.util.HashMap<>();

@@ -197,7 +197,7 @@ public final class JdbcShardingStore implements ShardingStore {
     @Override
     public CompletableFuture<java.util.Map<Integer, Long>> currentEpochs(String typeName) {
         String what = "read of the shard epochs of [" + typeName + "]";
-        return onReader(what, false, (c, d) -> d.currentEpochs(c, typeName));
+        return tasks.onReader(what, ConnectionTasks.Mode.AUTO_COMMIT, (c, d) -> d.currentEpochs(c, typeName));
     }
 
     @Override
