@@ -240,6 +240,13 @@ public final class NodeRuntime implements Transport.Listener {
         }
         running = true;
         try {
+            // before the first view: the first Register carries it
+            storeId = store.storeId().get(settings.askTimeout().toMillis() * 2, TimeUnit.MILLISECONDS).orElse("");
+        } catch (Exception e) {
+            log.warn("Cannot read the id of the store; the coordinator cannot check that this node shares its store: "
+                    + "{}", e.toString());
+        }
+        try {
             transport.start(this);
         } catch (Exception e) {
             running = false;
@@ -253,12 +260,6 @@ public final class NodeRuntime implements Transport.Listener {
         if (detection > 0) {
             long stable = stableAfterNanos(settings, detection);
             control.execute(() -> leases.stableAfter(stable));
-        }
-        try {
-            storeId = store.storeId().get(settings.askTimeout().toMillis() * 2, TimeUnit.MILLISECONDS).orElse("");
-        } catch (Exception e) {
-            log.warn("Cannot read the id of the store; the coordinator cannot check that {} shares its store: {}",
-                    nodeName, e.toString());
         }
         control.scheduleWithFixedDelay(this::tick, SWEEP_MILLIS, SWEEP_MILLIS, TimeUnit.MILLISECONDS);
         log.info("Sharding node {} joined cluster {} with regions {}", nodeName, settings.clusterName(),
