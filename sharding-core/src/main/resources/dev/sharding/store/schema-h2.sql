@@ -1,8 +1,10 @@
--- Tables of JdbcShardingStore on H2. ${prefix} is replaced by the configured table prefix.
--- Every statement is idempotent: the store runs this script at every start.
+-- The tables of the sharding store on H2, for the default table prefix sharding_ (sharding.store.table-prefix).
+-- The store runs this script itself when sharding.store.initialize-schema says so; to create the tables with a
+-- migration tool instead (Flyway, Liquibase), copy it into a migration, with another prefix if you set one, and set
+-- sharding.store.initialize-schema=never. Every statement is idempotent.
 
 -- One row per entity with stored state; epoch is the shard allocation that wrote it last.
-CREATE TABLE IF NOT EXISTS ${prefix}entity_state (
+CREATE TABLE IF NOT EXISTS sharding_entity_state (
     type_name VARCHAR(255) NOT NULL,
     entity_id VARCHAR(1024) NOT NULL,
     state VARBINARY NOT NULL,
@@ -13,7 +15,7 @@ CREATE TABLE IF NOT EXISTS ${prefix}entity_state (
 );
 
 -- The latest epoch handed out for each shard.
-CREATE TABLE IF NOT EXISTS ${prefix}shard_epoch (
+CREATE TABLE IF NOT EXISTS sharding_shard_epoch (
     type_name VARCHAR(255) NOT NULL,
     shard_id INTEGER NOT NULL,
     epoch BIGINT NOT NULL,
@@ -21,7 +23,7 @@ CREATE TABLE IF NOT EXISTS ${prefix}shard_epoch (
 );
 
 -- The ids of remembered entities, restarted with their shard.
-CREATE TABLE IF NOT EXISTS ${prefix}remembered_entity (
+CREATE TABLE IF NOT EXISTS sharding_remembered_entity (
     type_name VARCHAR(255) NOT NULL,
     shard_id INTEGER NOT NULL,
     entity_id VARCHAR(1024) NOT NULL,
