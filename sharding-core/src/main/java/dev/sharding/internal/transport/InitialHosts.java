@@ -1,5 +1,7 @@
 package dev.sharding.internal.transport;
 
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
@@ -16,6 +18,41 @@ public final class InitialHosts {
     private static final int MAX_RANGE = 1000;
 
     private InitialHosts() {
+    }
+
+    /**
+     * Whether the initial hosts list an address and port, so that nodes started with them find a node listening
+     * there. A host matches the address when it is the same text or resolves to the same address.
+     *
+     * @param value the setting
+     * @param address the node's bind address
+     * @param port the port the node listens on
+     * @return whether some entry names that port on that address
+     * @throws IllegalArgumentException if the setting is malformed
+     */
+    public static boolean covers(String value, String address, int port) {
+        for (String entry : expand(value).split(",")) {
+            int open = entry.lastIndexOf('[');
+            String host = entry.substring(0, open);
+            int entryPort = Integer.parseInt(entry.substring(open + 1, entry.length() - 1));
+            if (entryPort == port && sameHost(host, address)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean sameHost(String host, String address) {
+        if (host.equalsIgnoreCase(address)) {
+            return true;
+        }
+        try {
+            InetAddress a = InetAddress.getByName(host);
+            InetAddress b = InetAddress.getByName(address);
+            return a.equals(b) || (a.isLoopbackAddress() && b.isLoopbackAddress());
+        } catch (UnknownHostException e) {
+            return false;
+        }
     }
 
     /**
