@@ -84,6 +84,7 @@ public final class JGroupsTransport implements Transport, Receiver {
     @Override
     public void start(Listener listener) throws Exception {
         this.listener = listener;
+        TeardownLogFactory.install();
         JChannel ch;
         String name = settings.nodeName();
         if (settings.jgroupsConfig() != null) {
