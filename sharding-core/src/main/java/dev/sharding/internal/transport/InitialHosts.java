@@ -1,11 +1,14 @@
 package dev.sharding.internal.transport;
 
+import dev.sharding.ShardingSettings;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Expands the initial-hosts setting: {@code host[port]} entries as TCPPING takes them, plus {@code host[a..b]} for
@@ -13,11 +16,29 @@ import java.util.regex.Pattern;
  */
 public final class InitialHosts {
 
+    private static final Logger log = LoggerFactory.getLogger(InitialHosts.class);
+
     private static final Pattern ENTRY = Pattern.compile("\\s*([^\\[\\],\\s]+)\\[(\\d+)(?:\\.\\.(\\d+))?]\\s*");
 
     private static final int MAX_RANGE = 1000;
 
     private InitialHosts() {
+    }
+
+    /**
+     * A node whose own address the initial hosts do not list is not found by the nodes that start after it: with only
+     * the bind port changed, two nodes each form a cluster of their own, both healthy, over one database.
+     */
+    static boolean warnIfNotListed(ShardingSettings settings, int port) {
+        if (covers(settings.initialHosts(), settings.bindAddress(), port)) {
+            return false;
+        }
+        log.warn("This node listens on {}:{}, which sharding.jgroups.initial-hosts={} does not list: nodes started "
+                + "with these settings will not find it, and may form clusters of their own over the same store. "
+                + "List every node's address and port (or port range) in sharding.jgroups.initial-hosts, for "
+                + "example {}[{}..{}].", settings.bindAddress(), port, settings.initialHosts(), settings.bindAddress(),
+                settings.bindPort(), settings.bindPort() + Math.min(settings.portRange(), 9));
+        return true;
     }
 
     /**

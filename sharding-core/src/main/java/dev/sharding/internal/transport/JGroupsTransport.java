@@ -92,7 +92,7 @@ public final class JGroupsTransport implements Transport, Receiver {
         } else {
             int port = firstFreePort(settings.bindAddress(), settings.bindPort(), settings.portRange());
             ch = new JChannel(defaultStack(settings, port));
-            warnIfNotDiscoverable(settings, port);
+            InitialHosts.warnIfNotListed(settings, port);
             if (name == null) {
                 name = settings.bindAddress() + ":" + port;
             }
@@ -117,22 +117,6 @@ public final class JGroupsTransport implements Transport, Receiver {
         if (view != null) {
             viewAccepted(view);
         }
-    }
-
-    /**
-     * A node whose own address the initial hosts do not list is not found by the nodes that start after it: with only
-     * the bind port changed, two nodes each form a cluster of their own, both healthy, over one database.
-     */
-    static boolean warnIfNotDiscoverable(ShardingSettings settings, int port) {
-        if (InitialHosts.covers(settings.initialHosts(), settings.bindAddress(), port)) {
-            return false;
-        }
-        log.warn("This node listens on {}:{}, which sharding.jgroups.initial-hosts={} does not list: nodes started "
-                + "with these settings will not find it, and may form clusters of their own over the same store. "
-                + "List every node's address and port (or port range) in sharding.jgroups.initial-hosts, for "
-                + "example {}[{}..{}].", settings.bindAddress(), port, settings.initialHosts(), settings.bindAddress(),
-                settings.bindPort(), settings.bindPort() + Math.min(settings.portRange(), 9));
-        return true;
     }
 
     static InputStream defaultStack(ShardingSettings settings, int port) throws IOException {
