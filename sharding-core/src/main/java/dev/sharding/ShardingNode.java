@@ -3,6 +3,7 @@ package dev.sharding;
 import dev.sharding.internal.EntityHandlers;
 import dev.sharding.internal.NodeRuntime;
 import dev.sharding.internal.Region;
+import dev.sharding.internal.codec.CodecCheck;
 import dev.sharding.internal.codec.JacksonMessageCodec;
 import dev.sharding.internal.protocol.RegionStats;
 import dev.sharding.internal.transport.JGroupsTransport;
@@ -473,13 +474,21 @@ public final class ShardingNode implements AutoCloseable {
         }
 
         /**
-         * Builds the node (not started).
+         * Builds the node (not started). Every declared message, reply and state class is first sent through the
+         * codec and back, with a value in each field, so that a class the codec cannot carry between nodes fails
+         * here rather than once its entity lives on another node.
          *
          * @return the node
+         * @throws UndecodableTypeException if a declared class does not come back from the codec as it was sent
          */
         public ShardingNode build() {
             settings.validate();
-            MessageCodec c = codec != null ? codec : new JacksonMessageCodec(declaredTypes(), settings.maxPayloadSize());
+            Set<Class<?>> declared = declaredTypes();
+            MessageCodec c = codec != null ? codec : new JacksonMessageCodec(declared, settings.maxPayloadSize());
+            Map<Class<?>, String> undecodable = CodecCheck.check(c, declared);
+            if (!undecodable.isEmpty()) {
+                throw new UndecodableTypeException(undecodable);
+            }
             NodeRuntime runtime = new NodeRuntime(settings, types, strategy, c,
                     new JGroupsTransport(settings, channelCustomizer), store, executor);
             return new ShardingNode(runtime);

@@ -172,7 +172,7 @@ public record ShardingSettings(
 
     private static void require(boolean ok, String name, @Nullable Object value, String rule) {
         if (!ok) {
-            throw new IllegalArgumentException("Invalid setting sharding." + name + "=" + value + ": " + rule);
+            throw new InvalidSettingException(name, value, rule);
         }
     }
 

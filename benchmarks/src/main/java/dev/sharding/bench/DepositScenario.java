@@ -67,6 +67,7 @@ final class DepositScenario {
             common.add("--spring.datasource.url=jdbc:postgresql://localhost:" + pg.getPort() + "/postgres");
             common.add("--spring.datasource.username=postgres");
             common.add("--spring.datasource.password=");
+            common.add("--sharding.store.initialize-schema=always");
             database.putAll(postgresSettings(pg));
         } else {
             // the starter's embedded database: the first node opens the file and serves it to the others

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.fail;
 
 import dev.sharding.sample.SampleCluster.Node;
 import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -131,6 +132,17 @@ class RebalanceProcessIT {
         assertThat(p.exitValue()).as("exit status of %s after SIGTERM", n2.name).isIn(0, 143);
         for (String id : ids) {
             deposit(n1, id);
+        }
+
+        // SIGTERM to the first node: the coordinator, and the one serving the embedded database file. It hands off
+        // its shards (taking their new epochs in that database) and closes the file only once it has left.
+        cluster.stop(n1);
+        String log = Files.readString(n1.log);
+        assertThat(log).as("log of %s, stopped gracefully", n1.name).doesNotContain("Database is already closed")
+                .doesNotContain(" ERROR ");
+        cluster.awaitCluster(List.of(n3));
+        for (String id : ids) {
+            deposit(n3, id);
         }
     }
 

@@ -422,8 +422,8 @@ final class EntityCell implements Runnable, EntityContext {
         if (s == null) {
             Optional<EntityTransfer> stored = loaded == null ? Optional.empty() : loaded;
             EntityTransfer t = stored.orElse(null);
-            s = new EntityStateImpl<>(stateType, initial, shard.region().codec(), t == null ? null : t.state(),
-                    t == null ? 0 : t.version());
+            s = new EntityStateImpl<>(typeName() + "/" + entityId, stateType, initial, shard.region().codec(),
+                    t == null ? null : t.state(), t == null ? 0 : t.version());
             entityState = s;
         }
         @SuppressWarnings("unchecked")

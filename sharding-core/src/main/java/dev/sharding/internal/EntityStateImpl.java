@@ -1,6 +1,7 @@
 package dev.sharding.internal;
 
 import dev.sharding.EntityState;
+import dev.sharding.ShardingException;
 import dev.sharding.spi.MessageCodec;
 import dev.sharding.spi.ShardingStore;
 import java.util.Objects;
@@ -24,6 +25,9 @@ final class EntityStateImpl<S> implements EntityState<S> {
 
     private final MessageCodec codec;
 
+    /** "type/id", for failure messages. */
+    private final String entity;
+
     private byte @Nullable [] stored;
 
     private long storedVersion;
@@ -35,8 +39,9 @@ final class EntityStateImpl<S> implements EntityState<S> {
     /** The pending change is a {@link #clear()}: the write deletes the row. */
     private boolean clearing;
 
-    EntityStateImpl(Class<S> type, Supplier<S> initial, MessageCodec codec, byte @Nullable [] stored,
+    EntityStateImpl(String entity, Class<S> type, Supplier<S> initial, MessageCodec codec, byte @Nullable [] stored,
             long storedVersion) {
+        this.entity = entity;
         this.type = type;
         this.initial = initial;
         this.codec = codec;
@@ -45,16 +50,30 @@ final class EntityStateImpl<S> implements EntityState<S> {
         this.current = storedValue();
     }
 
+    /**
+     * The stored value, or the initial one when nothing is stored. A stored value that does not decode fails: it is
+     * never replaced by the initial state, which the next write would store over it.
+     */
     private S storedValue() {
         if (stored == null) {
             return Objects.requireNonNull(initial.get(), "The initial state must not be null");
         }
-        Object value = codec.decode(stored, 0, stored.length);
+        Object value;
+        try {
+            value = codec.decode(stored, 0, stored.length);
+        } catch (RuntimeException e) {
+            throw unreadable(e.getMessage());
+        }
         if (!type.isInstance(value)) {
-            throw new IllegalStateException("Stored state is a " + value.getClass().getName() + ", not a "
-                    + type.getName());
+            throw unreadable("it is a " + value.getClass().getName());
         }
         return type.cast(value);
+    }
+
+    private ShardingException unreadable(@Nullable String why) {
+        return new ShardingException("The stored state of [" + entity + "] cannot be read as " + type.getName()
+                + ": " + why + ". The entity takes no message until its state class reads it again; the stored "
+                + "state is kept, not replaced by the initial state");
     }
 
     Class<S> type() {

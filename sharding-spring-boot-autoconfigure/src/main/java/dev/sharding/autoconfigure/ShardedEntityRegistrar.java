@@ -6,6 +6,7 @@ import dev.sharding.EntityType;
 import dev.sharding.ShardRegion;
 import dev.sharding.ShardedEntity;
 import dev.sharding.ShardingNode;
+import dev.sharding.internal.EntityHandlers;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -92,9 +93,9 @@ final class ShardedEntityRegistrar
             String type = typeName(entityClass);
             Class<?> other = byType.putIfAbsent(type, entityClass);
             if (other != null) {
-                throw new IllegalStateException("Entity classes " + other.getName() + " and " + entityClass.getName()
-                        + " have the same entity type name '" + type + "'; give one another name with "
-                        + "@ShardedEntity(type = ...)");
+                throw new ShardingConfigurationException("The entity classes " + other.getName() + " and "
+                        + entityClass.getName() + " have the same entity type name '" + type + "'.",
+                        "Give one of them another name with @ShardedEntity(type = \"...\").", null);
             }
             registerType(registry, beanFactory, entityClass, beanName, type);
         });
@@ -174,8 +175,13 @@ final class ShardedEntityRegistrar
 
     private <T> EntityType<T> entityType(ConfigurableListableBeanFactory beanFactory, Class<T> entityClass,
             String beanName) {
-        BeanEntityFactory<T> factory = new BeanEntityFactory<>(beanFactory, beanName, entityClass, this.contexts);
-        EntityType<T> type = EntityType.of(entityClass, factory);
-        return factory.stateType() == null ? type : type.withState(factory.stateType());
+        try {
+            EntityHandlers.of(entityClass);
+            BeanEntityFactory<T> factory = new BeanEntityFactory<>(beanFactory, beanName, entityClass, this.contexts);
+            EntityType<T> type = EntityType.of(entityClass, factory);
+            return factory.stateType() == null ? type : type.withState(factory.stateType());
+        } catch (IllegalArgumentException e) {
+            throw EntityDefinitionProblems.of(entityClass, e);
+        }
     }
 }

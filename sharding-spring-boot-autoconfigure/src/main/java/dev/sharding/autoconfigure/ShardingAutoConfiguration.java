@@ -1,17 +1,21 @@
 package dev.sharding.autoconfigure;
 
 import dev.sharding.EntityType;
+import dev.sharding.InvalidSettingException;
 import dev.sharding.ShardingNode;
 import dev.sharding.ShardingSettings;
 import java.util.Set;
 import java.util.TreeSet;
 import org.jgroups.JChannel;
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
+import org.springframework.boot.sql.init.dependency.DependsOnDatabaseInitialization;
 import dev.sharding.spi.ShardingStore;
 import javax.sql.DataSource;
 import org.springframework.context.annotation.Bean;
@@ -72,11 +76,15 @@ public final class ShardingAutoConfiguration {
     @ConditionalOnMissingBean
     ShardingSettings shardingSettings(ShardingProperties properties,
             ObjectProvider<ShardingSettingsCustomizer> customizers) {
-        ShardingSettings settings = properties.toSettings();
-        for (ShardingSettingsCustomizer customizer : customizers.orderedStream().toList()) {
-            settings = customizer.customize(settings);
+        try {
+            ShardingSettings settings = properties.toSettings();
+            for (ShardingSettingsCustomizer customizer : customizers.orderedStream().toList()) {
+                settings = customizer.customize(settings);
+            }
+            return settings.validate();
+        } catch (InvalidSettingException e) {
+            throw new InvalidConfigurationPropertyValueException(propertyName(e.setting()), e.value(), e.rule());
         }
-        return settings.validate();
     }
 
     /**
@@ -107,18 +115,26 @@ public final class ShardingAutoConfiguration {
     }
 
     /**
-     * The store of entity state, shard epochs and remembered entities: by default JDBC over the application's
-     * {@link DataSource}, or over an embedded H2 file database when it has none. Closed when the context closes,
-     * after the node has left.
+     * The store of entity state, shard epochs and remembered entities: by default JDBC over the DataSource marked
+     * {@link ShardingDataSource}, else the application's only or primary {@link DataSource}, or over an embedded H2
+     * file database when it has none. Made after the database initializers (Flyway, Liquibase, Boot's SQL scripts).
+     * Closed when the context closes, after the node has left.
      *
      * @param properties the bound properties
-     * @param dataSource the application's data source, if it has exactly one
+     * @param shardingDataSource the DataSource marked {@link ShardingDataSource}, if any
+     * @param dataSources the application's DataSources
+     * @param beanFactory for the names of the DataSources in a failure report
      * @return the store
      */
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
-    ShardingStore shardingStore(ShardingProperties properties, ObjectProvider<DataSource> dataSource) {
-        return ShardingStoreFactory.create(properties.getStore(), dataSource.getIfUnique());
+    @DependsOnDatabaseInitialization
+    ShardingStore shardingStore(ShardingProperties properties,
+            @ShardingDataSource ObjectProvider<DataSource> shardingDataSource, ObjectProvider<DataSource> dataSources,
+            ListableBeanFactory beanFactory) {
+        DataSource dataSource = properties.getStore().getType() == StoreProperties.StoreType.MEMORY ? null
+                : ShardingDataSources.choose(shardingDataSource, dataSources, beanFactory);
+        return ShardingStoreFactory.create(properties.getStore(), dataSource);
     }
 
     /**
@@ -168,10 +184,15 @@ public final class ShardingAutoConfiguration {
     private static void checkEntitySettings(ShardingSettings settings, Set<String> typeNames) {
         for (String type : settings.entities().keySet()) {
             if (!typeNames.contains(type)) {
-                throw new IllegalArgumentException("Invalid setting sharding.entities." + type
-                        + ": this node runs no entity type named '" + type + "' (it runs " + new TreeSet<>(typeNames)
-                        + ")");
+                throw new InvalidConfigurationPropertyValueException("sharding.entities." + type, type,
+                        "this node runs no entity type named '" + type + "'; its entity types are "
+                                + new TreeSet<>(typeNames) + " (the type names of their @ShardedEntity classes)");
             }
         }
+    }
+
+    /** The property of a core setting: the core names them after the properties, except the entity idle timeout. */
+    static String propertyName(String setting) {
+        return "sharding." + setting.replace(".passivation.idle-timeout", ".idle-timeout");
     }
 }

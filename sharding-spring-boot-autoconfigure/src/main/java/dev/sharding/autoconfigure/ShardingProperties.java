@@ -1,5 +1,6 @@
 package dev.sharding.autoconfigure;
 
+import dev.sharding.InvalidSettingException;
 import dev.sharding.ShardingSettings;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -346,13 +347,13 @@ public class ShardingProperties {
      * Turns these properties into core settings and checks them.
      *
      * @return the validated settings
-     * @throws IllegalArgumentException naming the first property whose value is out of range
+     * @throws InvalidSettingException naming the first property whose value is out of range
      */
     public ShardingSettings toSettings() {
         long payload = this.maxPayloadSize.toBytes();
         if (payload > Integer.MAX_VALUE) {
-            throw new IllegalArgumentException("Invalid setting sharding.max-payload-size=" + this.maxPayloadSize
-                    + ": must be at most " + Integer.MAX_VALUE + " bytes");
+            throw new InvalidSettingException("max-payload-size", this.maxPayloadSize,
+                    "must be at most " + Integer.MAX_VALUE + " bytes");
         }
         String config = this.jgroups.getConfig();
         // Built from the defaults with the withX methods rather than the canonical constructor, so that settings the

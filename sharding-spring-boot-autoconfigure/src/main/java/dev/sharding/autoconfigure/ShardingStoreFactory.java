@@ -1,18 +1,28 @@
 package dev.sharding.autoconfigure;
 
+import dev.sharding.ShardingException;
 import dev.sharding.internal.store.InMemoryShardingStore;
 import dev.sharding.internal.store.JdbcShardingStore;
 import dev.sharding.internal.store.JdbcStoreSettings;
 import dev.sharding.spi.ShardingStore;
+import java.sql.Connection;
+import java.sql.DatabaseMetaData;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.List;
+import java.util.Locale;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.boot.sql.init.DatabaseInitializationMode;
 import org.springframework.util.ClassUtils;
 
 /**
  * Makes the store the properties ask for: in memory, or JDBC over the application's {@link DataSource}, or over an
- * embedded H2 file database when the application has none.
+ * embedded H2 file database when the application has none. Checks the application's database before the node uses
+ * it: reachable, H2 or PostgreSQL, not in memory, and with the store's tables (created here when
+ * {@code sharding.store.initialize-schema} says so).
  */
 final class ShardingStoreFactory {
 
@@ -20,8 +30,13 @@ final class ShardingStoreFactory {
      * Settings of the embedded H2 database. AUTO_SERVER lets several nodes started from one folder share the file
      * (the first serves it to the others, who reconnect to whoever serves it next if it dies); WRITE_DELAY=0 makes
      * a commit reach the file before it returns, so a kill -9 of the serving process loses no acknowledged write.
+     * (H2 refuses DB_CLOSE_ON_EXIT=FALSE beside AUTO_SERVER, hence {@link H2ShutdownHook}.)
      */
     static final String EMBEDDED_H2_OPTIONS = ";AUTO_SERVER=TRUE;AUTO_RECONNECT=TRUE;WRITE_DELAY=0";
+
+    /** The store's tables, without their prefix. */
+    private static final List<String> TABLES = List.of("entity_state", "shard_epoch", "remembered_entity",
+            "coordinator_lease", "store");
 
     private static final Logger log = LoggerFactory.getLogger(ShardingStoreFactory.class);
 
@@ -32,28 +47,125 @@ final class ShardingStoreFactory {
         if (properties.getType() == StoreProperties.StoreType.MEMORY) {
             return new InMemoryShardingStore();
         }
-        DataSource dataSource = applicationDataSource;
-        AutoCloseable owned = null;
-        if (dataSource == null) {
-            if (!ClassUtils.isPresent("org.h2.jdbcx.JdbcConnectionPool", ShardingStoreFactory.class.getClassLoader())) {
-                throw new IllegalStateException("sharding.store.type=jdbc needs a DataSource bean or the H2 driver"
-                        + " (com.h2database:h2) for its embedded database; or set sharding.store.type=memory");
-            }
-            String url = "jdbc:h2:file:" + properties.getEmbeddedPath().toAbsolutePath() + EMBEDDED_H2_OPTIONS;
-            org.h2.jdbcx.JdbcConnectionPool pool = org.h2.jdbcx.JdbcConnectionPool.create(url, "sa", "");
-            pool.setMaxConnections(16);
-            // wait for a free connection no longer than a statement may run (H2 counts whole seconds)
-            pool.setLoginTimeout((int) Math.max(1, (properties.getQueryTimeout().toMillis() + 999) / 1000));
-            dataSource = pool;
-            owned = pool::dispose;
-            log.info("Sharding store: embedded H2 database {}", properties.getEmbeddedPath().toAbsolutePath());
+        if (applicationDataSource == null) {
+            return embedded(properties);
         }
-        JdbcShardingStore store = new JdbcShardingStore(dataSource,
+        String url = checkDatabase(applicationDataSource);
+        JdbcShardingStore store = new JdbcShardingStore(applicationDataSource,
                 JdbcStoreSettings.defaults().withTablePrefix(properties.getTablePrefix())
                         .withQueryTimeout(properties.getQueryTimeout()).validate());
-        if (properties.isInitializeSchema()) {
-            store.createSchema();
+        if (properties.getInitializeSchema() == DatabaseInitializationMode.ALWAYS) {
+            createSchema(store, url, properties);
+        } else {
+            checkTables(applicationDataSource, url, properties);
         }
-        return owned == null ? store : new OwningStore(store, owned);
+        log.info("Sharding store: the application's DataSource, {}", url);
+        return store;
+    }
+
+    private static ShardingStore embedded(StoreProperties properties) {
+        if (!ClassUtils.isPresent("org.h2.jdbcx.JdbcConnectionPool", ShardingStoreFactory.class.getClassLoader())) {
+            throw new ShardingConfigurationException("The sharding store has no database: the application has no "
+                    + "DataSource, and the H2 driver for the embedded database is not on the class path.",
+                    "Give the application a DataSource (spring.datasource.url), add com.h2database:h2 for the "
+                            + "embedded database, or set sharding.store.type=memory to keep state in memory only.",
+                    null);
+        }
+        String url = "jdbc:h2:file:" + properties.getEmbeddedPath().toAbsolutePath() + EMBEDDED_H2_OPTIONS;
+        org.h2.jdbcx.JdbcConnectionPool pool = org.h2.jdbcx.JdbcConnectionPool.create(url, "sa", "");
+        pool.setMaxConnections(16);
+        // wait for a free connection no longer than a statement may run (H2 counts whole seconds)
+        pool.setLoginTimeout((int) Math.max(1, (properties.getQueryTimeout().toMillis() + 999) / 1000));
+        JdbcShardingStore store = new JdbcShardingStore(pool,
+                JdbcStoreSettings.defaults().withTablePrefix(properties.getTablePrefix())
+                        .withQueryTimeout(properties.getQueryTimeout()).validate());
+        try {
+            if (properties.getInitializeSchema() == DatabaseInitializationMode.NEVER) {
+                checkTables(pool, url, properties);
+            } else {
+                createSchema(store, url, properties);
+            }
+        } catch (RuntimeException e) {
+            pool.dispose();
+            throw e;
+        }
+        H2ShutdownHook.detach();
+        log.info("Sharding store: embedded H2 database {}", properties.getEmbeddedPath().toAbsolutePath());
+        return new OwningStore(store, pool::dispose);
+    }
+
+    /** Checks that the database is reachable, supported and not in memory; returns its URL. */
+    private static String checkDatabase(DataSource dataSource) {
+        String url;
+        String product;
+        try (Connection connection = dataSource.getConnection()) {
+            DatabaseMetaData metaData = connection.getMetaData();
+            url = String.valueOf(metaData.getURL());
+            product = String.valueOf(metaData.getDatabaseProductName());
+        } catch (SQLException | RuntimeException e) {
+            throw new ShardingConfigurationException("The sharding store could not connect to the application's "
+                    + "DataSource" + DataSourceUrls.describe(dataSource) + ": " + e.getMessage(),
+                    "Check spring.datasource.url, its user name and password, and that the database is running. "
+                            + "To give the store a database of its own, mark its DataSource bean @ShardingDataSource.",
+                    e);
+        }
+        if (isInMemory(url)) {
+            throw new ShardingConfigurationException("The sharding store refuses the application's DataSource "
+                    + url + ": it is an in-memory database, private to this process. The nodes of a cluster would "
+                    + "each have their own, so shard epochs could not fence a node that lost its shards, and entity "
+                    + "state would not survive a restart. (Spring Boot makes such a DataSource when "
+                    + "spring-boot-starter-jdbc is present and spring.datasource.url is not set.)",
+                    "Set spring.datasource.url to a database that all nodes share (PostgreSQL, or an H2 server "
+                            + "URL jdbc:h2:tcp://...); or remove the DataSource (and spring-boot-starter-jdbc) to use "
+                            + "the embedded H2 file database; or, in tests, set sharding.store.type=memory.",
+                    null);
+        }
+        String lower = product.toLowerCase(Locale.ROOT);
+        if (!lower.equals("h2") && !lower.equals("postgresql")) {
+            throw new ShardingConfigurationException("The sharding store supports H2 and PostgreSQL, and the "
+                    + "application's DataSource " + url + " is " + product + ".",
+                    "Give the store a PostgreSQL database: a DataSource bean of its own marked @ShardingDataSource, "
+                            + "or the application's own; or set sharding.store.type=memory.",
+                    null);
+        }
+        return url;
+    }
+
+    private static boolean isInMemory(String url) {
+        String lower = url.toLowerCase(Locale.ROOT);
+        return lower.startsWith("jdbc:h2:mem:") || lower.startsWith("jdbc:hsqldb:mem:")
+                || lower.startsWith("jdbc:derby:memory:");
+    }
+
+    private static void createSchema(JdbcShardingStore store, String url, StoreProperties properties) {
+        try {
+            store.createSchema();
+        } catch (ShardingException e) {
+            throw new ShardingConfigurationException("The sharding store could not create its tables (prefix "
+                    + properties.getTablePrefix() + ") in " + url + ": " + e.getMessage(),
+                    "Check that the database user may create tables, or create them beforehand with the script "
+                            + "dev/sharding/store/schema-<h2|postgresql>.sql of sharding-core and set "
+                            + "sharding.store.initialize-schema=never.",
+                    e);
+        }
+    }
+
+    private static void checkTables(DataSource dataSource, String url, StoreProperties properties) {
+        String prefix = properties.getTablePrefix();
+        try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
+            for (String table : TABLES) {
+                statement.executeQuery("SELECT 1 FROM " + prefix + table + " WHERE 1 = 0").close();
+            }
+        } catch (SQLException e) {
+            throw new ShardingConfigurationException("The sharding store's tables (" + prefix + "entity_state, "
+                    + prefix + "shard_epoch, " + prefix + "remembered_entity, " + prefix + "coordinator_lease, " + prefix
+                    + "store) are missing in " + url
+                    + ", and sharding.store.initialize-schema=" + properties.getInitializeSchema().name()
+                    .toLowerCase(Locale.ROOT) + " does not create them there: " + e.getMessage(),
+                    "Create them with a migration (Flyway or Liquibase; they run before the store starts) from the "
+                            + "script dev/sharding/store/schema-<h2|postgresql>.sql of sharding-core, or set "
+                            + "sharding.store.initialize-schema=always to let the store create them.",
+                    e);
+        }
     }
 }

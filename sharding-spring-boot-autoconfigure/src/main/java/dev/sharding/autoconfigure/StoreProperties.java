@@ -2,6 +2,7 @@ package dev.sharding.autoconfigure;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import org.springframework.boot.sql.init.DatabaseInitializationMode;
 
 /**
  * Where entity state, shard epochs and remembered entities are kept, bound from {@code sharding.store.*}.
@@ -27,9 +28,11 @@ public class StoreProperties {
     private Path embeddedPath = Path.of("data", "sharding");
 
     /**
-     * Whether to create the store's tables at startup when they do not exist.
+     * When to create the store's tables at startup where they do not exist: "embedded" only in the embedded H2 file
+     * database, "always" also in the application's DataSource, "never" to leave them to migrations (Flyway or
+     * Liquibase run first). When they are not created, the store checks at startup that they exist.
      */
-    private boolean initializeSchema = true;
+    private DatabaseInitializationMode initializeSchema = DatabaseInitializationMode.EMBEDDED;
 
     /**
      * Whether to start no sharding node but remove the stored sharding data of the cluster instead (the ids of its
@@ -71,11 +74,11 @@ public class StoreProperties {
         this.embeddedPath = embeddedPath;
     }
 
-    public boolean isInitializeSchema() {
+    public DatabaseInitializationMode getInitializeSchema() {
         return this.initializeSchema;
     }
 
-    public void setInitializeSchema(boolean initializeSchema) {
+    public void setInitializeSchema(DatabaseInitializationMode initializeSchema) {
         this.initializeSchema = initializeSchema;
     }
 

@@ -30,6 +30,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.diagnostics.FailureAnalyzer;
 import org.springframework.boot.test.context.FilteredClassLoader;
@@ -219,11 +220,13 @@ class ShardingAutoConfigurationTests {
             sharding.jgroups.port-range=-2               | sharding.jgroups.port-range=-2
             sharding.entities.greeter.number-of-shards=-1 | sharding.entities.greeter.number-of-shards=-1
             sharding.entities.greter.proxy-only=true     | sharding.entities.greter
+            sharding.entities.greeter.idle-timeout=-1s   | sharding.entities.greeter.idle-timeout
             """)
     void invalidValueFailsStartupNamingTheProperty(String property, String named) {
         this.runner.withPropertyValues(uniqueCluster(), property).withUserConfiguration(GreeterConfiguration.class)
                 .run(context -> assertThat(context).getFailure().rootCause()
-                        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining(named));
+                        .isInstanceOf(InvalidConfigurationPropertyValueException.class)
+                        .hasMessageContaining("Property " + named.split("=")[0] + " with value"));
     }
 
     @Test
@@ -312,7 +315,9 @@ class ShardingAutoConfigurationTests {
         };
         assertThat(SpringFactoriesLoader.forDefaultResourceLocation().load(FailureAnalyzer.class,
                 skipOthersNeedingArguments)).anyMatch(JGroupsConfigurationFailureAnalyzer.class::isInstance)
-                .anyMatch(ShardingDataRemovalFailureAnalyzer.class::isInstance);
+                .anyMatch(ShardingDataRemovalFailureAnalyzer.class::isInstance)
+                .anyMatch(ShardingConfigurationFailureAnalyzer.class::isInstance)
+                .anyMatch(UndecodableTypeFailureAnalyzer.class::isInstance);
         assertThat(SpringFactoriesLoader.forDefaultResourceLocation().load(
                 org.springframework.boot.EnvironmentPostProcessor.class, skipOthersNeedingArguments))
                 .anyMatch(ShardingDataRemovalEnvironmentPostProcessor.class::isInstance);

@@ -6,17 +6,26 @@ import dev.sharding.internal.store.InMemoryShardingStore;
 import dev.sharding.internal.store.JdbcShardingStore;
 import dev.sharding.spi.ShardingStore;
 import dev.sharding.autoconfigure.greeting.GreeterConfiguration;
+import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.util.UUID;
+import java.util.function.Consumer;
 import javax.sql.DataSource;
 import org.h2.jdbcx.JdbcDataSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.context.runner.ContextConsumer;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceInitializationAutoConfiguration;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.StandardEnvironment;
 
 /**
  * Which store the auto-configuration makes: JDBC over the application's DataSource, or over an embedded H2 file
@@ -54,16 +63,144 @@ class ShardingStoreAutoConfigurationTests {
         assertThat(Files.exists(db.resolveSibling("sharding.mv.db"))).as("the database outlives the context").isTrue();
     }
 
+    private JdbcDataSource fileDatabase(String name) {
+        JdbcDataSource dataSource = new JdbcDataSource();
+        dataSource.setURL("jdbc:h2:file:" + this.dir.resolve(name).toAbsolutePath());
+        return dataSource;
+    }
+
+    private static ContextConsumer<AssertableApplicationContext> reports(Consumer<FailureAnalysis> expectations) {
+        return context -> {
+            assertThat(context).hasFailed();
+            FailureAnalysis analysis = FailureAnalyses.analyze(context.getStartupFailure(), new StandardEnvironment());
+            assertThat(analysis).as("a failure analysis of %s", context.getStartupFailure()).isNotNull();
+            expectations.accept(analysis);
+        };
+    }
+
     @Test
     void usesTheApplicationsDataSourceWithTheTablePrefix() {
-        JdbcDataSource dataSource = new JdbcDataSource();
-        dataSource.setURL("jdbc:h2:mem:" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
-        this.runner.withBean(DataSource.class, () -> dataSource).withPropertyValues("sharding.store.table-prefix=bank_")
+        JdbcDataSource dataSource = fileDatabase("app");
+        this.runner.withBean(DataSource.class, () -> dataSource)
+                .withPropertyValues("sharding.store.table-prefix=bank_", "sharding.store.initialize-schema=always")
                 .run(context -> {
                     assertThat(context.getBean(ShardingStore.class)).isInstanceOf(JdbcShardingStore.class);
                     assertThat(tableExists(dataSource, "bank_entity_state")).isTrue();
                     assertThat(tableExists(dataSource, "sharding_entity_state")).isFalse();
                 });
+    }
+
+    @Test
+    void leavesTheApplicationsDatabaseAloneByDefaultAndReportsMissingTables() {
+        JdbcDataSource dataSource = fileDatabase("app");
+        this.runner.withBean(DataSource.class, () -> dataSource).run(reports(analysis -> {
+            assertThat(analysis.getDescription()).contains("sharding_entity_state", "are missing",
+                    "initialize-schema=embedded");
+            assertThat(analysis.getAction()).contains("dev/sharding/store/schema-", "Flyway",
+                    "sharding.store.initialize-schema=always");
+        }));
+    }
+
+    @Test
+    void createsItsTablesAfterTheApplicationsDatabaseInitializers() {
+        JdbcDataSource dataSource = fileDatabase("migrated");
+        this.runner.withConfiguration(AutoConfigurations.of(DataSourceInitializationAutoConfiguration.class))
+                .withBean(DataSource.class, () -> dataSource)
+                .withPropertyValues("spring.sql.init.mode=always",
+                        "spring.sql.init.schema-locations=classpath:dev/sharding/store/schema-h2.sql",
+                        "sharding.store.initialize-schema=never")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(tableExists(dataSource, "sharding_shard_epoch")).isTrue();
+                    assertThat(context.getBean(ShardingStore.class).nextEpoch("greeter", 1).join()).isPositive();
+                });
+    }
+
+    @Test
+    void refusesAnInMemoryDatabase() {
+        JdbcDataSource dataSource = new JdbcDataSource();
+        dataSource.setURL("jdbc:h2:mem:" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
+        this.runner.withBean(DataSource.class, () -> dataSource).run(reports(analysis -> {
+            assertThat(analysis.getDescription()).contains("jdbc:h2:mem:", "in-memory database", "fence");
+            assertThat(analysis.getAction()).contains("spring.datasource.url", "sharding.store.type=memory");
+        }));
+    }
+
+    @Test
+    void reportsAnUnreachableDatabase() throws Exception {
+        int closedPort;
+        try (ServerSocket socket = new ServerSocket(0)) {
+            closedPort = socket.getLocalPort();
+        }
+        JdbcDataSource dataSource = new JdbcDataSource();
+        dataSource.setURL("jdbc:h2:tcp://127.0.0.1:" + closedPort + "/nowhere");
+        this.runner.withBean(DataSource.class, () -> dataSource).run(reports(analysis -> {
+            assertThat(analysis.getDescription()).contains("could not connect", "jdbc:h2:tcp://127.0.0.1:"
+                    + closedPort);
+            assertThat(analysis.getAction()).contains("spring.datasource.url");
+        }));
+    }
+
+    @Test
+    void refusesToChooseAmongTwoDataSourcesNeitherMarkedNorPrimary() {
+        this.runner.withBean("first", DataSource.class, () -> fileDatabase("first"))
+                .withBean("second", DataSource.class, () -> fileDatabase("second")).run(reports(analysis -> {
+                    assertThat(analysis.getDescription()).contains("[first, second]", "@ShardingDataSource",
+                            "@Primary");
+                    assertThat(analysis.getAction()).contains("@ShardingDataSource");
+                }));
+    }
+
+    @Test
+    void usesTheDataSourceMarkedShardingDataSource() {
+        JdbcDataSource app = fileDatabase("app");
+        JdbcDataSource sharding = fileDatabase("sharding");
+        this.runner.withUserConfiguration(TwoDataSources.class)
+                .withBean("appDataSource", DataSource.class, () -> app, d -> d.setPrimary(true))
+                .withBean(StoreDatabase.class, () -> new StoreDatabase(sharding))
+                .withPropertyValues("sharding.store.initialize-schema=always").run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(tableExists(sharding, "sharding_entity_state")).isTrue();
+                    assertThat(tableExists(app, "sharding_entity_state")).isFalse();
+                });
+    }
+
+    @Test
+    void usesThePrimaryDataSourceOfSeveral() {
+        JdbcDataSource primary = fileDatabase("primary");
+        JdbcDataSource other = fileDatabase("other");
+        this.runner.withBean("primary", DataSource.class, () -> primary, d -> d.setPrimary(true))
+                .withBean("other", DataSource.class, () -> other)
+                .withPropertyValues("sharding.store.initialize-schema=always").run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(tableExists(primary, "sharding_entity_state")).isTrue();
+                    assertThat(tableExists(other, "sharding_entity_state")).isFalse();
+                });
+    }
+
+    @Test
+    void embeddedDatabaseIsClosedByTheStoreNotByH2sShutdownHook() {
+        Path db = dir.resolve("hook").resolve("sharding");
+        this.runner.withPropertyValues("sharding.store.embedded-path=" + db).run(context -> {
+            OwningStore store = (OwningStore) context.getBean(ShardingStore.class);
+            assertThat(H2ShutdownHook.detach()).as("H2's hook is no longer registered").isFalse();
+            store.write("greeter", "g", 0, 0, new byte[] {1}).join();
+        });
+    }
+
+    /** A DataSource of the store's own, beside the application's primary one. */
+    @Configuration(proxyBeanMethods = false)
+    static class TwoDataSources {
+
+        @Bean
+        @ShardingDataSource
+        DataSource shardingDataSource(StoreDatabase database) {
+            return database.dataSource();
+        }
+    }
+
+    /** Hands the test's DataSource to the configuration without being a DataSource bean itself. */
+    record StoreDatabase(DataSource dataSource) {
     }
 
     @Test

@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.regex.Matcher;
 import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 
@@ -44,6 +45,9 @@ abstract class JdbcDialect {
     protected final String leases;
     /** The table of the store's id: one row. */
     protected final String storeTable;
+
+    /** The table prefix the public schema scripts are written with. */
+    static final String DEFAULT_PREFIX = "sharding_";
 
     private final String prefix;
 
@@ -321,12 +325,13 @@ abstract class JdbcDialect {
     abstract boolean lockByRowValues();
 
     /**
-     * The statements of the schema script, with the table prefix filled in.
+     * The statements of the schema script, with the table prefix filled in. The scripts are public, for migrations
+     * ({@code dev/sharding/store/schema-<name>.sql}), and name the tables with the default prefix.
      *
      * @return the statements, in order
      */
     List<String> schemaStatements() {
-        String resource = "schema-" + name() + ".sql";
+        String resource = "/dev/sharding/store/schema-" + name() + ".sql";
         try (InputStream in = JdbcDialect.class.getResourceAsStream(resource)) {
             if (in == null) {
                 throw new IllegalStateException("Schema script " + resource + " missing from the class path");
@@ -334,7 +339,8 @@ abstract class JdbcDialect {
             String script = new String(in.readAllBytes(), StandardCharsets.UTF_8).lines()
                     .filter(line -> !line.strip().startsWith("--"))
                     .collect(Collectors.joining("\n"))
-                    .replace("${prefix}", prefix);
+                    .replaceAll("\\b" + DEFAULT_PREFIX + "(entity_state|shard_epoch|remembered_entity|coordinator_lease|store)\\b",
+                            Matcher.quoteReplacement(prefix) + "$1");
             List<String> statements = new ArrayList<>();
             for (String statement : script.split(";")) {
                 if (!statement.isBlank()) {

@@ -1,9 +1,14 @@
 package dev.sharding.internal.transport;
 
+import dev.sharding.ShardingSettings;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Expands the initial-hosts setting: {@code host[port]} entries as TCPPING takes them, plus {@code host[a..b]} for
@@ -11,11 +16,64 @@ import java.util.regex.Pattern;
  */
 public final class InitialHosts {
 
+    private static final Logger log = LoggerFactory.getLogger(InitialHosts.class);
+
     private static final Pattern ENTRY = Pattern.compile("\\s*([^\\[\\],\\s]+)\\[(\\d+)(?:\\.\\.(\\d+))?]\\s*");
 
     private static final int MAX_RANGE = 1000;
 
     private InitialHosts() {
+    }
+
+    /**
+     * A node whose own address the initial hosts do not list is not found by the nodes that start after it: with only
+     * the bind port changed, two nodes each form a cluster of their own, both healthy, over one database.
+     */
+    static boolean warnIfNotListed(ShardingSettings settings, int port) {
+        if (covers(settings.initialHosts(), settings.bindAddress(), port)) {
+            return false;
+        }
+        log.warn("This node listens on {}:{}, which sharding.jgroups.initial-hosts={} does not list: nodes started "
+                + "with these settings will not find it, and may form clusters of their own over the same store. "
+                + "List every node's address and port (or port range) in sharding.jgroups.initial-hosts, for "
+                + "example {}[{}..{}].", settings.bindAddress(), port, settings.initialHosts(), settings.bindAddress(),
+                settings.bindPort(), settings.bindPort() + Math.min(settings.portRange(), 9));
+        return true;
+    }
+
+    /**
+     * Whether the initial hosts list an address and port, so that nodes started with them find a node listening
+     * there. A host matches the address when it is the same text or resolves to the same address.
+     *
+     * @param value the setting
+     * @param address the node's bind address
+     * @param port the port the node listens on
+     * @return whether some entry names that port on that address
+     * @throws IllegalArgumentException if the setting is malformed
+     */
+    public static boolean covers(String value, String address, int port) {
+        for (String entry : expand(value).split(",")) {
+            int open = entry.lastIndexOf('[');
+            String host = entry.substring(0, open);
+            int entryPort = Integer.parseInt(entry.substring(open + 1, entry.length() - 1));
+            if (entryPort == port && sameHost(host, address)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean sameHost(String host, String address) {
+        if (host.equalsIgnoreCase(address)) {
+            return true;
+        }
+        try {
+            InetAddress a = InetAddress.getByName(host);
+            InetAddress b = InetAddress.getByName(address);
+            return a.equals(b) || (a.isLoopbackAddress() && b.isLoopbackAddress());
+        } catch (UnknownHostException e) {
+            return false;
+        }
     }
 
     /**

@@ -84,6 +84,7 @@ public final class JGroupsTransport implements Transport, Receiver {
     @Override
     public void start(Listener listener) throws Exception {
         this.listener = listener;
+        TeardownLogFactory.install();
         JChannel ch;
         String name = settings.nodeName();
         if (settings.jgroupsConfig() != null) {
@@ -91,6 +92,7 @@ public final class JGroupsTransport implements Transport, Receiver {
         } else {
             int port = firstFreePort(settings.bindAddress(), settings.bindPort(), settings.portRange());
             ch = new JChannel(defaultStack(settings, port));
+            InitialHosts.warnIfNotListed(settings, port);
             if (name == null) {
                 name = settings.bindAddress() + ":" + port;
             }

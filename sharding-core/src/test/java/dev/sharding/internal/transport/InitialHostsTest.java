@@ -23,4 +23,12 @@ class InitialHostsTest {
         assertThatThrownBy(() -> InitialHosts.expand("h[1..99999]")).hasMessageContaining("ascending");
         assertThatThrownBy(() -> InitialHosts.expand(" , ")).hasMessageContaining("no host");
     }
+
+    @Test
+    void coversAPortOnlyWhenAnEntryOfTheSameHostListsIt() {
+        assertThat(InitialHosts.covers("127.0.0.1[7800..7809]", "127.0.0.1", 7805)).isTrue();
+        assertThat(InitialHosts.covers("127.0.0.1[7800..7809]", "127.0.0.1", 7900)).isFalse();
+        assertThat(InitialHosts.covers("localhost[7900]", "127.0.0.1", 7900)).isTrue();
+        assertThat(InitialHosts.covers("10.0.0.5[7800],127.0.0.1[7900]", "127.0.0.1", 7800)).isFalse();
+    }
 }

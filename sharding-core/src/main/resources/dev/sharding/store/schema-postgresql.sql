@@ -1,11 +1,17 @@
--- Tables of JdbcShardingStore on H2. ${prefix} is replaced by the configured table prefix.
--- Every statement is idempotent: the store runs this script at every start.
+-- The tables of the sharding store on PostgreSQL, for the default table prefix sharding_ (sharding.store.table-prefix).
+-- The store runs this script itself when sharding.store.initialize-schema says so; to create the tables with a
+-- migration tool instead (Flyway, Liquibase), copy it into a migration, with another prefix if you set one, and set
+-- sharding.store.initialize-schema=never. Every statement is idempotent.
+
+-- Nodes starting together would race in CREATE TABLE IF NOT EXISTS (it can fail on the catalog's unique
+-- index); a transaction-scoped advisory lock makes them take turns.
+SELECT pg_advisory_xact_lock(500152577125);
 
 -- One row per entity with stored state; epoch is the shard allocation that wrote it last.
-CREATE TABLE IF NOT EXISTS ${prefix}entity_state (
+CREATE TABLE IF NOT EXISTS sharding_entity_state (
     type_name VARCHAR(255) NOT NULL,
     entity_id VARCHAR(1024) NOT NULL,
-    state VARBINARY NOT NULL,
+    state BYTEA NOT NULL,
     version BIGINT NOT NULL,
     epoch BIGINT NOT NULL,
     updated_at TIMESTAMP WITH TIME ZONE NOT NULL,
@@ -13,7 +19,7 @@ CREATE TABLE IF NOT EXISTS ${prefix}entity_state (
 );
 
 -- The latest epoch handed out for each shard.
-CREATE TABLE IF NOT EXISTS ${prefix}shard_epoch (
+CREATE TABLE IF NOT EXISTS sharding_shard_epoch (
     type_name VARCHAR(255) NOT NULL,
     shard_id INTEGER NOT NULL,
     epoch BIGINT NOT NULL,
@@ -21,7 +27,7 @@ CREATE TABLE IF NOT EXISTS ${prefix}shard_epoch (
 );
 
 -- The ids of remembered entities, restarted with their shard.
-CREATE TABLE IF NOT EXISTS ${prefix}remembered_entity (
+CREATE TABLE IF NOT EXISTS sharding_remembered_entity (
     type_name VARCHAR(255) NOT NULL,
     shard_id INTEGER NOT NULL,
     entity_id VARCHAR(1024) NOT NULL,
@@ -29,7 +35,7 @@ CREATE TABLE IF NOT EXISTS ${prefix}remembered_entity (
 );
 
 -- Which member's coordinator may allocate shards of a cluster over this store, until when (by the database's clock).
-CREATE TABLE IF NOT EXISTS ${prefix}coordinator_lease (
+CREATE TABLE IF NOT EXISTS sharding_coordinator_lease (
     cluster_name VARCHAR(255) NOT NULL,
     holder_id VARCHAR(255) NOT NULL,
     holder_name VARCHAR(255) NOT NULL,
@@ -38,7 +44,7 @@ CREATE TABLE IF NOT EXISTS ${prefix}coordinator_lease (
 );
 
 -- The store's identity: one row with a random id, created by the first node that asks for it.
-CREATE TABLE IF NOT EXISTS ${prefix}store (
+CREATE TABLE IF NOT EXISTS sharding_store (
     id INTEGER NOT NULL CHECK (id = 1),
     store_id VARCHAR(64) NOT NULL,
     created_at TIMESTAMP WITH TIME ZONE NOT NULL,

@@ -1,0 +1,109 @@
+package dev.sharding.autoconfigure;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sharding.autoconfigure.greeting.GreeterConfiguration;
+import dev.sharding.autoconfigure.mistakes.Amount;
+import dev.sharding.autoconfigure.mistakes.ClashingType;
+import dev.sharding.autoconfigure.mistakes.Clicks;
+import dev.sharding.autoconfigure.mistakes.NoHandler;
+import dev.sharding.autoconfigure.mistakes.NoInitialState;
+import dev.sharding.autoconfigure.mistakes.TwoHandlers;
+import dev.sharding.autoconfigure.mistakes.Wallet;
+import java.util.UUID;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.context.runner.ContextConsumer;
+import org.springframework.core.env.StandardEnvironment;
+
+/**
+ * Invalid settings and entity definitions, and message or state classes that would fail between nodes, stop the
+ * application at startup with a report (description and action) from a failure analyzer, not a stack trace.
+ */
+class StartupFailureAnalysisTests {
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(ShardingAutoConfiguration.class))
+            .withPropertyValues("sharding.jgroups.config=shared-loopback.xml", "sharding.store.type=memory",
+                    "sharding.cluster-name=failures-" + UUID.randomUUID());
+
+    private static ContextConsumer<AssertableApplicationContext> reports(Consumer<FailureAnalysis> expectations) {
+        return context -> {
+            assertThat(context).hasFailed();
+            FailureAnalysis analysis = FailureAnalyses.analyze(context.getStartupFailure(), new StandardEnvironment());
+            assertThat(analysis).as("a failure analysis of %s", context.getStartupFailure()).isNotNull();
+            expectations.accept(analysis);
+        };
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', textBlock = """
+            sharding.number-of-shards=0                   | sharding.number-of-shards     | must be positive
+            sharding.ask-timeout=-1s                      | sharding.ask-timeout          | must be positive
+            sharding.max-payload-size=4GB                 | sharding.max-payload-size     | must be at most
+            sharding.entities.greeter.number-of-shards=-1 | sharding.entities.greeter.number-of-shards | positive
+            sharding.entities.greeter.idle-timeout=-1s    | sharding.entities.greeter.idle-timeout | zero (never)
+            sharding.entities.greter.proxy-only=true      | sharding.entities.greter | no entity type named 'greter'
+            """)
+    void invalidSettingIsReportedAgainstItsProperty(String setting, String property, String rule) {
+        this.runner.withUserConfiguration(GreeterConfiguration.class).withPropertyValues(setting)
+                .run(reports(analysis -> {
+                    assertThat(analysis.getDescription()).contains("'" + property + "'").contains(rule);
+                    assertThat(analysis.getAction()).contains("Review the value of the property");
+                }));
+    }
+
+    @Test
+    void entityWithoutHandlerIsReported() {
+        this.runner.withUserConfiguration(NoHandler.class).run(reports(analysis -> {
+            assertThat(analysis.getDescription()).contains(NoHandler.class.getName(), "has no @EntityHandler");
+            assertThat(analysis.getAction()).contains("@EntityHandler");
+        }));
+    }
+
+    @Test
+    void entityWithTwoHandlersOfOneTypeIsReported() {
+        this.runner.withUserConfiguration(TwoHandlers.class).run(reports(analysis -> {
+            assertThat(analysis.getDescription()).contains(TwoHandlers.class.getName(), "java.lang.String");
+            assertThat(analysis.getAction()).contains("one @EntityHandler method per message type");
+        }));
+    }
+
+    @Test
+    void entityStateWithoutInitialValueIsReported() {
+        this.runner.withUserConfiguration(NoInitialState.class).run(reports(analysis -> {
+            assertThat(analysis.getDescription()).contains(NoInitialState.Level.class.getName(), "no-arg");
+            assertThat(analysis.getAction()).contains("@InitialState");
+        }));
+    }
+
+    @Test
+    void twoEntityClassesWithOneTypeNameAreReported() {
+        this.runner.withUserConfiguration(GreeterConfiguration.class, ClashingType.class).run(reports(analysis -> {
+            assertThat(analysis.getDescription()).contains(ClashingType.class.getName(), "'greeter'");
+            assertThat(analysis.getAction()).contains("@ShardedEntity(type");
+        }));
+    }
+
+    @Test
+    void messageClassesThatFailBetweenNodesAreReportedAtStartup() {
+        this.runner.withUserConfiguration(Wallet.class).run(reports(analysis -> {
+            assertThat(analysis.getDescription()).contains(Amount.class.getName() + ": it cannot be decoded")
+                    .contains(Wallet.Envelope.class.getName() + ": it does not come back as it was sent")
+                    .contains("Envelope.payload was a");
+            assertThat(analysis.getAction()).contains("record");
+        }));
+    }
+
+    @Test
+    void stateClassThatLosesItsValueIsReportedAtStartup() {
+        this.runner.withUserConfiguration(Clicks.class).run(reports(analysis -> assertThat(
+                analysis.getDescription()).contains(Clicks.Count.class.getName())));
+    }
+}

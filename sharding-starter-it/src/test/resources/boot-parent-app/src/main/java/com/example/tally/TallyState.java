@@ -1,0 +1,4 @@
+package com.example.tally;
+
+public record TallyState(long value) {
+}

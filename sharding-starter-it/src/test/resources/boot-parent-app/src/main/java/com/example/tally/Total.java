@@ -1,0 +1,4 @@
+package com.example.tally;
+
+public record Total(String id, long value) {
+}
