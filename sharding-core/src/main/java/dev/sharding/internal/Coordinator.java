@@ -283,6 +283,7 @@ final class Coordinator {
             return;
         }
         onRegionStates(from, regions);
+        leases.pingNow(from);
     }
 
     private void refuse(Member from, String reason) {

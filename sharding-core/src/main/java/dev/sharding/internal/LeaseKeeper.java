@@ -133,7 +133,7 @@ final class LeaseKeeper {
 
     private volatile long servingUntil = NEVER;
 
-    private boolean hadLease;
+    private volatile boolean hadLease;
 
     /** Since when this node's lease has lapsed without its shards being dropped, or {@code NEVER}. */
     private long pausedSince = NEVER;
@@ -163,6 +163,23 @@ final class LeaseKeeper {
     /** Sets how long a view must last to be stable, once the transport knows its failure detection time. */
     void stableAfter(long nanos) {
         decider.stableAfter(nanos, skew(nanos));
+    }
+
+    /** Whether this node was ever granted a lease (with the strategy off: always). */
+    boolean hadLease() {
+        return off || hadLease;
+    }
+
+    /** A member registered: ping it at once, so that it holds a lease before the next round. */
+    void pingNow(Member member) {
+        if (!off && coordinating && !member.equals(node.self()) && view.contains(member)) {
+            Long sent = pingSent.get(round);
+            if (sent == null) {
+                ping(System.nanoTime());
+                return;
+            }
+            node.send(member, new LeasePing(round), false);
+        }
     }
 
     /** Whether this node may deliver to its entities now. Any thread. */

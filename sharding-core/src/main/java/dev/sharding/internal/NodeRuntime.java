@@ -673,12 +673,12 @@ public final class NodeRuntime implements Transport.Listener {
     }
 
     /**
-     * Whether this node registered its regions with the current coordinator.
+     * Whether this node registered its regions with the current coordinator and has been granted a lease to serve.
      *
-     * @return true once the coordinator acknowledged
+     * @return true once the coordinator acknowledged and granted
      */
     public boolean isRegistered() {
-        return registered && running && registrationRefused == null;
+        return registered && running && registrationRefused == null && leases.hadLease();
     }
 
     /**

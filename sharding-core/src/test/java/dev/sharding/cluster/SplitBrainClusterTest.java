@@ -135,6 +135,8 @@ class SplitBrainClusterTest {
             System.out.println("Failed deposits by cause: " + load.failures());
             assertThat(load.staleAnswers()).as("answers below the acknowledged balance").isEmpty();
         }
+        System.out.printf("Shortest time from a copy's stop to the next copy's start on another node: %d ms%n",
+                owners.shortestHandoverGapMillis());
         assertThat(owners.overlaps()).as("entities that lived twice at once").isEmpty();
     }
 

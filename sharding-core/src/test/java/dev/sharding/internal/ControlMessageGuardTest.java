@@ -156,6 +156,23 @@ class ControlMessageGuardTest {
     }
 
     @Test
+    void aNodeWithAnotherNumberOfShardsIsRefusedAtRegistration() throws Exception {
+        InMemoryNetwork network = new InMemoryNetwork();
+        InMemoryShardingStore store = new InMemoryShardingStore();
+        NodeRuntime a = start(network, "a", store);
+        awaitServing(a);
+        ShardingSettings odd = ShardingSettings.defaults().withNodeName("b").withRetryInterval(Duration.ofMillis(100))
+                .withEntity("wallet", new ShardingSettings.EntityTypeSettings(7, false));
+        NodeRuntime b = new NodeRuntime(odd, List.of(Wallet.type()), new LeastShardAllocationStrategy(), codec(),
+                network.transport("b"), store, null);
+        b.start();
+        nodes.add(b);
+        Awaitility.await("b refused").atMost(Duration.ofSeconds(20)).until(() -> b.registrationRefused() != null);
+        assertThat(b.registrationRefused()).contains("7").contains("12").contains("number-of-shards");
+        assertThat(b.isRegistered()).isFalse();
+    }
+
+    @Test
     void aSecondClusterOfTheSameNameOnTheSameStoreAllocatesNothing() throws Exception {
         InMemoryShardingStore shared = new InMemoryShardingStore();
         NodeRuntime first = start(new InMemoryNetwork(), "first", shared);

@@ -86,6 +86,29 @@ public final class OwnerLog {
     }
 
     /**
+     * The shortest time between the stop of an incarnation and the start of the next one of the same entity on
+     * another node: how much room the handover left. Negative if they overlapped.
+     *
+     * @return the gap in milliseconds, or {@code null} when no entity moved between nodes
+     */
+    public Long shortestHandoverGapMillis() {
+        Long shortest = null;
+        for (List<Life> list : lives.values()) {
+            List<Life> sorted = new ArrayList<>(list);
+            sorted.sort(Comparator.comparingLong(l -> l.started));
+            for (int i = 1; i < sorted.size(); i++) {
+                Life earlier = sorted.get(i - 1);
+                Life later = sorted.get(i);
+                if (!earlier.node.equals(later.node) && earlier.stopped != Long.MAX_VALUE) {
+                    long gap = (later.started - earlier.stopped) / 1_000_000;
+                    shortest = shortest == null ? gap : Math.min(shortest, gap);
+                }
+            }
+        }
+        return shortest;
+    }
+
+    /**
      * How many incarnations were recorded.
      *
      * @return the count
