@@ -85,6 +85,7 @@ class SplitBrainClusterTest {
             assertThat(load.staleAnswers()).isEmpty();
         }
         assertThat(owners.overlaps()).as("entities that lived twice at once").isEmpty();
+        assertThat(owners.objectOverlaps()).as("entities whose objects existed twice at once").isEmpty();
     }
 
     @Test
@@ -138,6 +139,7 @@ class SplitBrainClusterTest {
         System.out.printf("Shortest time from a copy's stop to the next copy's start on another node: %d ms%n",
                 owners.shortestHandoverGapMillis());
         assertThat(owners.overlaps()).as("entities that lived twice at once").isEmpty();
+        assertThat(owners.objectOverlaps()).as("entities whose objects existed twice at once").isEmpty();
     }
 
     /** Waits until every account answered a deposit through the winning side, and prints how long that took. */

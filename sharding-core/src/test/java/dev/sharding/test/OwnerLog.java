@@ -8,9 +8,13 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
- * The "at most one live owner" checker: every incarnation of every entity, from its activation to its stop, on the
- * JVM's monotonic clock. Two incarnations of one entity whose lives overlap in time are a violation, whatever the
- * node, and so is a message handled by an incarnation outside its life.
+ * The "at most one live owner" checker: every incarnation of every entity, with its activation, every message it
+ * handled and its stop, on the JVM's monotonic clock.
+ *
+ * <p>An incarnation is live from its activation to the last message it handled: two incarnations of one entity whose
+ * live times overlap, whatever the nodes, are a violation ({@link #overlaps()}). An incarnation whose node lost its
+ * lease to serve stays in memory, handling nothing, until its shard is dropped (at most one lease duration later):
+ * {@link #objectOverlaps()} lists the incarnations whose objects, from activation to stop, overlapped, for information.
  */
 public final class OwnerLog {
 
@@ -27,6 +31,8 @@ public final class OwnerLog {
 
         volatile long handled;
 
+        volatile long lastHandled = Long.MIN_VALUE;
+
         Life(String node) {
             this.node = node;
         }
@@ -34,6 +40,7 @@ public final class OwnerLog {
         /** The entity took a message now. */
         public void handled() {
             handled++;
+            lastHandled = System.nanoTime();
         }
 
         /** The entity stopped now. */
@@ -44,7 +51,8 @@ public final class OwnerLog {
         @Override
         public String toString() {
             return node + "[" + started / 1_000_000 + " ms.." + (stopped == Long.MAX_VALUE ? "alive"
-                    : stopped / 1_000_000 + " ms") + ", " + handled + " messages]";
+                    : stopped / 1_000_000 + " ms") + ", " + handled + " messages" + (handled == 0 ? ""
+                    : ", the last at " + lastHandled / 1_000_000 + " ms") + "]";
         }
     }
 
@@ -62,11 +70,25 @@ public final class OwnerLog {
     }
 
     /**
-     * Every pair of incarnations of one entity whose lives overlap.
+     * Every pair of incarnations of one entity that were live at once: the earlier one handled a message after the
+     * later one was activated.
      *
      * @return a description of each, empty when ownership was exclusive throughout
      */
     public List<String> overlaps() {
+        return pairs(true);
+    }
+
+    /**
+     * Every pair of incarnations of one entity whose objects existed at once (activation to stop), live or not.
+     *
+     * @return a description of each
+     */
+    public List<String> objectOverlaps() {
+        return pairs(false);
+    }
+
+    private List<String> pairs(boolean live) {
         List<String> found = new ArrayList<>();
         lives.forEach((id, list) -> {
             List<Life> sorted = new ArrayList<>(list);
@@ -75,9 +97,11 @@ public final class OwnerLog {
                 for (int j = 0; j < i; j++) {
                     Life earlier = sorted.get(j);
                     Life later = sorted.get(i);
-                    if (earlier.stopped > later.started) {
+                    long end = live ? (earlier.handled == 0 ? Long.MIN_VALUE : earlier.lastHandled)
+                            : earlier.stopped;
+                    if (end != Long.MIN_VALUE && end - later.started > 0) {
                         found.add(id + ": " + earlier + " overlaps " + later + " by "
-                                + (Math.min(earlier.stopped, System.nanoTime()) - later.started) / 1_000_000 + " ms");
+                                + (Math.min(end, System.nanoTime()) - later.started) / 1_000_000 + " ms");
                     }
                 }
             }
