@@ -26,7 +26,8 @@ import org.jspecify.annotations.Nullable;
  * shutdown hook, when the test JVM dies) kills the processes started in the namespaces and deletes the namespaces and
  * the veth; nothing is left in the host's namespace.
  *
- * <p>Needs root, {@code ip} (iproute2) and {@code iptables}; {@link #unavailable()} says why not when it cannot run.
+ * <p>Needs root with the right to make namespaces, {@code ip} (iproute2) and {@code iptables}; {@link #unavailable()}
+ * says why not when it cannot run.
  */
 final class NetnsLab implements AutoCloseable {
 
@@ -63,8 +64,8 @@ final class NetnsLab implements AutoCloseable {
     }
 
     /**
-     * Why this machine cannot run the lab, or empty when it can: not root, or {@code ip} or {@code iptables}
-     * missing.
+     * Why this machine cannot run the lab, or empty when it can: not root, {@code ip} or {@code iptables} missing, or
+     * no right to make a network namespace.
      *
      * @return the reason, for a skipped test
      */
@@ -78,6 +79,13 @@ final class NetnsLab implements AutoCloseable {
         }
         if (IPTABLES == null) {
             return Optional.of("needs `iptables` (Debian package iptables; .ci/run installs it)");
+        }
+        // root without the capabilities (a container, say): ip netns add fails, and nothing here could work
+        String probe = PREFIX + "probe-" + ProcessHandle.current().pid();
+        Result add = run(List.of(ip(), "netns", "add", probe));
+        run(List.of(ip(), "netns", "del", probe));
+        if (add.status() != 0) {
+            return Optional.of("needs to make network namespaces, which this root cannot: " + add.output().trim());
         }
         return Optional.empty();
     }

@@ -274,8 +274,9 @@ class PartitionProcessIT {
         Map<String, Long> late = load.answers(Phase.CUT_LATE, true);
         long notRefused = late.entrySet().stream().filter(e -> !e.getKey().equals("503"))
                 .filter(e -> !freeze || e.getKey().equals("200")).mapToLong(Map.Entry::getValue).sum();
-        report(String.format("[%s] minority answers from %d s into the cut: %s; other than 503: %d (%s)", name,
-                DepositLoad.GRACE.toSeconds(), late, notRefused, STRICT ? "must be 0: -Dpartition.it.strict=true"
+        report(String.format("[%s] minority answers from %d s into the cut: %s; %s: %d (%s)", name,
+                DepositLoad.GRACE.toSeconds(), late, freeze ? "200 (answered after SIGCONT)" : "other than 503",
+                notRefused, STRICT ? "must be 0: -Dpartition.it.strict=true"
                 : "not asserted yet; -Dpartition.it.strict=true asserts 0"));
         if (STRICT) {
             soft.assertThat(notRefused).as("[%s] the minority refuses with 503 once the failure is detected: %s",
