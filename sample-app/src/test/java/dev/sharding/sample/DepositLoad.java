@@ -84,6 +84,8 @@ final class DepositLoad {
 
     private final Map<String, LongAdder> answers = new ConcurrentSkipListMap<>();
 
+    private final Map<Phase, LongAdder> servedByMinority = new ConcurrentHashMap<>();
+
     private final Map<String, String> firstRefusal = new ConcurrentSkipListMap<>();
 
     private final Map<Phase, LongAdder> violationCounts = new ConcurrentHashMap<>();
@@ -228,6 +230,9 @@ final class DepositLoad {
             }
         }
         lastHome.set(a, host);
+        if (minorityNames.contains(host)) {
+            servedByMinority.computeIfAbsent(started, x -> new LongAdder()).increment();
+        }
         Phase now = phaseNow();
         if (started == Phase.CUT_EARLY || started == Phase.CUT_LATE) {
             hostsDuringCut.get(a).add(host);
@@ -310,6 +315,12 @@ final class DepositLoad {
         return byStatus;
     }
 
+    /** How many 200 answers of requests started in a phase came from an entity hosted on the minority. */
+    long servedByMinority(Phase p) {
+        LongAdder n = servedByMinority.get(p);
+        return n == null ? 0 : n.sum();
+    }
+
     long violations() {
         return violationCounts.values().stream().mapToLong(LongAdder::sum).sum();
     }
@@ -348,6 +359,8 @@ final class DepositLoad {
                 }
             }
         }
+        lines.add("200 answers from entities hosted on the minority, by phase the request started in: "
+                + servedByMinority.entrySet().stream().map(e -> e.getKey().label + "=" + e.getValue().sum()).toList());
         lines.add("Accounts answered 200 by hosts on both sides during the cut (two live copies): " + bothSides);
         lines.add("Accounts hosted on the minority at the cut: " + minorityHomed + "; a deposit through the majority,"
                 + " hosted on the majority, acknowledged during the cut for " + takenOver + (takenOver == 0 ? ""
