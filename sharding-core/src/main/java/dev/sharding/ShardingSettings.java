@@ -30,6 +30,7 @@ import org.jspecify.annotations.Nullable;
  * @param initialHosts the members to discover, as {@code host[port]} or {@code host[first..last]}, comma separated
  * @param jgroupsConfig a JGroups stack file or resource replacing the default TCP stack, or {@code null}
  * @param entities settings per entity type, by type name
+ * @param jgroups discovery, ports, frame limit and security of the built-in JGroups stack
  */
 public record ShardingSettings(
         String clusterName,
@@ -50,7 +51,8 @@ public record ShardingSettings(
         int portRange,
         String initialHosts,
         @Nullable String jgroupsConfig,
-        Map<String, EntityTypeSettings> entities) {
+        Map<String, EntityTypeSettings> entities,
+        JgroupsSettings jgroups) {
 
     /** Default cluster name. */
     public static final String DEFAULT_CLUSTER_NAME = "sharding";
@@ -100,6 +102,7 @@ public record ShardingSettings(
         Objects.requireNonNull(bindAddress, "bindAddress");
         Objects.requireNonNull(initialHosts, "initialHosts");
         entities = Map.copyOf(entities);
+        Objects.requireNonNull(jgroups, "jgroups");
     }
 
     /**
@@ -111,7 +114,8 @@ public record ShardingSettings(
         return new ShardingSettings(DEFAULT_CLUSTER_NAME, null, DEFAULT_NUMBER_OF_SHARDS, DEFAULT_ASK_TIMEOUT,
                 DEFAULT_BUFFER_SIZE, DEFAULT_RETRY_INTERVAL, DEFAULT_MAX_PAYLOAD_SIZE, DEFAULT_REBALANCE_INTERVAL,
                 DEFAULT_REBALANCE_ABSOLUTE_LIMIT, DEFAULT_REBALANCE_RELATIVE_LIMIT, DEFAULT_HANDOFF_TIMEOUT,
-                DEFAULT_PASSIVATION_IDLE_TIMEOUT, DEFAULT_PASSIVATION_MAX_ACTIVE_ENTITIES, DEFAULT_BIND_ADDRESS, DEFAULT_BIND_PORT, DEFAULT_PORT_RANGE, DEFAULT_INITIAL_HOSTS, null, Map.of());
+                DEFAULT_PASSIVATION_IDLE_TIMEOUT, DEFAULT_PASSIVATION_MAX_ACTIVE_ENTITIES, DEFAULT_BIND_ADDRESS, DEFAULT_BIND_PORT, DEFAULT_PORT_RANGE, DEFAULT_INITIAL_HOSTS, null, Map.of(),
+                JgroupsSettings.defaults());
     }
 
     /**
@@ -142,6 +146,7 @@ public record ShardingSettings(
         require(portRange >= 0 && bindPort + portRange < 65536, "jgroups.port-range", portRange,
                 "must be at least 0 and keep bind-port + port-range under 65536");
         require(!initialHosts.isBlank(), "jgroups.initial-hosts", initialHosts, "must not be blank");
+        jgroups.validate(bindPort);
         entities.forEach((type, settings) -> {
             require(settings.numberOfShards() >= 0, "entities." + type + ".number-of-shards",
                     settings.numberOfShards(), "must be positive, or 0 for the default");
@@ -179,7 +184,7 @@ public record ShardingSettings(
      * @return the copy
      */
     public ShardingSettings withClusterName(String value) {
-        return new ShardingSettings(value, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities);
+        return new ShardingSettings(value, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities, jgroups);
     }
 
     /**
@@ -189,7 +194,7 @@ public record ShardingSettings(
      * @return the copy
      */
     public ShardingSettings withNodeName(@Nullable String value) {
-        return new ShardingSettings(clusterName, value, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities);
+        return new ShardingSettings(clusterName, value, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities, jgroups);
     }
 
     /**
@@ -199,7 +204,7 @@ public record ShardingSettings(
      * @return the copy
      */
     public ShardingSettings withNumberOfShards(int value) {
-        return new ShardingSettings(clusterName, nodeName, value, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities);
+        return new ShardingSettings(clusterName, nodeName, value, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities, jgroups);
     }
 
     /**
@@ -209,7 +214,7 @@ public record ShardingSettings(
      * @return the copy
      */
     public ShardingSettings withAskTimeout(Duration value) {
-        return new ShardingSettings(clusterName, nodeName, numberOfShards, value, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities);
+        return new ShardingSettings(clusterName, nodeName, numberOfShards, value, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities, jgroups);
     }
 
     /**
@@ -219,7 +224,7 @@ public record ShardingSettings(
      * @return the copy
      */
     public ShardingSettings withBufferSize(int value) {
-        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, value, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities);
+        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, value, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities, jgroups);
     }
 
     /**
@@ -229,7 +234,7 @@ public record ShardingSettings(
      * @return the copy
      */
     public ShardingSettings withRetryInterval(Duration value) {
-        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, value, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities);
+        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, value, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities, jgroups);
     }
 
     /**
@@ -239,7 +244,7 @@ public record ShardingSettings(
      * @return the copy
      */
     public ShardingSettings withMaxPayloadSize(int value) {
-        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, value, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities);
+        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, value, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities, jgroups);
     }
 
     /**
@@ -249,7 +254,7 @@ public record ShardingSettings(
      * @return the copy
      */
     public ShardingSettings withRebalanceInterval(Duration value) {
-        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, value, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities);
+        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, value, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities, jgroups);
     }
 
     /**
@@ -259,7 +264,7 @@ public record ShardingSettings(
      * @return the copy
      */
     public ShardingSettings withRebalanceAbsoluteLimit(int value) {
-        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, value, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities);
+        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, value, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities, jgroups);
     }
 
     /**
@@ -269,7 +274,7 @@ public record ShardingSettings(
      * @return the copy
      */
     public ShardingSettings withRebalanceRelativeLimit(double value) {
-        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, value, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities);
+        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, value, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities, jgroups);
     }
 
     /**
@@ -279,7 +284,7 @@ public record ShardingSettings(
      * @return the copy
      */
     public ShardingSettings withHandoffTimeout(Duration value) {
-        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, value, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities);
+        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, value, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities, jgroups);
     }
 
     /**
@@ -289,7 +294,7 @@ public record ShardingSettings(
      * @return the copy
      */
     public ShardingSettings withJgroupsConfig(@Nullable String value) {
-        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, value, entities);
+        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, value, entities, jgroups);
     }
 
     /**
@@ -299,7 +304,7 @@ public record ShardingSettings(
      * @return the copy
      */
     public ShardingSettings withPassivationIdleTimeout(Duration value) {
-        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, value, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities);
+        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, value, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities, jgroups);
     }
 
     /**
@@ -309,7 +314,7 @@ public record ShardingSettings(
      * @return the copy
      */
     public ShardingSettings withPassivationMaxActiveEntities(int value) {
-        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, value, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities);
+        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, value, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities, jgroups);
     }
 
     /**
@@ -322,7 +327,17 @@ public record ShardingSettings(
      * @return the copy
      */
     public ShardingSettings withNetwork(String address, int port, int range, String hosts) {
-        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, address, port, range, hosts, jgroupsConfig, entities);
+        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, address, port, range, hosts, jgroupsConfig, entities, jgroups);
+    }
+
+    /**
+     * Copy with other discovery, port, frame and security settings of the built-in JGroups stack.
+     *
+     * @param value the new value
+     * @return the copy
+     */
+    public ShardingSettings withJgroups(JgroupsSettings value) {
+        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities, value);
     }
 
     /**
@@ -335,7 +350,7 @@ public record ShardingSettings(
     public ShardingSettings withEntity(String typeName, EntityTypeSettings value) {
         Map<String, EntityTypeSettings> map = new HashMap<>(entities);
         map.put(typeName, value);
-        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, map);
+        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, map, jgroups);
     }
 
     /**
