@@ -351,7 +351,8 @@ public class ShardingProperties {
                 .withPassivationMaxActiveEntities(this.passivation.getMaxActiveEntities())
                 .withNetwork(this.jgroups.getBindAddress(), this.jgroups.getBindPort(), this.jgroups.getPortRange(),
                         this.jgroups.getInitialHosts())
-                .withJgroupsConfig(StringUtils.hasText(config) ? config : null);
+                .withJgroupsConfig(StringUtils.hasText(config) ? config : null)
+                .withJgroups(this.jgroups.toSettings());
         for (Map.Entry<String, EntityTypeProperties> entity : this.entities.entrySet()) {
             settings = settings.withEntity(entity.getKey(), new ShardingSettings.EntityTypeSettings(
                     entity.getValue().getNumberOfShards(), entity.getValue().isProxyOnly(),
