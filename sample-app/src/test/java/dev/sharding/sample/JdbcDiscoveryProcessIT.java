@@ -30,6 +30,36 @@ class JdbcDiscoveryProcessIT {
         }
     }
 
+    /**
+     * The node serving the shared H2 file writes its server address into the lock file; that address is the
+     * loopback one, and the kernel lists the port as listening on 127.0.0.1 only.
+     */
+    private void assertEmbeddedDatabaseListensOnLoopbackOnly() throws Exception {
+        java.util.Properties lock = new java.util.Properties();
+        try (var in = Files.newInputStream(cluster.logDir().resolve("data/sharding.lock.db"))) {
+            lock.load(in);
+        }
+        String server = lock.getProperty("server");
+        assertThat(server).as("server in the H2 lock file").contains(":");
+        assertThat(java.net.InetAddress.getByName(server.substring(0, server.indexOf(':'))).isLoopbackAddress())
+                .as("server %s in the H2 lock file is a loopback address", server).isTrue();
+        int port = Integer.parseInt(server.substring(server.indexOf(':') + 1));
+        String hexPort = String.format(":%04X", port);
+        List<String> listening = new java.util.ArrayList<>();
+        for (String table : List.of("/proc/net/tcp", "/proc/net/tcp6")) {
+            for (String line : Files.readAllLines(java.nio.file.Path.of(table))) {
+                String[] f = line.trim().split("\\s+");
+                if (f.length > 3 && f[1].endsWith(hexPort) && f[3].equals("0A")) { // 0A: LISTEN
+                    listening.add(f[1].substring(0, f[1].indexOf(':')));
+                }
+            }
+        }
+        // 127.0.0.1 as IPv4, as IPv4-mapped IPv6, and ::1
+        assertThat(listening).as("addresses listening on port %d", port).isNotEmpty().allMatch(a -> a.equals(
+                "0100007F") || a.equals("0000000000000000FFFF00000100007F") || a.equals(
+                "00000000000000000000000001000000"));
+    }
+
     @Test
     void threeNodesWithJdbcDiscoveryAndASecretFormOneClusterThroughTheirDatabase() throws Exception {
         cluster = new SampleCluster("jdbc-discovery-it", 4);
@@ -57,6 +87,7 @@ class JdbcDiscoveryProcessIT {
                 homes.add(home);
             }
             assertThat(homes).as("accounts spread over the nodes").hasSizeGreaterThan(1);
+            assertEmbeddedDatabaseListensOnLoopbackOnly();
 
             Node intruder = cluster.node(3);
             int exit = cluster.runToExit(intruder, SampleCluster.FORMATION, "--sharding.jgroups.discovery=jdbc",
