@@ -254,11 +254,16 @@ public final class ClusterGuard extends Protocol {
         refused.incrementAndGet();
         String sender = describe(from);
         long now = System.nanoTime();
+        if (lastLog.size() >= MAX_PEERS) {
+            lastLog.clear(); // many senders: forged ones, most likely; their lines stay rate-limited per sender
+        }
         if (due(lastLog, sender + kind, now, LOG_INTERVAL_NANOS)) {
             logger.warn("Cluster '{}' refused a message from {}: {} ({} refused so far)", clusterName, sender, why,
                     refused.get());
         }
-        if (from != null && (lastNotice.size() < MAX_PEERS || lastNotice.containsKey(from))
+        // a notice only to a sender whose address discovery gave us, so that forged senders cause no lookups
+        if (from != null && getTransport() != null && getTransport().getPhysicalAddressFromCache(from) != null
+                && (lastNotice.size() < MAX_PEERS || lastNotice.containsKey(from))
                 && due(lastNotice, from, now, NOTICE_INTERVAL_NANOS)) {
             Message notice = new EmptyMessage(from).setFlag(Message.Flag.OOB, Message.Flag.NO_RELIABILITY)
                     .putHeader(MAGIC_ID, GuardHeader.refusal(kind));
