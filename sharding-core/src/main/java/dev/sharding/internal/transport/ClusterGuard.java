@@ -261,9 +261,9 @@ public final class ClusterGuard extends Protocol {
             logger.warn("Cluster '{}' refused a message from {}: {} ({} refused so far)", clusterName, sender, why,
                     refused.get());
         }
-        // a notice only to a sender whose address discovery gave us, so that forged senders cause no lookups
-        if (from != null && getTransport() != null && getTransport().getPhysicalAddressFromCache(from) != null
-                && (lastNotice.size() < MAX_PEERS || lastNotice.containsKey(from))
+        // at most one notice a second to each of at most MAX_PEERS senders; JGroups itself limits the address
+        // lookups of senders it does not know (TP's who-has cache)
+        if (from != null && (lastNotice.size() < MAX_PEERS || lastNotice.containsKey(from))
                 && due(lastNotice, from, now, NOTICE_INTERVAL_NANOS)) {
             Message notice = new EmptyMessage(from).setFlag(Message.Flag.OOB, Message.Flag.NO_RELIABILITY)
                     .putHeader(MAGIC_ID, GuardHeader.refusal(kind));
