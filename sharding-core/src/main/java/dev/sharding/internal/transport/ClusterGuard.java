@@ -85,6 +85,11 @@ public final class ClusterGuard extends Protocol {
 
     private final AtomicLong refused = new AtomicLong();
 
+    private final AtomicLong replayed = new AtomicLong();
+
+    /** What {@link #open} answers for an authentic message whose counter was seen. */
+    private static final Message REPLAYED = new org.jgroups.EmptyMessage();
+
     private final ThreadLocal<Cipher> ciphers = ThreadLocal.withInitial(ClusterGuard::newCipher);
 
     private volatile boolean joined;
@@ -112,6 +117,15 @@ public final class ClusterGuard extends Protocol {
      */
     public @Nullable String refusal() {
         return refusal;
+    }
+
+    /**
+     * How many authentic messages this guard dropped as replays (their counter was seen or is too old).
+     *
+     * @return the count, part of {@link #refusedCount()}
+     */
+    public long replayedCount() {
+        return replayed.get();
     }
 
     /**
@@ -212,6 +226,11 @@ public final class ClusterGuard extends Protocol {
             return null;
         }
         Message opened = open(header, msg);
+        if (opened == REPLAYED) {
+            replayed.incrementAndGet();
+            refused.incrementAndGet();
+            return null; // authentic but seen before, or too old: a replay, or a very late copy; no notice
+        }
         if (opened == null) {
             refuse(from, GuardHeader.REFUSED_OTHER_KEY,
                     "it is sealed with another key: that node has a different sharding.jgroups.secret");
@@ -241,7 +260,7 @@ public final class ClusterGuard extends Protocol {
             peer = peers.computeIfAbsent(new SaltKey(header.salt()), s -> new Peer(spec));
         }
         if (!peer.window.accept(header.counter())) {
-            return null;
+            return REPLAYED;
         }
         try {
             return Util.messageFromBuffer(plain, 0, plain.length);

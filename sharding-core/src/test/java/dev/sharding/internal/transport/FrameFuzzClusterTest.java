@@ -95,6 +95,7 @@ class FrameFuzzClusterTest {
         ((GMS) raw.getProtocolStack().findProtocol(GMS.class)).setMaxJoinAttempts(1);
         raw.connect(channels.get(victim.home.nodeName()).getClusterName());
         long refusedBefore = guard.refusedCount();
+        long replayedBefore = guard.replayedCount();
         Random random = new Random(11);
         int sent = 0;
         for (Message m : sealed) { // replayed as they were
@@ -136,6 +137,8 @@ class FrameFuzzClusterTest {
         int expected = sent;
         Awaitility.await("the guard refused all " + expected + " frames").atMost(Duration.ofSeconds(30))
                 .until(() -> guard.refusedCount() >= refusedBefore + expected);
+        assertThat(guard.replayedCount() - replayedBefore).as("verbatim copies dropped as replays")
+                .isGreaterThanOrEqualTo(sealed.size());
         raw.close();
         raw = null;
         victim.assertUntouchedAndServing(nodes, 2);
