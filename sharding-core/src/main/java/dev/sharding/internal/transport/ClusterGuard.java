@@ -15,6 +15,7 @@ import org.jgroups.EmptyMessage;
 import org.jgroups.Event;
 import org.jgroups.Message;
 import org.jgroups.PhysicalAddress;
+import org.jgroups.View;
 import org.jgroups.conf.ClassConfigurator;
 import org.jgroups.protocols.pbcast.GMS;
 import org.jgroups.protocols.pbcast.JoinRsp;
@@ -141,6 +142,9 @@ public final class ClusterGuard extends Protocol {
     public Object down(Event evt) {
         if (evt.getType() == Event.VIEW_CHANGE) {
             joined = true;
+            View view = evt.getArg();
+            // the windows of members that left (a restarted node comes back with a new salt)
+            peers.values().removeIf(p -> p.member != null && !view.containsMember(p.member));
         }
         return down_prot.down(evt);
     }
@@ -263,7 +267,11 @@ public final class ClusterGuard extends Protocol {
             return REPLAYED;
         }
         try {
-            return Util.messageFromBuffer(plain, 0, plain.length);
+            Message original = Util.messageFromBuffer(plain, 0, plain.length);
+            if (peer.member == null) {
+                peer.member = original.getSrc();
+            }
+            return original;
         } catch (Exception e) {
             return null;
         }
@@ -378,10 +386,11 @@ public final class ClusterGuard extends Protocol {
         }
     }
 
-    /** What the guard keeps per sending node: its session key and the counters seen. */
+    /** What the guard keeps per sending node: its session key, the counters seen, and the member it is. */
     private static final class Peer {
         final SecretKeySpec key;
         final ReplayWindow window = new ReplayWindow();
+        volatile @Nullable Address member;
 
         Peer(SecretKeySpec key) {
             this.key = key;

@@ -2,13 +2,18 @@ package dev.sharding.internal.transport;
 
 /**
  * The counters already seen from one sender, as a sliding window over the highest: a sealed message whose counter
- * was seen, or is older than the window, is a replay (or hopelessly late) and is dropped. Counters from one sender
- * arrive nearly in order, so a window of {@value #SIZE} absorbs the reordering between its sending threads.
+ * was seen, or is older than the window, is a replay (or hopelessly late) and is dropped.
+ *
+ * <p>One counter serves all of a sender's messages, to every destination, and a sending thread can be descheduled
+ * between taking its counter and writing the message while other threads send many more: on a loaded machine the
+ * lag reaches thousands of messages. The window of {@value #SIZE} counters (32 KiB) tolerates about half a second of
+ * that at the transport's top rate. A legitimate message older still is dropped like a replay; a reliable one is
+ * then sent again by JGroups under a new counter, an unreliable one (a heartbeat) is lost as on a lossy network.
  */
 final class ReplayWindow {
 
     /** How many counters below the highest are remembered. */
-    static final int SIZE = 4096;
+    static final int SIZE = 1 << 18;
 
     private final long[] seen = new long[SIZE / 64];
 
