@@ -1,12 +1,16 @@
 package dev.sharding;
 
 import dev.sharding.internal.ClusterProbe;
+import dev.sharding.internal.store.JdbcShardingStore;
+import dev.sharding.internal.transport.JdbcDiscovery;
 import dev.sharding.spi.ShardingStore;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletionException;
 import java.util.function.Consumer;
+import javax.sql.DataSource;
 import org.jgroups.JChannel;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,10 +41,14 @@ public final class ShardingDataRemoval {
 
     private final Consumer<JChannel> channelCustomizer;
 
-    private ShardingDataRemoval(ShardingSettings settings, ShardingStore store, Consumer<JChannel> channelCustomizer) {
+    private final @Nullable JdbcDiscovery jdbc;
+
+    private ShardingDataRemoval(ShardingSettings settings, ShardingStore store, Consumer<JChannel> channelCustomizer,
+            @Nullable JdbcDiscovery jdbc) {
         this.settings = settings;
         this.store = store;
         this.channelCustomizer = channelCustomizer;
+        this.jdbc = jdbc;
     }
 
     /**
@@ -53,7 +61,8 @@ public final class ShardingDataRemoval {
     public static ShardingDataRemoval of(ShardingSettings settings, ShardingStore store) {
         return new ShardingDataRemoval(Objects.requireNonNull(settings, "settings"),
                 Objects.requireNonNull(store, "store"), channel -> {
-                });
+                }, store instanceof JdbcShardingStore j ? new JdbcDiscovery(j.dataSource(), j.tablePrefix()
+                        + "discovery") : null);
     }
 
     /**
@@ -63,7 +72,20 @@ public final class ShardingDataRemoval {
      * @return a removal with it
      */
     public ShardingDataRemoval withChannelCustomizer(Consumer<JChannel> customizer) {
-        return new ShardingDataRemoval(settings, store, Objects.requireNonNull(customizer, "customizer"));
+        return new ShardingDataRemoval(settings, store, Objects.requireNonNull(customizer, "customizer"), jdbc);
+    }
+
+    /**
+     * The database where {@code sharding.jgroups.discovery=jdbc} finds the cluster, as the nodes'
+     * {@link ShardingNode.Builder#discoveryDatabase(DataSource, String)}; by default the store's, when it is a JDBC one.
+     *
+     * @param dataSource the database
+     * @param tablePrefix prepended to the table name
+     * @return a removal with it
+     */
+    public ShardingDataRemoval withDiscoveryDatabase(DataSource dataSource, String tablePrefix) {
+        return new ShardingDataRemoval(settings, store, channelCustomizer,
+                new JdbcDiscovery(dataSource, tablePrefix + "discovery"));
     }
 
     /**
@@ -77,7 +99,7 @@ public final class ShardingDataRemoval {
      */
     public Result run() {
         String clusterName = settings.clusterName();
-        try (ClusterProbe probe = ClusterProbe.connect(settings, channelCustomizer)) {
+        try (ClusterProbe probe = ClusterProbe.connect(settings, channelCustomizer, jdbc)) {
             List<String> live = probe.liveMembers();
             if (!live.isEmpty()) {
                 throw new ClusterNotStoppedException(clusterName, live);

@@ -6,7 +6,9 @@ import dev.sharding.internal.Region;
 import dev.sharding.internal.codec.CodecCheck;
 import dev.sharding.internal.codec.JacksonMessageCodec;
 import dev.sharding.internal.protocol.RegionStats;
+import dev.sharding.internal.store.JdbcShardingStore;
 import dev.sharding.internal.transport.JGroupsTransport;
+import dev.sharding.internal.transport.JdbcDiscovery;
 import dev.sharding.spi.LeastShardAllocationStrategy;
 import dev.sharding.spi.MessageCodec;
 import dev.sharding.spi.ShardAllocationStrategy;
@@ -25,6 +27,7 @@ import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.function.Consumer;
+import javax.sql.DataSource;
 import org.jgroups.JChannel;
 import org.jspecify.annotations.Nullable;
 
@@ -373,6 +376,8 @@ public final class ShardingNode implements AutoCloseable {
         private Consumer<JChannel> channelCustomizer = ch -> {
         };
 
+        private @Nullable JdbcDiscovery jdbcDiscovery;
+
         private Builder(ShardingSettings settings) {
             this.settings = Objects.requireNonNull(settings, "settings");
         }
@@ -457,6 +462,19 @@ public final class ShardingNode implements AutoCloseable {
         }
 
         /**
+         * The database where {@code sharding.jgroups.discovery=jdbc} keeps its table ({@code <prefix>discovery});
+         * by default the JDBC store's own, when the store is a JDBC one.
+         *
+         * @param dataSource the database
+         * @param tablePrefix prepended to the table name
+         * @return this builder
+         */
+        public Builder discoveryDatabase(DataSource dataSource, String tablePrefix) {
+            this.jdbcDiscovery = new JdbcDiscovery(dataSource, tablePrefix + "discovery");
+            return this;
+        }
+
+        /**
          * The declared message and reply types of the entity types added so far, plus the extra ones.
          *
          * @return the classes the default codec accepts
@@ -489,8 +507,12 @@ public final class ShardingNode implements AutoCloseable {
             if (!undecodable.isEmpty()) {
                 throw new UndecodableTypeException(undecodable);
             }
+            JdbcDiscovery jdbc = jdbcDiscovery;
+            if (jdbc == null && store instanceof JdbcShardingStore jdbcStore) {
+                jdbc = new JdbcDiscovery(jdbcStore.dataSource(), jdbcStore.tablePrefix() + "discovery");
+            }
             NodeRuntime runtime = new NodeRuntime(settings, types, strategy, c,
-                    new JGroupsTransport(settings, channelCustomizer), store, executor);
+                    new JGroupsTransport(settings, channelCustomizer, jdbc), store, executor);
             return new ShardingNode(runtime);
         }
     }

@@ -30,6 +30,7 @@ import org.jspecify.annotations.Nullable;
  * @param initialHosts the members to discover, as {@code host[port]} or {@code host[first..last]}, comma separated
  * @param jgroupsConfig a JGroups stack file or resource replacing the default TCP stack, or {@code null}
  * @param entities settings per entity type, by type name
+ * @param jgroups discovery, ports, frame limit and security of the built-in JGroups stack
  * @param splitBrain how a partitioned cluster decides which side keeps running
  */
 public record ShardingSettings(
@@ -52,6 +53,7 @@ public record ShardingSettings(
         String initialHosts,
         @Nullable String jgroupsConfig,
         Map<String, EntityTypeSettings> entities,
+        JgroupsSettings jgroups,
         SplitBrainSettings splitBrain) {
 
     /** Default cluster name. */
@@ -102,6 +104,7 @@ public record ShardingSettings(
         Objects.requireNonNull(bindAddress, "bindAddress");
         Objects.requireNonNull(initialHosts, "initialHosts");
         entities = Map.copyOf(entities);
+        Objects.requireNonNull(jgroups, "jgroups");
         Objects.requireNonNull(splitBrain, "splitBrain");
     }
 
@@ -114,7 +117,8 @@ public record ShardingSettings(
         return new ShardingSettings(DEFAULT_CLUSTER_NAME, null, DEFAULT_NUMBER_OF_SHARDS, DEFAULT_ASK_TIMEOUT,
                 DEFAULT_BUFFER_SIZE, DEFAULT_RETRY_INTERVAL, DEFAULT_MAX_PAYLOAD_SIZE, DEFAULT_REBALANCE_INTERVAL,
                 DEFAULT_REBALANCE_ABSOLUTE_LIMIT, DEFAULT_REBALANCE_RELATIVE_LIMIT, DEFAULT_HANDOFF_TIMEOUT,
-                DEFAULT_PASSIVATION_IDLE_TIMEOUT, DEFAULT_PASSIVATION_MAX_ACTIVE_ENTITIES, DEFAULT_BIND_ADDRESS, DEFAULT_BIND_PORT, DEFAULT_PORT_RANGE, DEFAULT_INITIAL_HOSTS, null, Map.of(), SplitBrainSettings.DEFAULT);
+                DEFAULT_PASSIVATION_IDLE_TIMEOUT, DEFAULT_PASSIVATION_MAX_ACTIVE_ENTITIES, DEFAULT_BIND_ADDRESS, DEFAULT_BIND_PORT, DEFAULT_PORT_RANGE, DEFAULT_INITIAL_HOSTS, null, Map.of(),
+                JgroupsSettings.defaults(), SplitBrainSettings.DEFAULT);
     }
 
     /**
@@ -145,6 +149,7 @@ public record ShardingSettings(
         require(portRange >= 0 && bindPort + portRange < 65536, "jgroups.port-range", portRange,
                 "must be at least 0 and keep bind-port + port-range under 65536");
         require(!initialHosts.isBlank(), "jgroups.initial-hosts", initialHosts, "must not be blank");
+        jgroups.validate(bindPort);
         entities.forEach((type, settings) -> {
             require(settings.numberOfShards() >= 0, "entities." + type + ".number-of-shards",
                     settings.numberOfShards(), "must be positive, or 0 for the default");
@@ -163,7 +168,7 @@ public record ShardingSettings(
      * @return the copy
      */
     public ShardingSettings withSplitBrain(SplitBrainSettings value) {
-        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities, value);
+        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities, jgroups, value);
     }
 
     private static boolean positive(Duration d) {
@@ -193,7 +198,7 @@ public record ShardingSettings(
      * @return the copy
      */
     public ShardingSettings withClusterName(String value) {
-        return new ShardingSettings(value, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities, splitBrain);
+        return new ShardingSettings(value, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities, jgroups, splitBrain);
     }
 
     /**
@@ -203,7 +208,7 @@ public record ShardingSettings(
      * @return the copy
      */
     public ShardingSettings withNodeName(@Nullable String value) {
-        return new ShardingSettings(clusterName, value, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities, splitBrain);
+        return new ShardingSettings(clusterName, value, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities, jgroups, splitBrain);
     }
 
     /**
@@ -213,7 +218,7 @@ public record ShardingSettings(
      * @return the copy
      */
     public ShardingSettings withNumberOfShards(int value) {
-        return new ShardingSettings(clusterName, nodeName, value, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities, splitBrain);
+        return new ShardingSettings(clusterName, nodeName, value, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities, jgroups, splitBrain);
     }
 
     /**
@@ -223,7 +228,7 @@ public record ShardingSettings(
      * @return the copy
      */
     public ShardingSettings withAskTimeout(Duration value) {
-        return new ShardingSettings(clusterName, nodeName, numberOfShards, value, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities, splitBrain);
+        return new ShardingSettings(clusterName, nodeName, numberOfShards, value, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities, jgroups, splitBrain);
     }
 
     /**
@@ -233,7 +238,7 @@ public record ShardingSettings(
      * @return the copy
      */
     public ShardingSettings withBufferSize(int value) {
-        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, value, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities, splitBrain);
+        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, value, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities, jgroups, splitBrain);
     }
 
     /**
@@ -243,7 +248,7 @@ public record ShardingSettings(
      * @return the copy
      */
     public ShardingSettings withRetryInterval(Duration value) {
-        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, value, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities, splitBrain);
+        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, value, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities, jgroups, splitBrain);
     }
 
     /**
@@ -253,7 +258,7 @@ public record ShardingSettings(
      * @return the copy
      */
     public ShardingSettings withMaxPayloadSize(int value) {
-        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, value, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities, splitBrain);
+        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, value, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities, jgroups, splitBrain);
     }
 
     /**
@@ -263,7 +268,7 @@ public record ShardingSettings(
      * @return the copy
      */
     public ShardingSettings withRebalanceInterval(Duration value) {
-        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, value, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities, splitBrain);
+        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, value, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities, jgroups, splitBrain);
     }
 
     /**
@@ -273,7 +278,7 @@ public record ShardingSettings(
      * @return the copy
      */
     public ShardingSettings withRebalanceAbsoluteLimit(int value) {
-        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, value, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities, splitBrain);
+        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, value, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities, jgroups, splitBrain);
     }
 
     /**
@@ -283,7 +288,7 @@ public record ShardingSettings(
      * @return the copy
      */
     public ShardingSettings withRebalanceRelativeLimit(double value) {
-        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, value, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities, splitBrain);
+        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, value, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities, jgroups, splitBrain);
     }
 
     /**
@@ -293,7 +298,7 @@ public record ShardingSettings(
      * @return the copy
      */
     public ShardingSettings withHandoffTimeout(Duration value) {
-        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, value, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities, splitBrain);
+        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, value, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities, jgroups, splitBrain);
     }
 
     /**
@@ -303,7 +308,7 @@ public record ShardingSettings(
      * @return the copy
      */
     public ShardingSettings withJgroupsConfig(@Nullable String value) {
-        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, value, entities, splitBrain);
+        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, value, entities, jgroups, splitBrain);
     }
 
     /**
@@ -313,7 +318,7 @@ public record ShardingSettings(
      * @return the copy
      */
     public ShardingSettings withPassivationIdleTimeout(Duration value) {
-        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, value, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities, splitBrain);
+        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, value, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities, jgroups, splitBrain);
     }
 
     /**
@@ -323,7 +328,7 @@ public record ShardingSettings(
      * @return the copy
      */
     public ShardingSettings withPassivationMaxActiveEntities(int value) {
-        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, value, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities, splitBrain);
+        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, value, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities, jgroups, splitBrain);
     }
 
     /**
@@ -336,7 +341,17 @@ public record ShardingSettings(
      * @return the copy
      */
     public ShardingSettings withNetwork(String address, int port, int range, String hosts) {
-        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, address, port, range, hosts, jgroupsConfig, entities, splitBrain);
+        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, address, port, range, hosts, jgroupsConfig, entities, jgroups, splitBrain);
+    }
+
+    /**
+     * Copy with other discovery, port, frame and security settings of the built-in JGroups stack.
+     *
+     * @param value the new value
+     * @return the copy
+     */
+    public ShardingSettings withJgroups(JgroupsSettings value) {
+        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities, value, splitBrain);
     }
 
     /**
@@ -349,7 +364,7 @@ public record ShardingSettings(
     public ShardingSettings withEntity(String typeName, EntityTypeSettings value) {
         Map<String, EntityTypeSettings> map = new HashMap<>(entities);
         map.put(typeName, value);
-        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, map, splitBrain);
+        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, map, jgroups, splitBrain);
     }
 
     /**

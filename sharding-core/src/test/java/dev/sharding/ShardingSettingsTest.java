@@ -46,7 +46,7 @@ class ShardingSettingsTest {
         Map<String, ShardingSettings.EntityTypeSettings> map = new HashMap<>();
         ShardingSettings s = new ShardingSettings("c", "n", 10, Duration.ofSeconds(1), 5, Duration.ofSeconds(1),
                 2048, Duration.ofSeconds(10), 20, 0.1, Duration.ofSeconds(60), Duration.ofSeconds(120), 0, "127.0.0.1", 7800, 0, "h[1]", null, map,
-                dev.sharding.SplitBrainSettings.DEFAULT);
+                JgroupsSettings.defaults(), dev.sharding.SplitBrainSettings.DEFAULT);
         map.put("x", new ShardingSettings.EntityTypeSettings(3, true));
         assertThat(s.entities()).isEmpty();
         ShardingSettings t = s.withEntity("x", new ShardingSettings.EntityTypeSettings(3, true));

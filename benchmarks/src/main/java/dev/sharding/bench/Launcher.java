@@ -28,7 +28,8 @@ import tools.jackson.databind.node.ObjectNode;
  * of the runs, see {@link Summary}), {@code --logs=DIR} (node logs and raw.jsonl; default {@code bench-logs} beside
  * the jar), {@code --jfr=DIR} (a JFR recording of every node JVM), {@code --jvm-arg=FLAG} (repeatable: one more flag
  * for every node JVM), {@code --node-arg=--name=value} (repeatable: one more property for every node, named in the
- * line's {@code notes}). {@code --jfr-summary=FILE.jfr [--top=N]} summarises a recording instead ({@link JfrSummary}).
+ * line's {@code notes}), {@code --secret} (every node gets the same {@code sharding.jgroups.secret}, so all cluster
+ * traffic is sealed: to measure what the secret costs). {@code --jfr-summary=FILE.jfr [--top=N]} summarises a recording instead ({@link JfrSummary}).
  *
  * <p>D1, the deposit workload ({@link DepositScenario}), runs only when named in {@code --workloads}; its options:
  * {@code --store=h2|postgresql|h2,postgresql} (default h2; one line per store), {@code --d1-callers=64},
@@ -38,6 +39,9 @@ import tools.jackson.databind.node.ObjectNode;
 final class Launcher {
 
     static final List<String> ALL = List.of("W1", "W2", "W3", "W4", "W5", "W6", "W7");
+
+    /** The cluster secret of {@code --secret}: only for measuring its cost, never for a real cluster. */
+    static final String BENCH_SECRET = "benchmark-secret-not-for-production";
 
     /** Workloads that run only when named. */
     static final List<String> EXTRA = List.of("D1", "W7-HANG");
@@ -97,6 +101,8 @@ final class Launcher {
                 jvmArgs.add(value);
             } else if (arg.startsWith("--node-arg=")) {
                 nodeArgs.add(value);
+            } else if (arg.equals("--secret")) {
+                nodeArgs.add("--sharding.jgroups.secret=" + BENCH_SECRET);
             } else if (arg.startsWith("--jfr-summary=")) {
                 summary = Path.of(value);
             } else if (arg.startsWith("--top=")) {
@@ -115,7 +121,7 @@ final class Launcher {
                 pgConf.put(value.substring(0, value.indexOf('=')), value.substring(value.indexOf('=') + 1));
             } else {
                 System.err.println("Unknown option " + arg + "; options: --workloads=W1,..,W7,D1 --runs=N --logs=DIR"
-                        + " --jfr=DIR --jvm-arg=FLAG --node-arg=--property=value, for D1 --store=h2|postgresql"
+                        + " --jfr=DIR --jvm-arg=FLAG --node-arg=--property=value --secret, for D1 --store=h2|postgresql"
                         + " --d1-callers=N --d1-accounts=N --d1-warmup-s=S --d1-measure-s=S --pg-conf=name=value,"
                         + " or --jfr-summary=FILE.jfr [--top=N]");
                 return 2;

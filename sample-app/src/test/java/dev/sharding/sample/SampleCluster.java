@@ -138,6 +138,21 @@ final class SampleCluster implements AutoCloseable {
      * @param moreArgs further arguments, after the cluster's own
      */
     void start(Node node, String... moreArgs) throws IOException {
+        launch(node, true, moreArgs);
+    }
+
+    /**
+     * Starts a node's JVM with no initial-hosts argument: it must find the others by the discovery its arguments
+     * choose.
+     *
+     * @param node the node, whose ports and name it takes
+     * @param moreArgs further arguments, after the cluster's own
+     */
+    void startWithoutHostList(Node node, String... moreArgs) throws IOException {
+        launch(node, false, moreArgs);
+    }
+
+    private void launch(Node node, boolean hostList, String... moreArgs) throws IOException {
         String java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
         List<String> command = new ArrayList<>(List.of(java, "-Xmx384m", "-XX:+UseSerialGC",
                 "-XX:TieredStopAtLevel=1",
@@ -146,8 +161,10 @@ final class SampleCluster implements AutoCloseable {
                 "--sharding.cluster-name=" + clusterName,
                 "--sharding.node-name=" + node.name,
                 "--sharding.jgroups.bind-address=127.0.0.1",
-                "--sharding.jgroups.bind-port=" + node.jgroupsPort,
-                "--sharding.jgroups.initial-hosts=" + initialHosts));
+                "--sharding.jgroups.bind-port=" + node.jgroupsPort));
+        if (hostList) {
+            command.add("--sharding.jgroups.initial-hosts=" + initialHosts);
+        }
         command.addAll(List.of(moreArgs));
         Files.writeString(node.log, String.join(" ", command) + System.lineSeparator(), StandardCharsets.UTF_8);
         // every node runs in the same folder, so they share the default embedded database file data/sharding

@@ -65,9 +65,10 @@ public final class ClusterProbe implements Transport.Listener, AutoCloseable {
 
     private volatile List<Member> view = List.of();
 
-    private ClusterProbe(ShardingSettings settings, Consumer<JChannel> customizer) {
+    private ClusterProbe(ShardingSettings settings, Consumer<JChannel> customizer,
+            dev.sharding.internal.transport.@org.jspecify.annotations.Nullable JdbcDiscovery jdbc) {
         this.transport = new JGroupsTransport(
-                settings.withNodeName(NAME_PREFIX + UUID.randomUUID().toString().substring(0, 8)), customizer);
+                settings.withNodeName(NAME_PREFIX + UUID.randomUUID().toString().substring(0, 8)), customizer, jdbc);
         this.protocol = new ProtocolCodec(settings.maxPayloadSize());
     }
 
@@ -80,7 +81,22 @@ public final class ClusterProbe implements Transport.Listener, AutoCloseable {
      * @throws ShardingException if the channel cannot be made or cannot connect
      */
     public static ClusterProbe connect(ShardingSettings settings, Consumer<JChannel> customizer) {
-        ClusterProbe probe = new ClusterProbe(settings.validate(), Objects.requireNonNull(customizer));
+        return connect(settings, customizer, null);
+    }
+
+    /**
+     * Joins the cluster of the settings, finding it through a discovery table when the settings say
+     * {@code discovery=jdbc}; returns once discovery is over and the probe is a member.
+     *
+     * @param settings the settings a node of the cluster uses; the node name is replaced by the probe's
+     * @param customizer applied to the channel before it connects, as to a node's
+     * @param jdbc where JDBC discovery keeps its table, or {@code null}
+     * @return the connected probe; close it
+     * @throws ShardingException if the channel cannot be made or cannot connect
+     */
+    public static ClusterProbe connect(ShardingSettings settings, Consumer<JChannel> customizer,
+            dev.sharding.internal.transport.@org.jspecify.annotations.Nullable JdbcDiscovery jdbc) {
+        ClusterProbe probe = new ClusterProbe(settings.validate(), Objects.requireNonNull(customizer), jdbc);
         try {
             probe.transport.start(probe);
         } catch (ShardingException e) {

@@ -7,6 +7,7 @@ import java.net.BindException;
 import java.net.InetAddress;
 import java.net.NetworkInterface;
 import java.net.UnknownHostException;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.core.NestedExceptionUtils;
@@ -23,6 +24,18 @@ class JGroupsConfigurationFailureAnalyzer extends AbstractFailureAnalyzer<Shardi
         ShardingSettings settings = cause.settings();
         String config = settings.jgroupsConfig();
         String reason = reason(cause);
+        String security = messageContaining(cause, "sharding.jgroups.secret", "sharding.jgroups.key-store");
+        if (security != null && security.contains("refused this node")) {
+            return new FailureAnalysis("The sharding node was refused by cluster '" + settings.clusterName() + "': "
+                    + security.substring(security.indexOf("member ")),
+                    "Give every node of the cluster the same sharding.jgroups.secret (or the same key store, "
+                            + "sharding.jgroups.key-store.*), or none to all of them.", cause);
+        }
+        if (security != null) {
+            return new FailureAnalysis(security, "Point sharding.jgroups.key-store.path at a PKCS12 or JCEKS key "
+                    + "store holding a secret key under sharding.jgroups.key-store.alias, with its password in "
+                    + "sharding.jgroups.key-store.password; or use sharding.jgroups.secret instead.", cause);
+        }
         if (config != null) {
             if (findCause(cause, FileNotFoundException.class) != null) {
                 return new FailureAnalysis("The JGroups stack '" + config + "' named by sharding.jgroups.config was "
@@ -42,7 +55,8 @@ class JGroupsConfigurationFailureAnalyzer extends AbstractFailureAnalyzer<Shardi
                     "Set sharding.jgroups.initial-hosts to comma-separated host[port] or host[first..last] entries, "
                             + "for example 127.0.0.1[7800..7809].", cause);
         }
-        if (findCause(cause, UnknownHostException.class) != null || !isLocal(settings.bindAddress())) {
+        if (findCause(cause, UnknownHostException.class) != null || reason.contains("sharding.jgroups.bind-address")
+                || (!isKeyword(settings.bindAddress()) && !isLocal(settings.bindAddress()))) {
             return new FailureAnalysis("The value '" + settings.bindAddress() + "' of sharding.jgroups.bind-address "
                     + "is not an address of this machine: " + reason,
                     "Set sharding.jgroups.bind-address to an IP address or host name of one of this machine's "
@@ -66,6 +80,30 @@ class JGroupsConfigurationFailureAnalyzer extends AbstractFailureAnalyzer<Shardi
         Throwable root = NestedExceptionUtils.getMostSpecificCause(cause);
         String message = root.getMessage();
         return message == null ? root.getClass().getName() : message;
+    }
+
+    /** The first message in the cause chain that names one of the properties. */
+    private static @Nullable String messageContaining(Throwable cause, String... properties) {
+        for (Throwable t = cause; t != null; t = t.getCause()) {
+            String message = t.getMessage();
+            if (message != null) {
+                for (String property : properties) {
+                    if (message.contains(property)) {
+                        return message;
+                    }
+                }
+            }
+            if (t.getCause() == t) {
+                break;
+            }
+        }
+        return null;
+    }
+
+    /** Whether the bind address is one of JGroups' keywords rather than an address or host name. */
+    private static boolean isKeyword(String bindAddress) {
+        return bindAddress.matches("(?i)GLOBAL|SITE_LOCAL|LINK_LOCAL|NON_LOOPBACK|LOOPBACK")
+                || bindAddress.matches("(?i)(match-interface|match-address|match-host|custom):.*");
     }
 
     private static boolean isLocal(String bindAddress) {

@@ -1,7 +1,11 @@
 package dev.sharding.autoconfigure;
 
+import dev.sharding.JgroupsSettings;
 import dev.sharding.ShardingSettings;
 import org.jspecify.annotations.Nullable;
+import org.springframework.boot.context.properties.NestedConfigurationProperty;
+import org.springframework.util.StringUtils;
+import org.springframework.util.unit.DataSize;
 
 /**
  * Properties of the JGroups transport, under {@code sharding.jgroups}.
@@ -9,7 +13,8 @@ import org.jspecify.annotations.Nullable;
 public class JgroupsProperties {
 
     /**
-     * Address the built-in TCP stack binds to, and the address other nodes reach this one at.
+     * Address the built-in TCP stack binds to, and the address other nodes reach this one at: an address, a host
+     * name, or one of JGroups' keywords such as SITE_LOCAL, GLOBAL, NON_LOOPBACK or "match-interface:eth.*".
      */
     private String bindAddress = ShardingSettings.DEFAULT_BIND_ADDRESS;
 
@@ -35,6 +40,42 @@ public class JgroupsProperties {
      * other jgroups properties are not used.
      */
     private @Nullable String config;
+
+    /**
+     * How nodes find each other with the built-in TCP stack: "static" (the initial-hosts list), "jdbc" (a table in
+     * the store's database, so that nodes sharing a database need no host list) or "dns" (the A records of dns-query,
+     * such as a Kubernetes headless service).
+     */
+    private JgroupsSettings.Discovery discovery = JgroupsSettings.Discovery.STATIC;
+
+    /**
+     * DNS name whose A records are the cluster's nodes, for discovery "dns"; on Kubernetes the headless service,
+     * for example "sharding.my-namespace.svc.cluster.local".
+     */
+    private @Nullable String dnsQuery;
+
+    /**
+     * Port of the failure-detection socket of the built-in TCP stack; 0 for the transport's port + 100.
+     */
+    private int fdPort;
+
+    /**
+     * Largest length prefix a cluster TCP connection accepts; a longer one closes the connection before anything is
+     * allocated. Must exceed the largest frame the stack sends (60 KiB fragments and their headers).
+     */
+    private DataSize maxFrameSize = DataSize.ofBytes(JgroupsSettings.DEFAULT_MAX_FRAME_SIZE);
+
+    /**
+     * Shared secret of the cluster, at least 16 characters. When set, all cluster traffic is encrypted and
+     * authenticated with a key derived from it, and a node with another secret or none cannot join.
+     */
+    private @Nullable String secret;
+
+    /**
+     * Key store holding the cluster key, instead of a secret.
+     */
+    @NestedConfigurationProperty
+    private final KeyStoreProperties keyStore = new KeyStoreProperties();
 
     /**
      * The bind address.
@@ -124,5 +165,123 @@ public class JgroupsProperties {
      */
     public void setConfig(@Nullable String config) {
         this.config = config;
+    }
+
+    /**
+     * How nodes find each other.
+     *
+     * @return the discovery
+     */
+    public JgroupsSettings.Discovery getDiscovery() {
+        return this.discovery;
+    }
+
+    /**
+     * Sets how nodes find each other.
+     *
+     * @param discovery the discovery
+     */
+    public void setDiscovery(JgroupsSettings.Discovery discovery) {
+        this.discovery = discovery;
+    }
+
+    /**
+     * The DNS query.
+     *
+     * @return the name, or {@code null}
+     */
+    public @Nullable String getDnsQuery() {
+        return this.dnsQuery;
+    }
+
+    /**
+     * Sets the DNS query.
+     *
+     * @param dnsQuery the name
+     */
+    public void setDnsQuery(@Nullable String dnsQuery) {
+        this.dnsQuery = dnsQuery;
+    }
+
+    /**
+     * The failure-detection port.
+     *
+     * @return the port, or 0 for the transport's port + 100
+     */
+    public int getFdPort() {
+        return this.fdPort;
+    }
+
+    /**
+     * Sets the failure-detection port.
+     *
+     * @param fdPort the port, or 0 for the transport's port + 100
+     */
+    public void setFdPort(int fdPort) {
+        this.fdPort = fdPort;
+    }
+
+    /**
+     * The largest frame accepted.
+     *
+     * @return the size
+     */
+    public DataSize getMaxFrameSize() {
+        return this.maxFrameSize;
+    }
+
+    /**
+     * Sets the largest frame accepted.
+     *
+     * @param maxFrameSize the size
+     */
+    public void setMaxFrameSize(DataSize maxFrameSize) {
+        this.maxFrameSize = maxFrameSize;
+    }
+
+    /**
+     * The cluster secret.
+     *
+     * @return the secret, or {@code null}
+     */
+    public @Nullable String getSecret() {
+        return this.secret;
+    }
+
+    /**
+     * Sets the cluster secret.
+     *
+     * @param secret the secret, or {@code null} for none
+     */
+    public void setSecret(@Nullable String secret) {
+        this.secret = secret;
+    }
+
+    /**
+     * The key store properties.
+     *
+     * @return the properties under {@code sharding.jgroups.key-store}
+     */
+    public KeyStoreProperties getKeyStore() {
+        return this.keyStore;
+    }
+
+    /**
+     * These properties as core settings.
+     *
+     * @return the settings
+     * @throws IllegalArgumentException when max-frame-size is out of range
+     */
+    JgroupsSettings toSettings() {
+        long frame = this.maxFrameSize.toBytes();
+        if (frame > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("Invalid setting sharding.jgroups.max-frame-size=" + this.maxFrameSize
+                    + ": must be at most " + Integer.MAX_VALUE + " bytes");
+        }
+        String path = this.keyStore.getPath();
+        return JgroupsSettings.defaults().withDiscovery(this.discovery, this.dnsQuery).withFdPort(this.fdPort)
+                .withMaxFrameSize((int) frame).withSecret(StringUtils.hasLength(this.secret) ? this.secret : null)
+                .withKeyStore(StringUtils.hasText(path) ? new JgroupsSettings.KeyStoreSettings(path,
+                        this.keyStore.getPassword(), this.keyStore.getAlias(), this.keyStore.getType()) : null);
     }
 }

@@ -16,6 +16,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.sql.init.dependency.DependsOnDatabaseInitialization;
+import dev.sharding.internal.store.JdbcShardingStore;
 import dev.sharding.spi.ShardingStore;
 import javax.sql.DataSource;
 import org.springframework.context.annotation.Bean;
@@ -104,6 +105,10 @@ public final class ShardingAutoConfiguration {
             ObjectProvider<EntityType<?>> entityTypes, ObjectProvider<JChannelCustomizer> channelCustomizers,
             ObjectProvider<ShardingNodeCustomizer> nodeCustomizers) {
         ShardingNode.Builder builder = ShardingNode.builder(settings).store(store);
+        ShardingStore inner = store instanceof OwningStore owning ? owning.store() : store;
+        if (inner instanceof JdbcShardingStore jdbc) {
+            builder.discoveryDatabase(jdbc.dataSource(), jdbc.tablePrefix());
+        }
         entityTypes.orderedStream().forEach(builder::entityType);
         builder.messageTypes(properties.getMessageTypes());
         builder.channelCustomizer(channel -> channelCustomizers.orderedStream()

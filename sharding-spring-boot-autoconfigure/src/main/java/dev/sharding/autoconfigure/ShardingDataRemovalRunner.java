@@ -2,6 +2,7 @@ package dev.sharding.autoconfigure;
 
 import dev.sharding.ClusterNotStoppedException;
 import dev.sharding.ShardingDataRemoval;
+import dev.sharding.internal.store.JdbcShardingStore;
 import dev.sharding.ShardingSettings;
 import dev.sharding.spi.ShardingStore;
 import org.slf4j.Logger;
@@ -50,8 +51,13 @@ final class ShardingDataRemovalRunner implements ApplicationRunner, Ordered {
     public void run(ApplicationArguments args) {
         log.info("Started with sharding.store.remove-sharding-data=true: no sharding node runs; removing the stored"
                 + " sharding data of cluster {} if none of its members is alive", this.settings.clusterName());
-        ShardingDataRemoval.of(this.settings, this.store).withChannelCustomizer(channel -> this.channelCustomizers
-                .orderedStream().forEach(customizer -> customizer.customize(channel))).run();
+        ShardingDataRemoval removal = ShardingDataRemoval.of(this.settings, this.store).withChannelCustomizer(
+                channel -> this.channelCustomizers.orderedStream().forEach(customizer -> customizer.customize(channel)));
+        ShardingStore inner = this.store instanceof OwningStore owning ? owning.store() : this.store;
+        if (inner instanceof JdbcShardingStore jdbc) {
+            removal = removal.withDiscoveryDatabase(jdbc.dataSource(), jdbc.tablePrefix());
+        }
+        removal.run();
     }
 
     /**

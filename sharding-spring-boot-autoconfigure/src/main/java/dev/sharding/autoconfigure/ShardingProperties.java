@@ -369,6 +369,7 @@ public class ShardingProperties {
                 .withNetwork(this.jgroups.getBindAddress(), this.jgroups.getBindPort(), this.jgroups.getPortRange(),
                         this.jgroups.getInitialHosts())
                 .withJgroupsConfig(StringUtils.hasText(config) ? config : null)
+                .withJgroups(this.jgroups.toSettings())
                 .withSplitBrain(this.splitBrain.toSettings());
         for (Map.Entry<String, EntityTypeProperties> entity : this.entities.entrySet()) {
             settings = settings.withEntity(entity.getKey(), new ShardingSettings.EntityTypeSettings(

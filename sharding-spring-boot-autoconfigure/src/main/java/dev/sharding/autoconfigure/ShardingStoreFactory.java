@@ -38,6 +38,12 @@ final class ShardingStoreFactory {
     private static final List<String> TABLES = List.of("entity_state", "shard_epoch", "remembered_entity",
             "coordinator_lease", "store");
 
+    /**
+     * The system property H2 binds its server sockets to, read once when H2 loads. AUTO_SERVER's server allows
+     * other hosts, so without it the port would listen on every interface.
+     */
+    static final String H2_BIND_ADDRESS = "h2.bindAddress";
+
     private static final Logger log = LoggerFactory.getLogger(ShardingStoreFactory.class);
 
     private ShardingStoreFactory() {
@@ -71,6 +77,7 @@ final class ShardingStoreFactory {
                             + "embedded database, or set sharding.store.type=memory to keep state in memory only.",
                     null);
         }
+        bindEmbeddedServerToLoopback();
         String url = "jdbc:h2:file:" + properties.getEmbeddedPath().toAbsolutePath() + EMBEDDED_H2_OPTIONS;
         org.h2.jdbcx.JdbcConnectionPool pool = org.h2.jdbcx.JdbcConnectionPool.create(url, "sa", "");
         pool.setMaxConnections(16);
@@ -166,6 +173,23 @@ final class ShardingStoreFactory {
                             + "script dev/sharding/store/schema-<h2|postgresql>.sql of sharding-core, or set "
                             + "sharding.store.initialize-schema=always to let the store create them.",
                     e);
+        }
+    }
+
+    /**
+     * Makes the embedded database's AUTO_SERVER port listen on the loopback address only, unless the application set
+     * {@value #H2_BIND_ADDRESS} itself; warns when H2 was loaded before with no such setting, too late to change.
+     */
+    static void bindEmbeddedServerToLoopback() {
+        if (System.getProperty(H2_BIND_ADDRESS) == null) {
+            System.setProperty(H2_BIND_ADDRESS, "127.0.0.1");
+        }
+        String bound = org.h2.engine.SysProperties.BIND_ADDRESS;
+        if (bound == null || bound.isEmpty()) {
+            log.warn("The embedded H2 database's server port (AUTO_SERVER) listens on every interface: H2 was loaded"
+                    + " before the sharding store set -D{}=127.0.0.1; set it on the command line", H2_BIND_ADDRESS);
+        } else {
+            log.debug("The embedded H2 database's server port listens on {}", bound);
         }
     }
 }

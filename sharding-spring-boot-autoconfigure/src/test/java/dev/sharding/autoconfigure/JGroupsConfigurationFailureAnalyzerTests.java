@@ -70,6 +70,39 @@ class JGroupsConfigurationFailureAnalyzerTests {
     }
 
     @Test
+    void aRefusalForAnotherSecretSaysToGiveEveryNodeTheSameSecret() {
+        FailureAnalysis analysis = this.analyzer.analyze(startupFailure(ShardingSettings.defaults()
+                .withJgroupsConfig("my-stack.xml"), new SecurityException("member n1 at 10.0.0.5:7800 of cluster "
+                        + "'sharding' refused this node: the cluster has a different sharding.jgroups.secret than this"
+                        + " node")));
+        assertThat(analysis.getDescription()).contains("refused by cluster 'sharding'", "member n1 at 10.0.0.5:7800",
+                "different sharding.jgroups.secret");
+        assertThat(analysis.getAction()).contains("the same sharding.jgroups.secret");
+    }
+
+    @Test
+    void anUnreadableKeyStoreNamesTheKeyStoreProperties() {
+        FailureAnalysis analysis = this.analyzer.analyze(startupFailure(ShardingSettings.defaults(),
+                new ShardingException("Cannot read the cluster key from sharding.jgroups.key-store.path=/k.p12 (type"
+                        + " PKCS12): /k.p12", new java.nio.file.NoSuchFileException("/k.p12"))));
+        assertThat(analysis.getDescription()).contains("sharding.jgroups.key-store.path=/k.p12");
+        assertThat(analysis.getAction()).contains("sharding.jgroups.key-store.path", "sharding.jgroups.secret");
+    }
+
+    @Test
+    void aBindAddressKeywordIsNotTakenForAnotherMachinesAddress() {
+        ShardingSettings settings = ShardingSettings.defaults().withNetwork("SITE_LOCAL", 7800, 5, "127.0.0.1[7800]");
+        FailureAnalysis analysis = this.analyzer.analyze(startupFailure(settings,
+                new IllegalStateException("something else")));
+        assertThat(analysis.getDescription()).contains("built-in TCP stack", "something else");
+        FailureAnalysis noMatch = this.analyzer.analyze(startupFailure(settings.withNetwork(
+                "match-interface:nosuch9", 7800, 5, "127.0.0.1[7800]"), new ShardingException(
+                "Invalid setting sharding.jgroups.bind-address=match-interface:nosuch9: no address of this machine"
+                        + " matches it")));
+        assertThat(noMatch.getDescription()).contains("'match-interface:nosuch9'", "sharding.jgroups.bind-address");
+    }
+
+    @Test
     void otherStartupFailuresAreLeftToOtherAnalyzers() {
         assertThat(this.analyzer.analyze(new ApplicationContextException("unrelated",
                 new ShardingException("not a startup failure")))).isNull();

@@ -7,6 +7,7 @@ import dev.sharding.EntityContext;
 import dev.sharding.EntityType;
 import dev.sharding.ShardRegion;
 import dev.sharding.ShardingNode;
+import dev.sharding.JgroupsSettings;
 import dev.sharding.ShardingSettings;
 import dev.sharding.autoconfigure.actuate.ShardingEndpoint;
 import dev.sharding.autoconfigure.actuate.ShardingEndpointAutoConfiguration;
@@ -178,6 +179,32 @@ class ShardingAutoConfigurationTests {
     }
 
     @Test
+    void bindsTheDiscoveryAndSecurityProperties() {
+        this.runner.withUserConfiguration(GreeterConfiguration.class)
+                .withPropertyValues(uniqueCluster(), "sharding.jgroups.discovery=dns",
+                        "sharding.jgroups.dns-query=bank.default.svc.cluster.local", "sharding.jgroups.fd-port=9100",
+                        "sharding.jgroups.max-frame-size=256KB", "sharding.jgroups.secret=0123456789abcdef-secret")
+                .run(context -> {
+                    JgroupsSettings jgroups = context.getBean(ShardingSettings.class).jgroups();
+                    assertThat(jgroups.discovery()).isEqualTo(JgroupsSettings.Discovery.DNS);
+                    assertThat(jgroups.dnsQuery()).isEqualTo("bank.default.svc.cluster.local");
+                    assertThat(jgroups.fdPort()).isEqualTo(9100);
+                    assertThat(jgroups.maxFrameSize()).isEqualTo(256 * 1024);
+                    assertThat(jgroups.secret()).isEqualTo("0123456789abcdef-secret");
+                    assertThat(jgroups.keyStore()).isNull();
+                    assertThat(context.getBean(ShardingNode.class).isRunning()).isTrue();
+                });
+        this.runner.withUserConfiguration(GreeterConfiguration.class)
+                .withPropertyValues(uniqueCluster(), "sharding.jgroups.discovery=jdbc",
+                        "sharding.jgroups.key-store.path=/etc/sharding/cluster.p12",
+                        "sharding.jgroups.key-store.password=pw", "sharding.jgroups.key-store.type=JCEKS")
+                // the key store is read when the node starts: a missing file fails startup naming the property
+                .run(context -> assertThat(context).getFailure()
+                        .hasStackTraceContaining("sharding.jgroups.key-store.path=/etc/sharding/cluster.p12")
+                        .hasStackTraceContaining("(type JCEKS)"));
+    }
+
+    @Test
     void bindsTheCommandLineExampleAndJoinsOverTcp() {
         this.runner.withUserConfiguration(GreeterConfiguration.class)
                 .withPropertyValues(uniqueCluster(), "sharding.jgroups.config=", "sharding.node-name=n1",
@@ -221,6 +248,10 @@ class ShardingAutoConfigurationTests {
             sharding.entities.greeter.number-of-shards=-1 | sharding.entities.greeter.number-of-shards=-1
             sharding.entities.greter.proxy-only=true     | sharding.entities.greter
             sharding.entities.greeter.idle-timeout=-1s   | sharding.entities.greeter.idle-timeout
+            sharding.jgroups.secret=too-short            | sharding.jgroups.secret: must be at least 16 characters
+            sharding.jgroups.max-frame-size=1KB          | sharding.jgroups.max-frame-size=1024
+            sharding.jgroups.discovery=dns               | sharding.jgroups.dns-query
+            sharding.jgroups.fd-port=70000               | sharding.jgroups.fd-port=70000
             """)
     void invalidValueFailsStartupNamingTheProperty(String property, String named) {
         this.runner.withPropertyValues(uniqueCluster(), property).withUserConfiguration(GreeterConfiguration.class)

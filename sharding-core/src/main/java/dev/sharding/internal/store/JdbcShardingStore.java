@@ -106,6 +106,24 @@ public final class JdbcShardingStore implements ShardingStore {
     }
 
     /**
+     * The data source the store works on; JDBC discovery keeps its table there too.
+     *
+     * @return the data source
+     */
+    public DataSource dataSource() {
+        return dataSource;
+    }
+
+    /**
+     * The prefix of the store's table names.
+     *
+     * @return the prefix
+     */
+    public String tablePrefix() {
+        return settings.tablePrefix();
+    }
+
+    /**
      * Creates the store's tables where they are missing; changes nothing else. Safe to call from several nodes at
      * once.
      *

@@ -3,13 +3,7 @@ package dev.sharding.internal.transport;
 import dev.sharding.Member;
 import dev.sharding.ShardingException;
 import dev.sharding.ShardingSettings;
-import java.io.ByteArrayInputStream;
-import java.io.IOException;
-import java.io.InputStream;
 import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -37,11 +31,13 @@ public final class JGroupsTransport implements Transport, Receiver {
 
     private static final Logger log = LoggerFactory.getLogger(JGroupsTransport.class);
 
-    private static final String DEFAULT_STACK = "dev/sharding/internal/transport/tcp.xml";
-
     private final ShardingSettings settings;
 
     private final Consumer<JChannel> customizer;
+
+    private final @Nullable JdbcDiscovery jdbcDiscovery;
+
+    private volatile @Nullable ClusterGuard guard;
 
     private final Map<Address, Member> members = new ConcurrentHashMap<>();
 
@@ -77,24 +73,41 @@ public final class JGroupsTransport implements Transport, Receiver {
      * @param customizer called with the channel before it connects
      */
     public JGroupsTransport(ShardingSettings settings, Consumer<JChannel> customizer) {
+        this(settings, customizer, null);
+    }
+
+    /**
+     * Creates the transport with a database for JDBC discovery.
+     *
+     * @param settings the settings: cluster name, node name, addresses or a stack of one's own
+     * @param customizer called with the channel before it connects
+     * @param jdbcDiscovery where JDBC discovery keeps its table, or {@code null}
+     */
+    public JGroupsTransport(ShardingSettings settings, Consumer<JChannel> customizer,
+            @Nullable JdbcDiscovery jdbcDiscovery) {
         this.settings = settings;
         this.customizer = customizer;
+        this.jdbcDiscovery = jdbcDiscovery;
     }
 
     @Override
     public void start(Listener listener) throws Exception {
         this.listener = listener;
         TeardownLogFactory.install();
-        JChannel ch;
         String name = settings.nodeName();
+        ClusterGuard g = new ClusterGuard(ClusterKeys.clusterKey(settings.jgroups(), settings.clusterName()),
+                settings.clusterName());
+        this.guard = g;
+        JChannel ch;
         if (settings.jgroupsConfig() != null) {
-            ch = new JChannel(settings.jgroupsConfig());
+            ch = StackFactory.channel(settings, 0, InetAddress.getLoopbackAddress(), jdbcDiscovery, g);
         } else {
-            int port = firstFreePort(settings.bindAddress(), settings.bindPort(), settings.portRange());
-            ch = new JChannel(defaultStack(settings, port));
+            InetAddress address = StackFactory.bindAddress(settings.bindAddress());
+            int port = StackFactory.firstFreePort(address, settings.bindPort(), settings.portRange());
+            ch = StackFactory.channel(settings, port, address, jdbcDiscovery, g);
             InitialHosts.warnIfNotListed(settings, port);
             if (name == null) {
-                name = settings.bindAddress() + ":" + port;
+                name = address.getHostAddress() + ":" + port;
             }
         }
         if (name == null) {
@@ -110,6 +123,10 @@ public final class JGroupsTransport implements Transport, Receiver {
             ch.connect(settings.clusterName());
         } catch (Exception e) {
             ch.close();
+            String refusal = g.refusal();
+            if (refusal != null) {
+                throw new ShardingException("Cannot join cluster '" + settings.clusterName() + "': " + refusal, e);
+            }
             throw e;
         }
         self();
@@ -119,53 +136,13 @@ public final class JGroupsTransport implements Transport, Receiver {
         }
     }
 
-    static InputStream defaultStack(ShardingSettings settings, int port) throws IOException {
-        String template;
-        try (InputStream in = JGroupsTransport.class.getClassLoader().getResourceAsStream(DEFAULT_STACK)) {
-            if (in == null) {
-                throw new IOException("Missing " + DEFAULT_STACK);
-            }
-            template = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        }
-        int range = Math.max(0, settings.bindPort() + settings.portRange() - port);
-        String xml = template.replace("@BIND_ADDR@", xmlAttr(settings.bindAddress()))
-                .replace("@BIND_PORT@", Integer.toString(port))
-                .replace("@PORT_RANGE@", Integer.toString(range))
-                .replace("@INITIAL_HOSTS@", xmlAttr(InitialHosts.expand(settings.initialHosts())));
-        return new ByteArrayInputStream(xml.getBytes(StandardCharsets.UTF_8));
-    }
-
-    private static String xmlAttr(String value) {
-        return value.replace("&", "&amp;").replace("\"", "&quot;").replace("<", "&lt;").replace(">", "&gt;");
-    }
-
     /**
-     * The first port from {@code first} to {@code first + range} that nobody listens on at the bind address.
-     * JGroups would also move on to a free port, but the node name must be known before connecting.
+     * The guard of this node's channel.
+     *
+     * @return the guard, or {@code null} before {@link #start(Listener)}
      */
-    static int firstFreePort(String bindAddress, int first, int range) throws IOException {
-        InetAddress address;
-        try {
-            address = InetAddress.getByName(bindAddress);
-        } catch (java.net.UnknownHostException e) {
-            throw new ShardingException("Invalid setting sharding.jgroups.bind-address=" + bindAddress
-                    + ": unknown host");
-        }
-        if (!address.isAnyLocalAddress() && java.net.NetworkInterface.getByInetAddress(address) == null) {
-            throw new ShardingException("Invalid setting sharding.jgroups.bind-address=" + bindAddress
-                    + ": not an address of this machine");
-        }
-        for (int port = first; port <= first + range; port++) {
-            try (ServerSocket s = new ServerSocket()) {
-                s.setReuseAddress(false);
-                s.bind(new InetSocketAddress(address, port));
-                return port;
-            } catch (IOException taken) {
-                // try the next port
-            }
-        }
-        throw new ShardingException("No free port from " + first + " to " + (first + range) + " on " + bindAddress
-                + " (settings jgroups.bind-port and jgroups.port-range)");
+    public @Nullable ClusterGuard guard() {
+        return guard;
     }
 
     @Override

@@ -14,6 +14,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.jspecify.annotations.Nullable;
+import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
@@ -30,8 +31,13 @@ import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
  * rebalance round now, and {@code POST /actuator/sharding/{type}} with {@code {"shard": 7, "node": "n2"}} hands off
  * one shard (to the named node, or where the allocation strategy puts it when {@code node} is left out). Both answer
  * with what was done, or with status 400 and the reason: unknown type, shard or node, a handoff already in progress.
+ * The endpoint's default access is read-only: the write operations are served only once the application grants
+ * it with {@code management.endpoint.sharding.access=unrestricted}.
+ *
+ * <p>The entity listing of a region is paged ({@code ?offset=0&limit=1000}; at most {@value #MAX_LIMIT} ids per
+ * page), so that it is never an unbounded list of every live id.
  */
-@Endpoint(id = "sharding")
+@Endpoint(id = "sharding", defaultAccess = Access.READ_ONLY)
 public class ShardingEndpoint {
 
     /** The status of a member of the current view. */
@@ -39,6 +45,12 @@ public class ShardingEndpoint {
 
     /** The status of a member that hands off its shards to leave. */
     static final String LEAVING = "leaving";
+
+    /** Entity ids listed per page of a region when the request names no limit. */
+    static final int DEFAULT_LIMIT = 1000;
+
+    /** The most entity ids listed per page of a region. */
+    static final int MAX_LIMIT = 10_000;
 
     /** Extra time given to the gathering, beyond the members' answer timeout, before giving up on it. */
     private static final Duration GRACE = Duration.ofSeconds(2);
@@ -82,20 +94,46 @@ public class ShardingEndpoint {
 
     /**
      * Describes this node's region of one entity type: whether it only routes, and its shards with the ids of their
-     * live entities.
+     * live entities, the first page of them.
      *
      * @param type the entity type name
      * @return the description, or {@code null} (404) for a type this node does not run
      */
+    public @Nullable LocalRegionDescriptor region(String type) {
+        return region(type, null, null);
+    }
+
+    /**
+     * Describes this node's region of one entity type: whether it only routes, and its shards with the ids of their
+     * live entities, one page of the ids in order of shard and id. Every hosted shard is listed, those whose ids fall
+     * outside the page with none.
+     *
+     * @param type the entity type name
+     * @param offset how many ids to skip; 0 when absent
+     * @param limit how many ids to list at most; {@value #DEFAULT_LIMIT} when absent, at most {@value #MAX_LIMIT}
+     * @return the description, or {@code null} (404) for a type this node does not run
+     */
     @ReadOperation
-    public @Nullable LocalRegionDescriptor region(@Selector String type) {
+    public @Nullable LocalRegionDescriptor region(@Selector String type, @Nullable Integer offset,
+            @Nullable Integer limit) {
         if (!this.node.typeNames().contains(type)) {
             return null;
         }
+        int skip = Math.max(0, offset == null ? 0 : offset);
+        int take = Math.max(0, Math.min(MAX_LIMIT, limit == null ? DEFAULT_LIMIT : limit));
         List<ShardDescriptor> shards = new ArrayList<>();
-        new TreeMap<>(this.node.localEntities(type)).forEach(
-                (shard, ids) -> shards.add(new ShardDescriptor(shard, ids.stream().sorted().toList())));
-        return new LocalRegionDescriptor(type, this.node.nodeName(), this.node.isProxyOnly(type), shards);
+        int total = 0;
+        for (Map.Entry<Integer, List<String>> e
+                : new TreeMap<>(this.node.localEntities(type)).entrySet()) {
+            int size = e.getValue().size();
+            int from = Math.min(size, Math.max(0, skip - total));
+            int to = Math.min(size, Math.max(0, skip + take - total));
+            List<String> ids = from < to ? e.getValue().stream().sorted().toList().subList(from, to) : List.of();
+            shards.add(new ShardDescriptor(e.getKey(), ids));
+            total += size;
+        }
+        return new LocalRegionDescriptor(type, this.node.nodeName(), this.node.isProxyOnly(type), shards, total,
+                skip, take, skip + take < total);
     }
 
     private ClusterState gather() {
@@ -219,16 +257,20 @@ public class ShardingEndpoint {
      * @param node this node's name
      * @param proxyOnly whether the region only routes
      * @param shards the shards it hosts, by id
+     * @param entityCount how many live entities the region hosts in all
+     * @param offset how many ids were skipped
+     * @param limit the most ids listed
+     * @param more whether ids follow this page ({@code offset + limit < entityCount})
      */
-    public record LocalRegionDescriptor(String type, String node, boolean proxyOnly, List<ShardDescriptor> shards)
-            implements OperationResponseBody {
+    public record LocalRegionDescriptor(String type, String node, boolean proxyOnly, List<ShardDescriptor> shards,
+            int entityCount, int offset, int limit, boolean more) implements OperationResponseBody {
     }
 
     /**
      * A shard hosted here.
      *
      * @param id the shard id
-     * @param entities the ids of its live entities, sorted
+     * @param entities the ids of its live entities in this page, sorted
      */
     public record ShardDescriptor(int id, List<String> entities) {
     }

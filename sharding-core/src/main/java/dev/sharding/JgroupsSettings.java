@@ -1,0 +1,209 @@
+package dev.sharding;
+
+import java.util.Locale;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * How the built-in JGroups stack discovers members, which ports it opens, how large a frame it accepts, and how the
+ * cluster's traffic is secured. Part of {@link ShardingSettings}; start from {@link #defaults()}.
+ *
+ * @param discovery how members find each other
+ * @param dnsQuery the DNS name whose A records are the members, for {@link Discovery#DNS}
+ * @param fdPort the port of the failure-detection socket, or 0 for the transport's port + 100
+ * @param maxFrameSize the largest length prefix a TCP connection accepts, in bytes; a longer one closes the
+ *     connection before anything is allocated
+ * @param secret the shared secret that encrypts and authenticates all cluster traffic, or {@code null}
+ * @param keyStore a key store holding the cluster key instead of a secret, or {@code null}
+ */
+public record JgroupsSettings(Discovery discovery, @Nullable String dnsQuery, int fdPort, int maxFrameSize,
+        @Nullable String secret, @Nullable KeyStoreSettings keyStore) {
+
+    /** Default largest frame: twice the largest frame the built-in stack sends (its fragments are 60 KiB). */
+    public static final int DEFAULT_MAX_FRAME_SIZE = 128 * 1024;
+
+    /** The smallest frame limit allowed: a 60 KiB fragment plus its headers must fit. */
+    public static final int MIN_MAX_FRAME_SIZE = 64 * 1024;
+
+    /** The shortest secret accepted, in characters. */
+    public static final int MIN_SECRET_LENGTH = 16;
+
+    /** The failure-detection port's default offset from the transport's port. */
+    public static final int DEFAULT_FD_OFFSET = 100;
+
+    /**
+     * Checks the arguments are not null.
+     */
+    public JgroupsSettings {
+        Objects.requireNonNull(discovery, "discovery");
+    }
+
+    /**
+     * The defaults: static discovery, the failure-detection port at the transport's + 100, no secret.
+     *
+     * @return the defaults
+     */
+    public static JgroupsSettings defaults() {
+        return new JgroupsSettings(Discovery.STATIC, null, 0, DEFAULT_MAX_FRAME_SIZE, null, null);
+    }
+
+    /**
+     * Whether cluster traffic is sealed, by a secret or a key store.
+     *
+     * @return whether a cluster key is configured
+     */
+    public boolean secured() {
+        return secret != null || keyStore != null;
+    }
+
+    /**
+     * Copy with another discovery.
+     *
+     * @param value how members find each other
+     * @param query the DNS query, for {@link Discovery#DNS}
+     * @return the copy
+     */
+    public JgroupsSettings withDiscovery(Discovery value, @Nullable String query) {
+        return new JgroupsSettings(value, query, fdPort, maxFrameSize, secret, keyStore);
+    }
+
+    /**
+     * Copy with another failure-detection port.
+     *
+     * @param value the port, or 0 for the transport's + 100
+     * @return the copy
+     */
+    public JgroupsSettings withFdPort(int value) {
+        return new JgroupsSettings(discovery, dnsQuery, value, maxFrameSize, secret, keyStore);
+    }
+
+    /**
+     * Copy with another frame limit.
+     *
+     * @param value the largest frame in bytes
+     * @return the copy
+     */
+    public JgroupsSettings withMaxFrameSize(int value) {
+        return new JgroupsSettings(discovery, dnsQuery, fdPort, value, secret, keyStore);
+    }
+
+    /**
+     * Copy with another secret.
+     *
+     * @param value the secret, or {@code null} for none
+     * @return the copy
+     */
+    public JgroupsSettings withSecret(@Nullable String value) {
+        return new JgroupsSettings(discovery, dnsQuery, fdPort, maxFrameSize, value, keyStore);
+    }
+
+    /**
+     * Copy with another key store.
+     *
+     * @param value the key store, or {@code null} for none
+     * @return the copy
+     */
+    public JgroupsSettings withKeyStore(@Nullable KeyStoreSettings value) {
+        return new JgroupsSettings(discovery, dnsQuery, fdPort, maxFrameSize, secret, value);
+    }
+
+    /**
+     * Checks these settings.
+     *
+     * @param bindPort the transport's first port, for the failure-detection port
+     * @throws IllegalArgumentException naming the first invalid setting, its value and the rule
+     */
+    void validate(int bindPort) {
+        if (discovery == Discovery.DNS && (dnsQuery == null || dnsQuery.isBlank())) {
+            throw invalid("jgroups.dns-query", dnsQuery, "must name the headless service when discovery is dns");
+        }
+        if (fdPort != 0 && (fdPort < 1 || fdPort > 65535 || fdPort == bindPort)) {
+            throw invalid("jgroups.fd-port", fdPort, "must be 0 (bind-port + 100) or a port (1-65535) other than"
+                    + " bind-port");
+        }
+        if (maxFrameSize < MIN_MAX_FRAME_SIZE) {
+            throw invalid("jgroups.max-frame-size", maxFrameSize, "must be at least " + MIN_MAX_FRAME_SIZE
+                    + " bytes, larger than the stack's 60 KiB fragments");
+        }
+        if (secret != null && secret.length() < MIN_SECRET_LENGTH) {
+            throw new IllegalArgumentException("Invalid setting sharding.jgroups.secret: must be at least "
+                    + MIN_SECRET_LENGTH + " characters (it has " + secret.length() + ")");
+        }
+        if (secret != null && keyStore != null) {
+            throw new IllegalArgumentException("Invalid settings sharding.jgroups.secret and"
+                    + " sharding.jgroups.key-store.path: set one of them, not both");
+        }
+        if (keyStore != null) {
+            keyStore.validate();
+        }
+    }
+
+    private static IllegalArgumentException invalid(String name, @Nullable Object value, String rule) {
+        return new IllegalArgumentException("Invalid setting sharding." + name + "=" + value + ": " + rule);
+    }
+
+    /** Never prints the secret. */
+    @Override
+    public String toString() {
+        return "JgroupsSettings[discovery=" + discovery + ", dnsQuery=" + dnsQuery + ", fdPort=" + fdPort
+                + ", maxFrameSize=" + maxFrameSize + ", secret=" + (secret == null ? "none" : "******")
+                + ", keyStore=" + keyStore + "]";
+    }
+
+    /**
+     * How members find each other.
+     */
+    public enum Discovery {
+        /** A list of hosts and ports, {@code initial-hosts}. */
+        STATIC,
+        /** A table in the store's database, where each member writes its address (JGroups' JDBC_PING2). */
+        JDBC,
+        /** The A records of a DNS name, such as a Kubernetes headless service (JGroups' DNS_PING). */
+        DNS;
+
+        /**
+         * The value as written in properties.
+         *
+         * @return the lower-case name
+         */
+        public String value() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
+
+    /**
+     * A key store holding the cluster key: a secret-key entry (AES, 128 or 256 bits) in a PKCS12 or JCEKS file.
+     *
+     * @param path the file
+     * @param password the store's password, also the entry's
+     * @param alias the entry
+     * @param type the store type, PKCS12 or JCEKS
+     */
+    public record KeyStoreSettings(String path, String password, String alias, String type) {
+
+        /**
+         * Checks the arguments are not null.
+         */
+        public KeyStoreSettings {
+            Objects.requireNonNull(path, "path");
+            Objects.requireNonNull(password, "password");
+            Objects.requireNonNull(alias, "alias");
+            Objects.requireNonNull(type, "type");
+        }
+
+        void validate() {
+            if (path.isBlank()) {
+                throw invalid("jgroups.key-store.path", path, "must not be blank");
+            }
+            if (alias.isBlank()) {
+                throw invalid("jgroups.key-store.alias", alias, "must not be blank");
+            }
+        }
+
+        /** Never prints the password. */
+        @Override
+        public String toString() {
+            return "KeyStoreSettings[path=" + path + ", alias=" + alias + ", type=" + type + "]";
+        }
+    }
+}

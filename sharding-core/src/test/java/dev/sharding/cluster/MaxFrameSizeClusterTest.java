@@ -1,0 +1,93 @@
+package dev.sharding.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sharding.JgroupsSettings;
+import dev.sharding.ShardingNode;
+import dev.sharding.ShardingSettings;
+import dev.sharding.test.Counter;
+import java.io.DataOutputStream;
+import java.io.InputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.time.Duration;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
+import org.jgroups.JChannel;
+import org.jgroups.Version;
+import org.jgroups.protocols.BasicTCP;
+import org.jgroups.stack.IpAddress;
+import org.jgroups.util.ByteArrayDataOutputStream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code sharding.jgroups.max-frame-size}: the built-in TCP stack refuses a length prefix above the limit by closing
+ * the connection, before it allocates or waits for that many bytes, and the node keeps serving.
+ */
+class MaxFrameSizeClusterTest {
+
+    private ShardingNode node;
+
+    private JChannel channel;
+
+    @AfterEach
+    void stop() {
+        if (node != null) {
+            node.close();
+        }
+    }
+
+    @Test
+    void aLengthPrefixAboveTheLimitClosesTheConnectionAndTheNodeKeepsServing() throws Exception {
+        int port = freePort();
+        ShardingSettings settings = ShardingSettings.defaults().withClusterName("frame-" + UUID.randomUUID())
+                .withNetwork("127.0.0.1", port, 0, "127.0.0.1[" + port + "]");
+        node = ShardingNode.builder(settings).entityType(Counter.type()).channelCustomizer(ch -> channel = ch)
+                .build();
+        node.start();
+        BasicTCP tcp = (BasicTCP) channel.getProtocolStack().getTransport();
+        assertThat(tcp.getMaxLength()).isEqualTo(JgroupsSettings.DEFAULT_MAX_FRAME_SIZE);
+
+        for (int length : new int[] {Integer.MAX_VALUE, JgroupsSettings.DEFAULT_MAX_FRAME_SIZE + 1}) {
+            try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), port)) {
+                socket.setSoTimeout(10_000);
+                DataOutputStream out = new DataOutputStream(socket.getOutputStream());
+                out.write(handshake(freePort()));
+                out.writeInt(length);
+                out.flush();
+                InputStream in = socket.getInputStream();
+                long start = System.nanoTime();
+                // the node may answer with its own handshake, then closes the connection rather than wait for
+                // (or allocate) the frame; a read timeout here would mean it waits for the frame
+                while (in.read() != -1) {
+                    // skip the handshake
+                }
+                assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
+            }
+        }
+        Counter.Total t = node.region(Counter.class).ask("after", new Counter.Add(1), Counter.Total.class)
+                .get(10, TimeUnit.SECONDS);
+        assertThat(t.total()).isEqualTo(1);
+        Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> node.isRunning());
+    }
+
+    /** What a JGroups TCP peer sends first: cookie, version and its address. */
+    private static byte[] handshake(int fakePort) throws Exception {
+        IpAddress self = new IpAddress("127.0.0.1", fakePort);
+        ByteArrayDataOutputStream out = new ByteArrayDataOutputStream(64);
+        out.write(new byte[] {'b', 'e', 'l', 'a'});
+        out.writeShort(Version.version);
+        out.writeShort(self.serializedSize());
+        self.writeTo(out);
+        return java.util.Arrays.copyOf(out.buffer(), out.position());
+    }
+
+    private static int freePort() throws Exception {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        }
+    }
+}
