@@ -89,6 +89,12 @@ final class LeaseKeeper {
 
     private final long marginNanos;
 
+    /**
+     * How long a node whose lease lapsed waits for a new one before it drops its shards: long enough for the failure
+     * detector to remove a lost coordinator and for the next one to take over (stable-after covers the first).
+     */
+    private long pauseNanos;
+
     private List<Member> view = List.of();
 
     private @Nullable Member coordinator;
@@ -151,6 +157,7 @@ final class LeaseKeeper {
         this.renewNanos = Math.max(1, leaseNanos / 4);
         this.marginNanos = Math.max(50_000_000L, leaseNanos / 20);
         this.decider = new PartitionDecider(settings, stableAfterNanos, skew(stableAfterNanos));
+        this.pauseNanos = stableAfterNanos + leaseNanos;
         if (off) {
             servingUntil = Long.MAX_VALUE;
         }
@@ -163,6 +170,7 @@ final class LeaseKeeper {
     /** Sets how long a view must last to be stable, once the transport knows its failure detection time. */
     void stableAfter(long nanos) {
         decider.stableAfter(nanos, skew(nanos));
+        pauseNanos = nanos + leaseNanos;
     }
 
     /** Whether this node was ever granted a lease (with the strategy off: always). */
@@ -351,12 +359,13 @@ final class LeaseKeeper {
                 pausedSince = now;
                 log.info("Node {} pauses its entities: its lease ran out (coordinator {})", node.nodeName(),
                         coordinator);
-            } else if (elapsed(pausedSince, now, leaseNanos)) {
+            } else if (elapsed(pausedSince, now, pauseNanos)) {
+                java.time.Duration without = settings.leaseDuration().plusNanos(pauseNanos);
                 String why = lastRefusal != null ? lastRefusal
                         : coordinating ? "as coordinator it has not heard from a winning set of members for over "
-                                + settings.leaseDuration().multipliedBy(2)
-                        : "it holds no lease from coordinator " + coordinator + " (none renewed for over "
-                                + settings.leaseDuration().multipliedBy(2) + ")";
+                                + without
+                        : "it holds no lease from coordinator " + coordinator + " (none renewed for over " + without
+                                + ")";
                 lose(why);
             }
         }
