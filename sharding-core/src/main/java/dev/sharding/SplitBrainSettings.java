@@ -100,20 +100,19 @@ public record SplitBrainSettings(Strategy strategy, @Nullable Duration stableAft
      */
     void validate() {
         if (strategy == Strategy.STATIC_QUORUM && quorumSize < 1) {
-            throw new IllegalArgumentException("Invalid setting sharding.split-brain.quorum-size=" + quorumSize
-                    + ": must be positive with strategy static-quorum");
+            throw new InvalidSettingException("split-brain.quorum-size", quorumSize,
+                    "must be positive with strategy static-quorum");
         }
         if (strategy != Strategy.STATIC_QUORUM && quorumSize != 0) {
-            throw new IllegalArgumentException("Invalid setting sharding.split-brain.quorum-size=" + quorumSize
-                    + ": only strategy static-quorum uses it (strategy is " + strategy + ")");
+            throw new InvalidSettingException("split-brain.quorum-size", quorumSize,
+                    "only strategy static-quorum uses it (strategy is " + strategy + ")");
         }
         if (stableAfter != null && (stableAfter.isNegative() || stableAfter.isZero())) {
-            throw new IllegalArgumentException("Invalid setting sharding.split-brain.stable-after=" + stableAfter
-                    + ": must be positive");
+            throw new InvalidSettingException("split-brain.stable-after", stableAfter, "must be positive");
         }
         if (leaseDuration.compareTo(Duration.ofMillis(200)) < 0) {
-            throw new IllegalArgumentException("Invalid setting sharding.split-brain.lease-duration="
-                    + leaseDuration + ": must be at least 200ms");
+            throw new InvalidSettingException("split-brain.lease-duration", leaseDuration,
+                    "must be at least 200ms");
         }
     }
 

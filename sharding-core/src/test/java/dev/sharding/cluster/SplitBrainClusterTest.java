@@ -103,6 +103,18 @@ class SplitBrainClusterTest {
                 assertThat(nodes.get(2).partitionedReason()).isNull();
                 Awaitility.await("an entity lives on both sides").atMost(SIDE_TIMEOUT)
                         .until(() -> !unsafe.overlaps().isEmpty());
+                // the merge keeps each shard where its epoch is newest and stops the other copy
+                off.heal();
+                off.awaitConverged();
+                Awaitility.await("one copy of each entity after the merge").atMost(SIDE_TIMEOUT)
+                        .pollInterval(Duration.ofMillis(50)).until(() -> {
+                            Map<String, Integer> copies = new HashMap<>();
+                            for (ShardingNode n : off.running()) {
+                                n.localEntities("ledger").values()
+                                        .forEach(ids -> ids.forEach(id -> copies.merge(id, 1, Integer::sum)));
+                            }
+                            return copies.values().stream().allMatch(c -> c == 1);
+                        });
             }
         }
     }

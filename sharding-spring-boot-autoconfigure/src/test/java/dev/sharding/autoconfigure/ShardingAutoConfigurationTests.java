@@ -248,10 +248,12 @@ class ShardingAutoConfigurationTests {
             sharding.entities.greeter.number-of-shards=-1 | sharding.entities.greeter.number-of-shards=-1
             sharding.entities.greter.proxy-only=true     | sharding.entities.greter
             sharding.entities.greeter.idle-timeout=-1s   | sharding.entities.greeter.idle-timeout
-            sharding.jgroups.secret=too-short            | sharding.jgroups.secret: must be at least 16 characters
+            sharding.jgroups.secret=too-short            | sharding.jgroups.secret
             sharding.jgroups.max-frame-size=1KB          | sharding.jgroups.max-frame-size=1024
             sharding.jgroups.discovery=dns               | sharding.jgroups.dns-query
             sharding.jgroups.fd-port=70000               | sharding.jgroups.fd-port=70000
+            sharding.split-brain.strategy=static-quorum  | sharding.split-brain.quorum-size=0
+            sharding.split-brain.lease-duration=10ms     | sharding.split-brain.lease-duration=10ms
             """)
     void invalidValueFailsStartupNamingTheProperty(String property, String named) {
         this.runner.withPropertyValues(uniqueCluster(), property).withUserConfiguration(GreeterConfiguration.class)
