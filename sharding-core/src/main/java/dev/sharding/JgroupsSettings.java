@@ -126,20 +126,23 @@ public record JgroupsSettings(Discovery discovery, @Nullable String dnsQuery, in
                     + " bytes, larger than the stack's 60 KiB fragments");
         }
         if (secret != null && secret.length() < MIN_SECRET_LENGTH) {
-            throw new IllegalArgumentException("Invalid setting sharding.jgroups.secret: must be at least "
-                    + MIN_SECRET_LENGTH + " characters (it has " + secret.length() + ")");
+            throw invalid("jgroups.secret", HIDDEN, "must be at least " + MIN_SECRET_LENGTH + " characters (it has "
+                    + secret.length() + ")");
         }
         if (secret != null && keyStore != null) {
-            throw new IllegalArgumentException("Invalid settings sharding.jgroups.secret and"
-                    + " sharding.jgroups.key-store.path: set one of them, not both");
+            throw invalid("jgroups.secret", HIDDEN, "sharding.jgroups.secret and sharding.jgroups.key-store.path:"
+                    + " set one of them, not both");
         }
         if (keyStore != null) {
             keyStore.validate();
         }
     }
 
-    private static IllegalArgumentException invalid(String name, @Nullable Object value, String rule) {
-        return new IllegalArgumentException("Invalid setting sharding." + name + "=" + value + ": " + rule);
+    /** How a secret appears in messages. */
+    private static final String HIDDEN = "******";
+
+    private static InvalidSettingException invalid(String name, @Nullable Object value, String rule) {
+        return new InvalidSettingException(name, value, rule);
     }
 
     /** Never prints the secret. */
