@@ -126,18 +126,20 @@ public record JgroupsSettings(Discovery discovery, @Nullable String dnsQuery, in
                     + " bytes, larger than the stack's 60 KiB fragments");
         }
         if (secret != null && secret.length() < MIN_SECRET_LENGTH) {
-            // the value is never printed: only its length
-            throw new InvalidSettingException("jgroups.secret", "(" + secret.length() + " characters)",
-                    "must be at least " + MIN_SECRET_LENGTH + " characters");
+            throw invalid("jgroups.secret", HIDDEN, "must be at least " + MIN_SECRET_LENGTH + " characters (it has "
+                    + secret.length() + ")");
         }
         if (secret != null && keyStore != null) {
-            throw new InvalidSettingException("jgroups.key-store.path", keyStore.path(),
-                    "sharding.jgroups.secret is set too: set one of them, not both");
+            throw invalid("jgroups.secret", HIDDEN, "sharding.jgroups.secret and sharding.jgroups.key-store.path:"
+                    + " set one of them, not both");
         }
         if (keyStore != null) {
             keyStore.validate();
         }
     }
+
+    /** How a secret appears in messages. */
+    private static final String HIDDEN = "******";
 
     private static InvalidSettingException invalid(String name, @Nullable Object value, String rule) {
         return new InvalidSettingException(name, value, rule);

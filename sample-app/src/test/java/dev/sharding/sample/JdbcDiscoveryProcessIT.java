@@ -15,7 +15,9 @@ import org.junit.jupiter.api.Test;
  * Three JVMs of the shipped jar with {@code --sharding.jgroups.discovery=jdbc}, no initial hosts and a cluster secret
  * form one cluster through the database they share (the embedded H2 file of the folder they start from, served by the
  * first of them to the others), and route every account to one home. A fourth JVM with another secret cannot join:
- * it exits, saying why in one line, and the cluster keeps its three members.
+ * it exits, saying why in one line, and the cluster keeps its three members. The same three nodes also form one
+ * cluster through an H2 server the test starts, named by {@code --spring.datasource.url}, as nodes on several hosts
+ * would share a database.
  */
 class JdbcDiscoveryProcessIT {
 
@@ -58,6 +60,44 @@ class JdbcDiscoveryProcessIT {
         assertThat(listening).as("addresses listening on port %d", port).isNotEmpty().allMatch(a -> a.equals(
                 "0100007F") || a.equals("0000000000000000FFFF00000100007F") || a.equals(
                 "00000000000000000000000001000000"));
+    }
+
+    @Test
+    void threeNodesWithJdbcDiscoveryFormOneClusterThroughADatabaseServer() throws Exception {
+        java.nio.file.Path base = java.nio.file.Files.createTempDirectory("jdbc-discovery-h2-");
+        org.h2.tools.Server server = org.h2.tools.Server.createTcpServer("-tcpPort",
+                String.valueOf(SampleCluster.freePorts(1)[0]), "-ifNotExists", "-baseDir", base.toString()).start();
+        String url = "jdbc:h2:tcp://127.0.0.1:" + server.getPort() + "/shared";
+        cluster = new SampleCluster("jdbc-discovery-server-it", 3);
+        List<Node> nodes = cluster.nodes();
+        try {
+            for (Node n : nodes) {
+                cluster.startWithoutHostList(n, "--sharding.jgroups.discovery=jdbc", SECRET,
+                        "--spring.datasource.url=" + url, "--spring.datasource.username=sa");
+                if (n == nodes.get(0)) {
+                    cluster.awaitCluster(List.of(n));
+                }
+            }
+            cluster.awaitCluster(nodes);
+            try (java.sql.Connection c = java.sql.DriverManager.getConnection(url, "sa", "");
+                    java.sql.ResultSet rs = c.createStatement().executeQuery(
+                            "SELECT COUNT(*) FROM sharding_discovery")) {
+                assertThat(rs.next()).isTrue();
+                assertThat(rs.getInt(1)).as("rows of the discovery table in the server's database").isEqualTo(3);
+            }
+            for (int i = 0; i < 10; i++) {
+                JsonHttp.Answer a = SampleCluster.HTTP.postJson(nodes.get(i % 3).url("/accounts/srv-" + i
+                        + "/deposit"), "{\"amount\": 1}");
+                assertThat(a.status()).as("%s", a).isEqualTo(200);
+            }
+        } catch (Throwable t) {
+            cluster.printLogTails();
+            throw t;
+        } finally {
+            cluster.close();
+            cluster = null;
+            server.stop();
+        }
     }
 
     @Test

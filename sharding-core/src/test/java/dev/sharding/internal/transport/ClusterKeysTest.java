@@ -75,7 +75,7 @@ class ClusterKeysTest {
     void settingsThatCannotWorkAreRefusedWithTheirName() {
         ShardingSettings s = ShardingSettings.defaults();
         assertThatThrownBy(() -> s.withJgroups(s.jgroups().withSecret("short")).validate())
-                .hasMessageContaining("sharding.jgroups.secret: must be at least 16 characters")
+                .hasMessageContaining("sharding.jgroups.secret=******: must be at least 16 characters")
                 .hasMessageNotContaining("short");
         assertThatThrownBy(() -> s.withJgroups(s.jgroups().withSecret("0123456789abcdef").withKeyStore(
                 new JgroupsSettings.KeyStoreSettings("k.p12", "", "a", "PKCS12"))).validate())
