@@ -27,13 +27,16 @@ import tools.jackson.databind.JsonNode;
  * The sample as users run it: three JVMs of the shipped jar on loopback, driven over HTTP. Every account has exactly
  * one home whichever node is asked; after a member is killed with SIGKILL, and then the coordinator (the first node
  * started, which serves the shared H2 database file), every account answers again from the survivors with every
- * acknowledged deposit in its balance: the balance is durable state, read back from the store.
+ * acknowledged deposit in its balance: the balance is durable state, read back from the store. The nodes run the
+ * split-brain strategy store-lease, the one that keeps the last node of two running when the other dies.
  *
  * <p>Node logs are written to {@code target/cluster-it/}; their tails are printed when the test fails.
  */
 class ClusterProcessIT {
 
     private static final int ACCOUNTS = 100;
+
+    private static final String STORE_LEASE = "--sharding.split-brain.strategy=store-lease";
 
     private static final Pattern ACCOUNT_ID = Pattern.compile("it-acct-\\d{3}");
 
@@ -56,10 +59,13 @@ class ClusterProcessIT {
         Files.deleteIfExists(cluster.logDir().resolve("recovery-times.txt"));
         try {
             // The first node alone, so that it is the oldest member and hosts the coordinator; then the other two.
-            cluster.start(NODES.get(0));
+            // Split-brain strategy store-lease: after the second kill one node of two is left, which keep-majority
+            // would stop (it cannot tell the coordinator's death from a partition), while with the store's lease it
+            // runs on once the dead coordinator's lease has expired.
+            cluster.start(NODES.get(0), STORE_LEASE);
             cluster.awaitCluster(List.of(NODES.get(0)));
-            cluster.start(NODES.get(1));
-            cluster.start(NODES.get(2));
+            cluster.start(NODES.get(1), STORE_LEASE);
+            cluster.start(NODES.get(2), STORE_LEASE);
             cluster.awaitCluster(NODES);
         } catch (Throwable t) {
             cluster.printLogTails();

@@ -158,20 +158,34 @@ class DiscoveryClusterTest {
         }
     }
 
+    /** A free port whose failure-detection port (+100) is free too. */
     private static int freePort() throws Exception {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
+        for (int i = 0; i < 50; i++) {
+            int p;
+            try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+                p = s.getLocalPort();
+            }
+            if (p + 101 < 65536 && free(p + 100)) {
+                return p;
+            }
+        }
+        throw new IllegalStateException("No free port with a free port 100 above it");
+    }
+
+    private static boolean free(int port) {
+        try (ServerSocket s = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
+            return true;
+        } catch (java.io.IOException taken) {
+            return false;
         }
     }
 
-    /** A port whose next one is free too. */
+    /** A port whose next one is free too, and both failure-detection ports (+100, +101). */
     private static int freePortPair() throws Exception {
         for (int i = 0; i < 50; i++) {
             int p = freePort();
-            try (ServerSocket s = new ServerSocket(p + 1, 1, InetAddress.getLoopbackAddress())) {
+            if (free(p + 1) && free(p + 101)) {
                 return p;
-            } catch (java.io.IOException taken) {
-                // try another
             }
         }
         throw new IllegalStateException("No two free consecutive ports");
