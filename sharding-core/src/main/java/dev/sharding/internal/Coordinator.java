@@ -98,6 +98,9 @@ final class Coordinator {
     /** Shards of members that left, with the time before which they may still be served there. */
     private final Map<ShardKey, Long> fences = new HashMap<>();
 
+    /** When the member holding each fenced shard left the view. */
+    private final Map<ShardKey, Long> removedAt = new HashMap<>();
+
     /** The epoch of each allocated shard, as allocated here or reported by its region. */
     private final Map<ShardKey, Long> epochs = new HashMap<>();
 
@@ -187,6 +190,7 @@ final class Coordinator {
             leaving.clear();
             rememberTypes.clear();
             fences.clear();
+            removedAt.clear();
             epochs.clear();
             return;
         }
@@ -199,6 +203,7 @@ final class Coordinator {
             handoffs.clear();
             leaving.clear();
             fences.clear();
+            removedAt.clear();
             epochs.clear();
             activationFence = leases.activationFence(now);
             awaitingStates.clear();
@@ -218,12 +223,14 @@ final class Coordinator {
                 if (home.equals(m)) {
                     ShardKey key = new ShardKey(typeName, shard);
                     fences.merge(key, fence, Math::max);
+                    removedAt.put(key, now);
                     epochs.remove(key);
                 }
             }));
             inProgress.forEach((key, a) -> {
                 if (a.member.equals(m)) {
                     fences.merge(key, fence, Math::max);
+                    removedAt.put(key, now);
                 }
             });
             state = state.apply(new CoordinatorState.MemberRemoved(m));
@@ -357,6 +364,7 @@ final class Coordinator {
                 state = state.apply(new CoordinatorState.ShardAllocated(r.typeName(), shard, from));
                 epochs.put(key, epoch);
                 fences.remove(key);
+                removedAt.remove(key);
                 if (ready && !known) {
                     // a member that hosted shards before it joined comes from another part of a split cluster:
                     // leases granted there may still cover shards nobody reports
@@ -512,7 +520,15 @@ final class Coordinator {
             retryAt(fence);
             return;
         }
+        Long removed = removedAt.get(key);
+        if (removed != null && !leases.confirmedSince(removed, now)) {
+            // and this side must still run since it saw the member leave: a winning set confirmed it since
+            waiting.computeIfAbsent(key, k -> new LinkedHashSet<>()).addAll(requesters);
+            retryAt(now + 50_000_000L);
+            return;
+        }
         fences.remove(key);
+        removedAt.remove(key);
         Map<Member, Set<Integer>> candidates = t == null ? Map.of() : candidates(key.typeName, t);
         candidates.keySet().removeIf(m -> !leases.leased(m, now));
         if (candidates.isEmpty()) {

@@ -37,10 +37,10 @@ import org.slf4j.LoggerFactory;
  * change yet.
  *
  * <h2>Taking over</h2>
- * When a member leaves the view, the coordinator takes over its shards only after the member's last lease and the
- * coordinator's own right to run at that moment have both ended ({@link #fenceFor}): the member cannot serve any more
- * by then, whether it crashed, froze or is cut off, and a coordinator cut off with the losing side can no longer
- * allocate. A newly active coordinator takes over no shard that no member reports for one lease duration
+ * When a member leaves the view, the coordinator takes over its shards only after the last lease it granted the
+ * member has ended ({@link #fenceFor}), so the member cannot serve any more whether it crashed, froze or is cut off,
+ * and only once a winning set of members has confirmed the coordinator with pings sent after the member left
+ * ({@link #confirmedSince}), which a coordinator cut off with the losing side never gets. A newly active coordinator takes over no shard that no member reports for one lease duration
  * ({@link #activationFence}), by which time every lease granted by its predecessors has ended.
  *
  * <p>Confined to the node's control thread, but for the volatile {@link #serving()} state read by entity threads.
@@ -122,6 +122,9 @@ final class LeaseKeeper {
     private final Map<Member, Long> grantedUntil = new HashMap<>();
 
     private long storeLeaseUntil = NEVER;
+
+    /** When the request that last renewed the store lease was sent. */
+    private long storeLeaseSentAt = NEVER;
 
     private boolean storeLeaseSupported = true;
 
@@ -215,14 +218,43 @@ final class LeaseKeeper {
                 && (!storeLeaseSupported || ahead(storeLeaseUntil, now));
     }
 
-    /** The time until which a member's shards may still be served elsewhere, when it has just left the view. */
+    /**
+     * The time until which a member that has just left the view may still serve its shards: the end of the last lease
+     * this coordinator granted it. The coordinator takes them over only after that, and only once a winning set of
+     * members has confirmed it since ({@link #confirmedSince}): a coordinator cut off with the losing side never
+     * gets there.
+     */
     long fenceFor(Member gone, long now) {
         if (off) {
             return now;
         }
         long granted = grantedUntil.getOrDefault(gone, NEVER);
-        long self = runUntil(now);
-        return Math.max(now, Math.max(granted, self)) + marginNanos;
+        return Math.max(now, granted) + marginNanos;
+    }
+
+    /**
+     * Whether a winning set of members confirmed this coordinator with pings sent after a time (with store-lease:
+     * whether it renewed the store's lease with a request sent after it): its side still runs since then.
+     *
+     * @param since the time, on this node's clock
+     * @param now the time now
+     * @return true once confirmed
+     */
+    boolean confirmedSince(long since, long now) {
+        if (off) {
+            return true;
+        }
+        if (settings.strategy() == SplitBrainSettings.Strategy.STORE_LEASE) {
+            return storeLeaseSentAt != NEVER && storeLeaseSentAt - since > 0 && ahead(storeLeaseUntil, now);
+        }
+        Set<Member> fresh = new HashSet<>();
+        fresh.add(node.self());
+        confirmed.forEach((m, sent) -> {
+            if (sent - since > 0) {
+                fresh.add(m);
+            }
+        });
+        return viewWins && decider.wins(fresh, decider.references(now));
     }
 
     /**
@@ -429,6 +461,7 @@ final class LeaseKeeper {
                     if (lease.granted()) {
                         boolean held = ahead(storeLeaseUntil, System.nanoTime());
                         storeLeaseUntil = sent + Math.min(lease.remaining().toNanos(), leaseNanos);
+                        storeLeaseSentAt = sent;
                         if (foreignHolder != null) {
                             log.info("Coordinator on {} holds the store's coordinator lease again", node.nodeName());
                             foreignHolder = null;
