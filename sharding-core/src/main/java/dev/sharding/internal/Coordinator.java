@@ -96,10 +96,7 @@ final class Coordinator {
     private final LeaseKeeper leases;
 
     /** Shards of members that left, with the time before which they may still be served there. */
-    private final Map<ShardKey, Long> fences = new HashMap<>();
-
-    /** When the member holding each fenced shard left the view. */
-    private final Map<ShardKey, Long> removedAt = new HashMap<>();
+    private final Map<ShardKey, Fence> fences = new HashMap<>();
 
     /** The epoch of each allocated shard, as allocated here or reported by its region. */
     private final Map<ShardKey, Long> epochs = new HashMap<>();
@@ -190,7 +187,6 @@ final class Coordinator {
             leaving.clear();
             rememberTypes.clear();
             fences.clear();
-            removedAt.clear();
             epochs.clear();
             return;
         }
@@ -203,7 +199,6 @@ final class Coordinator {
             handoffs.clear();
             leaving.clear();
             fences.clear();
-            removedAt.clear();
             epochs.clear();
             activationFence = leases.activationFence(now);
             awaitingStates.clear();
@@ -222,15 +217,13 @@ final class Coordinator {
             state.types().forEach((typeName, t) -> t.homes().forEach((shard, home) -> {
                 if (home.equals(m)) {
                     ShardKey key = new ShardKey(typeName, shard);
-                    fences.merge(key, fence, Math::max);
-                    removedAt.put(key, now);
+                    fences.merge(key, new Fence(fence, now), Fence::later);
                     epochs.remove(key);
                 }
             }));
             inProgress.forEach((key, a) -> {
                 if (a.member.equals(m)) {
-                    fences.merge(key, fence, Math::max);
-                    removedAt.put(key, now);
+                    fences.merge(key, new Fence(fence, now), Fence::later);
                 }
             });
             state = state.apply(new CoordinatorState.MemberRemoved(m));
@@ -364,7 +357,6 @@ final class Coordinator {
                 state = state.apply(new CoordinatorState.ShardAllocated(r.typeName(), shard, from));
                 epochs.put(key, epoch);
                 fences.remove(key);
-                removedAt.remove(key);
                 if (ready && !known) {
                     // a member that hosted shards before it joined comes from another part of a split cluster:
                     // leases granted there may still cover shards nobody reports
@@ -513,22 +505,21 @@ final class Coordinator {
             waiting.computeIfAbsent(key, k -> new LinkedHashSet<>()).addAll(requesters);
             return;
         }
-        long fence = Math.max(activationFence, fences.getOrDefault(key, LeaseKeeper.NEVER));
+        Fence memberFence = fences.get(key);
+        long fence = memberFence == null ? activationFence : Math.max(activationFence, memberFence.until());
         if (LeaseKeeper.ahead(fence, now)) {
             // a member that left may still serve the shard until its lease ends
             waiting.computeIfAbsent(key, k -> new LinkedHashSet<>()).addAll(requesters);
             retryAt(fence);
             return;
         }
-        Long removed = removedAt.get(key);
-        if (removed != null && !leases.confirmedSince(removed, now)) {
+        if (memberFence != null && !leases.confirmedSince(memberFence.removedAt(), now)) {
             // and this side must still run since it saw the member leave: a winning set confirmed it since
             waiting.computeIfAbsent(key, k -> new LinkedHashSet<>()).addAll(requesters);
             retryAt(now + 50_000_000L);
             return;
         }
         fences.remove(key);
-        removedAt.remove(key);
         Map<Member, Set<Integer>> candidates = t == null ? Map.of() : candidates(key.typeName, t);
         candidates.keySet().removeIf(m -> !leases.leased(m, now));
         if (candidates.isEmpty()) {
@@ -845,6 +836,18 @@ final class Coordinator {
     }
 
     private record ShardKey(String typeName, int shardId) {
+    }
+
+    /**
+     * A shard of a member that left: taken over no earlier than {@code until} (the member's last lease has ended),
+     * and only once a winning set confirmed this coordinator after {@code removedAt}.
+     */
+    private record Fence(long until, long removedAt) {
+
+        /** Of two fences on one shard, the one that ends later. */
+        Fence later(Fence other) {
+            return new Fence(Math.max(until, other.until), Math.max(removedAt, other.removedAt));
+        }
     }
 
     private static final class Allocation {

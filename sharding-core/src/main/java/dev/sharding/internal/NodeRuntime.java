@@ -498,11 +498,7 @@ public final class NodeRuntime implements Transport.Listener {
         for (Region<?> r : regions.values()) {
             r.dropAll(failure);
         }
-        registered = false;
-        Member coord = coordinatorMember;
-        if (coord != null && running) {
-            send(coord, new Register(regionInfos(), storeId), false);
-        }
+        reportShards();
         regionChanged();
     }
 
@@ -547,10 +543,14 @@ public final class NodeRuntime implements Transport.Listener {
                 }));
     }
 
+    /**
+     * Tells the coordinator every shard this node hosts now, after it dropped some on its own; repeated every retry
+     * interval until acknowledged.
+     */
     private void reportShards() {
+        registered = false;
         Member coord = coordinatorMember;
         if (coord != null && running) {
-            registered = false;
             send(coord, new Register(regionInfos(), storeId), false);
         }
     }
@@ -576,10 +576,7 @@ public final class NodeRuntime implements Transport.Listener {
 
     /** A region stopped a shard on its own (fenced by the store): the coordinator hears what this node hosts now. */
     void stopServingShard() {
-        Member coord = coordinatorMember;
-        if (coord != null && running) {
-            send(coord, new Register(regionInfos(), storeId), false);
-        }
+        reportShards();
         regionChanged();
     }
 

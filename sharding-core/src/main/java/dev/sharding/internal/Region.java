@@ -971,10 +971,8 @@ public final class Region<T> implements ShardRegion<T> {
      * than its own). Control thread.
      *
      * @param current the current epoch of each shard of the type in the store
-     * @return how many shards were dropped
      */
-    int dropStale(Map<Integer, Long> current) {
-        int n = 0;
+    void dropStale(Map<Integer, Long> current) {
         for (ShardSlot slot : slots) {
             Shard local = slot.local;
             if (local != null && current.getOrDefault(slot.shardId, 0L) > local.epoch()) {
@@ -982,23 +980,18 @@ public final class Region<T> implements ShardRegion<T> {
                         + "(epoch {}); stopping it", slot.shardId, type.name(), node.nodeName(),
                         current.get(slot.shardId), local.epoch());
                 drop(slot, local);
-                n++;
             }
         }
-        return n;
     }
 
     /** Drops every hosted shard (their state could not be checked). Control thread. */
-    int dropHosted() {
-        int n = 0;
+    void dropHosted() {
         for (ShardSlot slot : slots) {
             Shard local = slot.local;
             if (local != null) {
                 drop(slot, local);
-                n++;
             }
         }
-        return n;
     }
 
     /** Stops a shard's entities now (their state is stored already) and forgets the shard and its home. */
@@ -1022,11 +1015,8 @@ public final class Region<T> implements ShardRegion<T> {
      * forgotten, and what waits for a home fails. Control thread.
      */
     void dropAll(RuntimeException reason) {
+        dropHosted();
         for (ShardSlot slot : slots) {
-            Shard local = slot.local;
-            if (local != null) {
-                drop(slot, local);
-            }
             synchronized (slot) {
                 slot.home = null;
                 slot.handingOff = false;

@@ -14,6 +14,7 @@ import dev.sharding.internal.protocol.ShardHome;
 import dev.sharding.internal.store.InMemoryShardingStore;
 import dev.sharding.spi.LeastShardAllocationStrategy;
 import dev.sharding.spi.ShardingStore;
+import dev.sharding.test.ForwardingStore;
 import dev.sharding.test.InMemoryNetwork;
 import dev.sharding.test.Wallet;
 import java.time.Duration;

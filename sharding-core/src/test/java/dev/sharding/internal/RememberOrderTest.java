@@ -7,6 +7,7 @@ import dev.sharding.ShardingSettings;
 import dev.sharding.internal.codec.JacksonMessageCodec;
 import dev.sharding.internal.store.InMemoryShardingStore;
 import dev.sharding.spi.LeastShardAllocationStrategy;
+import dev.sharding.test.ForwardingStore;
 import dev.sharding.test.InMemoryNetwork;
 import dev.sharding.test.Wallet;
 import java.time.Duration;

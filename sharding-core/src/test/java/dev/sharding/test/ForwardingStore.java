@@ -1,4 +1,4 @@
-package dev.sharding.internal;
+package dev.sharding.test;
 
 import dev.sharding.spi.ShardingStore;
 import java.time.Duration;
@@ -9,13 +9,18 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * A store that forwards every call to another, for tests that change one operation.
+ * A store that forwards every call to another, for tests that change some operations.
  */
-class ForwardingStore implements ShardingStore {
+public class ForwardingStore implements ShardingStore {
 
     private final ShardingStore delegate;
 
-    ForwardingStore(ShardingStore delegate) {
+    /**
+     * Forwards to a store.
+     *
+     * @param delegate the store that does the work
+     */
+    public ForwardingStore(ShardingStore delegate) {
         this.delegate = delegate;
     }
 
