@@ -1,6 +1,14 @@
 package dev.sharding.internal;
 
 import dev.sharding.Member;
+import dev.sharding.internal.protocol.ShardStopped;
+import dev.sharding.internal.protocol.ShardStates;
+import dev.sharding.internal.protocol.ShardStarted;
+import dev.sharding.internal.protocol.Register;
+import dev.sharding.internal.protocol.GracefulShutdownRequest;
+import dev.sharding.internal.protocol.GetShardHome;
+import dev.sharding.internal.protocol.CoordinatorMessage;
+import dev.sharding.internal.protocol.AdminRequest;
 import dev.sharding.internal.protocol.AdminReply;
 import dev.sharding.internal.protocol.BeginHandOff;
 import dev.sharding.internal.protocol.EntityTransfer;
@@ -85,7 +93,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Runs on the node's control thread only; nothing here blocks.
  */
-final class Coordinator {
+final class Coordinator implements CoordinatorMessage.Handler {
 
     private static final Logger log = LoggerFactory.getLogger(Coordinator.class);
 
@@ -127,6 +135,48 @@ final class Coordinator {
     private final Map<ShardKey, Set<Member>> waiting = new HashMap<>();
 
     private final Set<Member> leaving = new HashSet<>();
+
+    // ---- messages to the coordinator ---------------------------------------------------------------------------
+
+    @Override
+    public void onRegister(Member from, Register m) {
+        onRegister(from, m.regions(), m.storeId());
+    }
+
+    @Override
+    public void onShardStates(Member from, ShardStates m) {
+        onRegionStates(from, m.regions());
+    }
+
+    @Override
+    public void onGetShardHome(Member from, GetShardHome m) {
+        onGetShardHome(from, m.typeName(), m.shardId());
+    }
+
+    @Override
+    public void onShardStarted(Member from, ShardStarted m) {
+        onShardStarted(from, m.typeName(), m.shardId());
+    }
+
+    @Override
+    public void onShardStopped(Member from, ShardStopped m) {
+        onShardStopped(from, m.typeName(), m.shardId(), m.epoch(), m.transfer());
+    }
+
+    @Override
+    public void onGracefulShutdownRequest(Member from, GracefulShutdownRequest m) {
+        onGracefulShutdown(from);
+    }
+
+    @Override
+    public void onAdminRequest(Member from, AdminRequest m) {
+        if (active) {
+            onAdminRequest(from, m.requestId(), m.typeName(), m.shardId(), m.targetNode());
+        } else {
+            node.send(from, new AdminReply(m.requestId(), false, "Node " + node.nodeName()
+                    + " is not the coordinator; try again"), false);
+        }
+    }
 
     /** Types whose regions remember their entities: their remembered shards are allocated without waiting. */
     private final Set<String> rememberTypes = new HashSet<>();

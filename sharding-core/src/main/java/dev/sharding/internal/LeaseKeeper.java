@@ -2,6 +2,7 @@ package dev.sharding.internal;
 
 import dev.sharding.Member;
 import dev.sharding.SplitBrainSettings;
+import dev.sharding.internal.protocol.LeaseMessage;
 import dev.sharding.internal.protocol.LeaseGrant;
 import dev.sharding.internal.protocol.LeasePing;
 import dev.sharding.internal.protocol.LeasePong;
@@ -45,7 +46,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Confined to the node's control thread, but for the volatile {@link #serving()} state read by entity threads.
  */
-final class LeaseKeeper {
+final class LeaseKeeper implements LeaseMessage.Handler {
 
     private static final Logger log = LoggerFactory.getLogger(LeaseKeeper.class);
 
@@ -504,7 +505,8 @@ final class LeaseKeeper {
     // ---- messages ----------------------------------------------------------------------------------------------
 
     /** The coordinator pings: answer only one's own coordinator. */
-    void onPing(Member from, LeasePing ping) {
+    @Override
+    public void onPing(Member from, LeasePing ping) {
         if (off || !from.equals(coordinator) || coordinating) {
             return;
         }
@@ -515,7 +517,8 @@ final class LeaseKeeper {
     }
 
     /** A member answers a ping. */
-    void onPong(Member from, LeasePong pong) {
+    @Override
+    public void onPong(Member from, LeasePong pong) {
         if (off || !coordinating) {
             return;
         }
@@ -553,7 +556,8 @@ final class LeaseKeeper {
     }
 
     /** The coordinator grants a lease. */
-    void onGrant(Member from, LeaseGrant grant) {
+    @Override
+    public void onGrant(Member from, LeaseGrant grant) {
         if (off || !from.equals(coordinator)) {
             return;
         }
@@ -577,7 +581,8 @@ final class LeaseKeeper {
     }
 
     /** The coordinator refuses a lease; the current one, if any, runs out. */
-    void onRefused(Member from, LeaseRefused refused) {
+    @Override
+    public void onRefused(Member from, LeaseRefused refused) {
         if (off || !from.equals(coordinator)) {
             return;
         }

@@ -9,36 +9,32 @@ import dev.sharding.internal.codec.KnownStrings;
 import dev.sharding.internal.codec.MalformedFrameException;
 import dev.sharding.internal.protocol.AdminReply;
 import dev.sharding.internal.protocol.AdminRequest;
-import dev.sharding.internal.protocol.BeginHandOff;
-import dev.sharding.internal.protocol.BeginHandOffAck;
+import dev.sharding.internal.protocol.GetShardHome;
+import dev.sharding.internal.protocol.GracefulShutdownRequest;
+import dev.sharding.internal.protocol.CoordinatorMessage;
 import dev.sharding.internal.protocol.EntityEnvelope;
+import dev.sharding.internal.protocol.EntityTraffic;
 import dev.sharding.internal.protocol.Failure;
 import dev.sharding.internal.protocol.FailureKind;
 import dev.sharding.internal.protocol.GetRegionStats;
-import dev.sharding.internal.protocol.GetShardHome;
 import dev.sharding.internal.protocol.GetShardStates;
-import dev.sharding.internal.protocol.GracefulShutdownRequest;
-import dev.sharding.internal.protocol.HandOff;
 import dev.sharding.internal.protocol.HostShard;
-import dev.sharding.internal.protocol.LeaseGrant;
-import dev.sharding.internal.protocol.LeasePing;
-import dev.sharding.internal.protocol.LeasePong;
-import dev.sharding.internal.protocol.LeaseRefused;
-import dev.sharding.internal.protocol.RegisterRefused;
-import dev.sharding.internal.protocol.StopShard;
+import dev.sharding.internal.protocol.LeaseMessage;
+import dev.sharding.internal.protocol.NodeMessage;
 import dev.sharding.internal.protocol.ProtocolCodec;
 import dev.sharding.internal.protocol.ProtocolMessage;
+import dev.sharding.internal.protocol.Recipients;
 import dev.sharding.internal.protocol.RegionInfo;
+import dev.sharding.internal.protocol.RegionMessage;
 import dev.sharding.internal.protocol.RegionStats;
 import dev.sharding.internal.protocol.RegionStopped;
 import dev.sharding.internal.protocol.RegionStoppedAck;
 import dev.sharding.internal.protocol.Register;
 import dev.sharding.internal.protocol.RegisterAck;
+import dev.sharding.internal.protocol.RegisterRefused;
 import dev.sharding.internal.protocol.Reply;
-import dev.sharding.internal.protocol.ShardHome;
-import dev.sharding.internal.protocol.ShardStarted;
+import dev.sharding.internal.protocol.Sender;
 import dev.sharding.internal.protocol.ShardStates;
-import dev.sharding.internal.protocol.ShardStopped;
 import dev.sharding.internal.transport.Transport;
 import dev.sharding.spi.MessageCodec;
 import dev.sharding.spi.ShardAllocationStrategy;
@@ -101,6 +97,12 @@ public final class NodeRuntime implements Transport.Listener {
     private final ScheduledExecutorService control;
 
     private final Map<String, Region<?>> regions = new LinkedHashMap<>();
+
+    private final Map<String, RegionCommands> regionCommands = new HashMap<>();
+
+    private final Inbound inbound = new Inbound();
+
+    private final ControlRecipients recipients = new ControlRecipients();
 
     private final Coordinator coordinator;
 
@@ -213,8 +215,9 @@ public final class NodeRuntime implements Transport.Listener {
         ShardingSettings.EntityTypeSettings ts = settings.entity(type.name());
         int shards = ts.numberOfShards() > 0 ? ts.numberOfShards()
                 : type.numberOfShards() > 0 ? type.numberOfShards() : settings.numberOfShards();
-        regions.put(type.name(), new Region<>(this, type, EntityHandlers.of(type.entityClass()), shards,
-                ts.proxyOnly()));
+        Region<T> region = new Region<>(this, type, EntityHandlers.of(type.entityClass()), shards, ts.proxyOnly());
+        regions.put(type.name(), region);
+        regionCommands.put(type.name(), new RegionCommands(region, this));
     }
 
     private static ExecutorService newEntityExecutor() {
@@ -751,7 +754,22 @@ public final class NodeRuntime implements Transport.Listener {
     }
 
     private void dispatch(Member from, ProtocolMessage msg, byte[] buffer, int offset, int length) {
-        if (msg instanceof EntityEnvelope env) {
+        if (msg instanceof EntityTraffic traffic) {
+            traffic.dispatchTo(inbound, from, buffer, offset, length);
+        } else {
+            try {
+                control.execute(() -> handleControl(from, msg));
+            } catch (java.util.concurrent.RejectedExecutionException stopping) {
+                // node stopping
+            }
+        }
+    }
+
+    /** Entity traffic, on the transport's thread: into a mailbox, forwarded, or completing the waiting ask. */
+    private final class Inbound implements EntityTraffic.Handler {
+
+        @Override
+        public void onEnvelope(Member from, EntityEnvelope env, byte[] frame, int offset, int length) {
             Region<?> region = regions.get(env.typeName());
             if (region == null) {
                 log.warn("Rejected a message from {} for unknown entity type {}", from, env.typeName());
@@ -762,42 +780,38 @@ public final class NodeRuntime implements Transport.Listener {
                 }
                 return;
             }
-            region.receive(env, buffer, offset, length);
-        } else if (msg instanceof Reply reply) {
-            onReply(reply);
-        } else if (msg instanceof Failure failure) {
+            region.receive(env, frame, offset, length);
+        }
+
+        @Override
+        public void onReply(Member from, Reply reply) {
+            PendingAsk<?> ask = asks.remove(reply.correlationId());
+            if (ask == null) {
+                return; // timed out or failed already
+            }
+            byte[] payload = reply.payload();
+            Object value;
+            if (payload == null) {
+                value = null;
+            } else {
+                try {
+                    value = codec.decode(payload, 0, payload.length);
+                } catch (MessageRejectedException e) {
+                    log.warn("Rejected the reply of [{}/{}]: {}", ask.typeName, ask.entityId, e.getMessage());
+                    executor.execute(() -> ask.fail(e));
+                    return;
+                }
+            }
+            executor.execute(() -> ask.reply(value));
+        }
+
+        @Override
+        public void onFailure(Member from, Failure failure) {
             PendingAsk<?> ask = asks.remove(failure.correlationId());
             if (ask != null) {
                 executor.execute(() -> ask.fail(failure.kind(), failure.className(), failure.message()));
             }
-        } else {
-            try {
-                control.execute(() -> handleControl(from, msg));
-            } catch (java.util.concurrent.RejectedExecutionException stopping) {
-                // node stopping
-            }
         }
-    }
-
-    private void onReply(Reply reply) {
-        PendingAsk<?> ask = asks.remove(reply.correlationId());
-        if (ask == null) {
-            return; // timed out or failed already
-        }
-        byte[] payload = reply.payload();
-        Object value;
-        if (payload == null) {
-            value = null;
-        } else {
-            try {
-                value = codec.decode(payload, 0, payload.length);
-            } catch (MessageRejectedException e) {
-                log.warn("Rejected the reply of [{}/{}]: {}", ask.typeName, ask.entityId, e.getMessage());
-                executor.execute(() -> ask.fail(e));
-                return;
-            }
-        }
-        executor.execute(() -> ask.reply(value));
     }
 
     @Override
@@ -860,145 +874,129 @@ public final class NodeRuntime implements Transport.Listener {
         return infos;
     }
 
-    /** Messages only the coordinator of this node's current view may send. */
-    private static boolean fromCoordinatorOnly(ProtocolMessage msg) {
-        return msg instanceof HostShard || msg instanceof ShardHome || msg instanceof BeginHandOff
-                || msg instanceof HandOff || msg instanceof StopShard || msg instanceof GetShardStates
-                || msg instanceof RegisterAck || msg instanceof RegisterRefused || msg instanceof LeasePing
-                || msg instanceof LeaseGrant || msg instanceof LeaseRefused;
-    }
-
     /**
-     * Whether a control message may come from this sender: commands to regions only from the coordinator of the
-     * current view, everything else only from members of the current view (a lease answer also from a member that
-     * left it, so that it learns why). Others are counted and dropped: a stale coordinator of a former view, or a
-     * process that is not a member, changes nothing.
+     * Whether a control message may come from this sender (see {@link Sender}): commands to regions only from the
+     * coordinator of the current view, everything else only from members of the current view, a lease request from
+     * anyone. Others are counted and dropped: a stale coordinator of a former view, or a process that is not a member,
+     * changes nothing.
      */
     private boolean acceptable(Member from, ProtocolMessage msg) {
         if (from.equals(self)) {
             return true;
         }
-        if (fromCoordinatorOnly(msg)) {
-            return from.equals(coordinatorMember);
-        }
-        return msg instanceof LeasePong || view.contains(from);
+        return switch (msg.sender()) {
+            case COORDINATOR -> from.equals(coordinatorMember);
+            case MEMBER -> view.contains(from);
+            case ANYONE, ANY_NODE -> true;
+        };
     }
 
     private void handleControl(Member from, ProtocolMessage msg) {
-        if (!running && !(msg instanceof GetShardStates || msg instanceof GetRegionStats
-                || msg instanceof RegionStopped || msg instanceof RegionStoppedAck)) {
+        if (!running && !(msg instanceof NodeMessage m && m.answeredWhileStopping())) {
             return; // a stopping node still answers queries, so a new coordinator need not wait for it to leave
         }
         if (!acceptable(from, msg)) {
             long n = droppedControl.incrementAndGet();
             if (n == 1 || Long.bitCount(n) == 1) {
                 log.info("Dropped {} from {}: only {} may send it now ({} dropped so far)",
-                        msg.getClass().getSimpleName(), from, fromCoordinatorOnly(msg)
+                        msg.getClass().getSimpleName(), from, msg.sender() == Sender.COORDINATOR
                                 ? "the coordinator " + coordinatorMember : "members of the view", n);
             }
             return;
         }
         try {
-            if (msg instanceof Register m) {
-                coordinator.onRegister(from, m.regions(), m.storeId());
-            } else if (msg instanceof ShardStates m) {
-                coordinator.onRegionStates(from, m.regions());
-            } else if (msg instanceof RegisterAck) {
-                if (!registered) {
-                    log.info("Node {} registered with coordinator {}", nodeName, from);
-                }
-                registered = true;
-            } else if (msg instanceof RegisterRefused m) {
-                if (registrationRefused == null) {
-                    log.error("Coordinator {} refused node {}: {}", from, nodeName, m.reason());
-                }
-                registrationRefused = m.reason();
-            } else if (msg instanceof GetShardStates) {
-                send(from, new ShardStates(regionInfos()), false);
-            } else if (msg instanceof GetShardHome m) {
-                coordinator.onGetShardHome(from, m.typeName(), m.shardId());
-            } else if (msg instanceof ShardHome m) {
-                Region<?> r = regions.get(m.typeName());
-                if (r != null) {
-                    r.homeKnown(m.shardId(), m.home());
-                }
-            } else if (msg instanceof HostShard m) {
-                Region<?> r = regions.get(m.typeName());
-                if (r == null) {
-                    log.error("Coordinator {} asked {} to host shard {} of unknown type {}", from, nodeName,
-                            m.shardId(), m.typeName());
-                } else if (r.hostShard(m.shardId(), m.epoch(), m.transferEpoch(), m.transfer())) {
-                    send(from, new ShardStarted(m.typeName(), m.shardId()), false);
-                }
-            } else if (msg instanceof StopShard m) {
-                Region<?> r = regions.get(m.typeName());
-                if (r != null) {
-                    r.stopShard(m.shardId(), m.epoch());
-                }
-            } else if (msg instanceof ShardStarted m) {
-                coordinator.onShardStarted(from, m.typeName(), m.shardId());
-            } else if (msg instanceof BeginHandOff m) {
-                Region<?> r = regions.get(m.typeName());
-                if (r != null) {
-                    r.beginHandOff(m.shardId(), m.owner());
-                }
-            } else if (msg instanceof BeginHandOffAck m) {
-                Region<?> r = regions.get(m.typeName());
-                if (r != null) {
-                    r.handOffAcknowledged(from, m.shardId());
-                }
-            } else if (msg instanceof HandOff m) {
-                Region<?> r = regions.get(m.typeName());
-                if (r != null) {
-                    r.handOff(m.shardId(), m.regions());
-                }
-            } else if (msg instanceof ShardStopped m) {
-                coordinator.onShardStopped(from, m.typeName(), m.shardId(), m.epoch(), m.transfer());
-            } else if (msg instanceof GracefulShutdownRequest) {
-                coordinator.onGracefulShutdown(from);
-            } else if (msg instanceof LeasePing m) {
-                leases.onPing(from, m);
-            } else if (msg instanceof LeasePong m) {
-                leases.onPong(from, m);
-            } else if (msg instanceof LeaseGrant m) {
-                leases.onGrant(from, m);
-            } else if (msg instanceof LeaseRefused m) {
-                leases.onRefused(from, m);
-            } else if (msg instanceof RegionStopped) {
-                leases.memberLeaving(from);
-                send(from, new RegionStoppedAck(), false);
-            } else if (msg instanceof RegionStoppedAck) {
-                stoppedAcksAwaited.remove(from);
-                if (stoppedAcksAwaited.isEmpty()) {
-                    stoppedAcked.complete(null);
-                }
-            } else if (msg instanceof AdminRequest m) {
-                if (coordinator.isActive()) {
-                    coordinator.onAdminRequest(from, m.requestId(), m.typeName(), m.shardId(), m.targetNode());
-                } else {
-                    send(from, new AdminReply(m.requestId(), false, "Node " + nodeName
-                            + " is not the coordinator; try again"), false);
-                }
-            } else if (msg instanceof AdminReply m) {
-                CompletableFuture<AdminReply> f = adminRequests.remove(m.requestId());
-                if (f != null) {
-                    f.complete(m);
-                }
-            } else if (msg instanceof GetRegionStats m) {
-                send(from, new RegionStats(m.requestId(), leaving,
-                        coordinator.isActive() ? coordinator.handoffsInProgress() : List.of(), localStats()), true);
-            } else if (msg instanceof RegionStats m) {
-                StatsRequest s = statsRequests.get(m.requestId());
-                if (s != null) {
-                    s.results.put(from, m);
-                    s.expected.remove(from);
-                    s.completeIfDone();
-                }
-            } else {
-                log.warn("Unexpected control message {} from {}", msg, from);
-            }
+            msg.routeTo(recipients, from);
         } catch (RuntimeException e) {
             log.error("Handling {} from {} failed", msg, from, e);
+        }
+    }
+
+    /** Control messages, on the control thread, each to the recipient of its family. */
+    private final class ControlRecipients implements Recipients, NodeMessage.Handler {
+
+        @Override
+        public void coordinator(Member from, CoordinatorMessage m) {
+            m.dispatchTo(coordinator, from);
+        }
+
+        @Override
+        public void region(Member from, RegionMessage m) {
+            RegionCommands r = regionCommands.get(m.typeName());
+            if (r != null) {
+                m.dispatchTo(r, from);
+            } else if (m instanceof HostShard h) {
+                log.error("Coordinator {} asked {} to host shard {} of unknown type {}", from, nodeName,
+                        h.shardId(), h.typeName());
+            }
+        }
+
+        @Override
+        public void lease(Member from, LeaseMessage m) {
+            m.dispatchTo(leases, from);
+        }
+
+        @Override
+        public void node(Member from, NodeMessage m) {
+            m.dispatchTo(this, from);
+        }
+
+        @Override
+        public void onRegisterAck(Member from, RegisterAck m) {
+            if (!registered) {
+                log.info("Node {} registered with coordinator {}", nodeName, from);
+            }
+            registered = true;
+        }
+
+        @Override
+        public void onRegisterRefused(Member from, RegisterRefused m) {
+            if (registrationRefused == null) {
+                log.error("Coordinator {} refused node {}: {}", from, nodeName, m.reason());
+            }
+            registrationRefused = m.reason();
+        }
+
+        @Override
+        public void onGetShardStates(Member from, GetShardStates m) {
+            send(from, new ShardStates(regionInfos()), false);
+        }
+
+        @Override
+        public void onRegionStopped(Member from, RegionStopped m) {
+            leases.memberLeaving(from);
+            send(from, new RegionStoppedAck(), false);
+        }
+
+        @Override
+        public void onRegionStoppedAck(Member from, RegionStoppedAck m) {
+            stoppedAcksAwaited.remove(from);
+            if (stoppedAcksAwaited.isEmpty()) {
+                stoppedAcked.complete(null);
+            }
+        }
+
+        @Override
+        public void onAdminReply(Member from, AdminReply m) {
+            CompletableFuture<AdminReply> f = adminRequests.remove(m.requestId());
+            if (f != null) {
+                f.complete(m);
+            }
+        }
+
+        @Override
+        public void onGetRegionStats(Member from, GetRegionStats m) {
+            send(from, new RegionStats(m.requestId(), leaving,
+                    coordinator.isActive() ? coordinator.handoffsInProgress() : List.of(), localStats()), true);
+        }
+
+        @Override
+        public void onRegionStats(Member from, RegionStats m) {
+            StatsRequest s = statsRequests.get(m.requestId());
+            if (s != null) {
+                s.results.put(from, m);
+                s.expected.remove(from);
+                s.completeIfDone();
+            }
         }
     }
 
@@ -1095,8 +1093,8 @@ public final class NodeRuntime implements Transport.Listener {
      */
     void send(Member to, ProtocolMessage msg, boolean outOfBand) {
         if (to.equals(self)) {
-            if (msg instanceof EntityEnvelope || msg instanceof Reply || msg instanceof Failure) {
-                dispatch(to, msg, new byte[0], 0, 0);
+            if (msg instanceof EntityTraffic traffic) {
+                traffic.dispatchTo(inbound, to, new byte[0], 0, 0);
             } else {
                 try {
                     control.execute(() -> handleControl(to, msg));

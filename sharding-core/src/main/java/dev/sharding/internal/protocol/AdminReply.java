@@ -1,5 +1,6 @@
 package dev.sharding.internal.protocol;
 
+import dev.sharding.Member;
 import dev.sharding.internal.codec.WireReader;
 import dev.sharding.internal.codec.WireWriter;
 
@@ -10,7 +11,7 @@ import dev.sharding.internal.codec.WireWriter;
  * @param accepted whether the operation started
  * @param message what was done, or the error
  */
-public record AdminReply(long requestId, boolean accepted, String message) implements ProtocolMessage {
+public record AdminReply(long requestId, boolean accepted, String message) implements NodeMessage {
 
     /** The wire tag. */
     public static final int TAG = 21;
@@ -18,6 +19,21 @@ public record AdminReply(long requestId, boolean accepted, String message) imple
     @Override
     public int tag() {
         return TAG;
+    }
+
+    @Override
+    public Sender sender() {
+        return Sender.MEMBER;
+    }
+
+    @Override
+    public boolean answeredWhileStopping() {
+        return false;
+    }
+
+    @Override
+    public void dispatchTo(Handler handler, Member from) {
+        handler.onAdminReply(from, this);
     }
 
     @Override

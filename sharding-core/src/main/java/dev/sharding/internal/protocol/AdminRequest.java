@@ -1,5 +1,6 @@
 package dev.sharding.internal.protocol;
 
+import dev.sharding.Member;
 import dev.sharding.internal.codec.WireReader;
 import dev.sharding.internal.codec.WireWriter;
 import org.jspecify.annotations.Nullable;
@@ -14,7 +15,7 @@ import org.jspecify.annotations.Nullable;
  * @param targetNode the name of the node to move it to, or {@code null} for the allocation strategy's choice
  */
 public record AdminRequest(long requestId, @Nullable String typeName, int shardId, @Nullable String targetNode)
-        implements ProtocolMessage {
+        implements CoordinatorMessage {
 
     /** The wire tag. */
     public static final int TAG = 20;
@@ -22,6 +23,16 @@ public record AdminRequest(long requestId, @Nullable String typeName, int shardI
     @Override
     public int tag() {
         return TAG;
+    }
+
+    @Override
+    public Sender sender() {
+        return Sender.MEMBER;
+    }
+
+    @Override
+    public void dispatchTo(Handler handler, Member from) {
+        handler.onAdminRequest(from, this);
     }
 
     @Override

@@ -12,7 +12,7 @@ import dev.sharding.internal.codec.WireWriter;
  * @param shardId the shard
  * @param owner the member hosting the shard now
  */
-public record BeginHandOff(String typeName, int shardId, Member owner) implements ProtocolMessage {
+public record BeginHandOff(String typeName, int shardId, Member owner) implements RegionMessage {
 
     /** The wire tag. */
     public static final int TAG = 14;
@@ -20,6 +20,16 @@ public record BeginHandOff(String typeName, int shardId, Member owner) implement
     @Override
     public int tag() {
         return TAG;
+    }
+
+    @Override
+    public Sender sender() {
+        return Sender.COORDINATOR;
+    }
+
+    @Override
+    public void dispatchTo(Handler handler, Member from) {
+        handler.onBeginHandOff(from, this);
     }
 
     @Override

@@ -1,5 +1,6 @@
 package dev.sharding.internal.protocol;
 
+import dev.sharding.Member;
 import dev.sharding.internal.codec.WireReader;
 import dev.sharding.internal.codec.WireWriter;
 
@@ -9,7 +10,7 @@ import dev.sharding.internal.codec.WireWriter;
  * @param typeName the entity type
  * @param shardId the shard
  */
-public record BeginHandOffAck(String typeName, int shardId) implements ProtocolMessage {
+public record BeginHandOffAck(String typeName, int shardId) implements RegionMessage {
 
     /** The wire tag. */
     public static final int TAG = 15;
@@ -17,6 +18,16 @@ public record BeginHandOffAck(String typeName, int shardId) implements ProtocolM
     @Override
     public int tag() {
         return TAG;
+    }
+
+    @Override
+    public Sender sender() {
+        return Sender.MEMBER;
+    }
+
+    @Override
+    public void dispatchTo(Handler handler, Member from) {
+        handler.onBeginHandOffAck(from, this);
     }
 
     @Override

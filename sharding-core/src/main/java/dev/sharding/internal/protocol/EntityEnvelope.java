@@ -23,7 +23,7 @@ import org.jspecify.annotations.Nullable;
  * @param payloadLength its length
  */
 public record EntityEnvelope(String typeName, String entityId, int shardId, long correlationId,
-        @Nullable Member replyTo, byte[] payload, int payloadOffset, int payloadLength) implements ProtocolMessage {
+        @Nullable Member replyTo, byte[] payload, int payloadOffset, int payloadLength) implements EntityTraffic {
 
     /** The wire tag. */
     public static final int TAG = 9;
@@ -31,6 +31,11 @@ public record EntityEnvelope(String typeName, String entityId, int shardId, long
     @Override
     public int tag() {
         return TAG;
+    }
+
+    @Override
+    public void dispatchTo(Handler handler, Member from, byte[] frame, int offset, int length) {
+        handler.onEnvelope(from, this, frame, offset, length);
     }
 
     @Override

@@ -1,5 +1,6 @@
 package dev.sharding.internal.protocol;
 
+import dev.sharding.Member;
 import dev.sharding.internal.codec.WireReader;
 import dev.sharding.internal.codec.WireWriter;
 import org.jspecify.annotations.Nullable;
@@ -14,7 +15,7 @@ import org.jspecify.annotations.Nullable;
  * @param message the exception's message
  */
 public record Failure(long correlationId, FailureKind kind, String className, @Nullable String message)
-        implements ProtocolMessage {
+        implements EntityTraffic {
 
     /** The wire tag. */
     public static final int TAG = 11;
@@ -22,6 +23,11 @@ public record Failure(long correlationId, FailureKind kind, String className, @N
     @Override
     public int tag() {
         return TAG;
+    }
+
+    @Override
+    public void dispatchTo(Handler handler, Member from, byte[] frame, int offset, int length) {
+        handler.onFailure(from, this);
     }
 
     @Override

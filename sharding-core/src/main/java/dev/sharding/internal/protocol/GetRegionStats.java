@@ -1,5 +1,6 @@
 package dev.sharding.internal.protocol;
 
+import dev.sharding.Member;
 import dev.sharding.internal.codec.WireReader;
 import dev.sharding.internal.codec.WireWriter;
 
@@ -8,7 +9,7 @@ import dev.sharding.internal.codec.WireWriter;
  *
  * @param requestId matches the replies to the request
  */
-public record GetRegionStats(long requestId) implements ProtocolMessage {
+public record GetRegionStats(long requestId) implements NodeMessage {
 
     /** The wire tag. */
     public static final int TAG = 12;
@@ -16,6 +17,21 @@ public record GetRegionStats(long requestId) implements ProtocolMessage {
     @Override
     public int tag() {
         return TAG;
+    }
+
+    @Override
+    public Sender sender() {
+        return Sender.MEMBER;
+    }
+
+    @Override
+    public boolean answeredWhileStopping() {
+        return true;
+    }
+
+    @Override
+    public void dispatchTo(Handler handler, Member from) {
+        handler.onGetRegionStats(from, this);
     }
 
     @Override

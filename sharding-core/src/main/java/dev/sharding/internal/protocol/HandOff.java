@@ -15,7 +15,7 @@ import java.util.List;
  * @param shardId the shard
  * @param regions the members whose acknowledgement the owner waits for
  */
-public record HandOff(String typeName, int shardId, List<Member> regions) implements ProtocolMessage {
+public record HandOff(String typeName, int shardId, List<Member> regions) implements RegionMessage {
 
     /** The wire tag. */
     public static final int TAG = 16;
@@ -23,6 +23,16 @@ public record HandOff(String typeName, int shardId, List<Member> regions) implem
     @Override
     public int tag() {
         return TAG;
+    }
+
+    @Override
+    public Sender sender() {
+        return Sender.COORDINATOR;
+    }
+
+    @Override
+    public void dispatchTo(Handler handler, Member from) {
+        handler.onHandOff(from, this);
     }
 
     @Override

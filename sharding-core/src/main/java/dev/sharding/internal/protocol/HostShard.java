@@ -1,5 +1,6 @@
 package dev.sharding.internal.protocol;
 
+import dev.sharding.Member;
 import dev.sharding.internal.codec.WireReader;
 import dev.sharding.internal.codec.WireWriter;
 import java.util.List;
@@ -16,7 +17,7 @@ import java.util.List;
  * @param transfer the stored state of the entities the previous owner stopped, when the shard was handed off
  */
 public record HostShard(String typeName, int shardId, long epoch, long transferEpoch, List<EntityTransfer> transfer)
-        implements ProtocolMessage {
+        implements RegionMessage {
 
     /** The wire tag. */
     public static final int TAG = 7;
@@ -24,6 +25,16 @@ public record HostShard(String typeName, int shardId, long epoch, long transferE
     @Override
     public int tag() {
         return TAG;
+    }
+
+    @Override
+    public Sender sender() {
+        return Sender.COORDINATOR;
+    }
+
+    @Override
+    public void dispatchTo(Handler handler, Member from) {
+        handler.onHostShard(from, this);
     }
 
     @Override

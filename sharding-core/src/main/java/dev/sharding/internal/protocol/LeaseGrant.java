@@ -1,5 +1,6 @@
 package dev.sharding.internal.protocol;
 
+import dev.sharding.Member;
 import dev.sharding.internal.codec.WireReader;
 import dev.sharding.internal.codec.WireWriter;
 
@@ -10,7 +11,7 @@ import dev.sharding.internal.codec.WireWriter;
  * @param request the request answered
  * @param validForNanos how long the lease lasts from the sending of the request
  */
-public record LeaseGrant(long request, long validForNanos) implements ProtocolMessage {
+public record LeaseGrant(long request, long validForNanos) implements LeaseMessage {
 
     /** The wire tag. */
     public static final int TAG = 25;
@@ -18,6 +19,16 @@ public record LeaseGrant(long request, long validForNanos) implements ProtocolMe
     @Override
     public int tag() {
         return TAG;
+    }
+
+    @Override
+    public Sender sender() {
+        return Sender.COORDINATOR;
+    }
+
+    @Override
+    public void dispatchTo(Handler handler, Member from) {
+        handler.onGrant(from, this);
     }
 
     @Override

@@ -1,5 +1,6 @@
 package dev.sharding.internal.protocol;
 
+import dev.sharding.Member;
 import dev.sharding.internal.codec.WireReader;
 import dev.sharding.internal.codec.WireWriter;
 
@@ -10,7 +11,7 @@ import dev.sharding.internal.codec.WireWriter;
  *
  * @param round the round, increasing
  */
-public record LeasePing(long round) implements ProtocolMessage {
+public record LeasePing(long round) implements LeaseMessage {
 
     /** The wire tag. */
     public static final int TAG = 23;
@@ -18,6 +19,16 @@ public record LeasePing(long round) implements ProtocolMessage {
     @Override
     public int tag() {
         return TAG;
+    }
+
+    @Override
+    public Sender sender() {
+        return Sender.COORDINATOR;
+    }
+
+    @Override
+    public void dispatchTo(Handler handler, Member from) {
+        handler.onPing(from, this);
     }
 
     @Override

@@ -1,5 +1,6 @@
 package dev.sharding.internal.protocol;
 
+import dev.sharding.Member;
 import dev.sharding.internal.codec.WireReader;
 import dev.sharding.internal.codec.WireWriter;
 
@@ -11,7 +12,7 @@ import dev.sharding.internal.codec.WireWriter;
  * @param round the round of the ping answered
  * @param request the member's own request number
  */
-public record LeasePong(long round, long request) implements ProtocolMessage {
+public record LeasePong(long round, long request) implements LeaseMessage {
 
     /** The wire tag. */
     public static final int TAG = 24;
@@ -19,6 +20,16 @@ public record LeasePong(long round, long request) implements ProtocolMessage {
     @Override
     public int tag() {
         return TAG;
+    }
+
+    @Override
+    public Sender sender() {
+        return Sender.ANYONE;
+    }
+
+    @Override
+    public void dispatchTo(Handler handler, Member from) {
+        handler.onPong(from, this);
     }
 
     @Override

@@ -1,5 +1,6 @@
 package dev.sharding.internal.protocol;
 
+import dev.sharding.Member;
 import dev.sharding.internal.codec.WireReader;
 import dev.sharding.internal.codec.WireWriter;
 
@@ -10,7 +11,7 @@ import dev.sharding.internal.codec.WireWriter;
  * @param request the request answered
  * @param reason why, for the member's log and its callers
  */
-public record LeaseRefused(long request, String reason) implements ProtocolMessage {
+public record LeaseRefused(long request, String reason) implements LeaseMessage {
 
     /** How a reason starts when the member is not in the coordinator's view: it was removed from the cluster. */
     public static final String NOT_A_MEMBER = "not a member";
@@ -30,6 +31,16 @@ public record LeaseRefused(long request, String reason) implements ProtocolMessa
     @Override
     public int tag() {
         return TAG;
+    }
+
+    @Override
+    public Sender sender() {
+        return Sender.COORDINATOR;
+    }
+
+    @Override
+    public void dispatchTo(Handler handler, Member from) {
+        handler.onRefused(from, this);
     }
 
     @Override

@@ -1,16 +1,16 @@
 package dev.sharding.internal.protocol;
 
+import dev.sharding.Member;
 import dev.sharding.internal.codec.WireWriter;
 
 /**
- * Every message nodes exchange, one record per message. Each has a stable wire tag (never reuse or renumber one) and
- * writes its own fields; {@link ProtocolCodec} reads them back.
+ * Every message nodes exchange, one record per message, in one sealed family per recipient: {@link CoordinatorMessage},
+ * {@link RegionMessage}, {@link LeaseMessage}, {@link NodeMessage} and {@link EntityTraffic}. Each family's
+ * {@code Handler} has one method per message, so a recipient that forgets one does not compile. Each message has a
+ * stable wire tag (never reuse or renumber one) and writes its own fields; {@link ProtocolCodec} reads them back.
  */
 public sealed interface ProtocolMessage
-        permits Register, RegisterAck, GetShardStates, ShardStates, GetShardHome, ShardHome, HostShard, ShardStarted,
-        EntityEnvelope, Reply, Failure, GetRegionStats, RegionStats, BeginHandOff, BeginHandOffAck, HandOff, ShardStopped,
-        GracefulShutdownRequest, RegionStopped, RegionStoppedAck, AdminRequest, AdminReply, LeasePing, LeasePong,
-        LeaseGrant, LeaseRefused, StopShard, RegisterRefused {
+        permits CoordinatorMessage, RegionMessage, LeaseMessage, NodeMessage, EntityTraffic {
 
     /**
      * The wire tag.
@@ -25,4 +25,19 @@ public sealed interface ProtocolMessage
      * @param out the writer
      */
     void writeTo(WireWriter out);
+
+    /**
+     * Who may send this message.
+     *
+     * @return the senders the receiver accepts it from
+     */
+    Sender sender();
+
+    /**
+     * Hands a control message to the recipient of its family.
+     *
+     * @param recipients the node's recipients
+     * @param from the sender
+     */
+    void routeTo(Recipients recipients, Member from);
 }

@@ -1,5 +1,6 @@
 package dev.sharding.internal.protocol;
 
+import dev.sharding.Member;
 import dev.sharding.internal.codec.MalformedFrameException;
 import dev.sharding.internal.codec.WireReader;
 import dev.sharding.internal.codec.WireWriter;
@@ -18,7 +19,7 @@ import java.util.TreeMap;
  * @param types one entry per entity type the node runs
  */
 public record RegionStats(long requestId, boolean leaving, List<String> handoffs, List<TypeStats> types)
-        implements ProtocolMessage {
+        implements NodeMessage {
 
     /** The wire tag. */
     public static final int TAG = 13;
@@ -26,6 +27,21 @@ public record RegionStats(long requestId, boolean leaving, List<String> handoffs
     @Override
     public int tag() {
         return TAG;
+    }
+
+    @Override
+    public Sender sender() {
+        return Sender.MEMBER;
+    }
+
+    @Override
+    public boolean answeredWhileStopping() {
+        return false;
+    }
+
+    @Override
+    public void dispatchTo(Handler handler, Member from) {
+        handler.onRegionStats(from, this);
     }
 
     @Override

@@ -1,5 +1,6 @@
 package dev.sharding.internal.protocol;
 
+import dev.sharding.Member;
 import dev.sharding.internal.codec.WireReader;
 import dev.sharding.internal.codec.WireWriter;
 import java.util.List;
@@ -12,7 +13,7 @@ import java.util.List;
  * @param storeId the id of the node's store, empty for a store not shared between processes; the coordinator refuses
  *     a node whose store is not its own ({@link RegisterRefused})
  */
-public record Register(List<RegionInfo> regions, String storeId) implements ProtocolMessage {
+public record Register(List<RegionInfo> regions, String storeId) implements CoordinatorMessage {
 
     /** The wire tag. */
     public static final int TAG = 1;
@@ -20,6 +21,16 @@ public record Register(List<RegionInfo> regions, String storeId) implements Prot
     @Override
     public int tag() {
         return TAG;
+    }
+
+    @Override
+    public Sender sender() {
+        return Sender.MEMBER;
+    }
+
+    @Override
+    public void dispatchTo(Handler handler, Member from) {
+        handler.onRegister(from, this);
     }
 
     @Override

@@ -1,5 +1,6 @@
 package dev.sharding.internal.protocol;
 
+import dev.sharding.Member;
 import dev.sharding.internal.codec.WireReader;
 import dev.sharding.internal.codec.WireWriter;
 
@@ -9,7 +10,7 @@ import dev.sharding.internal.codec.WireWriter;
  *
  * @param reason what differs, naming both values
  */
-public record RegisterRefused(String reason) implements ProtocolMessage {
+public record RegisterRefused(String reason) implements NodeMessage {
 
     /** The wire tag. */
     public static final int TAG = 28;
@@ -17,6 +18,21 @@ public record RegisterRefused(String reason) implements ProtocolMessage {
     @Override
     public int tag() {
         return TAG;
+    }
+
+    @Override
+    public Sender sender() {
+        return Sender.COORDINATOR;
+    }
+
+    @Override
+    public boolean answeredWhileStopping() {
+        return false;
+    }
+
+    @Override
+    public void dispatchTo(Handler handler, Member from) {
+        handler.onRegisterRefused(from, this);
     }
 
     @Override

@@ -1,5 +1,6 @@
 package dev.sharding.internal.protocol;
 
+import dev.sharding.Member;
 import dev.sharding.internal.codec.WireReader;
 import dev.sharding.internal.codec.WireWriter;
 import java.util.Arrays;
@@ -11,7 +12,7 @@ import org.jspecify.annotations.Nullable;
  * @param correlationId the ask's id at the asking member
  * @param payload the encoded reply, or {@code null} when the handler returned nothing
  */
-public record Reply(long correlationId, byte @Nullable [] payload) implements ProtocolMessage {
+public record Reply(long correlationId, byte @Nullable [] payload) implements EntityTraffic {
 
     /** The wire tag. */
     public static final int TAG = 10;
@@ -19,6 +20,11 @@ public record Reply(long correlationId, byte @Nullable [] payload) implements Pr
     @Override
     public int tag() {
         return TAG;
+    }
+
+    @Override
+    public void dispatchTo(Handler handler, Member from, byte[] frame, int offset, int length) {
+        handler.onReply(from, this);
     }
 
     @Override

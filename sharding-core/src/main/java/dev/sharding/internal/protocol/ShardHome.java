@@ -11,7 +11,7 @@ import dev.sharding.internal.codec.WireWriter;
  * @param shardId the shard
  * @param home the member whose region hosts it
  */
-public record ShardHome(String typeName, int shardId, Member home) implements ProtocolMessage {
+public record ShardHome(String typeName, int shardId, Member home) implements RegionMessage {
 
     /** The wire tag. */
     public static final int TAG = 6;
@@ -19,6 +19,16 @@ public record ShardHome(String typeName, int shardId, Member home) implements Pr
     @Override
     public int tag() {
         return TAG;
+    }
+
+    @Override
+    public Sender sender() {
+        return Sender.COORDINATOR;
+    }
+
+    @Override
+    public void dispatchTo(Handler handler, Member from) {
+        handler.onShardHome(from, this);
     }
 
     @Override

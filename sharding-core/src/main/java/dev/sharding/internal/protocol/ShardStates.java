@@ -1,5 +1,6 @@
 package dev.sharding.internal.protocol;
 
+import dev.sharding.Member;
 import dev.sharding.internal.codec.WireReader;
 import dev.sharding.internal.codec.WireWriter;
 import java.util.List;
@@ -9,7 +10,7 @@ import java.util.List;
  *
  * @param regions one entry per entity type the node runs
  */
-public record ShardStates(List<RegionInfo> regions) implements ProtocolMessage {
+public record ShardStates(List<RegionInfo> regions) implements CoordinatorMessage {
 
     /** The wire tag. */
     public static final int TAG = 4;
@@ -17,6 +18,16 @@ public record ShardStates(List<RegionInfo> regions) implements ProtocolMessage {
     @Override
     public int tag() {
         return TAG;
+    }
+
+    @Override
+    public Sender sender() {
+        return Sender.MEMBER;
+    }
+
+    @Override
+    public void dispatchTo(Handler handler, Member from) {
+        handler.onShardStates(from, this);
     }
 
     @Override

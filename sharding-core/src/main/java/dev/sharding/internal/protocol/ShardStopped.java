@@ -1,5 +1,6 @@
 package dev.sharding.internal.protocol;
 
+import dev.sharding.Member;
 import dev.sharding.internal.codec.WireReader;
 import dev.sharding.internal.codec.WireWriter;
 import java.util.List;
@@ -14,7 +15,7 @@ import java.util.List;
  * @param transfer the stored state of the entities that were alive
  */
 public record ShardStopped(String typeName, int shardId, long epoch, List<EntityTransfer> transfer)
-        implements ProtocolMessage {
+        implements CoordinatorMessage {
 
     /** The wire tag. */
     public static final int TAG = 17;
@@ -22,6 +23,16 @@ public record ShardStopped(String typeName, int shardId, long epoch, List<Entity
     @Override
     public int tag() {
         return TAG;
+    }
+
+    @Override
+    public Sender sender() {
+        return Sender.MEMBER;
+    }
+
+    @Override
+    public void dispatchTo(Handler handler, Member from) {
+        handler.onShardStopped(from, this);
     }
 
     @Override

@@ -1,5 +1,6 @@
 package dev.sharding.internal.protocol;
 
+import dev.sharding.Member;
 import dev.sharding.internal.codec.WireReader;
 import dev.sharding.internal.codec.WireWriter;
 
@@ -11,7 +12,7 @@ import dev.sharding.internal.codec.WireWriter;
  * @param shardId the shard
  * @param epoch the epoch of the incarnation to stop; a region hosting another epoch ignores it
  */
-public record StopShard(String typeName, int shardId, long epoch) implements ProtocolMessage {
+public record StopShard(String typeName, int shardId, long epoch) implements RegionMessage {
 
     /** The wire tag. */
     public static final int TAG = 27;
@@ -19,6 +20,16 @@ public record StopShard(String typeName, int shardId, long epoch) implements Pro
     @Override
     public int tag() {
         return TAG;
+    }
+
+    @Override
+    public Sender sender() {
+        return Sender.COORDINATOR;
+    }
+
+    @Override
+    public void dispatchTo(Handler handler, Member from) {
+        handler.onStopShard(from, this);
     }
 
     @Override
