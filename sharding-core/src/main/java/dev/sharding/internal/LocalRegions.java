@@ -1,0 +1,81 @@
+package dev.sharding.internal;
+
+import dev.sharding.internal.protocol.RegionInfo;
+import dev.sharding.internal.protocol.RegionStats;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The regions of one node, one per entity type, with the handler of each region's control messages. Filled while the
+ * node is built and fixed from then on, so any thread may read it.
+ */
+final class LocalRegions {
+
+    private final Map<String, Region<?>> regions = new LinkedHashMap<>();
+
+    private final Map<String, RegionCommands> commands = new HashMap<>();
+
+    /** Adds a region while the node is built. */
+    void add(Region<?> region, RegionCommands handler) {
+        if (regions.containsKey(region.typeName())) {
+            throw new IllegalArgumentException("Entity type " + region.typeName() + " is registered twice");
+        }
+        regions.put(region.typeName(), region);
+        commands.put(region.typeName(), handler);
+    }
+
+    /** The region of a type, or {@code null} for a type this node does not know. */
+    @Nullable Region<?> get(String typeName) {
+        return regions.get(typeName);
+    }
+
+    /** The handler of a region's control messages, or {@code null} for a type this node does not know. */
+    @Nullable RegionCommands commands(String typeName) {
+        return commands.get(typeName);
+    }
+
+    /** Every region, in the order of the types. */
+    Collection<Region<?>> all() {
+        return regions.values();
+    }
+
+    /** The regions by type name, unmodifiable. */
+    Map<String, Region<?>> byType() {
+        return Collections.unmodifiableMap(regions);
+    }
+
+    /** The type names. */
+    Set<String> typeNames() {
+        return Collections.unmodifiableSet(regions.keySet());
+    }
+
+    /** What each region hosts and whether it may host, as reported to the coordinator. */
+    List<RegionInfo> infos() {
+        List<RegionInfo> infos = new ArrayList<>(regions.size());
+        for (Region<?> r : regions.values()) {
+            infos.add(r.info());
+        }
+        return infos;
+    }
+
+    /** Whether no region hosts a shard. */
+    boolean hostNothing() {
+        return regions.values().stream().allMatch(r -> r.hostedShards() == 0);
+    }
+
+    /** Each region's passivations and entity counts per shard, for cluster statistics. */
+    List<RegionStats.TypeStats> stats() {
+        List<RegionStats.TypeStats> list = new ArrayList<>();
+        for (Region<?> r : regions.values()) {
+            list.add(new RegionStats.TypeStats(r.typeName(), r.proxyOnly(), r.passivations(), r.entityCounts()));
+        }
+        return list;
+    }
+}

@@ -1,0 +1,188 @@
+package dev.sharding.internal;
+
+import dev.sharding.Member;
+import dev.sharding.internal.protocol.ProtocolMessage;
+import dev.sharding.internal.protocol.Register;
+import dev.sharding.internal.protocol.RegisterAck;
+import dev.sharding.internal.protocol.RegisterRefused;
+import dev.sharding.internal.protocol.Sender;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * This node's place in the cluster: who it is, the current view, which member's coordinator is active (the oldest),
+ * and whether this node's regions are registered with it.
+ *
+ * <p>Registration: when the coordinator changes, the node sends {@code Register} with what each region hosts; it is
+ * repeated every retry interval until {@code RegisterAck} comes back, and again whenever the node drops shards on
+ * its own. A coordinator may refuse a node for good ({@code RegisterRefused}: another store, another number of
+ * shards); the node then never serves.
+ *
+ * <p>Who may send what: a control message is taken only from a sender its {@link Sender} allows, judged against this
+ * node's current view. Others are counted and dropped.
+ *
+ * <p>Written on the control thread only; the fields are volatile so that queries from other threads see them.
+ */
+final class Membership {
+
+    private static final Logger log = LoggerFactory.getLogger(Membership.class);
+
+    /** How the view changed: who left, who joined, and whether the coordinator moved. */
+    record ViewChange(Set<Member> gone, Set<Member> joined, @Nullable Member newCoordinator,
+            boolean coordinatorChanged) {
+    }
+
+    private final LocalRegions regions;
+
+    private final Outbound out;
+
+    private final AtomicLong droppedControl = new AtomicLong();
+
+    private volatile @Nullable Member self;
+
+    private volatile String nodeName = "";
+
+    private volatile List<Member> view = List.of();
+
+    private volatile @Nullable Member coordinator;
+
+    private volatile boolean registered;
+
+    /** Why the coordinator refused this node's registration for good, or {@code null}. */
+    private volatile @Nullable String registrationRefused;
+
+    /** The id of this node's store, empty when it is not shared between processes. */
+    private volatile String storeId = "";
+
+    Membership(LocalRegions regions, Outbound out) {
+        this.regions = regions;
+        this.out = out;
+    }
+
+    /** This node joined: its member. */
+    void joined(Member me) {
+        self = me;
+        nodeName = me.name();
+    }
+
+    /** The id of the store, read before the first view so that the first {@code Register} carries it. */
+    void storeId(String id) {
+        storeId = id;
+    }
+
+    /** Takes a new view. Control thread. */
+    ViewChange update(List<Member> members) {
+        List<Member> old = view;
+        Set<Member> gone = new HashSet<>(old);
+        gone.removeAll(members);
+        Set<Member> joined = new HashSet<>(members);
+        old.forEach(joined::remove);
+        view = members;
+        Member newCoordinator = members.isEmpty() ? null : members.get(0);
+        Member previous = coordinator;
+        coordinator = newCoordinator;
+        return new ViewChange(gone, joined, newCoordinator,
+                newCoordinator != null && !newCoordinator.equals(previous));
+    }
+
+    /** Registers this node's regions with the coordinator of the view. Control thread. */
+    void register() {
+        registered = false;
+        sendRegister();
+    }
+
+    /**
+     * Repeats {@code Register} until acknowledged; called every retry interval.
+     */
+    void retryRegister() {
+        if (!registered) {
+            sendRegister();
+        }
+    }
+
+    private void sendRegister() {
+        Member coord = coordinator;
+        if (coord != null) {
+            out.send(coord, new Register(regions.infos(), storeId), false);
+        }
+    }
+
+    /** The coordinator took this node's registration. */
+    void onRegisterAck(Member from, RegisterAck m) {
+        if (!registered) {
+            log.info("Node {} registered with coordinator {}", nodeName, from);
+        }
+        registered = true;
+    }
+
+    /** The coordinator refused this node for good. */
+    void onRegisterRefused(Member from, RegisterRefused m) {
+        if (registrationRefused == null) {
+            log.error("Coordinator {} refused node {}: {}", from, nodeName, m.reason());
+        }
+        registrationRefused = m.reason();
+    }
+
+    /**
+     * Whether a control message may come from this sender (see {@link Sender}): commands to regions only from the
+     * coordinator of the current view, everything else only from members of the current view, a lease request from
+     * anyone. A message that may not is counted and logged (the first, then at powers of two): a stale coordinator of
+     * a former view, or a process that is not a member, changes nothing.
+     */
+    boolean accepts(Member from, ProtocolMessage msg) {
+        if (from.equals(self)) {
+            return true;
+        }
+        boolean accepted = switch (msg.sender()) {
+            case COORDINATOR -> from.equals(coordinator);
+            case MEMBER -> view.contains(from);
+            case ANYONE, ANY_NODE -> true;
+        };
+        if (!accepted) {
+            long n = droppedControl.incrementAndGet();
+            if (n == 1 || Long.bitCount(n) == 1) {
+                log.info("Dropped {} from {}: only {} may send it now ({} dropped so far)",
+                        msg.getClass().getSimpleName(), from, msg.sender() == Sender.COORDINATOR
+                                ? "the coordinator " + coordinator : "members of the view", n);
+            }
+        }
+        return accepted;
+    }
+
+    @Nullable Member self() {
+        return self;
+    }
+
+    String nodeName() {
+        return nodeName;
+    }
+
+    List<Member> view() {
+        return view;
+    }
+
+    @Nullable Member coordinator() {
+        return coordinator;
+    }
+
+    boolean registered() {
+        return registered;
+    }
+
+    @Nullable String registrationRefused() {
+        return registrationRefused;
+    }
+
+    String storeId() {
+        return storeId;
+    }
+
+    long droppedControl() {
+        return droppedControl.get();
+    }
+}
