@@ -1,5 +1,8 @@
 package dev.sharding.internal;
 
+import static dev.sharding.internal.LeaseTimes.elapsed;
+import static dev.sharding.internal.LeaseTimes.later;
+
 import dev.sharding.Member;
 import dev.sharding.SplitBrainSettings;
 import dev.sharding.internal.protocol.LeaseMessage;
@@ -7,15 +10,9 @@ import dev.sharding.internal.protocol.LeaseGrant;
 import dev.sharding.internal.protocol.LeasePing;
 import dev.sharding.internal.protocol.LeasePong;
 import dev.sharding.internal.protocol.LeaseRefused;
-import dev.sharding.spi.ShardingStore;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.CompletionException;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -50,10 +47,8 @@ final class LeaseKeeper implements LeaseMessage.Handler {
 
     private static final Logger log = LoggerFactory.getLogger(LeaseKeeper.class);
 
-    private static final int MAX_REMEMBERED = 64;
-
-    /** No time: no lease, no attempt yet. Times are compared only through the helpers below. */
-    static final long NEVER = Long.MIN_VALUE;
+    /** No time: no lease, no attempt yet (see {@link LeaseTimes}). */
+    static final long NEVER = LeaseTimes.NEVER;
 
     /**
      * Whether a deadline is still ahead on the monotonic clock.
@@ -63,17 +58,7 @@ final class LeaseKeeper implements LeaseMessage.Handler {
      * @return true before the deadline
      */
     static boolean ahead(long until, long now) {
-        return until != NEVER && (until == Long.MAX_VALUE || until - now > 0);
-    }
-
-    /** Whether time {@code a} is after time {@code b}, either of which may be {@link #NEVER}. */
-    private static boolean later(long a, long b) {
-        return a != NEVER && (b == NEVER || a == Long.MAX_VALUE || (b != Long.MAX_VALUE && a - b > 0));
-    }
-
-    /** Whether at least {@code nanos} passed since {@code since} ({@link #NEVER}: yes). */
-    private static boolean elapsed(long since, long now, long nanos) {
-        return since == NEVER || now - since >= nanos;
+        return LeaseTimes.ahead(until, now);
     }
 
     private final NodeRuntime node;
@@ -82,13 +67,13 @@ final class LeaseKeeper implements LeaseMessage.Handler {
 
     private final PartitionDecider decider;
 
+    private final StoreLease storeLease;
+
+    private final CoordinatorLeases granting;
+
     private final boolean off;
 
     private final long leaseNanos;
-
-    private final long renewNanos;
-
-    private final long marginNanos;
 
     /**
      * How long a node whose lease lapsed waits for a new one before it drops its shards: long enough for the failure
@@ -106,34 +91,6 @@ final class LeaseKeeper implements LeaseMessage.Handler {
 
     /** Whether another member was ever this node's coordinator. */
     private boolean everFollowed;
-
-    /** Everyone seen in a view since start: a store lease held by one of them is not another cluster's. */
-    private final Set<String> knownMemberIds = new HashSet<>();
-
-    // ---- coordinator side ----
-
-    private long round;
-
-    private long lastPingNanos = NEVER;
-
-    private final LinkedHashMap<Long, Long> pingSent = new LinkedHashMap<>();
-
-    private final Map<Member, Long> confirmed = new HashMap<>();
-
-    private final Map<Member, Long> grantedUntil = new HashMap<>();
-
-    private long storeLeaseUntil = NEVER;
-
-    /** When the request that last renewed the store lease was sent. */
-    private long storeLeaseSentAt = NEVER;
-
-    private boolean storeLeaseSupported = true;
-
-    private boolean storeLeaseInFlight;
-
-    private long lastStoreAttemptNanos = NEVER;
-
-    private @Nullable String foreignHolder;
 
     // ---- member side ----
 
@@ -158,10 +115,26 @@ final class LeaseKeeper implements LeaseMessage.Handler {
         this.settings = settings;
         this.off = settings.strategy() == SplitBrainSettings.Strategy.OFF;
         this.leaseNanos = settings.leaseDuration().toNanos();
-        this.renewNanos = Math.max(1, leaseNanos / 4);
-        this.marginNanos = Math.max(50_000_000L, leaseNanos / 20);
+        long renewNanos = Math.max(1, leaseNanos / 4);
+        long marginNanos = Math.max(50_000_000L, leaseNanos / 20);
         this.decider = new PartitionDecider(settings, stableAfterNanos, skew(stableAfterNanos));
         this.pauseNanos = stableAfterNanos + leaseNanos;
+        this.storeLease = new StoreLease(node, settings, leaseNanos, renewNanos, new StoreLease.Listener() {
+            @Override
+            public boolean coordinating() {
+                return coordinating;
+            }
+
+            @Override
+            public void regained(long until) {
+                node.coordinatorMayRun();
+                if (settings.strategy() == SplitBrainSettings.Strategy.STORE_LEASE) {
+                    grantSelf(until, System.nanoTime());
+                }
+            }
+        });
+        this.granting = new CoordinatorLeases(node, this, settings, decider, storeLease, leaseNanos, renewNanos,
+                marginNanos);
         if (off) {
             servingUntil = Long.MAX_VALUE;
         }
@@ -185,12 +158,7 @@ final class LeaseKeeper implements LeaseMessage.Handler {
     /** A member registered: ping it at once, so that it holds a lease before the next round. */
     void pingNow(Member member) {
         if (!off && coordinating && !member.equals(node.self()) && view.contains(member)) {
-            Long sent = pingSent.get(round);
-            if (sent == null) {
-                ping(System.nanoTime());
-                return;
-            }
-            node.send(member, new LeasePing(round), false);
+            granting.pingNow(member);
         }
     }
 
@@ -215,8 +183,9 @@ final class LeaseKeeper implements LeaseMessage.Handler {
      * coordinator lease, so that a second cluster started on the same store by mistake never allocates too.
      */
     boolean inCharge(long now) {
-        return coordinating && viewWins && foreignHolder == null && (off || ahead(runUntil(now), now))
-                && (!storeLeaseSupported || ahead(storeLeaseUntil, now));
+        return coordinating && viewWins && storeLease.foreignHolder() == null
+                && (off || ahead(granting.runUntil(now), now))
+                && (!storeLease.supported() || ahead(storeLease.until(), now));
     }
 
     /**
@@ -226,11 +195,7 @@ final class LeaseKeeper implements LeaseMessage.Handler {
      * gets there.
      */
     long fenceFor(Member gone, long now) {
-        if (off) {
-            return now;
-        }
-        long granted = grantedUntil.getOrDefault(gone, NEVER);
-        return Math.max(now, granted) + marginNanos;
+        return off ? now : granting.fenceFor(gone, now);
     }
 
     /**
@@ -242,20 +207,7 @@ final class LeaseKeeper implements LeaseMessage.Handler {
      * @return true once confirmed
      */
     boolean confirmedSince(long since, long now) {
-        if (off) {
-            return true;
-        }
-        if (settings.strategy() == SplitBrainSettings.Strategy.STORE_LEASE) {
-            return storeLeaseSentAt != NEVER && storeLeaseSentAt - since > 0 && ahead(storeLeaseUntil, now);
-        }
-        Set<Member> fresh = new HashSet<>();
-        fresh.add(node.self());
-        confirmed.forEach((m, sent) -> {
-            if (sent - since > 0) {
-                fresh.add(m);
-            }
-        });
-        return viewWins && decider.wins(fresh, decider.references(now));
+        return off || granting.confirmedSince(since, now);
     }
 
     /**
@@ -264,12 +216,16 @@ final class LeaseKeeper implements LeaseMessage.Handler {
      * node of a new cluster) had no predecessor and need not wait.
      */
     long activationFence(long now) {
-        return off || !everFollowed ? now : now + leaseNanos + marginNanos;
+        return off || !everFollowed ? now : now + leaseNanos + marginNanos();
     }
 
     /** The time before which no shard is taken over after members of another lineage joined (a merge). */
     long mergeFence(long now) {
-        return off ? now : now + leaseNanos + marginNanos;
+        return off ? now : now + leaseNanos + marginNanos();
+    }
+
+    private long marginNanos() {
+        return Math.max(50_000_000L, leaseNanos / 20);
     }
 
     /** Whether the coordinator may give shards to a member now: it holds a lease from this coordinator. */
@@ -280,19 +236,22 @@ final class LeaseKeeper implements LeaseMessage.Handler {
         if (m.equals(node.self())) {
             return serving();
         }
-        Long until = grantedUntil.get(m);
-        return until != null && ahead(until, now);
+        return granting.leased(m, now);
     }
 
-    private long runUntil(long now) {
-        if (off) {
-            return Long.MAX_VALUE;
-        }
-        if (settings.strategy() == SplitBrainSettings.Strategy.STORE_LEASE) {
-            return storeLeaseUntil;
-        }
-        confirmed.put(node.self(), now);
-        return decider.runUntil(confirmed, now, leaseNanos);
+    /** The members of the current view, for the coordinator side. */
+    List<Member> view() {
+        return view;
+    }
+
+    /** Whether this node's side won the last decision. */
+    boolean viewWins() {
+        return viewWins;
+    }
+
+    /** Until when this node may serve. */
+    long servingUntil() {
+        return servingUntil;
     }
 
     // ---- views -------------------------------------------------------------------------------------------------
@@ -300,7 +259,7 @@ final class LeaseKeeper implements LeaseMessage.Handler {
     /** A new view: decide, and start or stop coordinating. */
     void onView(List<Member> members, long now) {
         this.view = members;
-        members.forEach(m -> knownMemberIds.add(m.id()));
+        storeLease.knownMembers(members);
         Member newCoordinator = members.isEmpty() ? null : members.get(0);
         boolean wasCoordinating = coordinating;
         coordinating = newCoordinator != null && newCoordinator.equals(node.self());
@@ -311,14 +270,10 @@ final class LeaseKeeper implements LeaseMessage.Handler {
             requestSent.clear();
         }
         coordinator = newCoordinator;
-        confirmed.keySet().retainAll(members);
+        granting.retain(members);
         if (coordinating && !wasCoordinating) {
-            confirmed.clear();
-            grantedUntil.clear();
-            pingSent.clear();
-            foreignHolder = null;
-            storeLeaseUntil = NEVER;
-            lastStoreAttemptNanos = NEVER;
+            granting.reset();
+            storeLease.reset();
         }
         // an operator's probe (removal of the sharding data) is a member for JGroups, never for the decision
         List<Member> deciding = members.stream().filter(m -> !m.name().startsWith(ClusterProbe.NAME_PREFIX))
@@ -335,7 +290,7 @@ final class LeaseKeeper implements LeaseMessage.Handler {
             }
         }
         if (coordinating) {
-            ping(now);
+            granting.ping(now);
             renewStoreLease(now);
         }
     }
@@ -352,7 +307,7 @@ final class LeaseKeeper implements LeaseMessage.Handler {
         pausedSince = NEVER;
         if (settings.strategy() != SplitBrainSettings.Strategy.STORE_LEASE) {
             releaseStoreLease();
-            storeLeaseUntil = NEVER;
+            storeLease.lapse();
         }
         if (partitioned == null) {
             partitioned = reason;
@@ -374,11 +329,11 @@ final class LeaseKeeper implements LeaseMessage.Handler {
             return;
         }
         if (coordinating) {
-            if (elapsed(lastPingNanos, now, renewNanos)) {
-                ping(now);
+            if (granting.pingDue(now)) {
+                granting.ping(now);
             }
             if (viewWins) {
-                long until = runUntil(now);
+                long until = granting.runUntil(now);
                 if (later(until, servingUntil)) {
                     grantSelf(until, now);
                 }
@@ -404,19 +359,8 @@ final class LeaseKeeper implements LeaseMessage.Handler {
         }
     }
 
-    private void ping(long now) {
-        lastPingNanos = now;
-        long r = ++round;
-        pingSent.put(r, now);
-        trim(pingSent);
-        for (Member m : view) {
-            if (!m.equals(node.self())) {
-                node.send(m, new LeasePing(r), false);
-            }
-        }
-    }
-
-    private void grantSelf(long until, long now) {
+    /** This coordinator may run until a later time: so may its own node. */
+    void grantSelf(long until, long now) {
         if (ahead(until, now)) {
             servingUntil = until;
             regained();
@@ -424,82 +368,17 @@ final class LeaseKeeper implements LeaseMessage.Handler {
     }
 
     private void renewStoreLease(long now) {
-        if (!storeLeaseSupported || storeLeaseInFlight || !elapsed(lastStoreAttemptNanos, now, renewNanos)) {
-            return;
-        }
-        if (settings.strategy() != SplitBrainSettings.Strategy.STORE_LEASE
-                && !(viewWins && (off || ahead(runUntil(now), now)))) {
-            // with the other strategies the store lease only guards against a second cluster on the store: a
-            // coordinator that may not run does not hold on to it
-            return;
-        }
-        storeLeaseInFlight = true;
-        lastStoreAttemptNanos = now;
-        Member self = node.self();
-        ShardingStore store = node.store();
-        long sent = System.nanoTime();
-        store.acquireCoordinatorLease(node.clusterName(), self.id(), self.name(), settings.leaseDuration())
-                .whenComplete((lease, failure) -> node.runOnControlLater(() -> {
-                    storeLeaseInFlight = false;
-                    if (failure != null) {
-                        Throwable cause = failure instanceof CompletionException c && c.getCause() != null
-                                ? c.getCause() : failure;
-                        if (cause instanceof UnsupportedOperationException) {
-                            storeLeaseSupported = false;
-                            if (settings.strategy() == SplitBrainSettings.Strategy.STORE_LEASE) {
-                                log.error("Split-brain strategy store-lease needs a store that holds leases, and "
-                                        + "{} does not: the coordinator on {} can never run", store.getClass()
-                                        .getName(), node.nodeName());
-                            }
-                        } else {
-                            log.warn("Cannot renew the coordinator lease in the store: {}", cause.toString());
-                        }
-                        return;
-                    }
-                    if (!coordinating) {
-                        return;
-                    }
-                    if (lease.granted()) {
-                        boolean held = ahead(storeLeaseUntil, System.nanoTime());
-                        storeLeaseUntil = sent + Math.min(lease.remaining().toNanos(), leaseNanos);
-                        storeLeaseSentAt = sent;
-                        if (foreignHolder != null) {
-                            log.info("Coordinator on {} holds the store's coordinator lease again", node.nodeName());
-                            foreignHolder = null;
-                        }
-                        if (!held) {
-                            node.coordinatorMayRun();
-                            if (settings.strategy() == SplitBrainSettings.Strategy.STORE_LEASE) {
-                                grantSelf(storeLeaseUntil, System.nanoTime());
-                            }
-                        }
-                    } else if (!knownMemberIds.contains(lease.holderId())) {
-                        if (foreignHolder == null) {
-                            log.error("Another cluster named '{}' runs on this store: its coordinator {} ({}) holds "
-                                    + "the store's coordinator lease, and it is not a member of this cluster {}. This "
-                                    + "coordinator allocates no shard while it does; check that every node lists "
-                                    + "the others in sharding.jgroups.initial-hosts", node.clusterName(),
-                                    lease.holderName(), lease.holderId(), view);
-                        }
-                        foreignHolder = lease.holderName();
-                    }
-                }));
+        storeLease.renew(now, () -> viewWins && (off || ahead(granting.runUntil(now), now)));
     }
 
     /** A coordinator that stops gives up its store lease, so that the next one need not wait for it. */
     void releaseStoreLease() {
-        if (coordinating && storeLeaseSupported) {
-            try {
-                node.store().releaseCoordinatorLease(node.clusterName(), node.self().id());
-            } catch (RuntimeException e) {
-                log.debug("Releasing the store lease failed", e);
-            }
-        }
+        storeLease.release(coordinating);
     }
 
     /** The member holding the store's coordinator lease that is not of this cluster, or {@code null}. */
     @Nullable String foreignHolder() {
-        return foreignHolder;
+        return storeLease.foreignHolder();
     }
 
     // ---- messages ----------------------------------------------------------------------------------------------
@@ -512,7 +391,7 @@ final class LeaseKeeper implements LeaseMessage.Handler {
         }
         long seq = ++requestSeq;
         requestSent.put(seq, System.nanoTime());
-        trim(requestSent);
+        LeaseTimes.trim(requestSent);
         node.send(from, new LeasePong(ping.round(), seq), false);
     }
 
@@ -522,37 +401,7 @@ final class LeaseKeeper implements LeaseMessage.Handler {
         if (off || !coordinating) {
             return;
         }
-        long now = System.nanoTime();
-        if (!view.contains(from)) {
-            node.send(from, new LeaseRefused(pong.request(), LeaseRefused.NOT_A_MEMBER + ": " + from
-                    + " is not in the view " + view + " of coordinator " + node.nodeName()), false);
-            return;
-        }
-        Long sent = pingSent.get(pong.round());
-        if (sent != null) {
-            confirmed.merge(from, sent, Math::max);
-        }
-        long until = runUntil(now);
-        String refusal = !viewWins ? "coordinator " + node.nodeName() + " is on the losing side of a partition"
-                : foreignHolder != null ? "coordinator " + node.nodeName() + " may not run: another cluster ("
-                        + foreignHolder + ") holds the store's coordinator lease"
-                : !ahead(until, now) ? (settings.strategy() == SplitBrainSettings.Strategy.STORE_LEASE
-                        ? "coordinator " + node.nodeName() + " does not hold the store's coordinator lease"
-                        : "coordinator " + node.nodeName() + " has not heard from a winning set of members")
-                : null;
-        if (refusal != null) {
-            node.send(from, new LeaseRefused(pong.request(), refusal), false);
-            return;
-        }
-        boolean first = !leased(from, now);
-        grantedUntil.merge(from, until, Math::max);
-        node.send(from, new LeaseGrant(pong.request(), until - now), false);
-        if (later(until, servingUntil)) {
-            grantSelf(until, now);
-        }
-        if (first) {
-            node.coordinatorMayRun();
-        }
+        granting.onPong(from, pong);
     }
 
     /** The coordinator grants a lease. */
@@ -604,14 +453,6 @@ final class LeaseKeeper implements LeaseMessage.Handler {
             log.info("Node {} holds a lease again; checking its shards against the store", node.nodeName());
             pausedSince = NEVER;
             node.resumeServing();
-        }
-    }
-
-    private static void trim(LinkedHashMap<Long, Long> map) {
-        while (map.size() > MAX_REMEMBERED) {
-            Iterator<Long> it = map.keySet().iterator();
-            it.next();
-            it.remove();
         }
     }
 }

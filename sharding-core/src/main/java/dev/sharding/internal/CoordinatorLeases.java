@@ -1,0 +1,206 @@
+package dev.sharding.internal;
+
+import static dev.sharding.internal.LeaseTimes.NEVER;
+import static dev.sharding.internal.LeaseTimes.ahead;
+import static dev.sharding.internal.LeaseTimes.elapsed;
+import static dev.sharding.internal.LeaseTimes.later;
+
+import dev.sharding.Member;
+import dev.sharding.SplitBrainSettings;
+import dev.sharding.internal.protocol.LeaseGrant;
+import dev.sharding.internal.protocol.LeasePing;
+import dev.sharding.internal.protocol.LeasePong;
+import dev.sharding.internal.protocol.LeaseRefused;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The coordinator's side of the leases: it pings every member of its view each quarter of the lease duration, keeps
+ * when each member last confirmed it, and grants each member that answers a lease that never ends after the
+ * coordinator's own right to run ({@link #runUntil}).
+ *
+ * <ul>
+ * <li>The coordinator may run until the last ping a winning set of members answered, plus the lease duration; with
+ * {@code store-lease}, until its lease in the store ends.</li>
+ * <li>A member that left keeps its shards fenced until the last lease granted to it has ended ({@link #fenceFor}),
+ * and they are taken over only once a winning set confirmed the coordinator with pings sent after it left
+ * ({@link #confirmedSince}).</li>
+ * <li>A member that is not in the view is refused, and told why, so that it stops serving.</li>
+ * </ul>
+ *
+ * <p>Control thread only. Reset whenever this node becomes the coordinator.
+ */
+final class CoordinatorLeases {
+
+    private final NodeRuntime node;
+
+    private final LeaseKeeper keeper;
+
+    private final SplitBrainSettings settings;
+
+    private final PartitionDecider decider;
+
+    private final StoreLease storeLease;
+
+    private final boolean off;
+
+    private final long leaseNanos;
+
+    private final long renewNanos;
+
+    private final long marginNanos;
+
+    private long round;
+
+    private long lastPingNanos = NEVER;
+
+    private final LinkedHashMap<Long, Long> pingSent = new LinkedHashMap<>();
+
+    /** When each member was last pinged by a ping it answered. */
+    private final Map<Member, Long> confirmed = new HashMap<>();
+
+    /** Until when each member's last grant lasts. */
+    private final Map<Member, Long> grantedUntil = new HashMap<>();
+
+    CoordinatorLeases(NodeRuntime node, LeaseKeeper keeper, SplitBrainSettings settings, PartitionDecider decider,
+            StoreLease storeLease, long leaseNanos, long renewNanos, long marginNanos) {
+        this.node = node;
+        this.keeper = keeper;
+        this.settings = settings;
+        this.decider = decider;
+        this.storeLease = storeLease;
+        this.off = settings.strategy() == SplitBrainSettings.Strategy.OFF;
+        this.leaseNanos = leaseNanos;
+        this.renewNanos = renewNanos;
+        this.marginNanos = marginNanos;
+    }
+
+    /** This node became the coordinator: nobody has confirmed it or holds its grant yet. */
+    void reset() {
+        confirmed.clear();
+        grantedUntil.clear();
+        pingSent.clear();
+    }
+
+    /** A new view: members that left confirm nothing any more. */
+    void retain(List<Member> members) {
+        confirmed.keySet().retainAll(members);
+    }
+
+    /** Whether a quarter of the lease passed since the last ping. */
+    boolean pingDue(long now) {
+        return elapsed(lastPingNanos, now, renewNanos);
+    }
+
+    /** Pings every other member of the view. */
+    void ping(long now) {
+        lastPingNanos = now;
+        long r = ++round;
+        pingSent.put(r, now);
+        LeaseTimes.trim(pingSent);
+        for (Member m : keeper.view()) {
+            if (!m.equals(node.self())) {
+                node.send(m, new LeasePing(r), false);
+            }
+        }
+    }
+
+    /** A member registered: ping it at once, so that it holds a lease before the next round. */
+    void pingNow(Member member) {
+        if (pingSent.get(round) == null) {
+            ping(System.nanoTime());
+            return;
+        }
+        node.send(member, new LeasePing(round), false);
+    }
+
+    /** A member answers a ping, asking for its lease: grant it or say why not. */
+    void onPong(Member from, LeasePong pong) {
+        long now = System.nanoTime();
+        List<Member> view = keeper.view();
+        if (!view.contains(from)) {
+            node.send(from, new LeaseRefused(pong.request(), LeaseRefused.NOT_A_MEMBER + ": " + from
+                    + " is not in the view " + view + " of coordinator " + node.nodeName()), false);
+            return;
+        }
+        Long sent = pingSent.get(pong.round());
+        if (sent != null) {
+            confirmed.merge(from, sent, Math::max);
+        }
+        long until = runUntil(now);
+        String refusal = refusal(until, now);
+        if (refusal != null) {
+            node.send(from, new LeaseRefused(pong.request(), refusal), false);
+            return;
+        }
+        boolean first = !leased(from, now);
+        grantedUntil.merge(from, until, Math::max);
+        node.send(from, new LeaseGrant(pong.request(), until - now), false);
+        if (later(until, keeper.servingUntil())) {
+            keeper.grantSelf(until, now);
+        }
+        if (first) {
+            node.coordinatorMayRun();
+        }
+    }
+
+    private String refusal(long until, long now) {
+        String coordinator = "coordinator " + node.nodeName();
+        if (!keeper.viewWins()) {
+            return coordinator + " is on the losing side of a partition";
+        }
+        if (storeLease.foreignHolder() != null) {
+            return coordinator + " may not run: another cluster (" + storeLease.foreignHolder()
+                    + ") holds the store's coordinator lease";
+        }
+        if (!ahead(until, now)) {
+            return settings.strategy() == SplitBrainSettings.Strategy.STORE_LEASE
+                    ? coordinator + " does not hold the store's coordinator lease"
+                    : coordinator + " has not heard from a winning set of members";
+        }
+        return null;
+    }
+
+    /** See {@link LeaseKeeper#fenceFor}. */
+    long fenceFor(Member gone, long now) {
+        long granted = grantedUntil.getOrDefault(gone, NEVER);
+        return Math.max(now, granted) + marginNanos;
+    }
+
+    /** See {@link LeaseKeeper#confirmedSince}. */
+    boolean confirmedSince(long since, long now) {
+        if (settings.strategy() == SplitBrainSettings.Strategy.STORE_LEASE) {
+            return storeLease.sentAt() != NEVER && storeLease.sentAt() - since > 0 && ahead(storeLease.until(), now);
+        }
+        Set<Member> fresh = new HashSet<>();
+        fresh.add(node.self());
+        confirmed.forEach((m, sent) -> {
+            if (sent - since > 0) {
+                fresh.add(m);
+            }
+        });
+        return keeper.viewWins() && decider.wins(fresh, decider.references(now));
+    }
+
+    /** Whether a member other than this node holds a lease from this coordinator now. */
+    boolean leased(Member m, long now) {
+        Long until = grantedUntil.get(m);
+        return until != null && ahead(until, now);
+    }
+
+    /** Until when this coordinator may run: see the class comment. */
+    long runUntil(long now) {
+        if (off) {
+            return Long.MAX_VALUE;
+        }
+        if (settings.strategy() == SplitBrainSettings.Strategy.STORE_LEASE) {
+            return storeLease.until();
+        }
+        confirmed.put(node.self(), now);
+        return decider.runUntil(confirmed, now, leaseNanos);
+    }
+}

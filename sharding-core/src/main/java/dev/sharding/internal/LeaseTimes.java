@@ -1,0 +1,51 @@
+package dev.sharding.internal;
+
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+
+/**
+ * Times on the monotonic clock ({@link System#nanoTime()}) as the lease code compares them: only by difference, so
+ * that the clock's wrap-around never matters, with {@link #NEVER} for "no time" and {@code Long.MAX_VALUE} for
+ * "forever".
+ */
+final class LeaseTimes {
+
+    /** No time: no lease, no attempt yet. */
+    static final long NEVER = Long.MIN_VALUE;
+
+    private LeaseTimes() {
+    }
+
+    /**
+     * Whether a deadline is still ahead.
+     *
+     * @param until the deadline, {@link #NEVER} for none, {@code Long.MAX_VALUE} for forever
+     * @param now the time
+     * @return true before the deadline
+     */
+    static boolean ahead(long until, long now) {
+        return until != NEVER && (until == Long.MAX_VALUE || until - now > 0);
+    }
+
+    /** Whether time {@code a} is after time {@code b}, either of which may be {@link #NEVER}. */
+    static boolean later(long a, long b) {
+        return a != NEVER && (b == NEVER || a == Long.MAX_VALUE || (b != Long.MAX_VALUE && a - b > 0));
+    }
+
+    /** Whether at least {@code nanos} passed since {@code since} ({@link #NEVER}: yes). */
+    static boolean elapsed(long since, long now, long nanos) {
+        return since == NEVER || now - since >= nanos;
+    }
+
+    /** How many sent requests or pings are remembered for their answers. */
+    static final int MAX_REMEMBERED = 64;
+
+    /** Forgets the oldest entries beyond {@link #MAX_REMEMBERED}. */
+    static void trim(LinkedHashMap<Long, Long> sentAt) {
+        while (sentAt.size() > MAX_REMEMBERED) {
+            Iterator<Long> it = sentAt.keySet().iterator();
+            it.next();
+            it.remove();
+        }
+    }
+}

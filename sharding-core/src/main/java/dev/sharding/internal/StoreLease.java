@@ -1,0 +1,200 @@
+package dev.sharding.internal;
+
+import static dev.sharding.internal.LeaseTimes.NEVER;
+import static dev.sharding.internal.LeaseTimes.ahead;
+import static dev.sharding.internal.LeaseTimes.elapsed;
+
+import dev.sharding.Member;
+import dev.sharding.SplitBrainSettings;
+import dev.sharding.spi.ShardingStore;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletionException;
+import java.util.function.BooleanSupplier;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The coordinator's lease in the store, renewed each quarter of the lease duration by the active coordinator.
+ *
+ * <ul>
+ * <li>With split-brain strategy {@code store-lease} it is what lets the coordinator run: the side whose coordinator
+ * holds it wins. It lasts from when the request was sent plus the time the store's clock says is left.</li>
+ * <li>With the other strategies it guards against a second cluster started on the same store by mistake: a holder
+ * that was never a member of this cluster is a foreign cluster, and this coordinator allocates nothing while it holds
+ * the lease. A coordinator that may not run does not hold on to it.</li>
+ * <li>A store that holds no leases answers {@link UnsupportedOperationException} once, and is not asked again.</li>
+ * </ul>
+ *
+ * <p>Control thread only.
+ */
+final class StoreLease {
+
+    private static final Logger log = LoggerFactory.getLogger(StoreLease.class);
+
+    /** What the lease keeper does when the answers come. */
+    interface Listener {
+
+        /** Whether this node is still the active coordinator. */
+        boolean coordinating();
+
+        /**
+         * The lease was granted after it had lapsed (or for the first time).
+         *
+         * @param until when it ends
+         */
+        void regained(long until);
+    }
+
+    private final NodeRuntime node;
+
+    private final SplitBrainSettings settings;
+
+    private final long leaseNanos;
+
+    private final long renewNanos;
+
+    private final Listener listener;
+
+    private long until = NEVER;
+
+    /** When the request that last renewed the lease was sent. */
+    private long sentAt = NEVER;
+
+    private boolean supported = true;
+
+    private boolean inFlight;
+
+    private long lastAttemptNanos = NEVER;
+
+    private @Nullable String foreignHolder;
+
+    /** Everyone seen in a view since start: a store lease held by one of them is not another cluster's. */
+    private final Set<String> knownMemberIds = new HashSet<>();
+
+    StoreLease(NodeRuntime node, SplitBrainSettings settings, long leaseNanos, long renewNanos, Listener listener) {
+        this.node = node;
+        this.settings = settings;
+        this.leaseNanos = leaseNanos;
+        this.renewNanos = renewNanos;
+        this.listener = listener;
+    }
+
+    /** The members of a view are of this cluster. */
+    void knownMembers(List<Member> members) {
+        members.forEach(m -> knownMemberIds.add(m.id()));
+    }
+
+    /** This node became the coordinator: it holds no lease yet. */
+    void reset() {
+        foreignHolder = null;
+        until = NEVER;
+        lastAttemptNanos = NEVER;
+    }
+
+    /** When the lease ends, {@link LeaseTimes#NEVER} when not held. */
+    long until() {
+        return until;
+    }
+
+    /** When the request that last renewed it was sent. */
+    long sentAt() {
+        return sentAt;
+    }
+
+    /** Whether the store holds leases at all (as far as is known). */
+    boolean supported() {
+        return supported;
+    }
+
+    /** The member holding the lease that is not of this cluster, or {@code null}. */
+    @Nullable String foreignHolder() {
+        return foreignHolder;
+    }
+
+    /**
+     * Renews the lease if a quarter of its duration passed since the last attempt and none is in flight.
+     *
+     * @param now the time
+     * @param mayHold whether this coordinator may hold it now (asked only when a renewal is due)
+     */
+    void renew(long now, BooleanSupplier mayHold) {
+        if (!supported || inFlight || !elapsed(lastAttemptNanos, now, renewNanos)) {
+            return;
+        }
+        if (settings.strategy() != SplitBrainSettings.Strategy.STORE_LEASE && !mayHold.getAsBoolean()) {
+            // with the other strategies the store lease only guards against a second cluster on the store: a
+            // coordinator that may not run does not hold on to it
+            return;
+        }
+        inFlight = true;
+        lastAttemptNanos = now;
+        Member self = node.self();
+        ShardingStore store = node.store();
+        long sent = System.nanoTime();
+        store.acquireCoordinatorLease(node.clusterName(), self.id(), self.name(), settings.leaseDuration())
+                .whenComplete((lease, failure) -> node.runOnControlLater(() -> {
+                    inFlight = false;
+                    if (failure != null) {
+                        failed(failure, store);
+                    } else if (listener.coordinating()) {
+                        answered(lease, sent);
+                    }
+                }));
+    }
+
+    private void failed(Throwable failure, ShardingStore store) {
+        Throwable cause = failure instanceof CompletionException c && c.getCause() != null ? c.getCause() : failure;
+        if (cause instanceof UnsupportedOperationException) {
+            supported = false;
+            if (settings.strategy() == SplitBrainSettings.Strategy.STORE_LEASE) {
+                log.error("Split-brain strategy store-lease needs a store that holds leases, and {} does not: the "
+                        + "coordinator on {} can never run", store.getClass().getName(), node.nodeName());
+            }
+        } else {
+            log.warn("Cannot renew the coordinator lease in the store: {}", cause.toString());
+        }
+    }
+
+    private void answered(ShardingStore.CoordinatorLease lease, long sent) {
+        if (lease.granted()) {
+            boolean held = ahead(until, System.nanoTime());
+            until = sent + Math.min(lease.remaining().toNanos(), leaseNanos);
+            sentAt = sent;
+            if (foreignHolder != null) {
+                log.info("Coordinator on {} holds the store's coordinator lease again", node.nodeName());
+                foreignHolder = null;
+            }
+            if (!held) {
+                listener.regained(until);
+            }
+        } else if (!knownMemberIds.contains(lease.holderId())) {
+            if (foreignHolder == null) {
+                log.error("Another cluster named '{}' runs on this store: its coordinator {} ({}) holds the store's "
+                        + "coordinator lease, and it is not a member of this cluster {}. This coordinator allocates "
+                        + "no shard while it does; check that every node lists the others in "
+                        + "sharding.jgroups.initial-hosts", node.clusterName(), lease.holderName(), lease.holderId(),
+                        node.members());
+            }
+            foreignHolder = lease.holderName();
+        }
+    }
+
+    /** A coordinator that stops gives up its lease, so that the next one need not wait for it. */
+    void release(boolean coordinating) {
+        if (coordinating && supported) {
+            try {
+                node.store().releaseCoordinatorLease(node.clusterName(), node.self().id());
+            } catch (RuntimeException e) {
+                log.debug("Releasing the store lease failed", e);
+            }
+        }
+    }
+
+    /** Forgets the lease without releasing it. */
+    void lapse() {
+        until = NEVER;
+    }
+}
