@@ -58,4 +58,18 @@ public class InvalidSettingException extends IllegalArgumentException {
     public String rule() {
         return rule;
     }
+
+    /**
+     * Throws unless a rule holds.
+     *
+     * @param ok whether the rule holds
+     * @param setting the setting, as its property name without {@code sharding.}
+     * @param value the value
+     * @param rule the rule
+     */
+    static void require(boolean ok, String setting, @Nullable Object value, String rule) {
+        if (!ok) {
+            throw new InvalidSettingException(setting, value, rule);
+        }
+    }
 }

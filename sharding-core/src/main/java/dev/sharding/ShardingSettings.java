@@ -114,11 +114,7 @@ public record ShardingSettings(
      * @return settings with every default
      */
     public static ShardingSettings defaults() {
-        return new ShardingSettings(DEFAULT_CLUSTER_NAME, null, DEFAULT_NUMBER_OF_SHARDS, DEFAULT_ASK_TIMEOUT,
-                DEFAULT_BUFFER_SIZE, DEFAULT_RETRY_INTERVAL, DEFAULT_MAX_PAYLOAD_SIZE, DEFAULT_REBALANCE_INTERVAL,
-                DEFAULT_REBALANCE_ABSOLUTE_LIMIT, DEFAULT_REBALANCE_RELATIVE_LIMIT, DEFAULT_HANDOFF_TIMEOUT,
-                DEFAULT_PASSIVATION_IDLE_TIMEOUT, DEFAULT_PASSIVATION_MAX_ACTIVE_ENTITIES, DEFAULT_BIND_ADDRESS, DEFAULT_BIND_PORT, DEFAULT_PORT_RANGE, DEFAULT_INITIAL_HOSTS, null, Map.of(),
-                JgroupsSettings.defaults(), SplitBrainSettings.DEFAULT);
+        return new SettingsCopy().build();
     }
 
     /**
@@ -128,36 +124,7 @@ public record ShardingSettings(
      * @throws IllegalArgumentException naming the first invalid setting, its value and the rule
      */
     public ShardingSettings validate() {
-        require(!clusterName.isBlank(), "cluster-name", clusterName, "must not be blank");
-        require(nodeName == null || !nodeName.isBlank(), "node-name", nodeName, "must not be blank");
-        require(numberOfShards > 0, "number-of-shards", numberOfShards, "must be positive");
-        require(positive(askTimeout), "ask-timeout", askTimeout, "must be positive");
-        require(bufferSize > 0, "buffer-size", bufferSize, "must be positive");
-        require(positive(retryInterval), "retry-interval", retryInterval, "must be positive");
-        require(maxPayloadSize >= 1024, "max-payload-size", maxPayloadSize, "must be at least 1024 bytes");
-        require(positive(rebalanceInterval), "rebalance-interval", rebalanceInterval, "must be positive");
-        require(rebalanceAbsoluteLimit > 0, "rebalance.absolute-limit", rebalanceAbsoluteLimit, "must be positive");
-        require(rebalanceRelativeLimit > 0 && rebalanceRelativeLimit <= 1, "rebalance.relative-limit",
-                rebalanceRelativeLimit, "must be more than 0 and at most 1");
-        require(positive(handoffTimeout), "handoff-timeout", handoffTimeout, "must be positive");
-        require(!passivationIdleTimeout.isNegative(), "passivation.idle-timeout", passivationIdleTimeout,
-                "must be zero (never) or positive");
-        require(passivationMaxActiveEntities >= 0, "passivation.max-active-entities", passivationMaxActiveEntities,
-                "must be zero (no limit) or positive");
-        require(!bindAddress.isBlank(), "jgroups.bind-address", bindAddress, "must not be blank");
-        require(bindPort > 0 && bindPort < 65536, "jgroups.bind-port", bindPort, "must be a port (1-65535)");
-        require(portRange >= 0 && bindPort + portRange < 65536, "jgroups.port-range", portRange,
-                "must be at least 0 and keep bind-port + port-range under 65536");
-        require(!initialHosts.isBlank(), "jgroups.initial-hosts", initialHosts, "must not be blank");
-        jgroups.validate(bindPort);
-        entities.forEach((type, settings) -> {
-            require(settings.numberOfShards() >= 0, "entities." + type + ".number-of-shards",
-                    settings.numberOfShards(), "must be positive, or 0 for the default");
-            require(settings.idleTimeout() == null || !settings.idleTimeout().isNegative(),
-                    "entities." + type + ".passivation.idle-timeout", settings.idleTimeout(),
-                    "must be zero (never) or positive");
-        });
-        splitBrain.validate();
+        SettingsValidation.check(this);
         return this;
     }
 
@@ -168,17 +135,13 @@ public record ShardingSettings(
      * @return the copy
      */
     public ShardingSettings withSplitBrain(SplitBrainSettings value) {
-        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities, jgroups, value);
+        return copy(c -> c.splitBrain = value);
     }
 
-    private static boolean positive(Duration d) {
-        return !d.isNegative() && !d.isZero();
-    }
-
-    private static void require(boolean ok, String name, @Nullable Object value, String rule) {
-        if (!ok) {
-            throw new InvalidSettingException(name, value, rule);
-        }
+    private ShardingSettings copy(java.util.function.Consumer<SettingsCopy> change) {
+        SettingsCopy c = new SettingsCopy(this);
+        change.accept(c);
+        return c.build();
     }
 
     /**
@@ -198,7 +161,7 @@ public record ShardingSettings(
      * @return the copy
      */
     public ShardingSettings withClusterName(String value) {
-        return new ShardingSettings(value, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities, jgroups, splitBrain);
+        return copy(c -> c.clusterName = value);
     }
 
     /**
@@ -208,7 +171,7 @@ public record ShardingSettings(
      * @return the copy
      */
     public ShardingSettings withNodeName(@Nullable String value) {
-        return new ShardingSettings(clusterName, value, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities, jgroups, splitBrain);
+        return copy(c -> c.nodeName = value);
     }
 
     /**
@@ -218,7 +181,7 @@ public record ShardingSettings(
      * @return the copy
      */
     public ShardingSettings withNumberOfShards(int value) {
-        return new ShardingSettings(clusterName, nodeName, value, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities, jgroups, splitBrain);
+        return copy(c -> c.numberOfShards = value);
     }
 
     /**
@@ -228,7 +191,7 @@ public record ShardingSettings(
      * @return the copy
      */
     public ShardingSettings withAskTimeout(Duration value) {
-        return new ShardingSettings(clusterName, nodeName, numberOfShards, value, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities, jgroups, splitBrain);
+        return copy(c -> c.askTimeout = value);
     }
 
     /**
@@ -238,7 +201,7 @@ public record ShardingSettings(
      * @return the copy
      */
     public ShardingSettings withBufferSize(int value) {
-        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, value, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities, jgroups, splitBrain);
+        return copy(c -> c.bufferSize = value);
     }
 
     /**
@@ -248,7 +211,7 @@ public record ShardingSettings(
      * @return the copy
      */
     public ShardingSettings withRetryInterval(Duration value) {
-        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, value, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities, jgroups, splitBrain);
+        return copy(c -> c.retryInterval = value);
     }
 
     /**
@@ -258,7 +221,7 @@ public record ShardingSettings(
      * @return the copy
      */
     public ShardingSettings withMaxPayloadSize(int value) {
-        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, value, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities, jgroups, splitBrain);
+        return copy(c -> c.maxPayloadSize = value);
     }
 
     /**
@@ -268,7 +231,7 @@ public record ShardingSettings(
      * @return the copy
      */
     public ShardingSettings withRebalanceInterval(Duration value) {
-        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, value, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities, jgroups, splitBrain);
+        return copy(c -> c.rebalanceInterval = value);
     }
 
     /**
@@ -278,7 +241,7 @@ public record ShardingSettings(
      * @return the copy
      */
     public ShardingSettings withRebalanceAbsoluteLimit(int value) {
-        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, value, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities, jgroups, splitBrain);
+        return copy(c -> c.rebalanceAbsoluteLimit = value);
     }
 
     /**
@@ -288,7 +251,7 @@ public record ShardingSettings(
      * @return the copy
      */
     public ShardingSettings withRebalanceRelativeLimit(double value) {
-        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, value, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities, jgroups, splitBrain);
+        return copy(c -> c.rebalanceRelativeLimit = value);
     }
 
     /**
@@ -298,7 +261,7 @@ public record ShardingSettings(
      * @return the copy
      */
     public ShardingSettings withHandoffTimeout(Duration value) {
-        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, value, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities, jgroups, splitBrain);
+        return copy(c -> c.handoffTimeout = value);
     }
 
     /**
@@ -308,7 +271,7 @@ public record ShardingSettings(
      * @return the copy
      */
     public ShardingSettings withJgroupsConfig(@Nullable String value) {
-        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, value, entities, jgroups, splitBrain);
+        return copy(c -> c.jgroupsConfig = value);
     }
 
     /**
@@ -318,7 +281,7 @@ public record ShardingSettings(
      * @return the copy
      */
     public ShardingSettings withPassivationIdleTimeout(Duration value) {
-        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, value, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities, jgroups, splitBrain);
+        return copy(c -> c.passivationIdleTimeout = value);
     }
 
     /**
@@ -328,7 +291,7 @@ public record ShardingSettings(
      * @return the copy
      */
     public ShardingSettings withPassivationMaxActiveEntities(int value) {
-        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, value, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities, jgroups, splitBrain);
+        return copy(c -> c.passivationMaxActiveEntities = value);
     }
 
     /**
@@ -341,7 +304,12 @@ public record ShardingSettings(
      * @return the copy
      */
     public ShardingSettings withNetwork(String address, int port, int range, String hosts) {
-        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, address, port, range, hosts, jgroupsConfig, entities, jgroups, splitBrain);
+        return copy(c -> {
+            c.bindAddress = address;
+            c.bindPort = port;
+            c.portRange = range;
+            c.initialHosts = hosts;
+        });
     }
 
     /**
@@ -351,7 +319,7 @@ public record ShardingSettings(
      * @return the copy
      */
     public ShardingSettings withJgroups(JgroupsSettings value) {
-        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, entities, value, splitBrain);
+        return copy(c -> c.jgroups = value);
     }
 
     /**
@@ -364,7 +332,7 @@ public record ShardingSettings(
     public ShardingSettings withEntity(String typeName, EntityTypeSettings value) {
         Map<String, EntityTypeSettings> map = new HashMap<>(entities);
         map.put(typeName, value);
-        return new ShardingSettings(clusterName, nodeName, numberOfShards, askTimeout, bufferSize, retryInterval, maxPayloadSize, rebalanceInterval, rebalanceAbsoluteLimit, rebalanceRelativeLimit, handoffTimeout, passivationIdleTimeout, passivationMaxActiveEntities, bindAddress, bindPort, portRange, initialHosts, jgroupsConfig, map, jgroups, splitBrain);
+        return copy(c -> c.entities = map);
     }
 
     /**
