@@ -29,7 +29,7 @@ import org.slf4j.LoggerFactory;
  * <p>The instance is created on the first message (on an entity thread) and destroyed by a stop signal, after the
  * messages before it.
  */
-final class EntityCell implements Runnable, EntityContext {
+final class EntityCell implements Runnable, EntityContext, Passivation.Candidate {
 
     private static final Logger log = LoggerFactory.getLogger(EntityCell.class);
 
@@ -99,12 +99,19 @@ final class EntityCell implements Runnable, EntityContext {
         return true;
     }
 
-    boolean isActive() {
+    @Override
+    public boolean isActive() {
         return active;
     }
 
-    long lastActiveMillis() {
+    @Override
+    public long lastActiveMillis() {
         return lastActiveMillis;
+    }
+
+    @Override
+    public void passivate(long idleSinceMillis, boolean overLimit) {
+        enqueue(new Delivery(new PassivateSignal(idleSinceMillis, overLimit), ReplySink.TELL));
     }
 
     boolean isStopped() {

@@ -83,9 +83,10 @@ public final class Region<T> implements ShardRegion<T> {
 
     private final boolean rememberEntities;
 
-    /** Entities started and forgotten since the last flush to the store, in order (remember-entities). */
-    private final java.util.concurrent.ConcurrentLinkedQueue<RememberEvent> rememberEvents =
-            new java.util.concurrent.ConcurrentLinkedQueue<>();
+    /** The ids of live entities kept in the store (remember-entities), or {@code null} for a type that does not. */
+    private final @Nullable RememberJournal journal;
+
+    private final Passivation passivation;
 
     Region(NodeRuntime node, EntityType<T> type, EntityHandlers handlers, int numberOfShards, boolean proxyOnly) {
         this.node = node;
@@ -98,6 +99,16 @@ public final class Region<T> implements ShardRegion<T> {
         for (int i = 0; i < numberOfShards; i++) {
             slots[i] = new ShardSlot(i);
         }
+        this.journal = rememberEntities ? new RememberJournal(type.name(), node.store(), this::onControl) : null;
+        this.passivation = new Passivation(numberOfShards, this::liveCells,
+                () -> node.settings().idleTimeout(type.name()), () -> node.settings().passivationMaxActiveEntities(),
+                activeEntities::get, rememberEntities);
+    }
+
+    /** The live entities of a shard hosted here and not stopping, or {@code null}. */
+    private java.util.@Nullable Collection<EntityCell> liveCells(int shardId) {
+        Shard local = slots[shardId].local;
+        return local == null || local.stopping ? null : local.cells();
     }
 
     @Override
@@ -181,8 +192,8 @@ public final class Region<T> implements ShardRegion<T> {
     }
 
     void entityStarted(EntityCell cell) {
-        if (rememberEntities) {
-            rememberEvents.add(new RememberEvent(cell.shardId(), cell.entityId(), true));
+        if (journal != null) {
+            journal.started(cell.shardId(), cell.entityId());
         }
         int n = activeEntities.incrementAndGet();
         int max = node.settings().passivationMaxActiveEntities();
@@ -197,8 +208,8 @@ public final class Region<T> implements ShardRegion<T> {
 
     void entityPassivated(EntityCell cell) {
         passivations.incrementAndGet();
-        if (rememberEntities) {
-            rememberEvents.add(new RememberEvent(cell.shardId(), cell.entityId(), false));
+        if (journal != null) {
+            journal.stopped(cell.shardId(), cell.entityId());
         }
     }
 
@@ -209,65 +220,12 @@ public final class Region<T> implements ShardRegion<T> {
 
     /**
      * Writes the entities started and forgotten since the last flush to the store: those of one shard, or of all
-     * ({@code shardId} -1). Per shard, one write at a time, so that they commit in the order of the events; a write
-     * that fails goes back to be written at the next flush, under any newer event of the same entity, so that an
-     * entity's last event is always the one that ends up stored. Control thread.
+     * ({@code shardId} -1); see {@link RememberJournal#flush}. Control thread.
      *
      * @return completes when the writes are done (failed ones included)
      */
     CompletableFuture<Void> flushRemembered(int shardId) {
-        RememberEvent e;
-        while ((e = rememberEvents.poll()) != null) {
-            unflushed.computeIfAbsent(e.shardId(), k -> new java.util.LinkedHashMap<>()).put(e.entityId(),
-                    e.started());
-        }
-        List<CompletableFuture<Void>> writes = new ArrayList<>();
-        for (Integer shard : new ArrayList<>(unflushed.keySet())) {
-            if (shardId < 0 || shard == shardId) {
-                writes.add(flushShard(shard));
-            }
-        }
-        return CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new));
-    }
-
-    private CompletableFuture<Void> flushShard(int shard) {
-        CompletableFuture<Void> running = flushing.get(shard);
-        if (running != null) {
-            CompletableFuture<Void> next = new CompletableFuture<>();
-            running.whenComplete((v, t) -> onControl(() -> flushShard(shard).whenComplete((v2, t2) ->
-                    next.complete(null))));
-            return next;
-        }
-        Map<String, Boolean> events = unflushed.remove(shard);
-        if (events == null || events.isEmpty()) {
-            return CompletableFuture.completedFuture(null);
-        }
-        List<String> started = new ArrayList<>();
-        List<String> stopped = new ArrayList<>();
-        events.forEach((id, up) -> (up ? started : stopped).add(id));
-        CompletableFuture<Void> done = new CompletableFuture<>();
-        flushing.put(shard, done);
-        CompletableFuture<Void> write;
-        try {
-            write = node.store().updateRemembered(type.name(), shard, started, stopped);
-        } catch (RuntimeException ex) {
-            write = CompletableFuture.failedFuture(ex);
-        }
-        write.whenComplete((v, failure) -> onControl(() -> {
-            flushing.remove(shard);
-            if (failure != null) {
-                log.warn("Cannot store the remembered entities of shard {} of {}; trying again: {}", shard,
-                        type.name(), failure.toString());
-                Map<String, Boolean> merged = new java.util.LinkedHashMap<>(events);
-                Map<String, Boolean> newer = unflushed.get(shard);
-                if (newer != null) {
-                    merged.putAll(newer);
-                }
-                unflushed.put(shard, merged);
-            }
-            done.complete(null);
-        }));
-        return done;
+        return journal == null ? CompletableFuture.completedFuture(null) : journal.flush(shardId);
     }
 
     /** Runs on the control thread, or here when the node has stopped it. */
@@ -277,36 +235,12 @@ public final class Region<T> implements ShardRegion<T> {
         }
     }
 
-    /** Remembered-entity events taken from the queue and not yet stored, per shard, latest per entity. */
-    private final Map<Integer, Map<String, Boolean>> unflushed = new java.util.HashMap<>();
-
-    /** Per shard, the remembered-entity write under way. */
-    private final Map<Integer, CompletableFuture<Void>> flushing = new java.util.HashMap<>();
-
     /** Starts the remembered entities of a shard that has just started here. */
     private void startRemembered(int shardId, Shard local) {
-        node.store().remembered(type.name(), shardId).whenComplete((ids, failure) -> {
-            if (failure != null) {
-                log.warn("Cannot read the remembered entities of shard {} of {}: {}", shardId, type.name(),
-                        failure.toString());
-                return;
-            }
-            if (slots[shardId].local != local || local.stopping) {
-                return;
-            }
-            for (String id : ids) {
-                local.deliver(id, EntityCell.StartSignal.INSTANCE, ReplySink.TELL);
-            }
-        });
-    }
-
-    /** The next slot of the running idle pass, or -1 when none runs. Control thread. */
-    private int idlePassNext = -1;
-
-    /** Entities last active at or before this are idle in the running pass. Control thread. */
-    private long idlePassSince;
-
-    private record RememberEvent(int shardId, String entityId, boolean started) {
+        if (journal != null) {
+            journal.startRemembered(shardId, () -> slots[shardId].local == local && !local.stopping,
+                    id -> local.deliver(id, EntityCell.StartSignal.INSTANCE, ReplySink.TELL));
+        }
     }
 
     /**
@@ -327,73 +261,19 @@ public final class Region<T> implements ShardRegion<T> {
         return passivations.get();
     }
 
-    /**
-     * Starts a pass over the live entities looking for ones idle since before {@code nowMillis} minus the type's
-     * idle timeout; {@link #continueIdlePass(int)} carries it out a few slots per tick, so that a region of a million
-     * entities never holds the control thread for long. A pass still running goes on with the new limit. Control
-     * thread.
-     */
+    /** Starts an idle pass ({@link Passivation#startIdlePass}). Control thread. */
     void startIdlePass(long nowMillis) {
-        java.time.Duration idle = node.settings().idleTimeout(type.name());
-        if (idle.isZero()) {
-            return;
-        }
-        idlePassSince = nowMillis - idle.toMillis();
-        if (idlePassNext < 0) {
-            idlePassNext = 0;
-        }
+        passivation.startIdlePass(nowMillis);
     }
 
-    /**
-     * Goes on with the running idle pass, slot by slot, until about {@code budget} entities were looked at. The
-     * entities act on a passivation in their own mailbox order: one that took a message since is left alone.
-     * Control thread.
-     *
-     * @param budget how many entities to look at, at least
-     * @return how many were looked at
-     */
+    /** Goes on with the running idle pass ({@link Passivation#continueIdlePass}). Control thread. */
     int continueIdlePass(int budget) {
-        int visited = 0;
-        long idleSince = idlePassSince;
-        while (idlePassNext >= 0 && visited < budget) {
-            if (idlePassNext >= slots.length) {
-                idlePassNext = -1;
-                break;
-            }
-            Shard local = slots[idlePassNext++].local;
-            if (local == null || local.stopping) {
-                continue;
-            }
-            for (EntityCell cell : local.cells()) {
-                visited++;
-                if (cell.isActive() && cell.lastActiveMillis() <= idleSince) {
-                    cell.enqueue(new EntityCell.Delivery(new EntityCell.PassivateSignal(idleSince, false),
-                            ReplySink.TELL));
-                }
-            }
-        }
-        return visited;
+        return passivation.continueIdlePass(budget);
     }
 
-    /**
-     * Passivates the least recently used entities beyond the limit of live entities. Control thread.
-     */
+    /** Passivates the least recently used entities beyond the limit of live entities. Control thread. */
     void passivateOverLimit() {
-        int max = node.settings().passivationMaxActiveEntities();
-        int over = activeEntities.get() - max;
-        if (max > 0 && over > 0 && !rememberEntities) {
-            List<EntityCell> live = new ArrayList<>();
-            for (ShardSlot slot : slots) {
-                Shard local = slot.local;
-                if (local != null && !local.stopping) {
-                    local.cells().stream().filter(EntityCell::isActive).forEach(live::add);
-                }
-            }
-            live.sort(java.util.Comparator.comparingLong(EntityCell::lastActiveMillis));
-            for (EntityCell cell : live.subList(0, Math.min(over, live.size()))) {
-                cell.enqueue(new EntityCell.Delivery(new EntityCell.PassivateSignal(0, true), ReplySink.TELL));
-            }
-        }
+        passivation.passivateOverLimit();
     }
 
     // ---- caller side -------------------------------------------------------------------------------------------

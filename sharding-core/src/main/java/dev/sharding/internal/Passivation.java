@@ -1,0 +1,147 @@
+package dev.sharding.internal;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.List;
+import java.util.function.IntFunction;
+import java.util.function.IntSupplier;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Passivation of one region's entities, on the control thread:
+ *
+ * <ul>
+ * <li><b>Idle.</b> Every quarter of the type's idle timeout a pass starts over the live entities, looking for those
+ * idle since before now minus the timeout; it goes on a few shards per tick within a budget, so that a region of a
+ * million entities never holds the control thread for long ({@link #startIdlePass}, {@link #continueIdlePass}). A
+ * pass still running goes on with the new limit.</li>
+ * <li><b>Over the limit.</b> When the live entities of the region exceed {@code passivation.max-active-entities},
+ * the least recently active ones beyond it are passivated ({@link #passivateOverLimit}). Remembered entities are
+ * never passivated for the limit.</li>
+ * </ul>
+ *
+ * <p>A pass only asks: the entity acts on a passivation in its own mailbox order, so one that took a message since
+ * is left alone (see {@link Candidate#passivate}).
+ */
+final class Passivation {
+
+    /** A live entity as passivation sees it. */
+    interface Candidate {
+
+        /** Whether it has a live instance. */
+        boolean isActive();
+
+        /** When it last took a message, on the node's coarse clock. */
+        long lastActiveMillis();
+
+        /**
+         * Asks it to passivate, in its own mailbox order.
+         *
+         * @param idleSinceMillis it stays if it took a message after this (idle passivation), or 0
+         * @param overLimit whether it goes in any case (the limit of live entities)
+         */
+        void passivate(long idleSinceMillis, boolean overLimit);
+    }
+
+    private final int numberOfShards;
+
+    /** The live entities of a shard hosted here and not stopping, or {@code null}. */
+    private final IntFunction<@Nullable Collection<? extends Candidate>> hosted;
+
+    private final Supplier<Duration> idleTimeout;
+
+    private final IntSupplier maxActive;
+
+    private final IntSupplier activeEntities;
+
+    private final boolean rememberEntities;
+
+    /** The next shard of the running idle pass, or -1 when none runs. */
+    private int next = -1;
+
+    /** Entities last active at or before this are idle in the running pass. */
+    private long idleSince;
+
+    Passivation(int numberOfShards, IntFunction<@Nullable Collection<? extends Candidate>> hosted,
+            Supplier<Duration> idleTimeout, IntSupplier maxActive, IntSupplier activeEntities,
+            boolean rememberEntities) {
+        this.numberOfShards = numberOfShards;
+        this.hosted = hosted;
+        this.idleTimeout = idleTimeout;
+        this.maxActive = maxActive;
+        this.activeEntities = activeEntities;
+        this.rememberEntities = rememberEntities;
+    }
+
+    /** Starts a pass for entities idle since before {@code nowMillis} minus the idle timeout (none when zero). */
+    void startIdlePass(long nowMillis) {
+        Duration idle = idleTimeout.get();
+        if (idle.isZero()) {
+            return;
+        }
+        idleSince = nowMillis - idle.toMillis();
+        if (next < 0) {
+            next = 0;
+        }
+    }
+
+    /**
+     * Goes on with the running idle pass, shard by shard, until about {@code budget} entities were looked at.
+     *
+     * @param budget how many entities to look at, at least
+     * @return how many were looked at
+     */
+    int continueIdlePass(int budget) {
+        int visited = 0;
+        long since = idleSince;
+        while (next >= 0 && visited < budget) {
+            if (next >= numberOfShards) {
+                next = -1;
+                break;
+            }
+            Collection<? extends Candidate> cells = hosted.apply(next++);
+            if (cells == null) {
+                continue;
+            }
+            for (Candidate cell : cells) {
+                visited++;
+                if (cell.isActive() && cell.lastActiveMillis() <= since) {
+                    cell.passivate(since, false);
+                }
+            }
+        }
+        return visited;
+    }
+
+    /** Whether an idle pass is running. */
+    boolean idlePassRunning() {
+        return next >= 0;
+    }
+
+    /** Passivates the least recently active entities beyond the limit of live entities. */
+    void passivateOverLimit() {
+        int max = maxActive.getAsInt();
+        int over = activeEntities.getAsInt() - max;
+        if (max <= 0 || over <= 0 || rememberEntities) {
+            return;
+        }
+        List<Candidate> live = new ArrayList<>();
+        for (int shard = 0; shard < numberOfShards; shard++) {
+            Collection<? extends Candidate> cells = hosted.apply(shard);
+            if (cells != null) {
+                for (Candidate cell : cells) {
+                    if (cell.isActive()) {
+                        live.add(cell);
+                    }
+                }
+            }
+        }
+        live.sort(Comparator.comparingLong(Candidate::lastActiveMillis));
+        for (Candidate cell : live.subList(0, Math.min(over, live.size()))) {
+            cell.passivate(0, true);
+        }
+    }
+}

@@ -1,0 +1,150 @@
+package dev.sharding.internal;
+
+import dev.sharding.spi.ShardingStore;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The remember-entities journal of one region: which entities of each shard are live, kept in the store so that
+ * they start again, without a message, wherever and whenever their shard starts.
+ *
+ * <ul>
+ * <li>Entity threads record each start and each passivation ({@link #started}, {@link #stopped}); nothing is written
+ * then.</li>
+ * <li>Every retry interval, and before a shard is handed off, the control thread writes what was recorded, per shard
+ * ({@link #flush}): the latest event of each entity, one write per shard at a time, so that they commit in the order
+ * of the events. A write that fails goes back to be written at the next flush, under any newer event of the same
+ * entity, so that an entity's last event is always the one that ends up stored.</li>
+ * <li>A shard that starts here reads its remembered ids and starts those entities ({@link #startRemembered}).</li>
+ * </ul>
+ */
+final class RememberJournal {
+
+    private static final Logger log = LoggerFactory.getLogger(RememberJournal.class);
+
+    private record Event(int shardId, String entityId, boolean started) {
+    }
+
+    private final String typeName;
+
+    private final ShardingStore store;
+
+    /** Runs a task on the control thread, or at once when the node has stopped it. */
+    private final java.util.function.Consumer<Runnable> onControl;
+
+    /** Entities started and forgotten since the last flush, in order. Any thread. */
+    private final ConcurrentLinkedQueue<Event> events = new ConcurrentLinkedQueue<>();
+
+    /** Events taken from the queue and not yet stored, per shard, latest per entity. Control thread. */
+    private final Map<Integer, Map<String, Boolean>> unflushed = new HashMap<>();
+
+    /** Per shard, the write under way. Control thread. */
+    private final Map<Integer, CompletableFuture<Void>> flushing = new HashMap<>();
+
+    RememberJournal(String typeName, ShardingStore store, java.util.function.Consumer<Runnable> onControl) {
+        this.typeName = typeName;
+        this.store = store;
+        this.onControl = onControl;
+    }
+
+    /** An entity started. Entity thread. */
+    void started(int shardId, String entityId) {
+        events.add(new Event(shardId, entityId, true));
+    }
+
+    /** An entity was passivated: it is not started again. Entity thread. */
+    void stopped(int shardId, String entityId) {
+        events.add(new Event(shardId, entityId, false));
+    }
+
+    /**
+     * Writes what was recorded since the last flush: for one shard, or for all ({@code shardId} -1). Control thread.
+     *
+     * @return completes when the writes are done (failed ones included)
+     */
+    CompletableFuture<Void> flush(int shardId) {
+        Event e;
+        while ((e = events.poll()) != null) {
+            unflushed.computeIfAbsent(e.shardId(), k -> new LinkedHashMap<>()).put(e.entityId(), e.started());
+        }
+        List<CompletableFuture<Void>> writes = new ArrayList<>();
+        for (Integer shard : new ArrayList<>(unflushed.keySet())) {
+            if (shardId < 0 || shard == shardId) {
+                writes.add(flushShard(shard));
+            }
+        }
+        return CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new));
+    }
+
+    private CompletableFuture<Void> flushShard(int shard) {
+        CompletableFuture<Void> running = flushing.get(shard);
+        if (running != null) {
+            CompletableFuture<Void> next = new CompletableFuture<>();
+            running.whenComplete((v, t) -> onControl.accept(() -> flushShard(shard).whenComplete((v2, t2) ->
+                    next.complete(null))));
+            return next;
+        }
+        Map<String, Boolean> shardEvents = unflushed.remove(shard);
+        if (shardEvents == null || shardEvents.isEmpty()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        List<String> started = new ArrayList<>();
+        List<String> stopped = new ArrayList<>();
+        shardEvents.forEach((id, up) -> (up ? started : stopped).add(id));
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        flushing.put(shard, done);
+        CompletableFuture<Void> write;
+        try {
+            write = store.updateRemembered(typeName, shard, started, stopped);
+        } catch (RuntimeException ex) {
+            write = CompletableFuture.failedFuture(ex);
+        }
+        write.whenComplete((v, failure) -> onControl.accept(() -> {
+            flushing.remove(shard);
+            if (failure != null) {
+                log.warn("Cannot store the remembered entities of shard {} of {}; trying again: {}", shard,
+                        typeName, failure.toString());
+                Map<String, Boolean> merged = new LinkedHashMap<>(shardEvents);
+                Map<String, Boolean> newer = unflushed.get(shard);
+                if (newer != null) {
+                    merged.putAll(newer);
+                }
+                unflushed.put(shard, merged);
+            }
+            done.complete(null);
+        }));
+        return done;
+    }
+
+    /**
+     * Reads the remembered ids of a shard that has just started here and starts them, unless the shard stopped
+     * meanwhile.
+     *
+     * @param shardId the shard
+     * @param stillHosted whether the shard still runs here when the ids arrive
+     * @param start starts one entity
+     */
+    void startRemembered(int shardId, java.util.function.BooleanSupplier stillHosted,
+            java.util.function.Consumer<String> start) {
+        store.remembered(typeName, shardId).whenComplete((ids, failure) -> {
+            if (failure != null) {
+                log.warn("Cannot read the remembered entities of shard {} of {}: {}", shardId, typeName,
+                        failure.toString());
+                return;
+            }
+            if (!stillHosted.getAsBoolean()) {
+                return;
+            }
+            for (String id : ids) {
+                start.accept(id);
+            }
+        });
+    }
+}

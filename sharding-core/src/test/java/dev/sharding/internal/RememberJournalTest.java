@@ -1,0 +1,139 @@
+package dev.sharding.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sharding.internal.store.InMemoryShardingStore;
+import dev.sharding.test.ForwardingStore;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The remember-entities journal of one region over a store whose writes the test completes by hand, with the control
+ * thread played by a queue the test drains.
+ */
+class RememberJournalTest {
+
+    /** Writes wait until the test completes them; each is recorded. */
+    private static final class HeldStore extends ForwardingStore {
+
+        record Write(int shard, List<String> started, List<String> stopped, CompletableFuture<Void> done) {
+        }
+
+        final List<Write> writes = new CopyOnWriteArrayList<>();
+
+        HeldStore() {
+            super(new InMemoryShardingStore());
+        }
+
+        @Override
+        public CompletableFuture<Void> updateRemembered(String typeName, int shardId, java.util.Collection<String> started,
+                java.util.Collection<String> stopped) {
+            CompletableFuture<Void> done = new CompletableFuture<>();
+            writes.add(new Write(shardId, List.copyOf(started), List.copyOf(stopped), done));
+            return done.thenCompose(v -> super.updateRemembered(typeName, shardId, started, stopped));
+        }
+    }
+
+    private final HeldStore store = new HeldStore();
+
+    private final ConcurrentLinkedQueue<Runnable> control = new ConcurrentLinkedQueue<>();
+
+    private final RememberJournal journal = new RememberJournal("counter", store, control::add);
+
+    private void runControl() {
+        Runnable r;
+        while ((r = control.poll()) != null) {
+            r.run();
+        }
+    }
+
+    @Test
+    void aFlushWritesTheLatestEventOfEachEntityPerShard() {
+        journal.started(1, "a");
+        journal.started(1, "b");
+        journal.stopped(1, "a");
+        journal.started(2, "c");
+
+        journal.flush(-1);
+
+        assertThat(store.writes).hasSize(2);
+        HeldStore.Write shard1 = store.writes.stream().filter(w -> w.shard() == 1).findFirst().orElseThrow();
+        assertThat(shard1.started()).containsExactly("b");
+        assertThat(shard1.stopped()).containsExactly("a");
+    }
+
+    @Test
+    void aFlushOfOneShardLeavesTheOthersForLater() {
+        journal.started(1, "a");
+        journal.started(2, "b");
+
+        journal.flush(2);
+
+        assertThat(store.writes).extracting(HeldStore.Write::shard).containsExactly(2);
+        journal.flush(-1);
+        assertThat(store.writes).extracting(HeldStore.Write::shard).containsExactly(2, 1);
+    }
+
+    @Test
+    void oneWriteAtATimePerShardSoThatTheyCommitInOrder() {
+        journal.started(1, "a");
+        CompletableFuture<Void> first = journal.flush(1);
+        journal.stopped(1, "a");
+        CompletableFuture<Void> second = journal.flush(1);
+
+        assertThat(store.writes).hasSize(1); // the second waits for the first
+        store.writes.get(0).done().complete(null);
+        runControl();
+
+        assertThat(first).isDone();
+        assertThat(store.writes).hasSize(2);
+        assertThat(store.writes.get(1).stopped()).containsExactly("a");
+        store.writes.get(1).done().complete(null);
+        runControl();
+        assertThat(second).isDone();
+        assertThat(store.remembered("counter", 1).join()).isEmpty();
+    }
+
+    @Test
+    void aFailedWriteIsTriedAgainUnderNewerEventsOfTheSameEntity() {
+        journal.started(1, "a");
+        journal.started(1, "b");
+        journal.flush(1);
+        journal.stopped(1, "a"); // newer than the failing write's "a started"
+        store.writes.get(0).done().completeExceptionally(new IllegalStateException("database down"));
+        runControl();
+
+        journal.flush(1);
+
+        assertThat(store.writes).hasSize(2);
+        HeldStore.Write retry = store.writes.get(1);
+        assertThat(retry.started()).containsExactly("b");
+        assertThat(retry.stopped()).containsExactly("a");
+        retry.done().complete(null);
+        runControl();
+        assertThat(store.remembered("counter", 1).join()).containsExactly("b");
+    }
+
+    @Test
+    void rememberedEntitiesStartOnlyIfTheShardIsStillHosted() {
+        store.updateRemembered("counter", 3, Set.of("x", "y"), Set.of());
+        store.writes.get(0).done().complete(null);
+        List<String> started = new ArrayList<>();
+
+        journal.startRemembered(3, () -> true, started::add);
+        journal.startRemembered(3, () -> false, id -> started.add("never " + id));
+
+        assertThat(started).containsExactlyInAnyOrder("x", "y");
+    }
+
+    @Test
+    void nothingRecordedWritesNothing() {
+        assertThat(journal.flush(-1)).isDone();
+        assertThat(store.writes).isEmpty();
+    }
+}
