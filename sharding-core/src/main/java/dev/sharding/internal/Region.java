@@ -540,7 +540,6 @@ public final class Region<T> implements ShardRegion<T> {
                 flush(slot, home, item);
             }
             slot.requested = false;
-            slot.handingOff = false;
             slot.home = home;
         }
     }
@@ -617,13 +616,12 @@ public final class Region<T> implements ShardRegion<T> {
         ShardSlot slot = slots[shardId];
         synchronized (slot) {
             slot.home = null;
-            slot.handingOff = true;
         }
         whenQuiet(slot, () -> node.send(owner, new BeginHandOffAck(type.name(), shardId), false));
     }
 
     /** Runs an action on the control thread once no thread is between reading the slot's home and sending. */
-    private void whenQuiet(ShardSlot slot, Runnable action) {
+    void whenQuiet(ShardSlot slot, Runnable action) {
         if (slot.senders.get() == 0) {
             action.run();
         } else {
@@ -636,9 +634,7 @@ public final class Region<T> implements ShardRegion<T> {
         if (shardId < 0 || shardId >= numberOfShards) {
             return;
         }
-        ShardSlot slot = slots[shardId];
-        slot.acks.add(from);
-        checkHandOff(slot);
+        handOffOf(slots[shardId]).acknowledged(from);
     }
 
     /** At the owner: stop the shard once every listed region acknowledged, then report ShardStopped. */
@@ -651,71 +647,31 @@ public final class Region<T> implements ShardRegion<T> {
             node.sendToCoordinator(new ShardStopped(type.name(), shardId, 0, List.of())); // done before, or never hosted
             return;
         }
-        if (slot.awaited == null) {
-            slot.awaited = List.copyOf(regions);
-            slot.handOffDeadlineNanos = System.nanoTime() + node.settings().handoffTimeout().toNanos();
-        }
-        checkHandOff(slot);
+        handOffOf(slot).handOff(regions);
     }
 
-    private void checkHandOff(ShardSlot slot) {
-        List<Member> awaited = slot.awaited;
-        Shard local = slot.local;
-        if (awaited == null || local == null || local.stopping) {
-            return;
+    private ShardHandOff handOffOf(ShardSlot slot) {
+        ShardHandOff h = slot.handOff;
+        if (h == null) {
+            h = new ShardHandOff(this, node, slot);
+            slot.handOff = h;
         }
-        List<Member> members = node.members();
-        List<Member> missing = awaited.stream().filter(m -> members.contains(m) && !slot.acks.contains(m)).toList();
-        long now = System.nanoTime();
-        if (!missing.isEmpty()) {
-            if (now < slot.handOffDeadlineNanos) {
-                return;
-            }
-            log.warn("Handoff of shard {} of {}: no acknowledgement from {} within handoff-timeout; stopping it"
-                    + " anyway", slot.shardId, type.name(), missing);
-        }
-        local.stopping = true;
-        whenQuiet(slot, () -> {
-            long left = Math.max(0, slot.handOffDeadlineNanos - System.nanoTime());
-            local.stop().whenComplete((v, t) -> node.control().execute(() -> handOffDone(slot, local)));
-            node.control().schedule(() -> {
-                if (slot.local == local) {
-                    int forced = local.forceStop();
-                    log.warn("Handoff of shard {} of {}: {} entities did not stop within handoff-timeout and were"
-                            + " stopped forcibly", slot.shardId, type.name(), forced);
-                    handOffDone(slot, local);
-                }
-            }, left, TimeUnit.NANOSECONDS);
-        });
+        return h;
     }
 
-    private void handOffDone(ShardSlot slot, Shard local) {
-        if (slot.local != local) {
-            return;
-        }
-        slot.local = null;
-        slot.awaited = null;
-        slot.acks.clear();
-        ShardStopped stopped = new ShardStopped(type.name(), slot.shardId, local.epoch(), local.transferOut());
-        if (!rememberEntities) {
-            node.sendToCoordinator(stopped);
-        } else {
-            // the new home reads the shard's remembered ids when it starts it: the ones started here lately first
-            flushRemembered(slot.shardId).whenComplete((v, t) -> node.control().execute(() -> {
-                node.sendToCoordinator(stopped);
-                node.regionChanged();
-            }));
-        }
-        node.regionChanged();
-    }
-
-    /** Periodic: handoffs past their deadline stop anyway. */
+    /** Periodic, and when members left: handoffs past their deadline, or no longer waiting for anyone, go on. */
     void checkHandOffs() {
         for (ShardSlot slot : slots) {
-            if (slot.awaited != null) {
-                checkHandOff(slot);
+            ShardHandOff h = slot.handOff;
+            if (h != null && h.started()) {
+                h.check();
             }
         }
+    }
+
+    /** Whether this region's type remembers its entities. */
+    boolean remembersEntities() {
+        return rememberEntities;
     }
 
     /**
@@ -735,10 +691,8 @@ public final class Region<T> implements ShardRegion<T> {
 
     /** Members left: forget homes on them so that the next message asks the coordinator. Control thread. */
     void membersGone(Collection<Member> gone) {
+        checkHandOffs();
         for (ShardSlot slot : slots) {
-            if (slot.awaited != null) {
-                checkHandOff(slot);
-            }
             Member home = slot.home;
             if (home != null && gone.contains(home)) {
                 synchronized (slot) {
@@ -879,8 +833,7 @@ public final class Region<T> implements ShardRegion<T> {
         local.dropped = true;
         local.stopping = true;
         slot.local = null;
-        slot.awaited = null;
-        slot.acks.clear();
+        slot.handOff = null;
         synchronized (slot) {
             if (slot.home != null && slot.home.equals(node.self())) {
                 slot.home = null;
@@ -899,7 +852,6 @@ public final class Region<T> implements ShardRegion<T> {
         for (ShardSlot slot : slots) {
             synchronized (slot) {
                 slot.home = null;
-                slot.handingOff = false;
             }
         }
         dropBuffers(reason);

@@ -3,15 +3,12 @@ package dev.sharding.internal;
 import dev.sharding.Member;
 import dev.sharding.internal.protocol.EntityEnvelope;
 import java.util.ArrayDeque;
-import java.util.HashSet;
-import java.util.List;
-import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
 
 /**
  * What a region knows of one shard: its home, the local shard when the home is this node, the messages that wait
- * while the home is unknown, and the handoff state.
+ * while the home is unknown, and, at the owner, the shard's handoff.
  *
  * <p>{@code home} is read without a lock on the hot path. It is only set by the control thread, holding this slot's
  * monitor, <em>after</em> the buffered messages were sent on, so a caller that sees a home can never overtake a
@@ -37,17 +34,8 @@ final class ShardSlot {
 
     boolean requested;
 
-    /** This region buffers for the shard because a handoff began. */
-    boolean handingOff;
-
-    /** At the owner: the regions whose acknowledgement the handoff waits for, once {@code HandOff} arrived. */
-    @Nullable List<Member> awaited;
-
-    /** At the owner: the acknowledgements that arrived. */
-    final Set<Member> acks = new HashSet<>();
-
-    /** At the owner: when the handoff must be done. */
-    long handOffDeadlineNanos;
+    /** At the owner: the handoff of the shard hosted here, from its first acknowledgement or {@code HandOff}. */
+    @Nullable ShardHandOff handOff;
 
     ShardSlot(int shardId) {
         this.shardId = shardId;
