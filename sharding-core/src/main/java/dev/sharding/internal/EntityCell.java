@@ -1,7 +1,6 @@
 package dev.sharding.internal;
 
 import dev.sharding.ClusterPartitionedException;
-import dev.sharding.EntityContext;
 import dev.sharding.EntityState;
 import dev.sharding.UnhandledMessageException;
 import dev.sharding.internal.protocol.EntityTransfer;
@@ -29,7 +28,7 @@ import org.slf4j.LoggerFactory;
  * <p>The instance is created on the first message (on an entity thread) and destroyed by a stop signal, after the
  * messages before it.
  */
-final class EntityCell implements Runnable, EntityContext, Passivation.Candidate {
+final class EntityCell implements Runnable, Passivation.Candidate {
 
     private static final Logger log = LoggerFactory.getLogger(EntityCell.class);
 
@@ -49,7 +48,11 @@ final class EntityCell implements Runnable, EntityContext, Passivation.Candidate
 
     private @Nullable Object instance;
 
-    private volatile boolean stopped;
+    /** Where the entity is in its life; moved only by the thread draining the mailbox, read by others. */
+    private volatile EntityLifecycle lifecycle = EntityLifecycle.NEW;
+
+    /** Set by the control thread when a handoff's deadline passed: later messages fail. */
+    private volatile boolean forceStopped;
 
     /** A delivery taken from the mailbox that waits for the entity's state to be read. */
     private @Nullable Delivery pending;
@@ -61,19 +64,12 @@ final class EntityCell implements Runnable, EntityContext, Passivation.Candidate
 
     private @Nullable EntityStateImpl<?> entityState;
 
-    /** Set once the cell has left its shard's map: messages offered to it must go to a new cell. */
-    private volatile boolean dead;
-
-    /** Whether an instance is alive (read by the passivation sweep). */
-    private volatile boolean active;
-
     /** When the entity last took a message, on the node's coarse clock (a hint for the sweep; racy reads are fine). */
     private long lastActiveMillis;
 
     private boolean passivateRequested;
 
-    /** The instance was passivated: when the mailbox runs dry, the cell leaves the map. */
-    private boolean passivated;
+    private final EntityContextImpl context = new EntityContextImpl(this);
 
     EntityCell(Shard shard, String entityId) {
         this.shard = shard;
@@ -88,7 +84,7 @@ final class EntityCell implements Runnable, EntityContext, Passivation.Candidate
      */
     boolean enqueue(Delivery delivery) {
         mailbox.offer(delivery);
-        if (dead && mailbox.remove(delivery)) {
+        if (lifecycle == EntityLifecycle.RETIRED && mailbox.remove(delivery)) {
             // the cell retired after its last message; the retiring thread checks the mailbox after marking it dead,
             // so either it saw this delivery (and revived) or this thread sees dead and takes it back
             return false;
@@ -101,7 +97,7 @@ final class EntityCell implements Runnable, EntityContext, Passivation.Candidate
 
     @Override
     public boolean isActive() {
-        return active;
+        return lifecycle == EntityLifecycle.ACTIVE;
     }
 
     @Override
@@ -115,7 +111,16 @@ final class EntityCell implements Runnable, EntityContext, Passivation.Candidate
     }
 
     boolean isStopped() {
-        return stopped;
+        return forceStopped || lifecycle == EntityLifecycle.STOPPED;
+    }
+
+    /** Where the entity is in its life. */
+    EntityLifecycle lifecycle() {
+        return lifecycle;
+    }
+
+    private void moveTo(EntityLifecycle to) {
+        lifecycle = lifecycle.moveTo(to, this);
     }
 
     /**
@@ -123,7 +128,7 @@ final class EntityCell implements Runnable, EntityContext, Passivation.Candidate
      * when the stop signal is reached.
      */
     void forceStop() {
-        stopped = true;
+        forceStopped = true;
     }
 
     @Override
@@ -136,7 +141,7 @@ final class EntityCell implements Runnable, EntityContext, Passivation.Candidate
                 d = mailbox.poll();
             }
             if (d == null) {
-                if (passivated && instance == null && !stopped && retire()) {
+                if (lifecycle == EntityLifecycle.PASSIVATED && !forceStopped && retire()) {
                     state.set(IDLE);
                     return;
                 }
@@ -154,9 +159,9 @@ final class EntityCell implements Runnable, EntityContext, Passivation.Candidate
 
     /** Leaves the shard's map once the mailbox is empty; false when a message raced in (the cell goes on). */
     private boolean retire() {
-        dead = true;
+        moveTo(EntityLifecycle.RETIRED);
         if (!mailbox.isEmpty()) {
-            dead = false;
+            moveTo(EntityLifecycle.PASSIVATED);
             return false;
         }
         shard.remove(this);
@@ -199,7 +204,7 @@ final class EntityCell implements Runnable, EntityContext, Passivation.Candidate
             region.park(this);
             return false;
         }
-        if (stopped) {
+        if (isStopped()) {
             sink.fail(FailureKind.UNAVAILABLE, "ShardingException",
                     "Entity [" + typeName() + "/" + entityId + "] stopped before handling the message");
             return true;
@@ -210,23 +215,29 @@ final class EntityCell implements Runnable, EntityContext, Passivation.Candidate
                 Throwable failure = loadFailure;
                 if (failure != null) {
                     loadFailure = null;
+                    moveTo(EntityLifecycle.NEW);
                     log.warn("Reading the state of [{}/{}] failed", typeName(), entityId, failure);
                     sink.fail(FailureKind.ENTITY_FAILED, failure.getClass().getName(),
                             "the entity's stored state could not be read: " + failure.getMessage());
                     return true;
                 }
                 pending = d;
+                if (lifecycle != EntityLifecycle.LOADING) {
+                    moveTo(EntityLifecycle.LOADING);
+                }
                 loadState();
                 return false;
             }
             try {
-                passivated = false;
-                entity = region.type().factory().create(this);
+                entity = region.type().factory().create(context);
                 instance = entity;
-                active = true;
+                moveTo(EntityLifecycle.ACTIVE);
                 region.entityStarted(this);
             } catch (Throwable t) {
                 rethrowFatal(t);
+                if (lifecycle != EntityLifecycle.NEW) {
+                    moveTo(EntityLifecycle.NEW);
+                }
                 entityState = null;
                 log.warn("Creating entity [{}/{}] failed", typeName(), entityId, t);
                 sink.fail(FailureKind.ENTITY_FAILED, t.getClass().getName(), "creation failed: " + t.getMessage());
@@ -372,18 +383,18 @@ final class EntityCell implements Runnable, EntityContext, Passivation.Candidate
     /** Passivates: destroys the instance, keeping its stored state for a next incarnation on this node. */
     private void passivateInstance() {
         EntityStateImpl<?> s = entityState;
+        moveTo(EntityLifecycle.PASSIVATED);
         destroyInstance();
         loaded = s == null ? null : Optional.of(new EntityTransfer(entityId, s.storedBytes(), s.storedVersion()));
-        passivated = true;
         shard.region().entityPassivated(this);
     }
 
     private void stopInstance() {
-        stopped = true;
         EntityStateImpl<?> s = entityState;
         if (s != null) {
             shard.stoppedWith(new EntityTransfer(entityId, s.storedBytes(), s.storedVersion()));
         }
+        moveTo(EntityLifecycle.STOPPED);
         destroyInstance();
     }
 
@@ -394,7 +405,6 @@ final class EntityCell implements Runnable, EntityContext, Passivation.Candidate
             return;
         }
         instance = null;
-        active = false;
         entityState = null;
         loaded = null;
         shard.region().entityStopped(this);
@@ -412,13 +422,13 @@ final class EntityCell implements Runnable, EntityContext, Passivation.Candidate
         }
     }
 
-    @Override
-    public void passivate() {
+    /** The instance asked to be passivated once its current message is done. */
+    void requestPassivation() {
         passivateRequested = true;
     }
 
-    @Override
-    public <S> EntityState<S> state(Class<S> stateType, Supplier<S> initial) {
+    /** The entity's durable state; see {@link dev.sharding.EntityContext#state}. */
+    <S> EntityState<S> state(Class<S> stateType, Supplier<S> initial) {
         Class<?> declared = shard.region().type().stateType();
         if (declared == null || !declared.equals(stateType)) {
             throw new IllegalStateException("Entity type " + typeName() + " declares "
@@ -438,23 +448,19 @@ final class EntityCell implements Runnable, EntityContext, Passivation.Candidate
         return typed;
     }
 
-    @Override
-    public String typeName() {
+    String typeName() {
         return shard.region().typeName();
     }
 
-    @Override
-    public String entityId() {
+    String entityId() {
         return entityId;
     }
 
-    @Override
-    public int shardId() {
+    int shardId() {
         return shard.shardId();
     }
 
-    @Override
-    public String nodeName() {
+    String nodeName() {
         return shard.region().nodeName();
     }
 
@@ -463,16 +469,20 @@ final class EntityCell implements Runnable, EntityContext, Passivation.Candidate
         return "Entity[" + typeName() + "/" + entityId + "]";
     }
 
-    /** One message and where its outcome goes. */
+    /** One message, or a {@link Signal} of the runtime, and where its outcome goes. */
     record Delivery(Object message, ReplySink sink) {
     }
 
+    /** What the runtime itself puts into a mailbox, in order with the entity's messages. */
+    sealed interface Signal permits StopSignal, StartSignal, PassivateSignal {
+    }
+
     /** Tells the cell to stop after the messages before it. */
-    record StopSignal(Runnable done) {
+    record StopSignal(Runnable done) implements Signal {
     }
 
     /** Starts the entity without a message (a remembered entity whose shard started). */
-    enum StartSignal {
+    enum StartSignal implements Signal {
         /** The one signal. */
         INSTANCE
     }
@@ -481,6 +491,6 @@ final class EntityCell implements Runnable, EntityContext, Passivation.Candidate
      * Tells the cell to passivate its instance, if it has taken no message since {@code idleSinceMillis} (idle
      * passivation) or in any case ({@code force}, for the limit of live entities).
      */
-    record PassivateSignal(long idleSinceMillis, boolean force) {
+    record PassivateSignal(long idleSinceMillis, boolean force) implements Signal {
     }
 }
