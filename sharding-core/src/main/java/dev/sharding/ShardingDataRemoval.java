@@ -1,7 +1,7 @@
 package dev.sharding;
 
 import dev.sharding.internal.ClusterProbe;
-import dev.sharding.internal.store.JdbcShardingStore;
+import dev.sharding.store.JdbcShardingStore;
 import dev.sharding.internal.transport.JdbcDiscovery;
 import dev.sharding.spi.ShardingStore;
 import java.util.List;

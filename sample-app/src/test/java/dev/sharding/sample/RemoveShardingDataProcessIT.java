@@ -3,7 +3,7 @@ package dev.sharding.sample;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sharding.ShardingNode;
-import dev.sharding.internal.store.JdbcShardingStore;
+import dev.sharding.store.JdbcShardingStore;
 import dev.sharding.sample.SampleCluster.Node;
 import dev.sharding.spi.ShardingStore;
 import java.nio.charset.StandardCharsets;

@@ -1,4 +1,4 @@
-package dev.sharding.internal.store;
+package dev.sharding.store;
 
 import dev.sharding.ShardingException;
 import java.sql.Connection;

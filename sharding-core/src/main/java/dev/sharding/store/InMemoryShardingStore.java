@@ -1,4 +1,4 @@
-package dev.sharding.internal.store;
+package dev.sharding.store;
 
 import dev.sharding.spi.ShardingStore;
 import dev.sharding.spi.StaleEpochException;

@@ -1,4 +1,4 @@
-package dev.sharding.internal.store;
+package dev.sharding.store;
 
 import dev.sharding.ShardingException;
 import dev.sharding.spi.ShardingStore;
@@ -81,6 +81,16 @@ public final class JdbcShardingStore implements ShardingStore {
     private final AtomicBoolean closed = new AtomicBoolean();
 
     private volatile @Nullable JdbcDialect dialect;
+
+    /**
+     * Starts building a store.
+     *
+     * @param dataSource where the tables are; every node of the cluster must reach the same database
+     * @return the builder
+     */
+    public static JdbcShardingStoreBuilder builder(DataSource dataSource) {
+        return new JdbcShardingStoreBuilder(dataSource);
+    }
 
     /**
      * Creates a store with the default settings and starts its threads.

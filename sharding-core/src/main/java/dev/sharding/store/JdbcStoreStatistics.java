@@ -1,4 +1,4 @@
-package dev.sharding.internal.store;
+package dev.sharding.store;
 
 /**
  * Counters of a {@link JdbcShardingStore}'s group commits since it was created.

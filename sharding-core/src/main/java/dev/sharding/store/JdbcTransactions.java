@@ -1,4 +1,4 @@
-package dev.sharding.internal.store;
+package dev.sharding.store;
 
 import java.sql.Connection;
 import java.sql.SQLException;

@@ -1,10 +1,10 @@
-package dev.sharding.internal.store;
+package dev.sharding.store;
 
 import dev.sharding.ShardingException;
-import dev.sharding.internal.store.JdbcDialect.EntityKey;
-import dev.sharding.internal.store.JdbcDialect.Locked;
-import dev.sharding.internal.store.JdbcDialect.RememberedId;
-import dev.sharding.internal.store.JdbcDialect.StateRow;
+import dev.sharding.store.JdbcDialect.EntityKey;
+import dev.sharding.store.JdbcDialect.Locked;
+import dev.sharding.store.JdbcDialect.RememberedId;
+import dev.sharding.store.JdbcDialect.StateRow;
 import dev.sharding.spi.ShardingStore.StoredState;
 import dev.sharding.spi.StaleEpochException;
 import java.sql.Connection;

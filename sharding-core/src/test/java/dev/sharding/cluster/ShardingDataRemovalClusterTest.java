@@ -10,7 +10,7 @@ import dev.sharding.ShardingDataRemoval;
 import dev.sharding.ShardingNode;
 import dev.sharding.ShardingSettings;
 import dev.sharding.internal.ClusterProbe;
-import dev.sharding.internal.store.InMemoryShardingStore;
+import dev.sharding.store.InMemoryShardingStore;
 import dev.sharding.test.TestCluster;
 import dev.sharding.test.Wallet;
 import java.time.Duration;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.sharding.ShardingNode;
 import dev.sharding.SplitBrainSettings;
 import dev.sharding.SplitBrainSettings.Strategy;
-import dev.sharding.internal.store.InMemoryShardingStore;
+import dev.sharding.store.InMemoryShardingStore;
 import dev.sharding.test.DepositLoad;
 import dev.sharding.test.Ledger;
 import dev.sharding.test.OwnerLog;

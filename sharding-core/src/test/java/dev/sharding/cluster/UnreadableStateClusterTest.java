@@ -7,7 +7,7 @@ import dev.sharding.EntityException;
 import dev.sharding.EntityType;
 import dev.sharding.ShardingNode;
 import dev.sharding.internal.codec.JacksonMessageCodec;
-import dev.sharding.internal.store.InMemoryShardingStore;
+import dev.sharding.store.InMemoryShardingStore;
 import dev.sharding.test.TestCluster;
 import dev.sharding.test.Wallet;
 import java.util.List;

@@ -11,7 +11,7 @@ import dev.sharding.internal.codec.JacksonMessageCodec;
 import dev.sharding.internal.protocol.EntityTransfer;
 import dev.sharding.internal.protocol.HostShard;
 import dev.sharding.internal.protocol.ShardHome;
-import dev.sharding.internal.store.InMemoryShardingStore;
+import dev.sharding.store.InMemoryShardingStore;
 import dev.sharding.spi.LeastShardAllocationStrategy;
 import dev.sharding.spi.ShardingStore;
 import dev.sharding.test.ForwardingStore;

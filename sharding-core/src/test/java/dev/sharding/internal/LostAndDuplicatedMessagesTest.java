@@ -46,7 +46,7 @@ class LostAndDuplicatedMessagesTest {
         EntityType<Counter> type = Counter.type();
         NodeRuntime node = new NodeRuntime(settings, List.of(type), new LeastShardAllocationStrategy(),
                 new JacksonMessageCodec(EntityHandlers.of(Counter.class).declaredTypes(), 1 << 20),
-                network.transport(name), new dev.sharding.internal.store.InMemoryShardingStore(), null);
+                network.transport(name), new dev.sharding.store.InMemoryShardingStore(), null);
         node.start();
         nodes.add(node);
         return node;

@@ -2,7 +2,7 @@ package dev.sharding.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sharding.internal.store.InMemoryShardingStore;
+import dev.sharding.store.InMemoryShardingStore;
 import dev.sharding.test.ForwardingStore;
 import java.util.ArrayList;
 import java.util.List;

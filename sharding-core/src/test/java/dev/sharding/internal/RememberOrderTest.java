@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.sharding.EntityType;
 import dev.sharding.ShardingSettings;
 import dev.sharding.internal.codec.JacksonMessageCodec;
-import dev.sharding.internal.store.InMemoryShardingStore;
+import dev.sharding.store.InMemoryShardingStore;
 import dev.sharding.spi.LeastShardAllocationStrategy;
 import dev.sharding.test.ForwardingStore;
 import dev.sharding.test.InMemoryNetwork;

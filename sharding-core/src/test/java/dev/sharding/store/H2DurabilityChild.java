@@ -1,4 +1,4 @@
-package dev.sharding.internal.store;
+package dev.sharding.store;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;

@@ -1,4 +1,4 @@
-package dev.sharding.internal.store;
+package dev.sharding.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

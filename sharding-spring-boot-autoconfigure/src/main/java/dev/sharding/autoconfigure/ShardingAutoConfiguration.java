@@ -16,7 +16,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.sql.init.dependency.DependsOnDatabaseInitialization;
-import dev.sharding.internal.store.JdbcShardingStore;
+import dev.sharding.store.JdbcShardingStore;
 import dev.sharding.spi.ShardingStore;
 import javax.sql.DataSource;
 import org.springframework.context.annotation.Bean;

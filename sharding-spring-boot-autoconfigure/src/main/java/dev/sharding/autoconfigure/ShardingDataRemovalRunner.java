@@ -2,7 +2,7 @@ package dev.sharding.autoconfigure;
 
 import dev.sharding.ClusterNotStoppedException;
 import dev.sharding.ShardingDataRemoval;
-import dev.sharding.internal.store.JdbcShardingStore;
+import dev.sharding.store.JdbcShardingStore;
 import dev.sharding.ShardingSettings;
 import dev.sharding.spi.ShardingStore;
 import org.slf4j.Logger;

@@ -1,9 +1,8 @@
 package dev.sharding.autoconfigure;
 
 import dev.sharding.ShardingException;
-import dev.sharding.internal.store.InMemoryShardingStore;
-import dev.sharding.internal.store.JdbcShardingStore;
-import dev.sharding.internal.store.JdbcStoreSettings;
+import dev.sharding.store.InMemoryShardingStore;
+import dev.sharding.store.JdbcShardingStore;
 import dev.sharding.spi.ShardingStore;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
@@ -57,9 +56,10 @@ final class ShardingStoreFactory {
             return embedded(properties);
         }
         String url = checkDatabase(applicationDataSource);
-        JdbcShardingStore store = new JdbcShardingStore(applicationDataSource,
-                JdbcStoreSettings.defaults().withTablePrefix(properties.getTablePrefix())
-                        .withQueryTimeout(properties.getQueryTimeout()).validate());
+        JdbcShardingStore store = JdbcShardingStore.builder(applicationDataSource)
+                .tablePrefix(properties.getTablePrefix())
+                .queryTimeout(properties.getQueryTimeout())
+                .build();
         if (properties.getInitializeSchema() == DatabaseInitializationMode.ALWAYS) {
             createSchema(store, url, properties);
         } else {
@@ -83,9 +83,10 @@ final class ShardingStoreFactory {
         pool.setMaxConnections(16);
         // wait for a free connection no longer than a statement may run (H2 counts whole seconds)
         pool.setLoginTimeout((int) Math.max(1, (properties.getQueryTimeout().toMillis() + 999) / 1000));
-        JdbcShardingStore store = new JdbcShardingStore(pool,
-                JdbcStoreSettings.defaults().withTablePrefix(properties.getTablePrefix())
-                        .withQueryTimeout(properties.getQueryTimeout()).validate());
+        JdbcShardingStore store = JdbcShardingStore.builder(pool)
+                .tablePrefix(properties.getTablePrefix())
+                .queryTimeout(properties.getQueryTimeout())
+                .build();
         try {
             if (properties.getInitializeSchema() == DatabaseInitializationMode.NEVER) {
                 checkTables(pool, url, properties);

@@ -2,8 +2,8 @@ package dev.sharding.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sharding.internal.store.InMemoryShardingStore;
-import dev.sharding.internal.store.JdbcShardingStore;
+import dev.sharding.store.InMemoryShardingStore;
+import dev.sharding.store.JdbcShardingStore;
 import dev.sharding.spi.ShardingStore;
 import dev.sharding.autoconfigure.greeting.GreeterConfiguration;
 import java.net.ServerSocket;

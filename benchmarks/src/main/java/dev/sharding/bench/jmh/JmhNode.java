@@ -10,7 +10,7 @@ import dev.sharding.internal.EntityHandlers;
 import dev.sharding.internal.NodeRuntime;
 import dev.sharding.internal.codec.JacksonMessageCodec;
 import dev.sharding.internal.protocol.ProtocolCodec;
-import dev.sharding.internal.store.InMemoryShardingStore;
+import dev.sharding.store.InMemoryShardingStore;
 import dev.sharding.spi.LeastShardAllocationStrategy;
 import java.time.Duration;
 import java.util.List;

@@ -16,7 +16,7 @@ import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 
 /**
- * What every {@link ShardingStore} must do, with {@link dev.sharding.internal.store.InMemoryShardingStore}'s
+ * What every {@link ShardingStore} must do, with {@link dev.sharding.store.InMemoryShardingStore}'s
  * semantics as the reference. An
  * implementation's test extends this class and says how to make a store; tests run one after the other, each with
  * entity types of its own, so the database may be shared by all of them. Stores in a database also say how to
