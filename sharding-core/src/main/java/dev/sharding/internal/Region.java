@@ -32,14 +32,20 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The region of one entity type on this node: the only door to the type's entities.
+ * The region of one entity type on this node: the only door to the type's entities, and the composition of the parts
+ * that do its jobs.
  *
- * <h2>Routing</h2>
- * A message's shard is {@code floorMod(id.hashCode(), numberOfShards)}. The region keeps one {@link ShardSlot} per
- * shard. When the slot knows the home, the caller's thread delivers at once: into the entity's mailbox when the home
- * is this node, or as one JGroups unicast to the home's region otherwise (which may forward it again if its own
- * knowledge is newer). When the home is unknown, the message joins the slot's buffer and the region asks the
- * coordinator once; the answer sends the buffer on in arrival order and only then publishes the home.
+ * <ul>
+ * <li><b>Routing and buffering</b> ({@link ShardRouter}): a message's shard is
+ * {@code floorMod(id.hashCode(), numberOfShards)}; the region keeps one {@link ShardSlot} per shard, sends at once
+ * where the home is known, and buffers while it is not. Frames from other nodes go the same way.</li>
+ * <li><b>Hosting</b>: the shards the coordinator placed here ({@link Shard}), started by {@code HostShard} with the
+ * state the previous owner carried, and dropped without a handoff when the node loses its lease or the store says a
+ * newer copy exists.</li>
+ * <li><b>Handoff</b>: as any region, buffering a moving shard's messages and acknowledging to its owner; as the
+ * owner, {@link ShardHandOff}.</li>
+ * <li><b>Passivation</b> ({@link Passivation}) and the <b>remember-entities journal</b> ({@link RememberJournal}).</li>
+ * </ul>
  *
  * <h2>Order</h2>
  * Messages from one thread to one entity keep their order: the caller either sends directly (after any buffered
@@ -73,9 +79,7 @@ public final class Region<T> implements ShardRegion<T> {
 
     private final ShardSlot[] slots;
 
-    private final AtomicInteger buffered = new AtomicInteger();
-
-    private final AtomicLong droppedTells = new AtomicLong();
+    private final ShardRouter router;
 
     private final AtomicInteger activeEntities = new AtomicInteger();
 
@@ -99,6 +103,7 @@ public final class Region<T> implements ShardRegion<T> {
         for (int i = 0; i < numberOfShards; i++) {
             slots[i] = new ShardSlot(i);
         }
+        this.router = new ShardRouter(node, type.name(), slots);
         this.journal = rememberEntities ? new RememberJournal(type.name(), node.store(), this::onControl) : null;
         this.passivation = new Passivation(numberOfShards, this::liveCells,
                 () -> node.settings().idleTimeout(type.name()), () -> node.settings().passivationMaxActiveEntities(),
@@ -173,7 +178,7 @@ public final class Region<T> implements ShardRegion<T> {
      * @return the count since start
      */
     public long droppedTells() {
-        return droppedTells.get();
+        return router.droppedTells();
     }
 
     /**
@@ -182,7 +187,7 @@ public final class Region<T> implements ShardRegion<T> {
      * @return the count
      */
     public int bufferedMessages() {
-        return buffered.get();
+        return router.buffered();
     }
 
     // ---- entity lifecycle and passivation ------------------------------------------------------------------------
@@ -286,7 +291,7 @@ public final class Region<T> implements ShardRegion<T> {
                     + ") has no @EntityHandler for " + message.getClass().getName());
         }
         node.checkRunning();
-        route(slots[shard], entityId, message, null);
+        router.route(slots[shard], entityId, message, null);
     }
 
     @Override
@@ -317,7 +322,7 @@ public final class Region<T> implements ShardRegion<T> {
         }
         node.asks().track(ask);
         try {
-            route(slots[shard], entityId, message, ask);
+            router.route(slots[shard], entityId, message, ask);
         } catch (RuntimeException e) {
             ask.fail(e);
         }
@@ -331,238 +336,6 @@ public final class Region<T> implements ShardRegion<T> {
         }
         Objects.requireNonNull(message, "message");
         return EntityType.shardOf(entityId, numberOfShards);
-    }
-
-    /** Sends a message sent on this node towards its entity. */
-    private void route(ShardSlot slot, String entityId, Object message, @Nullable PendingAsk<?> ask) {
-        slot.senders.incrementAndGet();
-        try {
-            Member home = slot.home;
-            if (home == null) {
-                synchronized (slot) {
-                    home = slot.home;
-                    if (home == null) {
-                        buffer(slot, new ShardSlot.Buffered(entityId, message, ask, null, null), ask);
-                        return;
-                    }
-                }
-            }
-            sendTo(slot, home, entityId, message, ask);
-        } finally {
-            slot.senders.decrementAndGet();
-        }
-    }
-
-    private void sendTo(ShardSlot slot, Member home, String entityId, Object message, @Nullable PendingAsk<?> ask) {
-        if (home.equals(node.self())) {
-            Shard local = slot.local;
-            if (local != null) {
-                if (ask != null) {
-                    ask.target = home;
-                }
-                local.deliver(entityId, message, ask == null ? ReplySink.TELL : ask);
-                return;
-            }
-        }
-        byte[] payload = node.codec().encode(message);
-        long correlationId = 0;
-        Member replyTo = null;
-        if (ask != null) {
-            ask.target = home;
-            correlationId = node.asks().register(ask);
-            replyTo = node.self();
-        }
-        EntityEnvelope envelope = new EntityEnvelope(type.name(), entityId, slot.shardId, correlationId, replyTo,
-                payload, 0, payload.length);
-        node.transport().send(home, node.protocol().encode(envelope), false);
-    }
-
-    /** Adds to a slot's buffer; caller holds the slot's monitor. */
-    private void buffer(ShardSlot slot, ShardSlot.Buffered item, @Nullable PendingAsk<?> ask) {
-        if (buffered.incrementAndGet() > node.settings().bufferSize()) {
-            buffered.decrementAndGet();
-            String reason = "Buffer of region " + type.name() + " on " + node.nodeName() + " is full ("
-                    + node.settings().bufferSize() + " messages waiting for shard homes; setting buffer-size)";
-            if (item.envelope() != null) {
-                EntityEnvelope env = item.envelope();
-                if (env.replyTo() != null) {
-                    node.sendFailure(env.replyTo(), env.correlationId(), FailureKind.BUFFER_FULL,
-                            BufferFullException.class.getName(), reason);
-                } else {
-                    dropTell(reason);
-                }
-                return;
-            }
-            if (ask == null) {
-                dropTell(reason);
-            }
-            throw new BufferFullException(reason);
-        }
-        slot.buffer.addLast(item);
-        if (!slot.requested) {
-            slot.requested = true;
-            node.control().execute(() -> node.requestShardHome(type.name(), slot.shardId));
-        }
-    }
-
-    private void dropTell(String reason) {
-        long n = droppedTells.incrementAndGet();
-        if (n == 1 || Long.bitCount(n) == 1) {
-            log.warn("Dropped a tell ({} so far): {}", n, reason);
-        }
-    }
-
-    // ---- frames from other nodes (transport threads) ---------------------------------------------------------
-
-    /** An envelope arrived from another node; delivers, forwards, or buffers it. */
-    void receive(EntityEnvelope env, byte[] frame, int offset, int length) {
-        if (env.shardId() != EntityType.shardOf(env.entityId(), numberOfShards) || env.entityId().isEmpty()
-                || env.entityId().length() > ShardingSettings.MAX_ENTITY_ID_LENGTH) {
-            reject(env, "Envelope for [" + type.name() + "/" + env.entityId() + "] names shard " + env.shardId()
-                    + " but the id belongs to shard " + EntityType.shardOf(env.entityId(), numberOfShards)
-                    + " of " + numberOfShards + " (do all nodes use the same number-of-shards?)");
-            return;
-        }
-        String partitioned = node.partitionedReason();
-        if (partitioned != null) {
-            if (env.replyTo() != null) {
-                node.sendFailure(env.replyTo(), env.correlationId(), FailureKind.PARTITIONED,
-                        dev.sharding.ClusterPartitionedException.class.getName(),
-                        node.partitionedException(partitioned).getMessage());
-            }
-            return;
-        }
-        ShardSlot slot = slots[env.shardId()];
-        slot.senders.incrementAndGet();
-        try {
-            Member home = slot.home;
-            if (home == null) {
-                Shard local = slot.local;
-                if (local != null && !local.stopping) {
-                    // the owner during a handoff: entities run until every region has acknowledged
-                    deliverLocally(local, env);
-                    return;
-                }
-                synchronized (slot) {
-                    home = slot.home;
-                    if (home == null) {
-                        // a private copy of the frame (the transport's buffer is not ours to keep), with the
-                        // envelope's payload pointing into it: no second decode
-                        byte[] copy = Arrays.copyOfRange(frame, offset, offset + length);
-                        EntityEnvelope own = new EntityEnvelope(env.typeName(), env.entityId(), env.shardId(),
-                                env.correlationId(), env.replyTo(), copy, env.payloadOffset() - offset,
-                                env.payloadLength());
-                        try {
-                            buffer(slot, new ShardSlot.Buffered(env.entityId(), null, null, copy, own), null);
-                        } catch (BufferFullException e) {
-                            // already answered or counted in buffer()
-                        }
-                        return;
-                    }
-                }
-            }
-            deliverReceived(slot, home, env, frame, offset, length);
-        } finally {
-            slot.senders.decrementAndGet();
-        }
-    }
-
-    private void deliverReceived(ShardSlot slot, Member home, EntityEnvelope env, byte[] frame, int offset,
-            int length) {
-        if (home.equals(node.self())) {
-            Shard local = slot.local;
-            if (local == null) {
-                reject(env, "Shard " + slot.shardId + " of " + type.name() + " is not hosted on " + node.nodeName());
-                return;
-            }
-            deliverLocally(local, env);
-        } else {
-            node.transport().send(home, frame, offset, length, false);
-        }
-    }
-
-    private void deliverLocally(Shard local, EntityEnvelope env) {
-        Object message;
-        try {
-            message = node.codec().decode(env.payload(), env.payloadOffset(), env.payloadLength());
-        } catch (MessageRejectedException e) {
-            log.warn("Rejected a message for [{}/{}]: {}", type.name(), env.entityId(), e.getMessage());
-            if (env.replyTo() != null) {
-                node.sendFailure(env.replyTo(), env.correlationId(), FailureKind.REJECTED,
-                        MessageRejectedException.class.getName(), e.getMessage());
-            }
-            return;
-        }
-        ReplySink sink = env.replyTo() == null ? ReplySink.TELL
-                : new RemoteReplySink(node, env.replyTo(), env.correlationId(), type.name(), env.entityId());
-        local.deliver(env.entityId(), message, sink);
-    }
-
-    private void reject(EntityEnvelope env, String reason) {
-        log.warn("Rejected a message: {}", reason);
-        if (env.replyTo() != null) {
-            node.sendFailure(env.replyTo(), env.correlationId(), FailureKind.REJECTED,
-                    MessageRejectedException.class.getName(), reason);
-        }
-    }
-
-    // ---- control thread ------------------------------------------------------------------------------------
-
-    /** The coordinator says where the shard lives: send the buffer on, in order, then publish the home. */
-    void homeKnown(int shardId, Member home) {
-        if (shardId < 0 || shardId >= numberOfShards) {
-            log.warn("Ignoring home of shard {} of {}: out of range", shardId, type.name());
-            return;
-        }
-        ShardSlot slot = slots[shardId];
-        if (!node.members().contains(home)) {
-            // a member that is gone (or not yet known here): the home is asked for again at the next retry
-            log.debug("Ignoring home {} of shard {} of {}: not in the view {}", home, shardId, type.name(),
-                    node.members());
-            return;
-        }
-        if (home.equals(node.self())) {
-            Shard local = slot.local;
-            if (local == null || local.stopping) {
-                // stale: only HostShard makes this region a home; ask again if messages wait
-                log.debug("Ignoring stale home of shard {} of {} on {}", shardId, type.name(), node.nodeName());
-                return;
-            }
-        }
-        publish(slot, home);
-    }
-
-    private void publish(ShardSlot slot, Member home) {
-        synchronized (slot) {
-            ShardSlot.Buffered item;
-            while ((item = slot.buffer.pollFirst()) != null) {
-                buffered.decrementAndGet();
-                flush(slot, home, item);
-            }
-            slot.requested = false;
-            slot.home = home;
-        }
-    }
-
-    private void flush(ShardSlot slot, Member home, ShardSlot.Buffered item) {
-        if (item.envelope() != null) {
-            byte[] frame = Objects.requireNonNull(item.frame());
-            deliverReceived(slot, home, item.envelope(), frame, 0, frame.length);
-            return;
-        }
-        PendingAsk<?> ask = item.ask();
-        if (ask != null && ask.isDone()) {
-            return; // timed out while buffered
-        }
-        try {
-            sendTo(slot, home, item.entityId(), Objects.requireNonNull(item.message()), ask);
-        } catch (RuntimeException e) {
-            if (ask != null) {
-                ask.fail(e);
-            } else {
-                log.warn("Dropped a buffered tell to [{}/{}]: {}", type.name(), item.entityId(), e.getMessage());
-            }
-        }
     }
 
     /**
@@ -599,7 +372,7 @@ public final class Region<T> implements ShardRegion<T> {
             local = new Shard(this, shardId, epoch, carried);
             slot.local = local;
         }
-        publish(slot, node.self());
+        router.publish(slot, node.self());
         if (started && rememberEntities) {
             startRemembered(shardId, local);
         }
@@ -692,43 +465,32 @@ public final class Region<T> implements ShardRegion<T> {
     /** Members left: forget homes on them so that the next message asks the coordinator. Control thread. */
     void membersGone(Collection<Member> gone) {
         checkHandOffs();
-        for (ShardSlot slot : slots) {
-            Member home = slot.home;
-            if (home != null && gone.contains(home)) {
-                synchronized (slot) {
-                    slot.home = null;
-                    if (!slot.buffer.isEmpty() && !slot.requested) {
-                        slot.requested = true;
-                        node.requestShardHome(type.name(), slot.shardId);
-                    }
-                }
-            }
-        }
+        router.forgetHomesOn(gone);
     }
 
-    /**
-     * Asks again for the homes of shards with waiting messages, and frees the buffer space of asks that timed out
-     * while waiting. Control thread.
-     */
+    /** An envelope arrived from another node; delivers, forwards, or buffers it ({@link ShardRouter#receive}). */
+    void receive(EntityEnvelope env, byte[] frame, int offset, int length) {
+        router.receive(env, frame, offset, length);
+    }
+
+    /** The coordinator says where a shard lives ({@link ShardRouter#homeKnown}). Control thread. */
+    void homeKnown(int shardId, Member home) {
+        router.homeKnown(shardId, home);
+    }
+
+    /** Asks again for the homes of shards with waiting messages ({@link ShardRouter#retryRequests}). */
     void retryRequests() {
-        for (ShardSlot slot : slots) {
-            boolean ask;
-            synchronized (slot) {
-                if (slot.buffer.isEmpty()) {
-                    continue;
-                }
-                int before = slot.buffer.size();
-                slot.buffer.removeIf(b -> b.ask() != null && b.ask().isDone());
-                buffered.addAndGet(slot.buffer.size() - before);
-                ask = slot.home == null && !slot.buffer.isEmpty();
-                if (ask) {
-                    slot.requested = true;
-                }
-            }
-            if (ask) {
-                node.requestShardHome(type.name(), slot.shardId);
-            }
-        }
+        router.retryRequests();
+    }
+
+    /** Fails or drops everything still buffered ({@link ShardRouter#dropBuffers}). */
+    void dropBuffers(RuntimeException reason) {
+        router.dropBuffers(reason);
+    }
+
+    /** The home of a shard as this region knows it. */
+    @Nullable Member homeOf(int shardId) {
+        return router.homeOf(shardId);
     }
 
     RegionInfo info() {
@@ -893,30 +655,6 @@ public final class Region<T> implements ShardRegion<T> {
             }
         }
         return CompletableFuture.allOf(all.toArray(CompletableFuture[]::new));
-    }
-
-    /** Fails or drops everything still buffered (the node stops). */
-    void dropBuffers(RuntimeException reason) {
-        for (ShardSlot slot : slots) {
-            synchronized (slot) {
-                ShardSlot.Buffered item;
-                while ((item = slot.buffer.pollFirst()) != null) {
-                    buffered.decrementAndGet();
-                    if (item.ask() != null) {
-                        item.ask().fail(reason);
-                    } else if (item.envelope() != null && item.envelope().replyTo() != null) {
-                        node.sendFailure(item.envelope().replyTo(), item.envelope().correlationId(),
-                                reason instanceof dev.sharding.ClusterPartitionedException ? FailureKind.PARTITIONED
-                                        : FailureKind.UNAVAILABLE, reason.getClass().getName(), reason.getMessage());
-                    }
-                }
-                slot.requested = false;
-            }
-        }
-    }
-
-    @Nullable Member homeOf(int shardId) {
-        return slots[shardId].home;
     }
 
     @Override

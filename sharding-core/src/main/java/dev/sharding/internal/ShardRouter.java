@@ -1,0 +1,367 @@
+package dev.sharding.internal;
+
+import dev.sharding.BufferFullException;
+import dev.sharding.EntityType;
+import dev.sharding.Member;
+import dev.sharding.MessageRejectedException;
+import dev.sharding.ShardingSettings;
+import dev.sharding.internal.protocol.EntityEnvelope;
+import dev.sharding.internal.protocol.FailureKind;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Routing and buffering for one region: the hot path from a caller, or from a frame of another node, to the shard's
+ * home.
+ *
+ * <ul>
+ * <li>When a slot knows its shard's home, the caller's thread delivers at once: into the entity's mailbox when the
+ * home is this node, or as one unicast to the home's region otherwise (which may forward it again if its own
+ * knowledge is newer).</li>
+ * <li>When the home is unknown (not asked yet, or a handoff is under way), the message joins the slot's buffer, at
+ * most {@code buffer-size} messages over the region, and the region asks the coordinator once; the answer
+ * ({@link #homeKnown}) sends the buffer on in arrival order and only then publishes the home, so a caller that sees
+ * the home never overtakes a message it buffered earlier.</li>
+ * <li>Each slot counts the threads between reading its home and finishing their send ({@link ShardSlot#senders}), so
+ * that a handoff acknowledges only once every message sent on the old home has left.</li>
+ * </ul>
+ *
+ * <p>Caller and transport threads touch a slot's buffer under its monitor, and only while its home is unknown; homes
+ * change on the control thread only.
+ */
+final class ShardRouter {
+
+    private static final Logger log = LoggerFactory.getLogger(ShardRouter.class);
+
+    private final NodeRuntime node;
+
+    private final String typeName;
+
+    private final int numberOfShards;
+
+    private final ShardSlot[] slots;
+
+    private final AtomicInteger buffered = new AtomicInteger();
+
+    private final AtomicLong droppedTells = new AtomicLong();
+
+    ShardRouter(NodeRuntime node, String typeName, ShardSlot[] slots) {
+        this.node = node;
+        this.typeName = typeName;
+        this.numberOfShards = slots.length;
+        this.slots = slots;
+    }
+
+    /** Messages waiting for shard homes now. */
+    int buffered() {
+        return buffered.get();
+    }
+
+    /** Tells dropped because the buffer was full. */
+    long droppedTells() {
+        return droppedTells.get();
+    }
+
+    /** Members left: forget homes on them so that the next message asks the coordinator. Control thread. */
+    void forgetHomesOn(Collection<Member> gone) {
+        for (ShardSlot slot : slots) {
+            Member home = slot.home;
+            if (home != null && gone.contains(home)) {
+                synchronized (slot) {
+                    slot.home = null;
+                    if (!slot.buffer.isEmpty() && !slot.requested) {
+                        slot.requested = true;
+                        node.requestShardHome(typeName, slot.shardId);
+                    }
+                }
+            }
+        }
+    }
+
+    /** Sends a message sent on this node towards its entity. */
+    void route(ShardSlot slot, String entityId, Object message, @Nullable PendingAsk<?> ask) {
+        slot.senders.incrementAndGet();
+        try {
+            Member home = slot.home;
+            if (home == null) {
+                synchronized (slot) {
+                    home = slot.home;
+                    if (home == null) {
+                        buffer(slot, new ShardSlot.Buffered(entityId, message, ask, null, null), ask);
+                        return;
+                    }
+                }
+            }
+            sendTo(slot, home, entityId, message, ask);
+        } finally {
+            slot.senders.decrementAndGet();
+        }
+    }
+
+    private void sendTo(ShardSlot slot, Member home, String entityId, Object message, @Nullable PendingAsk<?> ask) {
+        if (home.equals(node.self())) {
+            Shard local = slot.local;
+            if (local != null) {
+                if (ask != null) {
+                    ask.target = home;
+                }
+                local.deliver(entityId, message, ask == null ? ReplySink.TELL : ask);
+                return;
+            }
+        }
+        byte[] payload = node.codec().encode(message);
+        long correlationId = 0;
+        Member replyTo = null;
+        if (ask != null) {
+            ask.target = home;
+            correlationId = node.asks().register(ask);
+            replyTo = node.self();
+        }
+        EntityEnvelope envelope = new EntityEnvelope(typeName, entityId, slot.shardId, correlationId, replyTo,
+                payload, 0, payload.length);
+        node.transport().send(home, node.protocol().encode(envelope), false);
+    }
+
+    /** Adds to a slot's buffer; caller holds the slot's monitor. */
+    private void buffer(ShardSlot slot, ShardSlot.Buffered item, @Nullable PendingAsk<?> ask) {
+        if (buffered.incrementAndGet() > node.settings().bufferSize()) {
+            buffered.decrementAndGet();
+            String reason = "Buffer of region " + typeName + " on " + node.nodeName() + " is full ("
+                    + node.settings().bufferSize() + " messages waiting for shard homes; setting buffer-size)";
+            if (item.envelope() != null) {
+                EntityEnvelope env = item.envelope();
+                if (env.replyTo() != null) {
+                    node.sendFailure(env.replyTo(), env.correlationId(), FailureKind.BUFFER_FULL,
+                            BufferFullException.class.getName(), reason);
+                } else {
+                    dropTell(reason);
+                }
+                return;
+            }
+            if (ask == null) {
+                dropTell(reason);
+            }
+            throw new BufferFullException(reason);
+        }
+        slot.buffer.addLast(item);
+        if (!slot.requested) {
+            slot.requested = true;
+            node.control().execute(() -> node.requestShardHome(typeName, slot.shardId));
+        }
+    }
+
+    private void dropTell(String reason) {
+        long n = droppedTells.incrementAndGet();
+        if (n == 1 || Long.bitCount(n) == 1) {
+            log.warn("Dropped a tell ({} so far): {}", n, reason);
+        }
+    }
+
+    // ---- frames from other nodes (transport threads) ---------------------------------------------------------
+
+    /** An envelope arrived from another node; delivers, forwards, or buffers it. */
+    void receive(EntityEnvelope env, byte[] frame, int offset, int length) {
+        if (env.shardId() != EntityType.shardOf(env.entityId(), numberOfShards) || env.entityId().isEmpty()
+                || env.entityId().length() > ShardingSettings.MAX_ENTITY_ID_LENGTH) {
+            reject(env, "Envelope for [" + typeName + "/" + env.entityId() + "] names shard " + env.shardId()
+                    + " but the id belongs to shard " + EntityType.shardOf(env.entityId(), numberOfShards)
+                    + " of " + numberOfShards + " (do all nodes use the same number-of-shards?)");
+            return;
+        }
+        String partitioned = node.partitionedReason();
+        if (partitioned != null) {
+            if (env.replyTo() != null) {
+                node.sendFailure(env.replyTo(), env.correlationId(), FailureKind.PARTITIONED,
+                        dev.sharding.ClusterPartitionedException.class.getName(),
+                        node.partitionedException(partitioned).getMessage());
+            }
+            return;
+        }
+        ShardSlot slot = slots[env.shardId()];
+        slot.senders.incrementAndGet();
+        try {
+            Member home = slot.home;
+            if (home == null) {
+                Shard local = slot.local;
+                if (local != null && !local.stopping) {
+                    // the owner during a handoff: entities run until every region has acknowledged
+                    deliverLocally(local, env);
+                    return;
+                }
+                synchronized (slot) {
+                    home = slot.home;
+                    if (home == null) {
+                        // a private copy of the frame (the transport's buffer is not ours to keep), with the
+                        // envelope's payload pointing into it: no second decode
+                        byte[] copy = Arrays.copyOfRange(frame, offset, offset + length);
+                        EntityEnvelope own = new EntityEnvelope(env.typeName(), env.entityId(), env.shardId(),
+                                env.correlationId(), env.replyTo(), copy, env.payloadOffset() - offset,
+                                env.payloadLength());
+                        try {
+                            buffer(slot, new ShardSlot.Buffered(env.entityId(), null, null, copy, own), null);
+                        } catch (BufferFullException e) {
+                            // already answered or counted in buffer()
+                        }
+                        return;
+                    }
+                }
+            }
+            deliverReceived(slot, home, env, frame, offset, length);
+        } finally {
+            slot.senders.decrementAndGet();
+        }
+    }
+
+    private void deliverReceived(ShardSlot slot, Member home, EntityEnvelope env, byte[] frame, int offset,
+            int length) {
+        if (home.equals(node.self())) {
+            Shard local = slot.local;
+            if (local == null) {
+                reject(env, "Shard " + slot.shardId + " of " + typeName + " is not hosted on " + node.nodeName());
+                return;
+            }
+            deliverLocally(local, env);
+        } else {
+            node.transport().send(home, frame, offset, length, false);
+        }
+    }
+
+    private void deliverLocally(Shard local, EntityEnvelope env) {
+        Object message;
+        try {
+            message = node.codec().decode(env.payload(), env.payloadOffset(), env.payloadLength());
+        } catch (MessageRejectedException e) {
+            log.warn("Rejected a message for [{}/{}]: {}", typeName, env.entityId(), e.getMessage());
+            if (env.replyTo() != null) {
+                node.sendFailure(env.replyTo(), env.correlationId(), FailureKind.REJECTED,
+                        MessageRejectedException.class.getName(), e.getMessage());
+            }
+            return;
+        }
+        ReplySink sink = env.replyTo() == null ? ReplySink.TELL
+                : new RemoteReplySink(node, env.replyTo(), env.correlationId(), typeName, env.entityId());
+        local.deliver(env.entityId(), message, sink);
+    }
+
+    private void reject(EntityEnvelope env, String reason) {
+        log.warn("Rejected a message: {}", reason);
+        if (env.replyTo() != null) {
+            node.sendFailure(env.replyTo(), env.correlationId(), FailureKind.REJECTED,
+                    MessageRejectedException.class.getName(), reason);
+        }
+    }
+
+    // ---- control thread ------------------------------------------------------------------------------------
+
+    /** The coordinator says where the shard lives: send the buffer on, in order, then publish the home. */
+    void homeKnown(int shardId, Member home) {
+        if (shardId < 0 || shardId >= numberOfShards) {
+            log.warn("Ignoring home of shard {} of {}: out of range", shardId, typeName);
+            return;
+        }
+        ShardSlot slot = slots[shardId];
+        if (!node.members().contains(home)) {
+            // a member that is gone (or not yet known here): the home is asked for again at the next retry
+            log.debug("Ignoring home {} of shard {} of {}: not in the view {}", home, shardId, typeName,
+                    node.members());
+            return;
+        }
+        if (home.equals(node.self())) {
+            Shard local = slot.local;
+            if (local == null || local.stopping) {
+                // stale: only HostShard makes this region a home; ask again if messages wait
+                log.debug("Ignoring stale home of shard {} of {} on {}", shardId, typeName, node.nodeName());
+                return;
+            }
+        }
+        publish(slot, home);
+    }
+
+    void publish(ShardSlot slot, Member home) {
+        synchronized (slot) {
+            ShardSlot.Buffered item;
+            while ((item = slot.buffer.pollFirst()) != null) {
+                buffered.decrementAndGet();
+                flush(slot, home, item);
+            }
+            slot.requested = false;
+            slot.home = home;
+        }
+    }
+
+    private void flush(ShardSlot slot, Member home, ShardSlot.Buffered item) {
+        if (item.envelope() != null) {
+            byte[] frame = Objects.requireNonNull(item.frame());
+            deliverReceived(slot, home, item.envelope(), frame, 0, frame.length);
+            return;
+        }
+        PendingAsk<?> ask = item.ask();
+        if (ask != null && ask.isDone()) {
+            return; // timed out while buffered
+        }
+        try {
+            sendTo(slot, home, item.entityId(), Objects.requireNonNull(item.message()), ask);
+        } catch (RuntimeException e) {
+            if (ask != null) {
+                ask.fail(e);
+            } else {
+                log.warn("Dropped a buffered tell to [{}/{}]: {}", typeName, item.entityId(), e.getMessage());
+            }
+        }
+    }
+
+    /**
+     * Asks again for the homes of shards with waiting messages, and frees the buffer space of asks that timed out
+     * while waiting. Control thread.
+     */
+    void retryRequests() {
+        for (ShardSlot slot : slots) {
+            boolean ask;
+            synchronized (slot) {
+                if (slot.buffer.isEmpty()) {
+                    continue;
+                }
+                int before = slot.buffer.size();
+                slot.buffer.removeIf(b -> b.ask() != null && b.ask().isDone());
+                buffered.addAndGet(slot.buffer.size() - before);
+                ask = slot.home == null && !slot.buffer.isEmpty();
+                if (ask) {
+                    slot.requested = true;
+                }
+            }
+            if (ask) {
+                node.requestShardHome(typeName, slot.shardId);
+            }
+        }
+    }
+
+    /** Fails or drops everything still buffered (the node stops). */
+    void dropBuffers(RuntimeException reason) {
+        for (ShardSlot slot : slots) {
+            synchronized (slot) {
+                ShardSlot.Buffered item;
+                while ((item = slot.buffer.pollFirst()) != null) {
+                    buffered.decrementAndGet();
+                    if (item.ask() != null) {
+                        item.ask().fail(reason);
+                    } else if (item.envelope() != null && item.envelope().replyTo() != null) {
+                        node.sendFailure(item.envelope().replyTo(), item.envelope().correlationId(),
+                                reason instanceof dev.sharding.ClusterPartitionedException ? FailureKind.PARTITIONED
+                                        : FailureKind.UNAVAILABLE, reason.getClass().getName(), reason.getMessage());
+                    }
+                }
+                slot.requested = false;
+            }
+        }
+    }
+
+    @Nullable Member homeOf(int shardId) {
+        return slots[shardId].home;
+    }
+}
