@@ -53,12 +53,7 @@ public final class WireWriter extends OutputStream {
      */
     public WireWriter varInt(int value) {
         ensure(5);
-        int v = value;
-        while ((v & ~0x7F) != 0) {
-            buf[size++] = (byte) ((v & 0x7F) | 0x80);
-            v >>>= 7;
-        }
-        buf[size++] = (byte) v;
+        size = Varints.write(buf, size, value);
         return this;
     }
 

@@ -1,5 +1,6 @@
 package dev.sharding.internal.transport;
 
+import dev.sharding.internal.codec.Varints;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -340,11 +341,7 @@ public final class Outbox {
      * @return its size in bytes
      */
     public static int varintSize(int value) {
-        int n = 1;
-        while ((value >>>= 7) != 0) {
-            n++;
-        }
-        return n;
+        return Varints.size(value);
     }
 
     /**
@@ -356,12 +353,7 @@ public final class Outbox {
      * @return the position after it
      */
     public static int writeVarint(byte[] out, int pos, int value) {
-        while ((value & ~0x7F) != 0) {
-            out[pos++] = (byte) ((value & 0x7F) | 0x80);
-            value >>>= 7;
-        }
-        out[pos++] = (byte) value;
-        return pos;
+        return Varints.write(out, pos, value);
     }
 
     /**
