@@ -63,6 +63,17 @@ public final class EntityType<T> {
     }
 
     /**
+     * Checks that a class can be an entity: it has {@code @EntityHandler} methods, each takes exactly one parameter (the
+     * message), and no two handle the same type. A node checks this when it starts; call it to fail earlier.
+     *
+     * @param entityClass the class
+     * @throws IllegalArgumentException naming the first problem
+     */
+    public static void checkHandlers(Class<?> entityClass) {
+        dev.sharding.internal.EntityHandlers.of(entityClass);
+    }
+
+    /**
      * The name a class gets when its annotation names none: its simple name, decapitalised.
      *
      * @param entityClass the class

@@ -128,10 +128,10 @@ public final class ShardingNode implements AutoCloseable {
     /**
      * The entity types this node runs.
      *
-     * @return the type names
+     * @return the type names, in the order the types were given; a copy
      */
     public Set<String> typeNames() {
-        return runtime.regions().keySet();
+        return java.util.Collections.unmodifiableSet(new java.util.LinkedHashSet<>(runtime.regions().keySet()));
     }
 
     /**

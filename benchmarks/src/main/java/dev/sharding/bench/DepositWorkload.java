@@ -1,8 +1,8 @@
 package dev.sharding.bench;
 
+import dev.sharding.spi.MessageCodec;
 import dev.sharding.ShardRegion;
 import dev.sharding.ShardingNode;
-import dev.sharding.internal.codec.JacksonMessageCodec;
 import dev.sharding.store.JdbcShardingStore;
 import dev.sharding.store.JdbcStoreStatistics;
 import dev.sharding.sample.Account;
@@ -347,7 +347,7 @@ final class DepositWorkload {
      */
     private Map<String, Object> read(int n) throws Exception {
         long[] byAsk = balancesByAsk(n);
-        JacksonMessageCodec codec = new JacksonMessageCodec(List.of(AccountState.class), 64 * 1024);
+        MessageCodec codec = MessageCodec.jackson(List.of(AccountState.class), 64 * 1024);
         long[] stored = new long[n];
         List<String> failures = new ArrayList<>();
         Semaphore window = new Semaphore(64);

@@ -29,4 +29,17 @@ public interface MessageCodec {
      * @throws MessageRejectedException if the bytes name an undeclared type, are too large, or do not decode
      */
     Object decode(byte[] buffer, int offset, int length);
+
+    /**
+     * The built-in codec: the class name, then a Jackson Smile document of the value's fields; only the declared types
+     * (and the JDK's simple value types) decode. It is what a node uses unless given another, so it reads what a node
+     * wrote, a stored entity state included.
+     *
+     * @param declaredTypes the types that may be encoded and decoded
+     * @param maxSize the largest encoding accepted, in bytes
+     * @return the codec
+     */
+    static MessageCodec jackson(java.util.Collection<Class<?>> declaredTypes, int maxSize) {
+        return new dev.sharding.internal.codec.JacksonMessageCodec(declaredTypes, maxSize);
+    }
 }

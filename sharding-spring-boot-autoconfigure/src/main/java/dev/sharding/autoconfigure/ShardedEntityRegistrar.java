@@ -6,7 +6,6 @@ import dev.sharding.EntityType;
 import dev.sharding.ShardRegion;
 import dev.sharding.ShardedEntity;
 import dev.sharding.ShardingNode;
-import dev.sharding.internal.EntityHandlers;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -176,7 +175,7 @@ final class ShardedEntityRegistrar
     private <T> EntityType<T> entityType(ConfigurableListableBeanFactory beanFactory, Class<T> entityClass,
             String beanName) {
         try {
-            EntityHandlers.of(entityClass);
+            EntityType.checkHandlers(entityClass);
             BeanEntityFactory<T> factory = new BeanEntityFactory<>(beanFactory, beanName, entityClass, this.contexts);
             EntityType<T> type = EntityType.of(entityClass, factory);
             return factory.stateType() == null ? type : type.withState(factory.stateType());
