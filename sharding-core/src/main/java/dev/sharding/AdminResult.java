@@ -7,5 +7,4 @@ package dev.sharding;
  * @param accepted whether the operation started
  * @param message what was done, or the error (unknown shard, unknown node, handoff already in progress...)
  */
-public record AdminResult(boolean accepted, String message) {
-}
+public record AdminResult(boolean accepted, String message) {}

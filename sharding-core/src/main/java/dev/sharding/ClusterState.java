@@ -15,8 +15,13 @@ import org.jspecify.annotations.Nullable;
  * @param leaving members handing off their shards to leave
  * @param handoffs shards being moved now, as "type/shard", as the coordinator reported them
  */
-public record ClusterState(Member self, @Nullable Member coordinator, List<Member> members,
-        Map<String, List<RegionState>> regions, Set<Member> leaving, List<String> handoffs) {
+public record ClusterState(
+        Member self,
+        @Nullable Member coordinator,
+        List<Member> members,
+        Map<String, List<RegionState>> regions,
+        Set<Member> leaving,
+        List<String> handoffs) {
 
     /**
      * One member's region of one type.
@@ -27,7 +32,10 @@ public record ClusterState(Member self, @Nullable Member coordinator, List<Membe
      * @param passivations entities passivated in this region since its node started
      * @param entitiesPerShard live entities per hosted shard
      */
-    public record RegionState(Member member, boolean answered, boolean proxyOnly, long passivations,
-            Map<Integer, Integer> entitiesPerShard) {
-    }
+    public record RegionState(
+            Member member,
+            boolean answered,
+            boolean proxyOnly,
+            long passivations,
+            Map<Integer, Integer> entitiesPerShard) {}
 }

@@ -17,5 +17,4 @@ import java.lang.annotation.Target;
 @Target(ElementType.METHOD)
 @Retention(RetentionPolicy.RUNTIME)
 @Documented
-public @interface EntityHandler {
-}
+public @interface EntityHandler {}

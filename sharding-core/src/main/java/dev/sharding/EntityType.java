@@ -29,14 +29,20 @@ public final class EntityType<T> {
 
     private final @org.jspecify.annotations.Nullable Class<?> stateType;
 
-    private EntityType(String name, Class<T> entityClass, int numberOfShards, EntityFactory<T> factory,
-            Set<Class<?>> messageTypes, @org.jspecify.annotations.Nullable Class<?> stateType) {
+    private EntityType(
+            String name,
+            Class<T> entityClass,
+            int numberOfShards,
+            EntityFactory<T> factory,
+            Set<Class<?>> messageTypes,
+            @org.jspecify.annotations.Nullable Class<?> stateType) {
         if (!NAME.matcher(name).matches()) {
-            throw new IllegalArgumentException("Invalid entity type name '" + name
-                    + "': 1 to 200 characters of [A-Za-z0-9._-]");
+            throw new IllegalArgumentException(
+                    "Invalid entity type name '" + name + "': 1 to 200 characters of [A-Za-z0-9._-]");
         }
         if (numberOfShards < 0) {
-            throw new IllegalArgumentException("Number of shards of " + name + " must be positive, or 0 for the default");
+            throw new IllegalArgumentException(
+                    "Number of shards of " + name + " must be positive, or 0 for the default");
         }
         this.name = name;
         this.entityClass = entityClass;
@@ -56,8 +62,7 @@ public final class EntityType<T> {
      */
     public static <T> EntityType<T> of(Class<T> entityClass, EntityFactory<T> factory) {
         ShardedEntity annotation = entityClass.getAnnotation(ShardedEntity.class);
-        String name = annotation == null || annotation.type().isEmpty()
-                ? defaultName(entityClass) : annotation.type();
+        String name = annotation == null || annotation.type().isEmpty() ? defaultName(entityClass) : annotation.type();
         int shards = annotation == null ? 0 : annotation.numberOfShards();
         return new EntityType<>(name, entityClass, shards, factory, Set.of(), null);
     }

@@ -14,5 +14,4 @@ import java.lang.annotation.Target;
 @Target(ElementType.METHOD)
 @Retention(RetentionPolicy.RUNTIME)
 @Documented
-public @interface InitialState {
-}
+public @interface InitialState {}

@@ -16,8 +16,13 @@ import org.jspecify.annotations.Nullable;
  * @param secret the shared secret that encrypts and authenticates all cluster traffic, or {@code null}
  * @param keyStore a key store holding the cluster key instead of a secret, or {@code null}
  */
-public record JgroupsSettings(Discovery discovery, @Nullable String dnsQuery, int fdPort, int maxFrameSize,
-        @Nullable String secret, @Nullable KeyStoreSettings keyStore) {
+public record JgroupsSettings(
+        Discovery discovery,
+        @Nullable String dnsQuery,
+        int fdPort,
+        int maxFrameSize,
+        @Nullable String secret,
+        @Nullable KeyStoreSettings keyStore) {
 
     /** Default largest frame: twice the largest frame the built-in stack sends (its fragments are 60 KiB). */
     public static final int DEFAULT_MAX_FRAME_SIZE = 128 * 1024;
@@ -118,20 +123,28 @@ public record JgroupsSettings(Discovery discovery, @Nullable String dnsQuery, in
             throw invalid("jgroups.dns-query", dnsQuery, "must name the headless service when discovery is dns");
         }
         if (fdPort != 0 && (fdPort < 1 || fdPort > 65535 || fdPort == bindPort)) {
-            throw invalid("jgroups.fd-port", fdPort, "must be 0 (bind-port + 100) or a port (1-65535) other than"
-                    + " bind-port");
+            throw invalid(
+                    "jgroups.fd-port",
+                    fdPort,
+                    "must be 0 (bind-port + 100) or a port (1-65535) other than" + " bind-port");
         }
         if (maxFrameSize < MIN_MAX_FRAME_SIZE) {
-            throw invalid("jgroups.max-frame-size", maxFrameSize, "must be at least " + MIN_MAX_FRAME_SIZE
-                    + " bytes, larger than the stack's 60 KiB fragments");
+            throw invalid(
+                    "jgroups.max-frame-size",
+                    maxFrameSize,
+                    "must be at least " + MIN_MAX_FRAME_SIZE + " bytes, larger than the stack's 60 KiB fragments");
         }
         if (secret != null && secret.length() < MIN_SECRET_LENGTH) {
-            throw invalid("jgroups.secret", HIDDEN, "must be at least " + MIN_SECRET_LENGTH + " characters (it has "
-                    + secret.length() + ")");
+            throw invalid(
+                    "jgroups.secret",
+                    HIDDEN,
+                    "must be at least " + MIN_SECRET_LENGTH + " characters (it has " + secret.length() + ")");
         }
         if (secret != null && keyStore != null) {
-            throw invalid("jgroups.secret", HIDDEN, "sharding.jgroups.secret and sharding.jgroups.key-store.path:"
-                    + " set one of them, not both");
+            throw invalid(
+                    "jgroups.secret",
+                    HIDDEN,
+                    "sharding.jgroups.secret and sharding.jgroups.key-store.path:" + " set one of them, not both");
         }
         if (keyStore != null) {
             keyStore.validate();

@@ -63,7 +63,8 @@ public final class Member implements Comparable<Member> {
 
     @Override
     public boolean equals(Object other) {
-        return other instanceof Member m && m.mostSignificantBits == mostSignificantBits
+        return other instanceof Member m
+                && m.mostSignificantBits == mostSignificantBits
                 && m.leastSignificantBits == leastSignificantBits;
     }
 

@@ -12,7 +12,8 @@ final class SettingsCopy {
 
     String clusterName = ShardingSettings.DEFAULT_CLUSTER_NAME;
 
-    @Nullable String nodeName = null;
+    @Nullable
+    String nodeName = null;
 
     int numberOfShards = ShardingSettings.DEFAULT_NUMBER_OF_SHARDS;
 
@@ -44,7 +45,8 @@ final class SettingsCopy {
 
     String initialHosts = ShardingSettings.DEFAULT_INITIAL_HOSTS;
 
-    @Nullable String jgroupsConfig = null;
+    @Nullable
+    String jgroupsConfig = null;
 
     Map<String, ShardingSettings.EntityTypeSettings> entities = Map.of();
 
@@ -52,8 +54,7 @@ final class SettingsCopy {
 
     SplitBrainSettings splitBrain = SplitBrainSettings.DEFAULT;
 
-    SettingsCopy() {
-    }
+    SettingsCopy() {}
 
     SettingsCopy(ShardingSettings s) {
         clusterName = s.clusterName();

@@ -6,8 +6,7 @@ import org.jspecify.annotations.Nullable;
 /** The rules {@link ShardingSettings#validate()} checks, each naming the setting, its value and the rule. */
 final class SettingsValidation {
 
-    private SettingsValidation() {
-    }
+    private SettingsValidation() {}
 
     static void check(ShardingSettings s) {
         require(!s.clusterName().isBlank(), "cluster-name", s.clusterName(), "must not be blank");
@@ -18,25 +17,50 @@ final class SettingsValidation {
         require(positive(s.retryInterval()), "retry-interval", s.retryInterval(), "must be positive");
         require(s.maxPayloadSize() >= 1024, "max-payload-size", s.maxPayloadSize(), "must be at least 1024 bytes");
         require(positive(s.rebalanceInterval()), "rebalance-interval", s.rebalanceInterval(), "must be positive");
-        require(s.rebalanceAbsoluteLimit() > 0, "rebalance.absolute-limit", s.rebalanceAbsoluteLimit(), "must be positive");
-        require(s.rebalanceRelativeLimit() > 0 && s.rebalanceRelativeLimit() <= 1, "rebalance.relative-limit",
-                s.rebalanceRelativeLimit(), "must be more than 0 and at most 1");
+        require(
+                s.rebalanceAbsoluteLimit() > 0,
+                "rebalance.absolute-limit",
+                s.rebalanceAbsoluteLimit(),
+                "must be positive");
+        require(
+                s.rebalanceRelativeLimit() > 0 && s.rebalanceRelativeLimit() <= 1,
+                "rebalance.relative-limit",
+                s.rebalanceRelativeLimit(),
+                "must be more than 0 and at most 1");
         require(positive(s.handoffTimeout()), "handoff-timeout", s.handoffTimeout(), "must be positive");
-        require(!s.passivationIdleTimeout().isNegative(), "passivation.idle-timeout", s.passivationIdleTimeout(),
+        require(
+                !s.passivationIdleTimeout().isNegative(),
+                "passivation.idle-timeout",
+                s.passivationIdleTimeout(),
                 "must be zero (never) or positive");
-        require(s.passivationMaxActiveEntities() >= 0, "passivation.max-active-entities", s.passivationMaxActiveEntities(),
+        require(
+                s.passivationMaxActiveEntities() >= 0,
+                "passivation.max-active-entities",
+                s.passivationMaxActiveEntities(),
                 "must be zero (no limit) or positive");
         require(!s.bindAddress().isBlank(), "jgroups.bind-address", s.bindAddress(), "must not be blank");
-        require(s.bindPort() > 0 && s.bindPort() < 65536, "jgroups.bind-port", s.bindPort(), "must be a port (1-65535)");
-        require(s.portRange() >= 0 && s.bindPort() + s.portRange() < 65536, "jgroups.port-range", s.portRange(),
+        require(
+                s.bindPort() > 0 && s.bindPort() < 65536,
+                "jgroups.bind-port",
+                s.bindPort(),
+                "must be a port (1-65535)");
+        require(
+                s.portRange() >= 0 && s.bindPort() + s.portRange() < 65536,
+                "jgroups.port-range",
+                s.portRange(),
                 "must be at least 0 and keep bind-port + port-range under 65536");
         require(!s.initialHosts().isBlank(), "jgroups.initial-hosts", s.initialHosts(), "must not be blank");
         s.jgroups().validate(s.bindPort());
         s.entities().forEach((type, settings) -> {
-            require(settings.numberOfShards() >= 0, "entities." + type + ".number-of-shards",
-                    settings.numberOfShards(), "must be positive, or 0 for the default");
-            require(settings.idleTimeout() == null || !settings.idleTimeout().isNegative(),
-                    "entities." + type + ".passivation.idle-timeout", settings.idleTimeout(),
+            require(
+                    settings.numberOfShards() >= 0,
+                    "entities." + type + ".number-of-shards",
+                    settings.numberOfShards(),
+                    "must be positive, or 0 for the default");
+            require(
+                    settings.idleTimeout() == null || !settings.idleTimeout().isNegative(),
+                    "entities." + type + ".passivation.idle-timeout",
+                    settings.idleTimeout(),
                     "must be zero (never) or positive");
         });
         s.splitBrain().validate();

@@ -1,9 +1,9 @@
 package dev.sharding;
 
 import dev.sharding.internal.ClusterProbe;
-import dev.sharding.store.JdbcShardingStore;
 import dev.sharding.internal.transport.JdbcDiscovery;
 import dev.sharding.spi.ShardingStore;
+import dev.sharding.store.JdbcShardingStore;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletionException;
@@ -43,7 +43,10 @@ public final class ShardingDataRemoval {
 
     private final @Nullable JdbcDiscovery jdbc;
 
-    private ShardingDataRemoval(ShardingSettings settings, ShardingStore store, Consumer<JChannel> channelCustomizer,
+    private ShardingDataRemoval(
+            ShardingSettings settings,
+            ShardingStore store,
+            Consumer<JChannel> channelCustomizer,
             @Nullable JdbcDiscovery jdbc) {
         this.settings = settings;
         this.store = store;
@@ -59,10 +62,13 @@ public final class ShardingDataRemoval {
      * @return the removal, not run yet
      */
     public static ShardingDataRemoval of(ShardingSettings settings, ShardingStore store) {
-        return new ShardingDataRemoval(Objects.requireNonNull(settings, "settings"),
-                Objects.requireNonNull(store, "store"), channel -> {
-                }, store instanceof JdbcShardingStore j ? new JdbcDiscovery(j.dataSource(), j.tablePrefix()
-                        + "discovery") : null);
+        return new ShardingDataRemoval(
+                Objects.requireNonNull(settings, "settings"),
+                Objects.requireNonNull(store, "store"),
+                channel -> {},
+                store instanceof JdbcShardingStore j
+                        ? new JdbcDiscovery(j.dataSource(), j.tablePrefix() + "discovery")
+                        : null);
     }
 
     /**
@@ -84,8 +90,8 @@ public final class ShardingDataRemoval {
      * @return a removal with it
      */
     public ShardingDataRemoval withDiscoveryDatabase(DataSource dataSource, String tablePrefix) {
-        return new ShardingDataRemoval(settings, store, channelCustomizer,
-                new JdbcDiscovery(dataSource, tablePrefix + "discovery"));
+        return new ShardingDataRemoval(
+                settings, store, channelCustomizer, new JdbcDiscovery(dataSource, tablePrefix + "discovery"));
     }
 
     /**
@@ -104,19 +110,26 @@ public final class ShardingDataRemoval {
             if (!live.isEmpty()) {
                 throw new ClusterNotStoppedException(clusterName, live);
             }
-            log.info("Cluster {} is stopped: probe {} found no other member; removing its stored sharding data",
-                    clusterName, probe.name());
+            log.info(
+                    "Cluster {} is stopped: probe {} found no other member; removing its stored sharding data",
+                    clusterName,
+                    probe.name());
             long remembered;
             try {
                 remembered = store.clearShardingData().join();
             } catch (CompletionException e) {
                 Throwable cause = e.getCause() == null ? e : e.getCause();
-                throw new ShardingException("Could not remove the stored sharding data of cluster '" + clusterName
-                        + "': " + cause.getMessage(), cause);
+                throw new ShardingException(
+                        "Could not remove the stored sharding data of cluster '" + clusterName + "': "
+                                + cause.getMessage(),
+                        cause);
             }
             Result result = new Result(clusterName, remembered);
-            log.info("Removed the stored sharding data of cluster {}: {} remembered entity ids; entity state and"
-                    + " shard epochs were kept", clusterName, remembered);
+            log.info(
+                    "Removed the stored sharding data of cluster {}: {} remembered entity ids; entity state and"
+                            + " shard epochs were kept",
+                    clusterName,
+                    remembered);
             return result;
         }
     }
@@ -127,6 +140,5 @@ public final class ShardingDataRemoval {
      * @param clusterName the cluster
      * @param rememberedEntities how many remembered entity ids were deleted
      */
-    public record Result(String clusterName, long rememberedEntities) {
-    }
+    public record Result(String clusterName, long rememberedEntities) {}
 }

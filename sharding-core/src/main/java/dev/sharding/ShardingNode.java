@@ -6,7 +6,6 @@ import dev.sharding.internal.Region;
 import dev.sharding.internal.codec.CodecCheck;
 import dev.sharding.internal.codec.JacksonMessageCodec;
 import dev.sharding.internal.protocol.RegionStats;
-import dev.sharding.store.JdbcShardingStore;
 import dev.sharding.internal.transport.JGroupsTransport;
 import dev.sharding.internal.transport.JdbcDiscovery;
 import dev.sharding.spi.LeastShardAllocationStrategy;
@@ -14,6 +13,7 @@ import dev.sharding.spi.MessageCodec;
 import dev.sharding.spi.ShardAllocationStrategy;
 import dev.sharding.spi.ShardingStore;
 import dev.sharding.store.InMemoryShardingStore;
+import dev.sharding.store.JdbcShardingStore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -131,7 +131,8 @@ public final class ShardingNode implements AutoCloseable {
      * @return the type names, in the order the types were given; a copy
      */
     public Set<String> typeNames() {
-        return java.util.Collections.unmodifiableSet(new java.util.LinkedHashSet<>(runtime.regions().keySet()));
+        return java.util.Collections.unmodifiableSet(
+                new java.util.LinkedHashSet<>(runtime.regions().keySet()));
     }
 
     /**
@@ -295,9 +296,11 @@ public final class ShardingNode implements AutoCloseable {
                         list.add(new ClusterState.RegionState(m, false, false, 0, Map.of()));
                         continue;
                     }
-                    s.types().stream().filter(t -> t.typeName().equals(type)).findFirst().ifPresent(t -> list.add(
-                            new ClusterState.RegionState(m, true, t.proxyOnly(), t.passivations(),
-                                    t.entitiesPerShard())));
+                    s.types().stream()
+                            .filter(t -> t.typeName().equals(type))
+                            .findFirst()
+                            .ifPresent(t -> list.add(new ClusterState.RegionState(
+                                    m, true, t.proxyOnly(), t.passivations(), t.entitiesPerShard())));
                 }
                 byType.put(type, List.copyOf(list));
             }
@@ -309,8 +312,8 @@ public final class ShardingNode implements AutoCloseable {
                 }
                 handoffs.addAll(s.handoffs());
             });
-            return new ClusterState(runtime.self(), coordinator, members, byType, Set.copyOf(leaving),
-                    List.copyOf(handoffs));
+            return new ClusterState(
+                    runtime.self(), coordinator, members, byType, Set.copyOf(leaving), List.copyOf(handoffs));
         });
     }
 
@@ -373,8 +376,7 @@ public final class ShardingNode implements AutoCloseable {
 
         private ShardingStore store = new InMemoryShardingStore();
 
-        private Consumer<JChannel> channelCustomizer = ch -> {
-        };
+        private Consumer<JChannel> channelCustomizer = ch -> {};
 
         private @Nullable JdbcDiscovery jdbcDiscovery;
 
@@ -511,8 +513,14 @@ public final class ShardingNode implements AutoCloseable {
             if (jdbc == null && store instanceof JdbcShardingStore jdbcStore) {
                 jdbc = new JdbcDiscovery(jdbcStore.dataSource(), jdbcStore.tablePrefix() + "discovery");
             }
-            NodeRuntime runtime = new NodeRuntime(settings, types, strategy, c,
-                    new JGroupsTransport(settings, channelCustomizer, jdbc), store, executor);
+            NodeRuntime runtime = new NodeRuntime(
+                    settings,
+                    types,
+                    strategy,
+                    c,
+                    new JGroupsTransport(settings, channelCustomizer, jdbc),
+                    store,
+                    executor);
             return new ShardingNode(runtime);
         }
     }

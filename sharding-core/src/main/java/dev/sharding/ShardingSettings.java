@@ -344,8 +344,8 @@ public record ShardingSettings(
      * @param rememberEntities whether the ids of live entities are stored and the entities started again, without a
      *     message, wherever and whenever their shard starts; such entities are never passivated for idleness
      */
-    public record EntityTypeSettings(int numberOfShards, boolean proxyOnly, @Nullable Duration idleTimeout,
-            boolean rememberEntities) {
+    public record EntityTypeSettings(
+            int numberOfShards, boolean proxyOnly, @Nullable Duration idleTimeout, boolean rememberEntities) {
 
         /** The defaults: the node's number of shards and idle timeout, hosting, not remembering. */
         public static final EntityTypeSettings DEFAULT = new EntityTypeSettings(0, false, null, false);

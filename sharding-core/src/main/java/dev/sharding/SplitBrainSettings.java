@@ -25,15 +25,19 @@ import org.jspecify.annotations.Nullable;
  * @param leaseDuration how long a node may serve its shards after its last lease renewal; the winning side waits this
  *     long before it takes over a lost member's shards, so it bounds the failover time after a crash
  */
-public record SplitBrainSettings(Strategy strategy, @Nullable Duration stableAfter, int quorumSize,
-        boolean downIfAlone, Duration leaseDuration) {
+public record SplitBrainSettings(
+        Strategy strategy,
+        @Nullable Duration stableAfter,
+        int quorumSize,
+        boolean downIfAlone,
+        Duration leaseDuration) {
 
     /** Default lease duration. */
     public static final Duration DEFAULT_LEASE_DURATION = Duration.ofSeconds(2);
 
     /** The defaults: keep-majority, stable-after derived, lease of 2 s. */
-    public static final SplitBrainSettings DEFAULT = new SplitBrainSettings(Strategy.KEEP_MAJORITY, null, 0, true,
-            DEFAULT_LEASE_DURATION);
+    public static final SplitBrainSettings DEFAULT =
+            new SplitBrainSettings(Strategy.KEEP_MAJORITY, null, 0, true, DEFAULT_LEASE_DURATION);
 
     /**
      * Checks the arguments are not null.
@@ -100,19 +104,20 @@ public record SplitBrainSettings(Strategy strategy, @Nullable Duration stableAft
      */
     void validate() {
         if (strategy == Strategy.STATIC_QUORUM && quorumSize < 1) {
-            throw new InvalidSettingException("split-brain.quorum-size", quorumSize,
-                    "must be positive with strategy static-quorum");
+            throw new InvalidSettingException(
+                    "split-brain.quorum-size", quorumSize, "must be positive with strategy static-quorum");
         }
         if (strategy != Strategy.STATIC_QUORUM && quorumSize != 0) {
-            throw new InvalidSettingException("split-brain.quorum-size", quorumSize,
+            throw new InvalidSettingException(
+                    "split-brain.quorum-size",
+                    quorumSize,
                     "only strategy static-quorum uses it (strategy is " + strategy + ")");
         }
         if (stableAfter != null && (stableAfter.isNegative() || stableAfter.isZero())) {
             throw new InvalidSettingException("split-brain.stable-after", stableAfter, "must be positive");
         }
         if (leaseDuration.compareTo(Duration.ofMillis(200)) < 0) {
-            throw new InvalidSettingException("split-brain.lease-duration", leaseDuration,
-                    "must be at least 200ms");
+            throw new InvalidSettingException("split-brain.lease-duration", leaseDuration, "must be at least 200ms");
         }
     }
 

@@ -22,8 +22,10 @@ public class UndecodableTypeException extends ShardingException {
      * @param problems what goes wrong, per class
      */
     public UndecodableTypeException(Map<Class<?>, String> problems) {
-        super("Message or state classes that the codec cannot carry between nodes: " + problems.entrySet().stream()
-                .map(e -> e.getKey().getName() + ": " + e.getValue()).collect(Collectors.joining("; ")));
+        super("Message or state classes that the codec cannot carry between nodes: "
+                + problems.entrySet().stream()
+                        .map(e -> e.getKey().getName() + ": " + e.getValue())
+                        .collect(Collectors.joining("; ")));
         this.problems = Map.copyOf(problems);
     }
 

@@ -31,7 +31,8 @@ class ModuleBoundaryTest {
             Path dir = pkg.isEmpty() ? MAIN : MAIN.resolve(pkg);
             String prefix = "dev.sharding." + (pkg.isEmpty() ? "" : pkg + ".");
             try (Stream<Path> files = Files.list(dir)) {
-                for (Path file : files.filter(p -> p.toString().endsWith(".java")).toList()) {
+                for (Path file :
+                        files.filter(p -> p.toString().endsWith(".java")).toList()) {
                     String name = file.getFileName().toString().replace(".java", "");
                     if (name.equals("package-info")) {
                         continue;
@@ -50,25 +51,26 @@ class ModuleBoundaryTest {
     private static List<String> internalTypesIn(Class<?> type) {
         List<String> leaks = new java.util.ArrayList<>();
         for (java.lang.reflect.Method m : type.getDeclaredMethods()) {
-            if (java.lang.reflect.Modifier.isPublic(m.getModifiers()) && !m.isSynthetic()
+            if (java.lang.reflect.Modifier.isPublic(m.getModifiers())
+                    && !m.isSynthetic()
                     && (m.toGenericString().contains("dev.sharding.internal"))) {
                 leaks.add(m.toGenericString());
             }
         }
         for (java.lang.reflect.Constructor<?> c : type.getDeclaredConstructors()) {
-            if (java.lang.reflect.Modifier.isPublic(c.getModifiers()) && c.toGenericString()
-                    .contains("dev.sharding.internal")) {
+            if (java.lang.reflect.Modifier.isPublic(c.getModifiers())
+                    && c.toGenericString().contains("dev.sharding.internal")) {
                 leaks.add(c.toGenericString());
             }
         }
         for (java.lang.reflect.Field f : type.getDeclaredFields()) {
-            if (java.lang.reflect.Modifier.isPublic(f.getModifiers()) && f.toGenericString()
-                    .contains("dev.sharding.internal")) {
+            if (java.lang.reflect.Modifier.isPublic(f.getModifiers())
+                    && f.toGenericString().contains("dev.sharding.internal")) {
                 leaks.add(f.toGenericString());
             }
         }
-        if (type.getGenericSuperclass() != null && type.getGenericSuperclass().getTypeName()
-                .contains("dev.sharding.internal")) {
+        if (type.getGenericSuperclass() != null
+                && type.getGenericSuperclass().getTypeName().contains("dev.sharding.internal")) {
             leaks.add(type.getName() + " extends " + type.getGenericSuperclass().getTypeName());
         }
         for (java.lang.reflect.Type t : type.getGenericInterfaces()) {
@@ -86,13 +88,15 @@ class ModuleBoundaryTest {
 
     private static List<Path> matching(Path root, Pattern pattern) throws IOException {
         try (Stream<Path> files = Files.walk(root)) {
-            return files.filter(p -> p.toString().endsWith(".java")).filter(p -> {
-                try {
-                    return pattern.matcher(Files.readString(p)).find();
-                } catch (IOException e) {
-                    throw new IllegalStateException(e);
-                }
-            }).toList();
+            return files.filter(p -> p.toString().endsWith(".java"))
+                    .filter(p -> {
+                        try {
+                            return pattern.matcher(Files.readString(p)).find();
+                        } catch (IOException e) {
+                            throw new IllegalStateException(e);
+                        }
+                    })
+                    .toList();
         }
     }
 }

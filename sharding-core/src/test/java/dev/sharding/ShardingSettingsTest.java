@@ -30,23 +30,49 @@ class ShardingSettingsTest {
         assertThatThrownBy(() -> ShardingSettings.defaults().withBufferSize(0).validate())
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("Invalid setting sharding.buffer-size=0: must be positive");
-        assertThatThrownBy(() -> ShardingSettings.defaults().withAskTimeout(Duration.ZERO).validate())
+        assertThatThrownBy(() -> ShardingSettings.defaults()
+                        .withAskTimeout(Duration.ZERO)
+                        .validate())
                 .hasMessageContaining("sharding.ask-timeout=PT0S");
-        assertThatThrownBy(() -> ShardingSettings.defaults().withRebalanceRelativeLimit(1.5).validate())
+        assertThatThrownBy(() -> ShardingSettings.defaults()
+                        .withRebalanceRelativeLimit(1.5)
+                        .validate())
                 .hasMessageContaining("sharding.rebalance.relative-limit=1.5");
-        assertThatThrownBy(() -> ShardingSettings.defaults().withNetwork("127.0.0.1", 70000, 0, "h[1]").validate())
+        assertThatThrownBy(() -> ShardingSettings.defaults()
+                        .withNetwork("127.0.0.1", 70000, 0, "h[1]")
+                        .validate())
                 .hasMessageContaining("sharding.jgroups.bind-port=70000");
         assertThatThrownBy(() -> ShardingSettings.defaults()
-                .withEntity("cart", new ShardingSettings.EntityTypeSettings(-1, false)).validate())
+                        .withEntity("cart", new ShardingSettings.EntityTypeSettings(-1, false))
+                        .validate())
                 .hasMessageContaining("sharding.entities.cart.number-of-shards=-1");
     }
 
     @Test
     void withMethodsChangeOneSettingAndEntitiesAreCopied() {
         Map<String, ShardingSettings.EntityTypeSettings> map = new HashMap<>();
-        ShardingSettings s = new ShardingSettings("c", "n", 10, Duration.ofSeconds(1), 5, Duration.ofSeconds(1),
-                2048, Duration.ofSeconds(10), 20, 0.1, Duration.ofSeconds(60), Duration.ofSeconds(120), 0, "127.0.0.1", 7800, 0, "h[1]", null, map,
-                JgroupsSettings.defaults(), dev.sharding.SplitBrainSettings.DEFAULT);
+        ShardingSettings s = new ShardingSettings(
+                "c",
+                "n",
+                10,
+                Duration.ofSeconds(1),
+                5,
+                Duration.ofSeconds(1),
+                2048,
+                Duration.ofSeconds(10),
+                20,
+                0.1,
+                Duration.ofSeconds(60),
+                Duration.ofSeconds(120),
+                0,
+                "127.0.0.1",
+                7800,
+                0,
+                "h[1]",
+                null,
+                map,
+                JgroupsSettings.defaults(),
+                dev.sharding.SplitBrainSettings.DEFAULT);
         map.put("x", new ShardingSettings.EntityTypeSettings(3, true));
         assertThat(s.entities()).isEmpty();
         ShardingSettings t = s.withEntity("x", new ShardingSettings.EntityTypeSettings(3, true));

@@ -6,5 +6,4 @@ package dev.sharding.bench;
  * @param entityId the counter's id, {@code "e-" + i}
  * @param amount what to add
  */
-public record Add(String entityId, long amount) {
-}
+public record Add(String entityId, long amount) {}

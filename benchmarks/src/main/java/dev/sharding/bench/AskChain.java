@@ -77,8 +77,8 @@ final class AskChain {
             next();
         }
         if (!done.await(maxTime.toMillis(), TimeUnit.MILLISECONDS)) {
-            throw new IllegalStateException("Asks did not finish within " + maxTime + ": " + completed.get() + " of "
-                    + total + " answered");
+            throw new IllegalStateException(
+                    "Asks did not finish within " + maxTime + ": " + completed.get() + " of " + total + " answered");
         }
         return endNanos - start;
     }

@@ -40,8 +40,7 @@ final class AskSweep {
      * @param rounds rounds
      * @param stalled whether it gave up because nothing changed any more
      */
-    record Outcome(int notDone, long asks, long failures, int rounds, boolean stalled) {
-    }
+    record Outcome(int notDone, long asks, long failures, int rounds, boolean stalled) {}
 
     private final ShardRegion<Counter> region;
 
@@ -49,8 +48,16 @@ final class AskSweep {
         this.region = region;
     }
 
-    Outcome run(int n, IntFunction<String> idOf, Check check, int window, Duration timeout, Duration maxTime,
-            Duration stallAfter, long pauseMillis) throws InterruptedException {
+    Outcome run(
+            int n,
+            IntFunction<String> idOf,
+            Check check,
+            int window,
+            Duration timeout,
+            Duration maxTime,
+            Duration stallAfter,
+            long pauseMillis)
+            throws InterruptedException {
         long deadline = System.nanoTime() + maxTime.toNanos();
         boolean[] done = new boolean[n];
         int[] pending = new int[n];

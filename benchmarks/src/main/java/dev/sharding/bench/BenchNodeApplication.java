@@ -1,9 +1,9 @@
 package dev.sharding.bench;
 
-import dev.sharding.ShardRegion;
-import dev.sharding.ShardingNode;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.sharding.ShardRegion;
+import dev.sharding.ShardingNode;
 import dev.sharding.autoconfigure.JChannelCustomizer;
 import dev.sharding.sample.Account;
 import dev.sharding.spi.ShardingStore;
@@ -19,8 +19,8 @@ import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
-import org.springframework.core.env.Environment;
 import org.springframework.core.ResolvableType;
+import org.springframework.core.env.Environment;
 
 /**
  * One cluster node of a benchmark run: a Spring Boot application without a web server whose entity is
@@ -57,8 +57,7 @@ public class BenchNodeApplication {
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnBooleanProperty("bench.accounts")
     @Import(Account.class)
-    static class Accounts {
-    }
+    static class Accounts {}
 
     /**
      * D1 on PostgreSQL only: the application's {@code DataSource}, which the starter then keeps its store in, made
@@ -117,14 +116,18 @@ public class BenchNodeApplication {
         }
         ShardingNode node = context.getBean(ShardingNode.class);
         ShardRegion<Counter> counters = context.<ShardRegion<Counter>>getBeanProvider(
-                ResolvableType.forClassWithGenerics(ShardRegion.class, Counter.class)).getObject();
+                        ResolvableType.forClassWithGenerics(ShardRegion.class, Counter.class))
+                .getObject();
         String name = context.getEnvironment().getProperty("bench.name", node.nodeName());
         Workloads workloads = new Workloads(node, counters, name);
         ShardRegion<Account> accounts = context.<ShardRegion<Account>>getBeanProvider(
-                ResolvableType.forClassWithGenerics(ShardRegion.class, Account.class)).getIfAvailable();
-        DepositWorkload deposits = accounts == null ? null
-                : new DepositWorkload(node, accounts, context.getBean(ShardingStore.class));
-        NodeIo.emit("READY", name + " " + node.nodeName() + " " + ProcessHandle.current().pid());
+                        ResolvableType.forClassWithGenerics(ShardRegion.class, Account.class))
+                .getIfAvailable();
+        DepositWorkload deposits =
+                accounts == null ? null : new DepositWorkload(node, accounts, context.getBean(ShardingStore.class));
+        NodeIo.emit(
+                "READY",
+                name + " " + node.nodeName() + " " + ProcessHandle.current().pid());
         while (true) {
             String line = io.take();
             if (line.equals("EXIT")) {

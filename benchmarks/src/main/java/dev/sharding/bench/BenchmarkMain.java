@@ -21,8 +21,7 @@ public final class BenchmarkMain {
     /** Logback's configuration of the launcher: warnings only, to standard error (standard output is the results). */
     private static final String LAUNCHER_LOGGING = "logback.configurationFile";
 
-    private BenchmarkMain() {
-    }
+    private BenchmarkMain() {}
 
     /**
      * Runs the launcher or a node.

@@ -1,5 +1,6 @@
 package dev.sharding.bench;
 
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -11,7 +12,6 @@ import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import org.HdrHistogram.Histogram;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
@@ -38,8 +38,8 @@ final class DepositScenario {
      * @param measureSeconds the measured window
      * @param postgresConfig PostgreSQL settings changed for the run (besides the two that make it durable)
      */
-    record Options(int callers, int accounts, int warmupSeconds, int measureSeconds,
-            Map<String, String> postgresConfig) {
+    record Options(
+            int callers, int accounts, int warmupSeconds, int measureSeconds, Map<String, String> postgresConfig) {
 
         static Options defaults() {
             return new Options(64, 10_000, 10, 30, new LinkedHashMap<>());
@@ -53,8 +53,7 @@ final class DepositScenario {
      */
     static final Map<String, String> DURABLE = Map.of("fsync", "on", "synchronous_commit", "on");
 
-    private DepositScenario() {
-    }
+    private DepositScenario() {}
 
     static ObjectNode run(Launcher launcher, String tag, String store, Options o) throws Exception {
         String cluster = Launcher.newClusterName();
@@ -71,14 +70,19 @@ final class DepositScenario {
             database.putAll(postgresSettings(pg));
         } else {
             // the starter's embedded database: the first node opens the file and serves it to the others
-            database.put("url", "jdbc:h2:file:" + launcher.embeddedStorePath(tag)
-                    + ";AUTO_SERVER=TRUE;AUTO_RECONNECT=TRUE;WRITE_DELAY=0");
+            database.put(
+                    "url",
+                    "jdbc:h2:file:" + launcher.embeddedStorePath(tag)
+                            + ";AUTO_SERVER=TRUE;AUTO_RECONNECT=TRUE;WRITE_DELAY=0");
         }
-        NodeProcess a = launcher.start(tag, "A", heap, with(Launcher.clusterArgs(cluster, ports.get(0), ports), common));
+        NodeProcess a =
+                launcher.start(tag, "A", heap, with(Launcher.clusterArgs(cluster, ports.get(0), ports), common));
         a.await("READY", Launcher.seconds(180));
         members(1, a);
-        NodeProcess b = launcher.start(tag, "B", heap, with(Launcher.clusterArgs(cluster, ports.get(1), ports), common));
-        NodeProcess c = launcher.start(tag, "C", heap, with(Launcher.clusterArgs(cluster, ports.get(2), ports), common));
+        NodeProcess b =
+                launcher.start(tag, "B", heap, with(Launcher.clusterArgs(cluster, ports.get(1), ports), common));
+        NodeProcess c =
+                launcher.start(tag, "C", heap, with(Launcher.clusterArgs(cluster, ports.get(2), ports), common));
         b.await("READY", Launcher.seconds(180));
         c.await("READY", Launcher.seconds(180));
         List<NodeProcess> nodes = List.of(a, b, c);
@@ -94,21 +98,29 @@ final class DepositScenario {
 
         int[] chains = split(o.callers(), nodes.size());
         for (int i = 0; i < nodes.size(); i++) {
-            nodes.get(i).send("D1-RUN " + chains[i] + " " + o.accounts() + " " + o.warmupSeconds() * 1000L + " "
-                    + o.measureSeconds() * 1000L);
+            nodes.get(i)
+                    .send("D1-RUN " + chains[i] + " " + o.accounts() + " " + o.warmupSeconds() * 1000L + " "
+                            + o.measureSeconds() * 1000L);
         }
         List<ObjectNode> done = new ArrayList<>();
         for (NodeProcess p : nodes) {
-            done.add((ObjectNode) Workloads.JSON.readTree(p.await("D1-DONE",
-                    Launcher.seconds(o.warmupSeconds() + o.measureSeconds() + 180))));
+            done.add((ObjectNode) Workloads.JSON.readTree(
+                    p.await("D1-DONE", Launcher.seconds(o.warmupSeconds() + o.measureSeconds() + 180))));
         }
         a.send("D1-READ " + o.accounts());
         JsonNode balances = Workloads.JSON.readTree(a.await("D1-BALANCES", Launcher.seconds(600)));
         return result(o, store, chains, nodes, primed, done, balances, database);
     }
 
-    private static ObjectNode result(Options o, String store, int[] chains, List<NodeProcess> nodes,
-            Map<String, JsonNode> primed, List<ObjectNode> done, JsonNode balances, Map<String, Object> database)
+    private static ObjectNode result(
+            Options o,
+            String store,
+            int[] chains,
+            List<NodeProcess> nodes,
+            Map<String, JsonNode> primed,
+            List<ObjectNode> done,
+            JsonNode balances,
+            Map<String, Object> database)
             throws Exception {
         int n = o.accounts();
         long[] acked = new long[n];
@@ -135,7 +147,9 @@ final class DepositScenario {
                 uncertain[Integer.parseInt(e.getKey())] += e.getValue().asLong();
             }
             histogram.add(Histogram.decodeFromCompressedByteBuffer(
-                    ByteBuffer.wrap(Base64.getDecoder().decode(d.get("histogram").asString())), 0));
+                    ByteBuffer.wrap(
+                            Base64.getDecoder().decode(d.get("histogram").asString())),
+                    0));
             long asks = d.get("window_asks").asLong();
             double seconds = d.get("window_s").asDouble();
             windowAsks += asks;
@@ -188,9 +202,13 @@ final class DepositScenario {
             if (byAsk.get(i).asLong() != s) {
                 askStoreMismatches++;
             }
-            if (firstBad == null && (s < acked[i] || s > acked[i] + uncertain[i] || byAsk.get(i).asLong() != s)) {
+            if (firstBad == null
+                    && (s < acked[i]
+                            || s > acked[i] + uncertain[i]
+                            || byAsk.get(i).asLong() != s)) {
                 firstBad = DepositWorkload.id(i) + ": acknowledged " + acked[i] + " (+ " + uncertain[i]
-                        + " in failed asks), stored " + s + ", answered " + byAsk.get(i).asLong();
+                        + " in failed asks), stored " + s + ", answered "
+                        + byAsk.get(i).asLong();
             }
         }
 
@@ -279,9 +297,15 @@ final class DepositScenario {
     private static Map<String, Object> postgresSettings(EmbeddedPostgres pg) throws Exception {
         Map<String, Object> s = new LinkedHashMap<>();
         s.put("url", "jdbc:postgresql://localhost:" + pg.getPort() + "/postgres");
-        try (Connection c = pg.getPostgresDatabase().getConnection(); Statement st = c.createStatement()) {
-            for (String q : List.of("server_version", "fsync", "synchronous_commit", "wal_sync_method",
-                    "shared_buffers", "max_connections")) {
+        try (Connection c = pg.getPostgresDatabase().getConnection();
+                Statement st = c.createStatement()) {
+            for (String q : List.of(
+                    "server_version",
+                    "fsync",
+                    "synchronous_commit",
+                    "wal_sync_method",
+                    "shared_buffers",
+                    "max_connections")) {
                 try (ResultSet rs = st.executeQuery("SHOW " + q)) {
                     rs.next();
                     s.put(q, rs.getString(1));

@@ -1,16 +1,16 @@
 package dev.sharding.bench;
 
-import dev.sharding.spi.MessageCodec;
 import dev.sharding.ShardRegion;
 import dev.sharding.ShardingNode;
-import dev.sharding.store.JdbcShardingStore;
-import dev.sharding.store.JdbcStoreStatistics;
 import dev.sharding.sample.Account;
 import dev.sharding.sample.AccountState;
 import dev.sharding.sample.Balance;
 import dev.sharding.sample.Deposit;
 import dev.sharding.sample.GetBalance;
+import dev.sharding.spi.MessageCodec;
 import dev.sharding.spi.ShardingStore;
+import dev.sharding.store.JdbcShardingStore;
+import dev.sharding.store.JdbcStoreStatistics;
 import java.lang.reflect.Method;
 import java.nio.ByteBuffer;
 import java.time.Duration;
@@ -65,12 +65,18 @@ final class DepositWorkload {
     /** Runs one command of the launcher; false if it is not one of D1's. */
     boolean command(String[] words) throws Exception {
         switch (words[0]) {
-            case "D1-PRIME" -> NodeIo.emit("D1-PRIMED", Workloads.JSON.writeValueAsString(
-                    prime(Integer.parseInt(words[1]))));
-            case "D1-RUN" -> NodeIo.emit("D1-DONE", Workloads.JSON.writeValueAsString(run(Integer.parseInt(words[1]),
-                    Integer.parseInt(words[2]), Long.parseLong(words[3]), Long.parseLong(words[4]))));
-            case "D1-READ" -> NodeIo.emit("D1-BALANCES", Workloads.JSON.writeValueAsString(
-                    read(Integer.parseInt(words[1]))));
+            case "D1-PRIME" ->
+                NodeIo.emit("D1-PRIMED", Workloads.JSON.writeValueAsString(prime(Integer.parseInt(words[1]))));
+            case "D1-RUN" ->
+                NodeIo.emit(
+                        "D1-DONE",
+                        Workloads.JSON.writeValueAsString(run(
+                                Integer.parseInt(words[1]),
+                                Integer.parseInt(words[2]),
+                                Long.parseLong(words[3]),
+                                Long.parseLong(words[4]))));
+            case "D1-READ" ->
+                NodeIo.emit("D1-BALANCES", Workloads.JSON.writeValueAsString(read(Integer.parseInt(words[1]))));
             default -> {
                 return false;
             }
@@ -104,8 +110,8 @@ final class DepositWorkload {
 
     /** Shards of the account type per hosting member, for the members that answered. */
     Map<String, Integer> shardsPerNode() throws Exception {
-        return MembershipWorkloads.shardsPerNode(node.clusterState(Duration.ofSeconds(2)).get(10, TimeUnit.SECONDS),
-                TYPE);
+        return MembershipWorkloads.shardsPerNode(
+                node.clusterState(Duration.ofSeconds(2)).get(10, TimeUnit.SECONDS), TYPE);
     }
 
     /**
@@ -171,8 +177,19 @@ final class DepositWorkload {
         long t0 = System.nanoTime();
         long windowStart = t0 + TimeUnit.MILLISECONDS.toNanos(warmupMillis);
         long windowEnd = windowStart + TimeUnit.MILLISECONDS.toNanos(measureMillis);
-        Chain chain = new Chain(n, acked, uncertain, histogram, warmAsks, windowAsks, afterAsks, errors,
-                ackedDeposits, stopped, windowStart, windowEnd);
+        Chain chain = new Chain(
+                n,
+                acked,
+                uncertain,
+                histogram,
+                warmAsks,
+                windowAsks,
+                afterAsks,
+                errors,
+                ackedDeposits,
+                stopped,
+                windowStart,
+                windowEnd);
         for (int c = 0; c < chains; c++) {
             chain.next();
         }
@@ -247,9 +264,19 @@ final class DepositWorkload {
 
         private final long windowEnd;
 
-        Chain(int n, AtomicLongArray acked, AtomicLongArray uncertain, Histogram histogram, AtomicLong warmAsks,
-                AtomicLong windowAsks, AtomicLong afterAsks, AtomicLong errors, AtomicLong ackedDeposits,
-                CountDownLatch stopped, long windowStart, long windowEnd) {
+        Chain(
+                int n,
+                AtomicLongArray acked,
+                AtomicLongArray uncertain,
+                Histogram histogram,
+                AtomicLong warmAsks,
+                AtomicLong windowAsks,
+                AtomicLong afterAsks,
+                AtomicLong errors,
+                AtomicLong ackedDeposits,
+                CountDownLatch stopped,
+                long windowStart,
+                long windowEnd) {
             this.n = n;
             this.acked = acked;
             this.uncertain = uncertain;

@@ -5,5 +5,4 @@ package dev.sharding.bench;
  *
  * @param entityId the counter's id
  */
-public record Get(String entityId) {
-}
+public record Get(String entityId) {}

@@ -27,8 +27,7 @@ import jdk.jfr.consumer.RecordingFile;
  */
 final class JfrSummary {
 
-    private JfrSummary() {
-    }
+    private JfrSummary() {}
 
     static int run(Path file, int top, PrintStream out) throws IOException {
         Map<String, Long> self = new HashMap<>();
@@ -42,7 +41,9 @@ final class JfrSummary {
         for (RecordedEvent e : RecordingFile.readAllEvents(file)) {
             String type = e.getEventType().getName();
             RecordedStackTrace st = e.getStackTrace();
-            if (type.equals("jdk.ExecutionSample") && st != null && !st.getFrames().isEmpty()) {
+            if (type.equals("jdk.ExecutionSample")
+                    && st != null
+                    && !st.getFrames().isEmpty()) {
                 samples++;
                 List<RecordedFrame> frames = st.getFrames();
                 self.merge(name(frames.get(0)), 1L, Long::sum);
@@ -63,15 +64,22 @@ final class JfrSummary {
                 allocBySite.merge(site(st), weight, Long::sum);
             } else if (type.equals("jdk.JavaMonitorEnter")) {
                 RecordedClass c = e.getClass("monitorClass");
-                monitors.merge((c == null ? "?" : c.getName()) + " at " + site(st), e.getDuration().toNanos(),
+                monitors.merge(
+                        (c == null ? "?" : c.getName()) + " at " + site(st),
+                        e.getDuration().toNanos(),
                         Long::sum);
             }
         }
         out.printf("%s: %d execution samples, %.1f MB allocation sampled%n", file, samples, allocated / 1e6);
         print(out, "CPU samples by thread", threads, samples, top, "");
         print(out, "Top frames (self)", self, samples, top, "");
-        print(out, "Methods on the stack (total, dev.sharding / org.jgroups / tools.jackson / org.springframework)",
-                filter(total), samples, top, "");
+        print(
+                out,
+                "Methods on the stack (total, dev.sharding / org.jgroups / tools.jackson / org.springframework)",
+                filter(total),
+                samples,
+                top,
+                "");
         print(out, "Allocation by class (sampled bytes)", allocByClass, allocated, top, "MB");
         print(out, "Allocation by site (first frame outside java.*/jdk.*)", allocBySite, allocated, top, "MB");
         print(out, "Monitor waits (total time)", monitors, -1, top, "ms");
@@ -81,7 +89,9 @@ final class JfrSummary {
     private static Map<String, Long> filter(Map<String, Long> total) {
         Map<String, Long> m = new HashMap<>();
         total.forEach((k, v) -> {
-            if (k.startsWith("dev.sharding") || k.startsWith("org.jgroups") || k.startsWith("tools.jackson")
+            if (k.startsWith("dev.sharding")
+                    || k.startsWith("org.jgroups")
+                    || k.startsWith("tools.jackson")
                     || k.startsWith("org.springframework")) {
                 m.put(k, v);
             }
@@ -89,11 +99,12 @@ final class JfrSummary {
         return m;
     }
 
-    private static void print(PrintStream out, String title, Map<String, Long> counts, long all, int top,
-            String unit) {
+    private static void print(PrintStream out, String title, Map<String, Long> counts, long all, int top, String unit) {
         out.println();
         out.println("== " + title);
-        counts.entrySet().stream().sorted(Map.Entry.<String, Long>comparingByValue().reversed()).limit(top)
+        counts.entrySet().stream()
+                .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
+                .limit(top)
                 .forEach(e -> {
                     String v = switch (unit) {
                         case "MB" -> String.format("%9.1f MB", e.getValue() / 1e6);

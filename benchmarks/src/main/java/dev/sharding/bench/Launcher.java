@@ -90,7 +90,10 @@ final class Launcher {
         for (String arg : args) {
             String value = arg.contains("=") ? arg.substring(arg.indexOf('=') + 1) : "";
             if (arg.startsWith("--workloads=")) {
-                workloads = Arrays.stream(value.split(",")).map(String::trim).map(String::toUpperCase).toList();
+                workloads = Arrays.stream(value.split(","))
+                        .map(String::trim)
+                        .map(String::toUpperCase)
+                        .toList();
             } else if (arg.startsWith("--runs=")) {
                 runs = Integer.parseInt(value);
             } else if (arg.startsWith("--logs=")) {
@@ -108,7 +111,10 @@ final class Launcher {
             } else if (arg.startsWith("--top=")) {
                 top = Integer.parseInt(value);
             } else if (arg.startsWith("--store=")) {
-                stores = Arrays.stream(value.split(",")).map(String::trim).map(String::toLowerCase).toList();
+                stores = Arrays.stream(value.split(","))
+                        .map(String::trim)
+                        .map(String::toLowerCase)
+                        .toList();
             } else if (arg.startsWith("--d1-callers=")) {
                 callers = Integer.parseInt(value);
             } else if (arg.startsWith("--d1-accounts=")) {
@@ -129,8 +135,8 @@ final class Launcher {
         }
         DepositScenario.Options d = new DepositScenario.Options(callers, accounts, warmup, measure, pgConf);
         if (callers < 3 || accounts < 1 || warmup < 5 || measure < 1) {
-            System.err.println("D1 needs at least 3 callers (one per node), 1 account, 5 s of warm-up and 1 s"
-                    + " measured");
+            System.err.println(
+                    "D1 needs at least 3 callers (one per node), 1 account, 5 s of warm-up and 1 s" + " measured");
             return 2;
         }
         for (String st : stores) {
@@ -148,10 +154,12 @@ final class Launcher {
                 return 2;
             }
         }
-        if (!workloads.contains("D1") && Arrays.stream(args).anyMatch(a -> a.startsWith("--store=")
-                || a.startsWith("--d1-") || a.startsWith("--pg-conf="))) {
-            System.err.println("[bench] --store, --d1-* and --pg-conf apply to D1 only, which is not among "
-                    + workloads);
+        if (!workloads.contains("D1")
+                && Arrays.stream(args)
+                        .anyMatch(
+                                a -> a.startsWith("--store=") || a.startsWith("--d1-") || a.startsWith("--pg-conf="))) {
+            System.err.println(
+                    "[bench] --store, --d1-* and --pg-conf apply to D1 only, which is not among " + workloads);
         }
         Files.createDirectories(logs);
         if (jfr != null) {
@@ -173,8 +181,12 @@ final class Launcher {
                         ObjectNode line = launcher.runOnce(w, r, store);
                         done.add(line);
                         allOk &= !line.has("error");
-                        Files.writeString(logs.resolve("raw.jsonl"), line + System.lineSeparator(),
-                                StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+                        Files.writeString(
+                                logs.resolve("raw.jsonl"),
+                                line + System.lineSeparator(),
+                                StandardCharsets.UTF_8,
+                                StandardOpenOption.CREATE,
+                                StandardOpenOption.APPEND);
                         if (runs > 1) {
                             System.err.println("run " + r + ": " + line);
                         }
@@ -222,9 +234,15 @@ final class Launcher {
         /** CPU seconds of the postmaster and of every process it has now (backends, WAL writer, ...). */
         double cpuSeconds() {
             try {
-                long pid = Long.parseLong(Files.readAllLines(data.resolve("postmaster.pid")).get(0).trim());
-                return ProcessHandle.of(pid).map(h -> MachineLoad.cpuSeconds(h)
-                        + h.descendants().mapToDouble(MachineLoad::cpuSeconds).sum()).orElse(0.0);
+                long pid = Long.parseLong(Files.readAllLines(data.resolve("postmaster.pid"))
+                        .get(0)
+                        .trim());
+                return ProcessHandle.of(pid)
+                        .map(h -> MachineLoad.cpuSeconds(h)
+                                + h.descendants()
+                                        .mapToDouble(MachineLoad::cpuSeconds)
+                                        .sum())
+                        .orElse(0.0);
             } catch (IOException | RuntimeException e) {
                 return 0;
             }
@@ -242,9 +260,13 @@ final class Launcher {
         } catch (Exception e) {
             throw new IOException(e);
         }
-        ProcessBuilder.Redirect log = ProcessBuilder.Redirect.appendTo(logs.resolve(tag + "-postgresql.log").toFile());
-        EmbeddedPostgres.Builder builder = EmbeddedPostgres.builder().setDataDirectory(data)
-                .setCleanDataDirectory(true).setOutputRedirector(log).setErrorRedirector(log)
+        ProcessBuilder.Redirect log = ProcessBuilder.Redirect.appendTo(
+                logs.resolve(tag + "-postgresql.log").toFile());
+        EmbeddedPostgres.Builder builder = EmbeddedPostgres.builder()
+                .setDataDirectory(data)
+                .setCleanDataDirectory(true)
+                .setOutputRedirector(log)
+                .setErrorRedirector(log)
                 .setPGStartupWait(Duration.ofSeconds(60)); // the default 10 s is too short on a loaded machine
         DepositScenario.DURABLE.forEach(builder::setServerConfig);
         config.forEach(builder::setServerConfig);
@@ -260,11 +282,11 @@ final class Launcher {
 
     /** One run of one workload; its JSON line, with {@code error} when it failed. */
     private ObjectNode runOnce(String w, int run, String store) {
-        String tag = w + (store == null ? "" : "-" + store) + "-" + Instant.now().toString().replace(':', '-')
-                + "-run" + run;
+        String tag = w + (store == null ? "" : "-" + store) + "-"
+                + Instant.now().toString().replace(':', '-') + "-run" + run;
         String label = w + (store == null ? "" : " (" + store + ")");
-        System.err.println("[bench] " + label + " run " + run + ": starting nodes (logs " + logs + "/" + tag
-                + "-*.log)");
+        System.err.println(
+                "[bench] " + label + " run " + run + ": starting nodes (logs " + logs + "/" + tag + "-*.log)");
         String load = MachineLoad.loadAverage();
         double busy0 = MachineLoad.busySeconds();
         double self0 = MachineLoad.cpuSeconds(ProcessHandle.current());
@@ -367,9 +389,14 @@ final class Launcher {
     static List<String> clusterArgs(String cluster, int port, List<Integer> ports) {
         StringBuilder hosts = new StringBuilder();
         for (int p : ports) {
-            hosts.append(hosts.length() == 0 ? "" : ",").append("127.0.0.1[").append(p).append(']');
+            hosts.append(hosts.length() == 0 ? "" : ",")
+                    .append("127.0.0.1[")
+                    .append(p)
+                    .append(']');
         }
-        return List.of("--sharding.cluster-name=" + cluster, "--sharding.jgroups.bind-port=" + port,
+        return List.of(
+                "--sharding.cluster-name=" + cluster,
+                "--sharding.jgroups.bind-port=" + port,
                 "--sharding.jgroups.initial-hosts=" + hosts);
     }
 
@@ -382,8 +409,24 @@ final class Launcher {
     }
 
     static Map<String, String> names() {
-        return Map.of("W1", "local-tell", "W2", "remote-tell", "W3", "remote-ask-latency", "W4",
-                "remote-ask-throughput", "W5", "activation", "W6", "rebalance", "W7", "failover", "D1", "deposit",
-                "W7-HANG", "failover-hang");
+        return Map.of(
+                "W1",
+                "local-tell",
+                "W2",
+                "remote-tell",
+                "W3",
+                "remote-ask-latency",
+                "W4",
+                "remote-ask-throughput",
+                "W5",
+                "activation",
+                "W6",
+                "rebalance",
+                "W7",
+                "failover",
+                "D1",
+                "deposit",
+                "W7-HANG",
+                "failover-hang");
     }
 }

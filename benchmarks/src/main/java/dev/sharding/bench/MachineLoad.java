@@ -12,8 +12,7 @@ final class MachineLoad {
 
     private static final double CLOCK_TICKS = 100.0;
 
-    private MachineLoad() {
-    }
+    private MachineLoad() {}
 
     static String loadAverage() {
         try {

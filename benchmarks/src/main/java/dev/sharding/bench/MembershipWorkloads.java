@@ -92,22 +92,36 @@ final class MembershipWorkloads {
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
         while (shardsPerNode().size() < hosts) {
             if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("Only " + shardsPerNode().size() + " of " + hosts
-                        + " hosting regions answered");
+                throw new IllegalStateException(
+                        "Only " + shardsPerNode().size() + " of " + hosts + " hosting regions answered");
             }
             Thread.sleep(100);
         }
         String[] ids = Workloads.ids("e-", entities);
-        AskSweep.Outcome s = sweep.run(entities, i -> ids[i], (i, t) -> true, entities, Duration.ofSeconds(10),
-                Duration.ofSeconds(120), Duration.ofSeconds(30), 100);
+        AskSweep.Outcome s = sweep.run(
+                entities,
+                i -> ids[i],
+                (i, t) -> true,
+                entities,
+                Duration.ofSeconds(10),
+                Duration.ofSeconds(120),
+                Duration.ofSeconds(30),
+                100);
         if (s.notDone() > 0) {
             throw new IllegalStateException("Seeding failed: " + s.notDone() + " entities never answered");
         }
         long start = System.nanoTime();
         int sweeps = 0;
         while (System.nanoTime() - start < Workloads.WARM_UP.toNanos()) {
-            sweep.run(entities, i -> ids[i], (i, t) -> true, entities, Duration.ofSeconds(10), Duration.ofSeconds(60),
-                    Duration.ofSeconds(30), 0);
+            sweep.run(
+                    entities,
+                    i -> ids[i],
+                    (i, t) -> true,
+                    entities,
+                    Duration.ofSeconds(10),
+                    Duration.ofSeconds(60),
+                    Duration.ofSeconds(30),
+                    0);
             sweeps++;
         }
         Map<String, Object> r = new LinkedHashMap<>();
@@ -141,8 +155,11 @@ final class MembershipWorkloads {
             }
             try {
                 seen = shardsPerNode();
-                onNew = seen.entrySet().stream().filter(e -> !before.contains(e.getKey()))
-                        .mapToInt(Map.Entry::getValue).max().orElse(0);
+                onNew = seen.entrySet().stream()
+                        .filter(e -> !before.contains(e.getKey()))
+                        .mapToInt(Map.Entry::getValue)
+                        .max()
+                        .orElse(0);
             } catch (Exception e) {
                 // a query may time out while shards move: poll again
             }
@@ -154,8 +171,15 @@ final class MembershipWorkloads {
             }
         }
         long t1 = System.nanoTime();
-        AskSweep.Outcome s = sweep.run(entities, i -> ids[i], (i, t) -> true, entities, Duration.ofSeconds(1),
-                Duration.ofSeconds(300), Duration.ofSeconds(300), 0);
+        AskSweep.Outcome s = sweep.run(
+                entities,
+                i -> ids[i],
+                (i, t) -> true,
+                entities,
+                Duration.ofSeconds(1),
+                Duration.ofSeconds(300),
+                Duration.ofSeconds(300),
+                0);
         long t2 = System.nanoTime();
         Map<String, Object> r = new LinkedHashMap<>();
         r.put("seconds", s.notDone() > 0 ? null : Workloads.round3(Workloads.seconds(t2 - t0)));
@@ -202,33 +226,47 @@ final class MembershipWorkloads {
         }
         AtomicInteger othersLeft = new AtomicInteger(others);
         AtomicLong othersDone = new AtomicLong(-1);
-        ProcessHandle victim = ProcessHandle.of(victimPid).orElseThrow(
-                () -> new IllegalStateException("No process " + victimPid));
+        ProcessHandle victim =
+                ProcessHandle.of(victimPid).orElseThrow(() -> new IllegalStateException("No process " + victimPid));
         AtomicLong viewChange = new AtomicLong(-1);
-        Thread watcher = new Thread(() -> {
-            while (viewChange.get() < 0 && !Thread.currentThread().isInterrupted()) {
-                if (node.members().stream().noneMatch(m -> m.name().equals(victimName))) {
-                    viewChange.set(System.nanoTime());
-                }
-                try {
-                    Thread.sleep(5);
-                } catch (InterruptedException e) {
-                    return;
-                }
-            }
-        }, "w7-view-watcher");
+        Thread watcher = new Thread(
+                () -> {
+                    while (viewChange.get() < 0 && !Thread.currentThread().isInterrupted()) {
+                        if (node.members().stream().noneMatch(m -> m.name().equals(victimName))) {
+                            viewChange.set(System.nanoTime());
+                        }
+                        try {
+                            Thread.sleep(5);
+                        } catch (InterruptedException e) {
+                            return;
+                        }
+                    }
+                },
+                "w7-view-watcher");
         watcher.setDaemon(true);
 
         long t0 = System.nanoTime();
-        boolean killed = hang ? new ProcessBuilder("kill", "-STOP", Long.toString(victimPid)).start().waitFor() == 0
+        boolean killed = hang
+                ? new ProcessBuilder("kill", "-STOP", Long.toString(victimPid))
+                                .start()
+                                .waitFor()
+                        == 0
                 : victim.destroyForcibly();
         watcher.start();
-        AskSweep.Outcome s = sweep.run(entities, i -> ids[i], (i, t) -> {
-            if (!onVictim[i] && othersLeft.decrementAndGet() == 0) {
-                othersDone.set(System.nanoTime());
-            }
-            return true;
-        }, entities, Duration.ofMillis(500), Duration.ofSeconds(300), Duration.ofSeconds(300), 0);
+        AskSweep.Outcome s = sweep.run(
+                entities,
+                i -> ids[i],
+                (i, t) -> {
+                    if (!onVictim[i] && othersLeft.decrementAndGet() == 0) {
+                        othersDone.set(System.nanoTime());
+                    }
+                    return true;
+                },
+                entities,
+                Duration.ofMillis(500),
+                Duration.ofSeconds(300),
+                Duration.ofSeconds(300),
+                0);
         long t1 = System.nanoTime();
         watcher.interrupt();
         Map<String, Object> r = new LinkedHashMap<>();

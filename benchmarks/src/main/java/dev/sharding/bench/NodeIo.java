@@ -22,8 +22,7 @@ public final class NodeIo {
 
     private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
 
-    private NodeIo() {
-    }
+    private NodeIo() {}
 
     /**
      * Starts reading standard input on a daemon thread.
@@ -32,19 +31,22 @@ public final class NodeIo {
      */
     public static NodeIo fromStandardInput() {
         NodeIo io = new NodeIo();
-        Thread reader = new Thread(() -> {
-            try (BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
-                String line;
-                while ((line = in.readLine()) != null) {
-                    if (!line.isBlank()) {
-                        io.lines.add(line.trim());
+        Thread reader = new Thread(
+                () -> {
+                    try (BufferedReader in =
+                            new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
+                        String line;
+                        while ((line = in.readLine()) != null) {
+                            if (!line.isBlank()) {
+                                io.lines.add(line.trim());
+                            }
+                        }
+                    } catch (IOException e) {
+                        // the launcher is gone: same as the end of input
                     }
-                }
-            } catch (IOException e) {
-                // the launcher is gone: same as the end of input
-            }
-            io.lines.add(END);
-        }, "bench-stdin");
+                    io.lines.add(END);
+                },
+                "bench-stdin");
         reader.setDaemon(true);
         reader.start();
         return io;

@@ -53,10 +53,10 @@ final class NodeProcess implements AutoCloseable {
     }
 
     private void copyOutput() {
-        try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(),
-                StandardCharsets.UTF_8));
-                Writer out = Files.newBufferedWriter(log, StandardCharsets.UTF_8,
-                        java.nio.file.StandardOpenOption.APPEND)) {
+        try (BufferedReader in =
+                        new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+                Writer out =
+                        Files.newBufferedWriter(log, StandardCharsets.UTF_8, java.nio.file.StandardOpenOption.APPEND)) {
             String line;
             while ((line = in.readLine()) != null) {
                 out.write(line);

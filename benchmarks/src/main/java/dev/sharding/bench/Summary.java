@@ -12,8 +12,7 @@ import tools.jackson.databind.node.ObjectNode;
  */
 final class Summary {
 
-    private Summary() {
-    }
+    private Summary() {}
 
     static ObjectNode of(String w, List<ObjectNode> runs) {
         ObjectNode first = runs.get(0);

@@ -7,5 +7,4 @@ package dev.sharding.bench;
  * @param total the sum of every amount added
  * @param count how many {@link Add} messages it handled
  */
-public record Total(String entityId, long total, long count) {
-}
+public record Total(String entityId, long total, long count) {}

@@ -48,11 +48,20 @@ final class Workloads {
                 NodeIo.emit("MEMBERS", name + " " + node.members().size());
             }
             case "RUN" -> NodeIo.emit("RESULT", JSON.writeValueAsString(run(words[1])));
-            case "SEED" -> NodeIo.emit("SEEDED", JSON.writeValueAsString(
-                    membership.seed(Integer.parseInt(words[1]), Integer.parseInt(words[2]))));
+            case "SEED" ->
+                NodeIo.emit(
+                        "SEEDED",
+                        JSON.writeValueAsString(
+                                membership.seed(Integer.parseInt(words[1]), Integer.parseInt(words[2]))));
             case "W6" -> NodeIo.emit("RESULT", JSON.writeValueAsString(membership.w6(Integer.parseInt(words[1]))));
-            case "W7" -> NodeIo.emit("RESULT", JSON.writeValueAsString(membership.w7(Long.parseLong(words[1]),
-                    words[2], Integer.parseInt(words[3]), words.length > 4 && words[4].equals("STOP"))));
+            case "W7" ->
+                NodeIo.emit(
+                        "RESULT",
+                        JSON.writeValueAsString(membership.w7(
+                                Long.parseLong(words[1]),
+                                words[2],
+                                Integer.parseInt(words[3]),
+                                words.length > 4 && words[4].equals("STOP"))));
             default -> throw new IllegalArgumentException("Unknown command " + String.join(" ", words));
         }
     }
@@ -118,13 +127,21 @@ final class Workloads {
     }
 
     private void prime(String[] ids, long[] counts) throws InterruptedException {
-        AskSweep.Outcome p = sweep.run(ids.length, i -> ids[i], (i, t) -> {
-            counts[i] = t.count();
-            return true;
-        }, ids.length, Duration.ofSeconds(10), Duration.ofSeconds(120), Duration.ofSeconds(30), 100);
+        AskSweep.Outcome p = sweep.run(
+                ids.length,
+                i -> ids[i],
+                (i, t) -> {
+                    counts[i] = t.count();
+                    return true;
+                },
+                ids.length,
+                Duration.ofSeconds(10),
+                Duration.ofSeconds(120),
+                Duration.ofSeconds(30),
+                100);
         if (p.notDone() > 0) {
-            throw new IllegalStateException("Priming failed: " + p.notDone() + " of " + ids.length
-                    + " entities never answered");
+            throw new IllegalStateException(
+                    "Priming failed: " + p.notDone() + " of " + ids.length + " entities never answered");
         }
     }
 
@@ -141,14 +158,22 @@ final class Workloads {
     }
 
     private AskSweep.Outcome confirm(String[] ids, long[] expected, long[] seen) throws InterruptedException {
-        return sweep.run(ids.length, i -> ids[i], (i, t) -> {
-            seen[i] = t.count();
-            return t.count() == expected[i];
-        }, ids.length, Duration.ofSeconds(30), Duration.ofSeconds(600), Duration.ofSeconds(5), 10);
+        return sweep.run(
+                ids.length,
+                i -> ids[i],
+                (i, t) -> {
+                    seen[i] = t.count();
+                    return t.count() == expected[i];
+                },
+                ids.length,
+                Duration.ofSeconds(30),
+                Duration.ofSeconds(600),
+                Duration.ofSeconds(5),
+                10);
     }
 
-    private static Map<String, Object> lost(String phase, int n, int entities, long[] expected, long[] seen,
-            AskSweep.Outcome c, long warmMessages) {
+    private static Map<String, Object> lost(
+            String phase, int n, int entities, long[] expected, long[] seen, AskSweep.Outcome c, long warmMessages) {
         long missing = 0;
         for (int i = 0; i < entities; i++) {
             missing += expected[i] - seen[i];
@@ -156,8 +181,10 @@ final class Workloads {
         Map<String, Object> r = new LinkedHashMap<>();
         r.put("msgs_per_s", null);
         r.put("n", n);
-        r.put("error", "counts never added up in the " + phase + ": " + c.notDone() + " of " + entities
-                + " entities short" + (c.stalled() ? ", counts unchanged for 5 s (messages lost)" : ""));
+        r.put(
+                "error",
+                "counts never added up in the " + phase + ": " + c.notDone() + " of " + entities + " entities short"
+                        + (c.stalled() ? ", counts unchanged for 5 s (messages lost)" : ""));
         r.put("lost_messages", missing);
         r.put("warmup_msgs", warmMessages);
         return r;
@@ -272,8 +299,15 @@ final class Workloads {
             String id = prefix + i;
             region.tell(id, new Add(id, 1));
         }
-        return sweep.run(count, i -> prefix + (from + i), (i, t) -> t.count() == 1, 10_000, Duration.ofSeconds(30),
-                Duration.ofSeconds(600), Duration.ofSeconds(10), 20);
+        return sweep.run(
+                count,
+                i -> prefix + (from + i),
+                (i, t) -> t.count() == 1,
+                10_000,
+                Duration.ofSeconds(30),
+                Duration.ofSeconds(600),
+                Duration.ofSeconds(10),
+                20);
     }
 
     static long heapUsedAfterFullGc() throws InterruptedException {

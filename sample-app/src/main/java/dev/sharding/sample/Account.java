@@ -1,9 +1,9 @@
 package dev.sharding.sample;
 
 import dev.sharding.EntityContext;
+import dev.sharding.EntityHandler;
 import dev.sharding.EntityState;
 import dev.sharding.InitialState;
-import dev.sharding.EntityHandler;
 import dev.sharding.ShardedEntity;
 
 /**
@@ -56,8 +56,8 @@ public class Account {
         }
         long balance = state.get().balance();
         if (deposit.amount() > Long.MAX_VALUE - balance) {
-            throw new IllegalArgumentException("A deposit of " + deposit.amount() + " would take the balance of account "
-                    + context.entityId() + " over " + Long.MAX_VALUE);
+            throw new IllegalArgumentException("A deposit of " + deposit.amount()
+                    + " would take the balance of account " + context.entityId() + " over " + Long.MAX_VALUE);
         }
         state.set(new AccountState(balance + deposit.amount()));
         return current();

@@ -54,8 +54,8 @@ public class AccountController {
     /** Valid account ids. */
     static final Pattern ID = Pattern.compile("[A-Za-z0-9._-]{1,200}");
 
-    private static final String INVALID_ID = "Invalid account id: it must be 1 to 200 characters of A-Z, a-z, 0-9,"
-            + " '.', '_' and '-'";
+    private static final String INVALID_ID =
+            "Invalid account id: it must be 1 to 200 characters of A-Z, a-z, 0-9," + " '.', '_' and '-'";
 
     private static final Logger log = LoggerFactory.getLogger(AccountController.class);
 
@@ -84,9 +84,11 @@ public class AccountController {
      * @return the new balance
      */
     @PostMapping("/{id}/deposit")
-    public CompletableFuture<Balance> deposit(@PathVariable String id,
+    public CompletableFuture<Balance> deposit(
+            @PathVariable String id,
             @RequestHeader(name = HttpHeaders.CONTENT_TYPE, required = false) @Nullable String contentType,
-            @RequestBody(required = false) byte @Nullable [] body, HttpServletRequest request) {
+            @RequestBody(required = false) byte @Nullable [] body,
+            HttpServletRequest request) {
         checkId(id, request);
         long amount = amountOf(contentType, body);
         return accounts.ask(id, new Deposit(amount), Balance.class);
@@ -124,8 +126,8 @@ public class AccountController {
 
     private long amountOf(@Nullable String contentType, byte @Nullable [] body) {
         if (contentType != null && !isJson(contentType)) {
-            throw new BadRequestException("The body must be JSON, sent with Content-Type: application/json (not "
-                    + contentType + ")");
+            throw new BadRequestException(
+                    "The body must be JSON, sent with Content-Type: application/json (not " + contentType + ")");
         }
         if (body == null || body.length == 0) {
             throw new BadRequestException("The body must be a JSON object such as {\"amount\": 10}; it is empty");
@@ -144,8 +146,8 @@ public class AccountController {
             throw new BadRequestException("The field \"amount\" is missing");
         }
         if (!amount.isIntegralNumber() || !amount.canConvertToLong() || amount.longValue() <= 0) {
-            throw new BadRequestException("The field \"amount\" must be a whole number from 1 to " + Long.MAX_VALUE
-                    + ", not " + amount);
+            throw new BadRequestException(
+                    "The field \"amount\" must be a whole number from 1 to " + Long.MAX_VALUE + ", not " + amount);
         }
         return amount.longValue();
     }
@@ -191,11 +193,16 @@ public class AccountController {
      * @param e the failure
      * @return the problem
      */
-    @ExceptionHandler({AskTimeoutException.class, EntityUnreachableException.class, BufferFullException.class,
-            ClusterPartitionedException.class})
+    @ExceptionHandler({
+        AskTimeoutException.class,
+        EntityUnreachableException.class,
+        BufferFullException.class,
+        ClusterPartitionedException.class
+    })
     ResponseEntity<ProblemDetail> unavailable(ShardingException e) {
         log.debug("Account unavailable: {}", e.getMessage());
-        return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE).header(HttpHeaders.RETRY_AFTER, "1")
+        return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE)
+                .header(HttpHeaders.RETRY_AFTER, "1")
                 .contentType(MediaType.APPLICATION_PROBLEM_JSON)
                 .body(detail(HttpStatus.SERVICE_UNAVAILABLE, "Account unavailable", e.getMessage()));
     }
@@ -224,7 +231,8 @@ public class AccountController {
     }
 
     private static ResponseEntity<ProblemDetail> problem(HttpStatus status, String title, @Nullable String detail) {
-        return ResponseEntity.status(status).contentType(MediaType.APPLICATION_PROBLEM_JSON)
+        return ResponseEntity.status(status)
+                .contentType(MediaType.APPLICATION_PROBLEM_JSON)
                 .body(detail(status, title, detail));
     }
 

@@ -6,5 +6,4 @@ package dev.sharding.sample;
  *
  * @param balance the balance
  */
-public record AccountState(long balance) {
-}
+public record AccountState(long balance) {}

@@ -7,5 +7,4 @@ package dev.sharding.sample;
  * @param balance the balance
  * @param node the name of the node hosting the account
  */
-public record Balance(String id, long balance, String node) {
-}
+public record Balance(String id, long balance, String node) {}

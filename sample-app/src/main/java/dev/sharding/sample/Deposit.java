@@ -5,5 +5,4 @@ package dev.sharding.sample;
  *
  * @param amount how much, positive
  */
-public record Deposit(long amount) {
-}
+public record Deposit(long amount) {}

@@ -3,5 +3,4 @@ package dev.sharding.sample;
 /**
  * Asks an account for its {@link Balance}.
  */
-public record GetBalance() {
-}
+public record GetBalance() {}

@@ -28,6 +28,9 @@ class SampleDataSourceConfiguration {
     @Bean(destroyMethod = "close")
     @ConfigurationProperties("spring.datasource.hikari")
     HikariDataSource dataSource(DataSourceProperties properties) {
-        return properties.initializeDataSourceBuilder().type(HikariDataSource.class).build();
+        return properties
+                .initializeDataSourceBuilder()
+                .type(HikariDataSource.class)
+                .build();
     }
 }

@@ -17,10 +17,14 @@ import tools.jackson.databind.JsonNode;
  * The HTTP contract of the sample on one node (in-JVM JGroups stack): deposits, balances, and every request that
  * must be refused with 400 without changing anything.
  */
-@SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT, properties = {
-        "sharding.jgroups.config=shared-loopback.xml", "sharding.store.embedded-path=target/test-db/${random.uuid}",
-        "sharding.cluster-name=sample-api-${random.uuid}",
-        "sharding.node-name=api-node"})
+@SpringBootTest(
+        webEnvironment = WebEnvironment.RANDOM_PORT,
+        properties = {
+            "sharding.jgroups.config=shared-loopback.xml",
+            "sharding.store.embedded-path=target/test-db/${random.uuid}",
+            "sharding.cluster-name=sample-api-${random.uuid}",
+            "sharding.node-name=api-node"
+        })
 class AccountApiTest {
 
     private static final AtomicInteger IDS = new AtomicInteger();
@@ -88,34 +92,36 @@ class AccountApiTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {
-        "{}",
-        "{\"amount\": null}",
-        "{\"amount\": 1.5}",
-        "{\"amount\": 5.0}",
-        "{\"amount\": 1e3}",
-        "{\"amount\": \"5\"}",
-        "{\"amount\": 0}",
-        "{\"amount\": -3}",
-        "{\"amount\": 9223372036854775808}",
-        "{\"amount\": 100000000000000000000000}",
-        "{\"amount\": -9223372036854775809}",
-        "{\"amount\": true}",
-        "{\"amount\": [5]}",
-        "{\"amount\": {\"value\": 5}}",
-        "{\"amont\": 5}",
-        "{\"amount\": 5, \"amount\": 6}",
-        "[{\"amount\": 5}]",
-        "5",
-        "\"5\"",
-        "null",
-        "amount=5",
-        "not json",
-        "{\"amount\": 5",
-        "{amount: 5}",
-        "{\"amount\": 5} {\"amount\": 6}",
-        "",
-        "   "})
+    @ValueSource(
+            strings = {
+                "{}",
+                "{\"amount\": null}",
+                "{\"amount\": 1.5}",
+                "{\"amount\": 5.0}",
+                "{\"amount\": 1e3}",
+                "{\"amount\": \"5\"}",
+                "{\"amount\": 0}",
+                "{\"amount\": -3}",
+                "{\"amount\": 9223372036854775808}",
+                "{\"amount\": 100000000000000000000000}",
+                "{\"amount\": -9223372036854775809}",
+                "{\"amount\": true}",
+                "{\"amount\": [5]}",
+                "{\"amount\": {\"value\": 5}}",
+                "{\"amont\": 5}",
+                "{\"amount\": 5, \"amount\": 6}",
+                "[{\"amount\": 5}]",
+                "5",
+                "\"5\"",
+                "null",
+                "amount=5",
+                "not json",
+                "{\"amount\": 5",
+                "{amount: 5}",
+                "{\"amount\": 5} {\"amount\": 6}",
+                "",
+                "   "
+            })
     void invalidDepositIsRefusedAndChangesNothing(String body) {
         String id = newId();
         deposit(id, 10);
@@ -126,7 +132,8 @@ class AccountApiTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"text/plain", "application/x-www-form-urlencoded", "application/xml", "multipart/form-data"})
+    @ValueSource(
+            strings = {"text/plain", "application/x-www-form-urlencoded", "application/xml", "multipart/form-data"})
     void depositNotSentAsJsonIsRefused(String contentType) {
         String id = newId();
         deposit(id, 10);
@@ -147,30 +154,32 @@ class AccountApiTest {
     @Test
     void depositWithJsonCharsetIsAccepted() {
         String id = newId();
-        JsonHttp.Answer a = http.post(url("/accounts/" + id + "/deposit"), "application/json; charset=utf-8",
-                "{\"amount\": 4}");
+        JsonHttp.Answer a =
+                http.post(url("/accounts/" + id + "/deposit"), "application/json; charset=utf-8", "{\"amount\": 4}");
         assertThat(a.status()).as("%s", a).isEqualTo(200);
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {
-        "a%20b",
-        "%C3%A4",
-        "a+b",
-        "a:b",
-        "a@b",
-        "a!b",
-        "a~b",
-        "a*b",
-        "a%22b",
-        "a%25b",
-        "a'b",
-        "a,b",
-        "a=b",
-        "a$b",
-        "a%09b",
-        "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
-                + "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"})
+    @ValueSource(
+            strings = {
+                "a%20b",
+                "%C3%A4",
+                "a+b",
+                "a:b",
+                "a@b",
+                "a!b",
+                "a~b",
+                "a*b",
+                "a%22b",
+                "a%25b",
+                "a'b",
+                "a,b",
+                "a=b",
+                "a$b",
+                "a%09b",
+                "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+                        + "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+            })
     void invalidIdIsRefused(String encodedId) {
         assertProblem(http.get(url("/accounts/" + encodedId)), 400);
         assertProblem(http.postJson(url("/accounts/" + encodedId + "/deposit"), "{\"amount\": 5}"), 400);
@@ -188,7 +197,8 @@ class AccountApiTest {
     @ValueSource(strings = {"a%2Fb", "a%5Cb", "a%00b", "%E4"})
     void malformedPathIsRefusedByTheServer(String encodedId) {
         assertThat(http.get(url("/accounts/" + encodedId)).status()).isEqualTo(400);
-        assertThat(http.postJson(url("/accounts/" + encodedId + "/deposit"), "{\"amount\": 5}").status())
+        assertThat(http.postJson(url("/accounts/" + encodedId + "/deposit"), "{\"amount\": 5}")
+                        .status())
                 .isEqualTo(400);
     }
 
@@ -213,11 +223,14 @@ class AccountApiTest {
 
     @Test
     void healthAndShardingEndpointsAreExposed() {
-        await("health UP").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100)).untilAsserted(() -> {
-            JsonHttp.Answer health = http.get(url("/actuator/health"));
-            assertThat(health.status()).as("%s", health).isEqualTo(200);
-            assertThat(health.body().get("status").asString()).isEqualTo("UP");
-        });
+        await("health UP")
+                .atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(100))
+                .untilAsserted(() -> {
+                    JsonHttp.Answer health = http.get(url("/actuator/health"));
+                    assertThat(health.status()).as("%s", health).isEqualTo(200);
+                    assertThat(health.body().get("status").asString()).isEqualTo("UP");
+                });
 
         JsonHttp.Answer sharding = http.get(url("/actuator/sharding"));
         assertThat(sharding.status()).as("%s", sharding).isEqualTo(200);

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
 import dev.sharding.sample.SampleCluster.Node;
-
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.time.Duration;
@@ -49,8 +48,7 @@ class ClusterProcessIT {
     private static List<Node> NODES;
 
     /** What an account answered: its balance and the node hosting it. */
-    private record Seen(long balance, String node) {
-    }
+    private record Seen(long balance, String node) {}
 
     @BeforeAll
     static void startCluster() throws Exception {
@@ -103,21 +101,28 @@ class ClusterProcessIT {
             assertThat(first.balance()).as("first deposit into %s", id).isEqualTo(i + 1);
             Seen second = deposit(NODES.get((i + 1) % 3), id, 1000);
             assertThat(second.balance()).as("second deposit into %s", id).isEqualTo(i + 1001);
-            assertThat(second.node()).as("home of %s seen through two nodes", id).isEqualTo(first.node());
+            assertThat(second.node())
+                    .as("home of %s seen through two nodes", id)
+                    .isEqualTo(first.node());
             expected.put(id, (long) i + 1001);
             home.put(id, first.node());
         }
         assertOneHomeEach(NODES, ids, expected, home);
-        Map<String, Long> perNode = home.values().stream()
-                .collect(Collectors.groupingBy(n -> n, TreeMap::new, Collectors.counting()));
+        Map<String, Long> perNode =
+                home.values().stream().collect(Collectors.groupingBy(n -> n, TreeMap::new, Collectors.counting()));
         System.out.println("Accounts per node: " + perNode);
-        assertThat(perNode.keySet()).as("every node hosts accounts")
-                .containsExactlyInAnyOrderElementsOf(NODES.stream().map(n -> n.name).toList());
+        assertThat(perNode.keySet())
+                .as("every node hosts accounts")
+                .containsExactlyInAnyOrderElementsOf(
+                        NODES.stream().map(n -> n.name).toList());
 
         // Kill a member that is not the coordinator.
         String coordinator = SampleCluster.coordinatorSeenBy(NODES.get(0));
         assertThat(coordinator).as("the first node started is the oldest").isEqualTo(NODES.get(0).name);
-        Node member = NODES.stream().filter(n -> !n.name.equals(coordinator)).findFirst().orElseThrow();
+        Node member = NODES.stream()
+                .filter(n -> !n.name.equals(coordinator))
+                .findFirst()
+                .orElseThrow();
         List<Node> survivors = NODES.stream().filter(n -> n != member).toList();
         long lived = home.values().stream().filter(member.name::equals).count();
         long pass = passMillis(survivors, ids);
@@ -138,13 +143,18 @@ class ClusterProcessIT {
             String id = ids.get(i);
             Seen s = deposit(survivors.get(i % 2), id, 7);
             expected.merge(id, 7L, Long::sum);
-            assertThat(s.balance()).as("deposit into %s after the first kill", id).isEqualTo(expected.get(id));
+            assertThat(s.balance())
+                    .as("deposit into %s after the first kill", id)
+                    .isEqualTo(expected.get(id));
             home.put(id, s.node());
         }
         assertOneHomeEach(survivors, ids, expected, home);
 
         // Kill the coordinator: the last node takes over the coordinator and every account.
-        Node oldest = survivors.stream().filter(n -> n.name.equals(coordinator)).findFirst().orElseThrow();
+        Node oldest = survivors.stream()
+                .filter(n -> n.name.equals(coordinator))
+                .findFirst()
+                .orElseThrow();
         Node last = survivors.stream().filter(n -> n != oldest).findFirst().orElseThrow();
         assertThat(SampleCluster.coordinatorSeenBy(last)).isEqualTo(oldest.name);
         lived = home.values().stream().filter(oldest.name::equals).count();
@@ -164,7 +174,8 @@ class ClusterProcessIT {
             String id = ids.get(i);
             Seen s = deposit(last, id, 3);
             expected.merge(id, 3L, Long::sum);
-            assertThat(s.balance()).as("deposit into %s after the node serving the database died", id)
+            assertThat(s.balance())
+                    .as("deposit into %s after the node serving the database died", id)
                     .isEqualTo(expected.get(id));
         }
         assertThat(SampleCluster.coordinatorSeenBy(last)).isEqualTo(last.name);
@@ -175,7 +186,9 @@ class ClusterProcessIT {
 
     private static Seen deposit(Node via, String id, long amount) {
         JsonHttp.Answer a = HTTP.postJson(via.url("/accounts/" + id + "/deposit"), "{\"amount\": " + amount + "}");
-        assertThat(a.status()).as("deposit %d into %s through %s: %s", amount, id, via.name, a).isEqualTo(200);
+        assertThat(a.status())
+                .as("deposit %d into %s through %s: %s", amount, id, via.name, a)
+                .isEqualTo(200);
         return seen(id, a);
     }
 
@@ -189,21 +202,27 @@ class ClusterProcessIT {
      * Every account answers through every given node with its expected balance and one home (the expected one when
      * known), and the nodes' own listings of their entities name each account on its home only.
      */
-    private static void assertOneHomeEach(List<Node> nodes, List<String> ids, Map<String, Long> expected,
-            Map<String, String> home) {
+    private static void assertOneHomeEach(
+            List<Node> nodes, List<String> ids, Map<String, Long> expected, Map<String, String> home) {
         Set<String> names = nodes.stream().map(n -> n.name).collect(Collectors.toSet());
         for (String id : ids) {
             String seenHome = null;
             for (Node via : nodes) {
                 JsonHttp.Answer a = HTTP.get(via.url("/accounts/" + id));
-                assertThat(a.status()).as("balance of %s through %s: %s", id, via.name, a).isEqualTo(200);
+                assertThat(a.status())
+                        .as("balance of %s through %s: %s", id, via.name, a)
+                        .isEqualTo(200);
                 Seen s = seen(id, a);
-                assertThat(s.balance()).as("balance of %s through %s", id, via.name).isEqualTo(expected.get(id));
+                assertThat(s.balance())
+                        .as("balance of %s through %s", id, via.name)
+                        .isEqualTo(expected.get(id));
                 assertThat(s.node()).as("home of %s", id).isIn(names);
                 if (seenHome == null) {
                     seenHome = s.node();
                 } else {
-                    assertThat(s.node()).as("home of %s through %s", id, via.name).isEqualTo(seenHome);
+                    assertThat(s.node())
+                            .as("home of %s through %s", id, via.name)
+                            .isEqualTo(seenHome);
                 }
             }
             String known = home.get(id);
@@ -217,7 +236,9 @@ class ClusterProcessIT {
         for (Node node : nodes) {
             for (String id : SampleCluster.accountsListedBy(node, ACCOUNT_ID)) {
                 String other = listedOn.put(id, node.name);
-                assertThat(other).as("%s is listed on %s and on %s", id, other, node.name).isNull();
+                assertThat(other)
+                        .as("%s is listed on %s and on %s", id, other, node.name)
+                        .isNull();
             }
         }
         for (String id : ids) {
@@ -243,15 +264,19 @@ class ClusterProcessIT {
         long start = System.nanoTime();
         System.out.println("Killing " + victim.name + " with SIGKILL at " + Instant.now());
         p.destroyForcibly();
-        assertThat(p.waitFor(30, TimeUnit.SECONDS)).as("%s exits after SIGKILL", victim.name).isTrue();
+        assertThat(p.waitFor(30, TimeUnit.SECONDS))
+                .as("%s exits after SIGKILL", victim.name)
+                .isTrue();
         List<String> pending = new ArrayList<>(ids);
         long deadline = start + RECOVERY.toNanos();
         int round = 0;
         Map<Integer, Integer> statuses = new TreeMap<>();
         while (!pending.isEmpty()) {
             if (System.nanoTime() > deadline) {
-                fail("After killing %s, %d accounts still do not answer through %s after %s (statuses seen: %s):"
-                        + " %s", victim.name, pending.size(), survivors, RECOVERY, statuses, pending);
+                fail(
+                        "After killing %s, %d accounts still do not answer through %s after %s (statuses seen: %s):"
+                                + " %s",
+                        victim.name, pending.size(), survivors, RECOVERY, statuses, pending);
             }
             int before = pending.size();
             for (int i = 0; i < pending.size(); ) {
@@ -266,7 +291,9 @@ class ClusterProcessIT {
                 if (status == 200) {
                     pending.remove(i);
                 } else {
-                    assertThat(status).as("status of an account while the cluster recovers").isIn(503, -1);
+                    assertThat(status)
+                            .as("status of an account while the cluster recovers")
+                            .isIn(503, -1);
                     i++;
                 }
             }

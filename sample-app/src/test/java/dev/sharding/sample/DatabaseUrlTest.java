@@ -33,8 +33,12 @@ class DatabaseUrlTest {
     Path dir;
 
     private static String[] node(String... more) {
-        String[] common = {"--server.port=0", "--sharding.jgroups.config=shared-loopback.xml",
-                "--sharding.cluster-name=sample-url-" + UUID.randomUUID(), "--spring.main.banner-mode=off"};
+        String[] common = {
+            "--server.port=0",
+            "--sharding.jgroups.config=shared-loopback.xml",
+            "--sharding.cluster-name=sample-url-" + UUID.randomUUID(),
+            "--spring.main.banner-mode=off"
+        };
         String[] all = new String[common.length + more.length];
         System.arraycopy(common, 0, all, 0, common.length);
         System.arraycopy(more, 0, all, common.length, more.length);
@@ -43,8 +47,8 @@ class DatabaseUrlTest {
 
     private void deposit(ConfigurableApplicationContext context, String id, long amount) {
         int port = ((WebServerApplicationContext) context).getWebServer().getPort();
-        JsonHttp.Answer a = http.postJson("http://127.0.0.1:" + port + "/accounts/" + id + "/deposit",
-                "{\"amount\": " + amount + "}");
+        JsonHttp.Answer a = http.postJson(
+                "http://127.0.0.1:" + port + "/accounts/" + id + "/deposit", "{\"amount\": " + amount + "}");
         assertThat(a.status()).as("%s", a).isEqualTo(200);
     }
 
@@ -56,12 +60,16 @@ class DatabaseUrlTest {
 
     @Test
     void keepsTheStoreInTheDatabaseOfTheGivenUrl() throws Exception {
-        Server server = Server.createTcpServer("-tcpPort", String.valueOf(freePort()), "-ifNotExists",
-                "-baseDir", this.dir.toString()).start();
+        Server server = Server.createTcpServer(
+                        "-tcpPort", String.valueOf(freePort()), "-ifNotExists", "-baseDir", this.dir.toString())
+                .start();
         String url = "jdbc:h2:tcp://127.0.0.1:" + server.getPort() + "/shared";
         try {
-            try (ConfigurableApplicationContext node = SpringApplication.run(SampleApplication.class,
-                    node("--spring.datasource.url=" + url, "--spring.datasource.username=sa",
+            try (ConfigurableApplicationContext node = SpringApplication.run(
+                    SampleApplication.class,
+                    node(
+                            "--spring.datasource.url=" + url,
+                            "--spring.datasource.username=sa",
                             "--sharding.store.embedded-path=" + this.dir.resolve("unused/sharding")))) {
                 assertThat(node.getBeansOfType(DataSource.class)).hasSize(1);
                 deposit(node, "alice", 12);
@@ -72,7 +80,9 @@ class DatabaseUrlTest {
                 ps.setString(1, "alice");
                 try (ResultSet rs = ps.executeQuery()) {
                     assertThat(rs.next()).isTrue();
-                    assertThat(rs.getInt(1)).as("alice's state in the server's database").isEqualTo(1);
+                    assertThat(rs.getInt(1))
+                            .as("alice's state in the server's database")
+                            .isEqualTo(1);
                 }
             }
             assertThat(this.dir.resolve("unused")).as("no embedded database").doesNotExist();
@@ -84,10 +94,13 @@ class DatabaseUrlTest {
     @Test
     void keepsTheStoreInTheEmbeddedFileWithoutUrl() {
         Path db = this.dir.resolve("data").resolve("sharding");
-        try (ConfigurableApplicationContext node = SpringApplication.run(SampleApplication.class,
-                node("--sharding.store.embedded-path=" + db))) {
-            assertThat(node.getBeansOfType(DataSource.class)).as("no DataSource, no in-memory database").isEmpty();
-            assertThat(node.getBean(ShardingStore.class).getClass().getSimpleName()).isEqualTo("OwningStore");
+        try (ConfigurableApplicationContext node =
+                SpringApplication.run(SampleApplication.class, node("--sharding.store.embedded-path=" + db))) {
+            assertThat(node.getBeansOfType(DataSource.class))
+                    .as("no DataSource, no in-memory database")
+                    .isEmpty();
+            assertThat(node.getBean(ShardingStore.class).getClass().getSimpleName())
+                    .isEqualTo("OwningStore");
             deposit(node, "bob", 3);
         }
         assertThat(Files.exists(db.resolveSibling("sharding.mv.db"))).isTrue();

@@ -35,8 +35,11 @@ final class DepositLoad {
 
     /** Where the run is, as the test moves it on; a request counts in the phase it started in. */
     enum Phase {
-        BEFORE("before the cut"), CUT_EARLY("cut, first " + GRACE.toSeconds() + " s"),
-        CUT_LATE("cut, after " + GRACE.toSeconds() + " s"), HEALING("healed, not merged"), MERGED("merged");
+        BEFORE("before the cut"),
+        CUT_EARLY("cut, first " + GRACE.toSeconds() + " s"),
+        CUT_LATE("cut, after " + GRACE.toSeconds() + " s"),
+        HEALING("healed, not merged"),
+        MERGED("merged");
 
         final String label;
 
@@ -49,8 +52,7 @@ final class DepositLoad {
     static final Duration GRACE = Duration.ofSeconds(15);
 
     /** A node the clients send to, and whether it is on the side that is cut off or frozen. */
-    record Target(String name, String baseUrl, boolean minority) {
-    }
+    record Target(String name, String baseUrl, boolean minority) {}
 
     private static final int THREADS = 8;
 
@@ -104,7 +106,8 @@ final class DepositLoad {
 
     DepositLoad(List<Target> targets, List<String> ids) {
         this.targets = List.copyOf(targets);
-        this.minorityNames = targets.stream().filter(Target::minority).map(Target::name).collect(Collectors.toSet());
+        this.minorityNames =
+                targets.stream().filter(Target::minority).map(Target::name).collect(Collectors.toSet());
         this.ids = List.copyOf(ids);
         int n = ids.size();
         acked = new AtomicLongArray(n);
@@ -193,7 +196,8 @@ final class DepositLoad {
         String status;
         @Nullable JsonNode body = null;
         try {
-            JsonHttp.Answer answer = read ? http.get(target.baseUrl() + "/accounts/" + id)
+            JsonHttp.Answer answer = read
+                    ? http.get(target.baseUrl() + "/accounts/" + id)
                     : http.postJson(target.baseUrl() + "/accounts/" + id + "/deposit", "{\"amount\": " + amount + "}");
             status = Integer.toString(answer.status());
             body = answer.json();
@@ -201,7 +205,8 @@ final class DepositLoad {
             status = failure(e);
             skipUntil.set(t, System.nanoTime() + SKIP_AFTER_NO_ANSWER.toNanos());
         }
-        answers.computeIfAbsent(key(started, target.minority(), read, status), x -> new LongAdder()).increment();
+        answers.computeIfAbsent(key(started, target.minority(), read, status), x -> new LongAdder())
+                .increment();
         if (body != null && !"200".equals(status)) {
             firstRefusal.putIfAbsent(status, body.path("detail").asString());
         }
@@ -223,10 +228,17 @@ final class DepositLoad {
         if (balance < least) {
             violationCounts.computeIfAbsent(started, x -> new LongAdder()).increment();
             if (violationExamples.size() < 20) {
-                violationExamples.add(String.format("%s: %s %s through %s (hosted on %s) answered balance %d, but %d"
-                        + " had been acknowledged before the request%s", started.label, read ? "read of" : "deposit into",
-                        id, target.name(), host, balance, ackedBefore, read ? "" : " (plus this deposit of " + amount
-                        + ")"));
+                violationExamples.add(String.format(
+                        "%s: %s %s through %s (hosted on %s) answered balance %d, but %d"
+                                + " had been acknowledged before the request%s",
+                        started.label,
+                        read ? "read of" : "deposit into",
+                        id,
+                        target.name(),
+                        host,
+                        balance,
+                        ackedBefore,
+                        read ? "" : " (plus this deposit of " + amount + ")"));
             }
         }
         lastHome.set(a, host);
@@ -237,8 +249,11 @@ final class DepositLoad {
         if (started == Phase.CUT_EARLY || started == Phase.CUT_LATE) {
             hostsDuringCut.get(a).add(host);
         }
-        if (!read && (now == Phase.CUT_EARLY || now == Phase.CUT_LATE) && !target.minority()
-                && minorityNames.contains(homeAtCut.get(a)) && !minorityNames.contains(host)) {
+        if (!read
+                && (now == Phase.CUT_EARLY || now == Phase.CUT_LATE)
+                && !target.minority()
+                && minorityNames.contains(homeAtCut.get(a))
+                && !minorityNames.contains(host)) {
             takenOverAfterMillis.compareAndSet(a, -1, (System.nanoTime() - cutAt) / 1_000_000);
         }
         if (!read && started == Phase.MERGED) {
@@ -284,11 +299,15 @@ final class DepositLoad {
     }
 
     int accountsWithAck() {
-        return (int) IntStream.range(0, ids.size()).filter(i -> ackedCount.get(i) > 0).count();
+        return (int) IntStream.range(0, ids.size())
+                .filter(i -> ackedCount.get(i) > 0)
+                .count();
     }
 
     int accountsDepositedAfterMerge() {
-        return (int) IntStream.range(0, ids.size()).filter(i -> depositedAfterMerge.get(i) > 0).count();
+        return (int) IntStream.range(0, ids.size())
+                .filter(i -> depositedAfterMerge.get(i) > 0)
+                .count();
     }
 
     long requests() {
@@ -300,7 +319,8 @@ final class DepositLoad {
         String prefix = p.ordinal() + "|" + p.label + "|" + (minority ? "minority" : "majority") + "|";
         return answers.entrySet().stream()
                 .filter(e -> e.getKey().startsWith(prefix) && e.getKey().endsWith("|" + status))
-                .mapToLong(e -> e.getValue().sum()).sum();
+                .mapToLong(e -> e.getValue().sum())
+                .sum();
     }
 
     /** Every answer the given side gave in a phase, by status. */
@@ -336,7 +356,9 @@ final class DepositLoad {
         });
         firstRefusal.forEach((status, detail) -> lines.add("  first " + status + " said: " + detail));
         lines.add("Stale answers (200 with less than acknowledged before the request): " + violations() + " "
-                + violationCounts.entrySet().stream().map(e -> e.getKey().label + "=" + e.getValue().sum()).toList());
+                + violationCounts.entrySet().stream()
+                        .map(e -> e.getKey().label + "=" + e.getValue().sum())
+                        .toList());
         violationExamples.forEach(v -> lines.add("  " + v));
         int minorityHomed = 0;
         int bothSides = 0;
@@ -360,11 +382,13 @@ final class DepositLoad {
             }
         }
         lines.add("200 answers from entities hosted on the minority, by phase the request started in: "
-                + servedByMinority.entrySet().stream().map(e -> e.getKey().label + "=" + e.getValue().sum()).toList());
+                + servedByMinority.entrySet().stream()
+                        .map(e -> e.getKey().label + "=" + e.getValue().sum())
+                        .toList());
         lines.add("Accounts answered 200 by hosts on both sides during the cut (two live copies): " + bothSides);
         lines.add("Accounts hosted on the minority at the cut: " + minorityHomed + "; a deposit through the majority,"
-                + " hosted on the majority, acknowledged during the cut for " + takenOver + (takenOver == 0 ? ""
-                : ", the first " + first + " ms and the last " + last + " ms after the cut"));
+                + " hosted on the majority, acknowledged during the cut for " + takenOver
+                + (takenOver == 0 ? "" : ", the first " + first + " ms and the last " + last + " ms after the cut"));
         return lines;
     }
 

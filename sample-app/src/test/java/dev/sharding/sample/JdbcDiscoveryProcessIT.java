@@ -43,8 +43,10 @@ class JdbcDiscoveryProcessIT {
         }
         String server = lock.getProperty("server");
         assertThat(server).as("server in the H2 lock file").contains(":");
-        assertThat(java.net.InetAddress.getByName(server.substring(0, server.indexOf(':'))).isLoopbackAddress())
-                .as("server %s in the H2 lock file is a loopback address", server).isTrue();
+        assertThat(java.net.InetAddress.getByName(server.substring(0, server.indexOf(':')))
+                        .isLoopbackAddress())
+                .as("server %s in the H2 lock file is a loopback address", server)
+                .isTrue();
         int port = Integer.parseInt(server.substring(server.indexOf(':') + 1));
         String hexPort = String.format(":%04X", port);
         List<String> listening = new java.util.ArrayList<>();
@@ -57,37 +59,51 @@ class JdbcDiscoveryProcessIT {
             }
         }
         // 127.0.0.1 as IPv4, as IPv4-mapped IPv6, and ::1
-        assertThat(listening).as("addresses listening on port %d", port).isNotEmpty().allMatch(a -> a.equals(
-                "0100007F") || a.equals("0000000000000000FFFF00000100007F") || a.equals(
-                "00000000000000000000000001000000"));
+        assertThat(listening)
+                .as("addresses listening on port %d", port)
+                .isNotEmpty()
+                .allMatch(a -> a.equals("0100007F")
+                        || a.equals("0000000000000000FFFF00000100007F")
+                        || a.equals("00000000000000000000000001000000"));
     }
 
     @Test
     void threeNodesWithJdbcDiscoveryFormOneClusterThroughADatabaseServer() throws Exception {
         java.nio.file.Path base = java.nio.file.Files.createTempDirectory("jdbc-discovery-h2-");
-        org.h2.tools.Server server = org.h2.tools.Server.createTcpServer("-tcpPort",
-                String.valueOf(SampleCluster.freePorts(1)[0]), "-ifNotExists", "-baseDir", base.toString()).start();
+        org.h2.tools.Server server = org.h2.tools.Server.createTcpServer(
+                        "-tcpPort",
+                        String.valueOf(SampleCluster.freePorts(1)[0]),
+                        "-ifNotExists",
+                        "-baseDir",
+                        base.toString())
+                .start();
         String url = "jdbc:h2:tcp://127.0.0.1:" + server.getPort() + "/shared";
         cluster = new SampleCluster("jdbc-discovery-server-it", 3);
         List<Node> nodes = cluster.nodes();
         try {
             for (Node n : nodes) {
-                cluster.startWithoutHostList(n, "--sharding.jgroups.discovery=jdbc", SECRET,
-                        "--spring.datasource.url=" + url, "--spring.datasource.username=sa");
+                cluster.startWithoutHostList(
+                        n,
+                        "--sharding.jgroups.discovery=jdbc",
+                        SECRET,
+                        "--spring.datasource.url=" + url,
+                        "--spring.datasource.username=sa");
                 if (n == nodes.get(0)) {
                     cluster.awaitCluster(List.of(n));
                 }
             }
             cluster.awaitCluster(nodes);
             try (java.sql.Connection c = java.sql.DriverManager.getConnection(url, "sa", "");
-                    java.sql.ResultSet rs = c.createStatement().executeQuery(
-                            "SELECT COUNT(*) FROM sharding_discovery")) {
+                    java.sql.ResultSet rs =
+                            c.createStatement().executeQuery("SELECT COUNT(*) FROM sharding_discovery")) {
                 assertThat(rs.next()).isTrue();
-                assertThat(rs.getInt(1)).as("rows of the discovery table in the server's database").isEqualTo(3);
+                assertThat(rs.getInt(1))
+                        .as("rows of the discovery table in the server's database")
+                        .isEqualTo(3);
             }
             for (int i = 0; i < 10; i++) {
-                JsonHttp.Answer a = SampleCluster.HTTP.postJson(nodes.get(i % 3).url("/accounts/srv-" + i
-                        + "/deposit"), "{\"amount\": 1}");
+                JsonHttp.Answer a = SampleCluster.HTTP.postJson(
+                        nodes.get(i % 3).url("/accounts/srv-" + i + "/deposit"), "{\"amount\": 1}");
                 assertThat(a.status()).as("%s", a).isEqualTo(200);
             }
         } catch (Throwable t) {
@@ -114,13 +130,14 @@ class JdbcDiscoveryProcessIT {
             Set<String> homes = new HashSet<>();
             for (int i = 0; i < 30; i++) {
                 String id = "jdbc-" + i;
-                JsonHttp.Answer a = SampleCluster.HTTP.postJson(nodes.get(i % 3).url("/accounts/" + id + "/deposit"),
-                        "{\"amount\": 2}");
+                JsonHttp.Answer a = SampleCluster.HTTP.postJson(
+                        nodes.get(i % 3).url("/accounts/" + id + "/deposit"), "{\"amount\": 2}");
                 assertThat(a.status()).as("deposit into %s: %s", id, a).isEqualTo(200);
                 String home = a.body().get("node").asString();
                 for (Node asked : nodes) {
                     JsonHttp.Answer b = SampleCluster.HTTP.get(asked.url("/accounts/" + id));
-                    assertThat(b.body().get("node").asString()).as("home of %s asked at %s", id, asked.name)
+                    assertThat(b.body().get("node").asString())
+                            .as("home of %s asked at %s", id, asked.name)
                             .isEqualTo(home);
                     assertThat(b.body().get("balance").longValue()).isEqualTo(2);
                 }
@@ -130,7 +147,10 @@ class JdbcDiscoveryProcessIT {
             assertEmbeddedDatabaseListensOnLoopbackOnly();
 
             Node intruder = cluster.node(3);
-            int exit = cluster.runToExit(intruder, SampleCluster.FORMATION, "--sharding.jgroups.discovery=jdbc",
+            int exit = cluster.runToExit(
+                    intruder,
+                    SampleCluster.FORMATION,
+                    "--sharding.jgroups.discovery=jdbc",
                     "--sharding.jgroups.secret=some-other-secret-9876543210");
             assertThat(exit).as("exit status of the node with another secret").isNotZero();
             String log = Files.readString(intruder.log, StandardCharsets.UTF_8);

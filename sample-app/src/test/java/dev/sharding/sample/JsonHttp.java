@@ -19,7 +19,8 @@ final class JsonHttp {
 
     static final JsonMapper JSON = JsonMapper.builder().build();
 
-    private final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private final HttpClient client =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
     private final Duration requestTimeout;
 
@@ -40,7 +41,11 @@ final class JsonHttp {
      * @param text the body as text
      * @param json the body as JSON, or {@code null} when it is not JSON
      */
-    record Answer(int status, String contentType, String text, @Nullable JsonNode json) {
+    record Answer(
+            int status,
+            String contentType,
+            String text,
+            @Nullable JsonNode json) {
 
         /** The body as JSON; fails the test when it is not JSON. */
         JsonNode body() {
@@ -61,8 +66,7 @@ final class JsonHttp {
     }
 
     Answer post(String url, @Nullable String contentType, String body) {
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url))
-                .POST(HttpRequest.BodyPublishers.ofString(body));
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url)).POST(HttpRequest.BodyPublishers.ofString(body));
         if (contentType != null) {
             b.header("Content-Type", contentType);
         }
@@ -75,8 +79,8 @@ final class JsonHttp {
 
     private Answer send(HttpRequest.Builder request) {
         try {
-            HttpResponse<String> r = client.send(request.timeout(requestTimeout).build(),
-                    HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> r =
+                    client.send(request.timeout(requestTimeout).build(), HttpResponse.BodyHandlers.ofString());
             String type = r.headers().firstValue("Content-Type").orElse("");
             JsonNode json = null;
             if (type.contains("json")) {
@@ -88,8 +92,8 @@ final class JsonHttp {
             }
             return new Answer(r.statusCode(), type, r.body(), json);
         } catch (IOException e) {
-            throw new UncheckedIOException(request.build().method() + " " + request.build().uri() + " failed: " + e,
-                    e);
+            throw new UncheckedIOException(
+                    request.build().method() + " " + request.build().uri() + " failed: " + e, e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("Interrupted", e);

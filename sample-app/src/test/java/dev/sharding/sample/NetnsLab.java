@@ -60,8 +60,7 @@ final class NetnsLab implements AutoCloseable {
     private boolean hostVeth;
 
     /** The output and exit status of a command. */
-    record Result(int status, String output) {
-    }
+    record Result(int status, String output) {}
 
     /**
      * Why this machine cannot run the lab, or empty when it can: not root, {@code ip} or {@code iptables} missing, or
@@ -85,7 +84,8 @@ final class NetnsLab implements AutoCloseable {
         Result add = run(List.of(ip(), "netns", "add", probe));
         run(List.of(ip(), "netns", "del", probe));
         if (add.status() != 0) {
-            return Optional.of("needs to make network namespaces, which this root cannot: " + add.output().trim());
+            return Optional.of("needs to make network namespaces, which this root cannot: "
+                    + add.output().trim());
         }
         return Optional.empty();
     }
@@ -103,7 +103,8 @@ final class NetnsLab implements AutoCloseable {
         }
         lock = l;
         removeLeftovers();
-        for (String line : run(List.of(ip(), "-4", "-o", "addr", "show")).output().split("\n")) {
+        for (String line :
+                run(List.of(ip(), "-4", "-o", "addr", "show")).output().split("\n")) {
             if (line.contains(" " + SUBNET + ".")) {
                 close();
                 throw new IllegalStateException("The host already has an address in " + SUBNET + ".0/24: " + line);
@@ -158,10 +159,17 @@ final class NetnsLab implements AutoCloseable {
     Process start(String ns, List<String> command, Path log, Path directory) throws IOException {
         List<String> full = new ArrayList<>(List.of(ip(), "netns", "exec", ns));
         full.addAll(command);
-        Files.writeString(log, String.join(" ", full) + System.lineSeparator(), StandardCharsets.UTF_8,
-                StandardOpenOption.CREATE, StandardOpenOption.APPEND);
-        Process p = new ProcessBuilder(full).directory(directory.toFile()).redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+        Files.writeString(
+                log,
+                String.join(" ", full) + System.lineSeparator(),
+                StandardCharsets.UTF_8,
+                StandardOpenOption.CREATE,
+                StandardOpenOption.APPEND);
+        Process p = new ProcessBuilder(full)
+                .directory(directory.toFile())
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+                .start();
         processes.add(p);
         return p;
     }
@@ -284,8 +292,7 @@ final class NetnsLab implements AutoCloseable {
     private static void must(String... command) throws IOException, InterruptedException {
         Result r = run(List.of(command));
         if (r.status() != 0) {
-            throw new IOException(String.join(" ", command) + " failed with status " + r.status() + ": "
-                    + r.output());
+            throw new IOException(String.join(" ", command) + " failed with status " + r.status() + ": " + r.output());
         }
     }
 
@@ -308,7 +315,8 @@ final class NetnsLab implements AutoCloseable {
 
     /** The command's path in PATH or the sbin folders (root's PATH may lack them), or null. */
     private static @Nullable String command(String name) {
-        List<String> dirs = new ArrayList<>(List.of(System.getenv().getOrDefault("PATH", "").split(":")));
+        List<String> dirs =
+                new ArrayList<>(List.of(System.getenv().getOrDefault("PATH", "").split(":")));
         dirs.addAll(List.of("/usr/sbin", "/sbin", "/usr/bin", "/bin"));
         for (String dir : dirs) {
             if (!dir.isEmpty() && Files.isExecutable(Paths.get(dir, name))) {

@@ -107,7 +107,8 @@ class PartitionProcessIT {
         Optional<String> why = NetnsLab.unavailable();
         why.ifPresent(w -> System.out.println("PartitionProcessIT is skipped: it " + w));
         Assumptions.assumeTrue(why.isEmpty(), () -> "PartitionProcessIT " + why.orElse(""));
-        jar = Paths.get(System.getProperty("sample.jar", "target/sample-app.jar")).toAbsolutePath();
+        jar = Paths.get(System.getProperty("sample.jar", "target/sample-app.jar"))
+                .toAbsolutePath();
         assertThat(jar).as("the sample jar (system property sample.jar)").isRegularFile();
         dir = jar.getParent().resolve("partition-it");
         deleteTree(dir);
@@ -117,12 +118,32 @@ class PartitionProcessIT {
         for (int i = 1; i <= NODES; i++) {
             NODE_NAMESPACES.add(lab.addHost("n" + i, 10 + i));
         }
-        String h2 = Paths.get(org.h2.Driver.class.getProtectionDomain().getCodeSource().getLocation().toURI())
+        String h2 = Paths.get(org.h2.Driver.class
+                        .getProtectionDomain()
+                        .getCodeSource()
+                        .getLocation()
+                        .toURI())
                 .toString();
-        lab.start(dbNs, List.of(java(), "-Xmx128m", "-cp", h2, "org.h2.tools.Server", "-tcp", "-tcpAllowOthers",
-                "-tcpPort", Integer.toString(DB_PORT), "-ifNotExists", "-baseDir", dir.resolve("db").toString()),
-                dir.resolve("db.log"), dir);
-        await("the H2 server at " + DB_ADDRESS + ":" + DB_PORT, Duration.ofSeconds(60),
+        lab.start(
+                dbNs,
+                List.of(
+                        java(),
+                        "-Xmx128m",
+                        "-cp",
+                        h2,
+                        "org.h2.tools.Server",
+                        "-tcp",
+                        "-tcpAllowOthers",
+                        "-tcpPort",
+                        Integer.toString(DB_PORT),
+                        "-ifNotExists",
+                        "-baseDir",
+                        dir.resolve("db").toString()),
+                dir.resolve("db.log"),
+                dir);
+        await(
+                "the H2 server at " + DB_ADDRESS + ":" + DB_PORT,
+                Duration.ofSeconds(60),
                 () -> reachable(DB_ADDRESS, DB_PORT));
     }
 
@@ -156,8 +177,8 @@ class PartitionProcessIT {
             addresses.add(NetnsLab.address(11 + i));
         }
         int jgroupsPort = JGROUPS_PORT + 20 * scenarios++;
-        String initialHosts = addresses.stream().map(a -> a + "[" + jgroupsPort + "]")
-                .collect(Collectors.joining(","));
+        String initialHosts =
+                addresses.stream().map(a -> a + "[" + jgroupsPort + "]").collect(Collectors.joining(","));
         List<Node> nodes = new ArrayList<>();
         long started = System.nanoTime();
         try {
@@ -167,13 +188,27 @@ class PartitionProcessIT {
             for (int i = 0; i < NODES; i++) {
                 String node = "n" + (i + 1);
                 Path log = logs.resolve(node + ".log");
-                Process p = net.start(NODE_NAMESPACES.get(i), List.of(java(), "-Xmx384m", "-XX:+UseSerialGC",
-                        "-XX:TieredStopAtLevel=1", "-Djava.net.preferIPv4Stack=true", "-jar", jar.toString(),
-                        "--server.port=" + HTTP_PORT, "--sharding.cluster-name=" + cluster,
-                        "--sharding.node-name=" + node, "--sharding.jgroups.bind-address=" + addresses.get(i),
-                        "--sharding.jgroups.bind-port=" + jgroupsPort, "--sharding.jgroups.initial-hosts="
-                        + initialHosts, "--spring.datasource.url=jdbc:h2:tcp://" + DB_ADDRESS + ":" + DB_PORT + "/"
-                        + name, "--spring.datasource.username=sa", "--spring.datasource.password="), log, logs);
+                Process p = net.start(
+                        NODE_NAMESPACES.get(i),
+                        List.of(
+                                java(),
+                                "-Xmx384m",
+                                "-XX:+UseSerialGC",
+                                "-XX:TieredStopAtLevel=1",
+                                "-Djava.net.preferIPv4Stack=true",
+                                "-jar",
+                                jar.toString(),
+                                "--server.port=" + HTTP_PORT,
+                                "--sharding.cluster-name=" + cluster,
+                                "--sharding.node-name=" + node,
+                                "--sharding.jgroups.bind-address=" + addresses.get(i),
+                                "--sharding.jgroups.bind-port=" + jgroupsPort,
+                                "--sharding.jgroups.initial-hosts=" + initialHosts,
+                                "--spring.datasource.url=jdbc:h2:tcp://" + DB_ADDRESS + ":" + DB_PORT + "/" + name,
+                                "--spring.datasource.username=sa",
+                                "--spring.datasource.password="),
+                        log,
+                        logs);
                 nodes.add(new Node(node, NODE_NAMESPACES.get(i), addresses.get(i), p, log));
                 awaitCluster(nodes, nodes);
             }
@@ -182,8 +217,9 @@ class PartitionProcessIT {
         } catch (Throwable t) {
             printLogTails(nodes);
             for (Node n : nodes) {
-                System.out.println("==== sockets in " + n.ns() + ":\n" + NetnsLab.run(List.of("ip", "netns", "exec",
-                        n.ns(), "ss", "-tanp")).output());
+                System.out.println("==== sockets in " + n.ns() + ":\n"
+                        + NetnsLab.run(List.of("ip", "netns", "exec", n.ns(), "ss", "-tanp"))
+                                .output());
             }
             throw t;
         } finally {
@@ -199,20 +235,29 @@ class PartitionProcessIT {
         for (int i = 0; i < ACCOUNTS; i++) {
             ids.add(String.format("pt-acct-%03d", i));
         }
-        DepositLoad load = new DepositLoad(nodes.stream()
-                .map(n -> new DepositLoad.Target(n.name(), n.url(""), minority.contains(n))).toList(), ids);
+        DepositLoad load = new DepositLoad(
+                nodes.stream()
+                        .map(n -> new DepositLoad.Target(n.name(), n.url(""), minority.contains(n)))
+                        .toList(),
+                ids);
         SoftAssertions soft = new SoftAssertions();
         long loadStarted = System.nanoTime();
         load.start();
         try {
             if (!poll(SETTLE, () -> load.accountsWithAck() == ACCOUNTS)) {
                 load.report().forEach(l -> report("[" + name + "] " + l));
-                fail("[%s] waited %s for an acknowledged deposit into each of the %d accounts: %d have one", name,
-                        SETTLE, ACCOUNTS, load.accountsWithAck());
+                fail(
+                        "[%s] waited %s for an acknowledged deposit into each of the %d accounts: %d have one",
+                        name, SETTLE, ACCOUNTS, load.accountsWithAck());
             }
-            report(String.format("[%s] every account had an acknowledged deposit %d ms after the load started;"
-                    + " now %s %s for %d s", name, millisSince(loadStarted), freeze ? "freezing (SIGSTOP)"
-                    : "cutting off", names(minority), CUT.toSeconds()));
+            report(String.format(
+                    "[%s] every account had an acknowledged deposit %d ms after the load started;"
+                            + " now %s %s for %d s",
+                    name,
+                    millisSince(loadStarted),
+                    freeze ? "freezing (SIGSTOP)" : "cutting off",
+                    names(minority),
+                    CUT.toSeconds()));
 
             long cutAt = System.nanoTime();
             for (Node n : minority) {
@@ -225,8 +270,9 @@ class PartitionProcessIT {
             load.cut();
             pauseUntil(cutAt + DepositLoad.GRACE.toNanos());
             for (Node n : freeze ? majority : nodes) {
-                report(String.format("[%s] %d s into the cut, %s sees %s", name,
-                        DepositLoad.GRACE.toSeconds(), n.name(), viewOf(n)));
+                report(String.format(
+                        "[%s] %d s into the cut, %s sees %s",
+                        name, DepositLoad.GRACE.toSeconds(), n.name(), viewOf(n)));
             }
             pauseUntil(cutAt + CUT.toNanos());
 
@@ -240,52 +286,81 @@ class PartitionProcessIT {
             }
             load.healed();
             List<String> all = names(nodes);
-            boolean merged = poll(MERGE, () -> nodes.stream().allMatch(n -> membersOf(n).equals(new HashSet<>(all))));
+            boolean merged =
+                    poll(MERGE, () -> nodes.stream().allMatch(n -> membersOf(n).equals(new HashSet<>(all))));
             long mergeMs = millisSince(healAt);
-            soft.assertThat(merged).as("[%s] within %s of the heal every node sees the %d members %s; now: %s", name,
-                    MERGE, NODES, all, views(nodes)).isTrue();
-            boolean serving = merged && poll(MERGE, () -> nodes.stream().allMatch(
-                    n -> status(n.url("/accounts/" + ids.get(0))) == 200));
+            soft.assertThat(merged)
+                    .as(
+                            "[%s] within %s of the heal every node sees the %d members %s; now: %s",
+                            name, MERGE, NODES, all, views(nodes))
+                    .isTrue();
+            boolean serving = merged
+                    && poll(MERGE, () -> nodes.stream().allMatch(n -> status(n.url("/accounts/" + ids.get(0))) == 200));
             long servingMs = millisSince(healAt);
             load.merged();
-            report(String.format("[%s] after the heal: %s in %d ms, every node answering in %d ms; %s", name,
-                    merged ? "one cluster of " + NODES : "NO MERGE", mergeMs, servingMs, views(nodes)));
-            soft.assertThat(serving).as("[%s] every node answers after the merge", name).isTrue();
+            report(String.format(
+                    "[%s] after the heal: %s in %d ms, every node answering in %d ms; %s",
+                    name, merged ? "one cluster of " + NODES : "NO MERGE", mergeMs, servingMs, views(nodes)));
+            soft.assertThat(serving)
+                    .as("[%s] every node answers after the merge", name)
+                    .isTrue();
 
             long mergedAt = System.nanoTime();
             boolean recovered = poll(SETTLE, () -> load.accountsDepositedAfterMerge() == ACCOUNTS);
-            report(String.format("[%s] accounts with an acknowledged deposit after the merge: %d of %d (%s)",
-                    name, load.accountsDepositedAfterMerge(), ACCOUNTS, recovered ? "all within "
-                    + millisSince(mergedAt) + " ms" : "waited " + SETTLE.toSeconds() + " s"));
-            soft.assertThat(recovered).as("[%s] every account takes deposits again after the merge", name).isTrue();
+            report(String.format(
+                    "[%s] accounts with an acknowledged deposit after the merge: %d of %d (%s)",
+                    name,
+                    load.accountsDepositedAfterMerge(),
+                    ACCOUNTS,
+                    recovered ? "all within " + millisSince(mergedAt) + " ms" : "waited " + SETTLE.toSeconds() + " s"));
+            soft.assertThat(recovered)
+                    .as("[%s] every account takes deposits again after the merge", name)
+                    .isTrue();
         } finally {
             load.stop();
         }
         report(String.format("[%s] load stopped after %d ms", name, millisSince(loadStarted)));
         load.report().forEach(l -> report("[" + name + "] " + l));
-        report(String.format("[%s] first deposit of a minority account acknowledged by the majority: %s", name,
-                load.firstTakeoverMillis() < 0 ? "never during the cut" : load.firstTakeoverMillis()
-                + " ms after the cut"));
+        report(String.format(
+                "[%s] first deposit of a minority account acknowledged by the majority: %s",
+                name,
+                load.firstTakeoverMillis() < 0
+                        ? "never during the cut"
+                        : load.firstTakeoverMillis() + " ms after the cut"));
 
         checkBalances(name, nodes, load, soft);
-        soft.assertThat(load.violations()).as("[%s] answers showing less than had been acknowledged (see above)",
-                name).isZero();
+        soft.assertThat(load.violations())
+                .as("[%s] answers showing less than had been acknowledged (see above)", name)
+                .isZero();
         if (!freeze) {
-            long minorityAnswers = load.answers(Phase.CUT_LATE, true).values().stream().mapToLong(Long::longValue)
+            long minorityAnswers = load.answers(Phase.CUT_LATE, true).values().stream()
+                    .mapToLong(Long::longValue)
                     .sum();
-            soft.assertThat(minorityAnswers).as("[%s] the cut minority still answers the clients", name).isPositive();
+            soft.assertThat(minorityAnswers)
+                    .as("[%s] the cut minority still answers the clients", name)
+                    .isPositive();
         }
         Map<String, Long> late = load.answers(Phase.CUT_LATE, true);
         long served = load.servedByMinority(Phase.CUT_LATE);
-        report(String.format("[%s] minority answers from %d s into the cut: %s; 200s served by an entity on the"
-                + " minority: %d (%s)", name, DepositLoad.GRACE.toSeconds(), late, served, STRICT ? "must be 0"
-                : "not asserted: -Dpartition.it.strict=false"));
+        report(String.format(
+                "[%s] minority answers from %d s into the cut: %s; 200s served by an entity on the"
+                        + " minority: %d (%s)",
+                name,
+                DepositLoad.GRACE.toSeconds(),
+                late,
+                served,
+                STRICT ? "must be 0" : "not asserted: -Dpartition.it.strict=false"));
         if (STRICT) {
-            soft.assertThat(served).as("[%s] from %d s into the cut no entity on the minority serves (answers by"
-                    + " the minority's nodes: %s)", name, DepositLoad.GRACE.toSeconds(), late).isZero();
+            soft.assertThat(served)
+                    .as(
+                            "[%s] from %d s into the cut no entity on the minority serves (answers by"
+                                    + " the minority's nodes: %s)",
+                            name, DepositLoad.GRACE.toSeconds(), late)
+                    .isZero();
             if (!freeze) {
-                soft.assertThat(late.keySet()).as("[%s] the cut minority refuses with 503 once the failure is"
-                        + " detected: %s", name, late).containsOnly("503");
+                soft.assertThat(late.keySet())
+                        .as("[%s] the cut minority refuses with 503 once the failure is" + " detected: %s", name, late)
+                        .containsOnly("503");
             }
         }
         soft.assertAll();
@@ -316,7 +391,8 @@ class PartitionProcessIT {
                         balances.add(b);
                         low[a] = Math.min(low[a], b);
                         high[a] = Math.max(high[a], b);
-                        seen.add(n.name() + "=" + b + "@" + r.json().path("node").asString());
+                        seen.add(
+                                n.name() + "=" + b + "@" + r.json().path("node").asString());
                     } else {
                         balances.add(null);
                         seen.add(n.name() + "=" + (r == null ? "no answer" : r.status()));
@@ -331,13 +407,20 @@ class PartitionProcessIT {
                 SampleCluster.pause(Duration.ofSeconds(1));
             }
         }
-        report(String.format("[%s] every node answers one balance for %d of %d accounts (%s)", name,
-                ids.size() - disagree.size(), ids.size(), agreed ? "all after " + millisSince(start) + " ms"
-                : "waited " + SETTLE.toSeconds() + " s"));
-        disagree.entrySet().stream().limit(10).forEach(e -> report("[" + name + "]   " + e.getKey() + ": "
-                + e.getValue()));
-        soft.assertThat(disagree.size()).as("[%s] accounts on which the nodes disagree or do not answer, such as %s",
-                name, disagree.entrySet().stream().limit(3).toList()).isZero();
+        report(String.format(
+                "[%s] every node answers one balance for %d of %d accounts (%s)",
+                name,
+                ids.size() - disagree.size(),
+                ids.size(),
+                agreed ? "all after " + millisSince(start) + " ms" : "waited " + SETTLE.toSeconds() + " s"));
+        disagree.entrySet().stream()
+                .limit(10)
+                .forEach(e -> report("[" + name + "]   " + e.getKey() + ": " + e.getValue()));
+        soft.assertThat(disagree.size())
+                .as(
+                        "[%s] accounts on which the nodes disagree or do not answer, such as %s",
+                        name, disagree.entrySet().stream().limit(3).toList())
+                .isZero();
 
         int lost = 0;
         int lostDeposits = 0;
@@ -367,12 +450,17 @@ class PartitionProcessIT {
                 }
             }
         }
-        report(String.format("[%s] acknowledged %d, unknown outcome %d in all; accounts below acknowledged: %d"
-                + " (holding %d acknowledged deposits); above acknowledged + unknown: %d", name, ackedTotal,
-                unknownTotal, lost, lostDeposits, phantom));
+        report(String.format(
+                "[%s] acknowledged %d, unknown outcome %d in all; accounts below acknowledged: %d"
+                        + " (holding %d acknowledged deposits); above acknowledged + unknown: %d",
+                name, ackedTotal, unknownTotal, lost, lostDeposits, phantom));
         examples.forEach(e -> report("[" + name + "]   " + e));
-        soft.assertThat(lost).as("[%s] accounts answering less than their acknowledged deposits", name).isZero();
-        soft.assertThat(phantom).as("[%s] accounts answering more than acknowledged + unknown", name).isZero();
+        soft.assertThat(lost)
+                .as("[%s] accounts answering less than their acknowledged deposits", name)
+                .isZero();
+        soft.assertThat(phantom)
+                .as("[%s] accounts answering more than acknowledged + unknown", name)
+                .isZero();
     }
 
     // ---- cluster state over HTTP ----------------------------------------------------------------------------------
@@ -383,16 +471,18 @@ class PartitionProcessIT {
         for (Node n : started) {
             while (true) {
                 if (!n.process().isAlive()) {
-                    fail("%s exited with %d while the cluster formed; see %s", n.name(), n.process().exitValue(),
-                            n.log());
+                    fail(
+                            "%s exited with %d while the cluster formed; see %s",
+                            n.name(), n.process().exitValue(), n.log());
                 }
                 JsonHttp.Answer h = answer(n.url("/actuator/health"));
                 if (h != null && h.status() == 200 && membersOf(n).equals(expected)) {
                     break;
                 }
                 if (System.nanoTime() > deadline) {
-                    fail("%s did not become UP with members %s within %s; it sees %s", n.name(), expected,
-                            SampleCluster.FORMATION, viewOf(n));
+                    fail(
+                            "%s did not become UP with members %s within %s; it sees %s",
+                            n.name(), expected, SampleCluster.FORMATION, viewOf(n));
                 }
                 SampleCluster.pause(Duration.ofMillis(250));
             }
@@ -507,8 +597,12 @@ class PartitionProcessIT {
     private static void report(String line) {
         System.out.println(line);
         try {
-            Files.writeString(dir.resolve("report.txt"), line + System.lineSeparator(), StandardCharsets.UTF_8,
-                    StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+            Files.writeString(
+                    dir.resolve("report.txt"),
+                    line + System.lineSeparator(),
+                    StandardCharsets.UTF_8,
+                    StandardOpenOption.CREATE,
+                    StandardOpenOption.APPEND);
         } catch (IOException e) {
             System.out.println("Cannot write the report: " + e);
         }

@@ -78,14 +78,17 @@ class RebalanceProcessIT {
         long deadline = joined + Duration.ofSeconds(120).toNanos();
         while (SampleCluster.shardsHostedBy(n3) < fair) {
             if (System.nanoTime() > deadline) {
-                fail("%s hosts %d shards 120 s after joining; its fair share of %d is %d", n3,
-                        SampleCluster.shardsHostedBy(n3), shards, fair);
+                fail(
+                        "%s hosts %d shards 120 s after joining; its fair share of %d is %d",
+                        n3, SampleCluster.shardsHostedBy(n3), shards, fair);
             }
             SampleCluster.pause(Duration.ofMillis(100));
         }
-        cluster.report("rebalance-times.txt", String.format("Joining node %s hosted %d of %d shards %.1f s after"
-                + " it was started", n3.name, SampleCluster.shardsHostedBy(n3), shards,
-                (System.nanoTime() - joined) / 1e9));
+        cluster.report(
+                "rebalance-times.txt",
+                String.format(
+                        "Joining node %s hosted %d of %d shards %.1f s after" + " it was started",
+                        n3.name, SampleCluster.shardsHostedBy(n3), shards, (System.nanoTime() - joined) / 1e9));
         for (String id : ids) {
             deposit(n3, id);
         }
@@ -99,19 +102,21 @@ class RebalanceProcessIT {
         List<CompletableFuture<Void>> senders = new ArrayList<>();
         for (int t = 0; t < LOAD_THREADS; t++) {
             int thread = t;
-            senders.add(CompletableFuture.runAsync(() -> {
-                for (int i = thread; running.get(); i += LOAD_THREADS) {
-                    Node via = through.get(i % 2);
-                    String id = ids.get(i % ids.size());
-                    JsonHttp.Answer a = SampleCluster.HTTP.postJson(via.url("/accounts/" + id + "/deposit"),
-                            "{\"amount\": 1}");
-                    if (a.status() == 200) {
-                        ok.incrementAndGet();
-                    } else {
-                        failures.merge(a.status() + " " + a.text(), 1, Integer::sum);
-                    }
-                }
-            }, load));
+            senders.add(CompletableFuture.runAsync(
+                    () -> {
+                        for (int i = thread; running.get(); i += LOAD_THREADS) {
+                            Node via = through.get(i % 2);
+                            String id = ids.get(i % ids.size());
+                            JsonHttp.Answer a = SampleCluster.HTTP.postJson(
+                                    via.url("/accounts/" + id + "/deposit"), "{\"amount\": 1}");
+                            if (a.status() == 200) {
+                                ok.incrementAndGet();
+                            } else {
+                                failures.merge(a.status() + " " + a.text(), 1, Integer::sum);
+                            }
+                        }
+                    },
+                    load));
         }
         awaitRequests(ok, 200);
         long hostedByLeaver = SampleCluster.shardsHostedBy(n2);
@@ -119,16 +124,27 @@ class RebalanceProcessIT {
         Process p = n2.process;
         assertThat(p).isNotNull();
         p.destroy();
-        assertThat(p.waitFor(120, TimeUnit.SECONDS)).as("%s exits after SIGTERM", n2).isTrue();
+        assertThat(p.waitFor(120, TimeUnit.SECONDS))
+                .as("%s exits after SIGTERM", n2)
+                .isTrue();
         double drained = (System.nanoTime() - stopAt) / 1e9;
         cluster.awaitCluster(List.of(n1, n3));
         awaitRequests(ok, 200);
         running.set(false);
         CompletableFuture.allOf(senders.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
-        cluster.report("rebalance-times.txt", String.format("SIGTERM of %s (hosting %d shards): exited after %.1f s;"
-                + " %d requests through the other nodes succeeded, %d failed", n2.name, hostedByLeaver, drained,
-                ok.get(), failures.values().stream().mapToInt(Integer::intValue).sum()));
-        assertThat(new TreeMap<>(failures)).as("failed requests during the graceful stop").isEmpty();
+        cluster.report(
+                "rebalance-times.txt",
+                String.format(
+                        "SIGTERM of %s (hosting %d shards): exited after %.1f s;"
+                                + " %d requests through the other nodes succeeded, %d failed",
+                        n2.name,
+                        hostedByLeaver,
+                        drained,
+                        ok.get(),
+                        failures.values().stream().mapToInt(Integer::intValue).sum()));
+        assertThat(new TreeMap<>(failures))
+                .as("failed requests during the graceful stop")
+                .isEmpty();
         assertThat(p.exitValue()).as("exit status of %s after SIGTERM", n2.name).isIn(0, 143);
         for (String id : ids) {
             deposit(n1, id);
@@ -138,7 +154,9 @@ class RebalanceProcessIT {
         // its shards (taking their new epochs in that database) and closes the file only once it has left.
         cluster.stop(n1);
         String log = Files.readString(n1.log);
-        assertThat(log).as("log of %s, stopped gracefully", n1.name).doesNotContain("Database is already closed")
+        assertThat(log)
+                .as("log of %s, stopped gracefully", n1.name)
+                .doesNotContain("Database is already closed")
                 .doesNotContain(" ERROR ");
         cluster.awaitCluster(List.of(n3));
         for (String id : ids) {
@@ -148,7 +166,9 @@ class RebalanceProcessIT {
 
     private static void deposit(Node via, String id) {
         JsonHttp.Answer a = SampleCluster.HTTP.postJson(via.url("/accounts/" + id + "/deposit"), "{\"amount\": 1}");
-        assertThat(a.status()).as("deposit into %s through %s: %s", id, via.name, a).isEqualTo(200);
+        assertThat(a.status())
+                .as("deposit into %s through %s: %s", id, via.name, a)
+                .isEqualTo(200);
     }
 
     /** Waits until at least {@code more} further requests have succeeded. */

@@ -3,9 +3,9 @@ package dev.sharding.sample;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sharding.ShardingNode;
-import dev.sharding.store.JdbcShardingStore;
 import dev.sharding.sample.SampleCluster.Node;
 import dev.sharding.spi.ShardingStore;
+import dev.sharding.store.JdbcShardingStore;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -36,8 +36,11 @@ class RemoveShardingDataProcessIT {
         final JdbcShardingStore store;
 
         EmbeddedStore(Path folder) {
-            pool = JdbcConnectionPool.create("jdbc:h2:file:" + folder.resolve("data").resolve("sharding")
-                    .toAbsolutePath() + ";AUTO_SERVER=TRUE;AUTO_RECONNECT=TRUE;WRITE_DELAY=0", "sa", "");
+            pool = JdbcConnectionPool.create(
+                    "jdbc:h2:file:" + folder.resolve("data").resolve("sharding").toAbsolutePath()
+                            + ";AUTO_SERVER=TRUE;AUTO_RECONNECT=TRUE;WRITE_DELAY=0",
+                    "sa",
+                    "");
             store = new JdbcShardingStore(pool);
             store.createSchema();
         }
@@ -66,19 +69,25 @@ class RemoveShardingDataProcessIT {
                 await(store.updateRemembered("account", 7, List.of("rm-1", "rm-2", "rm-3"), List.of()));
             }
             try {
-                try (ShardingNode live = ShardingNode.builder(cluster.settings(member)).build()) {
+                try (ShardingNode live =
+                        ShardingNode.builder(cluster.settings(member)).build()) {
                     live.start();
                     int refused = cluster.runToExit(removal, ONE_SHOT, REMOVE);
                     String refusal = Files.readString(removal.log, StandardCharsets.UTF_8);
-                    assertThat(refused).as("exit status while %s runs; see %s", member, removal.log).isNotZero();
-                    assertThat(refusal).contains("APPLICATION FAILED TO START", "member n1 is alive",
-                            "Nothing was changed");
+                    assertThat(refused)
+                            .as("exit status while %s runs; see %s", member, removal.log)
+                            .isNotZero();
+                    assertThat(refusal)
+                            .contains("APPLICATION FAILED TO START", "member n1 is alive", "Nothing was changed");
                 }
 
                 int removed = cluster.runToExit(removal, ONE_SHOT, REMOVE);
                 String report = Files.readString(removal.log, StandardCharsets.UTF_8);
-                assertThat(removed).as("exit status once %s stopped; see %s", member, removal.log).isZero();
-                assertThat(report).contains(": 3 remembered entity ids; entity state and shard epochs were kept")
+                assertThat(removed)
+                        .as("exit status once %s stopped; see %s", member, removal.log)
+                        .isZero();
+                assertThat(report)
+                        .contains(": 3 remembered entity ids; entity state and shard epochs were kept")
                         .doesNotContain("Tomcat started");
             } catch (Throwable t) {
                 cluster.printLogTails();
@@ -86,8 +95,8 @@ class RemoveShardingDataProcessIT {
             }
             try (EmbeddedStore db = new EmbeddedStore(cluster.logDir())) {
                 assertThat(await(db.store.remembered("account", 7))).isEmpty();
-                assertThat(await(db.store.read("account", "rm-1"))).hasValueSatisfying(
-                        state -> assertThat(state.state()).containsExactly(1, 2, 3));
+                assertThat(await(db.store.read("account", "rm-1")))
+                        .hasValueSatisfying(state -> assertThat(state.state()).containsExactly(1, 2, 3));
                 assertThat(await(db.store.nextEpoch("account", 7))).isGreaterThan(epoch);
             }
         }

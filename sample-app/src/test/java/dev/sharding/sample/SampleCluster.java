@@ -51,7 +51,8 @@ final class SampleCluster implements AutoCloseable {
      * @param size how many nodes may be started
      */
     SampleCluster(String logSubdirectory, int size) throws IOException {
-        this.jar = Paths.get(System.getProperty("sample.jar", "target/sample-app.jar")).toAbsolutePath();
+        this.jar = Paths.get(System.getProperty("sample.jar", "target/sample-app.jar"))
+                .toAbsolutePath();
         assertThat(jar).as("the sample jar (system property sample.jar)").isRegularFile();
         this.logDir = jar.getParent().resolve(logSubdirectory);
         Files.createDirectories(logDir);
@@ -78,7 +79,8 @@ final class SampleCluster implements AutoCloseable {
 
         final Path log;
 
-        @Nullable Process process;
+        @Nullable
+        Process process;
 
         Node(String name, int httpPort, int jgroupsPort, Path log) {
             this.name = name;
@@ -109,9 +111,11 @@ final class SampleCluster implements AutoCloseable {
      * @return the settings
      */
     dev.sharding.ShardingSettings settings(Node node) {
-        return dev.sharding.ShardingSettings.defaults().withClusterName(clusterName).withNodeName(node.name)
-                .withNetwork("127.0.0.1", node.jgroupsPort, dev.sharding.ShardingSettings.DEFAULT_PORT_RANGE,
-                        initialHosts);
+        return dev.sharding.ShardingSettings.defaults()
+                .withClusterName(clusterName)
+                .withNodeName(node.name)
+                .withNetwork(
+                        "127.0.0.1", node.jgroupsPort, dev.sharding.ShardingSettings.DEFAULT_PORT_RANGE, initialHosts);
     }
 
     List<Node> nodes() {
@@ -154,9 +158,13 @@ final class SampleCluster implements AutoCloseable {
 
     private void launch(Node node, boolean hostList, String... moreArgs) throws IOException {
         String java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
-        List<String> command = new ArrayList<>(List.of(java, "-Xmx384m", "-XX:+UseSerialGC",
+        List<String> command = new ArrayList<>(List.of(
+                java,
+                "-Xmx384m",
+                "-XX:+UseSerialGC",
                 "-XX:TieredStopAtLevel=1",
-                "-jar", jar.toString(),
+                "-jar",
+                jar.toString(),
                 "--server.port=" + node.httpPort,
                 "--sharding.cluster-name=" + clusterName,
                 "--sharding.node-name=" + node.name,
@@ -168,8 +176,11 @@ final class SampleCluster implements AutoCloseable {
         command.addAll(List.of(moreArgs));
         Files.writeString(node.log, String.join(" ", command) + System.lineSeparator(), StandardCharsets.UTF_8);
         // every node runs in the same folder, so they share the default embedded database file data/sharding
-        node.process = new ProcessBuilder(command).directory(logDir.toFile()).redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(node.log.toFile())).start();
+        node.process = new ProcessBuilder(command)
+                .directory(logDir.toFile())
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(node.log.toFile()))
+                .start();
         System.out.println("Started " + node + ", log " + node.log);
     }
 
@@ -209,17 +220,18 @@ final class SampleCluster implements AutoCloseable {
             String last = "no answer yet";
             while (true) {
                 if (!node.alive()) {
-                    fail("%s exited with %s while the cluster formed; see %s", node, node.process == null ? "?"
-                            : node.process.exitValue(), node.log);
+                    fail(
+                            "%s exited with %s while the cluster formed; see %s",
+                            node, node.process == null ? "?" : node.process.exitValue(), node.log);
                 }
                 if (System.nanoTime() > deadline) {
-                    fail("%s did not become UP with members %s within %s; last seen: %s", node, names, FORMATION,
-                            last);
+                    fail("%s did not become UP with members %s within %s; last seen: %s", node, names, FORMATION, last);
                 }
                 try {
                     JsonHttp.Answer health = HTTP.get(node.url("/actuator/health"));
                     last = "health " + health;
-                    if (health.status() == 200 && health.json() != null
+                    if (health.status() == 200
+                            && health.json() != null
                             && "UP".equals(health.json().path("status").asString())) {
                         List<String> seen = membersSeenBy(node);
                         last = "members " + seen;
@@ -260,7 +272,9 @@ final class SampleCluster implements AutoCloseable {
     /** The account ids this node's region lists, from /actuator/sharding/account. */
     static Set<String> accountsListedBy(Node node, Pattern accountId) {
         JsonHttp.Answer a = HTTP.get(node.url("/actuator/sharding/account"));
-        assertThat(a.status()).as("/actuator/sharding/account of %s: %s", node.name, a).isEqualTo(200);
+        assertThat(a.status())
+                .as("/actuator/sharding/account of %s: %s", node.name, a)
+                .isEqualTo(200);
         Set<String> ids = new HashSet<>();
         for (JsonNode shard : a.body().path("shards")) {
             for (JsonNode id : shard.path("entities")) {
@@ -275,7 +289,9 @@ final class SampleCluster implements AutoCloseable {
     /** How many shards of the account type this node hosts, from /actuator/sharding/account. */
     static int shardsHostedBy(Node node) {
         JsonHttp.Answer a = HTTP.get(node.url("/actuator/sharding/account"));
-        assertThat(a.status()).as("/actuator/sharding/account of %s: %s", node.name, a).isEqualTo(200);
+        assertThat(a.status())
+                .as("/actuator/sharding/account of %s: %s", node.name, a)
+                .isEqualTo(200);
         return a.body().path("shards").size();
     }
 
@@ -320,8 +336,12 @@ final class SampleCluster implements AutoCloseable {
     void report(String file, String line) {
         System.out.println(line);
         try {
-            Files.writeString(logDir.resolve(file), line + System.lineSeparator(), StandardCharsets.UTF_8,
-                    java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND);
+            Files.writeString(
+                    logDir.resolve(file),
+                    line + System.lineSeparator(),
+                    StandardCharsets.UTF_8,
+                    java.nio.file.StandardOpenOption.CREATE,
+                    java.nio.file.StandardOpenOption.APPEND);
         } catch (IOException e) {
             System.out.println("Cannot write " + file + ": " + e);
         }

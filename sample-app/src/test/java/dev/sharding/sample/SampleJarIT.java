@@ -20,9 +20,12 @@ class SampleJarIT {
     void carriesTheDriversOfAnH2ServerAndOfPostgreSql() throws IOException {
         Path jar = Paths.get(System.getProperty("sample.jar", "target/sample-app.jar"));
         try (JarFile file = new JarFile(jar.toFile())) {
-            List<String> libraries = file.stream().map(ZipEntry::getName)
-                    .filter(name -> name.startsWith("BOOT-INF/lib/")).toList();
-            assertThat(libraries).anyMatch(name -> name.matches("BOOT-INF/lib/h2-[0-9.]+\\.jar"))
+            List<String> libraries = file.stream()
+                    .map(ZipEntry::getName)
+                    .filter(name -> name.startsWith("BOOT-INF/lib/"))
+                    .toList();
+            assertThat(libraries)
+                    .anyMatch(name -> name.matches("BOOT-INF/lib/h2-[0-9.]+\\.jar"))
                     .anyMatch(name -> name.matches("BOOT-INF/lib/postgresql-[0-9.]+\\.jar"))
                     .anyMatch(name -> name.matches("BOOT-INF/lib/HikariCP-[0-9.]+\\.jar"));
         }

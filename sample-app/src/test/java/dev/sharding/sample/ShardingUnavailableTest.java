@@ -12,11 +12,15 @@ import org.springframework.boot.test.web.server.LocalServerPort;
  * When no node of the cluster can host accounts (here the only node is proxy-only), asks time out and the API answers
  * 503 with a JSON problem instead of hanging or failing with 500.
  */
-@SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT, properties = {
-        "sharding.jgroups.config=shared-loopback.xml", "sharding.store.embedded-path=target/test-db/${random.uuid}",
-        "sharding.cluster-name=sample-unavailable-${random.uuid}",
-        "sharding.entities.account.proxy-only=true",
-        "sharding.ask-timeout=300ms"})
+@SpringBootTest(
+        webEnvironment = WebEnvironment.RANDOM_PORT,
+        properties = {
+            "sharding.jgroups.config=shared-loopback.xml",
+            "sharding.store.embedded-path=target/test-db/${random.uuid}",
+            "sharding.cluster-name=sample-unavailable-${random.uuid}",
+            "sharding.entities.account.proxy-only=true",
+            "sharding.ask-timeout=300ms"
+        })
 class ShardingUnavailableTest {
 
     private final JsonHttp http = new JsonHttp(Duration.ofSeconds(20));
@@ -32,8 +36,8 @@ class ShardingUnavailableTest {
         assertThat(read.body().get("status").intValue()).isEqualTo(503);
         assertThat(read.body().get("detail").asString()).contains("timed out");
 
-        JsonHttp.Answer deposit = http.postJson("http://127.0.0.1:" + port + "/accounts/nowhere/deposit",
-                "{\"amount\": 5}");
+        JsonHttp.Answer deposit =
+                http.postJson("http://127.0.0.1:" + port + "/accounts/nowhere/deposit", "{\"amount\": 5}");
         assertThat(deposit.status()).as("%s", deposit).isEqualTo(503);
         assertThat(deposit.body().get("status").intValue()).isEqualTo(503);
     }

@@ -35,8 +35,8 @@ final class AdminClient {
     }
 
     /** Sends a request to the coordinator; any thread. */
-    CompletableFuture<AdminReply> request(@Nullable String typeName, int shardId, @Nullable String targetNode,
-            Duration timeout) {
+    CompletableFuture<AdminReply> request(
+            @Nullable String typeName, int shardId, @Nullable String targetNode, Duration timeout) {
         long id = ids.incrementAndGet();
         CompletableFuture<AdminReply> f = new CompletableFuture<>();
         Member coord = membership.coordinator();
@@ -46,8 +46,11 @@ final class AdminClient {
         }
         pending.put(id, f);
         out.send(coord, new AdminRequest(id, typeName, shardId, targetNode), false);
-        return f.completeOnTimeout(new AdminReply(id, false, "The coordinator " + coord + " did not answer within "
-                + timeout), timeout.toMillis(), TimeUnit.MILLISECONDS).whenComplete((r, t) -> pending.remove(id));
+        return f.completeOnTimeout(
+                        new AdminReply(id, false, "The coordinator " + coord + " did not answer within " + timeout),
+                        timeout.toMillis(),
+                        TimeUnit.MILLISECONDS)
+                .whenComplete((r, t) -> pending.remove(id));
     }
 
     /** The coordinator answered. */

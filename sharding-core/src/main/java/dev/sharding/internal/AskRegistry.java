@@ -64,7 +64,8 @@ final class AskRegistry {
     }
 
     /** Takes the ask waiting under an id, if any still does. */
-    @Nullable PendingAsk<?> remove(long id) {
+    @Nullable
+    PendingAsk<?> remove(long id) {
         int slot = (int) id & (SLOTS - 1);
         PendingAsk<?> ask = slots.get(slot);
         if (ask != null && ask.correlationId == id && slots.compareAndSet(slot, ask, null)) {
@@ -79,7 +80,8 @@ final class AskRegistry {
         for (PendingAsk<?> ask; (ask = recent.poll()) != null; ) {
             if (!ask.isDone()) {
                 long bucket = Math.max(ask.deadlineNanos / TICK_NANOS, now);
-                buckets.computeIfAbsent(bucket, b -> new ConcurrentLinkedQueue<>()).add(ask);
+                buckets.computeIfAbsent(bucket, b -> new ConcurrentLinkedQueue<>())
+                        .add(ask);
             } else if (!overflow.isEmpty()) {
                 overflow.remove(ask.correlationId, ask); // done some other way (cancelled by its caller)
             }

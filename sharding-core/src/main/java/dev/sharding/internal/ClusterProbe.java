@@ -65,7 +65,9 @@ public final class ClusterProbe implements Transport.Listener, AutoCloseable {
 
     private volatile List<Member> view = List.of();
 
-    private ClusterProbe(ShardingSettings settings, Consumer<JChannel> customizer,
+    private ClusterProbe(
+            ShardingSettings settings,
+            Consumer<JChannel> customizer,
             dev.sharding.internal.transport.@org.jspecify.annotations.Nullable JdbcDiscovery jdbc) {
         this.transport = new JGroupsTransport(
                 settings.withNodeName(NAME_PREFIX + UUID.randomUUID().toString().substring(0, 8)), customizer, jdbc);
@@ -94,7 +96,9 @@ public final class ClusterProbe implements Transport.Listener, AutoCloseable {
      * @return the connected probe; close it
      * @throws ShardingException if the channel cannot be made or cannot connect
      */
-    public static ClusterProbe connect(ShardingSettings settings, Consumer<JChannel> customizer,
+    public static ClusterProbe connect(
+            ShardingSettings settings,
+            Consumer<JChannel> customizer,
             dev.sharding.internal.transport.@org.jspecify.annotations.Nullable JdbcDiscovery jdbc) {
         ClusterProbe probe = new ClusterProbe(settings.validate(), Objects.requireNonNull(customizer), jdbc);
         try {
@@ -102,8 +106,10 @@ public final class ClusterProbe implements Transport.Listener, AutoCloseable {
         } catch (ShardingException e) {
             throw e;
         } catch (Exception e) {
-            throw new ShardingException("Could not join cluster '" + settings.clusterName()
-                    + "' to look for live members: " + e.getMessage(), e);
+            throw new ShardingException(
+                    "Could not join cluster '" + settings.clusterName() + "' to look for live members: "
+                            + e.getMessage(),
+                    e);
         }
         log.debug("Probe {} joined cluster {}: view {}", probe.name(), settings.clusterName(), probe.view);
         return probe;

@@ -42,8 +42,13 @@ final class ClusterStatistics {
 
     private final AtomicLong ids = new AtomicLong();
 
-    ClusterStatistics(ControlLoop control, Membership membership, LocalRegions regions, Outbound out,
-            BooleanSupplier leaving, Supplier<List<String>> handoffsIfCoordinator) {
+    ClusterStatistics(
+            ControlLoop control,
+            Membership membership,
+            LocalRegions regions,
+            Outbound out,
+            BooleanSupplier leaving,
+            Supplier<List<String>> handoffsIfCoordinator) {
         this.control = control;
         this.membership = membership;
         this.regions = regions;
@@ -67,16 +72,18 @@ final class ClusterStatistics {
             control.executor().schedule(request::complete, timeoutMillis, TimeUnit.MILLISECONDS);
         });
         if (!taken) {
-            result.completeExceptionally(new ShardingException("Sharding node " + membership.nodeName()
-                    + " is not running"));
+            result.completeExceptionally(
+                    new ShardingException("Sharding node " + membership.nodeName() + " is not running"));
         }
         return result;
     }
 
     /** A member asks for this node's statistics. */
     void onGetRegionStats(Member from, GetRegionStats m) {
-        out.send(from, new RegionStats(m.requestId(), leaving.getAsBoolean(), handoffsIfCoordinator.get(),
-                regions.stats()), true);
+        out.send(
+                from,
+                new RegionStats(m.requestId(), leaving.getAsBoolean(), handoffsIfCoordinator.get(), regions.stats()),
+                true);
     }
 
     /** A member answered. */

@@ -49,8 +49,15 @@ final class ControlDispatch implements Recipients, NodeMessage.Handler {
 
     private final BooleanSupplier running;
 
-    ControlDispatch(Membership membership, LocalRegions regions, Coordinator coordinator, LeaseKeeper leases,
-            GracefulLeave leave, ClusterStatistics statistics, AdminClient admin, Outbound out,
+    ControlDispatch(
+            Membership membership,
+            LocalRegions regions,
+            Coordinator coordinator,
+            LeaseKeeper leases,
+            GracefulLeave leave,
+            ClusterStatistics statistics,
+            AdminClient admin,
+            Outbound out,
             BooleanSupplier running) {
         this.membership = membership;
         this.regions = regions;
@@ -89,8 +96,12 @@ final class ControlDispatch implements Recipients, NodeMessage.Handler {
         if (r != null) {
             m.dispatchTo(r, from);
         } else if (m instanceof HostShard h) {
-            log.error("Coordinator {} asked {} to host shard {} of unknown type {}", from, membership.nodeName(),
-                    h.shardId(), h.typeName());
+            log.error(
+                    "Coordinator {} asked {} to host shard {} of unknown type {}",
+                    from,
+                    membership.nodeName(),
+                    h.shardId(),
+                    h.typeName());
         }
     }
 

@@ -1,25 +1,25 @@
 package dev.sharding.internal;
 
 import dev.sharding.Member;
-import dev.sharding.internal.protocol.ShardStopped;
-import dev.sharding.internal.protocol.ShardStates;
-import dev.sharding.internal.protocol.ShardStarted;
-import dev.sharding.internal.protocol.Register;
-import dev.sharding.internal.protocol.GracefulShutdownRequest;
-import dev.sharding.internal.protocol.GetShardHome;
-import dev.sharding.internal.protocol.CoordinatorMessage;
-import dev.sharding.internal.protocol.AdminRequest;
 import dev.sharding.internal.protocol.AdminReply;
+import dev.sharding.internal.protocol.AdminRequest;
 import dev.sharding.internal.protocol.BeginHandOff;
+import dev.sharding.internal.protocol.CoordinatorMessage;
 import dev.sharding.internal.protocol.EntityTransfer;
+import dev.sharding.internal.protocol.GetShardHome;
 import dev.sharding.internal.protocol.GetShardStates;
+import dev.sharding.internal.protocol.GracefulShutdownRequest;
 import dev.sharding.internal.protocol.HandOff;
 import dev.sharding.internal.protocol.HostShard;
 import dev.sharding.internal.protocol.RegionInfo;
+import dev.sharding.internal.protocol.Register;
 import dev.sharding.internal.protocol.RegisterAck;
 import dev.sharding.internal.protocol.RegisterRefused;
-import dev.sharding.internal.protocol.StopShard;
 import dev.sharding.internal.protocol.ShardHome;
+import dev.sharding.internal.protocol.ShardStarted;
+import dev.sharding.internal.protocol.ShardStates;
+import dev.sharding.internal.protocol.ShardStopped;
+import dev.sharding.internal.protocol.StopShard;
 import dev.sharding.spi.ShardAllocationStrategy;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -173,8 +173,11 @@ final class Coordinator implements CoordinatorMessage.Handler {
         if (active) {
             onAdminRequest(from, m.requestId(), m.typeName(), m.shardId(), m.targetNode());
         } else {
-            node.send(from, new AdminReply(m.requestId(), false, "Node " + node.nodeName()
-                    + " is not the coordinator; try again"), false);
+            node.send(
+                    from,
+                    new AdminReply(
+                            m.requestId(), false, "Node " + node.nodeName() + " is not the coordinator; try again"),
+                    false);
         }
     }
 
@@ -253,8 +256,8 @@ final class Coordinator implements CoordinatorMessage.Handler {
             activationFence = leases.activationFence(now);
             awaitingStates.clear();
             awaitingStates.addAll(members);
-            log.info("Coordinator activated on {}; asking {} members for their shards", node.nodeName(),
-                    members.size());
+            log.info(
+                    "Coordinator activated on {}; asking {} members for their shards", node.nodeName(), members.size());
             for (Member m : members) {
                 node.send(m, new GetShardStates(), false);
             }
@@ -264,13 +267,14 @@ final class Coordinator implements CoordinatorMessage.Handler {
         for (Member m : gone) {
             // its shards may still be served there until its lease has surely ended
             long fence = leases.fenceFor(m, now);
-            state.types().forEach((typeName, t) -> t.homes().forEach((shard, home) -> {
-                if (home.equals(m)) {
-                    ShardKey key = new ShardKey(typeName, shard);
-                    fences.merge(key, new Fence(fence, now), Fence::later);
-                    epochs.remove(key);
-                }
-            }));
+            state.types()
+                    .forEach((typeName, t) -> t.homes().forEach((shard, home) -> {
+                        if (home.equals(m)) {
+                            ShardKey key = new ShardKey(typeName, shard);
+                            fences.merge(key, new Fence(fence, now), Fence::later);
+                            epochs.remove(key);
+                        }
+                    }));
             inProgress.forEach((key, a) -> {
                 if (a.member.equals(m)) {
                     fences.merge(key, new Fence(fence, now), Fence::later);
@@ -304,8 +308,11 @@ final class Coordinator implements CoordinatorMessage.Handler {
             for (ShardKey key : orphaned) {
                 // the owner crashed or left mid-handoff: its shards are gone, so the handoff is complete
                 HandOffState h = handoffs.remove(key);
-                log.info("Owner {} of shard {} of {} left during its handoff; allocating it anew", h.owner,
-                        key.shardId, key.typeName);
+                log.info(
+                        "Owner {} of shard {} of {} left during its handoff; allocating it anew",
+                        h.owner,
+                        key.shardId,
+                        key.typeName);
                 reallocate(key, h, gone, List.of(), 0);
             }
             for (Set<Member> requesters : waiting.values()) {
@@ -327,9 +334,11 @@ final class Coordinator implements CoordinatorMessage.Handler {
         }
         String own = node.storeId();
         if (!own.isEmpty() && !storeId.equals(own)) {
-            refuse(from, "node " + from + " uses another store (id " + (storeId.isEmpty() ? "none: not shared"
-                    : storeId) + ") than the cluster's coordinator " + node.nodeName() + " (id " + own + "); every "
-                    + "node of a cluster must use one shared database (sharding.store, spring.datasource.url)");
+            refuse(
+                    from,
+                    "node " + from + " uses another store (id " + (storeId.isEmpty() ? "none: not shared" : storeId)
+                            + ") than the cluster's coordinator " + node.nodeName() + " (id " + own + "); every "
+                            + "node of a cluster must use one shared database (sharding.store, spring.datasource.url)");
             return;
         }
         onRegionStates(from, regions);
@@ -359,9 +368,12 @@ final class Coordinator implements CoordinatorMessage.Handler {
         for (RegionInfo r : regions) {
             CoordinatorState.TypeState t = state.type(r.typeName());
             if (t != null && t.numberOfShards() != r.numberOfShards()) {
-                refuse(from, "node " + from + " runs entity type " + r.typeName() + " with " + r.numberOfShards()
-                        + " shards, but the cluster uses " + t.numberOfShards() + "; number-of-shards must be equal "
-                        + "on every node");
+                refuse(
+                        from,
+                        "node " + from + " runs entity type " + r.typeName() + " with " + r.numberOfShards()
+                                + " shards, but the cluster uses " + t.numberOfShards()
+                                + "; number-of-shards must be equal "
+                                + "on every node");
                 return;
             }
         }
@@ -370,11 +382,12 @@ final class Coordinator implements CoordinatorMessage.Handler {
                 allocateRemembered();
             }
             CoordinatorState.TypeState t = state.type(r.typeName());
-            boolean known = t != null && (t.regions().containsKey(from) || t.proxies().contains(from));
+            boolean known =
+                    t != null && (t.regions().containsKey(from) || t.proxies().contains(from));
             if (!known) {
                 try {
-                    state = state.apply(new CoordinatorState.RegionRegistered(from, r.typeName(),
-                            r.numberOfShards(), r.proxyOnly()));
+                    state = state.apply(new CoordinatorState.RegionRegistered(
+                            from, r.typeName(), r.numberOfShards(), r.proxyOnly()));
                 } catch (IllegalStateException e) {
                     log.error("Cannot register region of {} on {}: {}", r.typeName(), from, e.getMessage());
                     continue;
@@ -438,7 +451,10 @@ final class Coordinator implements CoordinatorMessage.Handler {
             }
         });
         for (int shard : lost) {
-            log.info("Member {} no longer hosts shard {} of {}; it has no home until asked for", from, shard,
+            log.info(
+                    "Member {} no longer hosts shard {} of {}; it has no home until asked for",
+                    from,
+                    shard,
                     r.typeName());
             state = state.apply(new CoordinatorState.ShardDeallocated(r.typeName(), shard));
             epochs.remove(new ShardKey(r.typeName(), shard));
@@ -446,8 +462,13 @@ final class Coordinator implements CoordinatorMessage.Handler {
     }
 
     private void stop(Member holder, ShardKey key, long epoch, String why) {
-        log.warn("Shard {} of {} is hosted twice; stopping the copy of epoch {} on {}: {}", key.shardId,
-                key.typeName, epoch, holder, why);
+        log.warn(
+                "Shard {} of {} is hosted twice; stopping the copy of epoch {} on {}: {}",
+                key.shardId,
+                key.typeName,
+                epoch,
+                holder,
+                why);
         node.send(holder, new StopShard(key.typeName, key.shardId, epoch), false);
     }
 
@@ -455,8 +476,13 @@ final class Coordinator implements CoordinatorMessage.Handler {
         if (active && !ready && awaitingStates.isEmpty()) {
             ready = true;
             lastRebalanceNanos = System.nanoTime();
-            log.info("Coordinator on {} is ready: {} members, {} shards allocated", node.nodeName(), view.size(),
-                    state.types().values().stream().mapToInt(t -> t.homes().size()).sum());
+            log.info(
+                    "Coordinator on {} is ready: {} members, {} shards allocated",
+                    node.nodeName(),
+                    view.size(),
+                    state.types().values().stream()
+                            .mapToInt(t -> t.homes().size())
+                            .sum());
             allocateRemembered();
         }
     }
@@ -467,8 +493,9 @@ final class Coordinator implements CoordinatorMessage.Handler {
      */
     private void allocateRemembered() {
         for (String typeName : List.copyOf(rememberTypes)) {
-            node.store().shardsWithRemembered(typeName).whenComplete((shards, failure) -> node.control().execute(
-                    () -> {
+            node.store()
+                    .shardsWithRemembered(typeName)
+                    .whenComplete((shards, failure) -> node.control().execute(() -> {
                         if (failure != null) {
                             log.warn("Cannot read the remembered shards of {}: {}", typeName, failure.toString());
                             return;
@@ -478,7 +505,8 @@ final class Coordinator implements CoordinatorMessage.Handler {
                         }
                         for (int shard : shards) {
                             ShardKey key = new ShardKey(typeName, shard);
-                            if (state.home(typeName, shard) == null && !inProgress.containsKey(key)
+                            if (state.home(typeName, shard) == null
+                                    && !inProgress.containsKey(key)
                                     && !handoffs.containsKey(key)) {
                                 allocate(key, allRegions(typeName), null, List.of());
                             }
@@ -520,13 +548,17 @@ final class Coordinator implements CoordinatorMessage.Handler {
         return map;
     }
 
-    private void allocate(ShardKey key, Set<Member> requesters, @Nullable Member preferred,
-            List<EntityTransfer> transfer) {
+    private void allocate(
+            ShardKey key, Set<Member> requesters, @Nullable Member preferred, List<EntityTransfer> transfer) {
         allocate(key, requesters, preferred, transfer, 0);
     }
 
-    private void allocate(ShardKey key, Set<Member> requesters, @Nullable Member preferred,
-            List<EntityTransfer> transfer, long transferEpoch) {
+    private void allocate(
+            ShardKey key,
+            Set<Member> requesters,
+            @Nullable Member preferred,
+            List<EntityTransfer> transfer,
+            long transferEpoch) {
         CoordinatorState.TypeState t = state.type(key.typeName);
         if (t != null && (key.shardId < 0 || key.shardId >= t.numberOfShards())) {
             log.warn("Ignoring request for shard {} of {}: out of range", key.shardId, key.typeName);
@@ -580,12 +612,16 @@ final class Coordinator implements CoordinatorMessage.Handler {
         if (preferred != null && candidates.containsKey(preferred)) {
             chosen = preferred;
         } else {
-            Member requester = requesters.isEmpty() ? view.get(0) : requesters.iterator().next();
+            Member requester =
+                    requesters.isEmpty() ? view.get(0) : requesters.iterator().next();
             chosen = strategy.allocate(requester, key.shardId, candidates);
         }
         if (!candidates.containsKey(chosen)) {
-            log.error("Allocation strategy chose {} for shard {} of {}, which cannot take it", chosen,
-                    key.shardId, key.typeName);
+            log.error(
+                    "Allocation strategy chose {} for shard {} of {}, which cannot take it",
+                    chosen,
+                    key.shardId,
+                    key.typeName);
             waiting.computeIfAbsent(key, k -> new LinkedHashSet<>()).addAll(requesters);
             return;
         }
@@ -597,15 +633,19 @@ final class Coordinator implements CoordinatorMessage.Handler {
     /** Takes a new epoch for an allocation from the store, then sends HostShard. */
     private void requestEpoch(ShardKey key, Allocation allocation) {
         allocation.epochRequested = true;
-        node.store().nextEpoch(key.typeName, key.shardId).whenComplete((epoch, failure) -> node.control().execute(
-                () -> {
+        node.store()
+                .nextEpoch(key.typeName, key.shardId)
+                .whenComplete((epoch, failure) -> node.control().execute(() -> {
                     allocation.epochRequested = false;
                     if (inProgress.get(key) != allocation) {
                         return;
                     }
                     if (failure != null) {
-                        log.warn("Cannot take a new epoch for shard {} of {} from the store; trying again: {}",
-                                key.shardId, key.typeName, failure.toString());
+                        log.warn(
+                                "Cannot take a new epoch for shard {} of {} from the store; trying again: {}",
+                                key.shardId,
+                                key.typeName,
+                                failure.toString());
                         return;
                     }
                     allocation.epoch = epoch;
@@ -615,8 +655,11 @@ final class Coordinator implements CoordinatorMessage.Handler {
 
     private void sendHostShard(ShardKey key, Allocation allocation) {
         allocation.sentNanos = System.nanoTime();
-        node.send(allocation.member, new HostShard(key.typeName, key.shardId, allocation.epoch,
-                allocation.transferEpoch, allocation.transfer), false);
+        node.send(
+                allocation.member,
+                new HostShard(
+                        key.typeName, key.shardId, allocation.epoch, allocation.transferEpoch, allocation.transfer),
+                false);
     }
 
     /** A region started hosting a shard. */
@@ -691,8 +734,8 @@ final class Coordinator implements CoordinatorMessage.Handler {
     }
 
     /** Allocates a handed-off shard at once and tells every region of the type (they all buffer for it). */
-    private void reallocate(ShardKey key, HandOffState h, Set<Member> gone, List<EntityTransfer> transfer,
-            long transferEpoch) {
+    private void reallocate(
+            ShardKey key, HandOffState h, Set<Member> gone, List<EntityTransfer> transfer, long transferEpoch) {
         Set<Member> requesters = new LinkedHashSet<>(h.regions);
         requesters.addAll(h.requesters);
         requesters.addAll(allRegions(key.typeName));
@@ -721,11 +764,12 @@ final class Coordinator implements CoordinatorMessage.Handler {
         if (leaving.add(from)) {
             log.info("Member {} is leaving; handing off its shards", from);
         }
-        state.types().forEach((typeName, t) -> t.homes().forEach((shard, home) -> {
-            if (home.equals(from)) {
-                startHandOff(new ShardKey(typeName, shard), from, null);
-            }
-        }));
+        state.types()
+                .forEach((typeName, t) -> t.homes().forEach((shard, home) -> {
+                    if (home.equals(from)) {
+                        startHandOff(new ShardKey(typeName, shard), from, null);
+                    }
+                }));
     }
 
     // ---- rebalancing -------------------------------------------------------------------------------------------
@@ -767,15 +811,19 @@ final class Coordinator implements CoordinatorMessage.Handler {
     }
 
     private void maybeNextRound() {
-        if (active && ready && movedInRound > 0 && handoffs.isEmpty() && leaving.isEmpty()
+        if (active
+                && ready
+                && movedInRound > 0
+                && handoffs.isEmpty()
+                && leaving.isEmpty()
                 && stable(System.nanoTime())) {
             rebalanceRound();
         }
     }
 
     /** An operator asks for a rebalance round now, or for one shard to move. */
-    void onAdminRequest(Member from, long requestId, @Nullable String typeName, int shardId,
-            @Nullable String targetNode) {
+    void onAdminRequest(
+            Member from, long requestId, @Nullable String typeName, int shardId, @Nullable String targetNode) {
         String refusal = null;
         String done = null;
         if (!active || !ready) {
@@ -790,13 +838,17 @@ final class Coordinator implements CoordinatorMessage.Handler {
         } else {
             CoordinatorState.TypeState t = state.type(typeName);
             ShardKey key = new ShardKey(typeName, shardId);
-            Member target = targetNode == null ? null
-                    : view.stream().filter(m -> m.name().equals(targetNode)).findFirst().orElse(null);
+            Member target = targetNode == null
+                    ? null
+                    : view.stream()
+                            .filter(m -> m.name().equals(targetNode))
+                            .findFirst()
+                            .orElse(null);
             if (t == null) {
                 refusal = "Unknown entity type " + typeName;
             } else if (shardId < 0 || shardId >= t.numberOfShards()) {
-                refusal = "Unknown shard " + shardId + " of " + typeName + " (it has " + t.numberOfShards()
-                        + " shards)";
+                refusal =
+                        "Unknown shard " + shardId + " of " + typeName + " (it has " + t.numberOfShards() + " shards)";
             } else if (targetNode != null && target == null) {
                 refusal = "Unknown node " + targetNode;
             } else if (handoffs.containsKey(key)) {
@@ -844,8 +896,12 @@ final class Coordinator implements CoordinatorMessage.Handler {
             }
         });
         retryWaiting();
-        if (ready && handoffs.isEmpty() && leaving.isEmpty() && stable(now)
-                && now - lastRebalanceNanos >= node.settings().rebalanceInterval().toNanos()) {
+        if (ready
+                && handoffs.isEmpty()
+                && leaving.isEmpty()
+                && stable(now)
+                && now - lastRebalanceNanos
+                        >= node.settings().rebalanceInterval().toNanos()) {
             rebalanceRound();
         }
     }
@@ -864,12 +920,16 @@ final class Coordinator implements CoordinatorMessage.Handler {
             return;
         }
         retryAtNanos = atNanos;
-        node.control().schedule(() -> {
-            if (retryAtNanos == atNanos) {
-                retryAtNanos = Long.MIN_VALUE;
-            }
-            retryWaitingNow();
-        }, Math.max(0, atNanos - now) + 1_000_000L, java.util.concurrent.TimeUnit.NANOSECONDS);
+        node.control()
+                .schedule(
+                        () -> {
+                            if (retryAtNanos == atNanos) {
+                                retryAtNanos = Long.MIN_VALUE;
+                            }
+                            retryWaitingNow();
+                        },
+                        Math.max(0, atNanos - now) + 1_000_000L,
+                        java.util.concurrent.TimeUnit.NANOSECONDS);
     }
 
     private void retryWaiting() {
@@ -885,8 +945,7 @@ final class Coordinator implements CoordinatorMessage.Handler {
         });
     }
 
-    private record ShardKey(String typeName, int shardId) {
-    }
+    private record ShardKey(String typeName, int shardId) {}
 
     /**
      * A shard of a member that left: taken over no earlier than {@code until} (the member's last lease has ended),

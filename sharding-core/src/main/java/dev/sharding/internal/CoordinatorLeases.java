@@ -66,8 +66,15 @@ final class CoordinatorLeases {
     /** Until when each member's last grant lasts. */
     private final Map<Member, Long> grantedUntil = new HashMap<>();
 
-    CoordinatorLeases(NodeRuntime node, LeaseKeeper keeper, SplitBrainSettings settings, PartitionDecider decider,
-            StoreLease storeLease, long leaseNanos, long renewNanos, long marginNanos) {
+    CoordinatorLeases(
+            NodeRuntime node,
+            LeaseKeeper keeper,
+            SplitBrainSettings settings,
+            PartitionDecider decider,
+            StoreLease storeLease,
+            long leaseNanos,
+            long renewNanos,
+            long marginNanos) {
         this.node = node;
         this.keeper = keeper;
         this.settings = settings;
@@ -123,8 +130,13 @@ final class CoordinatorLeases {
         long now = System.nanoTime();
         List<Member> view = keeper.view();
         if (!view.contains(from)) {
-            node.send(from, new LeaseRefused(pong.request(), LeaseRefused.NOT_A_MEMBER + ": " + from
-                    + " is not in the view " + view + " of coordinator " + node.nodeName()), false);
+            node.send(
+                    from,
+                    new LeaseRefused(
+                            pong.request(),
+                            LeaseRefused.NOT_A_MEMBER + ": " + from + " is not in the view " + view + " of coordinator "
+                                    + node.nodeName()),
+                    false);
             return;
         }
         Long sent = pingSent.get(pong.round());

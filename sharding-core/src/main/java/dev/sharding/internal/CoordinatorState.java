@@ -37,8 +37,8 @@ public record CoordinatorState(Map<String, TypeState> types) {
      * @param proxies members that only route the type
      * @param homes each allocated shard's member
      */
-    public record TypeState(int numberOfShards, Map<Member, Set<Integer>> regions, Set<Member> proxies,
-            Map<Integer, Member> homes) {
+    public record TypeState(
+            int numberOfShards, Map<Member, Set<Integer>> regions, Set<Member> proxies, Map<Integer, Member> homes) {
 
         /**
          * Copies.
@@ -53,8 +53,7 @@ public record CoordinatorState(Map<String, TypeState> types) {
     }
 
     /** What changes the table. */
-    public sealed interface Event permits RegionRegistered, ShardAllocated, ShardDeallocated, MemberRemoved {
-    }
+    public sealed interface Event permits RegionRegistered, ShardAllocated, ShardDeallocated, MemberRemoved {}
 
     /**
      * A member runs a region of a type.
@@ -65,8 +64,7 @@ public record CoordinatorState(Map<String, TypeState> types) {
      * @param proxyOnly whether it only routes
      */
     public record RegionRegistered(Member member, String typeName, int numberOfShards, boolean proxyOnly)
-            implements Event {
-    }
+            implements Event {}
 
     /**
      * A shard now lives on a member.
@@ -75,8 +73,7 @@ public record CoordinatorState(Map<String, TypeState> types) {
      * @param shardId the shard
      * @param member the member, a registered hosting region
      */
-    public record ShardAllocated(String typeName, int shardId, Member member) implements Event {
-    }
+    public record ShardAllocated(String typeName, int shardId, Member member) implements Event {}
 
     /**
      * A shard was handed off and has no home until it is allocated again.
@@ -84,16 +81,14 @@ public record CoordinatorState(Map<String, TypeState> types) {
      * @param typeName the type
      * @param shardId the shard
      */
-    public record ShardDeallocated(String typeName, int shardId) implements Event {
-    }
+    public record ShardDeallocated(String typeName, int shardId) implements Event {}
 
     /**
      * A member left the cluster: its regions and shards are gone.
      *
      * @param member the member
      */
-    public record MemberRemoved(Member member) implements Event {
-    }
+    public record MemberRemoved(Member member) implements Event {}
 
     /**
      * The table after an event.
@@ -105,65 +100,87 @@ public record CoordinatorState(Map<String, TypeState> types) {
     public CoordinatorState apply(Event event) {
         Map<String, TypeState> next = new HashMap<>(types);
         if (event instanceof RegionRegistered e) {
-                TypeState t = types.get(e.typeName());
-                if (t == null) {
-                    t = new TypeState(e.numberOfShards(), Map.of(), Set.of(), Map.of());
-                }
-                check(t.numberOfShards() == e.numberOfShards(), "Region of %s on %s has %d shards, not %d",
-                        e.typeName(), e.member(), e.numberOfShards(), t.numberOfShards());
-                Map<Member, Set<Integer>> regions = new HashMap<>(t.regions());
-                Set<Member> proxies = new HashSet<>(t.proxies());
-                if (e.proxyOnly()) {
-                    check(!regions.containsKey(e.member()), "Member %s hosts %s, cannot become a proxy",
-                            e.member(), e.typeName());
-                    proxies.add(e.member());
-                } else {
-                    check(!proxies.contains(e.member()), "Member %s is a proxy of %s, cannot host", e.member(),
-                            e.typeName());
-                    regions.putIfAbsent(e.member(), Set.of());
-                }
-                next.put(e.typeName(), new TypeState(t.numberOfShards(), regions, proxies, t.homes()));
+            TypeState t = types.get(e.typeName());
+            if (t == null) {
+                t = new TypeState(e.numberOfShards(), Map.of(), Set.of(), Map.of());
+            }
+            check(
+                    t.numberOfShards() == e.numberOfShards(),
+                    "Region of %s on %s has %d shards, not %d",
+                    e.typeName(),
+                    e.member(),
+                    e.numberOfShards(),
+                    t.numberOfShards());
+            Map<Member, Set<Integer>> regions = new HashMap<>(t.regions());
+            Set<Member> proxies = new HashSet<>(t.proxies());
+            if (e.proxyOnly()) {
+                check(
+                        !regions.containsKey(e.member()),
+                        "Member %s hosts %s, cannot become a proxy",
+                        e.member(),
+                        e.typeName());
+                proxies.add(e.member());
+            } else {
+                check(
+                        !proxies.contains(e.member()),
+                        "Member %s is a proxy of %s, cannot host",
+                        e.member(),
+                        e.typeName());
+                regions.putIfAbsent(e.member(), Set.of());
+            }
+            next.put(e.typeName(), new TypeState(t.numberOfShards(), regions, proxies, t.homes()));
         } else if (event instanceof ShardAllocated e) {
-                TypeState t = types.get(e.typeName());
-                check(t != null, "Shard %d of unknown type %s", e.shardId(), e.typeName());
-                check(e.shardId() >= 0 && e.shardId() < t.numberOfShards(), "Shard %d of %s out of range",
-                        e.shardId(), e.typeName());
-                check(t.regions().containsKey(e.member()), "Shard %d of %s allocated to %s, which hosts no region",
-                        e.shardId(), e.typeName(), e.member());
-                check(!t.homes().containsKey(e.shardId()), "Shard [%d] of %s already allocated: %s", e.shardId(),
-                        e.typeName(), t.homes().get(e.shardId()));
-                Map<Member, Set<Integer>> regions = new HashMap<>(t.regions());
-                Set<Integer> shards = new HashSet<>(regions.get(e.member()));
-                shards.add(e.shardId());
-                regions.put(e.member(), shards);
-                Map<Integer, Member> homes = new HashMap<>(t.homes());
-                homes.put(e.shardId(), e.member());
-                next.put(e.typeName(), new TypeState(t.numberOfShards(), regions, t.proxies(), homes));
+            TypeState t = types.get(e.typeName());
+            check(t != null, "Shard %d of unknown type %s", e.shardId(), e.typeName());
+            check(
+                    e.shardId() >= 0 && e.shardId() < t.numberOfShards(),
+                    "Shard %d of %s out of range",
+                    e.shardId(),
+                    e.typeName());
+            check(
+                    t.regions().containsKey(e.member()),
+                    "Shard %d of %s allocated to %s, which hosts no region",
+                    e.shardId(),
+                    e.typeName(),
+                    e.member());
+            check(
+                    !t.homes().containsKey(e.shardId()),
+                    "Shard [%d] of %s already allocated: %s",
+                    e.shardId(),
+                    e.typeName(),
+                    t.homes().get(e.shardId()));
+            Map<Member, Set<Integer>> regions = new HashMap<>(t.regions());
+            Set<Integer> shards = new HashSet<>(regions.get(e.member()));
+            shards.add(e.shardId());
+            regions.put(e.member(), shards);
+            Map<Integer, Member> homes = new HashMap<>(t.homes());
+            homes.put(e.shardId(), e.member());
+            next.put(e.typeName(), new TypeState(t.numberOfShards(), regions, t.proxies(), homes));
         } else if (event instanceof ShardDeallocated e) {
-                TypeState t = types.get(e.typeName());
-                check(t != null, "Shard %d of unknown type %s", e.shardId(), e.typeName());
-                Member home = t.homes().get(e.shardId());
-                check(home != null, "Shard [%d] of %s is not allocated", e.shardId(), e.typeName());
-                Map<Member, Set<Integer>> regions = new HashMap<>(t.regions());
-                Set<Integer> shards = new HashSet<>(regions.get(home));
-                shards.remove(e.shardId());
-                regions.put(home, shards);
-                Map<Integer, Member> homes = new HashMap<>(t.homes());
-                homes.remove(e.shardId());
-                next.put(e.typeName(), new TypeState(t.numberOfShards(), regions, t.proxies(), homes));
+            TypeState t = types.get(e.typeName());
+            check(t != null, "Shard %d of unknown type %s", e.shardId(), e.typeName());
+            Member home = t.homes().get(e.shardId());
+            check(home != null, "Shard [%d] of %s is not allocated", e.shardId(), e.typeName());
+            Map<Member, Set<Integer>> regions = new HashMap<>(t.regions());
+            Set<Integer> shards = new HashSet<>(regions.get(home));
+            shards.remove(e.shardId());
+            regions.put(home, shards);
+            Map<Integer, Member> homes = new HashMap<>(t.homes());
+            homes.remove(e.shardId());
+            next.put(e.typeName(), new TypeState(t.numberOfShards(), regions, t.proxies(), homes));
         } else if (event instanceof MemberRemoved e) {
-                for (Map.Entry<String, TypeState> entry : types.entrySet()) {
-                    TypeState t = entry.getValue();
-                    Map<Member, Set<Integer>> regions = new HashMap<>(t.regions());
-                    Set<Integer> lost = regions.remove(e.member());
-                    Set<Member> proxies = new HashSet<>(t.proxies());
-                    proxies.remove(e.member());
-                    Map<Integer, Member> homes = new HashMap<>(t.homes());
-                    if (lost != null) {
-                        lost.forEach(homes::remove);
-                    }
-                    next.put(entry.getKey(), new TypeState(t.numberOfShards(), regions, proxies, homes));
+            for (Map.Entry<String, TypeState> entry : types.entrySet()) {
+                TypeState t = entry.getValue();
+                Map<Member, Set<Integer>> regions = new HashMap<>(t.regions());
+                Set<Integer> lost = regions.remove(e.member());
+                Set<Member> proxies = new HashSet<>(t.proxies());
+                proxies.remove(e.member());
+                Map<Integer, Member> homes = new HashMap<>(t.homes());
+                if (lost != null) {
+                    lost.forEach(homes::remove);
                 }
+                next.put(entry.getKey(), new TypeState(t.numberOfShards(), regions, proxies, homes));
+            }
         }
         return new CoordinatorState(next);
     }

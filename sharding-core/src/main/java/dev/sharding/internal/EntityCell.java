@@ -193,9 +193,12 @@ final class EntityCell implements Runnable, Passivation.Candidate {
         ReplySink sink = d.sink();
         Region<?> region = shard.region();
         if (shard.dropped) {
-            sink.fail(FailureKind.PARTITIONED, ClusterPartitionedException.class.getName(), "Shard " + shardId()
-                    + " of " + typeName() + " stopped on " + nodeName() + " without a handoff (" 
-                    + region.notServingReason() + "); the message had no effect");
+            sink.fail(
+                    FailureKind.PARTITIONED,
+                    ClusterPartitionedException.class.getName(),
+                    "Shard " + shardId()
+                            + " of " + typeName() + " stopped on " + nodeName() + " without a handoff ("
+                            + region.notServingReason() + "); the message had no effect");
             return true;
         }
         if (!region.serving()) {
@@ -205,7 +208,9 @@ final class EntityCell implements Runnable, Passivation.Candidate {
             return false;
         }
         if (isStopped()) {
-            sink.fail(FailureKind.UNAVAILABLE, "ShardingException",
+            sink.fail(
+                    FailureKind.UNAVAILABLE,
+                    "ShardingException",
                     "Entity [" + typeName() + "/" + entityId + "] stopped before handling the message");
             return true;
         }
@@ -217,7 +222,9 @@ final class EntityCell implements Runnable, Passivation.Candidate {
                     loadFailure = null;
                     moveTo(EntityLifecycle.NEW);
                     log.warn("Reading the state of [{}/{}] failed", typeName(), entityId, failure);
-                    sink.fail(FailureKind.ENTITY_FAILED, failure.getClass().getName(),
+                    sink.fail(
+                            FailureKind.ENTITY_FAILED,
+                            failure.getClass().getName(),
                             "the entity's stored state could not be read: " + failure.getMessage());
                     return true;
                 }
@@ -319,8 +326,8 @@ final class EntityCell implements Runnable, Passivation.Candidate {
             complete(sink, value, failure);
             return true;
         }
-        CompletableFuture<Void> write = s.writeThrough(shard.region().store(), typeName(), entityId, shardId(),
-                shard.epoch());
+        CompletableFuture<Void> write =
+                s.writeThrough(shard.region().store(), typeName(), entityId, shardId(), shard.epoch());
         if (write.isDone()) {
             completeAfterWrite(sink, value, failure, write);
             return true;
@@ -332,8 +339,8 @@ final class EntityCell implements Runnable, Passivation.Candidate {
         return false;
     }
 
-    private void completeAfterWrite(ReplySink sink, @Nullable Object value, @Nullable Throwable failure,
-            CompletableFuture<Void> write) {
+    private void completeAfterWrite(
+            ReplySink sink, @Nullable Object value, @Nullable Throwable failure, CompletableFuture<Void> write) {
         Throwable writeFailure = null;
         try {
             write.join();
@@ -344,12 +351,17 @@ final class EntityCell implements Runnable, Passivation.Candidate {
             complete(sink, value, failure);
             return;
         }
-        log.warn("State of [{}/{}] not stored; it is back to the stored value: {}", typeName(), entityId,
+        log.warn(
+                "State of [{}/{}] not stored; it is back to the stored value: {}",
+                typeName(),
+                entityId,
                 writeFailure.toString());
         if (writeFailure instanceof dev.sharding.spi.StaleEpochException) {
             shard.region().shardFenced(shard.shardId(), shard.epoch());
         }
-        sink.fail(FailureKind.ENTITY_FAILED, writeFailure.getClass().getName(),
+        sink.fail(
+                FailureKind.ENTITY_FAILED,
+                writeFailure.getClass().getName(),
                 "the entity's state could not be stored, so the message had no effect: " + writeFailure.getMessage());
     }
 
@@ -361,7 +373,9 @@ final class EntityCell implements Runnable, Passivation.Candidate {
         if (failure == null) {
             if (!sink.isTell() && !shard.region().serving()) {
                 // the lease ran out while the handler ran: a reply now could show state another node has changed
-                sink.fail(FailureKind.PARTITIONED, ClusterPartitionedException.class.getName(),
+                sink.fail(
+                        FailureKind.PARTITIONED,
+                        ClusterPartitionedException.class.getName(),
                         shard.region().notServingReason() + "; the message may have had an effect");
                 return;
             }
@@ -439,8 +453,13 @@ final class EntityCell implements Runnable, Passivation.Candidate {
         if (s == null) {
             Optional<EntityTransfer> stored = loaded == null ? Optional.empty() : loaded;
             EntityTransfer t = stored.orElse(null);
-            s = new EntityStateImpl<>(typeName() + "/" + entityId, stateType, initial, shard.region().codec(),
-                    t == null ? null : t.state(), t == null ? 0 : t.version());
+            s = new EntityStateImpl<>(
+                    typeName() + "/" + entityId,
+                    stateType,
+                    initial,
+                    shard.region().codec(),
+                    t == null ? null : t.state(),
+                    t == null ? 0 : t.version());
             entityState = s;
         }
         @SuppressWarnings("unchecked")
@@ -470,16 +489,13 @@ final class EntityCell implements Runnable, Passivation.Candidate {
     }
 
     /** One message, or a {@link Signal} of the runtime, and where its outcome goes. */
-    record Delivery(Object message, ReplySink sink) {
-    }
+    record Delivery(Object message, ReplySink sink) {}
 
     /** What the runtime itself puts into a mailbox, in order with the entity's messages. */
-    sealed interface Signal permits StopSignal, StartSignal, PassivateSignal {
-    }
+    sealed interface Signal permits StopSignal, StartSignal, PassivateSignal {}
 
     /** Tells the cell to stop after the messages before it. */
-    record StopSignal(Runnable done) implements Signal {
-    }
+    record StopSignal(Runnable done) implements Signal {}
 
     /** Starts the entity without a message (a remembered entity whose shard started). */
     enum StartSignal implements Signal {
@@ -491,6 +507,5 @@ final class EntityCell implements Runnable, Passivation.Candidate {
      * Tells the cell to passivate its instance, if it has taken no message since {@code idleSinceMillis} (idle
      * passivation) or in any case ({@code force}, for the limit of live entities).
      */
-    record PassivateSignal(long idleSinceMillis, boolean force) implements Signal {
-    }
+    record PassivateSignal(long idleSinceMillis, boolean force) implements Signal {}
 }

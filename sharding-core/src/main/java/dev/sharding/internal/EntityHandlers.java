@@ -66,8 +66,8 @@ public final class EntityHandlers {
                 }
                 String where = entityClass.getName() + "." + m.getName();
                 if (m.getParameterCount() != 1) {
-                    throw new IllegalArgumentException("@EntityHandler " + where
-                            + " must take exactly one parameter, the message");
+                    throw new IllegalArgumentException(
+                            "@EntityHandler " + where + " must take exactly one parameter, the message");
                 }
                 if (Modifier.isStatic(m.getModifiers())) {
                     throw new IllegalArgumentException("@EntityHandler " + where + " must not be static");
@@ -77,15 +77,16 @@ public final class EntityHandlers {
                     if (c != entityClass) {
                         continue; // overridden in a subclass
                     }
-                    throw new IllegalArgumentException("Two @EntityHandler methods of " + entityClass.getName()
-                            + " take " + param.getName());
+                    throw new IllegalArgumentException(
+                            "Two @EntityHandler methods of " + entityClass.getName() + " take " + param.getName());
                 }
                 MethodHandle handle;
                 try {
                     m.setAccessible(true);
                     handle = lookup.unreflect(m).asType(GENERIC);
                 } catch (IllegalAccessException | RuntimeException e) {
-                    throw new IllegalArgumentException("Cannot call @EntityHandler " + where + ": " + e.getMessage(), e);
+                    throw new IllegalArgumentException(
+                            "Cannot call @EntityHandler " + where + ": " + e.getMessage(), e);
                 }
                 boolean async = CompletionStage.class.isAssignableFrom(m.getReturnType());
                 byParam.put(param, new Handler(param, handle, async, where));
@@ -192,6 +193,5 @@ public final class EntityHandlers {
         return out;
     }
 
-    private record Handler(Class<?> param, MethodHandle handle, boolean async, String where) {
-    }
+    private record Handler(Class<?> param, MethodHandle handle, boolean async, String where) {}
 }

@@ -39,7 +39,12 @@ final class EntityStateImpl<S> implements EntityState<S> {
     /** The pending change is a {@link #clear()}: the write deletes the row. */
     private boolean clearing;
 
-    EntityStateImpl(String entity, Class<S> type, Supplier<S> initial, MessageCodec codec, byte @Nullable [] stored,
+    EntityStateImpl(
+            String entity,
+            Class<S> type,
+            Supplier<S> initial,
+            MessageCodec codec,
+            byte @Nullable [] stored,
             long storedVersion) {
         this.entity = entity;
         this.type = type;
@@ -120,8 +125,8 @@ final class EntityStateImpl<S> implements EntityState<S> {
      *
      * @return completes when durable, or failed
      */
-    CompletableFuture<Void> writeThrough(ShardingStore store, String typeName, String entityId, int shardId,
-            long epoch) {
+    CompletableFuture<Void> writeThrough(
+            ShardingStore store, String typeName, String entityId, int shardId, long epoch) {
         dirty = false;
         CompletableFuture<Void> done;
         byte[] bytes = null;

@@ -57,8 +57,13 @@ final class GracefulLeave {
 
     private final CompletableFuture<Void> acked = new CompletableFuture<>();
 
-    GracefulLeave(ShardingSettings settings, Membership membership, LocalRegions regions, ControlLoop control,
-            Outbound out, LeaseKeeper leases) {
+    GracefulLeave(
+            ShardingSettings settings,
+            Membership membership,
+            LocalRegions regions,
+            ControlLoop control,
+            Outbound out,
+            LeaseKeeper leases) {
         this.settings = settings;
         this.membership = membership;
         this.regions = regions;
@@ -88,10 +93,14 @@ final class GracefulLeave {
                 regionChanged();
             });
             drained.get(settings.handoffTimeout().toMillis(), TimeUnit.MILLISECONDS);
-            log.info("Sharding node {} handed off its shards in {} ms", nodeName,
+            log.info(
+                    "Sharding node {} handed off its shards in {} ms",
+                    nodeName,
                     (System.nanoTime() - start) / 1_000_000);
         } catch (TimeoutException e) {
-            log.warn("Sharding node {} still hosts shards after handoff-timeout {}; stopping them", nodeName,
+            log.warn(
+                    "Sharding node {} still hosts shards after handoff-timeout {}; stopping them",
+                    nodeName,
                     settings.handoffTimeout());
         } catch (Exception e) {
             log.warn("Graceful handoff of {} failed", nodeName, e);
@@ -150,7 +159,8 @@ final class GracefulLeave {
     /** Sends RegionStopped to every other member and waits (briefly) until each confirmed: nothing sent is lost. */
     void sayGoodbye() {
         Member me = membership.self();
-        List<Member> others = membership.view().stream().filter(m -> !m.equals(me)).toList();
+        List<Member> others =
+                membership.view().stream().filter(m -> !m.equals(me)).toList();
         if (others.isEmpty()) {
             return;
         }

@@ -46,8 +46,14 @@ final class InboundTraffic implements EntityTraffic.Handler {
 
     private final AtomicLong malformedFrames = new AtomicLong();
 
-    InboundTraffic(ProtocolCodec protocol, MessageCodec codec, LocalRegions regions, AskRegistry asks,
-            Executor executor, Outbound out, BiConsumer<Member, ProtocolMessage> toControl,
+    InboundTraffic(
+            ProtocolCodec protocol,
+            MessageCodec codec,
+            LocalRegions regions,
+            AskRegistry asks,
+            Executor executor,
+            Outbound out,
+            BiConsumer<Member, ProtocolMessage> toControl,
             Supplier<String> nodeName) {
         this.protocol = protocol;
         this.codec = codec;
@@ -67,7 +73,11 @@ final class InboundTraffic implements EntityTraffic.Handler {
         } catch (MalformedFrameException | IllegalArgumentException e) {
             long n = malformedFrames.incrementAndGet();
             if (n == 1 || Long.bitCount(n) == 1) {
-                log.warn("Dropped a malformed frame of {} bytes from {} ({} so far): {}", length, from, n,
+                log.warn(
+                        "Dropped a malformed frame of {} bytes from {} ({} so far): {}",
+                        length,
+                        from,
+                        n,
                         e.getMessage());
             }
             return;
@@ -86,9 +96,14 @@ final class InboundTraffic implements EntityTraffic.Handler {
             log.warn("Rejected a message from {} for unknown entity type {}", from, env.typeName());
             Member replyTo = env.replyTo();
             if (replyTo != null) {
-                out.send(replyTo, new Failure(env.correlationId(), FailureKind.REJECTED,
-                        MessageRejectedException.class.getName(),
-                        "Unknown entity type " + env.typeName() + " on node " + nodeName.get()), true);
+                out.send(
+                        replyTo,
+                        new Failure(
+                                env.correlationId(),
+                                FailureKind.REJECTED,
+                                MessageRejectedException.class.getName(),
+                                "Unknown entity type " + env.typeName() + " on node " + nodeName.get()),
+                        true);
             }
             return;
         }

@@ -5,8 +5,8 @@ import static dev.sharding.internal.LeaseTimes.later;
 
 import dev.sharding.Member;
 import dev.sharding.SplitBrainSettings;
-import dev.sharding.internal.protocol.LeaseMessage;
 import dev.sharding.internal.protocol.LeaseGrant;
+import dev.sharding.internal.protocol.LeaseMessage;
 import dev.sharding.internal.protocol.LeasePing;
 import dev.sharding.internal.protocol.LeasePong;
 import dev.sharding.internal.protocol.LeaseRefused;
@@ -133,8 +133,8 @@ final class LeaseKeeper implements LeaseMessage.Handler {
                 }
             }
         });
-        this.granting = new CoordinatorLeases(node, this, settings, decider, storeLease, leaseNanos, renewNanos,
-                marginNanos);
+        this.granting =
+                new CoordinatorLeases(node, this, settings, decider, storeLease, leaseNanos, renewNanos, marginNanos);
         if (off) {
             servingUntil = Long.MAX_VALUE;
         }
@@ -173,7 +173,8 @@ final class LeaseKeeper implements LeaseMessage.Handler {
     }
 
     /** Why this node may not serve, or {@code null} when it may (or has not had a lease yet). Any thread. */
-    @Nullable String partitioned() {
+    @Nullable
+    String partitioned() {
         return partitioned;
     }
 
@@ -183,7 +184,9 @@ final class LeaseKeeper implements LeaseMessage.Handler {
      * coordinator lease, so that a second cluster started on the same store by mistake never allocates too.
      */
     boolean inCharge(long now) {
-        return coordinating && viewWins && storeLease.foreignHolder() == null
+        return coordinating
+                && viewWins
+                && storeLease.foreignHolder() == null
                 && (off || ahead(granting.runUntil(now), now))
                 && (!storeLease.supported() || ahead(storeLease.until(), now));
     }
@@ -276,7 +279,8 @@ final class LeaseKeeper implements LeaseMessage.Handler {
             storeLease.reset();
         }
         // an operator's probe (removal of the sharding data) is a member for JGroups, never for the decision
-        List<Member> deciding = members.stream().filter(m -> !m.name().startsWith(ClusterProbe.NAME_PREFIX))
+        List<Member> deciding = members.stream()
+                .filter(m -> !m.name().startsWith(ClusterProbe.NAME_PREFIX))
                 .toList();
         boolean wins = off || decider.onView(deciding, now);
         if (wins != viewWins) {
@@ -285,8 +289,10 @@ final class LeaseKeeper implements LeaseMessage.Handler {
                 lose("its side of the cluster lost under split-brain strategy " + settings.strategy() + ": view "
                         + members + " against " + decider.references(now));
             } else {
-                log.info("Node {} is on the winning side again (view {}); it serves what it is allocated afresh",
-                        node.nodeName(), members);
+                log.info(
+                        "Node {} is on the winning side again (view {}); it serves what it is allocated afresh",
+                        node.nodeName(),
+                        members);
             }
         }
         if (coordinating) {
@@ -345,15 +351,18 @@ final class LeaseKeeper implements LeaseMessage.Handler {
                 // entities wait (their messages are held) until a lease comes back, a coordinator change in a
                 // healthy cluster takes about that long; the shards are checked against the store before they serve
                 pausedSince = now;
-                log.info("Node {} pauses its entities: its lease ran out (coordinator {})", node.nodeName(),
+                log.info(
+                        "Node {} pauses its entities: its lease ran out (coordinator {})",
+                        node.nodeName(),
                         coordinator);
             } else if (elapsed(pausedSince, now, pauseNanos)) {
                 java.time.Duration without = settings.leaseDuration().plusNanos(pauseNanos);
-                String why = lastRefusal != null ? lastRefusal
-                        : coordinating ? "as coordinator it has not heard from a winning set of members for over "
-                                + without
-                        : "it holds no lease from coordinator " + coordinator + " (none renewed for over " + without
-                                + ")";
+                String why = lastRefusal != null
+                        ? lastRefusal
+                        : coordinating
+                                ? "as coordinator it has not heard from a winning set of members for over " + without
+                                : "it holds no lease from coordinator " + coordinator + " (none renewed for over "
+                                        + without + ")";
                 lose(why);
             }
         }
@@ -377,7 +386,8 @@ final class LeaseKeeper implements LeaseMessage.Handler {
     }
 
     /** The member holding the store's coordinator lease that is not of this cluster, or {@code null}. */
-    @Nullable String foreignHolder() {
+    @Nullable
+    String foreignHolder() {
         return storeLease.foreignHolder();
     }
 
@@ -414,7 +424,7 @@ final class LeaseKeeper implements LeaseMessage.Handler {
         if (sent == null) {
             return;
         }
-        for (Iterator<Long> it = requestSent.keySet().iterator(); it.hasNext();) {
+        for (Iterator<Long> it = requestSent.keySet().iterator(); it.hasNext(); ) {
             if (it.next() <= grant.request()) {
                 it.remove();
             }

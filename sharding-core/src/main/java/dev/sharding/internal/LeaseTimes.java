@@ -13,8 +13,7 @@ final class LeaseTimes {
     /** No time: no lease, no attempt yet. */
     static final long NEVER = Long.MIN_VALUE;
 
-    private LeaseTimes() {
-    }
+    private LeaseTimes() {}
 
     /**
      * Whether a deadline is still ahead.

@@ -32,12 +32,14 @@ final class LocalRegions {
     }
 
     /** The region of a type, or {@code null} for a type this node does not know. */
-    @Nullable Region<?> get(String typeName) {
+    @Nullable
+    Region<?> get(String typeName) {
         return regions.get(typeName);
     }
 
     /** The handler of a region's control messages, or {@code null} for a type this node does not know. */
-    @Nullable RegionCommands commands(String typeName) {
+    @Nullable
+    RegionCommands commands(String typeName) {
         return commands.get(typeName);
     }
 

@@ -33,9 +33,8 @@ final class Membership {
     private static final Logger log = LoggerFactory.getLogger(Membership.class);
 
     /** How the view changed: who left, who joined, and whether the coordinator moved. */
-    record ViewChange(Set<Member> gone, Set<Member> joined, @Nullable Member newCoordinator,
-            boolean coordinatorChanged) {
-    }
+    record ViewChange(
+            Set<Member> gone, Set<Member> joined, @Nullable Member newCoordinator, boolean coordinatorChanged) {}
 
     private final LocalRegions regions;
 
@@ -86,8 +85,7 @@ final class Membership {
         Member newCoordinator = members.isEmpty() ? null : members.get(0);
         Member previous = coordinator;
         coordinator = newCoordinator;
-        return new ViewChange(gone, joined, newCoordinator,
-                newCoordinator != null && !newCoordinator.equals(previous));
+        return new ViewChange(gone, joined, newCoordinator, newCoordinator != null && !newCoordinator.equals(previous));
     }
 
     /** Registers this node's regions with the coordinator of the view. Control thread. */
@@ -146,15 +144,19 @@ final class Membership {
         if (!accepted) {
             long n = droppedControl.incrementAndGet();
             if (n == 1 || Long.bitCount(n) == 1) {
-                log.info("Dropped {} from {}: only {} may send it now ({} dropped so far)",
-                        msg.getClass().getSimpleName(), from, msg.sender() == Sender.COORDINATOR
-                                ? "the coordinator " + coordinator : "members of the view", n);
+                log.info(
+                        "Dropped {} from {}: only {} may send it now ({} dropped so far)",
+                        msg.getClass().getSimpleName(),
+                        from,
+                        msg.sender() == Sender.COORDINATOR ? "the coordinator " + coordinator : "members of the view",
+                        n);
             }
         }
         return accepted;
     }
 
-    @Nullable Member self() {
+    @Nullable
+    Member self() {
         return self;
     }
 
@@ -166,7 +168,8 @@ final class Membership {
         return view;
     }
 
-    @Nullable Member coordinator() {
+    @Nullable
+    Member coordinator() {
         return coordinator;
     }
 
@@ -174,7 +177,8 @@ final class Membership {
         return registered;
     }
 
-    @Nullable String registrationRefused() {
+    @Nullable
+    String registrationRefused() {
         return registrationRefused;
     }
 

@@ -109,29 +109,41 @@ public final class NodeRuntime implements Transport.Listener {
      * @param store where entity state, shard epochs and remembered entities are kept
      * @param executor the entity executor, or {@code null} for a work-stealing pool sized to the processors
      */
-    public NodeRuntime(ShardingSettings settings, List<EntityType<?>> types, ShardAllocationStrategy strategy,
-            MessageCodec codec, Transport transport, ShardingStore store, @Nullable ExecutorService executor) {
+    public NodeRuntime(
+            ShardingSettings settings,
+            List<EntityType<?>> types,
+            ShardAllocationStrategy strategy,
+            MessageCodec codec,
+            Transport transport,
+            ShardingStore store,
+            @Nullable ExecutorService executor) {
         this.settings = settings.validate();
         this.transport = transport;
         this.codec = codec;
         this.store = store;
-        this.protocol = new ProtocolCodec(settings.maxPayloadSize(),
+        this.protocol = new ProtocolCodec(
+                settings.maxPayloadSize(),
                 new KnownStrings(types.stream().map(EntityType::name).toList()));
         this.ownExecutor = executor == null;
         this.executor = executor != null ? executor : newEntityExecutor();
         this.membership = new Membership(regions, this::send);
         this.leases = new LeaseKeeper(this, settings.splitBrain(), stableAfterNanos(settings, -1));
         this.coordinator = new Coordinator(this, strategy, leases);
-        this.gate = new ServingGate(leases, regions, store, control, membership, this::reportShards,
-                this::regionChanged);
+        this.gate =
+                new ServingGate(leases, regions, store, control, membership, this::reportShards, this::regionChanged);
         this.leave = new GracefulLeave(settings, membership, regions, control, this::send, leases);
-        this.statistics = new ClusterStatistics(control, membership, regions, this::send, leave::isLeaving,
+        this.statistics = new ClusterStatistics(
+                control,
+                membership,
+                regions,
+                this::send,
+                leave::isLeaving,
                 () -> coordinator.isActive() ? coordinator.handoffsInProgress() : List.of());
         this.admin = new AdminClient(membership, this::send, () -> running);
-        this.dispatch = new ControlDispatch(membership, regions, coordinator, leases, leave, statistics, admin,
-                this::send, () -> running);
-        this.inbound = new InboundTraffic(protocol, codec, regions, asks, this.executor, this::send,
-                this::toControl, membership::nodeName);
+        this.dispatch = new ControlDispatch(
+                membership, regions, coordinator, leases, leave, statistics, admin, this::send, () -> running);
+        this.inbound = new InboundTraffic(
+                protocol, codec, regions, asks, this.executor, this::send, this::toControl, membership::nodeName);
         this.tick = new PeriodicTick(settings, regions, leases, asks, membership, leave, coordinator, () -> running);
         for (EntityType<?> type : types) {
             addRegion(type);
@@ -157,7 +169,8 @@ public final class NodeRuntime implements Transport.Listener {
             throw new IllegalArgumentException("Entity type " + type.name() + " is registered twice");
         }
         ShardingSettings.EntityTypeSettings ts = settings.entity(type.name());
-        int shards = ts.numberOfShards() > 0 ? ts.numberOfShards()
+        int shards = ts.numberOfShards() > 0
+                ? ts.numberOfShards()
                 : type.numberOfShards() > 0 ? type.numberOfShards() : settings.numberOfShards();
         Region<T> region = new Region<>(this, type, EntityHandlers.of(type.entityClass()), shards, ts.proxyOnly());
         regions.add(region, new RegionCommands(region, this));
@@ -165,12 +178,16 @@ public final class NodeRuntime implements Transport.Listener {
 
     private static ExecutorService newEntityExecutor() {
         int parallelism = Math.max(2, Runtime.getRuntime().availableProcessors());
-        return new ForkJoinPool(parallelism, pool -> {
-            ForkJoinWorkerThread t = ForkJoinPool.defaultForkJoinWorkerThreadFactory.newThread(pool);
-            t.setName("sharding-entity-" + t.getPoolIndex());
-            t.setDaemon(true);
-            return t;
-        }, (t, e) -> log.error("Uncaught failure on {}", t.getName(), e), true);
+        return new ForkJoinPool(
+                parallelism,
+                pool -> {
+                    ForkJoinWorkerThread t = ForkJoinPool.defaultForkJoinWorkerThreadFactory.newThread(pool);
+                    t.setName("sharding-entity-" + t.getPoolIndex());
+                    t.setDaemon(true);
+                    return t;
+                },
+                (t, e) -> log.error("Uncaught failure on {}", t.getName(), e),
+                true);
     }
 
     // ---- lifecycle ---------------------------------------------------------------------------------------------
@@ -187,11 +204,14 @@ public final class NodeRuntime implements Transport.Listener {
         running = true;
         try {
             // before the first view: the first Register carries it
-            membership.storeId(store.storeId().get(settings.askTimeout().toMillis() * 2, TimeUnit.MILLISECONDS)
+            membership.storeId(store.storeId()
+                    .get(settings.askTimeout().toMillis() * 2, TimeUnit.MILLISECONDS)
                     .orElse(""));
         } catch (Exception e) {
-            log.warn("Cannot read the id of the store; the coordinator cannot check that this node shares its store: "
-                    + "{}", e.toString());
+            log.warn(
+                    "Cannot read the id of the store; the coordinator cannot check that this node shares its store: "
+                            + "{}",
+                    e.toString());
         }
         try {
             transport.start(this);
@@ -207,7 +227,10 @@ public final class NodeRuntime implements Transport.Listener {
             control.offer(() -> leases.stableAfter(stable));
         }
         control.every(PeriodicTick.PERIOD_MILLIS, tick);
-        log.info("Sharding node {} joined cluster {} with regions {}", nodeName(), settings.clusterName(),
+        log.info(
+                "Sharding node {} joined cluster {} with regions {}",
+                nodeName(),
+                settings.clusterName(),
                 regions.typeNames());
     }
 
@@ -646,8 +669,8 @@ public final class NodeRuntime implements Transport.Listener {
      * @param timeout how long to wait for the answer
      * @return the coordinator's answer
      */
-    public CompletableFuture<AdminReply> admin(@Nullable String typeName, int shardId, @Nullable String targetNode,
-            Duration timeout) {
+    public CompletableFuture<AdminReply> admin(
+            @Nullable String typeName, int shardId, @Nullable String targetNode, Duration timeout) {
         return admin.request(typeName, shardId, targetNode, timeout);
     }
 

@@ -46,8 +46,7 @@ final class PartitionDecider {
     /** When the last recorded view stopped being this node's running view (it lost), or -1 while it still is. */
     private long endedNanos = -1;
 
-    private record Entry(List<Member> members, long installedNanos) {
-    }
+    private record Entry(List<Member> members, long installedNanos) {}
 
     /**
      * Creates a decider.
@@ -144,12 +143,14 @@ final class PartitionDecider {
      * @return true once it lasted stable-after plus the skew
      */
     boolean stable(long nowNanos) {
-        return endedNanos < 0 && !history.isEmpty()
+        return endedNanos < 0
+                && !history.isEmpty()
                 && life(history.size() - 1, nowNanos) >= stableAfterNanos + skewNanos;
     }
 
     private long life(int i, long nowNanos) {
-        long end = i == history.size() - 1 ? (endedNanos >= 0 ? endedNanos : nowNanos)
+        long end = i == history.size() - 1
+                ? (endedNanos >= 0 ? endedNanos : nowNanos)
                 : history.get(i + 1).installedNanos();
         return end - history.get(i).installedNanos();
     }

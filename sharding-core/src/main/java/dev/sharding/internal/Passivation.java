@@ -65,8 +65,12 @@ final class Passivation {
     /** Entities last active at or before this are idle in the running pass. */
     private long idleSince;
 
-    Passivation(int numberOfShards, IntFunction<@Nullable Collection<? extends Candidate>> hosted,
-            Supplier<Duration> idleTimeout, IntSupplier maxActive, IntSupplier activeEntities,
+    Passivation(
+            int numberOfShards,
+            IntFunction<@Nullable Collection<? extends Candidate>> hosted,
+            Supplier<Duration> idleTimeout,
+            IntSupplier maxActive,
+            IntSupplier activeEntities,
             boolean rememberEntities) {
         this.numberOfShards = numberOfShards;
         this.hosted = hosted;

@@ -52,14 +52,15 @@ final class PendingAsk<R> implements ReplySink {
 
     @Override
     public void fail(FailureKind kind, String className, @Nullable String message) {
-        future.completeExceptionally(switch (kind) {
-            case ENTITY_FAILED -> new EntityException(typeName, entityId, className, message);
-            case UNHANDLED -> new UnhandledMessageException(String.valueOf(message));
-            case REJECTED -> new MessageRejectedException(String.valueOf(message));
-            case BUFFER_FULL -> new BufferFullException(String.valueOf(message));
-            case UNAVAILABLE -> new ShardingException(String.valueOf(message));
-            case PARTITIONED -> new dev.sharding.ClusterPartitionedException(String.valueOf(message));
-        });
+        future.completeExceptionally(
+                switch (kind) {
+                    case ENTITY_FAILED -> new EntityException(typeName, entityId, className, message);
+                    case UNHANDLED -> new UnhandledMessageException(String.valueOf(message));
+                    case REJECTED -> new MessageRejectedException(String.valueOf(message));
+                    case BUFFER_FULL -> new BufferFullException(String.valueOf(message));
+                    case UNAVAILABLE -> new ShardingException(String.valueOf(message));
+                    case PARTITIONED -> new dev.sharding.ClusterPartitionedException(String.valueOf(message));
+                });
     }
 
     void fail(Throwable t) {
@@ -68,7 +69,9 @@ final class PendingAsk<R> implements ReplySink {
 
     void expire() {
         future.completeExceptionally(new AskTimeoutException("Ask to [" + typeName + "/" + entityId
-                + "] timed out" + (target == null ? " before its shard's home was known"
+                + "] timed out"
+                + (target == null
+                        ? " before its shard's home was known"
                         : " waiting for the entity's reply from " + target)));
     }
 

@@ -55,8 +55,15 @@ final class PeriodicTick implements Runnable {
 
     private long lastRetryNanos;
 
-    PeriodicTick(ShardingSettings settings, LocalRegions regions, LeaseKeeper leases, AskRegistry asks,
-            Membership membership, GracefulLeave leave, Coordinator coordinator, BooleanSupplier running) {
+    PeriodicTick(
+            ShardingSettings settings,
+            LocalRegions regions,
+            LeaseKeeper leases,
+            AskRegistry asks,
+            Membership membership,
+            GracefulLeave leave,
+            Coordinator coordinator,
+            BooleanSupplier running) {
         this.settings = settings;
         this.regions = regions;
         this.leases = leases;

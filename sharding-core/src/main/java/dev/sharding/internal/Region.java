@@ -1,22 +1,18 @@
 package dev.sharding.internal;
 
-import dev.sharding.BufferFullException;
 import dev.sharding.EntityType;
 import dev.sharding.Member;
-import dev.sharding.MessageRejectedException;
 import dev.sharding.ShardRegion;
 import dev.sharding.ShardingException;
 import dev.sharding.ShardingSettings;
 import dev.sharding.UnhandledMessageException;
-import dev.sharding.internal.protocol.EntityEnvelope;
-import dev.sharding.internal.protocol.FailureKind;
 import dev.sharding.internal.protocol.BeginHandOffAck;
+import dev.sharding.internal.protocol.EntityEnvelope;
 import dev.sharding.internal.protocol.EntityTransfer;
 import dev.sharding.internal.protocol.RegionInfo;
 import dev.sharding.internal.protocol.ShardStopped;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -105,9 +101,13 @@ public final class Region<T> implements ShardRegion<T> {
         }
         this.router = new ShardRouter(node, type.name(), slots);
         this.journal = rememberEntities ? new RememberJournal(type.name(), node.store(), this::onControl) : null;
-        this.passivation = new Passivation(numberOfShards, this::liveCells,
-                () -> node.settings().idleTimeout(type.name()), () -> node.settings().passivationMaxActiveEntities(),
-                activeEntities::get, rememberEntities);
+        this.passivation = new Passivation(
+                numberOfShards,
+                this::liveCells,
+                () -> node.settings().idleTimeout(type.name()),
+                () -> node.settings().passivationMaxActiveEntities(),
+                activeEntities::get,
+                rememberEntities);
     }
 
     /** The live entities of a shard hosted here and not stopping, or {@code null}. */
@@ -243,7 +243,9 @@ public final class Region<T> implements ShardRegion<T> {
     /** Starts the remembered entities of a shard that has just started here. */
     private void startRemembered(int shardId, Shard local) {
         if (journal != null) {
-            journal.startRemembered(shardId, () -> slots[shardId].local == local && !local.stopping,
+            journal.startRemembered(
+                    shardId,
+                    () -> slots[shardId].local == local && !local.stopping,
                     id -> local.deliver(id, EntityCell.StartSignal.INSTANCE, ReplySink.TELL));
         }
     }
@@ -287,8 +289,9 @@ public final class Region<T> implements ShardRegion<T> {
     public void tell(String entityId, Object message) {
         int shard = check(entityId, message);
         if (!handlers.handles(message.getClass())) {
-            throw new UnhandledMessageException("Entity type " + type.name() + " (" + type.entityClass().getName()
-                    + ") has no @EntityHandler for " + message.getClass().getName());
+            throw new UnhandledMessageException(
+                    "Entity type " + type.name() + " (" + type.entityClass().getName() + ") has no @EntityHandler for "
+                            + message.getClass().getName());
         }
         node.checkRunning();
         router.route(slots[shard], entityId, message, null);
@@ -304,11 +307,12 @@ public final class Region<T> implements ShardRegion<T> {
         Objects.requireNonNull(replyType, "replyType");
         Objects.requireNonNull(timeout, "timeout");
         int shard = check(entityId, message);
-        PendingAsk<R> ask = new PendingAsk<>(replyType, type.name(), entityId,
-                System.nanoTime() + Math.max(1, timeout.toNanos()));
+        PendingAsk<R> ask =
+                new PendingAsk<>(replyType, type.name(), entityId, System.nanoTime() + Math.max(1, timeout.toNanos()));
         if (!handlers.handles(message.getClass())) {
-            ask.fail(new UnhandledMessageException("Entity type " + type.name() + " ("
-                    + type.entityClass().getName() + ") has no @EntityHandler for " + message.getClass().getName()));
+            ask.fail(new UnhandledMessageException(
+                    "Entity type " + type.name() + " (" + type.entityClass().getName() + ") has no @EntityHandler for "
+                            + message.getClass().getName()));
             return ask.future;
         }
         if (!node.isRunning()) {
@@ -365,8 +369,13 @@ public final class Region<T> implements ShardRegion<T> {
             if (!transfer.isEmpty() && transferEpoch + 1 != epoch) {
                 // another allocation came between the incarnation that stopped and this one: the store may hold
                 // newer state than what was carried, so every entity reads its state from the store
-                log.info("Shard {} of {}: state carried from epoch {} is not the one before epoch {}; reading it "
-                        + "from the store", shardId, type.name(), transferEpoch, epoch);
+                log.info(
+                        "Shard {} of {}: state carried from epoch {} is not the one before epoch {}; reading it "
+                                + "from the store",
+                        shardId,
+                        type.name(),
+                        transferEpoch,
+                        epoch);
                 carried = List.of();
             }
             local = new Shard(this, shardId, epoch, carried);
@@ -417,7 +426,8 @@ public final class Region<T> implements ShardRegion<T> {
         }
         ShardSlot slot = slots[shardId];
         if (slot.local == null) {
-            node.sendToCoordinator(new ShardStopped(type.name(), shardId, 0, List.of())); // done before, or never hosted
+            node.sendToCoordinator(
+                    new ShardStopped(type.name(), shardId, 0, List.of())); // done before, or never hosted
             return;
         }
         handOffOf(slot).handOff(regions);
@@ -489,7 +499,8 @@ public final class Region<T> implements ShardRegion<T> {
     }
 
     /** The home of a shard as this region knows it. */
-    @Nullable Member homeOf(int shardId) {
+    @Nullable
+    Member homeOf(int shardId) {
         return router.homeOf(shardId);
     }
 
@@ -533,8 +544,12 @@ public final class Region<T> implements ShardRegion<T> {
         ShardSlot slot = slots[shardId];
         Shard local = slot.local;
         if (local != null && local.epoch() == epoch) {
-            log.warn("Stopping stale shard {} of {} (epoch {}) on {}: a newer copy runs elsewhere", shardId,
-                    type.name(), epoch, node.nodeName());
+            log.warn(
+                    "Stopping stale shard {} of {} (epoch {}) on {}: a newer copy runs elsewhere",
+                    shardId,
+                    type.name(),
+                    epoch,
+                    node.nodeName());
             drop(slot, local);
             node.regionChanged();
         }
@@ -549,8 +564,13 @@ public final class Region<T> implements ShardRegion<T> {
             ShardSlot slot = slots[shardId];
             Shard local = slot.local;
             if (local != null && local.epoch() == epoch) {
-                log.warn("Shard {} of {} on {} was allocated elsewhere since epoch {} (the store refused a write as "
-                        + "stale); stopping it", shardId, type.name(), node.nodeName(), epoch);
+                log.warn(
+                        "Shard {} of {} on {} was allocated elsewhere since epoch {} (the store refused a write as "
+                                + "stale); stopping it",
+                        shardId,
+                        type.name(),
+                        node.nodeName(),
+                        epoch);
                 drop(slot, local);
                 node.stopServingShard();
             }
@@ -572,9 +592,14 @@ public final class Region<T> implements ShardRegion<T> {
         for (ShardSlot slot : slots) {
             Shard local = slot.local;
             if (local != null && current.getOrDefault(slot.shardId, 0L) > local.epoch()) {
-                log.warn("Shard {} of {} on {} was allocated elsewhere (epoch {}) while this node had no lease "
-                        + "(epoch {}); stopping it", slot.shardId, type.name(), node.nodeName(),
-                        current.get(slot.shardId), local.epoch());
+                log.warn(
+                        "Shard {} of {} on {} was allocated elsewhere (epoch {}) while this node had no lease "
+                                + "(epoch {}); stopping it",
+                        slot.shardId,
+                        type.name(),
+                        node.nodeName(),
+                        current.get(slot.shardId),
+                        local.epoch());
                 drop(slot, local);
             }
         }

@@ -29,8 +29,7 @@ final class RememberJournal {
 
     private static final Logger log = LoggerFactory.getLogger(RememberJournal.class);
 
-    private record Event(int shardId, String entityId, boolean started) {
-    }
+    private record Event(int shardId, String entityId, boolean started) {}
 
     private final String typeName;
 
@@ -87,8 +86,8 @@ final class RememberJournal {
         CompletableFuture<Void> running = flushing.get(shard);
         if (running != null) {
             CompletableFuture<Void> next = new CompletableFuture<>();
-            running.whenComplete((v, t) -> onControl.accept(() -> flushShard(shard).whenComplete((v2, t2) ->
-                    next.complete(null))));
+            running.whenComplete(
+                    (v, t) -> onControl.accept(() -> flushShard(shard).whenComplete((v2, t2) -> next.complete(null))));
             return next;
         }
         Map<String, Boolean> shardEvents = unflushed.remove(shard);
@@ -109,8 +108,11 @@ final class RememberJournal {
         write.whenComplete((v, failure) -> onControl.accept(() -> {
             flushing.remove(shard);
             if (failure != null) {
-                log.warn("Cannot store the remembered entities of shard {} of {}; trying again: {}", shard,
-                        typeName, failure.toString());
+                log.warn(
+                        "Cannot store the remembered entities of shard {} of {}; trying again: {}",
+                        shard,
+                        typeName,
+                        failure.toString());
                 Map<String, Boolean> merged = new LinkedHashMap<>(shardEvents);
                 Map<String, Boolean> newer = unflushed.get(shard);
                 if (newer != null) {
@@ -131,11 +133,14 @@ final class RememberJournal {
      * @param stillHosted whether the shard still runs here when the ids arrive
      * @param start starts one entity
      */
-    void startRemembered(int shardId, java.util.function.BooleanSupplier stillHosted,
-            java.util.function.Consumer<String> start) {
+    void startRemembered(
+            int shardId, java.util.function.BooleanSupplier stillHosted, java.util.function.Consumer<String> start) {
         store.remembered(typeName, shardId).whenComplete((ids, failure) -> {
             if (failure != null) {
-                log.warn("Cannot read the remembered entities of shard {} of {}: {}", shardId, typeName,
+                log.warn(
+                        "Cannot read the remembered entities of shard {} of {}: {}",
+                        shardId,
+                        typeName,
                         failure.toString());
                 return;
             }

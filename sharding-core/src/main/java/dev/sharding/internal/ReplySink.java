@@ -11,12 +11,10 @@ public interface ReplySink {
     /** The sink of a tell: outcomes are dropped (failures are logged where they happen). */
     ReplySink TELL = new ReplySink() {
         @Override
-        public void reply(@Nullable Object value) {
-        }
+        public void reply(@Nullable Object value) {}
 
         @Override
-        public void fail(FailureKind kind, String className, @Nullable String message) {
-        }
+        public void fail(FailureKind kind, String className, @Nullable String message) {}
 
         @Override
         public boolean isTell() {

@@ -48,8 +48,14 @@ final class ServingGate {
     /** Entities whose message waits for the node to serve again. */
     private final ConcurrentLinkedQueue<EntityCell> parked = new ConcurrentLinkedQueue<>();
 
-    ServingGate(LeaseKeeper leases, LocalRegions regions, ShardingStore store, ControlLoop control,
-            Membership membership, Runnable reportShards, Runnable regionChanged) {
+    ServingGate(
+            LeaseKeeper leases,
+            LocalRegions regions,
+            ShardingStore store,
+            ControlLoop control,
+            Membership membership,
+            Runnable reportShards,
+            Runnable regionChanged) {
         this.leases = leases;
         this.regions = regions;
         this.store = store;
@@ -66,8 +72,7 @@ final class ServingGate {
 
     /** The exception a call gets while the node does not serve. */
     ClusterPartitionedException partitionedException(String reason) {
-        return new ClusterPartitionedException("Sharding node " + membership.nodeName() + " does not serve: "
-                + reason);
+        return new ClusterPartitionedException("Sharding node " + membership.nodeName() + " does not serve: " + reason);
     }
 
     /** An entity waits for the node to serve again. Entity threads. */
@@ -102,7 +107,8 @@ final class ServingGate {
      * thread.
      */
     void resumeServing() {
-        List<Region<?>> hosting = regions.all().stream().filter(r -> r.hostedShards() > 0).toList();
+        List<Region<?>> hosting =
+                regions.all().stream().filter(r -> r.hostedShards() > 0).toList();
         if (hosting.isEmpty()) {
             reportShards.run();
             return;
@@ -119,8 +125,11 @@ final class ServingGate {
             checks.add(epochs.handle((current, failure) -> {
                 control.offer(() -> {
                     if (failure != null) {
-                        log.warn("Cannot check the shards of {} on {} against the store; dropping them: {}",
-                                r.typeName(), membership.nodeName(), failure.toString());
+                        log.warn(
+                                "Cannot check the shards of {} on {} against the store; dropping them: {}",
+                                r.typeName(),
+                                membership.nodeName(),
+                                failure.toString());
                         r.dropHosted();
                     } else {
                         r.dropStale(current);
@@ -129,8 +138,8 @@ final class ServingGate {
                 return null;
             }));
         }
-        CompletableFuture.allOf(checks.toArray(CompletableFuture[]::new)).whenComplete((v, t) ->
-                control.offer(() -> {
+        CompletableFuture.allOf(checks.toArray(CompletableFuture[]::new))
+                .whenComplete((v, t) -> control.offer(() -> {
                     verifying = false;
                     unparkAll();
                     reportShards.run();

@@ -3,8 +3,8 @@ package dev.sharding.internal;
 import dev.sharding.internal.protocol.EntityTransfer;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.Map;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
@@ -52,7 +52,8 @@ final class Shard {
     }
 
     /** The state the previous owner carried for an entity, if any; taken once. */
-    @Nullable EntityTransfer takeTransfer(String entityId) {
+    @Nullable
+    EntityTransfer takeTransfer(String entityId) {
         return transferIn.remove(entityId);
     }
 
@@ -129,8 +130,8 @@ final class Shard {
         List<CompletableFuture<Void>> all = new ArrayList<>();
         for (EntityCell cell : cells.values()) {
             CompletableFuture<Void> done = new CompletableFuture<>();
-            if (!cell.enqueue(new EntityCell.Delivery(new EntityCell.StopSignal(() -> done.complete(null)),
-                    ReplySink.TELL))) {
+            if (!cell.enqueue(
+                    new EntityCell.Delivery(new EntityCell.StopSignal(() -> done.complete(null)), ReplySink.TELL))) {
                 done.complete(null); // retired: nothing left to stop
             }
             all.add(done);

@@ -80,26 +80,40 @@ final class ShardHandOff {
             return;
         }
         List<Member> members = node.members();
-        List<Member> missing = regions.stream().filter(m -> members.contains(m) && !acks.contains(m)).toList();
+        List<Member> missing = regions.stream()
+                .filter(m -> members.contains(m) && !acks.contains(m))
+                .toList();
         if (!missing.isEmpty()) {
             if (System.nanoTime() - deadlineNanos < 0) {
                 return;
             }
-            log.warn("Handoff of shard {} of {}: no acknowledgement from {} within handoff-timeout; stopping it"
-                    + " anyway", slot.shardId, region.typeName(), missing);
+            log.warn(
+                    "Handoff of shard {} of {}: no acknowledgement from {} within handoff-timeout; stopping it"
+                            + " anyway",
+                    slot.shardId,
+                    region.typeName(),
+                    missing);
         }
         local.stopping = true;
         region.whenQuiet(slot, () -> {
             long left = Math.max(0, deadlineNanos - System.nanoTime());
             local.stop().whenComplete((v, t) -> node.control().execute(() -> done(local)));
-            node.control().schedule(() -> {
-                if (slot.local == local) {
-                    int forced = local.forceStop();
-                    log.warn("Handoff of shard {} of {}: {} entities did not stop within handoff-timeout and were"
-                            + " stopped forcibly", slot.shardId, region.typeName(), forced);
-                    done(local);
-                }
-            }, left, TimeUnit.NANOSECONDS);
+            node.control()
+                    .schedule(
+                            () -> {
+                                if (slot.local == local) {
+                                    int forced = local.forceStop();
+                                    log.warn(
+                                            "Handoff of shard {} of {}: {} entities did not stop within handoff-timeout and were"
+                                                    + " stopped forcibly",
+                                            slot.shardId,
+                                            region.typeName(),
+                                            forced);
+                                    done(local);
+                                }
+                            },
+                            left,
+                            TimeUnit.NANOSECONDS);
         });
     }
 
@@ -114,10 +128,11 @@ final class ShardHandOff {
             node.sendToCoordinator(stopped);
         } else {
             // the new home reads the shard's remembered ids when it starts it: the ones started here lately first
-            region.flushRemembered(slot.shardId).whenComplete((v, t) -> node.control().execute(() -> {
-                node.sendToCoordinator(stopped);
-                node.regionChanged();
-            }));
+            region.flushRemembered(slot.shardId)
+                    .whenComplete((v, t) -> node.control().execute(() -> {
+                        node.sendToCoordinator(stopped);
+                        node.regionChanged();
+                    }));
         }
         node.regionChanged();
     }

@@ -123,8 +123,8 @@ final class ShardRouter {
             correlationId = node.asks().register(ask);
             replyTo = node.self();
         }
-        EntityEnvelope envelope = new EntityEnvelope(typeName, entityId, slot.shardId, correlationId, replyTo,
-                payload, 0, payload.length);
+        EntityEnvelope envelope = new EntityEnvelope(
+                typeName, entityId, slot.shardId, correlationId, replyTo, payload, 0, payload.length);
         node.transport().send(home, node.protocol().encode(envelope), false);
     }
 
@@ -137,8 +137,12 @@ final class ShardRouter {
             if (item.envelope() != null) {
                 EntityEnvelope env = item.envelope();
                 if (env.replyTo() != null) {
-                    node.sendFailure(env.replyTo(), env.correlationId(), FailureKind.BUFFER_FULL,
-                            BufferFullException.class.getName(), reason);
+                    node.sendFailure(
+                            env.replyTo(),
+                            env.correlationId(),
+                            FailureKind.BUFFER_FULL,
+                            BufferFullException.class.getName(),
+                            reason);
                 } else {
                     dropTell(reason);
                 }
@@ -167,17 +171,23 @@ final class ShardRouter {
 
     /** An envelope arrived from another node; delivers, forwards, or buffers it. */
     void receive(EntityEnvelope env, byte[] frame, int offset, int length) {
-        if (env.shardId() != EntityType.shardOf(env.entityId(), numberOfShards) || env.entityId().isEmpty()
+        if (env.shardId() != EntityType.shardOf(env.entityId(), numberOfShards)
+                || env.entityId().isEmpty()
                 || env.entityId().length() > ShardingSettings.MAX_ENTITY_ID_LENGTH) {
-            reject(env, "Envelope for [" + typeName + "/" + env.entityId() + "] names shard " + env.shardId()
-                    + " but the id belongs to shard " + EntityType.shardOf(env.entityId(), numberOfShards)
-                    + " of " + numberOfShards + " (do all nodes use the same number-of-shards?)");
+            reject(
+                    env,
+                    "Envelope for [" + typeName + "/" + env.entityId() + "] names shard " + env.shardId()
+                            + " but the id belongs to shard " + EntityType.shardOf(env.entityId(), numberOfShards)
+                            + " of " + numberOfShards + " (do all nodes use the same number-of-shards?)");
             return;
         }
         String partitioned = node.partitionedReason();
         if (partitioned != null) {
             if (env.replyTo() != null) {
-                node.sendFailure(env.replyTo(), env.correlationId(), FailureKind.PARTITIONED,
+                node.sendFailure(
+                        env.replyTo(),
+                        env.correlationId(),
+                        FailureKind.PARTITIONED,
                         dev.sharding.ClusterPartitionedException.class.getName(),
                         node.partitionedException(partitioned).getMessage());
             }
@@ -200,8 +210,14 @@ final class ShardRouter {
                         // a private copy of the frame (the transport's buffer is not ours to keep), with the
                         // envelope's payload pointing into it: no second decode
                         byte[] copy = Arrays.copyOfRange(frame, offset, offset + length);
-                        EntityEnvelope own = new EntityEnvelope(env.typeName(), env.entityId(), env.shardId(),
-                                env.correlationId(), env.replyTo(), copy, env.payloadOffset() - offset,
+                        EntityEnvelope own = new EntityEnvelope(
+                                env.typeName(),
+                                env.entityId(),
+                                env.shardId(),
+                                env.correlationId(),
+                                env.replyTo(),
+                                copy,
+                                env.payloadOffset() - offset,
                                 env.payloadLength());
                         try {
                             buffer(slot, new ShardSlot.Buffered(env.entityId(), null, null, copy, own), null);
@@ -218,8 +234,8 @@ final class ShardRouter {
         }
     }
 
-    private void deliverReceived(ShardSlot slot, Member home, EntityEnvelope env, byte[] frame, int offset,
-            int length) {
+    private void deliverReceived(
+            ShardSlot slot, Member home, EntityEnvelope env, byte[] frame, int offset, int length) {
         if (home.equals(node.self())) {
             Shard local = slot.local;
             if (local == null) {
@@ -239,12 +255,17 @@ final class ShardRouter {
         } catch (MessageRejectedException e) {
             log.warn("Rejected a message for [{}/{}]: {}", typeName, env.entityId(), e.getMessage());
             if (env.replyTo() != null) {
-                node.sendFailure(env.replyTo(), env.correlationId(), FailureKind.REJECTED,
-                        MessageRejectedException.class.getName(), e.getMessage());
+                node.sendFailure(
+                        env.replyTo(),
+                        env.correlationId(),
+                        FailureKind.REJECTED,
+                        MessageRejectedException.class.getName(),
+                        e.getMessage());
             }
             return;
         }
-        ReplySink sink = env.replyTo() == null ? ReplySink.TELL
+        ReplySink sink = env.replyTo() == null
+                ? ReplySink.TELL
                 : new RemoteReplySink(node, env.replyTo(), env.correlationId(), typeName, env.entityId());
         local.deliver(env.entityId(), message, sink);
     }
@@ -252,8 +273,12 @@ final class ShardRouter {
     private void reject(EntityEnvelope env, String reason) {
         log.warn("Rejected a message: {}", reason);
         if (env.replyTo() != null) {
-            node.sendFailure(env.replyTo(), env.correlationId(), FailureKind.REJECTED,
-                    MessageRejectedException.class.getName(), reason);
+            node.sendFailure(
+                    env.replyTo(),
+                    env.correlationId(),
+                    FailureKind.REJECTED,
+                    MessageRejectedException.class.getName(),
+                    reason);
         }
     }
 
@@ -268,8 +293,8 @@ final class ShardRouter {
         ShardSlot slot = slots[shardId];
         if (!node.members().contains(home)) {
             // a member that is gone (or not yet known here): the home is asked for again at the next retry
-            log.debug("Ignoring home {} of shard {} of {}: not in the view {}", home, shardId, typeName,
-                    node.members());
+            log.debug(
+                    "Ignoring home {} of shard {} of {}: not in the view {}", home, shardId, typeName, node.members());
             return;
         }
         if (home.equals(node.self())) {
@@ -351,9 +376,14 @@ final class ShardRouter {
                     if (item.ask() != null) {
                         item.ask().fail(reason);
                     } else if (item.envelope() != null && item.envelope().replyTo() != null) {
-                        node.sendFailure(item.envelope().replyTo(), item.envelope().correlationId(),
-                                reason instanceof dev.sharding.ClusterPartitionedException ? FailureKind.PARTITIONED
-                                        : FailureKind.UNAVAILABLE, reason.getClass().getName(), reason.getMessage());
+                        node.sendFailure(
+                                item.envelope().replyTo(),
+                                item.envelope().correlationId(),
+                                reason instanceof dev.sharding.ClusterPartitionedException
+                                        ? FailureKind.PARTITIONED
+                                        : FailureKind.UNAVAILABLE,
+                                reason.getClass().getName(),
+                                reason.getMessage());
                     }
                 }
                 slot.requested = false;
@@ -361,7 +391,8 @@ final class ShardRouter {
         }
     }
 
-    @Nullable Member homeOf(int shardId) {
+    @Nullable
+    Member homeOf(int shardId) {
         return slots[shardId].home;
     }
 }

@@ -35,7 +35,8 @@ final class ShardSlot {
     boolean requested;
 
     /** At the owner: the handoff of the shard hosted here, from its first acknowledgement or {@code HandOff}. */
-    @Nullable ShardHandOff handOff;
+    @Nullable
+    ShardHandOff handOff;
 
     ShardSlot(int shardId) {
         this.shardId = shardId;
@@ -45,7 +46,10 @@ final class ShardSlot {
      * A message waiting for the shard's home: either sent on this node ({@code message}, with {@code ask} or a tell)
      * or received from another node ({@code frame}, a private copy, with its decoded {@code envelope}).
      */
-    record Buffered(String entityId, @Nullable Object message, @Nullable PendingAsk<?> ask,
-            byte @Nullable [] frame, @Nullable EntityEnvelope envelope) {
-    }
+    record Buffered(
+            String entityId,
+            @Nullable Object message,
+            @Nullable PendingAsk<?> ask,
+            byte @Nullable [] frame,
+            @Nullable EntityEnvelope envelope) {}
 }

@@ -110,7 +110,8 @@ final class StoreLease {
     }
 
     /** The member holding the lease that is not of this cluster, or {@code null}. */
-    @Nullable String foreignHolder() {
+    @Nullable
+    String foreignHolder() {
         return foreignHolder;
     }
 
@@ -150,8 +151,11 @@ final class StoreLease {
         if (cause instanceof UnsupportedOperationException) {
             supported = false;
             if (settings.strategy() == SplitBrainSettings.Strategy.STORE_LEASE) {
-                log.error("Split-brain strategy store-lease needs a store that holds leases, and {} does not: the "
-                        + "coordinator on {} can never run", store.getClass().getName(), node.nodeName());
+                log.error(
+                        "Split-brain strategy store-lease needs a store that holds leases, and {} does not: the "
+                                + "coordinator on {} can never run",
+                        store.getClass().getName(),
+                        node.nodeName());
             }
         } else {
             log.warn("Cannot renew the coordinator lease in the store: {}", cause.toString());
@@ -172,10 +176,14 @@ final class StoreLease {
             }
         } else if (!knownMemberIds.contains(lease.holderId())) {
             if (foreignHolder == null) {
-                log.error("Another cluster named '{}' runs on this store: its coordinator {} ({}) holds the store's "
-                        + "coordinator lease, and it is not a member of this cluster {}. This coordinator allocates "
-                        + "no shard while it does; check that every node lists the others in "
-                        + "sharding.jgroups.initial-hosts", node.clusterName(), lease.holderName(), lease.holderId(),
+                log.error(
+                        "Another cluster named '{}' runs on this store: its coordinator {} ({}) holds the store's "
+                                + "coordinator lease, and it is not a member of this cluster {}. This coordinator allocates "
+                                + "no shard while it does; check that every node lists the others in "
+                                + "sharding.jgroups.initial-hosts",
+                        node.clusterName(),
+                        lease.holderName(),
+                        lease.holderId(),
                         node.members());
             }
             foreignHolder = lease.holderName();
@@ -186,7 +194,8 @@ final class StoreLease {
     void release(boolean coordinating) {
         if (coordinating && supported) {
             try {
-                node.store().releaseCoordinatorLease(node.clusterName(), node.self().id());
+                node.store()
+                        .releaseCoordinatorLease(node.clusterName(), node.self().id());
             } catch (RuntimeException e) {
                 log.debug("Releasing the store lease failed", e);
             }

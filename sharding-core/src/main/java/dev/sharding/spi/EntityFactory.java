@@ -22,6 +22,5 @@ public interface EntityFactory<T> {
      *
      * @param entity the instance
      */
-    default void destroy(T entity) {
-    }
+    default void destroy(T entity) {}
 }

@@ -80,7 +80,8 @@ public final class LeastShardAllocationStrategy implements ShardAllocationStrate
         int optimal = total / regions + (total % regions == 0 ? 0 : 1);
         int limit = Math.max(1, Math.min((int) (relativeLimit * total), absoluteLimit));
         List<Map.Entry<Member, Set<Integer>>> byLoad = new ArrayList<>(allocations.entrySet());
-        byLoad.sort(Comparator.<Map.Entry<Member, Set<Integer>>>comparingInt(e -> -e.getValue().size())
+        byLoad.sort(Comparator.<Map.Entry<Member, Set<Integer>>>comparingInt(
+                        e -> -e.getValue().size())
                 .thenComparing(Map.Entry::getKey));
 
         // phase 1: everything above optimal, alternating between the overloaded regions

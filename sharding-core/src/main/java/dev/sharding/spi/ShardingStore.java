@@ -76,8 +76,8 @@ public interface ShardingStore extends AutoCloseable {
      * @return the epoch of every shard of the type that has one
      */
     default CompletableFuture<java.util.Map<Integer, Long>> currentEpochs(String typeName) {
-        return CompletableFuture.failedFuture(new UnsupportedOperationException(
-                getClass().getName() + " cannot read shard epochs"));
+        return CompletableFuture.failedFuture(
+                new UnsupportedOperationException(getClass().getName() + " cannot read shard epochs"));
     }
 
     /**
@@ -89,8 +89,8 @@ public interface ShardingStore extends AutoCloseable {
      * @param stopped ids no longer to be restarted
      * @return completes once durable
      */
-    CompletableFuture<Void> updateRemembered(String typeName, int shardId, Collection<String> started,
-            Collection<String> stopped);
+    CompletableFuture<Void> updateRemembered(
+            String typeName, int shardId, Collection<String> started, Collection<String> stopped);
 
     /**
      * The remembered entities of a shard.
@@ -137,10 +137,10 @@ public interface ShardingStore extends AutoCloseable {
      * @param duration how long the lease lasts from the store's now, if granted
      * @return the lease as it is after the call: granted to {@code holderId} or held by another member
      */
-    default CompletableFuture<CoordinatorLease> acquireCoordinatorLease(String clusterName, String holderId,
-            String holderName, java.time.Duration duration) {
-        return CompletableFuture.failedFuture(new UnsupportedOperationException(
-                getClass().getName() + " cannot hold a coordinator lease"));
+    default CompletableFuture<CoordinatorLease> acquireCoordinatorLease(
+            String clusterName, String holderId, String holderName, java.time.Duration duration) {
+        return CompletableFuture.failedFuture(
+                new UnsupportedOperationException(getClass().getName() + " cannot hold a coordinator lease"));
     }
 
     /**
@@ -178,8 +178,7 @@ public interface ShardingStore extends AutoCloseable {
      * @param version how many times it was written (1 after the first write)
      * @param epoch the epoch of its last write
      */
-    record StoredState(byte[] state, long version, long epoch) {
-    }
+    record StoredState(byte[] state, long version, long epoch) {}
 
     /**
      * A cluster's coordinator lease, as it is after {@link #acquireCoordinatorLease}.
@@ -189,6 +188,5 @@ public interface ShardingStore extends AutoCloseable {
      * @param holderName that member's name
      * @param remaining how long it still lasts, by the store's clock
      */
-    record CoordinatorLease(boolean granted, String holderId, String holderName, java.time.Duration remaining) {
-    }
+    record CoordinatorLease(boolean granted, String holderId, String holderName, java.time.Duration remaining) {}
 }

@@ -64,8 +64,8 @@ final class BatchWriter {
 
     private final BlockingQueue<StoreOperation> queue = new LinkedBlockingQueue<>();
 
-    private final ExecutorService completer = Executors.newSingleThreadExecutor(
-            StoreThreads.factory("sharding-store-completion-"));
+    private final ExecutorService completer =
+            Executors.newSingleThreadExecutor(StoreThreads.factory("sharding-store-completion-"));
 
     private final CountDownLatch stopping = new CountDownLatch(1);
 
@@ -201,7 +201,10 @@ final class BatchWriter {
                 if (!JdbcTransactions.isTransient(e)) {
                     break;
                 }
-                LOG.debug("Store transaction of {} operations rolled back (attempt {}): {}", batch.size(), attempt,
+                LOG.debug(
+                        "Store transaction of {} operations rolled back (attempt {}): {}",
+                        batch.size(),
+                        attempt,
                         e.toString());
             } catch (RuntimeException e) {
                 failure = e;
@@ -225,8 +228,11 @@ final class BatchWriter {
     private void failed(WriteBatch batch, @Nullable Exception failure) {
         failedBatches.incrementAndGet();
         if (failureStreak++ == 0) {
-            LOG.warn("Store transaction of {} operations failed; failing all of them, and the next ones until the"
-                    + " database answers again", batch.size(), failure);
+            LOG.warn(
+                    "Store transaction of {} operations failed; failing all of them, and the next ones until the"
+                            + " database answers again",
+                    batch.size(),
+                    failure);
         } else {
             LOG.debug("Store transaction of {} operations failed too: {}", batch.size(), String.valueOf(failure));
         }

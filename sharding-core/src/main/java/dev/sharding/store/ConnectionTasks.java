@@ -63,9 +63,19 @@ final class ConnectionTasks {
         this.dataSource = dataSource;
         this.queryTimeout = settings.queryTimeout();
         this.dialects = dialects;
-        this.readers = new ThreadPoolExecutor(settings.readThreads(), settings.readThreads(), 0, TimeUnit.MILLISECONDS,
-                new LinkedBlockingQueue<>(), StoreThreads.factory("sharding-store-read-"));
-        this.leases = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(),
+        this.readers = new ThreadPoolExecutor(
+                settings.readThreads(),
+                settings.readThreads(),
+                0,
+                TimeUnit.MILLISECONDS,
+                new LinkedBlockingQueue<>(),
+                StoreThreads.factory("sharding-store-read-"));
+        this.leases = new ThreadPoolExecutor(
+                1,
+                1,
+                0,
+                TimeUnit.MILLISECONDS,
+                new LinkedBlockingQueue<>(),
                 StoreThreads.factory("sharding-store-lease-"));
         this.deadlines = new ScheduledThreadPoolExecutor(1, StoreThreads.factory("sharding-store-deadline-"));
         this.deadlines.setRemoveOnCancelPolicy(true);
@@ -121,8 +131,8 @@ final class ConnectionTasks {
         deadlines.shutdownNow();
     }
 
-    private <T> CompletableFuture<T> submit(ThreadPoolExecutor pool, String what, Duration limit, Mode mode,
-            ReadTask.Work<T> work) {
+    private <T> CompletableFuture<T> submit(
+            ThreadPoolExecutor pool, String what, Duration limit, Mode mode, ReadTask.Work<T> work) {
         CompletableFuture<T> future = new CompletableFuture<>();
         if (stopped.get()) {
             future.completeExceptionally(BatchWriter.closedException(what));
@@ -141,15 +151,17 @@ final class ConnectionTasks {
                 if (mode == Mode.AUTO_COMMIT) {
                     return work.run(connection, d);
                 }
-                for (int attempt = 1;; attempt++) {
+                for (int attempt = 1; ; attempt++) {
                     try {
                         return JdbcTransactions.inTransaction(connection, () -> {
                             d.beginTransaction(connection, limit);
                             return work.run(connection, d);
                         });
                     } catch (SQLException e) {
-                        if (mode != Mode.RETRIED_TRANSACTION || attempt == TRANSACTION_ATTEMPTS
-                                || !JdbcTransactions.isTransient(e) || future.isDone()) {
+                        if (mode != Mode.RETRIED_TRANSACTION
+                                || attempt == TRANSACTION_ATTEMPTS
+                                || !JdbcTransactions.isTransient(e)
+                                || future.isDone()) {
                             throw e;
                         }
                     }
@@ -163,11 +175,13 @@ final class ConnectionTasks {
             return future;
         }
         try {
-            ScheduledFuture<?> timeout = deadlines.schedule(() -> future.completeExceptionally(new ShardingException(
-                    "The store did not complete the " + what + " within " + StoreTimeouts.format(twice)
-                            + " (twice its time limit; " + StoreTimeouts.limit(limit, queryTimeout)
-                            + "): the database does not answer, or no connection is free")),
-                    twice.toNanos(), TimeUnit.NANOSECONDS);
+            ScheduledFuture<?> timeout = deadlines.schedule(
+                    () -> future.completeExceptionally(new ShardingException(
+                            "The store did not complete the " + what + " within " + StoreTimeouts.format(twice)
+                                    + " (twice its time limit; " + StoreTimeouts.limit(limit, queryTimeout)
+                                    + "): the database does not answer, or no connection is free")),
+                    twice.toNanos(),
+                    TimeUnit.NANOSECONDS);
             future.whenComplete((result, failure) -> timeout.cancel(false));
         } catch (RejectedExecutionException e) {
             // stopping: the task fails or finishes with the store

@@ -45,18 +45,25 @@ final class H2Dialect extends JdbcDialect {
      * round.
      */
     @Override
-    CoordinatorLease acquireLease(Connection connection, String clusterName, String holderId, String holderName,
-            Duration duration) throws SQLException {
+    CoordinatorLease acquireLease(
+            Connection connection, String clusterName, String holderId, String holderName, Duration duration)
+            throws SQLException {
         long micros = duration.toNanos() / 1000;
-        try (PreparedStatement lock = prepare(connection, "SELECT holder_id, holder_name,"
-                + " DATEDIFF(MICROSECOND, CURRENT_TIMESTAMP, expires_at) FROM " + leases
-                + " WHERE cluster_name = ? FOR UPDATE");
-                PreparedStatement take = prepare(connection, "UPDATE " + leases + " SET holder_id = ?,"
-                        + " holder_name = ?, expires_at = DATEADD(MICROSECOND, ?, CURRENT_TIMESTAMP)"
-                        + " WHERE cluster_name = ?");
-                PreparedStatement insert = prepare(connection, "INSERT INTO " + leases
-                        + " (cluster_name, holder_id, holder_name, expires_at)"
-                        + " VALUES (?, ?, ?, DATEADD(MICROSECOND, ?, CURRENT_TIMESTAMP))")) {
+        try (PreparedStatement lock = prepare(
+                        connection,
+                        "SELECT holder_id, holder_name,"
+                                + " DATEDIFF(MICROSECOND, CURRENT_TIMESTAMP, expires_at) FROM " + leases
+                                + " WHERE cluster_name = ? FOR UPDATE");
+                PreparedStatement take = prepare(
+                        connection,
+                        "UPDATE " + leases + " SET holder_id = ?,"
+                                + " holder_name = ?, expires_at = DATEADD(MICROSECOND, ?, CURRENT_TIMESTAMP)"
+                                + " WHERE cluster_name = ?");
+                PreparedStatement insert = prepare(
+                        connection,
+                        "INSERT INTO " + leases
+                                + " (cluster_name, holder_id, holder_name, expires_at)"
+                                + " VALUES (?, ?, ?, DATEADD(MICROSECOND, ?, CURRENT_TIMESTAMP))")) {
             lock.setString(1, clusterName);
             for (int attempt = 0; attempt < MAX_EPOCH_TRIES; attempt++) {
                 try (ResultSet rs = lock.executeQuery()) {
@@ -88,8 +95,9 @@ final class H2Dialect extends JdbcDialect {
 
     @Override
     void createStoreId(Connection connection, String id) throws SQLException {
-        try (PreparedStatement ps = prepare(connection, "INSERT INTO " + storeTable
-                + " (id, store_id, created_at) VALUES (1, ?, CURRENT_TIMESTAMP)")) {
+        try (PreparedStatement ps = prepare(
+                connection,
+                "INSERT INTO " + storeTable + " (id, store_id, created_at) VALUES (1, ?, CURRENT_TIMESTAMP)")) {
             ps.setString(1, id);
             insertUnlessDuplicate(ps);
         }
@@ -113,8 +121,10 @@ final class H2Dialect extends JdbcDialect {
         if (rows.isEmpty()) {
             return inserted;
         }
-        try (PreparedStatement ps = prepare(connection, "INSERT INTO " + states
-                + " (type_name, entity_id, state, version, epoch, updated_at) VALUES (?, ?, ?, ?, ?, CURRENT_TIMESTAMP)")) {
+        try (PreparedStatement ps = prepare(
+                connection,
+                "INSERT INTO " + states
+                        + " (type_name, entity_id, state, version, epoch, updated_at) VALUES (?, ?, ?, ?, ?, CURRENT_TIMESTAMP)")) {
             for (int i = 0; i < rows.size(); i++) {
                 StateRow row = rows.get(i);
                 ps.setString(1, row.typeName());
@@ -133,8 +143,8 @@ final class H2Dialect extends JdbcDialect {
         if (ids.isEmpty()) {
             return;
         }
-        try (PreparedStatement ps = prepare(connection, "INSERT INTO " + remembered
-                + " (type_name, shard_id, entity_id) VALUES (?, ?, ?)")) {
+        try (PreparedStatement ps = prepare(
+                connection, "INSERT INTO " + remembered + " (type_name, shard_id, entity_id) VALUES (?, ?, ?)")) {
             for (RememberedId id : ids) {
                 bind(ps, id);
                 insertUnlessDuplicate(ps);
@@ -144,10 +154,12 @@ final class H2Dialect extends JdbcDialect {
 
     @Override
     long nextEpoch(Connection connection, String typeName, int shardId) throws SQLException {
-        try (PreparedStatement increment = prepare(connection, "SELECT epoch FROM FINAL TABLE (UPDATE "
-                + epochs + " SET epoch = epoch + 1 WHERE type_name = ? AND shard_id = ?)");
-                PreparedStatement insert = prepare(connection, "INSERT INTO " + epochs
-                        + " (type_name, shard_id, epoch) VALUES (?, ?, 1)")) {
+        try (PreparedStatement increment = prepare(
+                        connection,
+                        "SELECT epoch FROM FINAL TABLE (UPDATE " + epochs
+                                + " SET epoch = epoch + 1 WHERE type_name = ? AND shard_id = ?)");
+                PreparedStatement insert = prepare(
+                        connection, "INSERT INTO " + epochs + " (type_name, shard_id, epoch) VALUES (?, ?, 1)")) {
             increment.setString(1, typeName);
             increment.setInt(2, shardId);
             insert.setString(1, typeName);

@@ -33,8 +33,8 @@ public final class InMemoryShardingStore implements ShardingStore {
     }
 
     @Override
-    public synchronized CompletableFuture<StoredState> write(String typeName, String entityId, int shardId,
-            long epoch, byte[] state) {
+    public synchronized CompletableFuture<StoredState> write(
+            String typeName, String entityId, int shardId, long epoch, byte[] state) {
         String key = key(typeName, entityId);
         StoredState old = states.get(key);
         long fence = fence(typeName, shardId, old);
@@ -66,8 +66,7 @@ public final class InMemoryShardingStore implements ShardingStore {
 
     @Override
     public synchronized CompletableFuture<Long> nextEpoch(String typeName, int shardId) {
-        return CompletableFuture.completedFuture(epochs.merge(key(typeName, Integer.toString(shardId)), 1L,
-                Long::sum));
+        return CompletableFuture.completedFuture(epochs.merge(key(typeName, Integer.toString(shardId)), 1L, Long::sum));
     }
 
     @Override
@@ -83,8 +82,8 @@ public final class InMemoryShardingStore implements ShardingStore {
     }
 
     @Override
-    public synchronized CompletableFuture<Void> updateRemembered(String typeName, int shardId,
-            Collection<String> started, Collection<String> stopped) {
+    public synchronized CompletableFuture<Void> updateRemembered(
+            String typeName, int shardId, Collection<String> started, Collection<String> stopped) {
         Set<String> ids = remembered.computeIfAbsent(key(typeName, Integer.toString(shardId)), k -> new HashSet<>());
         ids.addAll(started);
         ids.removeAll(stopped);
@@ -93,8 +92,8 @@ public final class InMemoryShardingStore implements ShardingStore {
 
     @Override
     public synchronized CompletableFuture<Set<String>> remembered(String typeName, int shardId) {
-        return CompletableFuture.completedFuture(Set.copyOf(remembered.getOrDefault(
-                key(typeName, Integer.toString(shardId)), Set.of())));
+        return CompletableFuture.completedFuture(
+                Set.copyOf(remembered.getOrDefault(key(typeName, Integer.toString(shardId)), Set.of())));
     }
 
     @Override
@@ -119,21 +118,22 @@ public final class InMemoryShardingStore implements ShardingStore {
 
     private final Map<String, Lease> leases = new HashMap<>();
 
-    private record Lease(String holderId, String holderName, long expiresNanos) {
-    }
+    private record Lease(String holderId, String holderName, long expiresNanos) {}
 
     @Override
-    public synchronized CompletableFuture<CoordinatorLease> acquireCoordinatorLease(String clusterName,
-            String holderId, String holderName, java.time.Duration duration) {
+    public synchronized CompletableFuture<CoordinatorLease> acquireCoordinatorLease(
+            String clusterName, String holderId, String holderName, java.time.Duration duration) {
         long now = System.nanoTime();
         Lease lease = leases.get(clusterName);
         if (lease == null || lease.expiresNanos() - now <= 0 || lease.holderId().equals(holderId)) {
             lease = new Lease(holderId, holderName, now + duration.toNanos());
             leases.put(clusterName, lease);
         }
-        return CompletableFuture.completedFuture(new CoordinatorLease(lease.holderId().equals(holderId),
-                lease.holderId(), lease.holderName(), java.time.Duration.ofNanos(Math.max(0,
-                        lease.expiresNanos() - now))));
+        return CompletableFuture.completedFuture(new CoordinatorLease(
+                lease.holderId().equals(holderId),
+                lease.holderId(),
+                lease.holderName(),
+                java.time.Duration.ofNanos(Math.max(0, lease.expiresNanos() - now))));
     }
 
     @Override
@@ -146,6 +146,5 @@ public final class InMemoryShardingStore implements ShardingStore {
     }
 
     @Override
-    public void close() {
-    }
+    public void close() {}
 }

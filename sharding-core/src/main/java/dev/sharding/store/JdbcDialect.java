@@ -87,11 +87,10 @@ abstract class JdbcDialect {
             return new H2Dialect(prefix, settings.queryTimeout());
         }
         if ("PostgreSQL".equalsIgnoreCase(product)) {
-            return new PostgreSqlDialect(prefix, settings.queryTimeout(),
-                    connection.getMetaData().getDatabaseMajorVersion());
+            return new PostgreSqlDialect(
+                    prefix, settings.queryTimeout(), connection.getMetaData().getDatabaseMajorVersion());
         }
-        throw new SQLFeatureNotSupportedException("The JDBC sharding store supports H2 and PostgreSQL, not "
-                + product);
+        throw new SQLFeatureNotSupportedException("The JDBC sharding store supports H2 and PostgreSQL, not " + product);
     }
 
     /**
@@ -132,8 +131,8 @@ abstract class JdbcDialect {
     java.util.Map<ShardKey, Long> lockShardEpochs(Connection connection, java.util.SortedSet<ShardKey> shards)
             throws SQLException {
         java.util.Map<ShardKey, Long> epochsByShard = new java.util.HashMap<>();
-        try (PreparedStatement ps = prepare(connection, 
-                "SELECT epoch FROM " + epochs + " WHERE type_name = ? AND shard_id = ? FOR UPDATE")) {
+        try (PreparedStatement ps = prepare(
+                connection, "SELECT epoch FROM " + epochs + " WHERE type_name = ? AND shard_id = ? FOR UPDATE")) {
             for (ShardKey shard : shards) {
                 ps.setString(1, shard.typeName());
                 ps.setInt(2, shard.shardId());
@@ -251,8 +250,9 @@ abstract class JdbcDialect {
      * @return the lease as it is after the call
      * @throws SQLException on failure
      */
-    abstract CoordinatorLease acquireLease(Connection connection, String clusterName, String holderId,
-            String holderName, Duration duration) throws SQLException;
+    abstract CoordinatorLease acquireLease(
+            Connection connection, String clusterName, String holderId, String holderName, Duration duration)
+            throws SQLException;
 
     /**
      * Deletes a cluster's coordinator lease if the member holds it.
@@ -264,8 +264,8 @@ abstract class JdbcDialect {
      * @throws SQLException on failure
      */
     boolean releaseLease(Connection connection, String clusterName, String holderId) throws SQLException {
-        try (PreparedStatement ps = prepare(connection,
-                "DELETE FROM " + leases + " WHERE cluster_name = ? AND holder_id = ?")) {
+        try (PreparedStatement ps =
+                prepare(connection, "DELETE FROM " + leases + " WHERE cluster_name = ? AND holder_id = ?")) {
             ps.setString(1, clusterName);
             ps.setString(2, holderId);
             return ps.executeUpdate() > 0;
@@ -300,7 +300,8 @@ abstract class JdbcDialect {
      * @return the id, or {@code null} when no node created it yet
      * @throws SQLException on failure
      */
-    @Nullable String storeId(Connection connection) throws SQLException {
+    @Nullable
+    String storeId(Connection connection) throws SQLException {
         try (Statement st = statement(connection);
                 ResultSet rs = st.executeQuery("SELECT store_id FROM " + storeTable + " WHERE id = 1")) {
             return rs.next() ? rs.getString(1) : null;
@@ -336,10 +337,13 @@ abstract class JdbcDialect {
             if (in == null) {
                 throw new IllegalStateException("Schema script " + resource + " missing from the class path");
             }
-            String script = new String(in.readAllBytes(), StandardCharsets.UTF_8).lines()
+            String script = new String(in.readAllBytes(), StandardCharsets.UTF_8)
+                    .lines()
                     .filter(line -> !line.strip().startsWith("--"))
                     .collect(Collectors.joining("\n"))
-                    .replaceAll("\\b" + DEFAULT_PREFIX + "(entity_state|shard_epoch|remembered_entity|coordinator_lease|store)\\b",
+                    .replaceAll(
+                            "\\b" + DEFAULT_PREFIX
+                                    + "(entity_state|shard_epoch|remembered_entity|coordinator_lease|store)\\b",
                             Matcher.quoteReplacement(prefix) + "$1");
             List<String> statements = new ArrayList<>();
             for (String statement : script.split(";")) {
@@ -353,9 +357,10 @@ abstract class JdbcDialect {
         }
     }
 
-    @Nullable StoredState read(Connection connection, String typeName, String entityId) throws SQLException {
-        try (PreparedStatement ps = prepare(connection, 
-                "SELECT state, version, epoch FROM " + states + " WHERE type_name = ? AND entity_id = ?")) {
+    @Nullable
+    StoredState read(Connection connection, String typeName, String entityId) throws SQLException {
+        try (PreparedStatement ps = prepare(
+                connection, "SELECT state, version, epoch FROM " + states + " WHERE type_name = ? AND entity_id = ?")) {
             ps.setString(1, typeName);
             ps.setString(2, entityId);
             try (ResultSet rs = ps.executeQuery()) {
@@ -381,7 +386,8 @@ abstract class JdbcDialect {
             size = size == chunk.size() ? size : size * 2;
             boolean rows = lockByRowValues();
             String sql = "SELECT entity_id, version, epoch FROM " + states + " WHERE "
-                    + (rows ? "(type_name, entity_id) IN (" + String.join(", ", Collections.nCopies(size, "(?, ?)"))
+                    + (rows
+                            ? "(type_name, entity_id) IN (" + String.join(", ", Collections.nCopies(size, "(?, ?)"))
                             : "type_name = ? AND entity_id IN (" + String.join(", ", Collections.nCopies(size, "?")))
                     + ") ORDER BY entity_id FOR UPDATE";
             try (PreparedStatement ps = prepare(connection, sql)) {
@@ -409,9 +415,11 @@ abstract class JdbcDialect {
         if (rows.isEmpty()) {
             return;
         }
-        try (PreparedStatement ps = prepare(connection, "UPDATE " + states
-                + " SET state = ?, version = ?, epoch = ?, updated_at = CURRENT_TIMESTAMP"
-                + " WHERE type_name = ? AND entity_id = ?")) {
+        try (PreparedStatement ps = prepare(
+                connection,
+                "UPDATE " + states
+                        + " SET state = ?, version = ?, epoch = ?, updated_at = CURRENT_TIMESTAMP"
+                        + " WHERE type_name = ? AND entity_id = ?")) {
             for (StateRow row : rows) {
                 ps.setBytes(1, row.state());
                 ps.setLong(2, row.version());
@@ -428,8 +436,8 @@ abstract class JdbcDialect {
         if (keys.isEmpty()) {
             return;
         }
-        try (PreparedStatement ps = prepare(connection, 
-                "DELETE FROM " + states + " WHERE type_name = ? AND entity_id = ?")) {
+        try (PreparedStatement ps =
+                prepare(connection, "DELETE FROM " + states + " WHERE type_name = ? AND entity_id = ?")) {
             for (EntityKey key : keys) {
                 ps.setString(1, key.typeName());
                 ps.setString(2, key.entityId());
@@ -452,8 +460,8 @@ abstract class JdbcDialect {
         if (ids.isEmpty()) {
             return;
         }
-        try (PreparedStatement ps = prepare(connection, 
-                "DELETE FROM " + remembered + " WHERE type_name = ? AND shard_id = ? AND entity_id = ?")) {
+        try (PreparedStatement ps = prepare(
+                connection, "DELETE FROM " + remembered + " WHERE type_name = ? AND shard_id = ? AND entity_id = ?")) {
             for (RememberedId id : ids) {
                 bind(ps, id);
                 ps.addBatch();
@@ -476,8 +484,8 @@ abstract class JdbcDialect {
     }
 
     Set<String> remembered(Connection connection, String typeName, int shardId) throws SQLException {
-        try (PreparedStatement ps = prepare(connection, 
-                "SELECT entity_id FROM " + remembered + " WHERE type_name = ? AND shard_id = ?")) {
+        try (PreparedStatement ps =
+                prepare(connection, "SELECT entity_id FROM " + remembered + " WHERE type_name = ? AND shard_id = ?")) {
             ps.setString(1, typeName);
             ps.setInt(2, shardId);
             Set<String> ids = new TreeSet<>();
@@ -491,8 +499,8 @@ abstract class JdbcDialect {
     }
 
     java.util.Map<Integer, Long> currentEpochs(Connection connection, String typeName) throws SQLException {
-        try (PreparedStatement ps = prepare(connection,
-                "SELECT shard_id, epoch FROM " + epochs + " WHERE type_name = ?")) {
+        try (PreparedStatement ps =
+                prepare(connection, "SELECT shard_id, epoch FROM " + epochs + " WHERE type_name = ?")) {
             ps.setString(1, typeName);
             java.util.Map<Integer, Long> result = new java.util.HashMap<>();
             try (ResultSet rs = ps.executeQuery()) {
@@ -505,8 +513,8 @@ abstract class JdbcDialect {
     }
 
     Set<Integer> shardsWithRemembered(Connection connection, String typeName) throws SQLException {
-        try (PreparedStatement ps = prepare(connection, 
-                "SELECT DISTINCT shard_id FROM " + remembered + " WHERE type_name = ?")) {
+        try (PreparedStatement ps =
+                prepare(connection, "SELECT DISTINCT shard_id FROM " + remembered + " WHERE type_name = ?")) {
             ps.setString(1, typeName);
             Set<Integer> shards = new TreeSet<>();
             try (ResultSet rs = ps.executeQuery()) {
@@ -553,8 +561,7 @@ abstract class JdbcDialect {
      * @param version its version
      * @param epoch the epoch of its last write
      */
-    record Locked(long version, long epoch) {
-    }
+    record Locked(long version, long epoch) {}
 
     /**
      * A state row to insert or update.
@@ -565,8 +572,7 @@ abstract class JdbcDialect {
      * @param version the new version
      * @param epoch the new epoch
      */
-    record StateRow(String typeName, String entityId, byte[] state, long version, long epoch) {
-    }
+    record StateRow(String typeName, String entityId, byte[] state, long version, long epoch) {}
 
     /**
      * A remembered entity.
@@ -575,6 +581,5 @@ abstract class JdbcDialect {
      * @param shardId its shard
      * @param entityId its id
      */
-    record RememberedId(String typeName, int shardId, String entityId) {
-    }
+    record RememberedId(String typeName, int shardId, String entityId) {}
 }

@@ -140,7 +140,8 @@ public final class JdbcShardingStore implements ShardingStore {
      * @throws ShardingException when the database cannot be reached or refuses the script
      */
     public void createSchema() {
-        try (StoreConnection borrowed = StoreConnection.open(dataSource, settings.queryTimeout().multipliedBy(2))) {
+        try (StoreConnection borrowed =
+                StoreConnection.open(dataSource, settings.queryTimeout().multipliedBy(2))) {
             Connection connection = borrowed.connection();
             JdbcDialect d = dialect(connection);
             JdbcTransactions.inTransaction(connection, () -> {
@@ -153,8 +154,10 @@ public final class JdbcShardingStore implements ShardingStore {
                 return null;
             });
         } catch (SQLException e) {
-            throw new ShardingException("Could not create the sharding tables (prefix " + settings.tablePrefix()
-                    + "): " + StoreTimeouts.reason(e, settings.queryTimeout(), settings.queryTimeout()), e);
+            throw new ShardingException(
+                    "Could not create the sharding tables (prefix " + settings.tablePrefix() + "): "
+                            + StoreTimeouts.reason(e, settings.queryTimeout(), settings.queryTimeout()),
+                    e);
         }
     }
 
@@ -170,17 +173,19 @@ public final class JdbcShardingStore implements ShardingStore {
     @Override
     public CompletableFuture<Optional<StoredState>> read(String typeName, String entityId) {
         String what = "read of the state of [" + typeName + "/" + entityId + "]";
-        return tasks.onReader(what, ConnectionTasks.Mode.AUTO_COMMIT, (c, d) -> Optional.ofNullable(d.read(c, typeName, entityId)));
+        return tasks.onReader(
+                what, ConnectionTasks.Mode.AUTO_COMMIT, (c, d) -> Optional.ofNullable(d.read(c, typeName, entityId)));
     }
 
     @Override
-    public CompletableFuture<StoredState> write(String typeName, String entityId, int shardId, long epoch,
-            byte[] state) {
+    public CompletableFuture<StoredState> write(
+            String typeName, String entityId, int shardId, long epoch, byte[] state) {
         CompletableFuture<StoredState> future = new CompletableFuture<>();
         Objects.requireNonNull(state, "state");
         return invalidKey(typeName, entityId, future)
                 ? future
-                : writer.submit(new StoreOperation.Write(typeName, entityId, shardId, epoch, state.clone(), future), future);
+                : writer.submit(
+                        new StoreOperation.Write(typeName, entityId, shardId, epoch, state.clone(), future), future);
     }
 
     @Override
@@ -198,8 +203,8 @@ public final class JdbcShardingStore implements ShardingStore {
     }
 
     @Override
-    public CompletableFuture<Void> updateRemembered(String typeName, int shardId, Collection<String> started,
-            Collection<String> stopped) {
+    public CompletableFuture<Void> updateRemembered(
+            String typeName, int shardId, Collection<String> started, Collection<String> stopped) {
         CompletableFuture<Void> future = new CompletableFuture<>();
         List<String> add = List.copyOf(started);
         List<String> remove = List.copyOf(stopped);
@@ -219,7 +224,8 @@ public final class JdbcShardingStore implements ShardingStore {
     @Override
     public CompletableFuture<Set<String>> remembered(String typeName, int shardId) {
         String what = "read of the remembered entities of [" + typeName + "/shard " + shardId + "]";
-        return tasks.onReader(what, ConnectionTasks.Mode.AUTO_COMMIT, (c, d) -> Set.copyOf(d.remembered(c, typeName, shardId)));
+        return tasks.onReader(
+                what, ConnectionTasks.Mode.AUTO_COMMIT, (c, d) -> Set.copyOf(d.remembered(c, typeName, shardId)));
     }
 
     @Override
@@ -231,7 +237,8 @@ public final class JdbcShardingStore implements ShardingStore {
     @Override
     public CompletableFuture<Set<Integer>> shardsWithRemembered(String typeName) {
         String what = "read of the shards of [" + typeName + "] with remembered entities";
-        return tasks.onReader(what, ConnectionTasks.Mode.AUTO_COMMIT, (c, d) -> Set.copyOf(d.shardsWithRemembered(c, typeName)));
+        return tasks.onReader(
+                what, ConnectionTasks.Mode.AUTO_COMMIT, (c, d) -> Set.copyOf(d.shardsWithRemembered(c, typeName)));
     }
 
     @Override
@@ -250,8 +257,8 @@ public final class JdbcShardingStore implements ShardingStore {
      *     characters or the duration is not positive
      */
     @Override
-    public CompletableFuture<CoordinatorLease> acquireCoordinatorLease(String clusterName, String holderId,
-            String holderName, Duration duration) {
+    public CompletableFuture<CoordinatorLease> acquireCoordinatorLease(
+            String clusterName, String holderId, String holderName, Duration duration) {
         Objects.requireNonNull(duration, "duration");
         String what = "coordinator lease request of cluster [" + clusterName + "] by [" + holderName + "]";
         CompletableFuture<CoordinatorLease> refused = new CompletableFuture<>();
@@ -259,12 +266,12 @@ public final class JdbcShardingStore implements ShardingStore {
             return refused;
         }
         if (duration.toNanos() / 1000 <= 0) {
-            refused.completeExceptionally(new IllegalArgumentException("A coordinator lease must last at least 1"
-                    + " microsecond, not " + duration));
+            refused.completeExceptionally(new IllegalArgumentException(
+                    "A coordinator lease must last at least 1" + " microsecond, not " + duration));
             return refused;
         }
-        return tasks.onLeaseThread(what, leaseLimit(duration),
-                (c, d) -> d.acquireLease(c, clusterName, holderId, holderName, duration));
+        return tasks.onLeaseThread(
+                what, leaseLimit(duration), (c, d) -> d.acquireLease(c, clusterName, holderId, holderName, duration));
     }
 
     @Override
@@ -330,8 +337,8 @@ public final class JdbcShardingStore implements ShardingStore {
         return half.compareTo(settings.queryTimeout()) < 0 ? half : settings.queryTimeout();
     }
 
-    private static boolean invalidLease(String clusterName, String holderId, String holderName,
-            CompletableFuture<?> future) {
+    private static boolean invalidLease(
+            String clusterName, String holderId, String holderName, CompletableFuture<?> future) {
         Objects.requireNonNull(clusterName, "clusterName");
         Objects.requireNonNull(holderId, "holderId");
         Objects.requireNonNull(holderName, "holderName");
@@ -369,8 +376,8 @@ public final class JdbcShardingStore implements ShardingStore {
         }
         if (problem != null) {
             String shown = entityId.length() > 64 ? entityId.substring(0, 64) + "..." : entityId;
-            future.completeExceptionally(new IllegalArgumentException("The JDBC sharding store cannot store ["
-                    + typeName + "/" + shown + "]: " + problem));
+            future.completeExceptionally(new IllegalArgumentException(
+                    "The JDBC sharding store cannot store [" + typeName + "/" + shown + "]: " + problem));
             return true;
         }
         return false;

@@ -17,8 +17,8 @@ import org.jspecify.annotations.Nullable;
  *     Reads, new epochs, coordinator lease requests and the store id also fail once they have waited twice as long in
  *     all (queued, connecting and running), even when the database does not answer at all
  */
-public record JdbcStoreSettings(String tablePrefix, int maxBatchSize, int readThreads, Duration closeTimeout,
-        Duration queryTimeout) {
+public record JdbcStoreSettings(
+        String tablePrefix, int maxBatchSize, int readThreads, Duration closeTimeout, Duration queryTimeout) {
 
     /** Default table prefix. */
     public static final String DEFAULT_TABLE_PREFIX = "sharding_";
@@ -55,8 +55,12 @@ public record JdbcStoreSettings(String tablePrefix, int maxBatchSize, int readTh
      * @return settings with every default
      */
     public static JdbcStoreSettings defaults() {
-        return new JdbcStoreSettings(DEFAULT_TABLE_PREFIX, DEFAULT_MAX_BATCH_SIZE, DEFAULT_READ_THREADS,
-                DEFAULT_CLOSE_TIMEOUT, DEFAULT_QUERY_TIMEOUT);
+        return new JdbcStoreSettings(
+                DEFAULT_TABLE_PREFIX,
+                DEFAULT_MAX_BATCH_SIZE,
+                DEFAULT_READ_THREADS,
+                DEFAULT_CLOSE_TIMEOUT,
+                DEFAULT_QUERY_TIMEOUT);
     }
 
     /**
@@ -66,15 +70,24 @@ public record JdbcStoreSettings(String tablePrefix, int maxBatchSize, int readTh
      * @throws IllegalArgumentException naming the first invalid setting, its value and the rule
      */
     public JdbcStoreSettings validate() {
-        require(IDENTIFIER.matcher(tablePrefix).matches(), "table-prefix", tablePrefix,
+        require(
+                IDENTIFIER.matcher(tablePrefix).matches(),
+                "table-prefix",
+                tablePrefix,
                 "must be a letter or '_' followed by letters, digits or '_'");
-        require(tablePrefix.length() <= MAX_TABLE_PREFIX_LENGTH, "table-prefix", tablePrefix,
+        require(
+                tablePrefix.length() <= MAX_TABLE_PREFIX_LENGTH,
+                "table-prefix",
+                tablePrefix,
                 "must be at most " + MAX_TABLE_PREFIX_LENGTH + " characters");
         require(maxBatchSize > 0, "max-batch-size", maxBatchSize, "must be positive");
         require(readThreads > 0, "read-threads", readThreads, "must be positive");
         require(!closeTimeout.isNegative(), "close-timeout", closeTimeout, "must not be negative");
         require(queryTimeout.toMillis() > 0, "query-timeout", queryTimeout, "must be at least 1ms");
-        require(queryTimeout.compareTo(MAX_QUERY_TIMEOUT) <= 0, "query-timeout", queryTimeout,
+        require(
+                queryTimeout.compareTo(MAX_QUERY_TIMEOUT) <= 0,
+                "query-timeout",
+                queryTimeout,
                 "must be at most " + MAX_QUERY_TIMEOUT);
         return this;
     }

@@ -14,8 +14,7 @@ final class JdbcTransactions {
 
     private static final Logger LOG = LoggerFactory.getLogger(JdbcShardingStore.class);
 
-    private JdbcTransactions() {
-    }
+    private JdbcTransactions() {}
 
     /**
      * Runs work in a transaction of its own on a connection and commits it, or rolls it back when the work fails;

@@ -50,9 +50,12 @@ final class PostgreSqlDialect extends JdbcDialect {
     @Override
     void beginTransaction(Connection connection, Duration limit) throws SQLException {
         String millis = String.valueOf(StoreTimeouts.millis(limit));
-        try (PreparedStatement ps = prepare(connection, "SELECT set_config('lock_timeout', ?, true),"
-                + " set_config('statement_timeout', ?, true), set_config('idle_in_transaction_session_timeout', ?,"
-                + " true)" + (forceCustomPlans ? ", set_config('plan_cache_mode', 'force_custom_plan', true)" : ""))) {
+        try (PreparedStatement ps = prepare(
+                connection,
+                "SELECT set_config('lock_timeout', ?, true),"
+                        + " set_config('statement_timeout', ?, true), set_config('idle_in_transaction_session_timeout', ?,"
+                        + " true)"
+                        + (forceCustomPlans ? ", set_config('plan_cache_mode', 'force_custom_plan', true)" : ""))) {
             ps.setString(1, millis);
             ps.setString(2, millis);
             ps.setString(3, millis);
@@ -68,17 +71,21 @@ final class PostgreSqlDialect extends JdbcDialect {
      * keeps it as it was) to say who holds it.
      */
     @Override
-    CoordinatorLease acquireLease(Connection connection, String clusterName, String holderId, String holderName,
-            Duration duration) throws SQLException {
+    CoordinatorLease acquireLease(
+            Connection connection, String clusterName, String holderId, String holderName, Duration duration)
+            throws SQLException {
         String left = "CAST(EXTRACT(EPOCH FROM (expires_at - clock_timestamp())) * 1000000 AS BIGINT)";
-        try (PreparedStatement take = prepare(connection, "INSERT INTO " + leases + " AS l (cluster_name,"
-                + " holder_id, holder_name, expires_at) VALUES (?, ?, ?, clock_timestamp() + make_interval(secs => ?))"
-                + " ON CONFLICT (cluster_name) DO UPDATE SET holder_id = EXCLUDED.holder_id,"
-                + " holder_name = EXCLUDED.holder_name, expires_at = EXCLUDED.expires_at"
-                + " WHERE l.holder_id = EXCLUDED.holder_id OR l.expires_at <= clock_timestamp()"
-                + " RETURNING holder_id, holder_name, " + left.replace("expires_at", "l.expires_at"));
-                PreparedStatement read = prepare(connection, "SELECT holder_id, holder_name, " + left + " FROM "
-                        + leases + " WHERE cluster_name = ?")) {
+        try (PreparedStatement take = prepare(
+                        connection,
+                        "INSERT INTO " + leases + " AS l (cluster_name,"
+                                + " holder_id, holder_name, expires_at) VALUES (?, ?, ?, clock_timestamp() + make_interval(secs => ?))"
+                                + " ON CONFLICT (cluster_name) DO UPDATE SET holder_id = EXCLUDED.holder_id,"
+                                + " holder_name = EXCLUDED.holder_name, expires_at = EXCLUDED.expires_at"
+                                + " WHERE l.holder_id = EXCLUDED.holder_id OR l.expires_at <= clock_timestamp()"
+                                + " RETURNING holder_id, holder_name, " + left.replace("expires_at", "l.expires_at"));
+                PreparedStatement read = prepare(
+                        connection,
+                        "SELECT holder_id, holder_name, " + left + " FROM " + leases + " WHERE cluster_name = ?")) {
             take.setString(1, clusterName);
             take.setString(2, holderId);
             take.setString(3, holderName);
@@ -96,14 +103,16 @@ final class PostgreSqlDialect extends JdbcDialect {
             }
         }
         // only a database that broke the upsert's promise gets here; the caller's transaction is rolled back
-        throw new SQLException("The coordinator lease row of cluster [" + clusterName + "] was neither taken nor"
-                + " found");
+        throw new SQLException(
+                "The coordinator lease row of cluster [" + clusterName + "] was neither taken nor" + " found");
     }
 
     @Override
     void createStoreId(Connection connection, String id) throws SQLException {
-        try (PreparedStatement ps = prepare(connection, "INSERT INTO " + storeTable
-                + " (id, store_id, created_at) VALUES (1, ?, clock_timestamp()) ON CONFLICT (id) DO NOTHING")) {
+        try (PreparedStatement ps = prepare(
+                connection,
+                "INSERT INTO " + storeTable
+                        + " (id, store_id, created_at) VALUES (1, ?, clock_timestamp()) ON CONFLICT (id) DO NOTHING")) {
             ps.setString(1, id);
             ps.executeUpdate();
         }
@@ -145,7 +154,8 @@ final class PostgreSqlDialect extends JdbcDialect {
                 }
             }
             for (int i = 0; i < chunk.size(); i++) {
-                inserted[from + i] = done.contains(new EntityKey(chunk.get(i).typeName(), chunk.get(i).entityId()));
+                inserted[from + i] = done.contains(
+                        new EntityKey(chunk.get(i).typeName(), chunk.get(i).entityId()));
             }
         }
         return inserted;
@@ -156,8 +166,10 @@ final class PostgreSqlDialect extends JdbcDialect {
         if (ids.isEmpty()) {
             return;
         }
-        try (PreparedStatement ps = prepare(connection, "INSERT INTO " + remembered
-                + " (type_name, shard_id, entity_id) VALUES (?, ?, ?) ON CONFLICT DO NOTHING")) {
+        try (PreparedStatement ps = prepare(
+                connection,
+                "INSERT INTO " + remembered
+                        + " (type_name, shard_id, entity_id) VALUES (?, ?, ?) ON CONFLICT DO NOTHING")) {
             for (RememberedId id : ids) {
                 bind(ps, id);
                 ps.addBatch();
@@ -168,15 +180,17 @@ final class PostgreSqlDialect extends JdbcDialect {
 
     @Override
     long nextEpoch(Connection connection, String typeName, int shardId) throws SQLException {
-        try (PreparedStatement ps = prepare(connection, "INSERT INTO " + epochs
-                + " AS e (type_name, shard_id, epoch) VALUES (?, ?, 1) ON CONFLICT (type_name, shard_id)"
-                + " DO UPDATE SET epoch = e.epoch + 1 RETURNING epoch")) {
+        try (PreparedStatement ps = prepare(
+                connection,
+                "INSERT INTO " + epochs
+                        + " AS e (type_name, shard_id, epoch) VALUES (?, ?, 1) ON CONFLICT (type_name, shard_id)"
+                        + " DO UPDATE SET epoch = e.epoch + 1 RETURNING epoch")) {
             ps.setString(1, typeName);
             ps.setInt(2, shardId);
             try (ResultSet rs = ps.executeQuery()) {
                 if (!rs.next()) {
-                    throw new SQLException("The epoch upsert of [" + typeName + "/shard " + shardId
-                            + "] returned no row");
+                    throw new SQLException(
+                            "The epoch upsert of [" + typeName + "/shard " + shardId + "] returned no row");
                 }
                 return rs.getLong(1);
             }

@@ -95,8 +95,8 @@ final class ReadTask<T> implements Runnable {
         try {
             future.complete(body.run());
         } catch (SQLException | RuntimeException e) {
-            future.completeExceptionally(new ShardingException("The store failed the " + what + ": "
-                    + StoreTimeouts.reason(e, limit, queryTimeout), e));
+            future.completeExceptionally(new ShardingException(
+                    "The store failed the " + what + ": " + StoreTimeouts.reason(e, limit, queryTimeout), e));
         }
     }
 

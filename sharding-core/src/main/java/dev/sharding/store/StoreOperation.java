@@ -34,8 +34,14 @@ sealed interface StoreOperation {
      * @param state the encoded state (a private copy)
      * @param future completed with the stored state
      */
-    record Write(String typeName, String entityId, int shardId, long epoch, byte[] state,
-            CompletableFuture<StoredState> future) implements StoreOperation {
+    record Write(
+            String typeName,
+            String entityId,
+            int shardId,
+            long epoch,
+            byte[] state,
+            CompletableFuture<StoredState> future)
+            implements StoreOperation {
 
         @Override
         public String describe() {
@@ -70,8 +76,9 @@ sealed interface StoreOperation {
      * @param stopped ids to forget
      * @param future completed once stored
      */
-    record Remember(String typeName, int shardId, List<String> started, List<String> stopped,
-            CompletableFuture<Void> future) implements StoreOperation {
+    record Remember(
+            String typeName, int shardId, List<String> started, List<String> stopped, CompletableFuture<Void> future)
+            implements StoreOperation {
 
         @Override
         public String describe() {

@@ -13,8 +13,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class StoreThreads {
 
-    private StoreThreads() {
-    }
+    private StoreThreads() {}
 
     /**
      * A factory of daemon threads named prefix + a number, so that a forgotten store never keeps a JVM alive.

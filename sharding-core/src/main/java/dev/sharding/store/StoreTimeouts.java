@@ -17,8 +17,7 @@ final class StoreTimeouts {
     /** The name of the setting, as users write it. */
     static final String SETTING = "sharding.store.query-timeout";
 
-    private StoreTimeouts() {
-    }
+    private StoreTimeouts() {}
 
     /**
      * What a failure says, in words that name the time limit when the failure came from one.
@@ -43,7 +42,8 @@ final class StoreTimeouts {
      *     setting's
      */
     static String limit(Duration limit, Duration queryTimeout) {
-        return limit.equals(queryTimeout) ? SETTING + " allows " + format(limit)
+        return limit.equals(queryTimeout)
+                ? SETTING + " allows " + format(limit)
                 : "the limit is " + format(limit) + ", half the lease, at most " + SETTING + "=" + format(queryTimeout);
     }
 
@@ -57,7 +57,8 @@ final class StoreTimeouts {
         Map<Throwable, Boolean> seen = new IdentityHashMap<>();
         for (@Nullable Throwable t = failure; t != null && seen.put(t, true) == null; t = t.getCause()) {
             if (t instanceof SQLException sql) {
-                for (@Nullable SQLException x = sql; x != null && (x == sql || seen.put(x, true) == null);
+                for (@Nullable SQLException x = sql;
+                        x != null && (x == sql || seen.put(x, true) == null);
                         x = x.getNextException()) {
                     @Nullable String kind = kind(x);
                     if (kind != null) {
@@ -76,20 +77,23 @@ final class StoreTimeouts {
         String state = String.valueOf(e.getSQLState());
         return switch (state) {
             // PostgreSQL lock_timeout
-            case "55P03" -> "a row lock was held by another transaction for longer than allowed"
-                    + " (a node frozen or cut off in a transaction?)";
+            case "55P03" ->
+                "a row lock was held by another transaction for longer than allowed"
+                        + " (a node frozen or cut off in a transaction?)";
             // PostgreSQL idle_in_transaction_session_timeout
-            case "25P03" -> "this node paused within a transaction for longer than allowed, so the database ended"
-                    + " its session and rolled the transaction back";
+            case "25P03" ->
+                "this node paused within a transaction for longer than allowed, so the database ended"
+                        + " its session and rolled the transaction back";
             // statement_timeout or a cancel after Statement.setQueryTimeout (PostgreSQL), QUERY_TIMEOUT (H2)
             case "57014" -> "a statement ran, or waited for a row lock, for longer than allowed";
-            default -> e instanceof SQLTimeoutException || state.startsWith("HYT")
-                    // H2 reports a lock wait that timed out as HYT00 (error 50200)
-                    ? (e.getErrorCode() == 50200
-                            ? "a row lock was held by another transaction for longer than allowed"
-                                    + " (a node frozen or cut off in a transaction?)"
-                            : "a statement ran, or waited for a row lock, for longer than allowed")
-                    : null;
+            default ->
+                e instanceof SQLTimeoutException || state.startsWith("HYT")
+                        // H2 reports a lock wait that timed out as HYT00 (error 50200)
+                        ? (e.getErrorCode() == 50200
+                                ? "a row lock was held by another transaction for longer than allowed"
+                                        + " (a node frozen or cut off in a transaction?)"
+                                : "a statement ran, or waited for a row lock, for longer than allowed")
+                        : null;
         };
     }
 

@@ -1,12 +1,12 @@
 package dev.sharding.store;
 
 import dev.sharding.ShardingException;
+import dev.sharding.spi.ShardingStore.StoredState;
+import dev.sharding.spi.StaleEpochException;
 import dev.sharding.store.JdbcDialect.EntityKey;
 import dev.sharding.store.JdbcDialect.Locked;
 import dev.sharding.store.JdbcDialect.RememberedId;
 import dev.sharding.store.JdbcDialect.StateRow;
-import dev.sharding.spi.ShardingStore.StoredState;
-import dev.sharding.spi.StaleEpochException;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.SQLTransactionRollbackException;
@@ -82,12 +82,15 @@ final class WriteBatch {
         for (int i = 0; i < operations.size(); i++) {
             StoreOperation op = operations.get(i);
             if (op instanceof StoreOperation.Write w) {
-                byKey.computeIfAbsent(new EntityKey(w.typeName(), w.entityId()), k -> new ArrayList<>()).add(i);
+                byKey.computeIfAbsent(new EntityKey(w.typeName(), w.entityId()), k -> new ArrayList<>())
+                        .add(i);
             } else if (op instanceof StoreOperation.Delete d) {
-                byKey.computeIfAbsent(new EntityKey(d.typeName(), d.entityId()), k -> new ArrayList<>()).add(i);
+                byKey.computeIfAbsent(new EntityKey(d.typeName(), d.entityId()), k -> new ArrayList<>())
+                        .add(i);
             } else if (op instanceof StoreOperation.Remember r) {
                 r.started().forEach(id -> rememberedChanges.put(new RememberedId(r.typeName(), r.shardId(), id), true));
-                r.stopped().forEach(id -> rememberedChanges.put(new RememberedId(r.typeName(), r.shardId(), id), false));
+                r.stopped()
+                        .forEach(id -> rememberedChanges.put(new RememberedId(r.typeName(), r.shardId(), id), false));
                 outcomes[i] = DONE;
             } else if (op instanceof StoreOperation.Clear) {
                 // everything remembered before the clear is gone after it; a later clear of the batch finds nothing
@@ -118,8 +121,10 @@ final class WriteBatch {
         List<EntityKey> pending = new ArrayList<>(byKey.keySet());
         for (int round = 0; !pending.isEmpty(); round++) {
             if (round == MAX_INSERT_ROUNDS) {
-                throw new SQLTransactionRollbackException("Lost " + MAX_INSERT_ROUNDS
-                        + " insert races in a row on " + pending.get(0) + "; the batch will be retried", "40001");
+                throw new SQLTransactionRollbackException(
+                        "Lost " + MAX_INSERT_ROUNDS + " insert races in a row on " + pending.get(0)
+                                + "; the batch will be retried",
+                        "40001");
             }
             List<StateRow> updates = new ArrayList<>();
             List<StateRow> inserts = new ArrayList<>();
@@ -146,7 +151,8 @@ final class WriteBatch {
             pending = new ArrayList<>();
             for (int i = 0; i < inserted.length; i++) {
                 if (!inserted[i]) {
-                    pending.add(new EntityKey(inserts.get(i).typeName(), inserts.get(i).entityId()));
+                    pending.add(new EntityKey(
+                            inserts.get(i).typeName(), inserts.get(i).entityId()));
                 }
             }
             if (!pending.isEmpty()) {
@@ -167,12 +173,16 @@ final class WriteBatch {
      * @return the row to store, {@code null} for none, or {@link #NO_CHANGE} when every operation was refused
      */
     private static JdbcDialect.ShardKey shardOf(StoreOperation op) {
-        return op instanceof StoreOperation.Write w ? new JdbcDialect.ShardKey(w.typeName(), w.shardId())
-                : new JdbcDialect.ShardKey(((StoreOperation.Delete) op).typeName(),
-                        ((StoreOperation.Delete) op).shardId());
+        return op instanceof StoreOperation.Write w
+                ? new JdbcDialect.ShardKey(w.typeName(), w.shardId())
+                : new JdbcDialect.ShardKey(
+                        ((StoreOperation.Delete) op).typeName(), ((StoreOperation.Delete) op).shardId());
     }
 
-    private @Nullable StateRow replay(EntityKey key, List<Integer> indexes, @Nullable Locked before,
+    private @Nullable StateRow replay(
+            EntityKey key,
+            List<Integer> indexes,
+            @Nullable Locked before,
             Map<JdbcDialect.ShardKey, Long> shardEpochs) {
         boolean exists = before != null;
         long version = before == null ? 0 : before.version();
@@ -207,10 +217,11 @@ final class WriteBatch {
         return exists && state != null ? new StateRow(key.typeName(), key.entityId(), state, version, epoch) : null;
     }
 
-    private static Map<EntityKey, Locked> lock(Connection connection, JdbcDialect dialect,
-            Iterable<EntityKey> keys) throws SQLException {
+    private static Map<EntityKey, Locked> lock(Connection connection, JdbcDialect dialect, Iterable<EntityKey> keys)
+            throws SQLException {
         SortedMap<String, TreeSet<String>> idsByType = new TreeMap<>();
-        keys.forEach(k -> idsByType.computeIfAbsent(k.typeName(), t -> new TreeSet<>()).add(k.entityId()));
+        keys.forEach(k ->
+                idsByType.computeIfAbsent(k.typeName(), t -> new TreeSet<>()).add(k.entityId()));
         Map<EntityKey, Locked> locked = new LinkedHashMap<>();
         for (Map.Entry<String, TreeSet<String>> e : idsByType.entrySet()) {
             dialect.lockStates(connection, e.getKey(), new ArrayList<>(e.getValue()))
@@ -237,8 +248,9 @@ final class WriteBatch {
             } else if (outcome instanceof Long deleted && op instanceof StoreOperation.Clear c) {
                 c.future().complete(deleted);
             } else {
-                op.future().completeExceptionally(new IllegalStateException(
-                        "The batch committed without deciding the " + op.describe()));
+                op.future()
+                        .completeExceptionally(
+                                new IllegalStateException("The batch committed without deciding the " + op.describe()));
             }
         }
     }
@@ -251,9 +263,12 @@ final class WriteBatch {
      */
     void fail(String reason, @Nullable Throwable cause) {
         for (StoreOperation op : operations) {
-            op.future().completeExceptionally(new ShardingException("The store could not commit the "
-                    + op.describe() + ": " + reason + "; nothing of its batch of " + operations.size()
-                    + " operations was applied", cause));
+            op.future()
+                    .completeExceptionally(new ShardingException(
+                            "The store could not commit the "
+                                    + op.describe() + ": " + reason + "; nothing of its batch of " + operations.size()
+                                    + " operations was applied",
+                            cause));
         }
     }
 }

@@ -45,13 +45,13 @@ import org.junit.jupiter.api.Test;
  */
 class BadInputClusterTest {
 
-    record Undeclared(String text) {
-    }
+    record Undeclared(String text) {}
 
     private final Map<String, JChannel> channels = new ConcurrentHashMap<>();
 
     private final TestCluster cluster = new TestCluster(settings -> ShardingNode.builder(settings)
-            .entityType(Counter.type()).channelCustomizer(ch -> channels.put(settings.nodeName(), ch)));
+            .entityType(Counter.type())
+            .channelCustomizer(ch -> channels.put(settings.nodeName(), ch)));
 
     private JChannel raw;
 
@@ -69,7 +69,9 @@ class BadInputClusterTest {
         ShardingNode target = nodes.get(1);
         String id = "victim";
         int shards = 20;
-        Counter.Total before = nodes.get(0).region(Counter.class).ask(id, new Counter.Add(5), Counter.Total.class)
+        Counter.Total before = nodes.get(0)
+                .region(Counter.class)
+                .ask(id, new Counter.Add(5), Counter.Total.class)
                 .get(10, TimeUnit.SECONDS);
         ShardingNode home = before.node().equals(target.nodeName()) ? target : nodes.get(0);
 
@@ -82,8 +84,8 @@ class BadInputClusterTest {
             public void receive(Message msg) {
                 byte[] buf = msg.getArray();
                 if (msg.getLength() > 0 && buf[msg.getOffset()] == Outbox.BATCH_MAGIC) {
-                    Outbox.unpack(buf, msg.getOffset(), msg.getLength(),
-                            (b, o, n) -> received.add(protocol.decode(b, o, n)));
+                    Outbox.unpack(
+                            buf, msg.getOffset(), msg.getLength(), (b, o, n) -> received.add(protocol.decode(b, o, n)));
                 } else {
                     received.add(protocol.decode(buf, msg.getOffset(), msg.getLength()));
                 }
@@ -103,19 +105,25 @@ class BadInputClusterTest {
         send(homeAddress, new byte[0]);
         byte[] truncated = protocol.encode(new EntityEnvelope("counter", id, shard, 1, rawMember, add, 0, add.length));
         send(homeAddress, java.util.Arrays.copyOf(truncated, truncated.length - 3));
-        send(homeAddress, protocol.encode(new EntityEnvelope("nosuchtype", id, shard, 11, rawMember, add, 0,
-                add.length)));
-        send(homeAddress, protocol.encode(new EntityEnvelope("counter", id, shard, 12, rawMember, undeclared, 0,
-                undeclared.length)));
-        send(homeAddress, protocol.encode(new EntityEnvelope("counter", id, (shard + 1) % shards, 13, rawMember,
-                add, 0, add.length)));
-        send(homeAddress, protocol.encode(new EntityEnvelope("counter", id, shard, 14, rawMember,
-                new byte[] {9, 9, 9}, 0, 3)));
+        send(
+                homeAddress,
+                protocol.encode(new EntityEnvelope("nosuchtype", id, shard, 11, rawMember, add, 0, add.length)));
+        send(
+                homeAddress,
+                protocol.encode(
+                        new EntityEnvelope("counter", id, shard, 12, rawMember, undeclared, 0, undeclared.length)));
+        send(
+                homeAddress,
+                protocol.encode(
+                        new EntityEnvelope("counter", id, (shard + 1) % shards, 13, rawMember, add, 0, add.length)));
+        send(
+                homeAddress,
+                protocol.encode(new EntityEnvelope("counter", id, shard, 14, rawMember, new byte[] {9, 9, 9}, 0, 3)));
         send(homeAddress, protocol.encode(new Reply(424242, add))); // a reply nobody waits for
         // batches: one whose second length runs past its end, one holding garbage and a nested batch next to a
         // rejected envelope, and one with a zero length
-        byte[] rejected = protocol.encode(new EntityEnvelope("nosuchtype", id, shard, 15, rawMember, add, 0,
-                add.length));
+        byte[] rejected =
+                protocol.encode(new EntityEnvelope("nosuchtype", id, shard, 15, rawMember, add, 0, add.length));
         send(homeAddress, batch(rejected, new byte[] {Outbox.BATCH_MAGIC, 1, 2}, new byte[] {7, 7}));
         byte[] overrun = batch(rejected);
         overrun = java.util.Arrays.copyOf(overrun, overrun.length + 2);
@@ -123,13 +131,17 @@ class BadInputClusterTest {
         send(homeAddress, overrun);
         send(homeAddress, new byte[] {Outbox.BATCH_MAGIC, 0});
 
-        Awaitility.await("the rejections sent back to the forging member").atMost(Duration.ofSeconds(10))
+        Awaitility.await("the rejections sent back to the forging member")
+                .atMost(Duration.ofSeconds(10))
                 .until(() -> received.stream().filter(m -> m instanceof Failure).count() >= 6);
         Map<Long, Failure> failures = new ConcurrentHashMap<>();
-        received.stream().filter(m -> m instanceof Failure).map(m -> (Failure) m)
+        received.stream()
+                .filter(m -> m instanceof Failure)
+                .map(m -> (Failure) m)
                 .forEach(f -> failures.put(f.correlationId(), f));
         assertThat(failures).containsOnlyKeys(11L, 12L, 13L, 14L, 15L);
-        assertThat(received.stream().filter(m -> m instanceof Failure f && f.correlationId() == 15)).hasSize(2);
+        assertThat(received.stream().filter(m -> m instanceof Failure f && f.correlationId() == 15))
+                .hasSize(2);
         assertThat(failures.values()).allSatisfy(f -> assertThat(f.kind()).isEqualTo(FailureKind.REJECTED));
         assertThat(failures.get(11L).message()).contains("Unknown entity type nosuchtype");
         assertThat(failures.get(12L).message()).contains("undeclared type").contains(Undeclared.class.getName());
@@ -138,11 +150,15 @@ class BadInputClusterTest {
 
         // nothing changed, and both nodes still serve
         for (ShardingNode via : nodes) {
-            Counter.Total t = via.region(Counter.class).ask(id, new Counter.Get(), Counter.Total.class)
+            Counter.Total t = via.region(Counter.class)
+                    .ask(id, new Counter.Get(), Counter.Total.class)
                     .get(10, TimeUnit.SECONDS);
             assertThat(t.total()).isEqualTo(5);
-            assertThat(via.region(Counter.class).ask("other", new Counter.Add(1), Counter.Total.class)
-                    .get(10, TimeUnit.SECONDS).total()).isPositive();
+            assertThat(via.region(Counter.class)
+                            .ask("other", new Counter.Add(1), Counter.Total.class)
+                            .get(10, TimeUnit.SECONDS)
+                            .total())
+                    .isPositive();
         }
     }
 
@@ -170,26 +186,38 @@ class BadInputClusterTest {
     void invalidCallsFailClearlyAndChangeNothing() throws Exception {
         List<ShardingNode> nodes = cluster.startNodes(2);
         ShardRegion<Counter> region = nodes.get(0).region(Counter.class);
-        assertThatThrownBy(() -> region.tell("", new Counter.Add(1))).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> region.tell("", new Counter.Add(1)))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("Invalid entity id");
-        assertThatThrownBy(() -> region.tell("x".repeat(ShardingSettings.MAX_ENTITY_ID_LENGTH + 1),
-                new Counter.Add(1))).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> region.tell("x".repeat(ShardingSettings.MAX_ENTITY_ID_LENGTH + 1), new Counter.Add(1)))
+                .isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> region.tell("a", "not a counter message"))
-                .isInstanceOf(UnhandledMessageException.class).hasMessageContaining("java.lang.String");
-        assertThatThrownBy(() -> region.ask("a", new Undeclared("x"), Counter.Total.class).get(5, TimeUnit.SECONDS))
-                .cause().isInstanceOf(UnhandledMessageException.class);
-        assertThatThrownBy(() -> region.ask("a", new Counter.Get(), String.class).get(10, TimeUnit.SECONDS))
-                .cause().isInstanceOf(MessageRejectedException.class).hasMessageContaining("not the expected");
-        assertThat(region.ask("a", new Counter.Get(), Counter.Total.class).get(10, TimeUnit.SECONDS).total()).isZero();
+                .isInstanceOf(UnhandledMessageException.class)
+                .hasMessageContaining("java.lang.String");
+        assertThatThrownBy(() -> region.ask("a", new Undeclared("x"), Counter.Total.class)
+                        .get(5, TimeUnit.SECONDS))
+                .cause()
+                .isInstanceOf(UnhandledMessageException.class);
+        assertThatThrownBy(
+                        () -> region.ask("a", new Counter.Get(), String.class).get(10, TimeUnit.SECONDS))
+                .cause()
+                .isInstanceOf(MessageRejectedException.class)
+                .hasMessageContaining("not the expected");
+        assertThat(region.ask("a", new Counter.Get(), Counter.Total.class)
+                        .get(10, TimeUnit.SECONDS)
+                        .total())
+                .isZero();
     }
 
     @Test
     void oversizedMessagesToRemoteEntitiesAreRefusedBeforeSending() throws Exception {
-        List<ShardingNode> nodes = List.of(cluster.startNode(s -> s.withMaxPayloadSize(1024)),
-                cluster.startNode(s -> s.withMaxPayloadSize(1024)));
+        List<ShardingNode> nodes = List.of(
+                cluster.startNode(s -> s.withMaxPayloadSize(1024)), cluster.startNode(s -> s.withMaxPayloadSize(1024)));
         String remoteId = null;
         for (int i = 0; remoteId == null; i++) {
-            Counter.Total t = nodes.get(0).region(Counter.class).ask("o-" + i, new Counter.Get(), Counter.Total.class)
+            Counter.Total t = nodes.get(0)
+                    .region(Counter.class)
+                    .ask("o-" + i, new Counter.Get(), Counter.Total.class)
                     .get(10, TimeUnit.SECONDS);
             if (!t.node().equals(nodes.get(0).nodeName())) {
                 remoteId = t.id();
@@ -197,33 +225,48 @@ class BadInputClusterTest {
         }
         String big = "x".repeat(2000);
         String target = remoteId;
-        assertThatThrownBy(() -> nodes.get(0).region(Counter.class).ask(target, new Counter.Fail(big),
-                Counter.Total.class).get(10, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class).cause()
-                .isInstanceOf(MessageRejectedException.class).hasMessageContaining("over the limit of 1024");
+        assertThatThrownBy(() -> nodes.get(0)
+                        .region(Counter.class)
+                        .ask(target, new Counter.Fail(big), Counter.Total.class)
+                        .get(10, TimeUnit.SECONDS))
+                .isInstanceOf(ExecutionException.class)
+                .cause()
+                .isInstanceOf(MessageRejectedException.class)
+                .hasMessageContaining("over the limit of 1024");
         assertThatThrownBy(() -> nodes.get(0).region(Counter.class).tell(target, new Counter.Fail(big)))
                 .isInstanceOf(MessageRejectedException.class);
-        assertThat(nodes.get(0).region(Counter.class).ask(target, new Counter.Add(1), Counter.Total.class)
-                .get(10, TimeUnit.SECONDS).count()).isEqualTo(1);
+        assertThat(nodes.get(0)
+                        .region(Counter.class)
+                        .ask(target, new Counter.Add(1), Counter.Total.class)
+                        .get(10, TimeUnit.SECONDS)
+                        .count())
+                .isEqualTo(1);
     }
 
     @Test
     void aFullBufferFailsAsksAndTellsAtOnceAndAsksTimeOut() throws Exception {
-        ShardingNode proxy = cluster.startNode(s -> s.withBufferSize(10)
-                .withEntity("counter", new ShardingSettings.EntityTypeSettings(0, true)));
+        ShardingNode proxy = cluster.startNode(
+                s -> s.withBufferSize(10).withEntity("counter", new ShardingSettings.EntityTypeSettings(0, true)));
         ShardRegion<Counter> region = proxy.region(Counter.class);
         var waiting = new java.util.ArrayList<java.util.concurrent.CompletableFuture<Counter.Total>>();
         for (int i = 0; i < 10; i++) {
             waiting.add(region.ask("b-" + i, new Counter.Add(1), Counter.Total.class, Duration.ofMillis(500)));
         }
-        assertThatThrownBy(() -> region.ask("b-x", new Counter.Add(1), Counter.Total.class).get(5, TimeUnit.SECONDS))
-                .cause().isInstanceOf(BufferFullException.class).hasMessageContaining("buffer-size");
+        assertThatThrownBy(() -> region.ask("b-x", new Counter.Add(1), Counter.Total.class)
+                        .get(5, TimeUnit.SECONDS))
+                .cause()
+                .isInstanceOf(BufferFullException.class)
+                .hasMessageContaining("buffer-size");
         assertThatThrownBy(() -> region.tell("b-y", new Counter.Add(1))).isInstanceOf(BufferFullException.class);
         for (var f : waiting) {
-            assertThatThrownBy(() -> f.get(10, TimeUnit.SECONDS)).cause().isInstanceOf(AskTimeoutException.class)
+            assertThatThrownBy(() -> f.get(10, TimeUnit.SECONDS))
+                    .cause()
+                    .isInstanceOf(AskTimeoutException.class)
                     .hasMessageContaining("before its shard's home was known");
         }
         // asks that timed out give their buffer space back
-        Awaitility.await("buffer space of timed-out asks freed").atMost(Duration.ofSeconds(10))
+        Awaitility.await("buffer space of timed-out asks freed")
+                .atMost(Duration.ofSeconds(10))
                 .until(() -> {
                     try {
                         region.tell("b-z", new Counter.Add(1));

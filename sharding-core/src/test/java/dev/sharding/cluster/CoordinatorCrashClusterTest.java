@@ -51,7 +51,8 @@ class CoordinatorCrashClusterTest {
             if (shard >= shards / 2) {
                 continue;
             }
-            Counter.Total t = n2.region(Counter.class).ask(id, new Counter.Get(), Counter.Total.class)
+            Counter.Total t = n2.region(Counter.class)
+                    .ask(id, new Counter.Get(), Counter.Total.class)
                     .get(10, TimeUnit.SECONDS);
             usedShards.add(shard);
             if (!t.node().equals(coordinator.nodeName())) {
@@ -84,8 +85,8 @@ class CoordinatorCrashClusterTest {
                 continue;
             }
             freshIds.add(id);
-            fresh.add(n3.region(Counter.class).ask(id, new Counter.Add(7), Counter.Total.class,
-                    Duration.ofSeconds(30)));
+            fresh.add(
+                    n3.region(Counter.class).ask(id, new Counter.Add(7), Counter.Total.class, Duration.ofSeconds(30)));
         }
         cluster.awaitConverged();
         assertThat(cluster.coordinatorNode()).isSameAs(n2);
@@ -93,7 +94,8 @@ class CoordinatorCrashClusterTest {
         load.get(30, TimeUnit.SECONDS);
 
         for (String id : known) {
-            Counter.Total t = region.ask(id, new Counter.Get(), Counter.Total.class).get(10, TimeUnit.SECONDS);
+            Counter.Total t =
+                    region.ask(id, new Counter.Get(), Counter.Total.class).get(10, TimeUnit.SECONDS);
             assertThat(t.total()).as("tells to %s, homed on %s", id, t.node()).isEqualTo(sent.get());
         }
         for (int i = 0; i < fresh.size(); i++) {
@@ -103,9 +105,11 @@ class CoordinatorCrashClusterTest {
         }
         // the new coordinator rebuilt the table from the regions: known homes did not move
         for (String id : known) {
-            Counter.Total viaN3 = n3.region(Counter.class).ask(id, new Counter.Get(), Counter.Total.class)
+            Counter.Total viaN3 = n3.region(Counter.class)
+                    .ask(id, new Counter.Get(), Counter.Total.class)
                     .get(10, TimeUnit.SECONDS);
-            Counter.Total viaN2 = region.ask(id, new Counter.Get(), Counter.Total.class).get(10, TimeUnit.SECONDS);
+            Counter.Total viaN2 =
+                    region.ask(id, new Counter.Get(), Counter.Total.class).get(10, TimeUnit.SECONDS);
             assertThat(viaN3.node()).isEqualTo(viaN2.node());
             assertThat(viaN3.total()).isEqualTo(sent.get());
         }

@@ -49,16 +49,20 @@ class DiscoveryClusterTest {
     }
 
     private ShardingNode start(ShardingSettings settings, UnaryOperator<ShardingNode.Builder> more) {
-        ShardingNode node = more.apply(ShardingNode.builder(settings).entityType(Counter.type())
-                .channelCustomizer(ch -> channels.put(settings.nodeName(), ch))).build();
+        ShardingNode node = more.apply(ShardingNode.builder(settings)
+                        .entityType(Counter.type())
+                        .channelCustomizer(ch -> channels.put(settings.nodeName(), ch)))
+                .build();
         node.start();
         nodes.add(node);
         return node;
     }
 
-    private static ShardingSettings settings(String cluster, String name, int port, int range,
-            UnaryOperator<JgroupsSettings> jgroups) {
-        ShardingSettings s = ShardingSettings.defaults().withClusterName(cluster).withNodeName(name)
+    private static ShardingSettings settings(
+            String cluster, String name, int port, int range, UnaryOperator<JgroupsSettings> jgroups) {
+        ShardingSettings s = ShardingSettings.defaults()
+                .withClusterName(cluster)
+                .withNodeName(name)
                 .withNetwork("127.0.0.1", port, range, "127.0.0.1[1]");
         return s.withJgroups(jgroups.apply(s.jgroups()));
     }
@@ -69,15 +73,22 @@ class DiscoveryClusterTest {
         db.setURL("jdbc:h2:mem:discovery-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
         String cluster = "jdbc-" + UUID.randomUUID();
         for (int i = 1; i <= 3; i++) {
-            start(settings(cluster, "j" + i, freePort(), 0,
-                    j -> j.withDiscovery(JgroupsSettings.Discovery.JDBC, null)),
+            start(
+                    settings(
+                            cluster,
+                            "j" + i,
+                            freePort(),
+                            0,
+                            j -> j.withDiscovery(JgroupsSettings.Discovery.JDBC, null)),
                     b -> b.discoveryDatabase(db, "t_"));
         }
         awaitMembers(3);
         JChannel ch = channels.get("j1");
-        assertThat((Object) ch.getProtocolStack().findProtocol(JDBC_PING2.class)).isNotNull();
+        assertThat((Object) ch.getProtocolStack().findProtocol(JDBC_PING2.class))
+                .isNotNull();
         assertThat((Object) ch.getProtocolStack().findProtocol(TCPPING.class)).isNull();
-        try (Connection c = db.getConnection(); Statement st = c.createStatement();
+        try (Connection c = db.getConnection();
+                Statement st = c.createStatement();
                 ResultSet rs = st.executeQuery("SELECT name FROM t_discovery WHERE cluster = '" + cluster + "'")) {
             List<String> names = new ArrayList<>();
             while (rs.next()) {
@@ -90,8 +101,10 @@ class DiscoveryClusterTest {
 
     @Test
     void jdbcDiscoveryWithoutADatabaseIsRefusedClearly() {
-        ShardingNode node = ShardingNode.builder(settings("jdbc-none", "x", 7800, 0,
-                j -> j.withDiscovery(JgroupsSettings.Discovery.JDBC, null))).entityType(Counter.type()).build();
+        ShardingNode node = ShardingNode.builder(
+                        settings("jdbc-none", "x", 7800, 0, j -> j.withDiscovery(JgroupsSettings.Discovery.JDBC, null)))
+                .entityType(Counter.type())
+                .build();
         assertThatThrownBy(node::start).hasMessageContaining("sharding.jgroups.discovery=jdbc");
     }
 
@@ -100,9 +113,11 @@ class DiscoveryClusterTest {
         int port = freePortPair();
         String cluster = "dns-" + UUID.randomUUID();
         // the first node on the upper port; the second probes both ports at every address "localhost" resolves to
-        start(settings(cluster, "d1", port + 1, 0, j -> j.withDiscovery(JgroupsSettings.Discovery.DNS, "localhost")),
+        start(
+                settings(cluster, "d1", port + 1, 0, j -> j.withDiscovery(JgroupsSettings.Discovery.DNS, "localhost")),
                 UnaryOperator.identity());
-        start(settings(cluster, "d2", port, 1, j -> j.withDiscovery(JgroupsSettings.Discovery.DNS, "localhost")),
+        start(
+                settings(cluster, "d2", port, 1, j -> j.withDiscovery(JgroupsSettings.Discovery.DNS, "localhost")),
                 UnaryOperator.identity());
         awaitMembers(2);
         DNS_PING dns = channels.get("d2").getProtocolStack().findProtocol(DNS_PING.class);
@@ -114,7 +129,8 @@ class DiscoveryClusterTest {
     @Test
     void dnsDiscoveryNeedsAQuery() {
         assertThatThrownBy(() -> settings("c", "n", 7800, 0, j -> j.withDiscovery(JgroupsSettings.Discovery.DNS, null))
-                .validate()).hasMessageContaining("sharding.jgroups.dns-query");
+                        .validate())
+                .hasMessageContaining("sharding.jgroups.dns-query");
     }
 
     @Test
@@ -123,7 +139,8 @@ class DiscoveryClusterTest {
         int port = freePort();
         start(settings("fd-" + UUID.randomUUID(), "f1", port, 0, j -> j.withFdPort(fd)), UnaryOperator.identity());
         FD_SOCK2 fdSock = channels.get("f1").getProtocolStack().findProtocol(FD_SOCK2.class);
-        Awaitility.await("FD_SOCK2 listening").atMost(Duration.ofSeconds(10))
+        Awaitility.await("FD_SOCK2 listening")
+                .atMost(Duration.ofSeconds(10))
                 .until(() -> fdSock.getActualBindPort() > 0);
         assertThat(fdSock.getActualBindPort()).isEqualTo(fd);
     }
@@ -131,29 +148,37 @@ class DiscoveryClusterTest {
     @Test
     void bindAddressTakesJGroupsKeywords() throws Exception {
         int port = freePort();
-        ShardingSettings s = ShardingSettings.defaults().withClusterName("kw-" + UUID.randomUUID())
+        ShardingSettings s = ShardingSettings.defaults()
+                .withClusterName("kw-" + UUID.randomUUID())
                 .withNetwork("match-interface:lo", port, 0, "127.0.0.1[" + port + "]");
         ShardingNode node = start(s, UnaryOperator.identity());
         assertThat(node.nodeName()).endsWith(":" + port);
-        assertThat(InetAddress.getByName(node.nodeName().substring(0, node.nodeName().lastIndexOf(':')))
-                .isLoopbackAddress()).isTrue();
+        assertThat(InetAddress.getByName(
+                                node.nodeName().substring(0, node.nodeName().lastIndexOf(':')))
+                        .isLoopbackAddress())
+                .isTrue();
 
         ShardingNode bad = ShardingNode.builder(ShardingSettings.defaults()
-                .withNetwork("match-interface:no-such-nic9", port, 0, "127.0.0.1[" + port + "]"))
-                .entityType(Counter.type()).build();
-        assertThatThrownBy(bad::start).isInstanceOf(ShardingException.class)
+                        .withNetwork("match-interface:no-such-nic9", port, 0, "127.0.0.1[" + port + "]"))
+                .entityType(Counter.type())
+                .build();
+        assertThatThrownBy(bad::start)
+                .isInstanceOf(ShardingException.class)
                 .hasMessageContaining("sharding.jgroups.bind-address=match-interface:no-such-nic9");
     }
 
     private void awaitMembers(int n) {
-        Awaitility.await(n + " members on every node").atMost(Duration.ofSeconds(30))
+        Awaitility.await(n + " members on every node")
+                .atMost(Duration.ofSeconds(30))
                 .until(() -> nodes.stream().allMatch(x -> x.members().size() == n && x.isRegistered()));
     }
 
     private void assertServes() throws Exception {
         for (int i = 0; i < 10; i++) {
-            Counter.Total t = nodes.get(i % nodes.size()).region(Counter.class).ask("d-" + i, new Counter.Add(1),
-                    Counter.Total.class).get(10, TimeUnit.SECONDS);
+            Counter.Total t = nodes.get(i % nodes.size())
+                    .region(Counter.class)
+                    .ask("d-" + i, new Counter.Add(1), Counter.Total.class)
+                    .get(10, TimeUnit.SECONDS);
             assertThat(t.total()).isEqualTo(1);
         }
     }

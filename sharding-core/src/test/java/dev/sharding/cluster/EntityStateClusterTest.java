@@ -32,12 +32,13 @@ import org.junit.jupiter.api.Test;
  */
 class EntityStateClusterTest {
 
-    private static final List<String> IDS = IntStream.range(0, 24).mapToObj(i -> "w-" + i).toList();
+    private static final List<String> IDS =
+            IntStream.range(0, 24).mapToObj(i -> "w-" + i).toList();
 
     private final ControllableStore store = new ControllableStore();
 
-    private final TestCluster cluster = new TestCluster(s -> ShardingNode.builder(s).entityType(Wallet.type())
-            .store(store));
+    private final TestCluster cluster = new TestCluster(
+            s -> ShardingNode.builder(s).entityType(Wallet.type()).store(store));
 
     @AfterEach
     void stop() {
@@ -46,7 +47,9 @@ class EntityStateClusterTest {
     }
 
     private static Wallet.Reply read(ShardingNode via, String id) throws Exception {
-        return via.region(Wallet.class).ask(id, new Wallet.Read(), Wallet.Reply.class).get(30, TimeUnit.SECONDS);
+        return via.region(Wallet.class)
+                .ask(id, new Wallet.Read(), Wallet.Reply.class)
+                .get(30, TimeUnit.SECONDS);
     }
 
     @Test
@@ -71,7 +74,8 @@ class EntityStateClusterTest {
                 }
             }));
         }
-        Awaitility.await("deposits flowing").atMost(Duration.ofSeconds(30))
+        Awaitility.await("deposits flowing")
+                .atMost(Duration.ofSeconds(30))
                 .until(() -> acknowledged.values().stream().allMatch(a -> a.get() >= 20));
         long readsBefore = store.reads();
         for (int round = 0; round < 2; round++) {
@@ -80,9 +84,14 @@ class EntityStateClusterTest {
                 int s = shard;
                 AdminResult r = nodes.get(0).handOff("wallet", shard, target).get(10, TimeUnit.SECONDS);
                 if (r.accepted()) {
-                    Awaitility.await("shard " + shard + " on " + target).atMost(Duration.ofSeconds(30))
-                            .until(() -> nodes.stream().filter(n -> n.nodeName().equals(target)).findFirst()
-                                    .orElseThrow().localEntities("wallet").containsKey(s));
+                    Awaitility.await("shard " + shard + " on " + target)
+                            .atMost(Duration.ofSeconds(30))
+                            .until(() -> nodes.stream()
+                                    .filter(n -> n.nodeName().equals(target))
+                                    .findFirst()
+                                    .orElseThrow()
+                                    .localEntities("wallet")
+                                    .containsKey(s));
                 }
             }
         }
@@ -90,12 +99,14 @@ class EntityStateClusterTest {
         CompletableFuture.allOf(senders.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
         for (String id : IDS) {
             Wallet.Reply r = read(nodes.get(1), id);
-            assertThat(r.amount()).as("balance of %s: every acknowledged deposit, no more", id)
+            assertThat(r.amount())
+                    .as("balance of %s: every acknowledged deposit, no more", id)
                     .isEqualTo(acknowledged.get(id).get());
             assertThat(r.deposits()).isEqualTo(acknowledged.get(id).get());
         }
-        assertThat(store.reads() - readsBefore).as("store reads after the first activations: the state travelled"
-                + " with the shards").isZero();
+        assertThat(store.reads() - readsBefore)
+                .as("store reads after the first activations: the state travelled" + " with the shards")
+                .isZero();
     }
 
     @Test
@@ -104,12 +115,15 @@ class EntityStateClusterTest {
         ShardingNode via = nodes.get(0);
         for (String id : IDS) {
             for (int i = 0; i < 3; i++) {
-                via.region(Wallet.class).ask(id, new Wallet.Deposit(5), Wallet.Reply.class).get(10, TimeUnit.SECONDS);
+                via.region(Wallet.class)
+                        .ask(id, new Wallet.Deposit(5), Wallet.Reply.class)
+                        .get(10, TimeUnit.SECONDS);
             }
         }
         ShardingNode victim = nodes.get(2);
-        long onVictim = IDS.stream().filter(id -> victim.localEntities("wallet").values().stream()
-                .anyMatch(ids -> ids.contains(id))).count();
+        long onVictim = IDS.stream()
+                .filter(id -> victim.localEntities("wallet").values().stream().anyMatch(ids -> ids.contains(id)))
+                .count();
         assertThat(onVictim).isPositive();
         cluster.awaitStable(); // a member lost right after a join cannot be told from a split
         victim.crash();
@@ -126,28 +140,45 @@ class EntityStateClusterTest {
         List<ShardingNode> nodes = cluster.startNodes(2, s -> s.withHandoffTimeout(Duration.ofSeconds(2)));
         String id = "stale";
         int shard = EntityType.shardOf(id, 12);
-        Wallet.Reply first = nodes.get(0).region(Wallet.class).ask(id, new Wallet.Deposit(10), Wallet.Reply.class)
+        Wallet.Reply first = nodes.get(0)
+                .region(Wallet.class)
+                .ask(id, new Wallet.Deposit(10), Wallet.Reply.class)
                 .get(10, TimeUnit.SECONDS);
         String owner = first.node();
         String other = owner.equals("n1") ? "n2" : "n1";
 
         // the owner's next write hangs (a slow database); meanwhile the shard is moved away
         store.holdWrites((entity, epoch) -> entity.equals(id) && epoch == 1);
-        CompletableFuture<Wallet.Reply> held = nodes.get(0).region(Wallet.class)
+        CompletableFuture<Wallet.Reply> held = nodes.get(0)
+                .region(Wallet.class)
                 .ask(id, new Wallet.Deposit(1000), Wallet.Reply.class, Duration.ofSeconds(60));
         AdminResult r = nodes.get(0).handOff("wallet", shard, other).get(10, TimeUnit.SECONDS);
         assertThat(r.accepted()).as(r.message()).isTrue();
-        Awaitility.await("shard forced to move after handoff-timeout").atMost(Duration.ofSeconds(30))
-                .until(() -> nodes.stream().filter(n -> n.nodeName().equals(other)).findFirst().orElseThrow()
-                        .localEntities("wallet").containsKey(shard));
-        ShardingNode newHome = nodes.stream().filter(n -> n.nodeName().equals(other)).findFirst().orElseThrow();
-        assertThat(newHome.region(Wallet.class).ask(id, new Wallet.Deposit(1), Wallet.Reply.class)
-                .get(10, TimeUnit.SECONDS).amount()).isEqualTo(11);
+        Awaitility.await("shard forced to move after handoff-timeout")
+                .atMost(Duration.ofSeconds(30))
+                .until(() -> nodes.stream()
+                        .filter(n -> n.nodeName().equals(other))
+                        .findFirst()
+                        .orElseThrow()
+                        .localEntities("wallet")
+                        .containsKey(shard));
+        ShardingNode newHome = nodes.stream()
+                .filter(n -> n.nodeName().equals(other))
+                .findFirst()
+                .orElseThrow();
+        assertThat(newHome.region(Wallet.class)
+                        .ask(id, new Wallet.Deposit(1), Wallet.Reply.class)
+                        .get(10, TimeUnit.SECONDS)
+                        .amount())
+                .isEqualTo(11);
 
         // the stale owner's write finally reaches the store: refused, and its caller is told
         store.release();
-        assertThatThrownBy(() -> held.get(30, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class).cause()
-                .isInstanceOf(EntityException.class).hasMessageContaining("StaleEpochException");
+        assertThatThrownBy(() -> held.get(30, TimeUnit.SECONDS))
+                .isInstanceOf(ExecutionException.class)
+                .cause()
+                .isInstanceOf(EntityException.class)
+                .hasMessageContaining("StaleEpochException");
         assertThat(read(newHome, id).amount()).isEqualTo(11);
     }
 
@@ -158,17 +189,30 @@ class EntityStateClusterTest {
         region.ask("f", new Wallet.Deposit(7), Wallet.Reply.class).get(10, TimeUnit.SECONDS);
         store.failWrites("f"::equals);
         assertThatThrownBy(() -> region.ask("f", new Wallet.Deposit(100), Wallet.Reply.class)
-                .get(10, TimeUnit.SECONDS)).cause().isInstanceOf(EntityException.class)
-                .hasMessageContaining("could not be stored").hasMessageContaining("store unavailable for f");
-        assertThat(read(nodes.get(0), "f").amount()).as("state back to the stored value").isEqualTo(7);
+                        .get(10, TimeUnit.SECONDS))
+                .cause()
+                .isInstanceOf(EntityException.class)
+                .hasMessageContaining("could not be stored")
+                .hasMessageContaining("store unavailable for f");
+        assertThat(read(nodes.get(0), "f").amount())
+                .as("state back to the stored value")
+                .isEqualTo(7);
         assertThatThrownBy(() -> region.ask("f", new Wallet.DepositThenFail(50), Wallet.Reply.class)
-                .get(10, TimeUnit.SECONDS)).cause().isInstanceOf(EntityException.class)
+                        .get(10, TimeUnit.SECONDS))
+                .cause()
+                .isInstanceOf(EntityException.class)
                 .hasMessageContaining("refused after changing the state");
-        assertThat(read(nodes.get(0), "f").amount()).as("a failed handler's change is discarded").isEqualTo(7);
+        assertThat(read(nodes.get(0), "f").amount())
+                .as("a failed handler's change is discarded")
+                .isEqualTo(7);
         store.failWrites(id -> false);
-        assertThat(region.ask("f", new Wallet.Deposit(1), Wallet.Reply.class).get(10, TimeUnit.SECONDS).amount())
+        assertThat(region.ask("f", new Wallet.Deposit(1), Wallet.Reply.class)
+                        .get(10, TimeUnit.SECONDS)
+                        .amount())
                 .isEqualTo(8);
-        assertThat(region.ask("f", new Wallet.Close(), Wallet.Reply.class).get(10, TimeUnit.SECONDS).amount())
+        assertThat(region.ask("f", new Wallet.Close(), Wallet.Reply.class)
+                        .get(10, TimeUnit.SECONDS)
+                        .amount())
                 .isZero();
     }
 }

@@ -23,7 +23,8 @@ import org.junit.jupiter.api.Test;
  */
 class GracefulShutdownClusterTest {
 
-    private static final List<String> IDS = IntStream.range(0, 40).mapToObj(i -> "g-" + i).toList();
+    private static final List<String> IDS =
+            IntStream.range(0, 40).mapToObj(i -> "g-" + i).toList();
 
     private final TestCluster cluster = TestCluster.of(Journal.type());
 
@@ -54,9 +55,11 @@ class GracefulShutdownClusterTest {
         CountDownLatch gate = new CountDownLatch(1);
         Journal.stopGate = gate;
         CompletableFuture<Void> leaving = CompletableFuture.runAsync(leaver::close);
-        Awaitility.await("leaver reported as leaving, with handoffs in progress").atMost(Duration.ofSeconds(30))
+        Awaitility.await("leaver reported as leaving, with handoffs in progress")
+                .atMost(Duration.ofSeconds(30))
                 .until(() -> {
-                    ClusterState s = nodes.get(0).clusterState(Duration.ofSeconds(2)).get(5, TimeUnit.SECONDS);
+                    ClusterState s =
+                            nodes.get(0).clusterState(Duration.ofSeconds(2)).get(5, TimeUnit.SECONDS);
                     return s.leaving().contains(leaver.self()) && !s.handoffs().isEmpty();
                 });
         assertThat(leaver.isLeaving()).isTrue();
@@ -66,7 +69,8 @@ class GracefulShutdownClusterTest {
         cluster.awaitConverged();
         load.awaitProgress(20);
         load.assertNothingLost();
-        assertThat(nodes.get(0).localEntities("journal").size() + nodes.get(1).localEntities("journal").size())
+        assertThat(nodes.get(0).localEntities("journal").size()
+                        + nodes.get(1).localEntities("journal").size())
                 .isPositive();
     }
 

@@ -59,25 +59,27 @@ class HandOffClusterTest {
     private CompletableFuture<Void> startSender(String name, ShardRegion<Journal> region) {
         AtomicLong n = new AtomicLong();
         sentPerSender.put(name, n);
-        return CompletableFuture.runAsync(() -> {
-            List<CompletableFuture<Long>> window = new ArrayList<>();
-            while (sending.get()) {
-                long seq = n.get() + 1;
-                for (int e = 0; e < ENTITIES; e++) {
-                    SequenceChecker.Seq msg = new SequenceChecker.Seq(name, seq);
-                    if (e % 4 == 0) {
-                        window.add(region.ask("j-" + e, msg, Long.class, Duration.ofSeconds(30)));
-                    } else {
-                        region.tell("j-" + e, msg);
+        return CompletableFuture.runAsync(
+                () -> {
+                    List<CompletableFuture<Long>> window = new ArrayList<>();
+                    while (sending.get()) {
+                        long seq = n.get() + 1;
+                        for (int e = 0; e < ENTITIES; e++) {
+                            SequenceChecker.Seq msg = new SequenceChecker.Seq(name, seq);
+                            if (e % 4 == 0) {
+                                window.add(region.ask("j-" + e, msg, Long.class, Duration.ofSeconds(30)));
+                            } else {
+                                region.tell("j-" + e, msg);
+                            }
+                        }
+                        n.set(seq);
+                        if (window.size() >= 64) {
+                            drain(window);
+                        }
                     }
-                }
-                n.set(seq);
-                if (window.size() >= 64) {
                     drain(window);
-                }
-            }
-            drain(window);
-        }, senders);
+                },
+                senders);
     }
 
     private void drain(List<CompletableFuture<Long>> window) {
@@ -99,14 +101,19 @@ class HandOffClusterTest {
             String id = "j-" + e;
             assertThat(r.violations()).as("order violations at %s", id).isZero();
             sentPerSender.forEach((sender, n) -> assertThat(r.last().get(sender))
-                    .as("last message of %s at %s", sender, id).isEqualTo(n.get()));
+                    .as("last message of %s at %s", sender, id)
+                    .isEqualTo(n.get()));
         }
         assertThat(failedAsks.get()).as("failed asks").isZero();
-        assertThat(Journal.MAX_LIVE.get()).as("most instances of one entity alive at once").isEqualTo(1);
+        assertThat(Journal.MAX_LIVE.get())
+                .as("most instances of one entity alive at once")
+                .isEqualTo(1);
     }
 
     private static final int USED_SHARDS = (int) java.util.stream.IntStream.range(0, ENTITIES)
-            .map(e -> EntityType.shardOf("j-" + e, 30)).distinct().count();
+            .map(e -> EntityType.shardOf("j-" + e, 30))
+            .distinct()
+            .count();
 
     private int hosted(ShardingNode node) {
         return node.localEntities("journal").size();
@@ -116,27 +123,33 @@ class HandOffClusterTest {
     void aJoiningNodeGetsItsShareWhileMessagesFlow() throws Exception {
         ShardingNode n1 = cluster.startNode(s -> s.withRebalanceInterval(Duration.ofMillis(500)));
         ShardingNode n2 = cluster.startNode(s -> s.withRebalanceInterval(Duration.ofMillis(500)));
-        List<CompletableFuture<Void>> load = List.of(startSender("a", n1.region(Journal.class)),
-                startSender("b", n2.region(Journal.class)));
-        Awaitility.await("all used shards allocated").atMost(Duration.ofSeconds(30))
+        List<CompletableFuture<Void>> load =
+                List.of(startSender("a", n1.region(Journal.class)), startSender("b", n2.region(Journal.class)));
+        Awaitility.await("all used shards allocated")
+                .atMost(Duration.ofSeconds(30))
                 .until(() -> hosted(n1) + hosted(n2) == USED_SHARDS);
         long joined = System.nanoTime();
         ShardingNode n3 = cluster.startNode(s -> s.withRebalanceInterval(Duration.ofMillis(500)));
         load = new ArrayList<>(load);
         load.add(startSender("c", n3.region(Journal.class)));
         int fair = USED_SHARDS / 3;
-        Awaitility.await("the new node hosts its fair share").atMost(Duration.ofSeconds(60))
+        Awaitility.await("the new node hosts its fair share")
+                .atMost(Duration.ofSeconds(60))
                 .until(() -> hosted(n3) >= fair);
-        System.out.printf("newcomer reached %d of %d shards %d ms after joining%n", hosted(n3), USED_SHARDS,
-                (System.nanoTime() - joined) / 1_000_000);
-        Awaitility.await("balanced").atMost(Duration.ofSeconds(60)).until(() -> List.of(hosted(n1), hosted(n2),
-                hosted(n3)).stream().allMatch(h -> h >= fair - 1 && h <= fair + 2));
+        System.out.printf(
+                "newcomer reached %d of %d shards %d ms after joining%n",
+                hosted(n3), USED_SHARDS, (System.nanoTime() - joined) / 1_000_000);
+        Awaitility.await("balanced")
+                .atMost(Duration.ofSeconds(60))
+                .until(() -> List.of(hosted(n1), hosted(n2), hosted(n3)).stream()
+                        .allMatch(h -> h >= fair - 1 && h <= fair + 2));
         sending.set(false);
         CompletableFuture.allOf(load.toArray(CompletableFuture[]::new)).get(120, TimeUnit.SECONDS);
-        System.out.printf("longest gap between two messages of one entity: %d ms%n",
-                Journal.MAX_GAP_NANOS.get() / 1_000_000);
+        System.out.printf(
+                "longest gap between two messages of one entity: %d ms%n", Journal.MAX_GAP_NANOS.get() / 1_000_000);
         assertEveryMessageArrivedInOrder(n1);
-        assertThat(Journal.STATES.values().stream().mapToInt(s -> s.stopped).sum()).as("entities moved")
+        assertThat(Journal.STATES.values().stream().mapToInt(s -> s.stopped).sum())
+                .as("entities moved")
                 .isPositive();
     }
 
@@ -147,7 +160,8 @@ class HandOffClusterTest {
         for (ShardingNode n : nodes) {
             load.add(startSender("s-" + n.nodeName(), n.region(Journal.class)));
         }
-        Awaitility.await("all shards allocated").atMost(Duration.ofSeconds(30))
+        Awaitility.await("all shards allocated")
+                .atMost(Duration.ofSeconds(30))
                 .until(() -> nodes.stream().mapToInt(this::hosted).sum() == USED_SHARDS);
         ShardingNode any = nodes.get(1);
         for (int round = 0; round < 3; round++) {
@@ -156,9 +170,14 @@ class HandOffClusterTest {
                 String target = nodes.get((e + round) % 3).nodeName();
                 AdminResult r = any.handOff("journal", shard, target).get(10, TimeUnit.SECONDS);
                 if (r.accepted()) {
-                    Awaitility.await("handoff of shard " + shard + " to " + target).atMost(Duration.ofSeconds(30))
-                            .until(() -> nodes.stream().filter(n -> n.nodeName().equals(target)).findFirst()
-                                    .orElseThrow().localEntities("journal").containsKey(shard));
+                    Awaitility.await("handoff of shard " + shard + " to " + target)
+                            .atMost(Duration.ofSeconds(30))
+                            .until(() -> nodes.stream()
+                                    .filter(n -> n.nodeName().equals(target))
+                                    .findFirst()
+                                    .orElseThrow()
+                                    .localEntities("journal")
+                                    .containsKey(shard));
                 } else {
                     assertThat(r.message()).contains("already on");
                 }
@@ -166,8 +185,8 @@ class HandOffClusterTest {
         }
         sending.set(false);
         CompletableFuture.allOf(load.toArray(CompletableFuture[]::new)).get(120, TimeUnit.SECONDS);
-        System.out.printf("longest gap between two messages of one entity: %d ms%n",
-                Journal.MAX_GAP_NANOS.get() / 1_000_000);
+        System.out.printf(
+                "longest gap between two messages of one entity: %d ms%n", Journal.MAX_GAP_NANOS.get() / 1_000_000);
         assertEveryMessageArrivedInOrder(nodes.get(0));
     }
 }

@@ -26,8 +26,11 @@ class HandOffFailureClusterTest {
     private static final int SHARD = 7;
 
     /** Ids of one shard only, so that the crash of its owner loses nothing once it has stopped its entities. */
-    private static final List<String> IDS = IntStream.range(0, 2000).mapToObj(i -> "h-" + i)
-            .filter(id -> EntityType.shardOf(id, 30) == SHARD).limit(8).toList();
+    private static final List<String> IDS = IntStream.range(0, 2000)
+            .mapToObj(i -> "h-" + i)
+            .filter(id -> EntityType.shardOf(id, 30) == SHARD)
+            .limit(8)
+            .toList();
 
     private final TestCluster cluster = TestCluster.of(Journal.type());
 
@@ -49,8 +52,10 @@ class HandOffFailureClusterTest {
     }
 
     private ShardingNode owner(List<ShardingNode> nodes) {
-        return nodes.stream().filter(n -> n.isRunning() && n.localEntities("journal").containsKey(SHARD))
-                .findFirst().orElse(null);
+        return nodes.stream()
+                .filter(n -> n.isRunning() && n.localEntities("journal").containsKey(SHARD))
+                .findFirst()
+                .orElse(null);
     }
 
     @Test
@@ -59,13 +64,21 @@ class HandOffFailureClusterTest {
         ShardingNode n1 = nodes.get(0);
         ShardingNode target = nodes.get(1);
         // put the shard on n3, not the coordinator
-        n1.region(Journal.class).ask(IDS.get(0), new dev.sharding.test.SequenceChecker.GetReport(),
-                dev.sharding.test.SequenceChecker.Report.class).get(10, TimeUnit.SECONDS);
+        n1.region(Journal.class)
+                .ask(
+                        IDS.get(0),
+                        new dev.sharding.test.SequenceChecker.GetReport(),
+                        dev.sharding.test.SequenceChecker.Report.class)
+                .get(10, TimeUnit.SECONDS);
         ShardingNode victim = nodes.get(2);
         // the coordinator records the shard's home once ShardStarted is in, which may follow the first reply
-        Awaitility.await("shard on n3").atMost(Duration.ofSeconds(30)).until(() -> owner(nodes) == victim
-                || n1.handOff("journal", SHARD, victim.nodeName()).get(10, TimeUnit.SECONDS).accepted()
-                        && owner(nodes) == victim);
+        Awaitility.await("shard on n3")
+                .atMost(Duration.ofSeconds(30))
+                .until(() -> owner(nodes) == victim
+                        || n1.handOff("journal", SHARD, victim.nodeName())
+                                        .get(10, TimeUnit.SECONDS)
+                                        .accepted()
+                                && owner(nodes) == victim);
         Awaitility.await("shard on n3").atMost(Duration.ofSeconds(30)).until(() -> owner(nodes) == victim);
         load.start("via-n1", n1.region(Journal.class));
         load.start("via-n2", target.region(Journal.class));
@@ -74,8 +87,12 @@ class HandOffFailureClusterTest {
         Journal.stopGate = new CountDownLatch(1);
         AdminResult r = n1.handOff("journal", SHARD, target.nodeName()).get(10, TimeUnit.SECONDS);
         assertThat(r.accepted()).as(r.message()).isTrue();
-        Awaitility.await("handoff held while the owner's entities stop").atMost(Duration.ofSeconds(30))
-                .until(() -> !n1.clusterState(Duration.ofSeconds(2)).get(5, TimeUnit.SECONDS).handoffs().isEmpty()
+        Awaitility.await("handoff held while the owner's entities stop")
+                .atMost(Duration.ofSeconds(30))
+                .until(() -> !n1.clusterState(Duration.ofSeconds(2))
+                                .get(5, TimeUnit.SECONDS)
+                                .handoffs()
+                                .isEmpty()
                         && victim.localEntities("journal").containsKey(SHARD));
         cluster.awaitStable(); // a member lost right after a join cannot be told from a split
         victim.crash();
@@ -94,8 +111,12 @@ class HandOffFailureClusterTest {
         load.awaitProgress(20);
         ShardingNode from = owner(nodes);
         // crash neither the owner nor n1 (the coordinator, through which the load goes); move to the third node
-        ShardingNode crashed = nodes.stream().filter(n -> n != from && n != n1).findFirst().orElseThrow();
-        ShardingNode to = nodes.stream().filter(n -> n != from && n != crashed).findFirst().orElseThrow();
+        ShardingNode crashed =
+                nodes.stream().filter(n -> n != from && n != n1).findFirst().orElseThrow();
+        ShardingNode to = nodes.stream()
+                .filter(n -> n != from && n != crashed)
+                .findFirst()
+                .orElseThrow();
         String targetName = to.nodeName();
         cluster.awaitStable(); // a member lost right after a join cannot be told from a split
         crashed.crash();
@@ -103,7 +124,8 @@ class HandOffFailureClusterTest {
         assertThat(r.accepted()).as(r.message()).isTrue();
 
         Awaitility.await("handoff completes without the crashed region's acknowledgement, well before the"
-                + " five-minute handoff-timeout").atMost(Duration.ofSeconds(30))
+                        + " five-minute handoff-timeout")
+                .atMost(Duration.ofSeconds(30))
                 .until(() -> to.localEntities("journal").containsKey(SHARD));
         load.awaitProgress(20);
         load.assertNothingLost();

@@ -47,25 +47,27 @@ final class LoadDriver implements AutoCloseable {
         AtomicLong n = new AtomicLong();
         sent.put(name, n);
         regions.put(name, region);
-        senders.add(CompletableFuture.runAsync(() -> {
-            List<CompletableFuture<Long>> window = new ArrayList<>();
-            while (sending.get()) {
-                long seq = n.get() + 1;
-                for (int e = 0; e < ids.size(); e++) {
-                    SequenceChecker.Seq msg = new SequenceChecker.Seq(name, seq);
-                    if (e % 4 == 0) {
-                        window.add(region.ask(ids.get(e), msg, Long.class, Duration.ofSeconds(30)));
-                    } else {
-                        region.tell(ids.get(e), msg);
+        senders.add(CompletableFuture.runAsync(
+                () -> {
+                    List<CompletableFuture<Long>> window = new ArrayList<>();
+                    while (sending.get()) {
+                        long seq = n.get() + 1;
+                        for (int e = 0; e < ids.size(); e++) {
+                            SequenceChecker.Seq msg = new SequenceChecker.Seq(name, seq);
+                            if (e % 4 == 0) {
+                                window.add(region.ask(ids.get(e), msg, Long.class, Duration.ofSeconds(30)));
+                            } else {
+                                region.tell(ids.get(e), msg);
+                            }
+                        }
+                        n.set(seq);
+                        if (window.size() >= 32) {
+                            drain(window);
+                        }
                     }
-                }
-                n.set(seq);
-                if (window.size() >= 32) {
                     drain(window);
-                }
-            }
-            drain(window);
-        }, threads));
+                },
+                threads));
     }
 
     private void drain(List<CompletableFuture<Long>> window) {
@@ -84,8 +86,10 @@ final class LoadDriver implements AutoCloseable {
     void awaitProgress(long more) {
         Map<String, Long> start = new ConcurrentHashMap<>();
         sent.forEach((k, v) -> start.put(k, v.get()));
-        org.awaitility.Awaitility.await("senders make progress").atMost(Duration.ofSeconds(60))
-                .until(() -> sent.entrySet().stream().allMatch(e -> e.getValue().get() >= start.get(e.getKey()) + more));
+        org.awaitility.Awaitility.await("senders make progress")
+                .atMost(Duration.ofSeconds(60))
+                .until(() ->
+                        sent.entrySet().stream().allMatch(e -> e.getValue().get() >= start.get(e.getKey()) + more));
     }
 
     void stopSending() throws Exception {
@@ -104,7 +108,8 @@ final class LoadDriver implements AutoCloseable {
     private SequenceChecker.Report report(String id) throws Exception {
         SequenceChecker.Report r = null;
         for (ShardRegion<Journal> region : regions.values()) {
-            r = region.ask(id, new SequenceChecker.GetReport(), SequenceChecker.Report.class).get(30, TimeUnit.SECONDS);
+            r = region.ask(id, new SequenceChecker.GetReport(), SequenceChecker.Report.class)
+                    .get(30, TimeUnit.SECONDS);
         }
         return r;
     }
@@ -117,9 +122,12 @@ final class LoadDriver implements AutoCloseable {
             SequenceChecker.Report r = report(id);
             assertThat(r.violations()).as("order violations at %s", id).isZero();
             sent.forEach((sender, n) -> assertThat(r.last().get(sender))
-                    .as("last message of %s at %s", sender, id).isEqualTo(n.get()));
+                    .as("last message of %s at %s", sender, id)
+                    .isEqualTo(n.get()));
         }
-        assertThat(Journal.MAX_LIVE.get()).as("most instances of one entity alive at once").isEqualTo(1);
+        assertThat(Journal.MAX_LIVE.get())
+                .as("most instances of one entity alive at once")
+                .isEqualTo(1);
     }
 
     /**
@@ -129,13 +137,15 @@ final class LoadDriver implements AutoCloseable {
      */
     void assertOnlyTheCrashedMailboxesLost() throws Exception {
         stopSending();
-        assertThat(failures).as("failed asks").allSatisfy(f -> assertThat(f)
-                .hasCauseInstanceOf(dev.sharding.EntityUnreachableException.class));
+        assertThat(failures)
+                .as("failed asks")
+                .allSatisfy(f -> assertThat(f).hasCauseInstanceOf(dev.sharding.EntityUnreachableException.class));
         for (String id : ids) {
             SequenceChecker.Report r = report(id);
             assertThat(r.violations()).as("gaps at %s", id).isLessThanOrEqualTo(sent.size());
             sent.forEach((sender, n) -> assertThat(r.last().get(sender))
-                    .as("last message of %s at %s", sender, id).isEqualTo(n.get()));
+                    .as("last message of %s at %s", sender, id)
+                    .isEqualTo(n.get()));
         }
     }
 

@@ -43,9 +43,12 @@ class MaxFrameSizeClusterTest {
     @Test
     void aLengthPrefixAboveTheLimitClosesTheConnectionAndTheNodeKeepsServing() throws Exception {
         int port = freePort();
-        ShardingSettings settings = ShardingSettings.defaults().withClusterName("frame-" + UUID.randomUUID())
+        ShardingSettings settings = ShardingSettings.defaults()
+                .withClusterName("frame-" + UUID.randomUUID())
                 .withNetwork("127.0.0.1", port, 0, "127.0.0.1[" + port + "]");
-        node = ShardingNode.builder(settings).entityType(Counter.type()).channelCustomizer(ch -> channel = ch)
+        node = ShardingNode.builder(settings)
+                .entityType(Counter.type())
+                .channelCustomizer(ch -> channel = ch)
                 .build();
         node.start();
         BasicTCP tcp = (BasicTCP) channel.getProtocolStack().getTransport();
@@ -68,7 +71,8 @@ class MaxFrameSizeClusterTest {
                 assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
             }
         }
-        Counter.Total t = node.region(Counter.class).ask("after", new Counter.Add(1), Counter.Total.class)
+        Counter.Total t = node.region(Counter.class)
+                .ask("after", new Counter.Add(1), Counter.Total.class)
                 .get(10, TimeUnit.SECONDS);
         assertThat(t.total()).isEqualTo(1);
         Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> node.isRunning());

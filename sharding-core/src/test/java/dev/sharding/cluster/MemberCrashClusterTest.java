@@ -38,14 +38,21 @@ class MemberCrashClusterTest {
         ShardingNode victim = nodes.get(2);
         Map<String, String> homes = new HashMap<>();
         for (int i = 0; i < 100; i++) {
-            homes.put("c-" + i, n1.region(Counter.class).ask("c-" + i, new Counter.Add(10), Counter.Total.class)
-                    .get(10, TimeUnit.SECONDS).node());
+            homes.put(
+                    "c-" + i,
+                    n1.region(Counter.class)
+                            .ask("c-" + i, new Counter.Add(10), Counter.Total.class)
+                            .get(10, TimeUnit.SECONDS)
+                            .node());
         }
         assertThat(homes).containsValue(victim.nodeName());
 
         // an ask held by a slow handler on the victim when it crashes
-        String slowId = homes.entrySet().stream().filter(e -> e.getValue().equals(victim.nodeName())).findFirst()
-                .orElseThrow().getKey();
+        String slowId = homes.entrySet().stream()
+                .filter(e -> e.getValue().equals(victim.nodeName()))
+                .findFirst()
+                .orElseThrow()
+                .getKey();
         CompletableFuture<Counter.Total> inFlight = n1.region(Counter.class)
                 .ask(slowId, new Counter.AddLater(1, 60_000), Counter.Total.class, Duration.ofSeconds(120));
 
@@ -54,8 +61,11 @@ class MemberCrashClusterTest {
         victim.crash();
         cluster.awaitConverged();
 
-        assertThatThrownBy(() -> inFlight.get(60, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
-                .cause().isInstanceOf(EntityUnreachableException.class).hasMessageContaining(victim.nodeName());
+        assertThatThrownBy(() -> inFlight.get(60, TimeUnit.SECONDS))
+                .isInstanceOf(ExecutionException.class)
+                .cause()
+                .isInstanceOf(EntityUnreachableException.class)
+                .hasMessageContaining(victim.nodeName());
 
         for (ShardingNode via : cluster.running()) {
             ShardRegion<Counter> region = via.region(Counter.class);
@@ -64,7 +74,9 @@ class MemberCrashClusterTest {
                         .get(10, TimeUnit.SECONDS);
                 assertThat(t.node()).isNotEqualTo(victim.nodeName());
                 if (e.getValue().equals(victim.nodeName())) {
-                    assertThat(t.total()).as("state of %s lived in the crashed node's memory", e.getKey()).isZero();
+                    assertThat(t.total())
+                            .as("state of %s lived in the crashed node's memory", e.getKey())
+                            .isZero();
                 } else {
                     assertThat(t.node()).as("home of %s unchanged", e.getKey()).isEqualTo(e.getValue());
                     assertThat(t.total()).isEqualTo(10);
@@ -76,7 +88,9 @@ class MemberCrashClusterTest {
         for (ShardingNode n : cluster.running()) {
             n.localEntities("counter").values().forEach(ids -> ids.forEach(id -> hosted.merge(id, 1, Integer::sum)));
         }
-        assertThat(hosted).containsOnlyKeys(homes.keySet()).allSatisfy((id, count) -> assertThat(count).isOne());
+        assertThat(hosted)
+                .containsOnlyKeys(homes.keySet())
+                .allSatisfy((id, count) -> assertThat(count).isOne());
     }
 
     @Test
@@ -89,7 +103,8 @@ class MemberCrashClusterTest {
         nodes.get(1).close();
         cluster.awaitConverged();
         for (int i = 0; i < 50; i++) {
-            Counter.Total t = region.ask("g-" + i, new Counter.Get(), Counter.Total.class).get(10, TimeUnit.SECONDS);
+            Counter.Total t =
+                    region.ask("g-" + i, new Counter.Get(), Counter.Total.class).get(10, TimeUnit.SECONDS);
             assertThat(t.node()).isIn("n1", "n3");
             assertThat(t.total()).isIn(0L, 1L);
         }

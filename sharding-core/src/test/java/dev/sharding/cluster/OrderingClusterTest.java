@@ -77,17 +77,20 @@ class OrderingClusterTest {
         for (int s = 0; s < SENDERS; s++) {
             String sender = "sender-" + s;
             ShardRegion<SequenceChecker> region = nodes.get(s % nodes.size()).region(SequenceChecker.class);
-            done.add(CompletableFuture.runAsync(() -> {
-                for (long n = 1; n <= MESSAGES; n++) {
-                    for (String id : ENTITIES) {
-                        tellAcceptingBackPressure(region, id, new SequenceChecker.Seq(sender, n));
-                    }
-                }
-            }, senders));
+            done.add(CompletableFuture.runAsync(
+                    () -> {
+                        for (long n = 1; n <= MESSAGES; n++) {
+                            for (String id : ENTITIES) {
+                                tellAcceptingBackPressure(region, id, new SequenceChecker.Seq(sender, n));
+                            }
+                        }
+                    },
+                    senders));
         }
         long start = System.nanoTime();
         CompletableFuture.allOf(done.toArray(CompletableFuture[]::new)).get(120, TimeUnit.SECONDS);
-        System.out.printf("%d tells sent in %d ms, %d refused for a full buffer and sent again%n",
+        System.out.printf(
+                "%d tells sent in %d ms, %d refused for a full buffer and sent again%n",
                 (long) SENDERS * MESSAGES * ENTITIES.size(), (System.nanoTime() - start) / 1_000_000, refusals.get());
         // an ask from each sender's node comes after its tells, so once it answers they have all arrived
         for (String id : ENTITIES) {
@@ -99,8 +102,9 @@ class OrderingClusterTest {
             }
             assertThat(report.violations()).as("order violations at %s", id).isZero();
             assertThat(report.received()).as("messages received by %s", id).isEqualTo((long) SENDERS * MESSAGES);
-            assertThat(report.last()).hasSize(SENDERS).allSatisfy((sender, last) -> assertThat(last)
-                    .isEqualTo(MESSAGES));
+            assertThat(report.last())
+                    .hasSize(SENDERS)
+                    .allSatisfy((sender, last) -> assertThat(last).isEqualTo(MESSAGES));
         }
     }
 }

@@ -25,8 +25,8 @@ class PassivationClusterTest {
 
     private final ControllableStore store = new ControllableStore();
 
-    private final TestCluster cluster = new TestCluster(s -> ShardingNode.builder(s).entityType(Wallet.type())
-            .store(store));
+    private final TestCluster cluster = new TestCluster(
+            s -> ShardingNode.builder(s).entityType(Wallet.type()).store(store));
 
     @AfterEach
     void stop() {
@@ -34,7 +34,9 @@ class PassivationClusterTest {
     }
 
     private static long live(ShardingNode node) {
-        return node.localEntities("wallet").values().stream().mapToLong(List::size).sum();
+        return node.localEntities("wallet").values().stream()
+                .mapToLong(List::size)
+                .sum();
     }
 
     @Test
@@ -56,11 +58,14 @@ class PassivationClusterTest {
         for (CompletableFuture<Wallet.Reply> r : replies) {
             r.get(30, TimeUnit.SECONDS);
         }
-        Wallet.Reply end = nodes.get(0).region(Wallet.class).ask("p", new Wallet.Read(), Wallet.Reply.class)
+        Wallet.Reply end = nodes.get(0)
+                .region(Wallet.class)
+                .ask("p", new Wallet.Read(), Wallet.Reply.class)
                 .get(10, TimeUnit.SECONDS);
         assertThat(end.amount()).as("every deposit, across incarnations").isEqualTo(expected);
         assertThat(Wallet.CREATED.get() - createdBefore).as("incarnations").isGreaterThan(5);
-        long passivations = nodes.stream().mapToLong(n -> n.passivations("wallet")).sum();
+        long passivations =
+                nodes.stream().mapToLong(n -> n.passivations("wallet")).sum();
         assertThat(passivations).isGreaterThanOrEqualTo(Wallet.CREATED.get() - createdBefore - 1);
     }
 
@@ -71,12 +76,17 @@ class PassivationClusterTest {
         for (int i = 0; i < 40; i++) {
             region.ask("i-" + i, new Wallet.Deposit(3), Wallet.Reply.class).get(10, TimeUnit.SECONDS);
         }
-        Awaitility.await("every idle entity passivated").atMost(Duration.ofSeconds(30))
-                .until(() -> nodes.stream().mapToLong(PassivationClusterTest::live).sum() == 0);
-        assertThat(nodes.stream().mapToLong(n -> n.passivations("wallet")).sum()).isGreaterThanOrEqualTo(40);
+        Awaitility.await("every idle entity passivated")
+                .atMost(Duration.ofSeconds(30))
+                .until(() ->
+                        nodes.stream().mapToLong(PassivationClusterTest::live).sum() == 0);
+        assertThat(nodes.stream().mapToLong(n -> n.passivations("wallet")).sum())
+                .isGreaterThanOrEqualTo(40);
         for (int i = 0; i < 40; i++) {
-            assertThat(region.ask("i-" + i, new Wallet.Deposit(1), Wallet.Reply.class).get(10, TimeUnit.SECONDS)
-                    .amount()).isEqualTo(4);
+            assertThat(region.ask("i-" + i, new Wallet.Deposit(1), Wallet.Reply.class)
+                            .get(10, TimeUnit.SECONDS)
+                            .amount())
+                    .isEqualTo(4);
         }
     }
 
@@ -89,13 +99,17 @@ class PassivationClusterTest {
         for (int i = 0; i < entities; i++) {
             region.tell("many-" + i, new Wallet.Deposit(1));
         }
-        Awaitility.await("all entities started").atMost(Duration.ofSeconds(60))
+        Awaitility.await("all entities started")
+                .atMost(Duration.ofSeconds(60))
                 .until(() -> live(node) + node.passivations("wallet") >= entities);
-        Awaitility.await("every idle entity passivated").atMost(Duration.ofSeconds(60))
+        Awaitility.await("every idle entity passivated")
+                .atMost(Duration.ofSeconds(60))
                 .until(() -> live(node) == 0);
         assertThat(node.passivations("wallet")).isGreaterThanOrEqualTo(entities);
-        assertThat(region.ask("many-29999", new Wallet.Deposit(1), Wallet.Reply.class).get(10, TimeUnit.SECONDS)
-                .amount()).isEqualTo(2);
+        assertThat(region.ask("many-29999", new Wallet.Deposit(1), Wallet.Reply.class)
+                        .get(10, TimeUnit.SECONDS)
+                        .amount())
+                .isEqualTo(2);
     }
 
     @Test
@@ -112,10 +126,16 @@ class PassivationClusterTest {
                 Awaitility.await().pollInterval(Duration.ofMillis(10)).until(() -> System.currentTimeMillis() > t + 60);
             }
         }
-        Awaitility.await("at most 10 live entities").atMost(Duration.ofSeconds(30)).until(() -> live(node) <= 10);
-        List<String> alive = node.localEntities("wallet").values().stream().flatMap(List::stream).toList();
+        Awaitility.await("at most 10 live entities")
+                .atMost(Duration.ofSeconds(30))
+                .until(() -> live(node) <= 10);
+        List<String> alive = node.localEntities("wallet").values().stream()
+                .flatMap(List::stream)
+                .toList();
         assertThat(alive).as("the most recently used stay").allMatch(id -> Integer.parseInt(id.substring(2)) >= 20);
-        assertThat(region.ask("l-0", new Wallet.Read(), Wallet.Reply.class).get(10, TimeUnit.SECONDS).amount())
+        assertThat(region.ask("l-0", new Wallet.Read(), Wallet.Reply.class)
+                        .get(10, TimeUnit.SECONDS)
+                        .amount())
                 .isEqualTo(1);
     }
 }

@@ -43,7 +43,8 @@ class ProxyOnlyClusterTest {
         });
 
         for (int i = 0; i < 100; i++) {
-            Counter.Total t = proxy.region(Counter.class).ask("p-" + i, new Counter.Add(1), Counter.Total.class)
+            Counter.Total t = proxy.region(Counter.class)
+                    .ask("p-" + i, new Counter.Add(1), Counter.Total.class)
                     .get(10, TimeUnit.SECONDS);
             assertThat(t.node()).isIn(host.nodeName(), host2.nodeName());
         }

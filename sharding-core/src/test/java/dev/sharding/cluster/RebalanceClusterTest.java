@@ -48,16 +48,20 @@ class RebalanceClusterTest {
 
         long joined = System.nanoTime();
         ShardingNode newcomer = cluster.startNode();
-        Awaitility.await("newcomer hosts at least 30 of 100 shards").atMost(Duration.ofSeconds(90))
-                .pollInterval(Duration.ofMillis(50)).until(() -> hosted(newcomer) >= 30);
+        Awaitility.await("newcomer hosts at least 30 of 100 shards")
+                .atMost(Duration.ofSeconds(90))
+                .pollInterval(Duration.ofMillis(50))
+                .until(() -> hosted(newcomer) >= 30);
         long share = System.nanoTime() - joined;
         for (int i = 0; i < 10_000; i += 10) {
             region.ask("r-" + i, new Counter.Get(), Counter.Total.class).get(30, TimeUnit.SECONDS);
         }
-        System.out.printf("rebalance at defaults: newcomer hosted %d of 100 shards %.1f s after joining; every"
-                + " sampled entity answered %.1f s after joining%n", hosted(newcomer), share / 1e9,
-                (System.nanoTime() - joined) / 1e9);
-        Awaitility.await("balanced within one shard").atMost(Duration.ofSeconds(90))
+        System.out.printf(
+                "rebalance at defaults: newcomer hosted %d of 100 shards %.1f s after joining; every"
+                        + " sampled entity answered %.1f s after joining%n",
+                hosted(newcomer), share / 1e9, (System.nanoTime() - joined) / 1e9);
+        Awaitility.await("balanced within one shard")
+                .atMost(Duration.ofSeconds(90))
                 .until(() -> cluster.running().stream().allMatch(n -> hosted(n) >= 33 && hosted(n) <= 34));
     }
 
@@ -70,7 +74,8 @@ class RebalanceClusterTest {
 
         assertThat(n2.handOff("counter", shard, null).get(10, TimeUnit.SECONDS))
                 .isEqualTo(new AdminResult(false, "Shard " + shard + " of counter is not allocated"));
-        Counter.Total t = n2.region(Counter.class).ask(id, new Counter.Add(1), Counter.Total.class)
+        Counter.Total t = n2.region(Counter.class)
+                .ask(id, new Counter.Add(1), Counter.Total.class)
                 .get(10, TimeUnit.SECONDS);
         String other = t.node().equals("n1") ? "n2" : "n1";
 
@@ -80,18 +85,30 @@ class RebalanceClusterTest {
                 .isEqualTo("Unknown shard 100 of counter (it has 100 shards)");
         assertThat(n2.handOff("counter", shard, "n9").get(10, TimeUnit.SECONDS).message())
                 .isEqualTo("Unknown node n9");
-        assertThat(n2.handOff("counter", shard, t.node()).get(10, TimeUnit.SECONDS).message())
+        assertThat(n2.handOff("counter", shard, t.node())
+                        .get(10, TimeUnit.SECONDS)
+                        .message())
                 .isEqualTo("Shard " + shard + " of counter is already on " + t.node());
         assertThat(n2.rebalance().get(10, TimeUnit.SECONDS))
                 .isEqualTo(new AdminResult(true, "Balanced: no shard to move"));
 
         AdminResult moved = n2.handOff("counter", shard, other).get(10, TimeUnit.SECONDS);
         assertThat(moved.accepted()).isTrue();
-        assertThat(moved.message()).startsWith("Handing off shard " + shard + " of counter from " + t.node())
+        assertThat(moved.message())
+                .startsWith("Handing off shard " + shard + " of counter from " + t.node())
                 .endsWith("to " + other);
-        Awaitility.await("shard moved").atMost(Duration.ofSeconds(30)).until(() -> n2.region(Counter.class)
-                .ask(id, new Counter.Get(), Counter.Total.class).get(10, TimeUnit.SECONDS).node().equals(other));
-        assertThat(n2.region(Counter.class).ask(id, new Counter.Get(), Counter.Total.class)
-                .get(10, TimeUnit.SECONDS).total()).as("in-memory state restarts after a move").isZero();
+        Awaitility.await("shard moved")
+                .atMost(Duration.ofSeconds(30))
+                .until(() -> n2.region(Counter.class)
+                        .ask(id, new Counter.Get(), Counter.Total.class)
+                        .get(10, TimeUnit.SECONDS)
+                        .node()
+                        .equals(other));
+        assertThat(n2.region(Counter.class)
+                        .ask(id, new Counter.Get(), Counter.Total.class)
+                        .get(10, TimeUnit.SECONDS)
+                        .total())
+                .as("in-memory state restarts after a move")
+                .isZero();
     }
 }

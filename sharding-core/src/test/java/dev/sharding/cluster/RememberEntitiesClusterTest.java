@@ -24,7 +24,8 @@ import org.junit.jupiter.api.Test;
  */
 class RememberEntitiesClusterTest {
 
-    private static final List<String> IDS = IntStream.range(0, 20).mapToObj(i -> "r-" + i).toList();
+    private static final List<String> IDS =
+            IntStream.range(0, 20).mapToObj(i -> "r-" + i).toList();
 
     private final ControllableStore store = new ControllableStore();
 
@@ -35,8 +36,9 @@ class RememberEntitiesClusterTest {
     }
 
     private TestCluster newCluster(java.util.function.UnaryOperator<ShardingSettings> change) {
-        return new TestCluster(s -> ShardingNode.builder(change.apply(s.withEntity("wallet",
-                ShardingSettings.EntityTypeSettings.DEFAULT.withRememberEntities(true)))).entityType(Wallet.type())
+        return new TestCluster(s -> ShardingNode.builder(change.apply(
+                        s.withEntity("wallet", ShardingSettings.EntityTypeSettings.DEFAULT.withRememberEntities(true))))
+                .entityType(Wallet.type())
                 .store(store));
     }
 
@@ -64,25 +66,37 @@ class RememberEntitiesClusterTest {
     void theEntitiesOfACrashedNodeStartAgainOnTheSurvivorsWithoutAMessage() throws Exception {
         List<ShardingNode> nodes = cluster.startNodes(3);
         for (String id : IDS) {
-            nodes.get(0).region(Wallet.class).ask(id, new Wallet.Deposit(2), Wallet.Reply.class)
+            nodes.get(0)
+                    .region(Wallet.class)
+                    .ask(id, new Wallet.Deposit(2), Wallet.Reply.class)
                     .get(10, TimeUnit.SECONDS);
         }
         ShardingNode victim = nodes.get(2);
-        Set<String> onVictim = victim.localEntities("wallet").values().stream().flatMap(List::stream)
+        Set<String> onVictim = victim.localEntities("wallet").values().stream()
+                .flatMap(List::stream)
                 .collect(Collectors.toSet());
         assertThat(onVictim).isNotEmpty();
         // the ids were stored: wait until a flush has happened (they are read back from the store below)
-        Awaitility.await("remembered ids stored").atMost(Duration.ofSeconds(10)).until(() -> IDS.stream()
-                .allMatch(id -> store.remembered("wallet", dev.sharding.EntityType.shardOf(id, 12)).join()
-                        .contains(id)));
+        Awaitility.await("remembered ids stored")
+                .atMost(Duration.ofSeconds(10))
+                .until(() -> IDS.stream()
+                        .allMatch(id -> store.remembered("wallet", dev.sharding.EntityType.shardOf(id, 12))
+                                .join()
+                                .contains(id)));
         cluster.awaitStable(); // a member lost right after a join cannot be told from a split
         victim.crash();
         cluster.awaitConverged();
         Awaitility.await("every remembered entity alive again on the survivors, with no message sent")
-                .atMost(Duration.ofSeconds(30)).until(() -> live(cluster.running()).containsAll(IDS));
+                .atMost(Duration.ofSeconds(30))
+                .until(() -> live(cluster.running()).containsAll(IDS));
         for (String id : onVictim) {
-            assertThat(cluster.running().get(0).region(Wallet.class).ask(id, new Wallet.Read(), Wallet.Reply.class)
-                    .get(10, TimeUnit.SECONDS).amount()).isEqualTo(2);
+            assertThat(cluster.running()
+                            .get(0)
+                            .region(Wallet.class)
+                            .ask(id, new Wallet.Read(), Wallet.Reply.class)
+                            .get(10, TimeUnit.SECONDS)
+                            .amount())
+                    .isEqualTo(2);
         }
     }
 
@@ -92,14 +106,17 @@ class RememberEntitiesClusterTest {
         cluster = newCluster(RememberEntitiesClusterTest::noPeriodicFlush);
         ShardingNode node = cluster.startNode();
         for (String id : IDS) {
-            node.region(Wallet.class).ask(id, new Wallet.Deposit(3), Wallet.Reply.class).get(10, TimeUnit.SECONDS);
+            node.region(Wallet.class)
+                    .ask(id, new Wallet.Deposit(3), Wallet.Reply.class)
+                    .get(10, TimeUnit.SECONDS);
         }
         cluster.close(); // the ids were not written yet: the stop writes them
 
         cluster = newCluster();
         List<ShardingNode> restarted = cluster.startNodes(1);
         Awaitility.await("remembered entities started after the restart, without a message")
-                .atMost(Duration.ofSeconds(30)).until(() -> live(restarted).containsAll(IDS));
+                .atMost(Duration.ofSeconds(30))
+                .until(() -> live(restarted).containsAll(IDS));
     }
 
     @Test
@@ -110,9 +127,12 @@ class RememberEntitiesClusterTest {
         ShardingNode leaves = cluster.startNode();
         cluster.awaitConverged();
         for (String id : IDS) {
-            stays.region(Wallet.class).ask(id, new Wallet.Deposit(4), Wallet.Reply.class).get(10, TimeUnit.SECONDS);
+            stays.region(Wallet.class)
+                    .ask(id, new Wallet.Deposit(4), Wallet.Reply.class)
+                    .get(10, TimeUnit.SECONDS);
         }
-        Set<String> onLeaving = leaves.localEntities("wallet").values().stream().flatMap(List::stream)
+        Set<String> onLeaving = leaves.localEntities("wallet").values().stream()
+                .flatMap(List::stream)
                 .collect(Collectors.toSet());
         assertThat(onLeaving).isNotEmpty();
         // a graceful leave hands every shard to the node that stays; the ids were not written yet: the handoff
@@ -120,7 +140,8 @@ class RememberEntitiesClusterTest {
         Thread leaving = new Thread(leaves::close);
         leaving.start();
         Awaitility.await("the leaving node's entities alive on the node that stays, with no message sent")
-                .atMost(Duration.ofSeconds(30)).until(() -> live(List.of(stays)).containsAll(onLeaving));
+                .atMost(Duration.ofSeconds(30))
+                .until(() -> live(List.of(stays)).containsAll(onLeaving));
         leaving.join(30_000);
     }
 
@@ -128,22 +149,39 @@ class RememberEntitiesClusterTest {
     void afterAFullRestartRememberedEntitiesStartAndPassivatedOnesDoNot() throws Exception {
         List<ShardingNode> nodes = cluster.startNodes(2);
         for (String id : IDS) {
-            nodes.get(1).region(Wallet.class).ask(id, new Wallet.Deposit(5), Wallet.Reply.class)
+            nodes.get(1)
+                    .region(Wallet.class)
+                    .ask(id, new Wallet.Deposit(5), Wallet.Reply.class)
                     .get(10, TimeUnit.SECONDS);
         }
-        nodes.get(1).region(Wallet.class).ask("r-0", new Wallet.Rest(), Wallet.Reply.class).get(10, TimeUnit.SECONDS);
-        Awaitility.await("r-0 forgotten, the others remembered").atMost(Duration.ofSeconds(10))
-                .until(() -> !store.remembered("wallet", dev.sharding.EntityType.shardOf("r-0", 12)).join()
-                        .contains("r-0") && IDS.stream().skip(1).allMatch(id -> store.remembered("wallet",
-                                dev.sharding.EntityType.shardOf(id, 12)).join().contains(id)));
+        nodes.get(1)
+                .region(Wallet.class)
+                .ask("r-0", new Wallet.Rest(), Wallet.Reply.class)
+                .get(10, TimeUnit.SECONDS);
+        Awaitility.await("r-0 forgotten, the others remembered")
+                .atMost(Duration.ofSeconds(10))
+                .until(() -> !store.remembered("wallet", dev.sharding.EntityType.shardOf("r-0", 12))
+                                .join()
+                                .contains("r-0")
+                        && IDS.stream()
+                                .skip(1)
+                                .allMatch(id -> store.remembered("wallet", dev.sharding.EntityType.shardOf(id, 12))
+                                        .join()
+                                        .contains(id)));
         cluster.close();
 
         cluster = newCluster();
         List<ShardingNode> restarted = cluster.startNodes(2);
         Awaitility.await("remembered entities started after the restart, without a message")
-                .atMost(Duration.ofSeconds(30)).until(() -> live(restarted).containsAll(IDS.subList(1, IDS.size())));
+                .atMost(Duration.ofSeconds(30))
+                .until(() -> live(restarted).containsAll(IDS.subList(1, IDS.size())));
         assertThat(live(restarted)).doesNotContain("r-0");
-        assertThat(restarted.get(0).region(Wallet.class).ask("r-7", new Wallet.Read(), Wallet.Reply.class)
-                .get(10, TimeUnit.SECONDS).amount()).isEqualTo(5);
+        assertThat(restarted
+                        .get(0)
+                        .region(Wallet.class)
+                        .ask("r-7", new Wallet.Read(), Wallet.Reply.class)
+                        .get(10, TimeUnit.SECONDS)
+                        .amount())
+                .isEqualTo(5);
     }
 }

@@ -33,7 +33,8 @@ class RoutingClusterTest {
         for (int i = 0; i < 60; i++) {
             String id = "e-" + i;
             ShardingNode via = nodes.get(i % 3);
-            Counter.Total t = via.region(Counter.class).ask(id, new Counter.Add(1), Counter.Total.class)
+            Counter.Total t = via.region(Counter.class)
+                    .ask(id, new Counter.Add(1), Counter.Total.class)
                     .get(10, TimeUnit.SECONDS);
             assertThat(t.total()).isEqualTo(1);
             homes.put(id, t.node());
@@ -42,9 +43,12 @@ class RoutingClusterTest {
         for (ShardingNode via : nodes) {
             for (int i = 0; i < 60; i++) {
                 String id = "e-" + i;
-                Counter.Total t = via.region(Counter.class).ask(id, new Counter.Get(), Counter.Total.class)
+                Counter.Total t = via.region(Counter.class)
+                        .ask(id, new Counter.Get(), Counter.Total.class)
                         .get(10, TimeUnit.SECONDS);
-                assertThat(t.node()).as("home of %s seen from %s", id, via.nodeName()).isEqualTo(homes.get(id));
+                assertThat(t.node())
+                        .as("home of %s seen from %s", id, via.nodeName())
+                        .isEqualTo(homes.get(id));
                 assertThat(t.total()).isEqualTo(1);
             }
         }
@@ -69,7 +73,8 @@ class RoutingClusterTest {
             r.get(10, TimeUnit.SECONDS);
         }
         // 20 shards over 3 regions, allocated while requests for many shards are in flight at once
-        List<Integer> hosted = nodes.stream().map(n -> n.localEntities("counter").size()).toList();
+        List<Integer> hosted =
+                nodes.stream().map(n -> n.localEntities("counter").size()).toList();
         assertThat(hosted.stream().mapToInt(Integer::intValue).sum()).isEqualTo(20);
         assertThat(hosted).allSatisfy(h -> assertThat(h).isBetween(6, 7));
     }
@@ -81,11 +86,17 @@ class RoutingClusterTest {
         for (int i = 0; i < 10; i++) {
             String id = "f-" + i;
             region.ask(id, new Counter.Add(5), Counter.Total.class).get(10, TimeUnit.SECONDS);
-            CompletableFuture<Counter.Total> failed = region.ask(id, new Counter.Fail("boom " + i), Counter.Total.class);
-            assertThatThrownBy(() -> failed.get(10, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
-                    .cause().isInstanceOf(EntityException.class).hasMessageContaining("boom " + i)
+            CompletableFuture<Counter.Total> failed =
+                    region.ask(id, new Counter.Fail("boom " + i), Counter.Total.class);
+            assertThatThrownBy(() -> failed.get(10, TimeUnit.SECONDS))
+                    .isInstanceOf(ExecutionException.class)
+                    .cause()
+                    .isInstanceOf(EntityException.class)
+                    .hasMessageContaining("boom " + i)
                     .hasMessageContaining(IllegalStateException.class.getName());
-            assertThat(region.ask(id, new Counter.Get(), Counter.Total.class).get(10, TimeUnit.SECONDS).total())
+            assertThat(region.ask(id, new Counter.Get(), Counter.Total.class)
+                            .get(10, TimeUnit.SECONDS)
+                            .total())
                     .isEqualTo(5);
         }
     }
@@ -96,8 +107,8 @@ class RoutingClusterTest {
         ShardRegion<Counter> region = nodes.get(1).region(Counter.class);
         List<CompletableFuture<Counter.Total>> replies = new java.util.ArrayList<>();
         for (int i = 1; i <= 20; i++) {
-            replies.add(region.ask("async", i % 2 == 0 ? new Counter.AddLater(1, 5) : new Counter.Add(1),
-                    Counter.Total.class));
+            replies.add(region.ask(
+                    "async", i % 2 == 0 ? new Counter.AddLater(1, 5) : new Counter.Add(1), Counter.Total.class));
         }
         for (int i = 1; i <= 20; i++) {
             assertThat(replies.get(i - 1).get(10, TimeUnit.SECONDS).count()).isEqualTo(i);

@@ -39,15 +39,17 @@ class ShardingDataRemovalClusterTest {
 
     private static final int SHARDS = 12;
 
-    private static final List<String> IDS = IntStream.range(0, 16).mapToObj(i -> "w-" + i).toList();
+    private static final List<String> IDS =
+            IntStream.range(0, 16).mapToObj(i -> "w-" + i).toList();
 
     private final InMemoryShardingStore store = new InMemoryShardingStore();
 
     private final List<TestCluster> clusters = new ArrayList<>();
 
     private TestCluster newCluster() {
-        TestCluster cluster = new TestCluster(s -> ShardingNode.builder(s.withEntity("wallet",
-                ShardingSettings.EntityTypeSettings.DEFAULT.withRememberEntities(true))).entityType(Wallet.type())
+        TestCluster cluster = new TestCluster(s -> ShardingNode.builder(
+                        s.withEntity("wallet", ShardingSettings.EntityTypeSettings.DEFAULT.withRememberEntities(true)))
+                .entityType(Wallet.type())
                 .store(store));
         clusters.add(cluster);
         return cluster;
@@ -71,7 +73,8 @@ class ShardingDataRemovalClusterTest {
     }
 
     private void awaitRemembered(Set<String> ids) {
-        Awaitility.await("remembered ids stored: " + ids).atMost(Duration.ofSeconds(10))
+        Awaitility.await("remembered ids stored: " + ids)
+                .atMost(Duration.ofSeconds(10))
                 .until(() -> remembered().containsAll(ids));
     }
 
@@ -93,10 +96,14 @@ class ShardingDataRemovalClusterTest {
         awaitRemembered(Set.copyOf(IDS));
 
         ShardingDataRemoval removal = ShardingDataRemoval.of(cluster.settings("admin"), store);
-        assertThatThrownBy(removal::run).isInstanceOfSatisfying(ClusterNotStoppedException.class, e -> {
-            assertThat(e.liveMembers()).containsExactly("n1", "n2");
-            assertThat(e.clusterName()).isEqualTo(cluster.settings("admin").clusterName());
-        }).hasMessageContaining("members n1, n2 are alive").hasMessageContaining("Nothing was changed");
+        assertThatThrownBy(removal::run)
+                .isInstanceOfSatisfying(ClusterNotStoppedException.class, e -> {
+                    assertThat(e.liveMembers()).containsExactly("n1", "n2");
+                    assertThat(e.clusterName())
+                            .isEqualTo(cluster.settings("admin").clusterName());
+                })
+                .hasMessageContaining("members n1, n2 are alive")
+                .hasMessageContaining("Nothing was changed");
 
         assertThat(remembered()).containsExactlyInAnyOrderElementsOf(IDS);
         cluster.awaitConverged();
@@ -105,11 +112,13 @@ class ShardingDataRemovalClusterTest {
 
     @Test
     void aProbeLeftAloneByAnUnansweredJoinStillFindsTheLiveNodes() throws Exception {
-        TestCluster cluster = new TestCluster(s -> ShardingNode.builder(s).entityType(Wallet.type()).store(store)
+        TestCluster cluster = new TestCluster(s -> ShardingNode.builder(s)
+                .entityType(Wallet.type())
+                .store(store)
                 .channelCustomizer(channel -> {
                     try {
-                        channel.getProtocolStack().insertProtocol(new DropJoinRequests(),
-                                ProtocolStack.Position.BELOW, GMS.class);
+                        channel.getProtocolStack()
+                                .insertProtocol(new DropJoinRequests(), ProtocolStack.Position.BELOW, GMS.class);
                     } catch (Exception e) {
                         throw new IllegalStateException(e);
                     }
@@ -119,11 +128,13 @@ class ShardingDataRemovalClusterTest {
         await(store.updateRemembered("wallet", 1, List.of("kept"), List.of()));
         // JGroups makes a joiner whose JOIN requests go unanswered a singleton after max_join_attempts
         ShardingDataRemoval removal = ShardingDataRemoval.of(cluster.settings("admin"), store)
-                .withChannelCustomizer(channel -> channel.getProtocolStack().<GMS>findProtocol(GMS.class)
-                        .setMaxJoinAttempts(2));
+                .withChannelCustomizer(channel ->
+                        channel.getProtocolStack().<GMS>findProtocol(GMS.class).setMaxJoinAttempts(2));
 
-        assertThatThrownBy(removal::run).isInstanceOfSatisfying(ClusterNotStoppedException.class,
-                e -> assertThat(e.liveMembers()).containsExactly("n1"));
+        assertThatThrownBy(removal::run)
+                .isInstanceOfSatisfying(
+                        ClusterNotStoppedException.class,
+                        e -> assertThat(e.liveMembers()).containsExactly("n1"));
         assertThat(remembered()).containsExactly("kept");
     }
 
@@ -161,13 +172,14 @@ class ShardingDataRemovalClusterTest {
         List<ShardingNode> nodes = cluster.startNodes(2);
         ShardingNode n1 = nodes.get(0);
         ShardingNode n2 = nodes.get(1);
-        try (ClusterProbe probe = ClusterProbe.connect(cluster.settings("admin"), channel -> {
-        })) {
+        try (ClusterProbe probe = ClusterProbe.connect(cluster.settings("admin"), channel -> {})) {
             Member probeMember = probe.self();
             assertThat(probe.name()).startsWith("sharding-admin-probe-");
             assertThat(probe.liveMembers()).containsExactly("n1", "n2");
-            Awaitility.await("both nodes see the probe in their view").atMost(TestCluster.FORMATION)
-                    .until(() -> n1.members().contains(probeMember) && n2.members().contains(probeMember));
+            Awaitility.await("both nodes see the probe in their view")
+                    .atMost(TestCluster.FORMATION)
+                    .until(() ->
+                            n1.members().contains(probeMember) && n2.members().contains(probeMember));
 
             // new shards are allocated while the probe is a member, never to it
             for (String id : IDS) {
@@ -175,12 +187,14 @@ class ShardingDataRemovalClusterTest {
             }
             ClusterState state = n1.clusterState(Duration.ofSeconds(10)).get(15, TimeUnit.SECONDS);
             assertThat(state.members()).contains(probeMember);
-            assertThat(state.regions().get("wallet")).extracting(ClusterState.RegionState::member)
+            assertThat(state.regions().get("wallet"))
+                    .extracting(ClusterState.RegionState::member)
                     .containsExactlyInAnyOrder(n1.self(), n2.self());
 
             // the coordinator's node leaves: the next one asks every member, the probe too, for its shards
             n1.close();
-            Awaitility.await("n2's coordinator ready while the probe is still a member").atMost(Duration.ofSeconds(10))
+            Awaitility.await("n2's coordinator ready while the probe is still a member")
+                    .atMost(Duration.ofSeconds(10))
                     .until(() -> n2.isCoordinatorReady() && n2.members().contains(probeMember));
             for (String id : IDS) {
                 Wallet.Reply reply = ask(n2, id, new Wallet.Read());
@@ -189,7 +203,8 @@ class ShardingDataRemovalClusterTest {
             }
             assertThat(probe.liveMembers()).containsExactly("n2");
         }
-        Awaitility.await("the probe left n2's view").atMost(TestCluster.FORMATION)
+        Awaitility.await("the probe left n2's view")
+                .atMost(TestCluster.FORMATION)
                 .until(() -> n2.members().equals(List.of(n2.self())));
         assertThat(ask(n2, "after-the-probe", new Wallet.Deposit(1)).amount()).isEqualTo(1);
     }
@@ -206,14 +221,17 @@ class ShardingDataRemovalClusterTest {
         first.close();
         TestCluster second = newCluster();
         List<ShardingNode> secondNodes = second.startNodes(2);
-        Awaitility.await("remembered entities started again").atMost(Duration.ofSeconds(30))
+        Awaitility.await("remembered entities started again")
+                .atMost(Duration.ofSeconds(30))
                 .until(() -> live(secondNodes).containsAll(IDS));
         for (String id : IDS) {
-            assertThat(ask(secondNodes.get(1), id, new Wallet.Deposit(5)).amount()).isEqualTo(10);
+            assertThat(ask(secondNodes.get(1), id, new Wallet.Deposit(5)).amount())
+                    .isEqualTo(10);
         }
         second.close();
 
-        ShardingDataRemoval.Result result = ShardingDataRemoval.of(second.settings("admin"), store).run();
+        ShardingDataRemoval.Result result =
+                ShardingDataRemoval.of(second.settings("admin"), store).run();
 
         assertThat(result.rememberedEntities()).isEqualTo(IDS.size());
         assertThat(result.clusterName()).isEqualTo(second.settings("admin").clusterName());
@@ -222,7 +240,9 @@ class ShardingDataRemovalClusterTest {
         List<ShardingNode> thirdNodes = third.startNodes(2);
         String probed = IDS.get(3);
         Wallet.Reply reply = ask(thirdNodes.get(0), probed, new Wallet.Deposit(1));
-        assertThat(reply.amount()).as("state kept, and written under the new allocation's epoch").isEqualTo(11);
+        assertThat(reply.amount())
+                .as("state kept, and written under the new allocation's epoch")
+                .isEqualTo(11);
         assertThat(live(thirdNodes)).as("entities started after the removal").containsExactly(probed);
         for (String id : IDS) {
             assertThat(ask(thirdNodes.get(1), id, new Wallet.Read()).amount()).isEqualTo(id.equals(probed) ? 11 : 10);

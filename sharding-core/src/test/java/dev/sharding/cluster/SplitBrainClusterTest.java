@@ -32,8 +32,8 @@ class SplitBrainClusterTest {
 
     private final OwnerLog owners = new OwnerLog();
 
-    private final PartitionCluster cluster = new PartitionCluster(new InMemoryShardingStore(), s -> s,
-            Ledger.type(owners));
+    private final PartitionCluster cluster =
+            new PartitionCluster(new InMemoryShardingStore(), s -> s, Ledger.type(owners));
 
     @AfterEach
     void stop() {
@@ -73,7 +73,9 @@ class SplitBrainClusterTest {
             long cut = System.nanoTime();
             cluster.isolate(frozen);
             // the frozen node's lease runs out and its view shrinks to itself: it stops everything it held
-            Awaitility.await("frozen node stops serving").atMost(SIDE_TIMEOUT).pollInterval(Duration.ofMillis(20))
+            Awaitility.await("frozen node stops serving")
+                    .atMost(SIDE_TIMEOUT)
+                    .pollInterval(Duration.ofMillis(20))
                     .until(() -> frozen.partitionedReason() != null);
             assertThat(frozen.localEntities("ledger")).isEmpty();
             awaitServed(List.of(nodes.get(0), nodes.get(1)), load, cut);
@@ -85,13 +87,16 @@ class SplitBrainClusterTest {
             assertThat(load.staleAnswers()).isEmpty();
         }
         assertThat(owners.overlaps()).as("entities that lived twice at once").isEmpty();
-        assertThat(owners.objectOverlaps()).as("entities whose objects existed twice at once").isEmpty();
+        assertThat(owners.objectOverlaps())
+                .as("entities whose objects existed twice at once")
+                .isEmpty();
     }
 
     @Test
     void withTheStrategyOffBothSidesServeAndTheCheckerSeesTheOverlap() throws Exception {
         OwnerLog unsafe = new OwnerLog();
-        try (PartitionCluster off = new PartitionCluster(new InMemoryShardingStore(),
+        try (PartitionCluster off = new PartitionCluster(
+                new InMemoryShardingStore(),
                 s -> s.withSplitBrain(s.splitBrain().withStrategy(dev.sharding.SplitBrainSettings.Strategy.OFF)),
                 Ledger.type(unsafe))) {
             List<ShardingNode> nodes = off.startNodes(3);
@@ -101,16 +106,20 @@ class SplitBrainClusterTest {
                 off.awaitView(nodes.subList(2, 3), SIDE_TIMEOUT);
                 off.awaitView(nodes.subList(0, 2), SIDE_TIMEOUT);
                 assertThat(nodes.get(2).partitionedReason()).isNull();
-                Awaitility.await("an entity lives on both sides").atMost(SIDE_TIMEOUT)
+                Awaitility.await("an entity lives on both sides")
+                        .atMost(SIDE_TIMEOUT)
                         .until(() -> !unsafe.overlaps().isEmpty());
                 // the merge keeps each shard where its epoch is newest and stops the other copy
                 off.heal();
                 off.awaitConverged();
-                Awaitility.await("one copy of each entity after the merge").atMost(SIDE_TIMEOUT)
-                        .pollInterval(Duration.ofMillis(50)).until(() -> {
+                Awaitility.await("one copy of each entity after the merge")
+                        .atMost(SIDE_TIMEOUT)
+                        .pollInterval(Duration.ofMillis(50))
+                        .until(() -> {
                             Map<String, Integer> copies = new HashMap<>();
                             for (ShardingNode n : off.running()) {
-                                n.localEntities("ledger").values()
+                                n.localEntities("ledger")
+                                        .values()
                                         .forEach(ids -> ids.forEach(id -> copies.merge(id, 1, Integer::sum)));
                             }
                             return copies.values().stream().allMatch(c -> c == 1);
@@ -125,33 +134,47 @@ class SplitBrainClusterTest {
             long cut = System.nanoTime();
             cluster.split(winners, losers);
             cluster.awaitView(losers, SIDE_TIMEOUT);
-            Awaitility.await("the losing side stops serving").atMost(SIDE_TIMEOUT)
+            Awaitility.await("the losing side stops serving")
+                    .atMost(SIDE_TIMEOUT)
                     .pollInterval(Duration.ofMillis(20))
                     .until(() -> losers.stream().allMatch(n -> n.partitionedReason() != null));
             for (ShardingNode loser : losers) {
-                assertThat(loser.localEntities("ledger")).as("entities left on %s", loser.nodeName()).isEmpty();
-                assertThatThrownBy(() -> loser.region(Ledger.class).ask("x", new Ledger.Read(),
-                        Ledger.Receipt.class).get(5, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
-                        .cause().isInstanceOf(ClusterPartitionedException.class);
+                assertThat(loser.localEntities("ledger"))
+                        .as("entities left on %s", loser.nodeName())
+                        .isEmpty();
+                assertThatThrownBy(() -> loser.region(Ledger.class)
+                                .ask("x", new Ledger.Read(), Ledger.Receipt.class)
+                                .get(5, TimeUnit.SECONDS))
+                        .isInstanceOf(ExecutionException.class)
+                        .cause()
+                        .isInstanceOf(ClusterPartitionedException.class);
             }
             cluster.awaitView(winners, SIDE_TIMEOUT);
-            assertThat(winners).allSatisfy(n -> assertThat(n.partitionedReason()).isNull());
+            assertThat(winners)
+                    .allSatisfy(n -> assertThat(n.partitionedReason()).isNull());
             awaitServed(winners, load, cut);
             long healed = System.nanoTime();
             cluster.heal();
             cluster.awaitConverged();
-            System.out.printf("Merged %d ms after the heal; coordinator %s%n", (System.nanoTime() - healed)
-                    / 1_000_000, cluster.running().get(0).coordinator());
+            System.out.printf(
+                    "Merged %d ms after the heal; coordinator %s%n",
+                    (System.nanoTime() - healed) / 1_000_000,
+                    cluster.running().get(0).coordinator());
             awaitDeposits(load, load.acknowledged() + 100);
             load.close();
             checkEveryAccount(load);
             System.out.println("Failed deposits by cause: " + load.failures());
-            assertThat(load.staleAnswers()).as("answers below the acknowledged balance").isEmpty();
+            assertThat(load.staleAnswers())
+                    .as("answers below the acknowledged balance")
+                    .isEmpty();
         }
-        System.out.printf("Shortest time from a copy's stop to the next copy's start on another node: %d ms%n",
+        System.out.printf(
+                "Shortest time from a copy's stop to the next copy's start on another node: %d ms%n",
                 owners.shortestHandoverGapMillis());
         assertThat(owners.overlaps()).as("entities that lived twice at once").isEmpty();
-        assertThat(owners.objectOverlaps()).as("entities whose objects existed twice at once").isEmpty();
+        assertThat(owners.objectOverlaps())
+                .as("entities whose objects existed twice at once")
+                .isEmpty();
     }
 
     /** Waits until every account answered a deposit through the winning side, and prints how long that took. */
@@ -159,17 +182,23 @@ class SplitBrainClusterTest {
         ShardingNode via = winners.get(0);
         for (int i = 0; i < load.accounts(); i++) {
             String id = DepositLoad.id(i);
-            Awaitility.await("account " + id + " served by the winning side").atMost(SIDE_TIMEOUT)
-                    .pollInterval(Duration.ofMillis(10)).ignoreExceptions()
-                    .until(() -> via.region(Ledger.class).ask(id, new Ledger.Read(), Ledger.Receipt.class,
-                            Duration.ofSeconds(1)).get(5, TimeUnit.SECONDS) != null);
+            Awaitility.await("account " + id + " served by the winning side")
+                    .atMost(SIDE_TIMEOUT)
+                    .pollInterval(Duration.ofMillis(10))
+                    .ignoreExceptions()
+                    .until(() -> via.region(Ledger.class)
+                                    .ask(id, new Ledger.Read(), Ledger.Receipt.class, Duration.ofSeconds(1))
+                                    .get(5, TimeUnit.SECONDS)
+                            != null);
         }
-        System.out.printf("The winning side served every account %d ms after the cut%n",
-                (System.nanoTime() - cut) / 1_000_000);
+        System.out.printf(
+                "The winning side served every account %d ms after the cut%n", (System.nanoTime() - cut) / 1_000_000);
     }
 
     private static void awaitDeposits(DepositLoad load, long target) {
-        Awaitility.await("deposits acknowledged").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(20))
+        Awaitility.await("deposits acknowledged")
+                .atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofMillis(20))
                 .until(() -> load.acknowledged() >= target);
     }
 
@@ -177,8 +206,12 @@ class SplitBrainClusterTest {
         Map<String, String> homes = new HashMap<>();
         for (int i = 0; i < accounts; i++) {
             String id = DepositLoad.id(i);
-            homes.put(id, via.region(Ledger.class).ask(id, new Ledger.Read(), Ledger.Receipt.class)
-                    .get(10, TimeUnit.SECONDS).node());
+            homes.put(
+                    id,
+                    via.region(Ledger.class)
+                            .ask(id, new Ledger.Read(), Ledger.Receipt.class)
+                            .get(10, TimeUnit.SECONDS)
+                            .node());
         }
         return homes;
     }
@@ -189,15 +222,18 @@ class SplitBrainClusterTest {
             String id = DepositLoad.id(i);
             Long seen = null;
             for (ShardingNode n : cluster.running()) {
-                long balance = n.region(Ledger.class).ask(id, new Ledger.Read(), Ledger.Receipt.class)
-                        .get(10, TimeUnit.SECONDS).balance();
+                long balance = n.region(Ledger.class)
+                        .ask(id, new Ledger.Read(), Ledger.Receipt.class)
+                        .get(10, TimeUnit.SECONDS)
+                        .balance();
                 if (seen != null) {
                     assertThat(balance).as("%s through %s", id, n.nodeName()).isEqualTo(seen);
                 }
                 seen = balance;
             }
-            assertThat(seen).as("balance of %s", id).isBetween(load.acknowledged(id),
-                    load.acknowledged(id) + load.unknown(id));
+            assertThat(seen)
+                    .as("balance of %s", id)
+                    .isBetween(load.acknowledged(id), load.acknowledged(id) + load.unknown(id));
         }
     }
 }

@@ -33,15 +33,20 @@ class SplitBrainStrategiesClusterTest {
 
     /** A 2|1 split with the oldest member on the bigger side: every strategy keeps the bigger side. */
     @ParameterizedTest
-    @EnumSource(value = Strategy.class, names = {"KEEP_MAJORITY", "STATIC_QUORUM", "KEEP_OLDEST", "STORE_LEASE"})
+    @EnumSource(
+            value = Strategy.class,
+            names = {"KEEP_MAJORITY", "STATIC_QUORUM", "KEEP_OLDEST", "STORE_LEASE"})
     void eachStrategyKeepsTheSideItMustAndStopsTheOther(Strategy strategy) throws Exception {
         OwnerLog owners = new OwnerLog();
-        try (PartitionCluster cluster = new PartitionCluster(new InMemoryShardingStore(),
-                strategy(strategy, strategy == Strategy.STATIC_QUORUM ? 2 : 0), Ledger.type(owners))) {
+        try (PartitionCluster cluster = new PartitionCluster(
+                new InMemoryShardingStore(),
+                strategy(strategy, strategy == Strategy.STATIC_QUORUM ? 2 : 0),
+                Ledger.type(owners))) {
             List<ShardingNode> nodes = cluster.startNodes(3);
             split(cluster, strategy, nodes.subList(0, 2), nodes.subList(2, 3));
         }
-        System.out.printf("Strategy %s: objects of a stopped side alive after the new copy started: %d%n",
+        System.out.printf(
+                "Strategy %s: objects of a stopped side alive after the new copy started: %d%n",
                 strategy, owners.objectOverlaps().size());
         assertThat(owners.overlaps()).isEmpty();
         if (strategy != Strategy.STORE_LEASE) {
@@ -54,33 +59,44 @@ class SplitBrainStrategiesClusterTest {
     @Test
     void storeLeaseKeepsOneOfTwoNodes() throws Exception {
         OwnerLog owners = new OwnerLog();
-        try (PartitionCluster cluster = new PartitionCluster(new InMemoryShardingStore(),
-                strategy(Strategy.STORE_LEASE, 0), Ledger.type(owners))) {
+        try (PartitionCluster cluster = new PartitionCluster(
+                new InMemoryShardingStore(), strategy(Strategy.STORE_LEASE, 0), Ledger.type(owners))) {
             List<ShardingNode> nodes = cluster.startNodes(2);
             split(cluster, Strategy.STORE_LEASE, nodes.subList(0, 1), nodes.subList(1, 2));
         }
         assertThat(owners.overlaps()).isEmpty();
     }
 
-    private static void split(PartitionCluster cluster, Strategy strategy, List<ShardingNode> kept,
-            List<ShardingNode> lost) throws Exception {
+    private static void split(
+            PartitionCluster cluster, Strategy strategy, List<ShardingNode> kept, List<ShardingNode> lost)
+            throws Exception {
         try (DepositLoad load = new DepositLoad(() -> kept, 40, 3)) {
             Awaitility.await().atMost(TIMEOUT).until(() -> load.acknowledged() > 200);
             long cut = System.nanoTime();
             cluster.split(kept, lost);
-            Awaitility.await("the other side stops").atMost(TIMEOUT).pollInterval(Duration.ofMillis(20))
+            Awaitility.await("the other side stops")
+                    .atMost(TIMEOUT)
+                    .pollInterval(Duration.ofMillis(20))
                     .until(() -> lost.stream().allMatch(n -> n.partitionedReason() != null));
             long stopped = System.nanoTime();
             ShardingNode via = kept.get(0);
             for (int i = 0; i < load.accounts(); i++) {
                 String id = DepositLoad.id(i);
-                Awaitility.await(id + " served").atMost(TIMEOUT).pollInterval(Duration.ofMillis(10))
-                        .ignoreExceptions().until(() -> via.region(Ledger.class).ask(id, new Ledger.Read(),
-                                Ledger.Receipt.class, Duration.ofSeconds(1)).get(5, TimeUnit.SECONDS) != null);
+                Awaitility.await(id + " served")
+                        .atMost(TIMEOUT)
+                        .pollInterval(Duration.ofMillis(10))
+                        .ignoreExceptions()
+                        .until(() -> via.region(Ledger.class)
+                                        .ask(id, new Ledger.Read(), Ledger.Receipt.class, Duration.ofSeconds(1))
+                                        .get(5, TimeUnit.SECONDS)
+                                != null);
             }
-            System.out.printf("Strategy %s: the other side stopped %d ms after the cut; the kept side served every"
-                    + " account %d ms after the cut%n", SplitBrainSettings.DEFAULT.withStrategy(strategy).strategy(),
-                    (stopped - cut) / 1_000_000, (System.nanoTime() - cut) / 1_000_000);
+            System.out.printf(
+                    "Strategy %s: the other side stopped %d ms after the cut; the kept side served every"
+                            + " account %d ms after the cut%n",
+                    SplitBrainSettings.DEFAULT.withStrategy(strategy).strategy(),
+                    (stopped - cut) / 1_000_000,
+                    (System.nanoTime() - cut) / 1_000_000);
             assertThat(kept).allSatisfy(n -> assertThat(n.partitionedReason()).isNull());
             assertThat(load.staleAnswers()).isEmpty();
         }

@@ -51,14 +51,17 @@ class TcpStackClusterTest {
         String hosts = "127.0.0.1[" + p1 + "],127.0.0.1[" + p2 + "]";
         String cluster = "tcp-" + UUID.randomUUID();
         for (int port : new int[] {p1, p2}) {
-            ShardingSettings settings = ShardingSettings.defaults().withClusterName(cluster)
-                    .withNetwork("127.0.0.1", port, 0, hosts);
-            ShardingNode node = ShardingNode.builder(settings).entityType(Counter.type())
-                    .channelCustomizer(ch -> channels.put("127.0.0.1:" + port, ch)).build();
+            ShardingSettings settings =
+                    ShardingSettings.defaults().withClusterName(cluster).withNetwork("127.0.0.1", port, 0, hosts);
+            ShardingNode node = ShardingNode.builder(settings)
+                    .entityType(Counter.type())
+                    .channelCustomizer(ch -> channels.put("127.0.0.1:" + port, ch))
+                    .build();
             node.start();
             nodes.add(node);
         }
-        Awaitility.await("two-member view on both nodes").atMost(Duration.ofSeconds(30))
+        Awaitility.await("two-member view on both nodes")
+                .atMost(Duration.ofSeconds(30))
                 .until(() -> nodes.stream().allMatch(n -> n.members().size() == 2 && n.isRegistered()));
 
         assertThat(nodes.get(0).nodeName()).isEqualTo("127.0.0.1:" + p1);
@@ -73,8 +76,10 @@ class TcpStackClusterTest {
         assertThat(fd.getBindAddress().getHostAddress()).isEqualTo("127.0.0.1");
 
         for (int i = 0; i < 20; i++) {
-            Counter.Total t = nodes.get(i % 2).region(Counter.class).ask("t-" + i, new Counter.Add(2),
-                    Counter.Total.class).get(10, TimeUnit.SECONDS);
+            Counter.Total t = nodes.get(i % 2)
+                    .region(Counter.class)
+                    .ask("t-" + i, new Counter.Add(2), Counter.Total.class)
+                    .get(10, TimeUnit.SECONDS);
             assertThat(t.total()).isEqualTo(2);
             assertThat(t.node()).isIn(nodes.get(0).nodeName(), nodes.get(1).nodeName());
         }

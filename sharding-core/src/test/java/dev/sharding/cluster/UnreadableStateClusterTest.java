@@ -24,13 +24,12 @@ import org.junit.jupiter.api.Test;
 class UnreadableStateClusterTest {
 
     /** The state class under its old name. */
-    public record OldBalance(long amount, long deposits) {
-    }
+    public record OldBalance(long amount, long deposits) {}
 
     private final InMemoryShardingStore store = new InMemoryShardingStore();
 
-    private final TestCluster cluster = new TestCluster(s -> ShardingNode.builder(s).entityType(Wallet.type())
-            .store(store));
+    private final TestCluster cluster = new TestCluster(
+            s -> ShardingNode.builder(s).entityType(Wallet.type()).store(store));
 
     @AfterEach
     void stop() {
@@ -44,15 +43,23 @@ class UnreadableStateClusterTest {
         ShardingNode node = cluster.startNode();
 
         for (int attempt = 0; attempt < 2; attempt++) {
-            assertThatThrownBy(() -> node.region(Wallet.class).ask("w-1", new Wallet.Deposit(1), Wallet.Reply.class)
-                    .get(30, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
-                    .cause().isInstanceOf(EntityException.class)
-                    .hasMessageContaining("The stored state of [wallet/w-1] cannot be read as "
-                            + Wallet.Balance.class.getName())
+            assertThatThrownBy(() -> node.region(Wallet.class)
+                            .ask("w-1", new Wallet.Deposit(1), Wallet.Reply.class)
+                            .get(30, TimeUnit.SECONDS))
+                    .isInstanceOf(ExecutionException.class)
+                    .cause()
+                    .isInstanceOf(EntityException.class)
+                    .hasMessageContaining(
+                            "The stored state of [wallet/w-1] cannot be read as " + Wallet.Balance.class.getName())
                     .hasMessageContaining(OldBalance.class.getName());
         }
-        assertThat(store.read("wallet", "w-1").join()).hasValueSatisfying(s -> assertThat(s.state()).isEqualTo(old));
-        assertThat(node.region(Wallet.class).ask("w-2", new Wallet.Deposit(4), Wallet.Reply.class)
-                .get(30, TimeUnit.SECONDS).amount()).as("other entities work").isEqualTo(4);
+        assertThat(store.read("wallet", "w-1").join())
+                .hasValueSatisfying(s -> assertThat(s.state()).isEqualTo(old));
+        assertThat(node.region(Wallet.class)
+                        .ask("w-2", new Wallet.Deposit(4), Wallet.Reply.class)
+                        .get(30, TimeUnit.SECONDS)
+                        .amount())
+                .as("other entities work")
+                .isEqualTo(4);
     }
 }

@@ -103,7 +103,8 @@ class AskRegistryTest {
             return soon.isDone();
         });
         assertThat(soon.future).isCompletedExceptionally();
-        assertThat(soon.future.handle((v, e) -> e).join()).isInstanceOf(AskTimeoutException.class)
+        assertThat(soon.future.handle((v, e) -> e).join())
+                .isInstanceOf(AskTimeoutException.class)
                 .hasMessageContaining("[t/e] timed out");
         assertThat(late.isDone()).isFalse();
         assertThat(registry.remove(soon.correlationId)).isNull();
@@ -121,8 +122,11 @@ class AskRegistryTest {
         registry.register(toGone);
         registry.register(toStays);
         registry.failSentTo(Set.of(gone));
-        assertThat(toGone.future.handle((v, e) -> e instanceof CompletionException c ? c.getCause() : e).join())
-                .isInstanceOf(EntityUnreachableException.class).hasMessageContaining("left the cluster");
+        assertThat(toGone.future
+                        .handle((v, e) -> e instanceof CompletionException c ? c.getCause() : e)
+                        .join())
+                .isInstanceOf(EntityUnreachableException.class)
+                .hasMessageContaining("left the cluster");
         assertThat(toStays.isDone()).isFalse();
         assertThat(registry.remove(toGone.correlationId)).isNull();
         assertThat(registry.remove(toStays.correlationId)).isSameAs(toStays);
@@ -139,7 +143,8 @@ class AskRegistryTest {
         PendingAsk<String> fresh = ask();
         registry.track(fresh);
         registry.failAll(new IllegalStateException("stopping"));
-        assertThat(List.of(local, remote, fresh)).allSatisfy(a -> assertThat(a.future).isCompletedExceptionally());
+        assertThat(List.of(local, remote, fresh))
+                .allSatisfy(a -> assertThat(a.future).isCompletedExceptionally());
         assertThat(registry.waiting()).isZero();
     }
 }

@@ -11,9 +11,9 @@ import dev.sharding.internal.codec.JacksonMessageCodec;
 import dev.sharding.internal.protocol.EntityTransfer;
 import dev.sharding.internal.protocol.HostShard;
 import dev.sharding.internal.protocol.ShardHome;
-import dev.sharding.store.InMemoryShardingStore;
 import dev.sharding.spi.LeastShardAllocationStrategy;
 import dev.sharding.spi.ShardingStore;
+import dev.sharding.store.InMemoryShardingStore;
 import dev.sharding.test.ForwardingStore;
 import dev.sharding.test.InMemoryNetwork;
 import dev.sharding.test.Wallet;
@@ -43,18 +43,25 @@ class ControlMessageGuardTest {
     }
 
     private NodeRuntime start(InMemoryNetwork network, String name, ShardingStore store) throws Exception {
-        ShardingSettings settings = ShardingSettings.defaults().withNodeName(name)
-                .withRetryInterval(Duration.ofMillis(100));
+        ShardingSettings settings =
+                ShardingSettings.defaults().withNodeName(name).withRetryInterval(Duration.ofMillis(100));
         EntityType<Wallet> type = Wallet.type();
-        NodeRuntime node = new NodeRuntime(settings, List.of(type), new LeastShardAllocationStrategy(),
-                codec(), network.transport(name), store, null);
+        NodeRuntime node = new NodeRuntime(
+                settings,
+                List.of(type),
+                new LeastShardAllocationStrategy(),
+                codec(),
+                network.transport(name),
+                store,
+                null);
         node.start();
         nodes.add(node);
         return node;
     }
 
     private static JacksonMessageCodec codec() {
-        java.util.Set<Class<?>> types = new java.util.HashSet<>(EntityHandlers.of(Wallet.class).declaredTypes());
+        java.util.Set<Class<?>> types =
+                new java.util.HashSet<>(EntityHandlers.of(Wallet.class).declaredTypes());
         types.add(Wallet.Balance.class);
         return new JacksonMessageCodec(types, 1 << 20);
     }
@@ -88,7 +95,8 @@ class ControlMessageGuardTest {
         // b forges a HostShard with a huge epoch to c, and a ShardHome pointing to itself
         network.inject("b", "c", new HostShard("wallet", 3, Long.MAX_VALUE / 2, 0, List.of()));
         network.inject("b", "c", new ShardHome("wallet", 4, network.member("b")));
-        Awaitility.await("both dropped and counted").atMost(Duration.ofSeconds(10))
+        Awaitility.await("both dropped and counted")
+                .atMost(Duration.ofSeconds(10))
                 .until(() -> c.droppedControlMessages() >= 2);
         assertThat(region(c).entityCounts()).doesNotContainKey(3);
         assertThat(region(c).homeOf(3)).isNull();
@@ -106,7 +114,8 @@ class ControlMessageGuardTest {
         network.inject("a", "b", new ShardHome("wallet", 5, ghost));
         // b asks for the entity of shard 5 and gets it from the real home, never from the ghost
         String id = idOfShard(5, 12);
-        Wallet.Reply reply = region(b).ask(id, new Wallet.Deposit(1), Wallet.Reply.class).get(10, TimeUnit.SECONDS);
+        Wallet.Reply reply =
+                region(b).ask(id, new Wallet.Deposit(1), Wallet.Reply.class).get(10, TimeUnit.SECONDS);
         assertThat(reply.node()).isIn("a", "b");
         assertThat(region(b).homeOf(5)).isNotEqualTo(ghost);
     }
@@ -127,21 +136,35 @@ class ControlMessageGuardTest {
             e7 = store.nextEpoch("wallet", 7).get();
             e8 = store.nextEpoch("wallet", 8).get();
         }
-        store.write("wallet", stale, 7, e7, codec.encode(new Wallet.Balance(100, 10))).get();
+        store.write("wallet", stale, 7, e7, codec.encode(new Wallet.Balance(100, 10)))
+                .get();
         byte[] old = codec.encode(new Wallet.Balance(1, 1));
         long epoch7 = store.nextEpoch("wallet", 7).get();
         long epoch8 = store.nextEpoch("wallet", 8).get();
         Region<Wallet> region = region(a);
         // shard 7: carried from epoch 5, but 9 allocations came between; shard 8: carried from the one before
-        assertThat(a.control().submit(() -> region.hostShard(7, epoch7, 5, List.of(new EntityTransfer(stale, old, 1))))
-                .get(5, TimeUnit.SECONDS)).isTrue();
-        assertThat(a.control().submit(() -> region.hostShard(8, epoch8, epoch8 - 1,
-                List.of(new EntityTransfer(fresh, codec.encode(new Wallet.Balance(50, 5)), 5))))
-                .get(5, TimeUnit.SECONDS)).isTrue();
-        assertThat(region.ask(stale, new Wallet.Read(), Wallet.Reply.class).get(10, TimeUnit.SECONDS).amount())
-                .as("state read from the store, not the stale carried state").isEqualTo(100);
-        assertThat(region.ask(fresh, new Wallet.Read(), Wallet.Reply.class).get(10, TimeUnit.SECONDS).amount())
-                .as("state carried from the allocation just before").isEqualTo(50);
+        assertThat(a.control()
+                        .submit(() -> region.hostShard(7, epoch7, 5, List.of(new EntityTransfer(stale, old, 1))))
+                        .get(5, TimeUnit.SECONDS))
+                .isTrue();
+        assertThat(a.control()
+                        .submit(() -> region.hostShard(
+                                8,
+                                epoch8,
+                                epoch8 - 1,
+                                List.of(new EntityTransfer(fresh, codec.encode(new Wallet.Balance(50, 5)), 5))))
+                        .get(5, TimeUnit.SECONDS))
+                .isTrue();
+        assertThat(region.ask(stale, new Wallet.Read(), Wallet.Reply.class)
+                        .get(10, TimeUnit.SECONDS)
+                        .amount())
+                .as("state read from the store, not the stale carried state")
+                .isEqualTo(100);
+        assertThat(region.ask(fresh, new Wallet.Read(), Wallet.Reply.class)
+                        .get(10, TimeUnit.SECONDS)
+                        .amount())
+                .as("state carried from the allocation just before")
+                .isEqualTo(50);
     }
 
     @Test
@@ -162,10 +185,18 @@ class ControlMessageGuardTest {
         InMemoryShardingStore store = new InMemoryShardingStore();
         NodeRuntime a = start(network, "a", store);
         awaitServing(a);
-        ShardingSettings odd = ShardingSettings.defaults().withNodeName("b").withRetryInterval(Duration.ofMillis(100))
+        ShardingSettings odd = ShardingSettings.defaults()
+                .withNodeName("b")
+                .withRetryInterval(Duration.ofMillis(100))
                 .withEntity("wallet", new ShardingSettings.EntityTypeSettings(7, false));
-        NodeRuntime b = new NodeRuntime(odd, List.of(Wallet.type()), new LeastShardAllocationStrategy(), codec(),
-                network.transport("b"), store, null);
+        NodeRuntime b = new NodeRuntime(
+                odd,
+                List.of(Wallet.type()),
+                new LeastShardAllocationStrategy(),
+                codec(),
+                network.transport("b"),
+                store,
+                null);
         b.start();
         nodes.add(b);
         Awaitility.await("b refused").atMost(Duration.ofSeconds(20)).until(() -> b.registrationRefused() != null);
@@ -178,22 +209,32 @@ class ControlMessageGuardTest {
         InMemoryShardingStore shared = new InMemoryShardingStore();
         NodeRuntime first = start(new InMemoryNetwork(), "first", shared);
         awaitServing(first);
-        assertThat(region(first).ask("w-1", new Wallet.Deposit(1), Wallet.Reply.class).get(10, TimeUnit.SECONDS)
-                .amount()).isEqualTo(1);
+        assertThat(region(first)
+                        .ask("w-1", new Wallet.Deposit(1), Wallet.Reply.class)
+                        .get(10, TimeUnit.SECONDS)
+                        .amount())
+                .isEqualTo(1);
         NodeRuntime second = start(new InMemoryNetwork(), "second", shared);
-        CompletableFuture<Wallet.Reply> refused = region(second).ask("w-1", new Wallet.Deposit(1), Wallet.Reply.class,
-                Duration.ofSeconds(3));
-        assertThatThrownBy(() -> refused.get(10, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class).cause()
+        CompletableFuture<Wallet.Reply> refused =
+                region(second).ask("w-1", new Wallet.Deposit(1), Wallet.Reply.class, Duration.ofSeconds(3));
+        assertThatThrownBy(() -> refused.get(10, TimeUnit.SECONDS))
+                .isInstanceOf(ExecutionException.class)
+                .cause()
                 .isInstanceOf(AskTimeoutException.class);
         // once the first cluster stops, its lease ends and the second one takes over
         first.stop(Duration.ofSeconds(5));
-        Awaitility.await("second cluster allocates").atMost(Duration.ofSeconds(20)).ignoreExceptions()
-                .until(() -> region(second).ask("w-1", new Wallet.Deposit(1), Wallet.Reply.class,
-                        Duration.ofSeconds(2)).get(5, TimeUnit.SECONDS).amount() == 2);
+        Awaitility.await("second cluster allocates")
+                .atMost(Duration.ofSeconds(20))
+                .ignoreExceptions()
+                .until(() -> region(second)
+                                .ask("w-1", new Wallet.Deposit(1), Wallet.Reply.class, Duration.ofSeconds(2))
+                                .get(5, TimeUnit.SECONDS)
+                                .amount()
+                        == 2);
     }
 
     private static String idOfShard(int shard, int shards) {
-        for (int i = 0;; i++) {
+        for (int i = 0; ; i++) {
             String id = "id-" + i;
             if (EntityType.shardOf(id, shards) == shard) {
                 return id;

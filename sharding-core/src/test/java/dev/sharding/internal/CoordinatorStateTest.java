@@ -24,8 +24,8 @@ class CoordinatorStateTest {
 
     @Test
     void allocatesAndRemembersHomes() {
-        CoordinatorState s = registered.apply(new ShardAllocated("account", 3, A))
-                .apply(new ShardAllocated("account", 4, B));
+        CoordinatorState s =
+                registered.apply(new ShardAllocated("account", 3, A)).apply(new ShardAllocated("account", 4, B));
         assertThat(s.home("account", 3)).isEqualTo(A);
         assertThat(s.home("account", 4)).isEqualTo(B);
         assertThat(s.home("account", 5)).isNull();
@@ -36,8 +36,11 @@ class CoordinatorStateTest {
 
     @Test
     void removingAMemberDropsItsRegionsAndShards() {
-        CoordinatorState s = registered.apply(new ShardAllocated("account", 3, A))
-                .apply(new ShardAllocated("account", 4, B)).apply(new MemberRemoved(A)).apply(new MemberRemoved(P));
+        CoordinatorState s = registered
+                .apply(new ShardAllocated("account", 3, A))
+                .apply(new ShardAllocated("account", 4, B))
+                .apply(new MemberRemoved(A))
+                .apply(new MemberRemoved(P));
         assertThat(s.home("account", 3)).isNull();
         assertThat(s.home("account", 4)).isEqualTo(B);
         assertThat(s.type("account").regions()).containsOnlyKeys(B);
@@ -46,30 +49,39 @@ class CoordinatorStateTest {
 
     @Test
     void deallocatingAShardFreesIt() {
-        CoordinatorState s = registered.apply(new ShardAllocated("account", 3, A))
+        CoordinatorState s = registered
+                .apply(new ShardAllocated("account", 3, A))
                 .apply(new CoordinatorState.ShardDeallocated("account", 3));
         assertThat(s.home("account", 3)).isNull();
         assertThat(s.type("account").regions().get(A)).isEmpty();
-        assertThat(s.apply(new ShardAllocated("account", 3, B)).home("account", 3)).isEqualTo(B);
+        assertThat(s.apply(new ShardAllocated("account", 3, B)).home("account", 3))
+                .isEqualTo(B);
         assertThatThrownBy(() -> s.apply(new CoordinatorState.ShardDeallocated("account", 3)))
-                .isInstanceOf(IllegalStateException.class).hasMessageContaining("not allocated");
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("not allocated");
     }
 
     @Test
     void refusesEventsThatBreakTheTable() {
         CoordinatorState s = registered.apply(new ShardAllocated("account", 3, A));
         assertThatThrownBy(() -> s.apply(new ShardAllocated("account", 3, B)))
-                .isInstanceOf(IllegalStateException.class).hasMessageContaining("Shard [3] of account already allocated")
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("Shard [3] of account already allocated")
                 .hasMessageContaining("in state");
         assertThatThrownBy(() -> s.apply(new ShardAllocated("account", 10, A)))
-                .isInstanceOf(IllegalStateException.class).hasMessageContaining("out of range");
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("out of range");
         assertThatThrownBy(() -> s.apply(new ShardAllocated("account", 5, P)))
-                .isInstanceOf(IllegalStateException.class).hasMessageContaining("hosts no region");
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("hosts no region");
         assertThatThrownBy(() -> s.apply(new ShardAllocated("cart", 1, A)))
-                .isInstanceOf(IllegalStateException.class).hasMessageContaining("unknown type");
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("unknown type");
         assertThatThrownBy(() -> s.apply(new RegionRegistered(B, "account", 20, false)))
-                .isInstanceOf(IllegalStateException.class).hasMessageContaining("has 20 shards, not 10");
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("has 20 shards, not 10");
         assertThatThrownBy(() -> s.apply(new RegionRegistered(A, "account", 10, true)))
-                .isInstanceOf(IllegalStateException.class).hasMessageContaining("cannot become a proxy");
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("cannot become a proxy");
     }
 }

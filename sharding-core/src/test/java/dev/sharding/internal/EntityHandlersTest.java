@@ -11,20 +11,15 @@ import org.junit.jupiter.api.Test;
 
 class EntityHandlersTest {
 
-    interface Event {
-    }
+    interface Event {}
 
-    record Created(String name) implements Event {
-    }
+    record Created(String name) implements Event {}
 
-    record Deleted() implements Event {
-    }
+    record Deleted() implements Event {}
 
-    record Query(int n) {
-    }
+    record Query(int n) {}
 
-    record Answer(int n) {
-    }
+    record Answer(int n) {}
 
     static class Base {
 
@@ -62,22 +57,18 @@ class EntityHandlersTest {
 
     static class TwoParams {
         @EntityHandler
-        void bad(String a, String b) {
-        }
+        void bad(String a, String b) {}
     }
 
     static class Duplicate {
         @EntityHandler
-        void one(String a) {
-        }
+        void one(String a) {}
 
         @EntityHandler
-        void two(String b) {
-        }
+        void two(String b) {}
     }
 
-    static class NoHandlers {
-    }
+    static class NoHandlers {}
 
     private final EntityHandlers handlers = EntityHandlers.of(Entity.class);
 
@@ -89,7 +80,9 @@ class EntityHandlersTest {
         assertThat(handlers.invoke(e, new Deleted())).isNull();
         assertThat(e.last).isEqualTo("event");
         assertThat(handlers.invoke(e, 41L)).isEqualTo(42L);
-        assertThat(((CompletionStage<?>) handlers.invoke(e, new Query(4))).toCompletableFuture().join())
+        assertThat(((CompletionStage<?>) handlers.invoke(e, new Query(4)))
+                        .toCompletableFuture()
+                        .join())
                 .isEqualTo(new Answer(8));
     }
 
@@ -98,24 +91,31 @@ class EntityHandlersTest {
         Entity e = new Entity();
         assertThat(handlers.handles(Query.class)).isTrue();
         assertThat(handlers.handles(Answer.class)).isFalse();
-        assertThatThrownBy(() -> handlers.invoke(e, new Answer(1))).isInstanceOf(UnhandledMessageException.class)
+        assertThatThrownBy(() -> handlers.invoke(e, new Answer(1)))
+                .isInstanceOf(UnhandledMessageException.class)
                 .hasMessageContaining(Answer.class.getName());
-        assertThatThrownBy(() -> handlers.invoke(e, 3)).isInstanceOf(java.io.IOException.class).hasMessage("io 3");
+        assertThatThrownBy(() -> handlers.invoke(e, 3))
+                .isInstanceOf(java.io.IOException.class)
+                .hasMessage("io 3");
     }
 
     @Test
     void declaresParameterAndReplyTypesButNotInterfaces() {
-        assertThat(handlers.declaredTypes()).contains(Created.class, Query.class, Answer.class, String.class,
-                Long.class, Integer.class).doesNotContain(Event.class, Deleted.class);
+        assertThat(handlers.declaredTypes())
+                .contains(Created.class, Query.class, Answer.class, String.class, Long.class, Integer.class)
+                .doesNotContain(Event.class, Deleted.class);
     }
 
     @Test
     void rejectsBadHandlerDeclarations() {
-        assertThatThrownBy(() -> EntityHandlers.of(TwoParams.class)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> EntityHandlers.of(TwoParams.class))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("exactly one parameter");
-        assertThatThrownBy(() -> EntityHandlers.of(Duplicate.class)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> EntityHandlers.of(Duplicate.class))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("Two @EntityHandler");
-        assertThatThrownBy(() -> EntityHandlers.of(NoHandlers.class)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> EntityHandlers.of(NoHandlers.class))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("no @EntityHandler");
     }
 }

@@ -41,12 +41,17 @@ class LostAndDuplicatedMessagesTest {
     }
 
     private NodeRuntime start(String name) throws Exception {
-        ShardingSettings settings = ShardingSettings.defaults().withNodeName(name)
-                .withRetryInterval(Duration.ofMillis(100));
+        ShardingSettings settings =
+                ShardingSettings.defaults().withNodeName(name).withRetryInterval(Duration.ofMillis(100));
         EntityType<Counter> type = Counter.type();
-        NodeRuntime node = new NodeRuntime(settings, List.of(type), new LeastShardAllocationStrategy(),
+        NodeRuntime node = new NodeRuntime(
+                settings,
+                List.of(type),
+                new LeastShardAllocationStrategy(),
                 new JacksonMessageCodec(EntityHandlers.of(Counter.class).declaredTypes(), 1 << 20),
-                network.transport(name), new dev.sharding.store.InMemoryShardingStore(), null);
+                network.transport(name),
+                new dev.sharding.store.InMemoryShardingStore(),
+                null);
         node.start();
         nodes.add(node);
         return node;
@@ -72,22 +77,27 @@ class LostAndDuplicatedMessagesTest {
         NodeRuntime a = start("a");
         NodeRuntime b = start("b");
         NodeRuntime c = start("c");
-        Awaitility.await("all registered").atMost(Duration.ofSeconds(20))
+        Awaitility.await("all registered")
+                .atMost(Duration.ofSeconds(20))
                 .until(() -> a.isRegistered() && b.isRegistered() && c.isRegistered());
 
         Map<String, String> homes = new TreeMap<>();
         for (int i = 0; i < 60; i++) {
             NodeRuntime via = nodes.get(i % 3);
-            Counter.Total t = region(via).ask("m-" + i, new Counter.Add(1), Counter.Total.class)
+            Counter.Total t = region(via)
+                    .ask("m-" + i, new Counter.Add(1), Counter.Total.class)
                     .get(20, TimeUnit.SECONDS);
             homes.put("m-" + i, t.node());
         }
         for (NodeRuntime via : nodes) {
             for (Map.Entry<String, String> e : homes.entrySet()) {
-                Counter.Total t = region(via).ask(e.getKey(), new Counter.Get(), Counter.Total.class)
+                Counter.Total t = region(via)
+                        .ask(e.getKey(), new Counter.Get(), Counter.Total.class)
                         .get(20, TimeUnit.SECONDS);
                 assertThat(t.node()).isEqualTo(e.getValue());
-                assertThat(t.total()).as("one instance of %s, all messages in it", e.getKey()).isEqualTo(1);
+                assertThat(t.total())
+                        .as("one instance of %s, all messages in it", e.getKey())
+                        .isEqualTo(1);
             }
         }
         for (String rule : List.of("register", "get-home", "host", "started", "home", "host-twice")) {

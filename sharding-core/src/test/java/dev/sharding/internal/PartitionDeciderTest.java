@@ -41,20 +41,28 @@ class PartitionDeciderTest {
     @Test
     void keepMajorityKeepsTheSideWithMoreThanHalf() {
         List<Member> all = List.of(A, B, C, D, E);
-        assertThat(stable(Strategy.KEEP_MAJORITY, all).onView(List.of(A, B, C), 10 * S)).isTrue();
-        assertThat(stable(Strategy.KEEP_MAJORITY, all).onView(List.of(D, E), 10 * S)).isFalse();
-        assertThat(stable(Strategy.KEEP_MAJORITY, all).onView(List.of(C, D, E), 10 * S)).isTrue();
-        assertThat(stable(Strategy.KEEP_MAJORITY, all).onView(List.of(A, B), 10 * S)).isFalse();
+        assertThat(stable(Strategy.KEEP_MAJORITY, all).onView(List.of(A, B, C), 10 * S))
+                .isTrue();
+        assertThat(stable(Strategy.KEEP_MAJORITY, all).onView(List.of(D, E), 10 * S))
+                .isFalse();
+        assertThat(stable(Strategy.KEEP_MAJORITY, all).onView(List.of(C, D, E), 10 * S))
+                .isTrue();
+        assertThat(stable(Strategy.KEEP_MAJORITY, all).onView(List.of(A, B), 10 * S))
+                .isFalse();
     }
 
     @Test
     void anExactTieIsWonByTheSideOfTheOldestMember() {
         List<Member> four = List.of(A, B, C, D);
-        assertThat(stable(Strategy.KEEP_MAJORITY, four).onView(List.of(A, D), 10 * S)).isTrue();
-        assertThat(stable(Strategy.KEEP_MAJORITY, four).onView(List.of(B, C), 10 * S)).isFalse();
+        assertThat(stable(Strategy.KEEP_MAJORITY, four).onView(List.of(A, D), 10 * S))
+                .isTrue();
+        assertThat(stable(Strategy.KEEP_MAJORITY, four).onView(List.of(B, C), 10 * S))
+                .isFalse();
         // two nodes: the oldest alone runs on, the other alone stops
-        assertThat(stable(Strategy.KEEP_MAJORITY, List.of(A, B)).onView(List.of(A), 10 * S)).isTrue();
-        assertThat(stable(Strategy.KEEP_MAJORITY, List.of(A, B)).onView(List.of(B), 10 * S)).isFalse();
+        assertThat(stable(Strategy.KEEP_MAJORITY, List.of(A, B)).onView(List.of(A), 10 * S))
+                .isTrue();
+        assertThat(stable(Strategy.KEEP_MAJORITY, List.of(A, B)).onView(List.of(B), 10 * S))
+                .isFalse();
     }
 
     @Test
@@ -106,21 +114,26 @@ class PartitionDeciderTest {
     @Test
     void keepOldestKeepsTheSideOfTheOldestUnlessItIsAlone() {
         List<Member> all = List.of(A, B, C, D, E);
-        assertThat(stable(Strategy.KEEP_OLDEST, all).onView(List.of(A, B), 10 * S)).isTrue();
-        assertThat(stable(Strategy.KEEP_OLDEST, all).onView(List.of(C, D, E), 10 * S)).isFalse();
+        assertThat(stable(Strategy.KEEP_OLDEST, all).onView(List.of(A, B), 10 * S))
+                .isTrue();
+        assertThat(stable(Strategy.KEEP_OLDEST, all).onView(List.of(C, D, E), 10 * S))
+                .isFalse();
         // down-if-alone: the oldest cut off alone stops, and all the others run
         assertThat(stable(Strategy.KEEP_OLDEST, all).onView(List.of(A), 10 * S)).isFalse();
-        assertThat(stable(Strategy.KEEP_OLDEST, all).onView(List.of(B, C, D, E), 10 * S)).isTrue();
-        PartitionDecider noDown = new PartitionDecider(SplitBrainSettings.DEFAULT.withStrategy(Strategy.KEEP_OLDEST)
-                .withDownIfAlone(false), 5 * S, S / 2);
+        assertThat(stable(Strategy.KEEP_OLDEST, all).onView(List.of(B, C, D, E), 10 * S))
+                .isTrue();
+        PartitionDecider noDown = new PartitionDecider(
+                SplitBrainSettings.DEFAULT.withStrategy(Strategy.KEEP_OLDEST).withDownIfAlone(false), 5 * S, S / 2);
         noDown.onView(all, 0);
         assertThat(noDown.onView(List.of(A), 10 * S)).isTrue();
     }
 
     @Test
     void staticQuorumCountsTheMembersOfTheSide() {
-        assertThat(stable(Strategy.STATIC_QUORUM, List.of(A, B, C, D, E)).onView(List.of(C, D, E), 10 * S)).isTrue();
-        assertThat(stable(Strategy.STATIC_QUORUM, List.of(A, B, C, D, E)).onView(List.of(A, B), 10 * S)).isFalse();
+        assertThat(stable(Strategy.STATIC_QUORUM, List.of(A, B, C, D, E)).onView(List.of(C, D, E), 10 * S))
+                .isTrue();
+        assertThat(stable(Strategy.STATIC_QUORUM, List.of(A, B, C, D, E)).onView(List.of(A, B), 10 * S))
+                .isFalse();
         // below the quorum, a cluster that lost nobody runs: it starts and grows
         PartitionDecider growing = stable(Strategy.STATIC_QUORUM, List.of(A));
         assertThat(growing.onView(List.of(A, B), 10 * S)).isTrue();
@@ -129,8 +142,10 @@ class PartitionDeciderTest {
 
     @Test
     void storeLeaseAndOffDecideNothingOnViews() {
-        assertThat(stable(Strategy.STORE_LEASE, List.of(A, B, C)).onView(List.of(C), 10 * S)).isTrue();
-        assertThat(stable(Strategy.OFF, List.of(A, B, C)).onView(List.of(C), 10 * S)).isTrue();
+        assertThat(stable(Strategy.STORE_LEASE, List.of(A, B, C)).onView(List.of(C), 10 * S))
+                .isTrue();
+        assertThat(stable(Strategy.OFF, List.of(A, B, C)).onView(List.of(C), 10 * S))
+                .isTrue();
     }
 
     @Test
@@ -138,9 +153,11 @@ class PartitionDeciderTest {
         PartitionDecider d = stable(Strategy.KEEP_MAJORITY, List.of(A, B, C, D, E));
         long lease = 2 * S;
         // A (itself, now), B confirmed at 9 s, C at 8 s, D at 3 s: the newest winning set is {A, B, C} since 8 s
-        assertThat(d.runUntil(Map.of(A, 10 * S, B, 9 * S, C, 8 * S, D, 3 * S), 10 * S, lease)).isEqualTo(10 * S);
+        assertThat(d.runUntil(Map.of(A, 10 * S, B, 9 * S, C, 8 * S, D, 3 * S), 10 * S, lease))
+                .isEqualTo(10 * S);
         // without C, the third confirmation is D's, long ago
-        assertThat(d.runUntil(Map.of(A, 10 * S, B, 9 * S, D, 3 * S), 10 * S, lease)).isEqualTo(5 * S);
+        assertThat(d.runUntil(Map.of(A, 10 * S, B, 9 * S, D, 3 * S), 10 * S, lease))
+                .isEqualTo(5 * S);
         // two of five never win
         assertThat(d.runUntil(Map.of(A, 10 * S, B, 9 * S), 10 * S, lease)).isEqualTo(Long.MIN_VALUE);
     }

@@ -52,8 +52,14 @@ class PassivationTest {
     private int maxActive;
 
     private Passivation passivation(int numberOfShards, boolean remember) {
-        return new Passivation(numberOfShards, shards::get, () -> idleTimeout, () -> maxActive,
-                () -> shards.values().stream().mapToInt(l -> (int) l.stream().filter(f -> f.active).count()).sum(),
+        return new Passivation(
+                numberOfShards,
+                shards::get,
+                () -> idleTimeout,
+                () -> maxActive,
+                () -> shards.values().stream()
+                        .mapToInt(l -> (int) l.stream().filter(f -> f.active).count())
+                        .sum(),
                 remember);
     }
 

@@ -21,8 +21,7 @@ class RememberJournalTest {
     /** Writes wait until the test completes them; each is recorded. */
     private static final class HeldStore extends ForwardingStore {
 
-        record Write(int shard, List<String> started, List<String> stopped, CompletableFuture<Void> done) {
-        }
+        record Write(int shard, List<String> started, List<String> stopped, CompletableFuture<Void> done) {}
 
         final List<Write> writes = new CopyOnWriteArrayList<>();
 
@@ -31,7 +30,10 @@ class RememberJournalTest {
         }
 
         @Override
-        public CompletableFuture<Void> updateRemembered(String typeName, int shardId, java.util.Collection<String> started,
+        public CompletableFuture<Void> updateRemembered(
+                String typeName,
+                int shardId,
+                java.util.Collection<String> started,
                 java.util.Collection<String> stopped) {
             CompletableFuture<Void> done = new CompletableFuture<>();
             writes.add(new Write(shardId, List.copyOf(started), List.copyOf(stopped), done));
@@ -62,7 +64,8 @@ class RememberJournalTest {
         journal.flush(-1);
 
         assertThat(store.writes).hasSize(2);
-        HeldStore.Write shard1 = store.writes.stream().filter(w -> w.shard() == 1).findFirst().orElseThrow();
+        HeldStore.Write shard1 =
+                store.writes.stream().filter(w -> w.shard() == 1).findFirst().orElseThrow();
         assertThat(shard1.started()).containsExactly("b");
         assertThat(shard1.stopped()).containsExactly("a");
     }

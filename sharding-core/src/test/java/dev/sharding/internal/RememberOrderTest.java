@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.sharding.EntityType;
 import dev.sharding.ShardingSettings;
 import dev.sharding.internal.codec.JacksonMessageCodec;
-import dev.sharding.store.InMemoryShardingStore;
 import dev.sharding.spi.LeastShardAllocationStrategy;
+import dev.sharding.store.InMemoryShardingStore;
 import dev.sharding.test.ForwardingStore;
 import dev.sharding.test.InMemoryNetwork;
 import dev.sharding.test.Wallet;
@@ -34,8 +34,8 @@ class RememberOrderTest {
         AtomicInteger done = new AtomicInteger();
         ForwardingStore store = new ForwardingStore(memory) {
             @Override
-            public CompletableFuture<Void> updateRemembered(String typeName, int shardId, Collection<String> started,
-                    Collection<String> stopped) {
+            public CompletableFuture<Void> updateRemembered(
+                    String typeName, int shardId, Collection<String> started, Collection<String> stopped) {
                 if (writes.incrementAndGet() == 1) {
                     // the first write (the entity started) hangs, then fails
                     return firstWrite.whenComplete((v, t) -> done.incrementAndGet());
@@ -44,28 +44,39 @@ class RememberOrderTest {
                         .whenComplete((v, t) -> done.incrementAndGet());
             }
         };
-        ShardingSettings settings = ShardingSettings.defaults().withNodeName("a")
+        ShardingSettings settings = ShardingSettings.defaults()
+                .withNodeName("a")
                 .withRetryInterval(Duration.ofMillis(100))
                 .withEntity("wallet", new ShardingSettings.EntityTypeSettings(0, false).withRememberEntities(true));
         EntityType<Wallet> type = Wallet.type();
-        java.util.Set<Class<?>> types = new java.util.HashSet<>(EntityHandlers.of(Wallet.class).declaredTypes());
+        java.util.Set<Class<?>> types =
+                new java.util.HashSet<>(EntityHandlers.of(Wallet.class).declaredTypes());
         types.add(Wallet.Balance.class);
-        NodeRuntime node = new NodeRuntime(settings, List.of(type), new LeastShardAllocationStrategy(),
-                new JacksonMessageCodec(types, 1 << 20), new InMemoryNetwork().transport("a"), store, null);
+        NodeRuntime node = new NodeRuntime(
+                settings,
+                List.of(type),
+                new LeastShardAllocationStrategy(),
+                new JacksonMessageCodec(types, 1 << 20),
+                new InMemoryNetwork().transport("a"),
+                store,
+                null);
         node.start();
         try {
             Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> node.isRegistered() && node.serving());
             @SuppressWarnings("unchecked")
             Region<Wallet> region = (Region<Wallet>) node.regions().get("wallet");
             region.ask("e", new Wallet.Deposit(1), Wallet.Reply.class).get(10, TimeUnit.SECONDS);
-            Awaitility.await("the start of e is being written").atMost(Duration.ofSeconds(10))
+            Awaitility.await("the start of e is being written")
+                    .atMost(Duration.ofSeconds(10))
                     .until(() -> writes.get() >= 1);
             // e stops (passivates itself) while the write of its start hangs
             region.ask("e", new Wallet.Rest(), Wallet.Reply.class).get(10, TimeUnit.SECONDS);
-            Awaitility.await("e passivated").atMost(Duration.ofSeconds(10))
+            Awaitility.await("e passivated")
+                    .atMost(Duration.ofSeconds(10))
                     .until(() -> region.entityIds().values().stream().noneMatch(ids -> ids.contains("e")));
             firstWrite.completeExceptionally(new IllegalStateException("store unavailable"));
-            Awaitility.await("the failed write tried again").atMost(Duration.ofSeconds(10))
+            Awaitility.await("the failed write tried again")
+                    .atMost(Duration.ofSeconds(10))
                     .until(() -> done.get() >= 2 && writes.get() == done.get());
             int shard = EntityType.shardOf("e", region.numberOfShards());
             Set<String> remembered = memory.remembered("wallet", shard).get();

@@ -43,8 +43,8 @@ class LeastShardAllocationStrategyTest {
 
     @Test
     void spreadsShardsEvenlyWhenAllocatingOneAfterAnother() {
-        Map<Member, Set<Integer>> table = new HashMap<>(Map.of(A, new HashSet<>(), B, new HashSet<>(), C,
-                new HashSet<>()));
+        Map<Member, Set<Integer>> table =
+                new HashMap<>(Map.of(A, new HashSet<>(), B, new HashSet<>(), C, new HashSet<>()));
         for (int shard = 0; shard < 100; shard++) {
             Member chosen = strategy.allocate(A, shard, table);
             table.get(chosen).add(shard);
@@ -61,8 +61,8 @@ class LeastShardAllocationStrategyTest {
     }
 
     /** Applies rebalance rounds (moving chosen shards to the least loaded region) until nothing moves. */
-    private static int roundsToBalance(LeastShardAllocationStrategy strategy, Map<Member, Set<Integer>> table,
-            Member newcomer, int wanted) {
+    private static int roundsToBalance(
+            LeastShardAllocationStrategy strategy, Map<Member, Set<Integer>> table, Member newcomer, int wanted) {
         int rounds = 0;
         while (true) {
             Set<Integer> moves = strategy.rebalance(table, Set.of());
@@ -85,11 +85,13 @@ class LeastShardAllocationStrategyTest {
 
     @Test
     void aNewRegionGetsItsFairShareInFewRoundsWithinTheLimits() {
-        Map<Member, Set<Integer>> table = new HashMap<>(Map.of(A, range(0, 50), B, range(50, 100), C,
-                new HashSet<>()));
+        Map<Member, Set<Integer>> table = new HashMap<>(Map.of(A, range(0, 50), B, range(50, 100), C, new HashSet<>()));
         Set<Integer> first = strategy.rebalance(table, Set.of());
         assertThat(first).hasSize(10); // min(10% of 100, 20)
-        assertThat(first).as("taken from both loaded regions").anyMatch(s -> s < 50).anyMatch(s -> s >= 50);
+        assertThat(first)
+                .as("taken from both loaded regions")
+                .anyMatch(s -> s < 50)
+                .anyMatch(s -> s >= 50);
         assertThat(roundsToBalance(strategy, table, C, 30)).isEqualTo(3);
         assertThat(table.get(C)).hasSizeGreaterThanOrEqualTo(30);
         roundsToBalance(strategy, table, null, 0);
@@ -100,26 +102,30 @@ class LeastShardAllocationStrategyTest {
     void honoursTheAbsoluteAndRelativeLimits() {
         Map<Member, Set<Integer>> table = Map.of(A, range(0, 1000), B, Set.of());
         assertThat(strategy.rebalance(table, Set.of())).hasSize(20);
-        assertThat(new LeastShardAllocationStrategy(100, 0.05).rebalance(table, Set.of())).hasSize(50);
-        assertThat(new LeastShardAllocationStrategy(5, 0.01).rebalance(Map.of(A, range(0, 10), B, Set.of()),
-                Set.of())).as("at least one").hasSize(1);
+        assertThat(new LeastShardAllocationStrategy(100, 0.05).rebalance(table, Set.of()))
+                .hasSize(50);
+        assertThat(new LeastShardAllocationStrategy(5, 0.01).rebalance(Map.of(A, range(0, 10), B, Set.of()), Set.of()))
+                .as("at least one")
+                .hasSize(1);
     }
 
     @Test
     void aDifferenceOfOneIsBalancedAndNothingMovesWhileShardsMove() {
         assertThat(strategy.rebalance(Map.of(A, range(0, 34), B, range(34, 67), C, range(67, 100)), Set.of()))
                 .isEmpty();
-        assertThat(strategy.rebalance(Map.of(A, range(0, 3), B, range(3, 5)), Set.of())).isEmpty();
-        assertThat(strategy.rebalance(Map.of(A, range(0, 50), B, Set.of()), Set.of(7))).isEmpty();
+        assertThat(strategy.rebalance(Map.of(A, range(0, 3), B, range(3, 5)), Set.of()))
+                .isEmpty();
+        assertThat(strategy.rebalance(Map.of(A, range(0, 50), B, Set.of()), Set.of(7)))
+                .isEmpty();
         assertThat(strategy.rebalance(Map.of(A, range(0, 50)), Set.of())).isEmpty();
-        assertThat(strategy.rebalance(Map.of(A, Set.of(), B, Set.of()), Set.of())).isEmpty();
+        assertThat(strategy.rebalance(Map.of(A, Set.of(), B, Set.of()), Set.of()))
+                .isEmpty();
     }
 
     @Test
     void secondPhaseLiftsARegionTwoBelowOptimal() {
         // 34, 34, 32: nobody above optimal 34, but C is two below: one shard moves
-        Set<Integer> moves = strategy.rebalance(Map.of(A, range(0, 34), B, range(34, 68), C, range(68, 100)),
-                Set.of());
+        Set<Integer> moves = strategy.rebalance(Map.of(A, range(0, 34), B, range(34, 68), C, range(68, 100)), Set.of());
         assertThat(moves).hasSize(1);
     }
 

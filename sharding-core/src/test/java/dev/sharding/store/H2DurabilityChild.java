@@ -29,8 +29,7 @@ public final class H2DurabilityChild {
 
     private static final int IN_FLIGHT = 16;
 
-    private H2DurabilityChild() {
-    }
+    private H2DurabilityChild() {}
 
     /**
      * Runs the node.
@@ -51,17 +50,20 @@ public final class H2DurabilityChild {
         // without this the pool hands out the connection to the killed owner again and again
         config.setExceptionOverrideClassName(H2BrokenConnectionOverride.class.getName());
         CountDownLatch stop = new CountDownLatch(1);
-        Thread stdin = new Thread(() -> {
-            try (BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
-                String line;
-                while ((line = in.readLine()) != null && !line.equals("STOP")) {
-                    // wait for STOP
-                }
-            } catch (java.io.IOException e) {
-                // end of input: stop too
-            }
-            stop.countDown();
-        }, "stdin");
+        Thread stdin = new Thread(
+                () -> {
+                    try (BufferedReader in =
+                            new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
+                        String line;
+                        while ((line = in.readLine()) != null && !line.equals("STOP")) {
+                            // wait for STOP
+                        }
+                    } catch (java.io.IOException e) {
+                        // end of input: stop too
+                    }
+                    stop.countDown();
+                },
+                "stdin");
         stdin.setDaemon(true);
         stdin.start();
         try (HikariDataSource pool = new HikariDataSource(config);
@@ -78,10 +80,11 @@ public final class H2DurabilityChild {
                     continue;
                 }
                 String id = name + "-" + next++;
-                store.write(TYPE, id, SHARD, 1, id.getBytes(StandardCharsets.UTF_8)).whenComplete((stored, failure) -> {
-                    System.out.println(failure == null ? "ACK " + id : "FAIL " + id + " " + failure);
-                    inFlight.release();
-                });
+                store.write(TYPE, id, SHARD, 1, id.getBytes(StandardCharsets.UTF_8))
+                        .whenComplete((stored, failure) -> {
+                            System.out.println(failure == null ? "ACK " + id : "FAIL " + id + " " + failure);
+                            inFlight.release();
+                        });
             }
             inFlight.tryAcquire(IN_FLIGHT, 30, TimeUnit.SECONDS);
         }

@@ -74,30 +74,41 @@ class H2KillDurabilityTest {
         assertThat(guest.mode).as("how node b reaches the database").isEqualTo("remote");
         waitFor(() -> owner.acked.size() >= 500 && guest.acked.size() >= 200, "both nodes writing", owner, guest);
 
-        System.out.printf("killing node a %d ms after it started; node a %d, node b %d writes acknowledged%n",
+        System.out.printf(
+                "killing node a %d ms after it started; node a %d, node b %d writes acknowledged%n",
                 (System.nanoTime() - t0) / 1_000_000, owner.acked.size(), guest.acked.size());
         long kill = System.nanoTime();
         owner.process.destroyForcibly();
-        assertThat(owner.process.waitFor(10, TimeUnit.SECONDS)).as("node a killed").isTrue();
+        assertThat(owner.process.waitFor(10, TimeUnit.SECONDS))
+                .as("node a killed")
+                .isTrue();
         owner.reader.join(10_000);
         int guestAtKill = guest.acked.size();
         waitFor(() -> guest.acked.size() > guestAtKill, "node b's first write after node a was killed", guest);
-        System.out.printf("node b acknowledged a write again %d ms after the kill; %d of its writes failed%n",
+        System.out.printf(
+                "node b acknowledged a write again %d ms after the kill; %d of its writes failed%n",
                 (System.nanoTime() - kill) / 1_000_000, guest.failed.size());
-        waitFor(() -> guest.acked.size() >= guestAtKill + 300, "node b writing again after node a was killed ("
-                + guestAtKill + " acknowledged at the kill)", guest);
+        waitFor(
+                () -> guest.acked.size() >= guestAtKill + 300,
+                "node b writing again after node a was killed (" + guestAtKill + " acknowledged at the kill)",
+                guest);
 
         guest.stdin.write("STOP\n".getBytes(StandardCharsets.UTF_8));
         guest.stdin.flush();
-        assertThat(guest.process.waitFor(30, TimeUnit.SECONDS)).as("node b stopping").isTrue();
+        assertThat(guest.process.waitFor(30, TimeUnit.SECONDS))
+                .as("node b stopping")
+                .isTrue();
         guest.reader.join(10_000);
         assertThat(guest.lines).as("node b's output").contains("DONE");
 
         Map<String, String> stored = readAll("jdbc:h2:file:" + folder.resolve("sharding"));
         for (Child child : List.of(owner, guest)) {
             for (String id : child.acked) {
-                assertThat(stored.get(id)).as("acknowledged write %s of node %s (of %d acknowledged, %d failed)", id,
-                        child.name, child.acked.size(), child.failed.size()).isEqualTo(id);
+                assertThat(stored.get(id))
+                        .as(
+                                "acknowledged write %s of node %s (of %d acknowledged, %d failed)",
+                                id, child.name, child.acked.size(), child.failed.size())
+                        .isEqualTo(id);
             }
         }
     }
@@ -105,8 +116,8 @@ class H2KillDurabilityTest {
     private static Map<String, String> readAll(String url) throws Exception {
         Map<String, String> rows = new HashMap<>();
         try (Connection c = DriverManager.getConnection(url, "sa", "");
-                PreparedStatement ps = c.prepareStatement(
-                        "SELECT entity_id, state FROM sharding_entity_state WHERE type_name = ?")) {
+                PreparedStatement ps =
+                        c.prepareStatement("SELECT entity_id, state FROM sharding_entity_state WHERE type_name = ?")) {
             ps.setString(1, H2DurabilityChild.TYPE);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
@@ -119,9 +130,17 @@ class H2KillDurabilityTest {
 
     private Child start(String url, String name) throws IOException {
         Path log = folder.resolve("node-" + name + ".log");
-        ProcessBuilder builder = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx96m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto",
-                "-cp", System.getProperty("java.class.path"), H2DurabilityChild.class.getName(), url, name)
+        ProcessBuilder builder = new ProcessBuilder(
+                        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                        "-Xmx96m",
+                        "-XX:+UseSerialGC",
+                        "-XX:TieredStopAtLevel=1",
+                        "-Xshare:auto",
+                        "-cp",
+                        System.getProperty("java.class.path"),
+                        H2DurabilityChild.class.getName(),
+                        url,
+                        name)
                 .redirectError(log.toFile());
         Child child = new Child(name, builder.start(), log);
         children.add(child);
@@ -130,7 +149,9 @@ class H2KillDurabilityTest {
 
     private static void waitFor(BooleanSupplier condition, String phase, Child... nodes) {
         try {
-            Awaitility.await(phase).atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(20))
+            Awaitility.await(phase)
+                    .atMost(Duration.ofSeconds(60))
+                    .pollInterval(Duration.ofMillis(20))
                     .failFast("a node died", () -> Arrays.stream(nodes).anyMatch(n -> !n.process.isAlive()))
                     .until(condition::getAsBoolean);
         } catch (ConditionTimeoutException | TerminalFailureException e) {
@@ -141,11 +162,18 @@ class H2KillDurabilityTest {
     private static String describe(Child... nodes) {
         StringBuilder text = new StringBuilder();
         for (Child node : nodes) {
-            text.append("\nnode ").append(node.name).append(": alive=").append(node.process.isAlive())
-                    .append(", acknowledged=").append(node.acked.size()).append(", failed=")
-                    .append(node.failed.size()).append(", last failures=")
+            text.append("\nnode ")
+                    .append(node.name)
+                    .append(": alive=")
+                    .append(node.process.isAlive())
+                    .append(", acknowledged=")
+                    .append(node.acked.size())
+                    .append(", failed=")
+                    .append(node.failed.size())
+                    .append(", last failures=")
                     .append(node.failed.subList(Math.max(0, node.failed.size() - 3), node.failed.size()))
-                    .append(", stderr=").append(tail(node.log));
+                    .append(", stderr=")
+                    .append(tail(node.log));
         }
         return text.toString();
     }
@@ -184,8 +212,8 @@ class H2KillDurabilityTest {
         }
 
         private void read() {
-            try (BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(),
-                    StandardCharsets.UTF_8))) {
+            try (BufferedReader out =
+                    new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
                 String line;
                 while ((line = out.readLine()) != null) {
                     if (line.startsWith("ACK ")) {

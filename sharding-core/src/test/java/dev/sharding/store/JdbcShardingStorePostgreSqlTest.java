@@ -64,7 +64,8 @@ class JdbcShardingStorePostgreSqlTest extends JdbcStoreLimitsContract {
     @Override
     protected DataSource anotherDatabase() {
         String name = "other_" + OTHER_DATABASES.incrementAndGet();
-        try (Connection c = postgres.getPostgresDatabase().getConnection(); Statement st = c.createStatement()) {
+        try (Connection c = postgres.getPostgresDatabase().getConnection();
+                Statement st = c.createStatement()) {
             st.execute("CREATE DATABASE " + name);
         } catch (SQLException e) {
             throw new IllegalStateException("Could not create database " + name, e);
@@ -80,8 +81,8 @@ class JdbcShardingStorePostgreSqlTest extends JdbcStoreLimitsContract {
             frozen.setAutoCommit(false);
             JdbcDialect dialect = JdbcDialect.detect(frozen, JdbcStoreSettings.defaults());
             dialect.beginTransaction(frozen, Duration.ofMillis(500));
-            try (PreparedStatement ps = frozen.prepareStatement("SELECT * FROM sharding_entity_state"
-                    + " WHERE type_name = ? AND entity_id = ? FOR UPDATE")) {
+            try (PreparedStatement ps = frozen.prepareStatement(
+                    "SELECT * FROM sharding_entity_state" + " WHERE type_name = ? AND entity_id = ? FOR UPDATE")) {
                 ps.setString(1, type);
                 ps.setString(2, "locked");
                 ps.executeQuery().close();
@@ -91,9 +92,12 @@ class JdbcShardingStorePostgreSqlTest extends JdbcStoreLimitsContract {
             StoredState written = await(s.write(type, "locked", SHARD, 1, bytes("after")));
             Duration waited = Duration.ofNanos(System.nanoTime() - start);
             assertThat(written.version()).isEqualTo(2);
-            assertThat(waited).as("the write waited for the server to end the frozen session")
-                    .isGreaterThanOrEqualTo(Duration.ofMillis(300)).isLessThan(Duration.ofSeconds(5));
-            assertThatThrownBy(frozen::commit).as("the frozen node's transaction is gone when it resumes")
+            assertThat(waited)
+                    .as("the write waited for the server to end the frozen session")
+                    .isGreaterThanOrEqualTo(Duration.ofMillis(300))
+                    .isLessThan(Duration.ofSeconds(5));
+            assertThatThrownBy(frozen::commit)
+                    .as("the frozen node's transaction is gone when it resumes")
                     .isInstanceOf(SQLException.class);
         }
         assertThat(text(await(s.read(type, "locked")).orElseThrow())).isEqualTo("after");

@@ -66,7 +66,8 @@ abstract class JdbcStoreContract extends ShardingStoreContract {
         dataSource().hold();
         CompletableFuture<StoredState> first = s.write(type, id, SHARD, 1, bytes("first"));
         Awaitility.await("writer waiting for a connection for the write of " + id)
-                .atMost(Duration.ofSeconds(10)).until(() -> dataSource().waiting() == 1);
+                .atMost(Duration.ofSeconds(10))
+                .until(() -> dataSource().waiting() == 1);
         return first;
     }
 
@@ -95,7 +96,9 @@ abstract class JdbcStoreContract extends ShardingStoreContract {
         }
         assertThatThrownBy(() -> await(stale)).isInstanceOf(StaleEpochException.class);
         JdbcStoreStatistics stats = s.statistics();
-        assertThat(stats.batches() - batchesBefore).as("batches after the first: %s", stats).isEqualTo(2);
+        assertThat(stats.batches() - batchesBefore)
+                .as("batches after the first: %s", stats)
+                .isEqualTo(2);
         assertThat(stats.largestBatch()).isEqualTo(103);
         assertThat(await(s.read(type, "queued-2"))).isEmpty();
         assertThat(text(await(s.read(type, "warm-up")).orElseThrow())).isEqualTo("warm");
@@ -120,7 +123,9 @@ abstract class JdbcStoreContract extends ShardingStoreContract {
             await(f);
         }
         JdbcStoreStatistics stats = s.statistics();
-        assertThat(stats.batches() - batchesBefore).as("1 + 10 + 10 + 10 + 5: %s", stats).isEqualTo(5);
+        assertThat(stats.batches() - batchesBefore)
+                .as("1 + 10 + 10 + 10 + 5: %s", stats)
+                .isEqualTo(5);
         assertThat(stats.largestBatch()).isEqualTo(10);
     }
 
@@ -142,9 +147,11 @@ abstract class JdbcStoreContract extends ShardingStoreContract {
         for (CompletableFuture<StoredState> f : queued) {
             assertThat(await(f).version()).isEqualTo(1);
         }
-        assertThatThrownBy(() -> await(s.write(type, "late", SHARD, 1, bytes("late")))).isInstanceOf(ShardingException.class)
+        assertThatThrownBy(() -> await(s.write(type, "late", SHARD, 1, bytes("late"))))
+                .isInstanceOf(ShardingException.class)
                 .hasMessageContaining("closed before the write of [" + type + "/late]");
-        assertThatThrownBy(() -> await(s.read(type, "queued-1"))).isInstanceOf(ShardingException.class)
+        assertThatThrownBy(() -> await(s.read(type, "queued-1")))
+                .isInstanceOf(ShardingException.class)
                 .hasMessageContaining("closed");
         assertThat(text(await(store.read(type, "queued-199")).orElseThrow())).isEqualTo("q199");
     }
@@ -174,8 +181,8 @@ abstract class JdbcStoreContract extends ShardingStoreContract {
 
     @Test
     void schemaCreationIsIdempotentAndSafeFromSeveralNodesAtOnce() throws Exception {
-        JdbcStoreSettings settings = JdbcStoreSettings.defaults().withTablePrefix("race" + PREFIXES.incrementAndGet()
-                + "_");
+        JdbcStoreSettings settings =
+                JdbcStoreSettings.defaults().withTablePrefix("race" + PREFIXES.incrementAndGet() + "_");
         List<JdbcShardingStore> nodes = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
             JdbcShardingStore node = new JdbcShardingStore(dataSource(), settings);
@@ -231,14 +238,19 @@ abstract class JdbcStoreContract extends ShardingStoreContract {
     void keysTheTablesCannotHoldFailAloneBeforeTheyAreQueued() throws Exception {
         CompletableFuture<StoredState> fine = store.write(type, "fine", SHARD, 1, bytes("ok"));
         assertThatThrownBy(() -> await(store.write(type, "x".repeat(1025), SHARD, 1, bytes("x"))))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("longer than 1024");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("longer than 1024");
         assertThatThrownBy(() -> await(store.write("t".repeat(256), "a", SHARD, 1, bytes("x"))))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("longer than 255");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("longer than 255");
         assertThatThrownBy(() -> await(store.delete(type, "nul\u0000", SHARD, 1)))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("U+0000");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("U+0000");
         assertThatThrownBy(() -> await(store.updateRemembered(type, 1, List.of("y".repeat(1025)), List.of())))
                 .isInstanceOf(IllegalArgumentException.class);
-        assertThat(await(store.write(type, "z".repeat(1024), SHARD, 1, bytes("longest"))).version()).isEqualTo(1);
+        assertThat(await(store.write(type, "z".repeat(1024), SHARD, 1, bytes("longest")))
+                        .version())
+                .isEqualTo(1);
         assertThat(await(fine).version()).isEqualTo(1);
     }
 }

@@ -55,27 +55,36 @@ abstract class JdbcStoreLimitsContract extends JdbcStoreContract {
         JdbcShardingStore s = newStore(JdbcStoreSettings.defaults().withQueryTimeout(Duration.ofMillis(700)));
         await(s.write(type, "locked", SHARD, 1, bytes("before")));
         await(s.nextEpoch(type, 5));
-        try (Connection frozen = frozenNodeLocking("SELECT * FROM sharding_entity_state WHERE type_name = ? AND"
-                + " entity_id = ? FOR UPDATE", type, "locked")) {
+        try (Connection frozen = frozenNodeLocking(
+                "SELECT * FROM sharding_entity_state WHERE type_name = ? AND" + " entity_id = ? FOR UPDATE",
+                type,
+                "locked")) {
             frozen.prepareStatement("SELECT * FROM sharding_shard_epoch WHERE type_name = '" + type
-                    + "' AND shard_id = 5 FOR UPDATE").executeQuery().close();
+                            + "' AND shard_id = 5 FOR UPDATE")
+                    .executeQuery()
+                    .close();
             long start = System.nanoTime();
             Throwable write = failureOf(s.write(type, "locked", SHARD, 1, bytes("blocked")));
             assertThat(since(start)).as("time until the write failed").isLessThan(Duration.ofSeconds(5));
-            assertThat(write).isInstanceOf(ShardingException.class)
+            assertThat(write)
+                    .isInstanceOf(ShardingException.class)
                     .hasMessageContaining("could not commit the write of [" + type + "/locked]")
                     .hasMessageContaining("sharding.store.query-timeout allows 700ms");
             start = System.nanoTime();
             Throwable epoch = failureOf(s.nextEpoch(type, 5));
             assertThat(since(start)).as("time until the epoch failed").isLessThan(Duration.ofSeconds(5));
-            assertThat(epoch).isInstanceOf(ShardingException.class)
+            assertThat(epoch)
+                    .isInstanceOf(ShardingException.class)
                     .hasMessageContaining("increment of the epoch of [" + type + "/shard 5]")
                     .hasMessageContaining("sharding.store.query-timeout");
-            assertThat(await(s.write(type, "free", SHARD, 1, bytes("other row"))).version())
-                    .as("rows nobody holds are written meanwhile").isEqualTo(1);
+            assertThat(await(s.write(type, "free", SHARD, 1, bytes("other row")))
+                            .version())
+                    .as("rows nobody holds are written meanwhile")
+                    .isEqualTo(1);
             frozen.rollback();
         }
-        assertThat(await(s.write(type, "locked", SHARD, 1, bytes("after"))).version()).isEqualTo(2);
+        assertThat(await(s.write(type, "locked", SHARD, 1, bytes("after"))).version())
+                .isEqualTo(2);
         assertThat(await(s.nextEpoch(type, 5))).isEqualTo(2);
     }
 
@@ -84,8 +93,10 @@ abstract class JdbcStoreLimitsContract extends JdbcStoreContract {
         JdbcShardingStore s = newStore(JdbcStoreSettings.defaults().withQueryTimeout(Duration.ofSeconds(8)));
         await(s.write(type, "locked", SHARD, 1, bytes("before")));
         CompletableFuture<StoredState> stuck;
-        try (Connection frozen = frozenNodeLocking("SELECT * FROM sharding_entity_state WHERE type_name = ? AND"
-                + " entity_id = ? FOR UPDATE", type, "locked")) {
+        try (Connection frozen = frozenNodeLocking(
+                "SELECT * FROM sharding_entity_state WHERE type_name = ? AND" + " entity_id = ? FOR UPDATE",
+                type,
+                "locked")) {
             stuck = s.write(type, "locked", SHARD, 1, bytes("waits for the lock"));
             long start = System.nanoTime();
             CoordinatorLease lease = await(s.acquireCoordinatorLease(type, "a", "node a", Duration.ofSeconds(2)));
@@ -111,40 +122,49 @@ abstract class JdbcStoreLimitsContract extends JdbcStoreContract {
             asked.add(s.nextEpoch(type, 1));
             asked.add(s.acquireCoordinatorLease(type, "a", "node a", Duration.ofMillis(400)));
             for (CompletableFuture<?> f : asked) {
-                assertThat(failureOf(f)).isInstanceOf(ShardingException.class)
+                assertThat(failureOf(f))
+                        .isInstanceOf(ShardingException.class)
                         .hasMessageContaining("the database does not answer")
-                        .hasMessageContaining("sharding.store.query-timeout").hasMessageContaining("300ms");
+                        .hasMessageContaining("sharding.store.query-timeout")
+                        .hasMessageContaining("300ms");
             }
             assertThat(since(start)).as("time until all failed").isLessThan(Duration.ofSeconds(3));
         } finally {
             dataSource().release();
         }
         assertThat(text(await(s.read(type, "a")).orElseThrow())).isEqualTo("state");
-        assertThat(await(s.acquireCoordinatorLease(type, "a", "node a", Duration.ofSeconds(1))).granted()).isTrue();
+        assertThat(await(s.acquireCoordinatorLease(type, "a", "node a", Duration.ofSeconds(1)))
+                        .granted())
+                .isTrue();
     }
 
     @Test
     void aLeaseRowLockedByAFrozenNodeFailsTheRequestWithinTheLease() throws Exception {
         JdbcShardingStore s = newStore(JdbcStoreSettings.defaults());
-        assertThat(await(s.acquireCoordinatorLease(type, "a", "node a", Duration.ofSeconds(30))).granted()).isTrue();
-        try (Connection frozen = frozenNodeLocking("SELECT * FROM sharding_coordinator_lease WHERE cluster_name = ?"
-                + " FOR UPDATE", type)) {
+        assertThat(await(s.acquireCoordinatorLease(type, "a", "node a", Duration.ofSeconds(30)))
+                        .granted())
+                .isTrue();
+        try (Connection frozen = frozenNodeLocking(
+                "SELECT * FROM sharding_coordinator_lease WHERE cluster_name = ?" + " FOR UPDATE", type)) {
             long start = System.nanoTime();
             Throwable failure = failureOf(s.acquireCoordinatorLease(type, "b", "node b", Duration.ofSeconds(1)));
             assertThat(since(start)).as("time until the request failed").isLessThan(Duration.ofMillis(1500));
-            assertThat(failure).isInstanceOf(ShardingException.class)
+            assertThat(failure)
+                    .isInstanceOf(ShardingException.class)
                     .hasMessageContaining("coordinator lease request of cluster [" + type + "] by [node b]")
-                    .hasMessageContaining("the limit is 500ms, half the lease, at most sharding.store.query-timeout=10s");
+                    .hasMessageContaining(
+                            "the limit is 500ms, half the lease, at most sharding.store.query-timeout=10s");
             frozen.rollback();
         }
-        assertThat(await(s.acquireCoordinatorLease(type, "b", "node b", Duration.ofSeconds(1))).holderId())
+        assertThat(await(s.acquireCoordinatorLease(type, "b", "node b", Duration.ofSeconds(1)))
+                        .holderId())
                 .isEqualTo("a");
     }
 
     @Test
     void theStoreIdIsCreatedOnceWhenNodesAskAtOnceAndDiffersBetweenDatabases() throws Exception {
-        JdbcStoreSettings settings = JdbcStoreSettings.defaults().withTablePrefix("id" + PREFIXES.incrementAndGet()
-                + "_");
+        JdbcStoreSettings settings =
+                JdbcStoreSettings.defaults().withTablePrefix("id" + PREFIXES.incrementAndGet() + "_");
         List<JdbcShardingStore> nodes = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
             nodes.add(newStore(settings));
@@ -152,36 +172,48 @@ abstract class JdbcStoreLimitsContract extends JdbcStoreContract {
         CountDownLatch start = new CountDownLatch(1);
         List<CompletableFuture<Optional<String>>> asked = new ArrayList<>();
         for (JdbcShardingStore node : nodes) {
-            asked.add(CompletableFuture.supplyAsync(() -> {
-                try {
-                    start.await();
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-                return node.storeId().join();
-            }, runnable -> new Thread(runnable).start()));
+            asked.add(CompletableFuture.supplyAsync(
+                    () -> {
+                        try {
+                            start.await();
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                        return node.storeId().join();
+                    },
+                    runnable -> new Thread(runnable).start()));
         }
         start.countDown();
         String id = await(asked.get(0)).orElseThrow();
         for (CompletableFuture<Optional<String>> other : asked) {
             assertThat(await(other)).hasValue(id);
         }
-        assertThat(await(newStore(settings).storeId())).as("read by a new store").hasValue(id);
+        assertThat(await(newStore(settings).storeId()))
+                .as("read by a new store")
+                .hasValue(id);
         String defaultTables = await(store.storeId()).orElseThrow();
-        assertThat(defaultTables).as("the store of other tables in the same database").isNotEqualTo(id);
+        assertThat(defaultTables)
+                .as("the store of other tables in the same database")
+                .isNotEqualTo(id);
         JdbcShardingStore elsewhere = new JdbcShardingStore(anotherDatabase(), JdbcStoreSettings.defaults());
         track(elsewhere);
         elsewhere.createSchema();
-        assertThat(await(elsewhere.storeId())).as("the store of another database").isPresent()
+        assertThat(await(elsewhere.storeId()))
+                .as("the store of another database")
+                .isPresent()
                 .isNotEqualTo(Optional.of(defaultTables));
     }
 
     @Test
     void leaseNamesTheTableCannotHoldFailAlone() throws Exception {
         assertThat(failureOf(store.acquireCoordinatorLease(type, "x".repeat(256), "n", Duration.ofSeconds(1))))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at most 255 characters");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("at most 255 characters");
         assertThat(failureOf(store.acquireCoordinatorLease(type, "a", "n", Duration.ZERO)))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at least 1 microsecond");
-        assertThat(await(store.acquireCoordinatorLease(type, "a", "n", Duration.ofSeconds(1))).granted()).isTrue();
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("at least 1 microsecond");
+        assertThat(await(store.acquireCoordinatorLease(type, "a", "n", Duration.ofSeconds(1)))
+                        .granted())
+                .isTrue();
     }
 }

@@ -19,30 +19,47 @@ class JdbcStoreSettingsTest {
     @Test
     void rejectsPrefixesThatAreNotPlainIdentifiers() {
         for (String prefix : new String[] {"", "1x_", "x-y_", "x y", "x;DROP TABLE y;", "\"quoted\""}) {
-            assertThatIllegalArgumentException().isThrownBy(() -> JdbcStoreSettings.defaults()
-                    .withTablePrefix(prefix).validate())
+            assertThatIllegalArgumentException()
+                    .isThrownBy(() ->
+                            JdbcStoreSettings.defaults().withTablePrefix(prefix).validate())
                     .withMessageStartingWith("Invalid setting sharding.store.table-prefix=" + prefix + ":");
         }
-        assertThatIllegalArgumentException().isThrownBy(() -> JdbcStoreSettings.defaults()
-                .withTablePrefix("p".repeat(41)).validate()).withMessageEndingWith("must be at most 40 characters");
-        assertThat(JdbcStoreSettings.defaults().withTablePrefix("Cluster_2_").validate().tablePrefix())
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> JdbcStoreSettings.defaults()
+                        .withTablePrefix("p".repeat(41))
+                        .validate())
+                .withMessageEndingWith("must be at most 40 characters");
+        assertThat(JdbcStoreSettings.defaults()
+                        .withTablePrefix("Cluster_2_")
+                        .validate()
+                        .tablePrefix())
                 .isEqualTo("Cluster_2_");
     }
 
     @Test
     void rejectsOutOfRangeNumbers() {
-        assertThatIllegalArgumentException().isThrownBy(() -> JdbcStoreSettings.defaults().withMaxBatchSize(0)
-                .validate()).withMessage("Invalid setting sharding.store.max-batch-size=0: must be positive");
-        assertThatIllegalArgumentException().isThrownBy(() -> JdbcStoreSettings.defaults().withReadThreads(0)
-                .validate()).withMessage("Invalid setting sharding.store.read-threads=0: must be positive");
-        assertThatIllegalArgumentException().isThrownBy(() -> JdbcStoreSettings.defaults()
-                .withCloseTimeout(Duration.ofSeconds(-1)).validate())
+        assertThatIllegalArgumentException()
+                .isThrownBy(
+                        () -> JdbcStoreSettings.defaults().withMaxBatchSize(0).validate())
+                .withMessage("Invalid setting sharding.store.max-batch-size=0: must be positive");
+        assertThatIllegalArgumentException()
+                .isThrownBy(
+                        () -> JdbcStoreSettings.defaults().withReadThreads(0).validate())
+                .withMessage("Invalid setting sharding.store.read-threads=0: must be positive");
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> JdbcStoreSettings.defaults()
+                        .withCloseTimeout(Duration.ofSeconds(-1))
+                        .validate())
                 .withMessage("Invalid setting sharding.store.close-timeout=PT-1S: must not be negative");
-        assertThatIllegalArgumentException().isThrownBy(() -> JdbcStoreSettings.defaults()
-                .withQueryTimeout(Duration.ZERO).validate())
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> JdbcStoreSettings.defaults()
+                        .withQueryTimeout(Duration.ZERO)
+                        .validate())
                 .withMessage("Invalid setting sharding.store.query-timeout=PT0S: must be at least 1ms");
-        assertThatIllegalArgumentException().isThrownBy(() -> JdbcStoreSettings.defaults()
-                .withQueryTimeout(Duration.ofDays(2)).validate())
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> JdbcStoreSettings.defaults()
+                        .withQueryTimeout(Duration.ofDays(2))
+                        .validate())
                 .withMessage("Invalid setting sharding.store.query-timeout=PT48H: must be at most PT24H");
     }
 }

@@ -23,8 +23,7 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class JdbcStoreThroughput {
 
-    private JdbcStoreThroughput() {
-    }
+    private JdbcStoreThroughput() {}
 
     /**
      * Runs the measurements.
@@ -38,21 +37,28 @@ public final class JdbcStoreThroughput {
         int seconds = args.length > 2 ? Integer.parseInt(args[2]) : 8;
         if (!which.equals("postgresql")) {
             Path folder = Files.createTempDirectory("store-throughput");
-            try (HikariDataSource pool = pool("jdbc:h2:file:" + folder.resolve("sharding")
-                    + ";AUTO_SERVER=TRUE;AUTO_RECONNECT=TRUE;WRITE_DELAY=0", "sa")) {
+            try (HikariDataSource pool = pool(
+                    "jdbc:h2:file:" + folder.resolve("sharding")
+                            + ";AUTO_SERVER=TRUE;AUTO_RECONNECT=TRUE;WRITE_DELAY=0",
+                    "sa")) {
                 runAll("H2 2.4.240 file, WRITE_DELAY=0", pool, writers, seconds);
             }
         }
         if (!which.equals("h2")) {
             // zonky turns synchronous_commit off by default; measure real durable commits
-            try (EmbeddedPostgres postgres = EmbeddedPostgres.builder().setServerConfig("synchronous_commit", "on")
-                    .setServerConfig("fsync", "on").start();
+            try (EmbeddedPostgres postgres = EmbeddedPostgres.builder()
+                            .setServerConfig("synchronous_commit", "on")
+                            .setServerConfig("fsync", "on")
+                            .start();
                     HikariDataSource pool = pool(postgres.getJdbcUrl("postgres", "postgres"), "postgres")) {
-                try (Connection c = pool.getConnection(); ResultSet rs = c.createStatement().executeQuery(
-                        "SELECT version(), current_setting('synchronous_commit'), current_setting('fsync')")) {
+                try (Connection c = pool.getConnection();
+                        ResultSet rs = c.createStatement()
+                                .executeQuery(
+                                        "SELECT version(), current_setting('synchronous_commit'), current_setting('fsync')")) {
                     rs.next();
-                    System.out.printf("%s; synchronous_commit=%s fsync=%s%n", rs.getString(1).split(" on ")[0],
-                            rs.getString(2), rs.getString(3));
+                    System.out.printf(
+                            "%s; synchronous_commit=%s fsync=%s%n",
+                            rs.getString(1).split(" on ")[0], rs.getString(2), rs.getString(3));
                 }
                 runAll("PostgreSQL", pool, writers, seconds);
             }
@@ -79,8 +85,9 @@ public final class JdbcStoreThroughput {
         }
     }
 
-    private static void run(String database, JdbcShardingStore store, int maxBatch, boolean newEntities,
-            int writers, int seconds) throws Exception {
+    private static void run(
+            String database, JdbcShardingStore store, int maxBatch, boolean newEntities, int writers, int seconds)
+            throws Exception {
         String type = "bench-" + System.nanoTime();
         AtomicBoolean measuring = new AtomicBoolean();
         AtomicBoolean running = new AtomicBoolean(true);
@@ -91,23 +98,25 @@ public final class JdbcStoreThroughput {
         List<Thread> threads = new ArrayList<>();
         for (int w = 0; w < writers; w++) {
             int writer = w;
-            Thread thread = new Thread(() -> {
-                long[] mine = new long[1 << 16];
-                int n = 0;
-                for (long i = 0; running.get(); i++) {
-                    String id = writer + "-" + (newEntities ? i : i % 20);
-                    long start = System.nanoTime();
-                    store.write(type, id, 0, 1, state).join();
-                    if (measuring.get()) {
-                        writes.incrementAndGet();
-                        if (n < mine.length) {
-                            mine[n++] = System.nanoTime() - start;
+            Thread thread = new Thread(
+                    () -> {
+                        long[] mine = new long[1 << 16];
+                        int n = 0;
+                        for (long i = 0; running.get(); i++) {
+                            String id = writer + "-" + (newEntities ? i : i % 20);
+                            long start = System.nanoTime();
+                            store.write(type, id, 0, 1, state).join();
+                            if (measuring.get()) {
+                                writes.incrementAndGet();
+                                if (n < mine.length) {
+                                    mine[n++] = System.nanoTime() - start;
+                                }
+                            }
                         }
-                    }
-                }
-                latencies[writer] = Arrays.copyOf(mine, n);
-                done.countDown();
-            }, "writer-" + w);
+                        latencies[writer] = Arrays.copyOf(mine, n);
+                        done.countDown();
+                    },
+                    "writer-" + w);
             threads.add(thread);
             thread.start();
         }
@@ -121,14 +130,22 @@ public final class JdbcStoreThroughput {
         JdbcStoreStatistics after = store.statistics();
         running.set(false);
         done.await();
-        long[] all = Arrays.stream(latencies).flatMapToLong(Arrays::stream).sorted().toArray();
+        long[] all =
+                Arrays.stream(latencies).flatMapToLong(Arrays::stream).sorted().toArray();
         long batches = after.batches() - before.batches();
         long operations = after.operations() - before.operations();
-        System.out.printf("%s, %d writers, max batch %d, %s: %,.0f writes/s, average batch %.1f, largest %d,"
-                + " latency p50 %.2f ms p99 %.2f ms%n", database, writers, maxBatch,
+        System.out.printf(
+                "%s, %d writers, max batch %d, %s: %,.0f writes/s, average batch %.1f, largest %d,"
+                        + " latency p50 %.2f ms p99 %.2f ms%n",
+                database,
+                writers,
+                maxBatch,
                 newEntities ? "each write a new entity" : "rewriting 20 entities each",
-                writes.get() * 1e9 / elapsed, batches == 0 ? 0 : (double) operations / batches, after.largestBatch(),
-                percentile(all, 0.50), percentile(all, 0.99));
+                writes.get() * 1e9 / elapsed,
+                batches == 0 ? 0 : (double) operations / batches,
+                after.largestBatch(),
+                percentile(all, 0.50),
+                percentile(all, 0.99));
     }
 
     private static double percentile(long[] sorted, double p) {

@@ -27,7 +27,9 @@ class StoreTimeoutsTest {
                 .startsWith("the database did not answer");
         SQLException batch = new SQLException("batch failed", "42000");
         batch.setNextException(new SQLException("lock timeout", "55P03"));
-        assertThat(StoreTimeouts.kind(batch)).as("found in the chain of a batch failure").startsWith("a row lock");
+        assertThat(StoreTimeouts.kind(batch))
+                .as("found in the chain of a batch failure")
+                .startsWith("a row lock");
     }
 
     @Test
@@ -43,7 +45,9 @@ class StoreTimeoutsTest {
     void aShorterLimitSaysWhereItComesFrom() {
         assertThat(StoreTimeouts.limit(Duration.ofMillis(1500), TEN_SECONDS))
                 .isEqualTo("the limit is 1500ms, half the lease, at most sharding.store.query-timeout=10s");
-        assertThat(StoreTimeouts.seconds(Duration.ofMillis(1500))).as("JDBC's whole seconds, rounded up").isEqualTo(2);
+        assertThat(StoreTimeouts.seconds(Duration.ofMillis(1500)))
+                .as("JDBC's whole seconds, rounded up")
+                .isEqualTo(2);
         assertThat(StoreTimeouts.seconds(Duration.ofMillis(1))).isEqualTo(1);
         assertThat(StoreTimeouts.millis(Duration.ofNanos(1))).isEqualTo(1);
     }

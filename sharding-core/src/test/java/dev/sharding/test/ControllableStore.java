@@ -54,8 +54,8 @@ public final class ControllableStore extends ForwardingStore {
     }
 
     @Override
-    public CompletableFuture<StoredState> write(String typeName, String entityId, int shardId, long epoch,
-            byte[] state) {
+    public CompletableFuture<StoredState> write(
+            String typeName, String entityId, int shardId, long epoch, byte[] state) {
         if (failWrites.test(entityId)) {
             return CompletableFuture.failedFuture(new IllegalStateException("store unavailable for " + entityId));
         }

@@ -78,30 +78,27 @@ public class Counter {
     /** Replies later, from another thread. */
     @EntityHandler
     public CompletionStage<Total> on(AddLater add) {
-        return CompletableFuture.supplyAsync(() -> {
-            total += add.amount();
-            count++;
-            return new Total(context.entityId(), total, count, context.nodeName());
-        }, CompletableFuture.delayedExecutor(add.delayMillis(), java.util.concurrent.TimeUnit.MILLISECONDS));
+        return CompletableFuture.supplyAsync(
+                () -> {
+                    total += add.amount();
+                    count++;
+                    return new Total(context.entityId(), total, count, context.nodeName());
+                },
+                CompletableFuture.delayedExecutor(add.delayMillis(), java.util.concurrent.TimeUnit.MILLISECONDS));
     }
 
     /** Adds an amount. @param amount the amount */
-    public record Add(long amount) {
-    }
+    public record Add(long amount) {}
 
     /** Adds an amount after a delay, asynchronously. @param amount the amount @param delayMillis the delay */
-    public record AddLater(long amount, long delayMillis) {
-    }
+    public record AddLater(long amount, long delayMillis) {}
 
     /** Asks for the total. */
-    public record Get() {
-    }
+    public record Get() {}
 
     /** Makes the handler throw. @param reason the exception message */
-    public record Fail(String reason) {
-    }
+    public record Fail(String reason) {}
 
     /** The reply. @param id entity id @param total total @param count messages @param node where it runs */
-    public record Total(String id, long total, long count, String node) {
-    }
+    public record Total(String id, long total, long count, String node) {}
 }

@@ -74,8 +74,9 @@ public final class DepositLoad implements AutoCloseable {
             String id = id(random.nextInt(accounts));
             long before = acked.get(id).get();
             try {
-                Ledger.Receipt r = node.region(Ledger.class).ask(id, new Ledger.Deposit(1), Ledger.Receipt.class,
-                        Duration.ofSeconds(2)).get(10, TimeUnit.SECONDS);
+                Ledger.Receipt r = node.region(Ledger.class)
+                        .ask(id, new Ledger.Deposit(1), Ledger.Receipt.class, Duration.ofSeconds(2))
+                        .get(10, TimeUnit.SECONDS);
                 acked.get(id).incrementAndGet();
                 if (r.balance() < before + 1) {
                     staleAnswers.add(id + " answered " + r.balance() + " from " + r.node() + " after " + before
@@ -83,7 +84,8 @@ public final class DepositLoad implements AutoCloseable {
                 }
             } catch (Exception e) {
                 Throwable cause = e.getCause() != null ? e.getCause() : e;
-                failures.computeIfAbsent(cause.getClass().getSimpleName(), k -> new AtomicLong()).incrementAndGet();
+                failures.computeIfAbsent(cause.getClass().getSimpleName(), k -> new AtomicLong())
+                        .incrementAndGet();
                 unknown.get(id).incrementAndGet();
                 if (cause instanceof dev.sharding.ClusterPartitionedException) {
                     java.util.concurrent.locks.LockSupport.parkNanos(2_000_000L);

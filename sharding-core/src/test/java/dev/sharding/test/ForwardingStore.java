@@ -30,8 +30,8 @@ public class ForwardingStore implements ShardingStore {
     }
 
     @Override
-    public CompletableFuture<StoredState> write(String typeName, String entityId, int shardId, long epoch,
-            byte[] state) {
+    public CompletableFuture<StoredState> write(
+            String typeName, String entityId, int shardId, long epoch, byte[] state) {
         return delegate.write(typeName, entityId, shardId, epoch, state);
     }
 
@@ -51,8 +51,8 @@ public class ForwardingStore implements ShardingStore {
     }
 
     @Override
-    public CompletableFuture<Void> updateRemembered(String typeName, int shardId, Collection<String> started,
-            Collection<String> stopped) {
+    public CompletableFuture<Void> updateRemembered(
+            String typeName, int shardId, Collection<String> started, Collection<String> stopped) {
         return delegate.updateRemembered(typeName, shardId, started, stopped);
     }
 
@@ -72,8 +72,8 @@ public class ForwardingStore implements ShardingStore {
     }
 
     @Override
-    public CompletableFuture<CoordinatorLease> acquireCoordinatorLease(String clusterName, String holderId,
-            String holderName, Duration duration) {
+    public CompletableFuture<CoordinatorLease> acquireCoordinatorLease(
+            String clusterName, String holderId, String holderName, Duration duration) {
         return delegate.acquireCoordinatorLease(clusterName, holderId, holderName, duration);
     }
 

@@ -70,7 +70,8 @@ public final class InMemoryNetwork {
      */
     public Transport transport(String name) {
         // ids unique across networks too, as JGroups addresses are: two networks may share one store
-        return new Node(new Member(java.util.concurrent.ThreadLocalRandom.current().nextLong() | 1, ids.incrementAndGet(), name));
+        return new Node(new Member(
+                java.util.concurrent.ThreadLocalRandom.current().nextLong() | 1, ids.incrementAndGet(), name));
     }
 
     private void publishView() {
@@ -111,7 +112,8 @@ public final class InMemoryNetwork {
 
         @Override
         public void send(Member to, byte[] frame, boolean outOfBand) {
-            Node target = members.stream().filter(n -> n.self.equals(to)).findFirst().orElse(null);
+            Node target =
+                    members.stream().filter(n -> n.self.equals(to)).findFirst().orElse(null);
             if (target == null) {
                 return;
             }
@@ -151,8 +153,14 @@ public final class InMemoryNetwork {
      * @param message the message
      */
     public void inject(String from, String to, ProtocolMessage message) {
-        Node sender = members.stream().filter(n -> n.self.name().equals(from)).findFirst().orElseThrow();
-        Node target = members.stream().filter(n -> n.self.name().equals(to)).findFirst().orElseThrow();
+        Node sender = members.stream()
+                .filter(n -> n.self.name().equals(from))
+                .findFirst()
+                .orElseThrow();
+        Node target = members.stream()
+                .filter(n -> n.self.name().equals(to))
+                .findFirst()
+                .orElseThrow();
         byte[] frame = codec.encode(message);
         target.inbox.execute(() -> target.listener.onFrame(sender.self, frame, 0, frame.length));
     }
@@ -164,7 +172,11 @@ public final class InMemoryNetwork {
      * @return the member
      */
     public dev.sharding.Member member(String name) {
-        return members.stream().filter(n -> n.self.name().equals(name)).findFirst().orElseThrow().self;
+        return members.stream()
+                .filter(n -> n.self.name().equals(name))
+                .findFirst()
+                .orElseThrow()
+                .self;
     }
 
     /**

@@ -43,7 +43,8 @@ public class Journal {
     public Journal(EntityContext context) {
         this.context = context;
         this.state = STATES.computeIfAbsent(context.entityId(), k -> new State());
-        int live = LIVE.computeIfAbsent(context.entityId(), k -> new AtomicInteger()).incrementAndGet();
+        int live = LIVE.computeIfAbsent(context.entityId(), k -> new AtomicInteger())
+                .incrementAndGet();
         MAX_LIVE.accumulateAndGet(live, Math::max);
     }
 
@@ -110,8 +111,8 @@ public class Journal {
     @EntityHandler
     public SequenceChecker.Report on(SequenceChecker.GetReport get) {
         synchronized (state) {
-            return new SequenceChecker.Report(context.entityId(), context.nodeName(), Map.copyOf(state.last),
-                    state.violations, state.received);
+            return new SequenceChecker.Report(
+                    context.entityId(), context.nodeName(), Map.copyOf(state.last), state.violations, state.received);
         }
     }
 

@@ -34,16 +34,17 @@ public class Ledger {
      */
     public static EntityType<Ledger> type(OwnerLog log) {
         return EntityType.of(Ledger.class, new EntityFactory<Ledger>() {
-            @Override
-            public Ledger create(EntityContext ctx) {
-                return new Ledger(ctx, log);
-            }
+                    @Override
+                    public Ledger create(EntityContext ctx) {
+                        return new Ledger(ctx, log);
+                    }
 
-            @Override
-            public void destroy(Ledger entity) {
-                entity.life.stopped();
-            }
-        }).withState(Balance.class);
+                    @Override
+                    public void destroy(Ledger entity) {
+                        entity.life.stopped();
+                    }
+                })
+                .withState(Balance.class);
     }
 
     /** Deposits; the reply goes out once the new balance is stored. */
@@ -62,18 +63,14 @@ public class Ledger {
     }
 
     /** The stored state. @param amount the balance */
-    public record Balance(long amount) {
-    }
+    public record Balance(long amount) {}
 
     /** Adds to the balance. @param amount how much */
-    public record Deposit(long amount) {
-    }
+    public record Deposit(long amount) {}
 
     /** Asks for the balance. */
-    public record Read() {
-    }
+    public record Read() {}
 
     /** The answer. @param id the entity @param balance its balance @param node where it runs */
-    public record Receipt(String id, long balance, String node) {
-    }
+    public record Receipt(String id, long balance, String node) {}
 }

@@ -50,9 +50,9 @@ public final class OwnerLog {
 
         @Override
         public String toString() {
-            return node + "[" + started / 1_000_000 + " ms.." + (stopped == Long.MAX_VALUE ? "alive"
-                    : stopped / 1_000_000 + " ms") + ", " + handled + " messages" + (handled == 0 ? ""
-                    : ", the last at " + lastHandled / 1_000_000 + " ms") + "]";
+            return node + "[" + started / 1_000_000 + " ms.."
+                    + (stopped == Long.MAX_VALUE ? "alive" : stopped / 1_000_000 + " ms") + ", " + handled + " messages"
+                    + (handled == 0 ? "" : ", the last at " + lastHandled / 1_000_000 + " ms") + "]";
         }
     }
 
@@ -97,8 +97,7 @@ public final class OwnerLog {
                 for (int j = 0; j < i; j++) {
                     Life earlier = sorted.get(j);
                     Life later = sorted.get(i);
-                    long end = live ? (earlier.handled == 0 ? Long.MIN_VALUE : earlier.lastHandled)
-                            : earlier.stopped;
+                    long end = live ? (earlier.handled == 0 ? Long.MIN_VALUE : earlier.lastHandled) : earlier.stopped;
                     if (end != Long.MIN_VALUE && end - later.started > 0) {
                         found.add(id + ": " + earlier + " overlaps " + later + " by "
                                 + (Math.min(end, System.nanoTime()) - later.started) / 1_000_000 + " ms");

@@ -66,7 +66,9 @@ public final class PartitionCluster implements AutoCloseable {
     /** Waits until every running node sees all running nodes and is registered. */
     public void awaitConverged() {
         cluster.awaitConverged();
-        Awaitility.await("every node serves").atMost(TestCluster.FORMATION).pollInterval(Duration.ofMillis(20))
+        Awaitility.await("every node serves")
+                .atMost(TestCluster.FORMATION)
+                .pollInterval(Duration.ofMillis(20))
                 .until(() -> cluster.running().stream().allMatch(n -> n.partitionedReason() == null));
     }
 
@@ -125,9 +127,14 @@ public final class PartitionCluster implements AutoCloseable {
      */
     public void awaitView(Collection<ShardingNode> side, Duration timeout) {
         Set<String> expected = side.stream().map(ShardingNode::nodeName).collect(Collectors.toSet());
-        Awaitility.await("view " + expected + " on each of them").atMost(timeout)
-                .pollInterval(Duration.ofMillis(20)).until(() -> side.stream().allMatch(n -> n.members().stream()
-                        .map(dev.sharding.Member::name).collect(Collectors.toSet()).equals(expected)));
+        Awaitility.await("view " + expected + " on each of them")
+                .atMost(timeout)
+                .pollInterval(Duration.ofMillis(20))
+                .until(() -> side.stream()
+                        .allMatch(n -> n.members().stream()
+                                .map(dev.sharding.Member::name)
+                                .collect(Collectors.toSet())
+                                .equals(expected)));
     }
 
     /**

@@ -57,12 +57,10 @@ public class SequenceChecker {
     }
 
     /** A numbered message. @param sender who sent it @param n its number, from 1 */
-    public record Seq(String sender, long n) {
-    }
+    public record Seq(String sender, long n) {}
 
     /** Asks for the report. */
-    public record GetReport() {
-    }
+    public record GetReport() {}
 
     /**
      * What the entity saw.
@@ -73,6 +71,5 @@ public class SequenceChecker {
      * @param violations messages out of order, missing or repeated
      * @param received messages received
      */
-    public record Report(String id, String node, Map<String, Long> last, long violations, long received) {
-    }
+    public record Report(String id, String node, Map<String, Long> last, long violations, long received) {}
 }

@@ -66,7 +66,10 @@ public final class TestCluster implements AutoCloseable {
      * @return the settings
      */
     public ShardingSettings settings(String name) {
-        return ShardingSettings.defaults().withClusterName(clusterName).withNodeName(name).withJgroupsConfig(STACK)
+        return ShardingSettings.defaults()
+                .withClusterName(clusterName)
+                .withNodeName(name)
+                .withJgroupsConfig(STACK)
                 .withRetryInterval(Duration.ofMillis(300))
                 .withSplitBrain(dev.sharding.SplitBrainSettings.DEFAULT.withStableAfter(STABLE_AFTER));
     }
@@ -130,16 +133,21 @@ public final class TestCluster implements AutoCloseable {
      * Waits until every running node has the same view of exactly the running nodes, and is registered.
      */
     public void awaitConverged() {
-        Awaitility.await("view of " + names() + " installed and every node registered").atMost(FORMATION)
-                .pollInterval(Duration.ofMillis(20)).until(() -> {
-                    Set<Member> expected = running().stream().map(ShardingNode::self).collect(Collectors.toSet());
+        Awaitility.await("view of " + names() + " installed and every node registered")
+                .atMost(FORMATION)
+                .pollInterval(Duration.ofMillis(20))
+                .until(() -> {
+                    Set<Member> expected =
+                            running().stream().map(ShardingNode::self).collect(Collectors.toSet());
                     for (ShardingNode n : running()) {
                         if (!Set.copyOf(n.members()).equals(expected) || !n.isRegistered() || !n.isServing()) {
                             return false;
                         }
                     }
                     ShardingNode oldest = running().stream()
-                            .filter(n -> n.self().equals(n.members().get(0))).findFirst().orElse(null);
+                            .filter(n -> n.self().equals(n.members().get(0)))
+                            .findFirst()
+                            .orElse(null);
                     return oldest != null && oldest.isCoordinatorReady();
                 });
     }
@@ -151,7 +159,9 @@ public final class TestCluster implements AutoCloseable {
      */
     public void awaitStable() {
         awaitConverged();
-        Awaitility.await("views of " + names() + " stable").atMost(FORMATION).pollInterval(Duration.ofMillis(50))
+        Awaitility.await("views of " + names() + " stable")
+                .atMost(FORMATION)
+                .pollInterval(Duration.ofMillis(50))
                 .until(() -> running().stream().allMatch(ShardingNode::isViewStable));
     }
 
@@ -170,7 +180,9 @@ public final class TestCluster implements AutoCloseable {
      * @return the node
      */
     public ShardingNode coordinatorNode() {
-        return running().stream().filter(n -> n.self().equals(n.coordinator())).findFirst()
+        return running().stream()
+                .filter(n -> n.self().equals(n.coordinator()))
+                .findFirst()
                 .orElseThrow(() -> new AssertionError("No coordinator among " + names()));
     }
 

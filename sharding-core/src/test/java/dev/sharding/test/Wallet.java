@@ -33,17 +33,18 @@ public class Wallet {
      */
     public static EntityType<Wallet> type() {
         return EntityType.of(Wallet.class, new dev.sharding.spi.EntityFactory<Wallet>() {
-            @Override
-            public Wallet create(EntityContext ctx) {
-                CREATED.incrementAndGet();
-                return new Wallet(ctx);
-            }
+                    @Override
+                    public Wallet create(EntityContext ctx) {
+                        CREATED.incrementAndGet();
+                        return new Wallet(ctx);
+                    }
 
-            @Override
-            public void destroy(Wallet entity) {
-                DESTROYED.incrementAndGet();
-            }
-        }).withState(Balance.class);
+                    @Override
+                    public void destroy(Wallet entity) {
+                        DESTROYED.incrementAndGet();
+                    }
+                })
+                .withState(Balance.class);
     }
 
     /** Instances created in this JVM. */
@@ -62,8 +63,7 @@ public class Wallet {
     }
 
     /** Asks the entity to passivate itself. */
-    public record Rest() {
-    }
+    public record Rest() {}
 
     /** Adds an amount; the reply comes once the new balance is stored. */
     @EntityHandler
@@ -80,8 +80,7 @@ public class Wallet {
     }
 
     /** A deposit whose handler fails after changing the state. @param amount the amount */
-    public record DepositThenFail(long amount) {
-    }
+    public record DepositThenFail(long amount) {}
 
     /** Reads the balance. */
     @EntityHandler
@@ -102,22 +101,17 @@ public class Wallet {
     }
 
     /** The stored state. @param amount the balance @param deposits how many deposits made it */
-    public record Balance(long amount, long deposits) {
-    }
+    public record Balance(long amount, long deposits) {}
 
     /** A deposit. @param amount the amount */
-    public record Deposit(long amount) {
-    }
+    public record Deposit(long amount) {}
 
     /** Reads the balance. */
-    public record Read() {
-    }
+    public record Read() {}
 
     /** Removes the balance. */
-    public record Close() {
-    }
+    public record Close() {}
 
     /** The answer. @param id entity id @param amount balance @param deposits deposits @param node where it runs */
-    public record Reply(String id, long amount, long deposits, String node) {
-    }
+    public record Reply(String id, long amount, long deposits, String node) {}
 }

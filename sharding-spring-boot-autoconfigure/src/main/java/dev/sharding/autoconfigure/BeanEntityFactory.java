@@ -2,9 +2,9 @@ package dev.sharding.autoconfigure;
 
 import dev.sharding.EntityContext;
 import dev.sharding.EntityState;
+import dev.sharding.spi.EntityFactory;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
-import dev.sharding.spi.EntityFactory;
 import org.springframework.beans.BeansException;
 import org.springframework.beans.factory.config.ConfigurableBeanFactory;
 
@@ -38,7 +38,10 @@ final class BeanEntityFactory<T> implements EntityFactory<T> {
      * @param entityClass the class
      * @param contexts hands the entity its context during creation
      */
-    BeanEntityFactory(ConfigurableBeanFactory beanFactory, String beanName, Class<T> entityClass,
+    BeanEntityFactory(
+            ConfigurableBeanFactory beanFactory,
+            String beanName,
+            Class<T> entityClass,
             EntityContextResolver contexts) {
         this.beanFactory = beanFactory;
         this.beanName = beanName;
@@ -49,7 +52,8 @@ final class BeanEntityFactory<T> implements EntityFactory<T> {
     }
 
     /** The state class the entity declares with an {@code EntityState<S>} constructor parameter, if any. */
-    @Nullable Class<?> stateType() {
+    @Nullable
+    Class<?> stateType() {
         return this.stateType;
     }
 
@@ -68,8 +72,8 @@ final class BeanEntityFactory<T> implements EntityFactory<T> {
     @Override
     public T create(EntityContext context) {
         try {
-            return this.contexts.withContext(context, stateOf(context),
-                    () -> this.beanFactory.getBean(this.beanName, this.entityClass));
+            return this.contexts.withContext(
+                    context, stateOf(context), () -> this.beanFactory.getBean(this.beanName, this.entityClass));
         } catch (BeansException e) {
             Throwable cause = e.getMostSpecificCause();
             if (cause instanceof RuntimeException runtime && !(cause instanceof BeansException)) {

@@ -14,5 +14,4 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 @Target({ElementType.TYPE, ElementType.METHOD})
 @Documented
 @ConditionalOnBooleanProperty(name = "sharding.enabled", matchIfMissing = true)
-public @interface ConditionalOnShardingEnabled {
-}
+public @interface ConditionalOnShardingEnabled {}

@@ -9,8 +9,7 @@ import org.springframework.beans.PropertyAccessorFactory;
  */
 final class DataSourceUrls {
 
-    private DataSourceUrls() {
-    }
+    private DataSourceUrls() {}
 
     /**
      * Describes a DataSource by its URL, for a failure report.

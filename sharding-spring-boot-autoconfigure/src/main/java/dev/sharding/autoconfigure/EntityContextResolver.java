@@ -62,8 +62,10 @@ final class EntityContextResolver implements ObjectFactory<EntityContext> {
     /** The entity being created on a thread (nested creations restore the outer one). */
     private static final class Creation {
 
-        @Nullable EntityContext context;
+        @Nullable
+        EntityContext context;
 
-        @Nullable EntityState<?> state;
+        @Nullable
+        EntityState<?> state;
     }
 }

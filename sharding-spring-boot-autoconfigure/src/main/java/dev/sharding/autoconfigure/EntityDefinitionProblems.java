@@ -5,8 +5,7 @@ package dev.sharding.autoconfigure;
  */
 final class EntityDefinitionProblems {
 
-    private EntityDefinitionProblems() {
-    }
+    private EntityDefinitionProblems() {}
 
     /**
      * The report of an invalid entity class.
@@ -34,7 +33,9 @@ final class EntityDefinitionProblems {
         } else {
             action = "Fix the entity class " + entityClass.getName() + " as the description says.";
         }
-        return new ShardingConfigurationException("The @ShardedEntity class " + entityClass.getName()
-                + " is not a valid entity: " + message, action, problem);
+        return new ShardingConfigurationException(
+                "The @ShardedEntity class " + entityClass.getName() + " is not a valid entity: " + message,
+                action,
+                problem);
     }
 }

@@ -17,8 +17,7 @@ import org.springframework.core.ResolvableType;
  */
 final class EntityStates {
 
-    private EntityStates() {
-    }
+    private EntityStates() {}
 
     /**
      * The state class of an entity class.
@@ -34,7 +33,9 @@ final class EntityStates {
                 if (c.getParameterTypes()[i] != EntityState.class) {
                     continue;
                 }
-                Class<?> s = ResolvableType.forMethodParameter(new MethodParameter(c, i)).getGeneric(0).resolve();
+                Class<?> s = ResolvableType.forMethodParameter(new MethodParameter(c, i))
+                        .getGeneric(0)
+                        .resolve();
                 if (s == null || s.isInterface() || Modifier.isAbstract(s.getModifiers())) {
                     throw new IllegalArgumentException("The EntityState parameter of " + entityClass.getName()
                             + " must name a concrete state class, as in EntityState<Balance>");
@@ -64,10 +65,11 @@ final class EntityStates {
             if (!m.isAnnotationPresent(InitialState.class)) {
                 continue;
             }
-            if (!Modifier.isStatic(m.getModifiers()) || m.getParameterCount() != 0
+            if (!Modifier.isStatic(m.getModifiers())
+                    || m.getParameterCount() != 0
                     || !stateType.isAssignableFrom(m.getReturnType())) {
-                throw new IllegalArgumentException("@InitialState method " + entityClass.getName() + "."
-                        + m.getName() + " must be static, take no parameter and return " + stateType.getName());
+                throw new IllegalArgumentException("@InitialState method " + entityClass.getName() + "." + m.getName()
+                        + " must be static, take no parameter and return " + stateType.getName());
             }
             m.setAccessible(true);
             return () -> stateType.cast(invoke(() -> m.invoke(null)));

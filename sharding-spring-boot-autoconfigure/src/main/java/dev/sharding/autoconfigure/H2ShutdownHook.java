@@ -18,8 +18,7 @@ final class H2ShutdownHook {
 
     private static final Logger log = LoggerFactory.getLogger(H2ShutdownHook.class);
 
-    private H2ShutdownHook() {
-    }
+    private H2ShutdownHook() {}
 
     /**
      * Removes H2's shutdown hook, if H2 registered it.
@@ -28,8 +27,8 @@ final class H2ShutdownHook {
      */
     static boolean detach() {
         try {
-            Class<?> closer = Class.forName("org.h2.engine.OnExitDatabaseCloser", false,
-                    H2ShutdownHook.class.getClassLoader());
+            Class<?> closer =
+                    Class.forName("org.h2.engine.OnExitDatabaseCloser", false, H2ShutdownHook.class.getClassLoader());
             Field instance = closer.getDeclaredField("INSTANCE");
             instance.setAccessible(true);
             return Runtime.getRuntime().removeShutdownHook((Thread) instance.get(null));

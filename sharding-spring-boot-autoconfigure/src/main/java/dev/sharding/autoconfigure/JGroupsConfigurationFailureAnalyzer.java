@@ -26,54 +26,72 @@ class JGroupsConfigurationFailureAnalyzer extends AbstractFailureAnalyzer<Shardi
         String reason = reason(cause);
         String security = messageContaining(cause, "sharding.jgroups.secret", "sharding.jgroups.key-store");
         if (security != null && security.contains("refused this node")) {
-            return new FailureAnalysis("The sharding node was refused by cluster '" + settings.clusterName() + "': "
-                    + security.substring(security.indexOf("member ")),
+            return new FailureAnalysis(
+                    "The sharding node was refused by cluster '" + settings.clusterName() + "': "
+                            + security.substring(security.indexOf("member ")),
                     "Give every node of the cluster the same sharding.jgroups.secret (or the same key store, "
-                            + "sharding.jgroups.key-store.*), or none to all of them.", cause);
+                            + "sharding.jgroups.key-store.*), or none to all of them.",
+                    cause);
         }
         if (security != null) {
-            return new FailureAnalysis(security, "Point sharding.jgroups.key-store.path at a PKCS12 or JCEKS key "
-                    + "store holding a secret key under sharding.jgroups.key-store.alias, with its password in "
-                    + "sharding.jgroups.key-store.password; or use sharding.jgroups.secret instead.", cause);
+            return new FailureAnalysis(
+                    security,
+                    "Point sharding.jgroups.key-store.path at a PKCS12 or JCEKS key "
+                            + "store holding a secret key under sharding.jgroups.key-store.alias, with its password in "
+                            + "sharding.jgroups.key-store.password; or use sharding.jgroups.secret instead.",
+                    cause);
         }
         if (config != null) {
             if (findCause(cause, FileNotFoundException.class) != null) {
-                return new FailureAnalysis("The JGroups stack '" + config + "' named by sharding.jgroups.config was "
-                        + "found neither as a file nor as a class path resource.",
+                return new FailureAnalysis(
+                        "The JGroups stack '" + config + "' named by sharding.jgroups.config was "
+                                + "found neither as a file nor as a class path resource.",
                         "Set sharding.jgroups.config to the path of a JGroups stack XML file or to a class path "
                                 + "resource, or remove it to use the built-in TCP stack configured by the other "
-                                + "sharding.jgroups.* properties.", cause);
+                                + "sharding.jgroups.* properties.",
+                        cause);
             }
-            return new FailureAnalysis("The JGroups stack '" + config + "' named by sharding.jgroups.config could not "
-                    + "be used: " + reason,
+            return new FailureAnalysis(
+                    "The JGroups stack '" + config + "' named by sharding.jgroups.config could not " + "be used: "
+                            + reason,
                     "Fix the JGroups stack file named by sharding.jgroups.config (an XML document whose root is "
-                            + "<config>), or remove the property to use the built-in TCP stack.", cause);
+                            + "<config>), or remove the property to use the built-in TCP stack.",
+                    cause);
         }
         if (reason.contains("sharding.jgroups.initial-hosts")) {
-            return new FailureAnalysis("The value '" + settings.initialHosts() + "' of sharding.jgroups.initial-hosts "
-                    + "is invalid: " + reason,
+            return new FailureAnalysis(
+                    "The value '" + settings.initialHosts() + "' of sharding.jgroups.initial-hosts " + "is invalid: "
+                            + reason,
                     "Set sharding.jgroups.initial-hosts to comma-separated host[port] or host[first..last] entries, "
-                            + "for example 127.0.0.1[7800..7809].", cause);
+                            + "for example 127.0.0.1[7800..7809].",
+                    cause);
         }
-        if (findCause(cause, UnknownHostException.class) != null || reason.contains("sharding.jgroups.bind-address")
+        if (findCause(cause, UnknownHostException.class) != null
+                || reason.contains("sharding.jgroups.bind-address")
                 || (!isKeyword(settings.bindAddress()) && !isLocal(settings.bindAddress()))) {
-            return new FailureAnalysis("The value '" + settings.bindAddress() + "' of sharding.jgroups.bind-address "
-                    + "is not an address of this machine: " + reason,
+            return new FailureAnalysis(
+                    "The value '" + settings.bindAddress() + "' of sharding.jgroups.bind-address "
+                            + "is not an address of this machine: " + reason,
                     "Set sharding.jgroups.bind-address to an IP address or host name of one of this machine's "
-                            + "network interfaces, for example 127.0.0.1.", cause);
+                            + "network interfaces, for example 127.0.0.1.",
+                    cause);
         }
         if (findCause(cause, BindException.class) != null || reason.contains("jgroups.bind-port")) {
             int last = settings.bindPort() + settings.portRange();
-            return new FailureAnalysis("No port from " + settings.bindPort() + " to " + last + " on "
-                    + settings.bindAddress() + " was free for the sharding node: " + reason,
+            return new FailureAnalysis(
+                    "No port from " + settings.bindPort() + " to " + last + " on " + settings.bindAddress()
+                            + " was free for the sharding node: " + reason,
                     "Set sharding.jgroups.bind-port to a free port, or raise sharding.jgroups.port-range so that "
-                            + "more ports may be tried.", cause);
+                            + "more ports may be tried.",
+                    cause);
         }
-        return new FailureAnalysis("The sharding node could not join cluster '" + settings.clusterName()
-                + "' with the built-in TCP stack: " + reason,
+        return new FailureAnalysis(
+                "The sharding node could not join cluster '" + settings.clusterName()
+                        + "' with the built-in TCP stack: " + reason,
                 "Check sharding.jgroups.bind-address, sharding.jgroups.bind-port, sharding.jgroups.port-range and "
                         + "sharding.jgroups.initial-hosts, or name a JGroups stack of your own with "
-                        + "sharding.jgroups.config.", cause);
+                        + "sharding.jgroups.config.",
+                cause);
     }
 
     private static String reason(Throwable cause) {
@@ -109,7 +127,8 @@ class JGroupsConfigurationFailureAnalyzer extends AbstractFailureAnalyzer<Shardi
     private static boolean isLocal(String bindAddress) {
         try {
             InetAddress address = InetAddress.getByName(bindAddress);
-            return address.isAnyLocalAddress() || address.isLoopbackAddress()
+            return address.isAnyLocalAddress()
+                    || address.isLoopbackAddress()
                     || NetworkInterface.getByInetAddress(address) != null;
         } catch (IOException e) {
             return false;

@@ -279,9 +279,18 @@ public class JgroupsProperties {
                     + ": must be at most " + Integer.MAX_VALUE + " bytes");
         }
         String path = this.keyStore.getPath();
-        return JgroupsSettings.defaults().withDiscovery(this.discovery, this.dnsQuery).withFdPort(this.fdPort)
-                .withMaxFrameSize((int) frame).withSecret(StringUtils.hasLength(this.secret) ? this.secret : null)
-                .withKeyStore(StringUtils.hasText(path) ? new JgroupsSettings.KeyStoreSettings(path,
-                        this.keyStore.getPassword(), this.keyStore.getAlias(), this.keyStore.getType()) : null);
+        return JgroupsSettings.defaults()
+                .withDiscovery(this.discovery, this.dnsQuery)
+                .withFdPort(this.fdPort)
+                .withMaxFrameSize((int) frame)
+                .withSecret(StringUtils.hasLength(this.secret) ? this.secret : null)
+                .withKeyStore(
+                        StringUtils.hasText(path)
+                                ? new JgroupsSettings.KeyStoreSettings(
+                                        path,
+                                        this.keyStore.getPassword(),
+                                        this.keyStore.getAlias(),
+                                        this.keyStore.getType())
+                                : null);
     }
 }

@@ -32,8 +32,8 @@ final class OwningStore implements ShardingStore {
     }
 
     @Override
-    public CompletableFuture<StoredState> write(String typeName, String entityId, int shardId, long epoch,
-            byte[] state) {
+    public CompletableFuture<StoredState> write(
+            String typeName, String entityId, int shardId, long epoch, byte[] state) {
         return this.store.write(typeName, entityId, shardId, epoch, state);
     }
 
@@ -48,8 +48,8 @@ final class OwningStore implements ShardingStore {
     }
 
     @Override
-    public CompletableFuture<Void> updateRemembered(String typeName, int shardId, Collection<String> started,
-            Collection<String> stopped) {
+    public CompletableFuture<Void> updateRemembered(
+            String typeName, int shardId, Collection<String> started, Collection<String> stopped) {
         return this.store.updateRemembered(typeName, shardId, started, stopped);
     }
 
@@ -74,8 +74,8 @@ final class OwningStore implements ShardingStore {
     }
 
     @Override
-    public CompletableFuture<CoordinatorLease> acquireCoordinatorLease(String clusterName, String holderId,
-            String holderName, java.time.Duration duration) {
+    public CompletableFuture<CoordinatorLease> acquireCoordinatorLease(
+            String clusterName, String holderId, String holderName, java.time.Duration duration) {
         return this.store.acquireCoordinatorLease(clusterName, holderId, holderName, duration);
     }
 

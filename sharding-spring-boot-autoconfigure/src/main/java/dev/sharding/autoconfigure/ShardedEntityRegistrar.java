@@ -92,9 +92,11 @@ final class ShardedEntityRegistrar
             String type = typeName(entityClass);
             Class<?> other = byType.putIfAbsent(type, entityClass);
             if (other != null) {
-                throw new ShardingConfigurationException("The entity classes " + other.getName() + " and "
-                        + entityClass.getName() + " have the same entity type name '" + type + "'.",
-                        "Give one of them another name with @ShardedEntity(type = \"...\").", null);
+                throw new ShardingConfigurationException(
+                        "The entity classes " + other.getName() + " and " + entityClass.getName()
+                                + " have the same entity type name '" + type + "'.",
+                        "Give one of them another name with @ShardedEntity(type = \"...\").",
+                        null);
             }
             registerType(registry, beanFactory, entityClass, beanName, type);
         });
@@ -125,7 +127,8 @@ final class ShardedEntityRegistrar
         }
         if (definition instanceof AnnotatedBeanDefinition annotated) {
             return annotated.getMetadata().isAnnotated(ShardedEntity.class.getName())
-                    ? load(annotated.getMetadata().getClassName(), classLoader) : null;
+                    ? load(annotated.getMetadata().getClassName(), classLoader)
+                    : null;
         }
         Class<?> type = load(definition.getBeanClassName(), classLoader);
         return type != null && type.isAnnotationPresent(ShardedEntity.class) ? type : null;
@@ -149,12 +152,17 @@ final class ShardedEntityRegistrar
 
     private static String typeName(Class<?> entityClass) {
         ShardedEntity annotation = entityClass.getAnnotation(ShardedEntity.class);
-        return annotation == null || annotation.type().isEmpty() ? EntityType.defaultName(entityClass)
+        return annotation == null || annotation.type().isEmpty()
+                ? EntityType.defaultName(entityClass)
                 : annotation.type();
     }
 
-    private void registerType(BeanDefinitionRegistry registry, ConfigurableListableBeanFactory beanFactory,
-            Class<?> entityClass, String beanName, String type) {
+    private void registerType(
+            BeanDefinitionRegistry registry,
+            ConfigurableListableBeanFactory beanFactory,
+            Class<?> entityClass,
+            String beanName,
+            String type) {
         RootBeanDefinition entityType = new RootBeanDefinition(EntityType.class);
         entityType.setTargetType(ResolvableType.forClassWithGenerics(EntityType.class, entityClass));
         entityType.setInstanceSupplier(() -> entityType(beanFactory, entityClass, beanName));
@@ -172,8 +180,8 @@ final class ShardedEntityRegistrar
         }
     }
 
-    private <T> EntityType<T> entityType(ConfigurableListableBeanFactory beanFactory, Class<T> entityClass,
-            String beanName) {
+    private <T> EntityType<T> entityType(
+            ConfigurableListableBeanFactory beanFactory, Class<T> entityClass, String beanName) {
         try {
             EntityType.checkHandlers(entityClass);
             BeanEntityFactory<T> factory = new BeanEntityFactory<>(beanFactory, beanName, entityClass, this.contexts);

@@ -4,8 +4,11 @@ import dev.sharding.EntityType;
 import dev.sharding.InvalidSettingException;
 import dev.sharding.ShardingNode;
 import dev.sharding.ShardingSettings;
+import dev.sharding.spi.ShardingStore;
+import dev.sharding.store.JdbcShardingStore;
 import java.util.Set;
 import java.util.TreeSet;
+import javax.sql.DataSource;
 import org.jgroups.JChannel;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -16,9 +19,6 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.sql.init.dependency.DependsOnDatabaseInitialization;
-import dev.sharding.store.JdbcShardingStore;
-import dev.sharding.spi.ShardingStore;
-import javax.sql.DataSource;
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.Environment;
 
@@ -75,11 +75,12 @@ public final class ShardingAutoConfiguration {
      */
     @Bean
     @ConditionalOnMissingBean
-    ShardingSettings shardingSettings(ShardingProperties properties,
-            ObjectProvider<ShardingSettingsCustomizer> customizers) {
+    ShardingSettings shardingSettings(
+            ShardingProperties properties, ObjectProvider<ShardingSettingsCustomizer> customizers) {
         try {
             ShardingSettings settings = properties.toSettings();
-            for (ShardingSettingsCustomizer customizer : customizers.orderedStream().toList()) {
+            for (ShardingSettingsCustomizer customizer :
+                    customizers.orderedStream().toList()) {
                 settings = customizer.customize(settings);
             }
             return settings.validate();
@@ -101,8 +102,12 @@ public final class ShardingAutoConfiguration {
      */
     @Bean
     @ConditionalOnMissingBean
-    ShardingNode shardingNode(ShardingSettings settings, ShardingProperties properties, ShardingStore store,
-            ObjectProvider<EntityType<?>> entityTypes, ObjectProvider<JChannelCustomizer> channelCustomizers,
+    ShardingNode shardingNode(
+            ShardingSettings settings,
+            ShardingProperties properties,
+            ShardingStore store,
+            ObjectProvider<EntityType<?>> entityTypes,
+            ObjectProvider<JChannelCustomizer> channelCustomizers,
             ObjectProvider<ShardingNodeCustomizer> nodeCustomizers) {
         ShardingNode.Builder builder = ShardingNode.builder(settings).store(store);
         ShardingStore inner = store instanceof OwningStore owning ? owning.store() : store;
@@ -111,8 +116,8 @@ public final class ShardingAutoConfiguration {
         }
         entityTypes.orderedStream().forEach(builder::entityType);
         builder.messageTypes(properties.getMessageTypes());
-        builder.channelCustomizer(channel -> channelCustomizers.orderedStream()
-                .forEach(customizer -> customizer.customize(channel)));
+        builder.channelCustomizer(
+                channel -> channelCustomizers.orderedStream().forEach(customizer -> customizer.customize(channel)));
         nodeCustomizers.orderedStream().forEach(customizer -> customizer.customize(builder));
         ShardingNode node = builder.build();
         checkEntitySettings(settings, node.typeNames());
@@ -134,10 +139,13 @@ public final class ShardingAutoConfiguration {
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
     @DependsOnDatabaseInitialization
-    ShardingStore shardingStore(ShardingProperties properties,
-            @ShardingDataSource ObjectProvider<DataSource> shardingDataSource, ObjectProvider<DataSource> dataSources,
+    ShardingStore shardingStore(
+            ShardingProperties properties,
+            @ShardingDataSource ObjectProvider<DataSource> shardingDataSource,
+            ObjectProvider<DataSource> dataSources,
             ListableBeanFactory beanFactory) {
-        DataSource dataSource = properties.getStore().getType() == StoreProperties.StoreType.MEMORY ? null
+        DataSource dataSource = properties.getStore().getType() == StoreProperties.StoreType.MEMORY
+                ? null
                 : ShardingDataSources.choose(shardingDataSource, dataSources, beanFactory);
         return ShardingStoreFactory.create(properties.getStore(), dataSource);
     }
@@ -167,8 +175,8 @@ public final class ShardingAutoConfiguration {
      */
     @Bean
     @ConditionalOnBooleanProperty(REMOVE_SHARDING_DATA)
-    ShardingDataRemovalRunner shardingDataRemovalRunner(ShardingSettings settings, ShardingStore store,
-            ObjectProvider<JChannelCustomizer> channelCustomizers) {
+    ShardingDataRemovalRunner shardingDataRemovalRunner(
+            ShardingSettings settings, ShardingStore store, ObjectProvider<JChannelCustomizer> channelCustomizers) {
         return new ShardingDataRemovalRunner(settings, store, channelCustomizers);
     }
 
@@ -189,7 +197,9 @@ public final class ShardingAutoConfiguration {
     private static void checkEntitySettings(ShardingSettings settings, Set<String> typeNames) {
         for (String type : settings.entities().keySet()) {
             if (!typeNames.contains(type)) {
-                throw new InvalidConfigurationPropertyValueException("sharding.entities." + type, type,
+                throw new InvalidConfigurationPropertyValueException(
+                        "sharding.entities." + type,
+                        type,
                         "this node runs no entity type named '" + type + "'; its entity types are "
                                 + new TreeSet<>(typeNames) + " (the type names of their @ShardedEntity classes)");
             }

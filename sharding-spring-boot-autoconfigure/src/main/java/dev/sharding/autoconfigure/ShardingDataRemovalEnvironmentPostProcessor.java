@@ -22,10 +22,13 @@ final class ShardingDataRemovalEnvironmentPostProcessor implements EnvironmentPo
     public void postProcessEnvironment(ConfigurableEnvironment environment, SpringApplication application) {
         Binder binder = Binder.get(environment);
         boolean enabled = binder.bind("sharding.enabled", Boolean.class).orElse(true);
-        boolean removal = binder.bind("sharding.store.remove-sharding-data", Boolean.class).orElse(false);
+        boolean removal = binder.bind("sharding.store.remove-sharding-data", Boolean.class)
+                .orElse(false);
         if (enabled && removal) {
-            environment.getPropertySources().addFirst(new MapPropertySource(PROPERTY_SOURCE,
-                    Map.of("spring.main.web-application-type", "none")));
+            environment
+                    .getPropertySources()
+                    .addFirst(
+                            new MapPropertySource(PROPERTY_SOURCE, Map.of("spring.main.web-application-type", "none")));
         }
     }
 

@@ -13,10 +13,11 @@ class ShardingDataRemovalFailureAnalyzer extends AbstractFailureAnalyzer<Cluster
     @Override
     protected FailureAnalysis analyze(Throwable rootFailure, ClusterNotStoppedException cause) {
         String members = String.join(", ", cause.liveMembers());
-        return new FailureAnalysis("The stored sharding data of cluster '" + cause.clusterName() + "' was not "
-                + "removed, because the cluster is not stopped: " + (cause.liveMembers().size() == 1 ? "member "
-                        : "members ")
-                + members + (cause.liveMembers().size() == 1 ? " is" : " are") + " alive. Nothing was changed.",
+        return new FailureAnalysis(
+                "The stored sharding data of cluster '" + cause.clusterName() + "' was not "
+                        + "removed, because the cluster is not stopped: "
+                        + (cause.liveMembers().size() == 1 ? "member " : "members ")
+                        + members + (cause.liveMembers().size() == 1 ? " is" : " are") + " alive. Nothing was changed.",
                 "Stop every node of cluster '" + cause.clusterName() + "' (" + members + "), then start the "
                         + "application again with sharding.store.remove-sharding-data=true. If these are not nodes "
                         + "of the cluster meant, check sharding.cluster-name and the sharding.jgroups.* properties.",

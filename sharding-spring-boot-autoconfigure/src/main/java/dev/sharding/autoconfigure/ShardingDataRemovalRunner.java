@@ -2,9 +2,9 @@ package dev.sharding.autoconfigure;
 
 import dev.sharding.ClusterNotStoppedException;
 import dev.sharding.ShardingDataRemoval;
-import dev.sharding.store.JdbcShardingStore;
 import dev.sharding.ShardingSettings;
 import dev.sharding.spi.ShardingStore;
+import dev.sharding.store.JdbcShardingStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -34,8 +34,8 @@ final class ShardingDataRemovalRunner implements ApplicationRunner, Ordered {
 
     private final ObjectProvider<JChannelCustomizer> channelCustomizers;
 
-    ShardingDataRemovalRunner(ShardingSettings settings, ShardingStore store,
-            ObjectProvider<JChannelCustomizer> channelCustomizers) {
+    ShardingDataRemovalRunner(
+            ShardingSettings settings, ShardingStore store, ObjectProvider<JChannelCustomizer> channelCustomizers) {
         this.settings = settings;
         this.store = store;
         this.channelCustomizers = channelCustomizers;
@@ -49,10 +49,13 @@ final class ShardingDataRemovalRunner implements ApplicationRunner, Ordered {
      */
     @Override
     public void run(ApplicationArguments args) {
-        log.info("Started with sharding.store.remove-sharding-data=true: no sharding node runs; removing the stored"
-                + " sharding data of cluster {} if none of its members is alive", this.settings.clusterName());
-        ShardingDataRemoval removal = ShardingDataRemoval.of(this.settings, this.store).withChannelCustomizer(
-                channel -> this.channelCustomizers.orderedStream().forEach(customizer -> customizer.customize(channel)));
+        log.info(
+                "Started with sharding.store.remove-sharding-data=true: no sharding node runs; removing the stored"
+                        + " sharding data of cluster {} if none of its members is alive",
+                this.settings.clusterName());
+        ShardingDataRemoval removal = ShardingDataRemoval.of(this.settings, this.store)
+                .withChannelCustomizer(channel ->
+                        this.channelCustomizers.orderedStream().forEach(customizer -> customizer.customize(channel)));
         ShardingStore inner = this.store instanceof OwningStore owning ? owning.store() : this.store;
         if (inner instanceof JdbcShardingStore jdbc) {
             removal = removal.withDiscoveryDatabase(jdbc.dataSource(), jdbc.tablePrefix());

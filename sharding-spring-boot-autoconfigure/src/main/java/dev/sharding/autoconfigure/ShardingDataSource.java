@@ -16,5 +16,4 @@ import org.springframework.beans.factory.annotation.Qualifier;
 @Retention(RetentionPolicy.RUNTIME)
 @Documented
 @Qualifier
-public @interface ShardingDataSource {
-}
+public @interface ShardingDataSource {}

@@ -13,8 +13,7 @@ import org.springframework.beans.factory.ObjectProvider;
  */
 final class ShardingDataSources {
 
-    private ShardingDataSources() {
-    }
+    private ShardingDataSources() {}
 
     /**
      * The DataSource of the store.
@@ -25,25 +24,29 @@ final class ShardingDataSources {
      * @return the DataSource, or {@code null} for the embedded database
      * @throws ShardingConfigurationException if the choice is ambiguous
      */
-    static @Nullable DataSource choose(ObjectProvider<DataSource> qualified, ObjectProvider<DataSource> all,
-            ListableBeanFactory beanFactory) {
+    static @Nullable DataSource choose(
+            ObjectProvider<DataSource> qualified, ObjectProvider<DataSource> all, ListableBeanFactory beanFactory) {
         DataSource marked = qualified.getIfUnique();
         if (marked != null) {
             return marked;
         }
         String[] names = beanFactory.getBeanNamesForType(DataSource.class);
         if (names.length > 1 && qualified.stream().count() > 1) {
-            throw new ShardingConfigurationException("The sharding store cannot choose among the DataSource beans "
-                    + Arrays.toString(names) + ": more than one is marked @ShardingDataSource.",
-                    "Mark exactly one DataSource bean @ShardingDataSource.", null);
+            throw new ShardingConfigurationException(
+                    "The sharding store cannot choose among the DataSource beans " + Arrays.toString(names)
+                            + ": more than one is marked @ShardingDataSource.",
+                    "Mark exactly one DataSource bean @ShardingDataSource.",
+                    null);
         }
         DataSource unique = all.getIfUnique();
         if (unique == null && names.length > 1) {
-            throw new ShardingConfigurationException("The sharding store cannot choose among the application's "
-                    + names.length + " DataSource beans " + Arrays.toString(names) + ": none of them is marked "
-                    + "@ShardingDataSource or @Primary.",
+            throw new ShardingConfigurationException(
+                    "The sharding store cannot choose among the application's "
+                            + names.length + " DataSource beans " + Arrays.toString(names) + ": none of them is marked "
+                            + "@ShardingDataSource or @Primary.",
                     "Mark the DataSource bean meant for entity state, shard epochs and remembered entities "
-                            + "@ShardingDataSource, or make one of them @Primary.", null);
+                            + "@ShardingDataSource, or make one of them @Primary.",
+                    null);
         }
         return unique;
     }

@@ -75,15 +75,17 @@ public final class ShardingLifecycle implements SmartLifecycle {
      */
     @Override
     public void stop(Runnable callback) {
-        Thread stopper = new Thread(() -> {
-            try {
-                this.node.close();
-            } catch (RuntimeException e) {
-                log.warn("Stopping sharding node {} failed", this.node.nodeName(), e);
-            } finally {
-                callback.run();
-            }
-        }, "sharding-shutdown");
+        Thread stopper = new Thread(
+                () -> {
+                    try {
+                        this.node.close();
+                    } catch (RuntimeException e) {
+                        log.warn("Stopping sharding node {} failed", this.node.nodeName(), e);
+                    } finally {
+                        callback.run();
+                    }
+                },
+                "sharding-shutdown");
         stopper.start();
     }
 

@@ -352,29 +352,42 @@ public class ShardingProperties {
     public ShardingSettings toSettings() {
         long payload = this.maxPayloadSize.toBytes();
         if (payload > Integer.MAX_VALUE) {
-            throw new InvalidSettingException("max-payload-size", this.maxPayloadSize,
-                    "must be at most " + Integer.MAX_VALUE + " bytes");
+            throw new InvalidSettingException(
+                    "max-payload-size", this.maxPayloadSize, "must be at most " + Integer.MAX_VALUE + " bytes");
         }
         String config = this.jgroups.getConfig();
         // Built from the defaults with the withX methods rather than the canonical constructor, so that settings the
         // core adds later keep their core defaults until they get properties of their own.
-        ShardingSettings settings = ShardingSettings.defaults().withClusterName(this.clusterName)
-                .withNodeName(this.nodeName).withNumberOfShards(this.numberOfShards).withAskTimeout(this.askTimeout)
-                .withBufferSize(this.bufferSize).withRetryInterval(this.retryInterval).withMaxPayloadSize((int) payload)
+        ShardingSettings settings = ShardingSettings.defaults()
+                .withClusterName(this.clusterName)
+                .withNodeName(this.nodeName)
+                .withNumberOfShards(this.numberOfShards)
+                .withAskTimeout(this.askTimeout)
+                .withBufferSize(this.bufferSize)
+                .withRetryInterval(this.retryInterval)
+                .withMaxPayloadSize((int) payload)
                 .withRebalanceInterval(this.rebalanceInterval)
                 .withRebalanceAbsoluteLimit(this.rebalance.getAbsoluteLimit())
-                .withRebalanceRelativeLimit(this.rebalance.getRelativeLimit()).withHandoffTimeout(this.handoffTimeout)
+                .withRebalanceRelativeLimit(this.rebalance.getRelativeLimit())
+                .withHandoffTimeout(this.handoffTimeout)
                 .withPassivationIdleTimeout(this.passivation.getIdleTimeout())
                 .withPassivationMaxActiveEntities(this.passivation.getMaxActiveEntities())
-                .withNetwork(this.jgroups.getBindAddress(), this.jgroups.getBindPort(), this.jgroups.getPortRange(),
+                .withNetwork(
+                        this.jgroups.getBindAddress(),
+                        this.jgroups.getBindPort(),
+                        this.jgroups.getPortRange(),
                         this.jgroups.getInitialHosts())
                 .withJgroupsConfig(StringUtils.hasText(config) ? config : null)
                 .withJgroups(this.jgroups.toSettings())
                 .withSplitBrain(this.splitBrain.toSettings());
         for (Map.Entry<String, EntityTypeProperties> entity : this.entities.entrySet()) {
-            settings = settings.withEntity(entity.getKey(), new ShardingSettings.EntityTypeSettings(
-                    entity.getValue().getNumberOfShards(), entity.getValue().isProxyOnly(),
-                    entity.getValue().getIdleTimeout(), entity.getValue().isRememberEntities()));
+            settings = settings.withEntity(
+                    entity.getKey(),
+                    new ShardingSettings.EntityTypeSettings(
+                            entity.getValue().getNumberOfShards(),
+                                    entity.getValue().isProxyOnly(),
+                            entity.getValue().getIdleTimeout(),
+                                    entity.getValue().isRememberEntities()));
         }
         return settings.validate();
     }

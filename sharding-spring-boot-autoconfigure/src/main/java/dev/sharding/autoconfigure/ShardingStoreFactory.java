@@ -1,9 +1,9 @@
 package dev.sharding.autoconfigure;
 
 import dev.sharding.ShardingException;
+import dev.sharding.spi.ShardingStore;
 import dev.sharding.store.InMemoryShardingStore;
 import dev.sharding.store.JdbcShardingStore;
-import dev.sharding.spi.ShardingStore;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.SQLException;
@@ -34,8 +34,8 @@ final class ShardingStoreFactory {
     static final String EMBEDDED_H2_OPTIONS = ";AUTO_SERVER=TRUE;AUTO_RECONNECT=TRUE;WRITE_DELAY=0";
 
     /** The store's tables, without their prefix. */
-    private static final List<String> TABLES = List.of("entity_state", "shard_epoch", "remembered_entity",
-            "coordinator_lease", "store");
+    private static final List<String> TABLES =
+            List.of("entity_state", "shard_epoch", "remembered_entity", "coordinator_lease", "store");
 
     /**
      * The system property H2 binds its server sockets to, read once when H2 loads. AUTO_SERVER's server allows
@@ -45,8 +45,7 @@ final class ShardingStoreFactory {
 
     private static final Logger log = LoggerFactory.getLogger(ShardingStoreFactory.class);
 
-    private ShardingStoreFactory() {
-    }
+    private ShardingStoreFactory() {}
 
     static ShardingStore create(StoreProperties properties, @Nullable DataSource applicationDataSource) {
         if (properties.getType() == StoreProperties.StoreType.MEMORY) {
@@ -71,8 +70,9 @@ final class ShardingStoreFactory {
 
     private static ShardingStore embedded(StoreProperties properties) {
         if (!ClassUtils.isPresent("org.h2.jdbcx.JdbcConnectionPool", ShardingStoreFactory.class.getClassLoader())) {
-            throw new ShardingConfigurationException("The sharding store has no database: the application has no "
-                    + "DataSource, and the H2 driver for the embedded database is not on the class path.",
+            throw new ShardingConfigurationException(
+                    "The sharding store has no database: the application has no "
+                            + "DataSource, and the H2 driver for the embedded database is not on the class path.",
                     "Give the application a DataSource (spring.datasource.url), add com.h2database:h2 for the "
                             + "embedded database, or set sharding.store.type=memory to keep state in memory only.",
                     null);
@@ -98,7 +98,9 @@ final class ShardingStoreFactory {
             throw e;
         }
         H2ShutdownHook.detach();
-        log.info("Sharding store: embedded H2 database {}", properties.getEmbeddedPath().toAbsolutePath());
+        log.info(
+                "Sharding store: embedded H2 database {}",
+                properties.getEmbeddedPath().toAbsolutePath());
         return new OwningStore(store, pool::dispose);
     }
 
@@ -111,18 +113,21 @@ final class ShardingStoreFactory {
             url = String.valueOf(metaData.getURL());
             product = String.valueOf(metaData.getDatabaseProductName());
         } catch (SQLException | RuntimeException e) {
-            throw new ShardingConfigurationException("The sharding store could not connect to the application's "
-                    + "DataSource" + DataSourceUrls.describe(dataSource) + ": " + e.getMessage(),
+            throw new ShardingConfigurationException(
+                    "The sharding store could not connect to the application's " + "DataSource"
+                            + DataSourceUrls.describe(dataSource) + ": " + e.getMessage(),
                     "Check spring.datasource.url, its user name and password, and that the database is running. "
                             + "To give the store a database of its own, mark its DataSource bean @ShardingDataSource.",
                     e);
         }
         if (isInMemory(url)) {
-            throw new ShardingConfigurationException("The sharding store refuses the application's DataSource "
-                    + url + ": it is an in-memory database, private to this process. The nodes of a cluster would "
-                    + "each have their own, so shard epochs could not fence a node that lost its shards, and entity "
-                    + "state would not survive a restart. (Spring Boot makes such a DataSource when "
-                    + "spring-boot-starter-jdbc is present and spring.datasource.url is not set.)",
+            throw new ShardingConfigurationException(
+                    "The sharding store refuses the application's DataSource "
+                            + url
+                            + ": it is an in-memory database, private to this process. The nodes of a cluster would "
+                            + "each have their own, so shard epochs could not fence a node that lost its shards, and entity "
+                            + "state would not survive a restart. (Spring Boot makes such a DataSource when "
+                            + "spring-boot-starter-jdbc is present and spring.datasource.url is not set.)",
                     "Set spring.datasource.url to a database that all nodes share (PostgreSQL, or an H2 server "
                             + "URL jdbc:h2:tcp://...); or remove the DataSource (and spring-boot-starter-jdbc) to use "
                             + "the embedded H2 file database; or, in tests, set sharding.store.type=memory.",
@@ -130,8 +135,9 @@ final class ShardingStoreFactory {
         }
         String lower = product.toLowerCase(Locale.ROOT);
         if (!lower.equals("h2") && !lower.equals("postgresql")) {
-            throw new ShardingConfigurationException("The sharding store supports H2 and PostgreSQL, and the "
-                    + "application's DataSource " + url + " is " + product + ".",
+            throw new ShardingConfigurationException(
+                    "The sharding store supports H2 and PostgreSQL, and the " + "application's DataSource " + url
+                            + " is " + product + ".",
                     "Give the store a PostgreSQL database: a DataSource bean of its own marked @ShardingDataSource, "
                             + "or the application's own; or set sharding.store.type=memory.",
                     null);
@@ -141,7 +147,8 @@ final class ShardingStoreFactory {
 
     private static boolean isInMemory(String url) {
         String lower = url.toLowerCase(Locale.ROOT);
-        return lower.startsWith("jdbc:h2:mem:") || lower.startsWith("jdbc:hsqldb:mem:")
+        return lower.startsWith("jdbc:h2:mem:")
+                || lower.startsWith("jdbc:hsqldb:mem:")
                 || lower.startsWith("jdbc:derby:memory:");
     }
 
@@ -149,8 +156,9 @@ final class ShardingStoreFactory {
         try {
             store.createSchema();
         } catch (ShardingException e) {
-            throw new ShardingConfigurationException("The sharding store could not create its tables (prefix "
-                    + properties.getTablePrefix() + ") in " + url + ": " + e.getMessage(),
+            throw new ShardingConfigurationException(
+                    "The sharding store could not create its tables (prefix " + properties.getTablePrefix() + ") in "
+                            + url + ": " + e.getMessage(),
                     "Check that the database user may create tables, or create them beforehand with the script "
                             + "dev/sharding/store/schema-<h2|postgresql>.sql of sharding-core and set "
                             + "sharding.store.initialize-schema=never.",
@@ -160,16 +168,22 @@ final class ShardingStoreFactory {
 
     private static void checkTables(DataSource dataSource, String url, StoreProperties properties) {
         String prefix = properties.getTablePrefix();
-        try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
+        try (Connection connection = dataSource.getConnection();
+                Statement statement = connection.createStatement()) {
             for (String table : TABLES) {
-                statement.executeQuery("SELECT 1 FROM " + prefix + table + " WHERE 1 = 0").close();
+                statement
+                        .executeQuery("SELECT 1 FROM " + prefix + table + " WHERE 1 = 0")
+                        .close();
             }
         } catch (SQLException e) {
-            throw new ShardingConfigurationException("The sharding store's tables (" + prefix + "entity_state, "
-                    + prefix + "shard_epoch, " + prefix + "remembered_entity, " + prefix + "coordinator_lease, " + prefix
-                    + "store) are missing in " + url
-                    + ", and sharding.store.initialize-schema=" + properties.getInitializeSchema().name()
-                    .toLowerCase(Locale.ROOT) + " does not create them there: " + e.getMessage(),
+            throw new ShardingConfigurationException(
+                    "The sharding store's tables (" + prefix + "entity_state, "
+                            + prefix + "shard_epoch, " + prefix + "remembered_entity, " + prefix + "coordinator_lease, "
+                            + prefix
+                            + "store) are missing in " + url
+                            + ", and sharding.store.initialize-schema="
+                            + properties.getInitializeSchema().name().toLowerCase(Locale.ROOT)
+                            + " does not create them there: " + e.getMessage(),
                     "Create them with a migration (Flyway or Liquibase; they run before the store starts) from the "
                             + "script dev/sharding/store/schema-<h2|postgresql>.sql of sharding-core, or set "
                             + "sharding.store.initialize-schema=always to let the store create them.",
@@ -187,8 +201,10 @@ final class ShardingStoreFactory {
         }
         String bound = org.h2.engine.SysProperties.BIND_ADDRESS;
         if (bound == null || bound.isEmpty()) {
-            log.warn("The embedded H2 database's server port (AUTO_SERVER) listens on every interface: H2 was loaded"
-                    + " before the sharding store set -D{}=127.0.0.1; set it on the command line", H2_BIND_ADDRESS);
+            log.warn(
+                    "The embedded H2 database's server port (AUTO_SERVER) listens on every interface: H2 was loaded"
+                            + " before the sharding store set -D{}=127.0.0.1; set it on the command line",
+                    H2_BIND_ADDRESS);
         } else {
             log.debug("The embedded H2 database's server port listens on {}", bound);
         }

@@ -26,9 +26,11 @@ final class ShutdownPhaseTimeoutPostProcessor implements BeanPostProcessor {
     @Override
     public Object postProcessAfterInitialization(Object bean, String beanName) {
         if (bean instanceof DefaultLifecycleProcessor processor) {
-            Duration handoff = Binder.get(this.environment).bind("sharding.handoff-timeout", Duration.class)
+            Duration handoff = Binder.get(this.environment)
+                    .bind("sharding.handoff-timeout", Duration.class)
                     .orElse(ShardingSettings.DEFAULT_HANDOFF_TIMEOUT);
-            processor.setTimeoutForShutdownPhase(ShardingLifecycle.PHASE, handoff.plus(MARGIN).toMillis());
+            processor.setTimeoutForShutdownPhase(
+                    ShardingLifecycle.PHASE, handoff.plus(MARGIN).toMillis());
         }
         return bean;
     }

@@ -87,7 +87,7 @@ public class SplitBrainProperties {
      * @return the settings
      */
     SplitBrainSettings toSettings() {
-        return new SplitBrainSettings(this.strategy, this.stableAfter, this.quorumSize, this.downIfAlone,
-                this.leaseDuration);
+        return new SplitBrainSettings(
+                this.strategy, this.stableAfter, this.quorumSize, this.downIfAlone, this.leaseDuration);
     }
 }

@@ -16,11 +16,16 @@ class UndecodableTypeFailureAnalyzer extends AbstractFailureAnalyzer<Undecodable
         StringBuilder description = new StringBuilder("Messages, replies and entity state cross the network and go "
                 + "to the store as Jackson documents, and these classes do not come back as they were sent:");
         for (Map.Entry<Class<?>, String> problem : cause.problems().entrySet()) {
-            description.append("\n\n    ").append(problem.getKey().getName()).append(": ").append(problem.getValue());
+            description
+                    .append("\n\n    ")
+                    .append(problem.getKey().getName())
+                    .append(": ")
+                    .append(problem.getValue());
         }
         description.append("\n\nOn one node they may seem to work: a message to an entity on the same node is not "
                 + "encoded. Sent to another node, or read back from the store, they fail or lose data.");
-        return new FailureAnalysis(description.toString(),
+        return new FailureAnalysis(
+                description.toString(),
                 "Make each class a record of data (strings, numbers, enums, collections, other records), or give it "
                         + "a constructor Jackson can use (@JsonCreator) and getters for every field. Declare fields "
                         + "with concrete types, not Object; mark derived fields @JsonIgnore or transient.",

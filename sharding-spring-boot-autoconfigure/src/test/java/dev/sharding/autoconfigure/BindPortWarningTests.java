@@ -22,7 +22,9 @@ class BindPortWarningTests {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(ShardingAutoConfiguration.class))
-            .withPropertyValues("sharding.store.type=memory", "sharding.cluster-name=bind-port-" + UUID.randomUUID(),
+            .withPropertyValues(
+                    "sharding.store.type=memory",
+                    "sharding.cluster-name=bind-port-" + UUID.randomUUID(),
                     "sharding.jgroups.port-range=0");
 
     private static int freePort() throws IOException {
@@ -36,16 +38,19 @@ class BindPortWarningTests {
         int port = freePort();
         this.runner.withPropertyValues("sharding.jgroups.bind-port=" + port).run(context -> {
             assertThat(context.getBean(ShardingNode.class).isRunning()).isTrue();
-            assertThat(output).contains("This node listens on 127.0.0.1:" + port
-                    + ", which sharding.jgroups.initial-hosts=127.0.0.1[7800..7809] does not list");
+            assertThat(output)
+                    .contains("This node listens on 127.0.0.1:" + port
+                            + ", which sharding.jgroups.initial-hosts=127.0.0.1[7800..7809] does not list");
         });
     }
 
     @Test
     void saysNothingWhenTheInitialHostsListIt(CapturedOutput output) throws IOException {
         int port = freePort();
-        this.runner.withPropertyValues("sharding.jgroups.bind-port=" + port,
-                "sharding.jgroups.initial-hosts=127.0.0.1[" + port + "]").run(context -> {
+        this.runner
+                .withPropertyValues(
+                        "sharding.jgroups.bind-port=" + port, "sharding.jgroups.initial-hosts=127.0.0.1[" + port + "]")
+                .run(context -> {
                     assertThat(context.getBean(ShardingNode.class).isRunning()).isTrue();
                     assertThat(output).doesNotContain("does not list");
                 });

@@ -13,15 +13,15 @@ import org.springframework.core.io.support.SpringFactoriesLoader;
  */
 final class FailureAnalyses {
 
-    private FailureAnalyses() {
-    }
+    private FailureAnalyses() {}
 
     static @Nullable FailureAnalysis analyze(Throwable failure, Environment environment) {
-        SpringFactoriesLoader.FailureHandler skipThoseNeedingMore = (type, name, problem) -> {
-        };
-        List<FailureAnalyzer> analyzers = SpringFactoriesLoader.forDefaultResourceLocation().load(
-                FailureAnalyzer.class, SpringFactoriesLoader.ArgumentResolver.of(Environment.class, environment),
-                skipThoseNeedingMore);
+        SpringFactoriesLoader.FailureHandler skipThoseNeedingMore = (type, name, problem) -> {};
+        List<FailureAnalyzer> analyzers = SpringFactoriesLoader.forDefaultResourceLocation()
+                .load(
+                        FailureAnalyzer.class,
+                        SpringFactoriesLoader.ArgumentResolver.of(Environment.class, environment),
+                        skipThoseNeedingMore);
         for (FailureAnalyzer analyzer : analyzers) {
             FailureAnalysis analysis = analyzer.analyze(failure);
             if (analysis != null) {

@@ -17,19 +17,24 @@ class ModuleBoundaryTests {
 
     @Test
     void autoConfigurationImportsNoInternalPackage() throws IOException {
-        assertThat(sourcesMentioning(Path.of("src/main/java"), "dev.sharding.internal")).isEmpty();
+        assertThat(sourcesMentioning(Path.of("src/main/java"), "dev.sharding.internal"))
+                .isEmpty();
     }
 
     static List<Path> sourcesMentioning(Path root, String text) throws IOException {
-        assertThat(root).as("the module's main sources, from the module's directory").isDirectory();
+        assertThat(root)
+                .as("the module's main sources, from the module's directory")
+                .isDirectory();
         try (Stream<Path> files = Files.walk(root)) {
-            return files.filter(p -> p.toString().endsWith(".java")).filter(p -> {
-                try {
-                    return Files.readString(p).contains(text);
-                } catch (IOException e) {
-                    throw new IllegalStateException(e);
-                }
-            }).toList();
+            return files.filter(p -> p.toString().endsWith(".java"))
+                    .filter(p -> {
+                        try {
+                            return Files.readString(p).contains(text);
+                        } catch (IOException e) {
+                            throw new IllegalStateException(e);
+                        }
+                    })
+                    .toList();
         }
     }
 }

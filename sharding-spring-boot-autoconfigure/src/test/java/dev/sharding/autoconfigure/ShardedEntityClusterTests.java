@@ -61,24 +61,29 @@ class ShardedEntityClusterTests {
     void regionIsInjectedIntoAServiceByItsGenericType() {
         ShardRegion<Account> accounts = n1.getBean(Payments.class).accounts();
         assertThat(accounts.typeName()).isEqualTo("account");
-        assertThat(accounts).isSameAs(n1.getBean(ShardingNode.class).region(Account.class))
+        assertThat(accounts)
+                .isSameAs(n1.getBean(ShardingNode.class).region(Account.class))
                 .isSameAs(n1.getBean("accountShardRegion"));
-        ShardRegion<?> carts = (ShardRegion<?>) n1.getBeanProvider(
-                ResolvableType.forClassWithGenerics(ShardRegion.class, Cart.class)).getObject();
+        ShardRegion<?> carts =
+                (ShardRegion<?>) n1.getBeanProvider(ResolvableType.forClassWithGenerics(ShardRegion.class, Cart.class))
+                        .getObject();
         assertThat(carts.typeName()).isEqualTo("cart");
-        assertThat(n2.getBean(Payments.class).accounts()).isSameAs(n2.getBean(ShardingNode.class)
-                .region(Account.class));
+        assertThat(n2.getBean(Payments.class).accounts())
+                .isSameAs(n2.getBean(ShardingNode.class).region(Account.class));
     }
 
     @Test
     void handlerReturnValueIsTheAskReply() throws Exception {
         Payments payments = n2.getBean(Payments.class);
         String id = accountHostedOn(n2, "reply-", "n1");
-        assertThat(payments.deposit(id, 20).get(REPLY_SECONDS, TimeUnit.SECONDS).balance()).isEqualTo(20);
+        assertThat(payments.deposit(id, 20).get(REPLY_SECONDS, TimeUnit.SECONDS).balance())
+                .isEqualTo(20);
         assertThat(payments.deposit(id, 22).get(REPLY_SECONDS, TimeUnit.SECONDS))
                 .isEqualTo(new Account.Balance(id, 42, "n1"));
-        Integer items = n2.getBean(ShardingNode.class).region(Cart.class)
-                .ask("cart-1", new Cart.AddItem("book"), Integer.class).get(REPLY_SECONDS, TimeUnit.SECONDS);
+        Integer items = n2.getBean(ShardingNode.class)
+                .region(Cart.class)
+                .ask("cart-1", new Cart.AddItem("book"), Integer.class)
+                .get(REPLY_SECONDS, TimeUnit.SECONDS);
         assertThat(items).isEqualTo(1);
     }
 
@@ -88,26 +93,33 @@ class ShardedEntityClusterTests {
         Payments payments = n1.getBean(Payments.class);
         payments.deposit(id, 5).get(REPLY_SECONDS, TimeUnit.SECONDS);
         CompletableFuture<Account.Balance> failed = payments.deposit(id, -1);
-        assertThatThrownBy(() -> failed.get(REPLY_SECONDS, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
-                .cause().isInstanceOfSatisfying(EntityException.class, e -> {
+        assertThatThrownBy(() -> failed.get(REPLY_SECONDS, TimeUnit.SECONDS))
+                .isInstanceOf(ExecutionException.class)
+                .cause()
+                .isInstanceOfSatisfying(EntityException.class, e -> {
                     assertThat(e.remoteClassName()).isEqualTo(IllegalArgumentException.class.getName());
                     assertThat(e.remoteMessage()).isEqualTo("Amount must be positive: -1");
                 });
-        assertThat(payments.accounts().ask(id, new Account.GetBalance(), Account.Balance.class)
-                .get(REPLY_SECONDS, TimeUnit.SECONDS)).isEqualTo(new Account.Balance(id, 5, "n2"));
-        assertThat(n2.getBean(AuditLog.class).entries()).as("the same instance kept running")
-                .containsOnlyOnce("activated " + id).doesNotContain("stopped " + id);
+        assertThat(payments.accounts()
+                        .ask(id, new Account.GetBalance(), Account.Balance.class)
+                        .get(REPLY_SECONDS, TimeUnit.SECONDS))
+                .isEqualTo(new Account.Balance(id, 5, "n2"));
+        assertThat(n2.getBean(AuditLog.class).entries())
+                .as("the same instance kept running")
+                .containsOnlyOnce("activated " + id)
+                .doesNotContain("stopped " + id);
     }
 
     @Test
     void completionStageHandlerHoldsTheEntityUntilItCompletes() throws Exception {
         String id = accountHostedOn(n1, "async-", "n2");
         ShardRegion<Account> accounts = n1.getBean(Payments.class).accounts();
-        CompletableFuture<Account.Balance> later = accounts.ask(id, new Account.DepositLater(7, 200),
-                Account.Balance.class);
+        CompletableFuture<Account.Balance> later =
+                accounts.ask(id, new Account.DepositLater(7, 200), Account.Balance.class);
         CompletableFuture<Account.Balance> read = accounts.ask(id, new Account.GetBalance(), Account.Balance.class);
         assertThat(read.get(REPLY_SECONDS, TimeUnit.SECONDS).balance())
-                .as("the read waited for the asynchronous deposit").isEqualTo(7);
+                .as("the read waited for the asynchronous deposit")
+                .isEqualTo(7);
         assertThat(later.get(REPLY_SECONDS, TimeUnit.SECONDS)).isEqualTo(new Account.Balance(id, 7, "n2"));
     }
 
@@ -132,7 +144,8 @@ class ShardedEntityClusterTests {
         assertThat(node.isRunning()).isFalse();
         assertThat(audit.isOpen()).isFalse();
         for (String id : onN3) {
-            assertThat(audit.entries()).containsOnlyOnce("activated " + id, "stopped " + id)
+            assertThat(audit.entries())
+                    .containsOnlyOnce("activated " + id, "stopped " + id)
                     .doesNotContain("stopped after the audit log closed " + id);
         }
         cluster.awaitConverged();

@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sharding.EntityContext;
 import dev.sharding.EntityType;
+import dev.sharding.JgroupsSettings;
 import dev.sharding.ShardRegion;
 import dev.sharding.ShardingNode;
-import dev.sharding.JgroupsSettings;
 import dev.sharding.ShardingSettings;
 import dev.sharding.autoconfigure.actuate.ShardingEndpoint;
 import dev.sharding.autoconfigure.actuate.ShardingEndpointAutoConfiguration;
@@ -50,9 +50,13 @@ import org.springframework.core.io.support.SpringFactoriesLoader;
 class ShardingAutoConfigurationTests {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(ShardingAutoConfiguration.class,
-                    ShardingEndpointAutoConfiguration.class, ShardingHealthContributorAutoConfiguration.class))
-            .withPropertyValues("sharding.jgroups.config=shared-loopback.xml", "sharding.retry-interval=300ms",
+            .withConfiguration(AutoConfigurations.of(
+                    ShardingAutoConfiguration.class,
+                    ShardingEndpointAutoConfiguration.class,
+                    ShardingHealthContributorAutoConfiguration.class))
+            .withPropertyValues(
+                    "sharding.jgroups.config=shared-loopback.xml",
+                    "sharding.retry-interval=300ms",
                     "sharding.store.type=memory",
                     "management.endpoints.web.exposure.include=sharding");
 
@@ -62,12 +66,19 @@ class ShardingAutoConfigurationTests {
 
     @Test
     void providesAStartedNodeWithItsEntityTypesRegionsEndpointAndHealth() {
-        this.runner.withPropertyValues(uniqueCluster()).withUserConfiguration(GreeterConfiguration.class)
+        this.runner
+                .withPropertyValues(uniqueCluster())
+                .withUserConfiguration(GreeterConfiguration.class)
                 .run(context -> {
-                    assertThat(context).hasSingleBean(ShardingProperties.class).hasSingleBean(ShardingSettings.class)
-                            .hasSingleBean(ShardingNode.class).hasSingleBean(ShardingLifecycle.class)
-                            .hasSingleBean(ShardingEndpoint.class).hasSingleBean(ShardingHealthIndicator.class)
-                            .hasBean("greeterEntityType").hasBean("greeterShardRegion");
+                    assertThat(context)
+                            .hasSingleBean(ShardingProperties.class)
+                            .hasSingleBean(ShardingSettings.class)
+                            .hasSingleBean(ShardingNode.class)
+                            .hasSingleBean(ShardingLifecycle.class)
+                            .hasSingleBean(ShardingEndpoint.class)
+                            .hasSingleBean(ShardingHealthIndicator.class)
+                            .hasBean("greeterEntityType")
+                            .hasBean("greeterShardRegion");
                     ShardingNode node = context.getBean(ShardingNode.class);
                     assertThat(node.isRunning()).isTrue();
                     assertThat(node.typeNames()).containsExactly("greeter");
@@ -75,7 +86,8 @@ class ShardingAutoConfigurationTests {
                     assertThat(entity.isPrototype()).isTrue();
                     assertThat(entity.isAutowireCandidate()).isFalse();
                     ShardRegion<?> region = (ShardRegion<?>) context.getBeanProvider(
-                            ResolvableType.forClassWithGenerics(ShardRegion.class, Greeter.class)).getObject();
+                                    ResolvableType.forClassWithGenerics(ShardRegion.class, Greeter.class))
+                            .getObject();
                     assertThat(region).isSameAs(node.region(Greeter.class));
                     Greeter.Greeting greeting = region.ask("g-1", new Greeter.Greet("Ada"), Greeter.Greeting.class)
                             .get(10, TimeUnit.SECONDS);
@@ -85,24 +97,36 @@ class ShardingAutoConfigurationTests {
 
     @Test
     void findsEntitiesInTheAutoConfigurationPackages() {
-        this.runner.withPropertyValues(uniqueCluster()).withUserConfiguration(ScannedConfiguration.class)
+        this.runner
+                .withPropertyValues(uniqueCluster())
+                .withUserConfiguration(ScannedConfiguration.class)
                 .run(context -> {
                     assertThat(context).hasBean(Tally.class.getName()).hasBean("tallyShardRegion");
-                    assertThat(context.getBeanFactory().getBeanDefinition(Tally.class.getName()).isPrototype())
+                    assertThat(context.getBeanFactory()
+                                    .getBeanDefinition(Tally.class.getName())
+                                    .isPrototype())
                             .isTrue();
-                    ShardRegion<Tally> tallies = context.getBean(ShardingNode.class).region(Tally.class);
+                    ShardRegion<Tally> tallies =
+                            context.getBean(ShardingNode.class).region(Tally.class);
                     tallies.ask("t", new Tally.Add(2), Long.class).get(10, TimeUnit.SECONDS);
-                    assertThat(tallies.ask("t", new Tally.Add(3), Long.class).get(10, TimeUnit.SECONDS)).isEqualTo(5);
-                    assertThat(context.getBean(ShardingNode.class).localEntities("tally").keySet())
+                    assertThat(tallies.ask("t", new Tally.Add(3), Long.class).get(10, TimeUnit.SECONDS))
+                            .isEqualTo(5);
+                    assertThat(context.getBean(ShardingNode.class)
+                                    .localEntities("tally")
+                                    .keySet())
                             .containsExactly(EntityType.shardOf("t", 8));
                 });
     }
 
     @Test
     void backsOffWhenUserDefinesShardingNode() {
-        this.runner.withPropertyValues(uniqueCluster()).withUserConfiguration(UserNodeConfiguration.class)
+        this.runner
+                .withPropertyValues(uniqueCluster())
+                .withUserConfiguration(UserNodeConfiguration.class)
                 .run(context -> {
-                    assertThat(context).hasSingleBean(ShardingNode.class).hasBean("userNode")
+                    assertThat(context)
+                            .hasSingleBean(ShardingNode.class)
+                            .hasBean("userNode")
                             .doesNotHaveBean("shardingNode");
                     assertThat(context.getBean(ShardingNode.class).nodeName()).isEqualTo("user-node");
                 });
@@ -110,42 +134,72 @@ class ShardingAutoConfigurationTests {
 
     @Test
     void backsOffWhenUserDefinesShardingSettings() {
-        this.runner.withPropertyValues(uniqueCluster(), "sharding.number-of-shards=7")
-                .withBean(ShardingSettings.class, () -> ShardingSettings.defaults().withClusterName("user-settings")
-                        .withJgroupsConfig("shared-loopback.xml"))
-                .run(context -> assertThat(context.getBean(ShardingSettings.class).numberOfShards()).isEqualTo(100));
+        this.runner
+                .withPropertyValues(uniqueCluster(), "sharding.number-of-shards=7")
+                .withBean(
+                        ShardingSettings.class,
+                        () -> ShardingSettings.defaults()
+                                .withClusterName("user-settings")
+                                .withJgroupsConfig("shared-loopback.xml"))
+                .run(context -> assertThat(
+                                context.getBean(ShardingSettings.class).numberOfShards())
+                        .isEqualTo(100));
     }
 
     @Test
     void isSwitchedOffBySettingShardingEnabledToFalse() {
-        this.runner.withPropertyValues("sharding.enabled=false").withUserConfiguration(ScannedConfiguration.class)
-                .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(ShardingNode.class)
-                        .doesNotHaveBean(ShardingProperties.class).doesNotHaveBean(ShardingLifecycle.class)
-                        .doesNotHaveBean(ShardingEndpoint.class).doesNotHaveBean(ShardingHealthIndicator.class)
-                        .doesNotHaveBean(Tally.class.getName()).doesNotHaveBean("tallyShardRegion"));
+        this.runner
+                .withPropertyValues("sharding.enabled=false")
+                .withUserConfiguration(ScannedConfiguration.class)
+                .run(context -> assertThat(context)
+                        .hasNotFailed()
+                        .doesNotHaveBean(ShardingNode.class)
+                        .doesNotHaveBean(ShardingProperties.class)
+                        .doesNotHaveBean(ShardingLifecycle.class)
+                        .doesNotHaveBean(ShardingEndpoint.class)
+                        .doesNotHaveBean(ShardingHealthIndicator.class)
+                        .doesNotHaveBean(Tally.class.getName())
+                        .doesNotHaveBean("tallyShardRegion"));
     }
 
     @Test
     void configuresNothingWithoutJGroups() {
-        this.runner.withClassLoader(new FilteredClassLoader(JChannel.class))
-                .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(ShardingNode.class)
-                        .doesNotHaveBean(ShardingSettings.class).doesNotHaveBean(ShardingEndpoint.class)
+        this.runner
+                .withClassLoader(new FilteredClassLoader(JChannel.class))
+                .run(context -> assertThat(context)
+                        .hasNotFailed()
+                        .doesNotHaveBean(ShardingNode.class)
+                        .doesNotHaveBean(ShardingSettings.class)
+                        .doesNotHaveBean(ShardingEndpoint.class)
                         .doesNotHaveBean(ShardingHealthIndicator.class));
     }
 
     @Test
     void bindsEveryProperty() {
-        this.runner.withUserConfiguration(GreeterConfiguration.class)
-                .withPropertyValues("sharding.cluster-name=bound-" + UUID.randomUUID(), "sharding.node-name=bound",
-                        "sharding.number-of-shards=30", "sharding.ask-timeout=2s", "sharding.buffer-size=500",
-                        "sharding.retry-interval=250ms", "sharding.max-payload-size=64KB",
-                        "sharding.rebalance-interval=3s", "sharding.rebalance.absolute-limit=5",
-                        "sharding.rebalance.relative-limit=0.25", "sharding.handoff-timeout=90s",
-                        "sharding.passivation.idle-timeout=45s", "sharding.passivation.max-active-entities=5000",
-                        "sharding.entities.greeter.idle-timeout=0s", "sharding.entities.greeter.remember-entities=true",
-                        "sharding.jgroups.bind-address=127.0.0.2", "sharding.jgroups.bind-port=9000",
-                        "sharding.jgroups.port-range=3", "sharding.jgroups.initial-hosts=127.0.0.2[9000..9003]",
-                        "sharding.entities.greeter.number-of-shards=12", "sharding.entities.greeter.proxy-only=true",
+        this.runner
+                .withUserConfiguration(GreeterConfiguration.class)
+                .withPropertyValues(
+                        "sharding.cluster-name=bound-" + UUID.randomUUID(),
+                        "sharding.node-name=bound",
+                        "sharding.number-of-shards=30",
+                        "sharding.ask-timeout=2s",
+                        "sharding.buffer-size=500",
+                        "sharding.retry-interval=250ms",
+                        "sharding.max-payload-size=64KB",
+                        "sharding.rebalance-interval=3s",
+                        "sharding.rebalance.absolute-limit=5",
+                        "sharding.rebalance.relative-limit=0.25",
+                        "sharding.handoff-timeout=90s",
+                        "sharding.passivation.idle-timeout=45s",
+                        "sharding.passivation.max-active-entities=5000",
+                        "sharding.entities.greeter.idle-timeout=0s",
+                        "sharding.entities.greeter.remember-entities=true",
+                        "sharding.jgroups.bind-address=127.0.0.2",
+                        "sharding.jgroups.bind-port=9000",
+                        "sharding.jgroups.port-range=3",
+                        "sharding.jgroups.initial-hosts=127.0.0.2[9000..9003]",
+                        "sharding.entities.greeter.number-of-shards=12",
+                        "sharding.entities.greeter.proxy-only=true",
                         "sharding.message-types=" + ExtraMessage.class.getName())
                 .run(context -> {
                     ShardingSettings settings = context.getBean(ShardingSettings.class);
@@ -180,12 +234,18 @@ class ShardingAutoConfigurationTests {
 
     @Test
     void bindsTheDiscoveryAndSecurityProperties() {
-        this.runner.withUserConfiguration(GreeterConfiguration.class)
-                .withPropertyValues(uniqueCluster(), "sharding.jgroups.discovery=dns",
-                        "sharding.jgroups.dns-query=bank.default.svc.cluster.local", "sharding.jgroups.fd-port=9100",
-                        "sharding.jgroups.max-frame-size=256KB", "sharding.jgroups.secret=0123456789abcdef-secret")
+        this.runner
+                .withUserConfiguration(GreeterConfiguration.class)
+                .withPropertyValues(
+                        uniqueCluster(),
+                        "sharding.jgroups.discovery=dns",
+                        "sharding.jgroups.dns-query=bank.default.svc.cluster.local",
+                        "sharding.jgroups.fd-port=9100",
+                        "sharding.jgroups.max-frame-size=256KB",
+                        "sharding.jgroups.secret=0123456789abcdef-secret")
                 .run(context -> {
-                    JgroupsSettings jgroups = context.getBean(ShardingSettings.class).jgroups();
+                    JgroupsSettings jgroups =
+                            context.getBean(ShardingSettings.class).jgroups();
                     assertThat(jgroups.discovery()).isEqualTo(JgroupsSettings.Discovery.DNS);
                     assertThat(jgroups.dnsQuery()).isEqualTo("bank.default.svc.cluster.local");
                     assertThat(jgroups.fdPort()).isEqualTo(9100);
@@ -194,35 +254,49 @@ class ShardingAutoConfigurationTests {
                     assertThat(jgroups.keyStore()).isNull();
                     assertThat(context.getBean(ShardingNode.class).isRunning()).isTrue();
                 });
-        this.runner.withUserConfiguration(GreeterConfiguration.class)
-                .withPropertyValues(uniqueCluster(), "sharding.jgroups.discovery=jdbc",
+        this.runner
+                .withUserConfiguration(GreeterConfiguration.class)
+                .withPropertyValues(
+                        uniqueCluster(),
+                        "sharding.jgroups.discovery=jdbc",
                         "sharding.jgroups.key-store.path=/etc/sharding/cluster.p12",
-                        "sharding.jgroups.key-store.password=pw", "sharding.jgroups.key-store.type=JCEKS")
+                        "sharding.jgroups.key-store.password=pw",
+                        "sharding.jgroups.key-store.type=JCEKS")
                 // the key store is read when the node starts: a missing file fails startup naming the property
-                .run(context -> assertThat(context).getFailure()
+                .run(context -> assertThat(context)
+                        .getFailure()
                         .hasStackTraceContaining("sharding.jgroups.key-store.path=/etc/sharding/cluster.p12")
                         .hasStackTraceContaining("(type JCEKS)"));
     }
 
     @Test
     void bindsTheCommandLineExampleAndJoinsOverTcp() {
-        this.runner.withUserConfiguration(GreeterConfiguration.class)
-                .withPropertyValues(uniqueCluster(), "sharding.jgroups.config=", "sharding.node-name=n1",
-                        "sharding.jgroups.bind-address=127.0.0.1", "sharding.jgroups.bind-port=17801",
+        this.runner
+                .withUserConfiguration(GreeterConfiguration.class)
+                .withPropertyValues(
+                        uniqueCluster(),
+                        "sharding.jgroups.config=",
+                        "sharding.node-name=n1",
+                        "sharding.jgroups.bind-address=127.0.0.1",
+                        "sharding.jgroups.bind-port=17801",
                         "sharding.jgroups.initial-hosts=127.0.0.1[17800],127.0.0.1[17801],127.0.0.1[17802]")
                 .run(context -> {
                     ShardingSettings settings = context.getBean(ShardingSettings.class);
                     assertThat(settings.nodeName()).isEqualTo("n1");
                     assertThat(settings.bindAddress()).isEqualTo("127.0.0.1");
                     assertThat(settings.bindPort()).isEqualTo(17801);
-                    assertThat(settings.initialHosts())
-                            .isEqualTo("127.0.0.1[17800],127.0.0.1[17801],127.0.0.1[17802]");
-                    assertThat(settings.jgroupsConfig()).as("an empty value selects the built-in TCP stack").isNull();
+                    assertThat(settings.initialHosts()).isEqualTo("127.0.0.1[17800],127.0.0.1[17801],127.0.0.1[17802]");
+                    assertThat(settings.jgroupsConfig())
+                            .as("an empty value selects the built-in TCP stack")
+                            .isNull();
                     ShardingNode node = context.getBean(ShardingNode.class);
                     assertThat(node.isRunning()).isTrue();
                     assertThat(node.nodeName()).isEqualTo("n1");
-                    assertThat(node.region(Greeter.class).ask("tcp", new Greeter.Greet("Tcp"),
-                            Greeter.Greeting.class).get(10, TimeUnit.SECONDS).text()).endsWith("on n1");
+                    assertThat(node.region(Greeter.class)
+                                    .ask("tcp", new Greeter.Greet("Tcp"), Greeter.Greeting.class)
+                                    .get(10, TimeUnit.SECONDS)
+                                    .text())
+                            .endsWith("on n1");
                 });
     }
 
@@ -256,41 +330,53 @@ class ShardingAutoConfigurationTests {
             sharding.split-brain.lease-duration=10ms     | sharding.split-brain.lease-duration=10ms
             """)
     void invalidValueFailsStartupNamingTheProperty(String property, String named) {
-        this.runner.withPropertyValues(uniqueCluster(), property).withUserConfiguration(GreeterConfiguration.class)
-                .run(context -> assertThat(context).getFailure().rootCause()
+        this.runner
+                .withPropertyValues(uniqueCluster(), property)
+                .withUserConfiguration(GreeterConfiguration.class)
+                .run(context -> assertThat(context)
+                        .getFailure()
+                        .rootCause()
                         .isInstanceOf(InvalidConfigurationPropertyValueException.class)
                         .hasMessageContaining("Property " + named.split("=")[0] + " with value"));
     }
 
     @Test
     void missingJGroupsStackFailsStartupWithAnAnalysisNamingTheProperty() {
-        this.runner.withPropertyValues(uniqueCluster(), "sharding.jgroups.config=no-such-stack.xml").run(context -> {
-            assertThat(context).hasFailed();
-            FailureAnalysis analysis = new JGroupsConfigurationFailureAnalyzer().analyze(context.getStartupFailure());
-            assertThat(analysis).isNotNull();
-            assertThat(analysis.getDescription()).contains("no-such-stack.xml", "sharding.jgroups.config");
-            assertThat(analysis.getAction()).contains("sharding.jgroups.config");
-        });
+        this.runner
+                .withPropertyValues(uniqueCluster(), "sharding.jgroups.config=no-such-stack.xml")
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    FailureAnalysis analysis =
+                            new JGroupsConfigurationFailureAnalyzer().analyze(context.getStartupFailure());
+                    assertThat(analysis).isNotNull();
+                    assertThat(analysis.getDescription()).contains("no-such-stack.xml", "sharding.jgroups.config");
+                    assertThat(analysis.getAction()).contains("sharding.jgroups.config");
+                });
     }
 
     @Test
     void invalidInitialHostsFailStartupWithAnAnalysisNamingTheProperty() {
-        this.runner.withPropertyValues(uniqueCluster(), "sharding.jgroups.config=",
-                "sharding.jgroups.initial-hosts=localhost:7800").run(context -> {
+        this.runner
+                .withPropertyValues(
+                        uniqueCluster(), "sharding.jgroups.config=", "sharding.jgroups.initial-hosts=localhost:7800")
+                .run(context -> {
                     assertThat(context).hasFailed();
-                    FailureAnalysis analysis = new JGroupsConfigurationFailureAnalyzer()
-                            .analyze(context.getStartupFailure());
+                    FailureAnalysis analysis =
+                            new JGroupsConfigurationFailureAnalyzer().analyze(context.getStartupFailure());
                     assertThat(analysis).isNotNull();
-                    assertThat(analysis.getDescription()).contains("localhost:7800",
-                            "sharding.jgroups.initial-hosts");
+                    assertThat(analysis.getDescription()).contains("localhost:7800", "sharding.jgroups.initial-hosts");
                     assertThat(analysis.getAction()).contains("sharding.jgroups.initial-hosts", "host[port]");
                 });
     }
 
     @Test
     void injectingEntityContextIntoASingletonFailsClearly() {
-        this.runner.withPropertyValues(uniqueCluster()).withUserConfiguration(MisusedContextConfiguration.class)
-                .run(context -> assertThat(context).getFailure().rootCause()
+        this.runner
+                .withPropertyValues(uniqueCluster())
+                .withUserConfiguration(MisusedContextConfiguration.class)
+                .run(context -> assertThat(context)
+                        .getFailure()
+                        .rootCause()
                         .isInstanceOf(IllegalStateException.class)
                         .hasMessageContaining("EntityContext can only be injected into a @ShardedEntity class")
                         .hasMessageContaining("ShardRegion"));
@@ -298,15 +384,19 @@ class ShardingAutoConfigurationTests {
 
     @Test
     void appliesCustomizersInOrder() {
-        this.runner.withPropertyValues(uniqueCluster(), "sharding.message-types=" + ExtraMessage.class.getName())
-                .withUserConfiguration(GreeterConfiguration.class, CustomizerConfiguration.class).run(context -> {
+        this.runner
+                .withPropertyValues(uniqueCluster(), "sharding.message-types=" + ExtraMessage.class.getName())
+                .withUserConfiguration(GreeterConfiguration.class, CustomizerConfiguration.class)
+                .run(context -> {
                     CustomizerConfiguration customizers = context.getBean(CustomizerConfiguration.class);
-                    assertThat(context.getBean(ShardingSettings.class).askTimeout()).isEqualTo(Duration.ofSeconds(9));
-                    assertThat(customizers.channelName.get()).isEqualTo(context.getBean(ShardingNode.class).nodeName());
-                    assertThat(customizers.declaredTypes.get()).contains(ExtraMessage.class, Greeter.Greet.class,
-                            Greeter.Greeting.class);
-                    assertThat(customizers.order).containsExactly("settings", "node", "channel-first",
-                            "channel-second");
+                    assertThat(context.getBean(ShardingSettings.class).askTimeout())
+                            .isEqualTo(Duration.ofSeconds(9));
+                    assertThat(customizers.channelName.get())
+                            .isEqualTo(context.getBean(ShardingNode.class).nodeName());
+                    assertThat(customizers.declaredTypes.get())
+                            .contains(ExtraMessage.class, Greeter.Greet.class, Greeter.Greeting.class);
+                    assertThat(customizers.order)
+                            .containsExactly("settings", "node", "channel-first", "channel-second");
                 });
     }
 
@@ -315,8 +405,9 @@ class ShardingAutoConfigurationTests {
         AtomicReference<ShardingNode> node = new AtomicReference<>();
         this.runner.withPropertyValues(uniqueCluster()).run(context -> {
             ShardingLifecycle lifecycle = context.getBean(ShardingLifecycle.class);
-            assertThat(lifecycle.getPhase()).as("below the web server's phases").isLessThan(
-                    SmartLifecycle.DEFAULT_PHASE - 2048);
+            assertThat(lifecycle.getPhase())
+                    .as("below the web server's phases")
+                    .isLessThan(SmartLifecycle.DEFAULT_PHASE - 2048);
             assertThat(lifecycle.isAutoStartup()).isTrue();
             assertThat(lifecycle.isRunning()).isTrue();
             assertThatThrownBy(lifecycle::stop).isInstanceOf(UnsupportedOperationException.class);
@@ -328,31 +419,37 @@ class ShardingAutoConfigurationTests {
     @Test
     void removingTheStoredShardingDataBuildsTheNodeButNeverStartsIt() {
         AtomicReference<ShardingNode> node = new AtomicReference<>();
-        this.runner.withPropertyValues(uniqueCluster(), "sharding.store.remove-sharding-data=true")
-                .withUserConfiguration(GreeterConfiguration.class).run(context -> {
-            assertThat(context).hasSingleBean(ShardingDataRemovalRunner.class)
-                    .hasSingleBean(ShardingDataRemovalRunner.StopWhenReady.class)
-                    .doesNotHaveBean(ShardingLifecycle.class).hasBean("greeterShardRegion");
-            node.set(context.getBean(ShardingNode.class));
-            assertThat(node.get().isRunning()).isFalse();
-        });
+        this.runner
+                .withPropertyValues(uniqueCluster(), "sharding.store.remove-sharding-data=true")
+                .withUserConfiguration(GreeterConfiguration.class)
+                .run(context -> {
+                    assertThat(context)
+                            .hasSingleBean(ShardingDataRemovalRunner.class)
+                            .hasSingleBean(ShardingDataRemovalRunner.StopWhenReady.class)
+                            .doesNotHaveBean(ShardingLifecycle.class)
+                            .hasBean("greeterShardRegion");
+                    node.set(context.getBean(ShardingNode.class));
+                    assertThat(node.get().isRunning()).isFalse();
+                });
         assertThat(node.get().isRunning()).isFalse();
-        this.runner.withPropertyValues(uniqueCluster()).run(context -> assertThat(context)
-                .doesNotHaveBean(ShardingDataRemovalRunner.class)
-                .doesNotHaveBean(ShardingDataRemovalRunner.StopWhenReady.class));
+        this.runner
+                .withPropertyValues(uniqueCluster())
+                .run(context -> assertThat(context)
+                        .doesNotHaveBean(ShardingDataRemovalRunner.class)
+                        .doesNotHaveBean(ShardingDataRemovalRunner.StopWhenReady.class));
     }
 
     @Test
     void failureAnalyzersAndEnvironmentPostProcessorAreRegistered() {
-        SpringFactoriesLoader.FailureHandler skipOthersNeedingArguments = (type, name, failure) -> {
-        };
-        assertThat(SpringFactoriesLoader.forDefaultResourceLocation().load(FailureAnalyzer.class,
-                skipOthersNeedingArguments)).anyMatch(JGroupsConfigurationFailureAnalyzer.class::isInstance)
+        SpringFactoriesLoader.FailureHandler skipOthersNeedingArguments = (type, name, failure) -> {};
+        assertThat(SpringFactoriesLoader.forDefaultResourceLocation()
+                        .load(FailureAnalyzer.class, skipOthersNeedingArguments))
+                .anyMatch(JGroupsConfigurationFailureAnalyzer.class::isInstance)
                 .anyMatch(ShardingDataRemovalFailureAnalyzer.class::isInstance)
                 .anyMatch(ShardingConfigurationFailureAnalyzer.class::isInstance)
                 .anyMatch(UndecodableTypeFailureAnalyzer.class::isInstance);
-        assertThat(SpringFactoriesLoader.forDefaultResourceLocation().load(
-                org.springframework.boot.EnvironmentPostProcessor.class, skipOthersNeedingArguments))
+        assertThat(SpringFactoriesLoader.forDefaultResourceLocation()
+                        .load(org.springframework.boot.EnvironmentPostProcessor.class, skipOthersNeedingArguments))
                 .anyMatch(ShardingDataRemovalEnvironmentPostProcessor.class::isInstance);
     }
 
@@ -361,7 +458,8 @@ class ShardingAutoConfigurationTests {
 
         @Bean
         ShardingNode userNode(ShardingProperties properties) {
-            return ShardingNode.builder(properties.toSettings().withNodeName("user-node")).build();
+            return ShardingNode.builder(properties.toSettings().withNodeName("user-node"))
+                    .build();
         }
     }
 

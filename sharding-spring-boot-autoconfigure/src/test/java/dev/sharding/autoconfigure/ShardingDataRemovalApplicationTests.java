@@ -61,39 +61,47 @@ class ShardingDataRemovalApplicationTests {
     }
 
     private ConfigurableApplicationContext run(String... moreArgs) {
-        List<String> args = new ArrayList<>(List.of("--sharding.cluster-name=" + this.clusterName,
-                "--sharding.jgroups.config=shared-loopback.xml", "--sharding.retry-interval=300ms",
+        List<String> args = new ArrayList<>(List.of(
+                "--sharding.cluster-name=" + this.clusterName,
+                "--sharding.jgroups.config=shared-loopback.xml",
+                "--sharding.retry-interval=300ms",
                 "--sharding.store.embedded-path=" + database()));
         args.addAll(List.of(moreArgs));
         ConfigurableApplicationContext context = new SpringApplicationBuilder(BankApplication.class)
-                .bannerMode(Banner.Mode.OFF).logStartupInfo(false).run(args.toArray(String[]::new));
+                .bannerMode(Banner.Mode.OFF)
+                .logStartupInfo(false)
+                .run(args.toArray(String[]::new));
         this.contexts.add(context);
         return context;
     }
 
     @Test
-    void removesTheRememberedEntitiesKeepsTheStateAndStopsWhenNoNodeIsAlive(CapturedOutput output)
-            throws Exception {
+    void removesTheRememberedEntitiesKeepsTheStateAndStopsWhenNoNodeIsAlive(CapturedOutput output) throws Exception {
         long epoch;
         try (ShardingStore store = openStore()) {
             epoch = store.nextEpoch("account", 3).get(10, TimeUnit.SECONDS);
             store.write("account", "a-1", 3, epoch, new byte[] {42}).get(10, TimeUnit.SECONDS);
-            store.updateRemembered("account", 3, List.of("a-1", "a-2"), List.of()).get(10, TimeUnit.SECONDS);
+            store.updateRemembered("account", 3, List.of("a-1", "a-2"), List.of())
+                    .get(10, TimeUnit.SECONDS);
         }
 
         ConfigurableApplicationContext context = run("--sharding.store.remove-sharding-data=true");
 
         assertThat(context.isActive()).as("the application stopped itself").isFalse();
-        assertThat(context.getEnvironment().getProperty("spring.main.web-application-type")).isEqualTo("none");
-        assertThat(output).contains("Removed the stored sharding data of cluster " + this.clusterName
-                + ": 2 remembered entity ids");
+        assertThat(context.getEnvironment().getProperty("spring.main.web-application-type"))
+                .isEqualTo("none");
+        assertThat(output)
+                .contains("Removed the stored sharding data of cluster " + this.clusterName
+                        + ": 2 remembered entity ids");
         try (ShardingStore store = openStore()) {
             assertThat(store.remembered("account", 3).get(10, TimeUnit.SECONDS)).isEmpty();
-            assertThat(store.read("account", "a-1").get(10, TimeUnit.SECONDS)).hasValueSatisfying(
-                    state -> assertThat(state.state()).containsExactly(42));
+            assertThat(store.read("account", "a-1").get(10, TimeUnit.SECONDS))
+                    .hasValueSatisfying(state -> assertThat(state.state()).containsExactly(42));
             long next = store.nextEpoch("account", 3).get(10, TimeUnit.SECONDS);
             assertThat(next).isGreaterThan(epoch);
-            assertThat(store.write("account", "a-1", 3, next, new byte[] {43}).get(10, TimeUnit.SECONDS).version())
+            assertThat(store.write("account", "a-1", 3, next, new byte[] {43})
+                            .get(10, TimeUnit.SECONDS)
+                            .version())
                     .isEqualTo(2);
         }
     }
@@ -104,19 +112,29 @@ class ShardingDataRemovalApplicationTests {
             store.updateRemembered("account", 3, List.of("a-1"), List.of()).get(10, TimeUnit.SECONDS);
         }
         ConfigurableApplicationContext node = new SpringApplicationBuilder(BankApplication.class)
-                .web(WebApplicationType.NONE).bannerMode(Banner.Mode.OFF).logStartupInfo(false)
-                .run("--sharding.cluster-name=" + this.clusterName, "--sharding.node-name=live-1",
-                        "--sharding.jgroups.config=shared-loopback.xml", "--sharding.store.type=memory");
+                .web(WebApplicationType.NONE)
+                .bannerMode(Banner.Mode.OFF)
+                .logStartupInfo(false)
+                .run(
+                        "--sharding.cluster-name=" + this.clusterName,
+                        "--sharding.node-name=live-1",
+                        "--sharding.jgroups.config=shared-loopback.xml",
+                        "--sharding.store.type=memory");
         this.contexts.add(node);
         assertThat(node.getBean(ShardingNode.class).isRunning()).isTrue();
 
         assertThatThrownBy(() -> run("--sharding.store.remove-sharding-data=true"))
-                .isInstanceOf(ClusterNotStoppedException.class).satisfies(failure -> {
+                .isInstanceOf(ClusterNotStoppedException.class)
+                .satisfies(failure -> {
                     FailureAnalysis analysis = new ShardingDataRemovalFailureAnalyzer().analyze(failure);
-                    assertThat(analysis.getDescription()).contains("'" + this.clusterName + "'",
-                            "member live-1 is alive", "Nothing was changed");
-                    assertThat(analysis.getAction()).contains("Stop every node", "live-1",
-                            "sharding.store.remove-sharding-data=true", "sharding.cluster-name");
+                    assertThat(analysis.getDescription())
+                            .contains("'" + this.clusterName + "'", "member live-1 is alive", "Nothing was changed");
+                    assertThat(analysis.getAction())
+                            .contains(
+                                    "Stop every node",
+                                    "live-1",
+                                    "sharding.store.remove-sharding-data=true",
+                                    "sharding.cluster-name");
                 });
 
         assertThat(output).contains("APPLICATION FAILED TO START", "member live-1 is alive");
@@ -129,19 +147,22 @@ class ShardingDataRemovalApplicationTests {
     @Test
     void onlyTheRemovalModeStartsWithoutAWebServer() {
         assertThat(postProcessed(Map.of("sharding.store.remove-sharding-data", "true"))
-                .getProperty("spring.main.web-application-type")).isEqualTo("none");
-        assertThat(postProcessed(Map.of()).getProperty("spring.main.web-application-type")).isNull();
+                        .getProperty("spring.main.web-application-type"))
+                .isEqualTo("none");
+        assertThat(postProcessed(Map.of()).getProperty("spring.main.web-application-type"))
+                .isNull();
         assertThat(postProcessed(Map.of("sharding.store.remove-sharding-data", "false"))
-                .getProperty("spring.main.web-application-type")).isNull();
+                        .getProperty("spring.main.web-application-type"))
+                .isNull();
         assertThat(postProcessed(Map.of("sharding.store.remove-sharding-data", "true", "sharding.enabled", "false"))
-                .getProperty("spring.main.web-application-type")).isNull();
+                        .getProperty("spring.main.web-application-type"))
+                .isNull();
     }
 
     private static StandardEnvironment postProcessed(Map<String, Object> properties) {
         StandardEnvironment environment = new StandardEnvironment();
         environment.getPropertySources().addFirst(new MapPropertySource("test", properties));
-        new ShardingDataRemovalEnvironmentPostProcessor().postProcessEnvironment(environment,
-                new SpringApplication());
+        new ShardingDataRemovalEnvironmentPostProcessor().postProcessEnvironment(environment, new SpringApplication());
         return environment;
     }
 }

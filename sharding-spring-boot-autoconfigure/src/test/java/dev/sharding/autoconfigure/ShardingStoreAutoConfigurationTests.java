@@ -2,10 +2,10 @@ package dev.sharding.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sharding.autoconfigure.greeting.GreeterConfiguration;
+import dev.sharding.spi.ShardingStore;
 import dev.sharding.store.InMemoryShardingStore;
 import dev.sharding.store.JdbcShardingStore;
-import dev.sharding.spi.ShardingStore;
-import dev.sharding.autoconfigure.greeting.GreeterConfiguration;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -18,11 +18,11 @@ import org.h2.jdbcx.JdbcDataSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceInitializationAutoConfiguration;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.ContextConsumer;
-import org.springframework.boot.diagnostics.FailureAnalysis;
-import org.springframework.boot.jdbc.autoconfigure.DataSourceInitializationAutoConfiguration;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.StandardEnvironment;
@@ -36,7 +36,9 @@ class ShardingStoreAutoConfigurationTests {
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(ShardingAutoConfiguration.class))
             .withUserConfiguration(GreeterConfiguration.class)
-            .withPropertyValues("sharding.jgroups.config=shared-loopback.xml", "sharding.retry-interval=300ms",
+            .withPropertyValues(
+                    "sharding.jgroups.config=shared-loopback.xml",
+                    "sharding.retry-interval=300ms",
                     "sharding.cluster-name=store-" + UUID.randomUUID());
 
     @TempDir
@@ -60,7 +62,9 @@ class ShardingStoreAutoConfigurationTests {
             store.write("greeter", "g", 0, 0, new byte[] {1}).join();
             assertThat(store.read("greeter", "g").join()).isPresent();
         });
-        assertThat(Files.exists(db.resolveSibling("sharding.mv.db"))).as("the database outlives the context").isTrue();
+        assertThat(Files.exists(db.resolveSibling("sharding.mv.db")))
+                .as("the database outlives the context")
+                .isTrue();
     }
 
     private JdbcDataSource fileDatabase(String name) {
@@ -73,7 +77,9 @@ class ShardingStoreAutoConfigurationTests {
         return context -> {
             assertThat(context).hasFailed();
             FailureAnalysis analysis = FailureAnalyses.analyze(context.getStartupFailure(), new StandardEnvironment());
-            assertThat(analysis).as("a failure analysis of %s", context.getStartupFailure()).isNotNull();
+            assertThat(analysis)
+                    .as("a failure analysis of %s", context.getStartupFailure())
+                    .isNotNull();
             expectations.accept(analysis);
         };
     }
@@ -81,7 +87,8 @@ class ShardingStoreAutoConfigurationTests {
     @Test
     void usesTheApplicationsDataSourceWithTheTablePrefix() {
         JdbcDataSource dataSource = fileDatabase("app");
-        this.runner.withBean(DataSource.class, () -> dataSource)
+        this.runner
+                .withBean(DataSource.class, () -> dataSource)
                 .withPropertyValues("sharding.store.table-prefix=bank_", "sharding.store.initialize-schema=always")
                 .run(context -> {
                     assertThat(context.getBean(ShardingStore.class)).isInstanceOf(JdbcShardingStore.class);
@@ -94,25 +101,30 @@ class ShardingStoreAutoConfigurationTests {
     void leavesTheApplicationsDatabaseAloneByDefaultAndReportsMissingTables() {
         JdbcDataSource dataSource = fileDatabase("app");
         this.runner.withBean(DataSource.class, () -> dataSource).run(reports(analysis -> {
-            assertThat(analysis.getDescription()).contains("sharding_entity_state", "are missing",
-                    "initialize-schema=embedded");
-            assertThat(analysis.getAction()).contains("dev/sharding/store/schema-", "Flyway",
-                    "sharding.store.initialize-schema=always");
+            assertThat(analysis.getDescription())
+                    .contains("sharding_entity_state", "are missing", "initialize-schema=embedded");
+            assertThat(analysis.getAction())
+                    .contains("dev/sharding/store/schema-", "Flyway", "sharding.store.initialize-schema=always");
         }));
     }
 
     @Test
     void createsItsTablesAfterTheApplicationsDatabaseInitializers() {
         JdbcDataSource dataSource = fileDatabase("migrated");
-        this.runner.withConfiguration(AutoConfigurations.of(DataSourceInitializationAutoConfiguration.class))
+        this.runner
+                .withConfiguration(AutoConfigurations.of(DataSourceInitializationAutoConfiguration.class))
                 .withBean(DataSource.class, () -> dataSource)
-                .withPropertyValues("spring.sql.init.mode=always",
+                .withPropertyValues(
+                        "spring.sql.init.mode=always",
                         "spring.sql.init.schema-locations=classpath:dev/sharding/store/schema-h2.sql",
                         "sharding.store.initialize-schema=never")
                 .run(context -> {
                     assertThat(context).hasNotFailed();
                     assertThat(tableExists(dataSource, "sharding_shard_epoch")).isTrue();
-                    assertThat(context.getBean(ShardingStore.class).nextEpoch("greeter", 1).join()).isPositive();
+                    assertThat(context.getBean(ShardingStore.class)
+                                    .nextEpoch("greeter", 1)
+                                    .join())
+                            .isPositive();
                 });
     }
 
@@ -135,18 +147,20 @@ class ShardingStoreAutoConfigurationTests {
         JdbcDataSource dataSource = new JdbcDataSource();
         dataSource.setURL("jdbc:h2:tcp://127.0.0.1:" + closedPort + "/nowhere");
         this.runner.withBean(DataSource.class, () -> dataSource).run(reports(analysis -> {
-            assertThat(analysis.getDescription()).contains("could not connect", "jdbc:h2:tcp://127.0.0.1:"
-                    + closedPort);
+            assertThat(analysis.getDescription())
+                    .contains("could not connect", "jdbc:h2:tcp://127.0.0.1:" + closedPort);
             assertThat(analysis.getAction()).contains("spring.datasource.url");
         }));
     }
 
     @Test
     void refusesToChooseAmongTwoDataSourcesNeitherMarkedNorPrimary() {
-        this.runner.withBean("first", DataSource.class, () -> fileDatabase("first"))
-                .withBean("second", DataSource.class, () -> fileDatabase("second")).run(reports(analysis -> {
-                    assertThat(analysis.getDescription()).contains("[first, second]", "@ShardingDataSource",
-                            "@Primary");
+        this.runner
+                .withBean("first", DataSource.class, () -> fileDatabase("first"))
+                .withBean("second", DataSource.class, () -> fileDatabase("second"))
+                .run(reports(analysis -> {
+                    assertThat(analysis.getDescription())
+                            .contains("[first, second]", "@ShardingDataSource", "@Primary");
                     assertThat(analysis.getAction()).contains("@ShardingDataSource");
                 }));
     }
@@ -155,10 +169,12 @@ class ShardingStoreAutoConfigurationTests {
     void usesTheDataSourceMarkedShardingDataSource() {
         JdbcDataSource app = fileDatabase("app");
         JdbcDataSource sharding = fileDatabase("sharding");
-        this.runner.withUserConfiguration(TwoDataSources.class)
+        this.runner
+                .withUserConfiguration(TwoDataSources.class)
                 .withBean("appDataSource", DataSource.class, () -> app, d -> d.setPrimary(true))
                 .withBean(StoreDatabase.class, () -> new StoreDatabase(sharding))
-                .withPropertyValues("sharding.store.initialize-schema=always").run(context -> {
+                .withPropertyValues("sharding.store.initialize-schema=always")
+                .run(context -> {
                     assertThat(context).hasNotFailed();
                     assertThat(tableExists(sharding, "sharding_entity_state")).isTrue();
                     assertThat(tableExists(app, "sharding_entity_state")).isFalse();
@@ -169,9 +185,11 @@ class ShardingStoreAutoConfigurationTests {
     void usesThePrimaryDataSourceOfSeveral() {
         JdbcDataSource primary = fileDatabase("primary");
         JdbcDataSource other = fileDatabase("other");
-        this.runner.withBean("primary", DataSource.class, () -> primary, d -> d.setPrimary(true))
+        this.runner
+                .withBean("primary", DataSource.class, () -> primary, d -> d.setPrimary(true))
                 .withBean("other", DataSource.class, () -> other)
-                .withPropertyValues("sharding.store.initialize-schema=always").run(context -> {
+                .withPropertyValues("sharding.store.initialize-schema=always")
+                .run(context -> {
                     assertThat(context).hasNotFailed();
                     assertThat(tableExists(primary, "sharding_entity_state")).isTrue();
                     assertThat(tableExists(other, "sharding_entity_state")).isFalse();
@@ -183,7 +201,9 @@ class ShardingStoreAutoConfigurationTests {
         Path db = dir.resolve("hook").resolve("sharding");
         this.runner.withPropertyValues("sharding.store.embedded-path=" + db).run(context -> {
             OwningStore store = (OwningStore) context.getBean(ShardingStore.class);
-            assertThat(H2ShutdownHook.detach()).as("H2's hook is no longer registered").isFalse();
+            assertThat(H2ShutdownHook.detach())
+                    .as("H2's hook is no longer registered")
+                    .isFalse();
             store.write("greeter", "g", 0, 0, new byte[] {1}).join();
         });
     }
@@ -200,19 +220,21 @@ class ShardingStoreAutoConfigurationTests {
     }
 
     /** Hands the test's DataSource to the configuration without being a DataSource bean itself. */
-    record StoreDatabase(DataSource dataSource) {
-    }
+    record StoreDatabase(DataSource dataSource) {}
 
     @Test
     void keepsEverythingInMemoryWhenAsked() {
-        this.runner.withPropertyValues("sharding.store.type=memory").run(context -> assertThat(
-                context.getBean(ShardingStore.class)).isInstanceOf(InMemoryShardingStore.class));
+        this.runner
+                .withPropertyValues("sharding.store.type=memory")
+                .run(context ->
+                        assertThat(context.getBean(ShardingStore.class)).isInstanceOf(InMemoryShardingStore.class));
     }
 
     @Test
     void backsOffWhenUserDefinesShardingStore() {
         InMemoryShardingStore own = new InMemoryShardingStore();
-        this.runner.withBean(ShardingStore.class, () -> own)
+        this.runner
+                .withBean(ShardingStore.class, () -> own)
                 .run(context -> assertThat(context.getBean(ShardingStore.class)).isSameAs(own));
     }
 }

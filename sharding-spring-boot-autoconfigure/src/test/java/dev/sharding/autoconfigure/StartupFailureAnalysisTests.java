@@ -30,14 +30,18 @@ class StartupFailureAnalysisTests {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(ShardingAutoConfiguration.class))
-            .withPropertyValues("sharding.jgroups.config=shared-loopback.xml", "sharding.store.type=memory",
+            .withPropertyValues(
+                    "sharding.jgroups.config=shared-loopback.xml",
+                    "sharding.store.type=memory",
                     "sharding.cluster-name=failures-" + UUID.randomUUID());
 
     private static ContextConsumer<AssertableApplicationContext> reports(Consumer<FailureAnalysis> expectations) {
         return context -> {
             assertThat(context).hasFailed();
             FailureAnalysis analysis = FailureAnalyses.analyze(context.getStartupFailure(), new StandardEnvironment());
-            assertThat(analysis).as("a failure analysis of %s", context.getStartupFailure()).isNotNull();
+            assertThat(analysis)
+                    .as("a failure analysis of %s", context.getStartupFailure())
+                    .isNotNull();
             expectations.accept(analysis);
         };
     }
@@ -52,9 +56,13 @@ class StartupFailureAnalysisTests {
             sharding.entities.greter.proxy-only=true      | sharding.entities.greter | no entity type named 'greter'
             """)
     void invalidSettingIsReportedAgainstItsProperty(String setting, String property, String rule) {
-        this.runner.withUserConfiguration(GreeterConfiguration.class).withPropertyValues(setting)
+        this.runner
+                .withUserConfiguration(GreeterConfiguration.class)
+                .withPropertyValues(setting)
                 .run(reports(analysis -> {
-                    assertThat(analysis.getDescription()).contains("'" + property + "'").contains(rule);
+                    assertThat(analysis.getDescription())
+                            .contains("'" + property + "'")
+                            .contains(rule);
                     assertThat(analysis.getAction()).contains("Review the value of the property");
                 }));
     }
@@ -85,16 +93,19 @@ class StartupFailureAnalysisTests {
 
     @Test
     void twoEntityClassesWithOneTypeNameAreReported() {
-        this.runner.withUserConfiguration(GreeterConfiguration.class, ClashingType.class).run(reports(analysis -> {
-            assertThat(analysis.getDescription()).contains(ClashingType.class.getName(), "'greeter'");
-            assertThat(analysis.getAction()).contains("@ShardedEntity(type");
-        }));
+        this.runner
+                .withUserConfiguration(GreeterConfiguration.class, ClashingType.class)
+                .run(reports(analysis -> {
+                    assertThat(analysis.getDescription()).contains(ClashingType.class.getName(), "'greeter'");
+                    assertThat(analysis.getAction()).contains("@ShardedEntity(type");
+                }));
     }
 
     @Test
     void messageClassesThatFailBetweenNodesAreReportedAtStartup() {
         this.runner.withUserConfiguration(Wallet.class).run(reports(analysis -> {
-            assertThat(analysis.getDescription()).contains(Amount.class.getName() + ": it cannot be decoded")
+            assertThat(analysis.getDescription())
+                    .contains(Amount.class.getName() + ": it cannot be decoded")
                     .contains(Wallet.Envelope.class.getName() + ": it does not come back as it was sent")
                     .contains("Envelope.payload was a");
             assertThat(analysis.getAction()).contains("record");
@@ -103,7 +114,8 @@ class StartupFailureAnalysisTests {
 
     @Test
     void stateClassThatLosesItsValueIsReportedAtStartup() {
-        this.runner.withUserConfiguration(Clicks.class).run(reports(analysis -> assertThat(
-                analysis.getDescription()).contains(Clicks.Count.class.getName())));
+        this.runner
+                .withUserConfiguration(Clicks.class)
+                .run(reports(analysis -> assertThat(analysis.getDescription()).contains(Clicks.Count.class.getName())));
     }
 }

@@ -33,7 +33,8 @@ class BootParentApplicationIT {
     @Test
     void applicationUnderBootsParentBuildsAndRuns() throws Exception {
         String dependencies = documentedDependencies();
-        assertThat(dependencies).as("the documented starter version")
+        assertThat(dependencies)
+                .as("the documented starter version")
                 .contains("<version>" + System.getProperty("it.sharding.version") + "</version>");
         prepareApplication(dependencies);
 
@@ -42,21 +43,35 @@ class BootParentApplicationIT {
         if (built != 0 && Files.readString(log).contains("offline")) {
             built = build(log, false); // the first run on a machine may need Boot's plugins downloaded
         }
-        assertThat(built).as("mvn package of the application; its output:%n%s", tail(log)).isZero();
+        assertThat(built)
+                .as("mvn package of the application; its output:%n%s", tail(log))
+                .isZero();
 
         Path runLog = appDir.resolve("run.log");
         int port = freePort();
-        List<String> command = List.of(javaBin(), "-Xmx256m", "-jar", appDir.resolve("target/tally.jar").toString(),
+        List<String> command = List.of(
+                javaBin(),
+                "-Xmx256m",
+                "-jar",
+                appDir.resolve("target/tally.jar").toString(),
                 "--spring.main.web-application-type=none",
                 "--sharding.cluster-name=boot-parent-it-" + UUID.randomUUID(),
-                "--sharding.jgroups.bind-port=" + port, "--sharding.jgroups.initial-hosts=127.0.0.1[" + port + "]",
+                "--sharding.jgroups.bind-port=" + port,
+                "--sharding.jgroups.initial-hosts=127.0.0.1[" + port + "]",
                 "--sharding.store.embedded-path=" + appDir.resolve("data/sharding"));
-        Process app = new ProcessBuilder(command).directory(appDir.toFile()).redirectErrorStream(true)
-                .redirectOutput(runLog.toFile()).start();
+        Process app = new ProcessBuilder(command)
+                .directory(appDir.toFile())
+                .redirectErrorStream(true)
+                .redirectOutput(runLog.toFile())
+                .start();
         try {
-            assertThat(app.waitFor(3, TimeUnit.MINUTES)).as("the application stopped by itself").isTrue();
+            assertThat(app.waitFor(3, TimeUnit.MINUTES))
+                    .as("the application stopped by itself")
+                    .isTrue();
             assertThat(Files.readString(runLog)).as("the application's output").contains("TALLY t-1=5");
-            assertThat(app.exitValue()).as("exit code; output:%n%s", tail(runLog)).isZero();
+            assertThat(app.exitValue())
+                    .as("exit code; output:%n%s", tail(runLog))
+                    .isZero();
         } finally {
             app.destroyForcibly();
             app.waitFor(30, TimeUnit.SECONDS);
@@ -92,21 +107,28 @@ class BootParentApplicationIT {
             }
         }
         Path template = appDir.resolve("pom.xml.template");
-        String pom = Files.readString(template).replace("@boot.version@", System.getProperty("it.boot.version"))
+        String pom = Files.readString(template)
+                .replace("@boot.version@", System.getProperty("it.boot.version"))
                 .replace("@dependencies@", dependencies);
         Files.writeString(appDir.resolve("pom.xml"), pom);
         Files.delete(template);
     }
 
     private int build(Path log, boolean offline) throws IOException, InterruptedException {
-        List<String> command = new ArrayList<>(List.of(Paths.get(System.getProperty("it.maven.home"), "bin", "mvn")
-                .toString(), "-B", "-q", "-DskipTests",
+        List<String> command = new ArrayList<>(List.of(
+                Paths.get(System.getProperty("it.maven.home"), "bin", "mvn").toString(),
+                "-B",
+                "-q",
+                "-DskipTests",
                 "-Dmaven.repo.local=" + System.getProperty("it.repo"),
-                "-Dmaven.repo.local.tail=" + System.getProperty("it.repo.tail"), "package"));
+                "-Dmaven.repo.local.tail=" + System.getProperty("it.repo.tail"),
+                "package"));
         if (offline) {
             command.add(1, "-o");
         }
-        ProcessBuilder builder = new ProcessBuilder(command).directory(appDir.toFile()).redirectErrorStream(true)
+        ProcessBuilder builder = new ProcessBuilder(command)
+                .directory(appDir.toFile())
+                .redirectErrorStream(true)
                 .redirectOutput(log.toFile());
         builder.environment().put("MAVEN_OPTS", "-Xmx384m");
         Process mvn = builder.start();

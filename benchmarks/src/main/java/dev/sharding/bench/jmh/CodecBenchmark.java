@@ -35,7 +35,9 @@ import tools.jackson.dataformat.smile.SmileWriteFeature;
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 @Warmup(iterations = 3, time = 2)
 @Measurement(iterations = 5, time = 2)
-@Fork(value = 1, jvmArgsAppend = {"-Xms1g", "-Xmx1g"})
+@Fork(
+        value = 1,
+        jvmArgsAppend = {"-Xms1g", "-Xmx1g"})
 public class CodecBenchmark {
 
     /**
@@ -46,12 +48,12 @@ public class CodecBenchmark {
     @Param({"default", "shared-names"})
     public String smile;
 
-    private JacksonMessageCodec codec = new JacksonMessageCodec(JmhNode.messageTypes(),
-            ShardingSettings.DEFAULT_MAX_PAYLOAD_SIZE);
+    private JacksonMessageCodec codec =
+            new JacksonMessageCodec(JmhNode.messageTypes(), ShardingSettings.DEFAULT_MAX_PAYLOAD_SIZE);
 
     /** As a node makes it: the entity type names it runs are read without a new string per frame. */
-    private final ProtocolCodec protocol = new ProtocolCodec(ShardingSettings.DEFAULT_MAX_PAYLOAD_SIZE,
-            new KnownStrings(java.util.List.of("counter")));
+    private final ProtocolCodec protocol = new ProtocolCodec(
+            ShardingSettings.DEFAULT_MAX_PAYLOAD_SIZE, new KnownStrings(java.util.List.of("counter")));
 
     private final Add add = new Add("e-417", 1);
 
@@ -69,8 +71,12 @@ public class CodecBenchmark {
     @Setup
     public void setUp() {
         if (smile.equals("shared-names")) {
-            codec = new JacksonMessageCodec(SmileMapper.builder().enable(SmileWriteFeature.CHECK_SHARED_NAMES).build(),
-                    JmhNode.messageTypes(), ShardingSettings.DEFAULT_MAX_PAYLOAD_SIZE);
+            codec = new JacksonMessageCodec(
+                    SmileMapper.builder()
+                            .enable(SmileWriteFeature.CHECK_SHARED_NAMES)
+                            .build(),
+                    JmhNode.messageTypes(),
+                    ShardingSettings.DEFAULT_MAX_PAYLOAD_SIZE);
         }
         tellFrame = encodeTellEnvelope();
         askFrame = encodeAskEnvelope();
@@ -87,16 +93,16 @@ public class CodecBenchmark {
     @Benchmark
     public byte[] encodeTellEnvelope() {
         byte[] payload = codec.encode(add);
-        return protocol.encode(new EntityEnvelope("counter", add.entityId(), shard, 0, null, payload, 0,
-                payload.length));
+        return protocol.encode(
+                new EntityEnvelope("counter", add.entityId(), shard, 0, null, payload, 0, payload.length));
     }
 
     /** @return the frame of an ask, which names the member to reply to */
     @Benchmark
     public byte[] encodeAskEnvelope() {
         byte[] payload = codec.encode(add);
-        return protocol.encode(new EntityEnvelope("counter", add.entityId(), shard, 987_654L, JmhNode.SELF, payload,
-                0, payload.length));
+        return protocol.encode(new EntityEnvelope(
+                "counter", add.entityId(), shard, 987_654L, JmhNode.SELF, payload, 0, payload.length));
     }
 
     /** @return the decoded frame of a tell, without the message */

@@ -10,8 +10,8 @@ import dev.sharding.internal.EntityHandlers;
 import dev.sharding.internal.NodeRuntime;
 import dev.sharding.internal.codec.JacksonMessageCodec;
 import dev.sharding.internal.protocol.ProtocolCodec;
-import dev.sharding.store.InMemoryShardingStore;
 import dev.sharding.spi.LeastShardAllocationStrategy;
+import dev.sharding.store.InMemoryShardingStore;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
@@ -50,12 +50,18 @@ public final class JmhNode implements AutoCloseable {
     private JmhNode(boolean remote) throws Exception {
         ShardingSettings settings = ShardingSettings.defaults().withClusterName("jmh");
         EntityType<JmhCounter> type = EntityType.of(JmhCounter.class, JmhCounter::new);
-        this.codec = new JacksonMessageCodec(EntityHandlers.of(JmhCounter.class).declaredTypes(),
-                settings.maxPayloadSize());
+        this.codec =
+                new JacksonMessageCodec(EntityHandlers.of(JmhCounter.class).declaredTypes(), settings.maxPayloadSize());
         this.protocol = new ProtocolCodec(settings.maxPayloadSize());
         this.transport = new FakeTransport(SELF, remote ? REMOTE : null, protocol, codec);
-        this.runtime = new NodeRuntime(settings, List.of(type), new LeastShardAllocationStrategy(), codec, transport,
-                new InMemoryShardingStore(), null);
+        this.runtime = new NodeRuntime(
+                settings,
+                List.of(type),
+                new LeastShardAllocationStrategy(),
+                codec,
+                transport,
+                new InMemoryShardingStore(),
+                null);
         runtime.start();
         @SuppressWarnings("unchecked")
         ShardRegion<JmhCounter> r = (ShardRegion<JmhCounter>) runtime.regions().get(type.name());

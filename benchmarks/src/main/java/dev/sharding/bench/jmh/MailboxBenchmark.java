@@ -30,7 +30,9 @@ import org.openjdk.jmh.annotations.Warmup;
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 @Warmup(iterations = 3, time = 2)
 @Measurement(iterations = 5, time = 2)
-@Fork(value = 1, jvmArgsAppend = {"-Xms1g", "-Xmx1g"})
+@Fork(
+        value = 1,
+        jvmArgsAppend = {"-Xms1g", "-Xmx1g"})
 public class MailboxBenchmark {
 
     private JmhNode node;
@@ -50,8 +52,9 @@ public class MailboxBenchmark {
         for (int i = 0; i < JmhNode.ENTITIES; i++) {
             String id = node.ids()[i];
             byte[] payload = node.codec().encode(node.adds()[i]);
-            frames[i] = node.protocol().encode(new EntityEnvelope(type, id, EntityType.shardOf(id, 100), 0, null,
-                    payload, 0, payload.length));
+            frames[i] = node.protocol()
+                    .encode(new EntityEnvelope(
+                            type, id, EntityType.shardOf(id, 100), 0, null, payload, 0, payload.length));
         }
         sent = JmhCounter.HANDLED.get();
     }

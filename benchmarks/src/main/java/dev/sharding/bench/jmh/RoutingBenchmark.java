@@ -27,7 +27,9 @@ import org.openjdk.jmh.annotations.Warmup;
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 @Warmup(iterations = 3, time = 2)
 @Measurement(iterations = 5, time = 2)
-@Fork(value = 1, jvmArgsAppend = {"-Xms1g", "-Xmx1g"})
+@Fork(
+        value = 1,
+        jvmArgsAppend = {"-Xms1g", "-Xmx1g"})
 public class RoutingBenchmark {
 
     /** A node whose shards live on the other node; envelopes are only counted. */
@@ -86,6 +88,8 @@ public class RoutingBenchmark {
     public Total askRemoteRoundTrip(Asks s) {
         int i = s.next;
         s.next = i + 1 == JmhNode.ENTITIES ? 0 : i + 1;
-        return s.node.region().ask(s.node.ids()[i], s.node.adds()[i], Total.class).join();
+        return s.node.region()
+                .ask(s.node.ids()[i], s.node.adds()[i], Total.class)
+                .join();
     }
 }

@@ -29,8 +29,7 @@ public final class CodecCheck {
 
     private static final String JSON_IGNORE = "com.fasterxml.jackson.annotation.JsonIgnore";
 
-    private CodecCheck() {
-    }
+    private CodecCheck() {}
 
     /**
      * Round-trips a sample of every class through the codec.
@@ -86,8 +85,7 @@ public final class CodecCheck {
         for (Class<?> c = type; c != null && c != Object.class; c = c.getSuperclass()) {
             for (Field f : c.getDeclaredFields()) {
                 int modifiers = f.getModifiers();
-                if (Modifier.isStatic(modifiers) || Modifier.isTransient(modifiers) || f.isSynthetic()
-                        || ignored(f)) {
+                if (Modifier.isStatic(modifiers) || Modifier.isTransient(modifiers) || f.isSynthetic() || ignored(f)) {
                     continue;
                 }
                 fields.add(f);
@@ -113,14 +111,16 @@ public final class CodecCheck {
             return sequence(path, a.iterator(), a.size(), b.iterator(), b.size());
         }
         if (sent instanceof Map<?, ?> a && received instanceof Map<?, ?> b) {
-            return sequence(path, a.entrySet().iterator(), a.size(), b.entrySet().iterator(), b.size());
+            return sequence(
+                    path, a.entrySet().iterator(), a.size(), b.entrySet().iterator(), b.size());
         }
         if (sent instanceof Map.Entry<?, ?> a && received instanceof Map.Entry<?, ?> b) {
             String d = difference(path + "[key]", a.getKey(), b.getKey());
             return d != null ? d : difference(path + "[" + a.getKey() + "]", a.getValue(), b.getValue());
         }
         if (sent.getClass() != received.getClass()) {
-            return path + " was a " + sent.getClass().getName() + ", read back a " + received.getClass().getName();
+            return path + " was a " + sent.getClass().getName() + ", read back a "
+                    + received.getClass().getName();
         }
         if (sent instanceof Optional<?> a) {
             return difference(path, a.orElse(null), ((Optional<?>) received).orElse(null));
@@ -179,7 +179,8 @@ public final class CodecCheck {
         if (value == null) {
             return "null";
         }
-        return value instanceof SampleValues.Probe ? "a " + SampleValues.Probe.class.getSimpleName() + " record"
+        return value instanceof SampleValues.Probe
+                ? "a " + SampleValues.Probe.class.getSimpleName() + " record"
                 : value instanceof String s ? '"' + s + '"' : String.valueOf(value);
     }
 }

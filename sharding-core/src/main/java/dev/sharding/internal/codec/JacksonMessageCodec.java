@@ -27,8 +27,17 @@ import tools.jackson.dataformat.smile.SmileWriteFeature;
 public final class JacksonMessageCodec implements MessageCodec {
 
     /** JDK value types every node may send as messages or replies. */
-    public static final Set<Class<?>> BUILT_IN_TYPES = Set.of(String.class, Integer.class, Long.class, Short.class,
-            Byte.class, Boolean.class, Double.class, Float.class, Character.class, BigDecimal.class,
+    public static final Set<Class<?>> BUILT_IN_TYPES = Set.of(
+            String.class,
+            Integer.class,
+            Long.class,
+            Short.class,
+            Byte.class,
+            Boolean.class,
+            Double.class,
+            Float.class,
+            Character.class,
+            BigDecimal.class,
             BigInteger.class);
 
     private static final int MAX_TYPE_NAME = 1024;
@@ -72,8 +81,8 @@ public final class JacksonMessageCodec implements MessageCodec {
         List<ObjectReader> readerList = new ArrayList<>();
         for (Class<?> type : all) {
             if (type.isPrimitive() || type.isInterface() || type.isArray()) {
-                throw new IllegalArgumentException("Cannot declare " + type.getName()
-                        + " as a message type: declare a concrete class");
+                throw new IllegalArgumentException(
+                        "Cannot declare " + type.getName() + " as a message type: declare a concrete class");
             }
             String name = type.getName();
             names.add(name);
@@ -115,8 +124,8 @@ public final class JacksonMessageCodec implements MessageCodec {
             try {
                 encoder.writer.writeValue(out, value);
             } catch (RuntimeException e) {
-                throw new MessageRejectedException("Cannot encode " + value.getClass().getName() + ": "
-                        + e.getMessage());
+                throw new MessageRejectedException(
+                        "Cannot encode " + value.getClass().getName() + ": " + e.getMessage());
             }
             if (out.size() > maxSize) {
                 throw new MessageRejectedException("Encoded " + value.getClass().getName() + " is " + out.size()
@@ -163,6 +172,5 @@ public final class JacksonMessageCodec implements MessageCodec {
         }
     }
 
-    private record Encoder(byte[] name, ObjectWriter writer) {
-    }
+    private record Encoder(byte[] name, ObjectWriter writer) {}
 }

@@ -40,8 +40,7 @@ import org.jspecify.annotations.Nullable;
 final class SampleValues {
 
     /** Stands for a value of a field declared as {@code Object}: a codec without type information loses its type. */
-    public record Probe(int probe) {
-    }
+    public record Probe(int probe) {}
 
     /** Thrown when no sample can be built (a constructor refused the sample values): the class is not checked. */
     static final class NoSample extends Exception {
@@ -137,8 +136,11 @@ final class SampleValues {
             }
             return null;
         }
-        if (raw.isInterface() || Modifier.isAbstract(raw.getModifiers()) || raw.isPrimitive()
-                || raw.getName().startsWith("java.") || raw.getName().startsWith("javax.")) {
+        if (raw.isInterface()
+                || Modifier.isAbstract(raw.getModifiers())
+                || raw.isPrimitive()
+                || raw.getName().startsWith("java.")
+                || raw.getName().startsWith("javax.")) {
             return null;
         }
         return raw.isRecord() ? record(raw, depth) : bean(raw, depth);

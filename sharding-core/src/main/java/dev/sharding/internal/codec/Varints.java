@@ -7,8 +7,7 @@ package dev.sharding.internal.codec;
  */
 public final class Varints {
 
-    private Varints() {
-    }
+    private Varints() {}
 
     /**
      * The size of a value's encoding.

@@ -37,8 +37,8 @@ public final class WireReader {
 
     private void need(int n) {
         if (n < 0 || end - pos < n) {
-            throw new MalformedFrameException("Frame truncated: needed " + n + " bytes at " + pos + ", have "
-                    + (end - pos));
+            throw new MalformedFrameException(
+                    "Frame truncated: needed " + n + " bytes at " + pos + ", have " + (end - pos));
         }
     }
 

@@ -14,8 +14,11 @@ import org.jspecify.annotations.Nullable;
  * @param shardId the shard to hand off
  * @param targetNode the name of the node to move it to, or {@code null} for the allocation strategy's choice
  */
-public record AdminRequest(long requestId, @Nullable String typeName, int shardId, @Nullable String targetNode)
-        implements CoordinatorMessage {
+public record AdminRequest(
+        long requestId,
+        @Nullable String typeName,
+        int shardId,
+        @Nullable String targetNode) implements CoordinatorMessage {
 
     /** The wire tag. */
     public static final int TAG = 20;

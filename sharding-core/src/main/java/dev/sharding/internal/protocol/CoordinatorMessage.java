@@ -4,8 +4,7 @@ import dev.sharding.Member;
 
 /** Messages to the coordinator, from the regions of the members of its view. */
 public sealed interface CoordinatorMessage extends ProtocolMessage
-        permits Register, ShardStates, GetShardHome, ShardStarted, ShardStopped, GracefulShutdownRequest,
-        AdminRequest {
+        permits Register, ShardStates, GetShardHome, ShardStarted, ShardStopped, GracefulShutdownRequest, AdminRequest {
 
     /**
      * Hands this message to the handler's method for its type.

@@ -22,8 +22,16 @@ import org.jspecify.annotations.Nullable;
  * @param payloadOffset where it starts
  * @param payloadLength its length
  */
-public record EntityEnvelope(String typeName, String entityId, int shardId, long correlationId,
-        @Nullable Member replyTo, byte[] payload, int payloadOffset, int payloadLength) implements EntityTraffic {
+public record EntityEnvelope(
+        String typeName,
+        String entityId,
+        int shardId,
+        long correlationId,
+        @Nullable Member replyTo,
+        byte[] payload,
+        int payloadOffset,
+        int payloadLength)
+        implements EntityTraffic {
 
     /** The wire tag. */
     public static final int TAG = 9;
@@ -40,7 +48,11 @@ public record EntityEnvelope(String typeName, String entityId, int shardId, long
 
     @Override
     public void writeTo(WireWriter out) {
-        out.string(typeName).string(entityId).varInt(shardId).int64(correlationId).bool(replyTo != null);
+        out.string(typeName)
+                .string(entityId)
+                .varInt(shardId)
+                .int64(correlationId)
+                .bool(replyTo != null);
         if (replyTo != null) {
             out.member(replyTo);
         }
@@ -62,11 +74,19 @@ public record EntityEnvelope(String typeName, String entityId, int shardId, long
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof EntityEnvelope e && e.typeName.equals(typeName) && e.entityId.equals(entityId)
-                && e.shardId == shardId && e.correlationId == correlationId
+        return o instanceof EntityEnvelope e
+                && e.typeName.equals(typeName)
+                && e.entityId.equals(entityId)
+                && e.shardId == shardId
+                && e.correlationId == correlationId
                 && java.util.Objects.equals(e.replyTo, replyTo)
-                && Arrays.equals(e.payload, e.payloadOffset, e.payloadOffset + e.payloadLength, payload,
-                        payloadOffset, payloadOffset + payloadLength);
+                && Arrays.equals(
+                        e.payload,
+                        e.payloadOffset,
+                        e.payloadOffset + e.payloadLength,
+                        payload,
+                        payloadOffset,
+                        payloadOffset + payloadLength);
     }
 
     @Override

@@ -46,7 +46,9 @@ public record EntityTransfer(String entityId, byte @Nullable [] state, long vers
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof EntityTransfer t && t.entityId.equals(entityId) && Arrays.equals(t.state, state)
+        return o instanceof EntityTransfer t
+                && t.entityId.equals(entityId)
+                && Arrays.equals(t.state, state)
                 && t.version == version;
     }
 

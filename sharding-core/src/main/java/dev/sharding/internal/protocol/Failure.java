@@ -14,8 +14,11 @@ import org.jspecify.annotations.Nullable;
  * @param className the class name of the exception
  * @param message the exception's message
  */
-public record Failure(long correlationId, FailureKind kind, String className, @Nullable String message)
-        implements EntityTraffic {
+public record Failure(
+        long correlationId,
+        FailureKind kind,
+        String className,
+        @Nullable String message) implements EntityTraffic {
 
     /** The wire tag. */
     public static final int TAG = 11;

@@ -32,6 +32,5 @@ public record GetShardStates() implements NodeMessage {
     }
 
     @Override
-    public void writeTo(WireWriter out) {
-    }
+    public void writeTo(WireWriter out) {}
 }

@@ -28,6 +28,5 @@ public record GracefulShutdownRequest() implements CoordinatorMessage {
     }
 
     @Override
-    public void writeTo(WireWriter out) {
-    }
+    public void writeTo(WireWriter out) {}
 }

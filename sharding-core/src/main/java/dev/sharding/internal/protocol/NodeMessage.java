@@ -7,8 +7,14 @@ import dev.sharding.Member;
  * requests and cluster statistics.
  */
 public sealed interface NodeMessage extends ProtocolMessage
-        permits RegisterAck, RegisterRefused, GetShardStates, RegionStopped, RegionStoppedAck, AdminReply,
-        GetRegionStats, RegionStats {
+        permits RegisterAck,
+                RegisterRefused,
+                GetShardStates,
+                RegionStopped,
+                RegionStoppedAck,
+                AdminReply,
+                GetRegionStats,
+                RegionStats {
 
     /**
      * Whether a node that is stopping still answers this message, so that a new coordinator or an operator need not

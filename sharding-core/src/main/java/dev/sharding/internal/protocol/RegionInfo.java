@@ -15,16 +15,21 @@ import java.util.Arrays;
  * @param hostedShards the shards the region hosts, ascending
  * @param hostedEpochs the epoch of each hosted shard's allocation, in the same order
  */
-public record RegionInfo(String typeName, boolean proxyOnly, boolean rememberEntities, int numberOfShards,
-        int[] hostedShards, long[] hostedEpochs) {
+public record RegionInfo(
+        String typeName,
+        boolean proxyOnly,
+        boolean rememberEntities,
+        int numberOfShards,
+        int[] hostedShards,
+        long[] hostedEpochs) {
 
     /**
      * Checks that every hosted shard has its epoch.
      */
     public RegionInfo {
         if (hostedShards.length != hostedEpochs.length) {
-            throw new IllegalArgumentException(hostedShards.length + " hosted shards but " + hostedEpochs.length
-                    + " epochs");
+            throw new IllegalArgumentException(
+                    hostedShards.length + " hosted shards but " + hostedEpochs.length + " epochs");
         }
     }
 
@@ -37,13 +42,16 @@ public record RegionInfo(String typeName, boolean proxyOnly, boolean rememberEnt
      * @param numberOfShards the type's number of shards on that node
      * @param hostedShards the shards the region hosts, ascending
      */
-    public RegionInfo(String typeName, boolean proxyOnly, boolean rememberEntities, int numberOfShards,
-            int[] hostedShards) {
+    public RegionInfo(
+            String typeName, boolean proxyOnly, boolean rememberEntities, int numberOfShards, int[] hostedShards) {
         this(typeName, proxyOnly, rememberEntities, numberOfShards, hostedShards, new long[hostedShards.length]);
     }
 
     void writeTo(WireWriter out) {
-        out.string(typeName).bool(proxyOnly).bool(rememberEntities).varInt(numberOfShards)
+        out.string(typeName)
+                .bool(proxyOnly)
+                .bool(rememberEntities)
+                .varInt(numberOfShards)
                 .varInt(hostedShards.length);
         for (int i = 0; i < hostedShards.length; i++) {
             out.varInt(hostedShards[i]).int64(hostedEpochs[i]);
@@ -70,9 +78,12 @@ public record RegionInfo(String typeName, boolean proxyOnly, boolean rememberEnt
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof RegionInfo r && r.typeName.equals(typeName) && r.proxyOnly == proxyOnly
+        return o instanceof RegionInfo r
+                && r.typeName.equals(typeName)
+                && r.proxyOnly == proxyOnly
                 && r.rememberEntities == rememberEntities
-                && r.numberOfShards == numberOfShards && Arrays.equals(r.hostedShards, hostedShards)
+                && r.numberOfShards == numberOfShards
+                && Arrays.equals(r.hostedShards, hostedShards)
                 && Arrays.equals(r.hostedEpochs, hostedEpochs);
     }
 

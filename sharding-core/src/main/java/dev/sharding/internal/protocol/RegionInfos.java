@@ -10,8 +10,7 @@ final class RegionInfos {
 
     private static final int MAX_TYPES = 10_000;
 
-    private RegionInfos() {
-    }
+    private RegionInfos() {}
 
     static void write(WireWriter out, List<RegionInfo> regions) {
         out.varInt(regions.size());

@@ -50,7 +50,10 @@ public record RegionStats(long requestId, boolean leaving, List<String> handoffs
         handoffs.forEach(out::string);
         out.varInt(types.size());
         for (TypeStats t : types) {
-            out.string(t.typeName()).bool(t.proxyOnly()).int64(t.passivations()).varInt(t.entitiesPerShard().size());
+            out.string(t.typeName())
+                    .bool(t.proxyOnly())
+                    .int64(t.passivations())
+                    .varInt(t.entitiesPerShard().size());
             t.entitiesPerShard().forEach((shard, count) -> out.varInt(shard).varInt(count));
         }
     }
@@ -96,7 +99,6 @@ public record RegionStats(long requestId, boolean leaving, List<String> handoffs
      * @param passivations entities passivated there since the node started
      * @param entitiesPerShard live entities per hosted shard
      */
-    public record TypeStats(String typeName, boolean proxyOnly, long passivations,
-            Map<Integer, Integer> entitiesPerShard) {
-    }
+    public record TypeStats(
+            String typeName, boolean proxyOnly, long passivations, Map<Integer, Integer> entitiesPerShard) {}
 }

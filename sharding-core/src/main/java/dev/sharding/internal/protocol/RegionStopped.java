@@ -33,6 +33,5 @@ public record RegionStopped() implements NodeMessage {
     }
 
     @Override
-    public void writeTo(WireWriter out) {
-    }
+    public void writeTo(WireWriter out) {}
 }

@@ -32,6 +32,5 @@ public record RegionStoppedAck() implements NodeMessage {
     }
 
     @Override
-    public void writeTo(WireWriter out) {
-    }
+    public void writeTo(WireWriter out) {}
 }

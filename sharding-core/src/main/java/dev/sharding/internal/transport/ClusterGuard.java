@@ -225,7 +225,9 @@ public final class ClusterGuard extends Protocol {
             return null;
         }
         if (clusterKey == null) {
-            refuse(from, GuardHeader.REFUSED_SEALED,
+            refuse(
+                    from,
+                    GuardHeader.REFUSED_SEALED,
                     "it is sealed: that node has a sharding.jgroups.secret and this one has none");
             return null;
         }
@@ -236,7 +238,9 @@ public final class ClusterGuard extends Protocol {
             return null; // authentic but seen before, or too old: a replay, or a very late copy; no notice
         }
         if (opened == null) {
-            refuse(from, GuardHeader.REFUSED_OTHER_KEY,
+            refuse(
+                    from,
+                    GuardHeader.REFUSED_OTHER_KEY,
                     "it is sealed with another key: that node has a different sharding.jgroups.secret");
         }
         return opened;
@@ -285,14 +289,20 @@ public final class ClusterGuard extends Protocol {
             lastLog.clear(); // many senders: forged ones, most likely; their lines stay rate-limited per sender
         }
         if (due(lastLog, sender + kind, now, LOG_INTERVAL_NANOS)) {
-            logger.warn("Cluster '{}' refused a message from {}: {} ({} refused so far)", clusterName, sender, why,
+            logger.warn(
+                    "Cluster '{}' refused a message from {}: {} ({} refused so far)",
+                    clusterName,
+                    sender,
+                    why,
                     refused.get());
         }
         // at most one notice a second to each of at most MAX_PEERS senders; JGroups itself limits the address
         // lookups of senders it does not know (TP's who-has cache)
-        if (from != null && (lastNotice.size() < MAX_PEERS || lastNotice.containsKey(from))
+        if (from != null
+                && (lastNotice.size() < MAX_PEERS || lastNotice.containsKey(from))
                 && due(lastNotice, from, now, NOTICE_INTERVAL_NANOS)) {
-            Message notice = new EmptyMessage(from).setFlag(Message.Flag.OOB, Message.Flag.NO_RELIABILITY)
+            Message notice = new EmptyMessage(from)
+                    .setFlag(Message.Flag.OOB, Message.Flag.NO_RELIABILITY)
                     .putHeader(MAGIC_ID, GuardHeader.refusal(kind));
             try {
                 down_prot.down(notice);
@@ -330,8 +340,10 @@ public final class ClusterGuard extends Protocol {
         }
         if (refusal == null) {
             refusal = reason;
-            logger.error("Cannot join cluster '{}': {}", clusterName, reason.replace(
-                    " of cluster '" + clusterName + "'", ""));
+            logger.error(
+                    "Cannot join cluster '{}': {}",
+                    clusterName,
+                    reason.replace(" of cluster '" + clusterName + "'", ""));
         }
         failJoin(from, reason);
     }
@@ -342,7 +354,8 @@ public final class ClusterGuard extends Protocol {
         if (gms == null) {
             return;
         }
-        Message rsp = new BytesMessage(local_addr).setSrc(from)
+        Message rsp = new BytesMessage(local_addr)
+                .setSrc(from)
                 .putHeader(gms.getId(), new GMS.GmsHeader(GMS.GmsHeader.JOIN_RSP))
                 .setArray(GMS.marshal(new JoinRsp(reason)));
         gms.up(rsp);
@@ -353,7 +366,8 @@ public final class ClusterGuard extends Protocol {
             return "an unknown sender";
         }
         String name = NameCache.get(from);
-        PhysicalAddress physical = getTransport() == null ? null : getTransport().getPhysicalAddressFromCache(from);
+        PhysicalAddress physical =
+                getTransport() == null ? null : getTransport().getPhysicalAddressFromCache(from);
         return (name != null ? name : from.toString()) + (physical != null ? " at " + physical : "");
     }
 

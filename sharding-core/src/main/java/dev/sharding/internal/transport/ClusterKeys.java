@@ -29,8 +29,7 @@ public final class ClusterKeys {
 
     private static final String CONTEXT = "dev.sharding cluster key v1:";
 
-    private ClusterKeys() {
-    }
+    private ClusterKeys() {}
 
     /**
      * The cluster key of the settings.
@@ -52,8 +51,11 @@ public final class ClusterKeys {
     static byte[] fromSecret(String secret, String clusterName) {
         try {
             SecretKeyFactory factory = SecretKeyFactory.getInstance("PBKDF2WithHmacSHA256");
-            PBEKeySpec spec = new PBEKeySpec(secret.toCharArray(), (CONTEXT + clusterName).getBytes(
-                    StandardCharsets.UTF_8), PBKDF2_ITERATIONS, 256);
+            PBEKeySpec spec = new PBEKeySpec(
+                    secret.toCharArray(),
+                    (CONTEXT + clusterName).getBytes(StandardCharsets.UTF_8),
+                    PBKDF2_ITERATIONS,
+                    256);
             try {
                 return factory.generateSecret(spec).getEncoded();
             } finally {
@@ -72,12 +74,14 @@ public final class ClusterKeys {
             store.load(in, settings.password().toCharArray());
             key = store.getKey(settings.alias(), settings.password().toCharArray());
         } catch (IOException | GeneralSecurityException e) {
-            throw new ShardingException("Cannot read the cluster key from sharding.jgroups.key-store.path="
-                    + settings.path() + " (type " + settings.type() + "): " + e.getMessage(), e);
+            throw new ShardingException(
+                    "Cannot read the cluster key from sharding.jgroups.key-store.path=" + settings.path() + " (type "
+                            + settings.type() + "): " + e.getMessage(),
+                    e);
         }
         if (key == null || key.getEncoded() == null || key.getEncoded().length < 16) {
-            throw new ShardingException("Invalid setting sharding.jgroups.key-store.alias=" + settings.alias()
-                    + ": " + settings.path() + " holds no secret key of at least 128 bits under that alias");
+            throw new ShardingException("Invalid setting sharding.jgroups.key-store.alias=" + settings.alias() + ": "
+                    + settings.path() + " holds no secret key of at least 128 bits under that alias");
         }
         return hmac(key.getEncoded(), (CONTEXT + clusterName).getBytes(StandardCharsets.UTF_8));
     }

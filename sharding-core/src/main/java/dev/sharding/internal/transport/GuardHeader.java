@@ -34,8 +34,7 @@ public final class GuardHeader extends Header {
     private long counter;
 
     /** For JGroups' {@link #create()}. */
-    public GuardHeader() {
-    }
+    public GuardHeader() {}
 
     GuardHeader(byte kind, byte[] salt, long counter) {
         this.kind = kind;

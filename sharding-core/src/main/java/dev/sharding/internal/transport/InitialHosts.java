@@ -22,8 +22,7 @@ public final class InitialHosts {
 
     private static final int MAX_RANGE = 1000;
 
-    private InitialHosts() {
-    }
+    private InitialHosts() {}
 
     /**
      * A node whose own address the initial hosts do not list is not found by the nodes that start after it: with only
@@ -33,11 +32,17 @@ public final class InitialHosts {
         if (covers(settings.initialHosts(), settings.bindAddress(), port)) {
             return false;
         }
-        log.warn("This node listens on {}:{}, which sharding.jgroups.initial-hosts={} does not list: nodes started "
-                + "with these settings will not find it, and may form clusters of their own over the same store. "
-                + "List every node's address and port (or port range) in sharding.jgroups.initial-hosts, for "
-                + "example {}[{}..{}].", settings.bindAddress(), port, settings.initialHosts(), settings.bindAddress(),
-                settings.bindPort(), settings.bindPort() + Math.min(settings.portRange(), 9));
+        log.warn(
+                "This node listens on {}:{}, which sharding.jgroups.initial-hosts={} does not list: nodes started "
+                        + "with these settings will not find it, and may form clusters of their own over the same store. "
+                        + "List every node's address and port (or port range) in sharding.jgroups.initial-hosts, for "
+                        + "example {}[{}..{}].",
+                settings.bindAddress(),
+                port,
+                settings.initialHosts(),
+                settings.bindAddress(),
+                settings.bindPort(),
+                settings.bindPort() + Math.min(settings.portRange(), 9));
         return true;
     }
 
@@ -105,8 +110,7 @@ public final class InitialHosts {
             }
         }
         if (out.isEmpty()) {
-            throw new IllegalArgumentException("Invalid setting sharding.jgroups.initial-hosts=" + value
-                    + ": no host");
+            throw new IllegalArgumentException("Invalid setting sharding.jgroups.initial-hosts=" + value + ": no host");
         }
         return String.join(",", out);
     }

@@ -58,7 +58,8 @@ public final class JGroupsTransport implements Transport, Receiver {
 
     private volatile boolean stopped;
 
-    private final java.util.concurrent.atomic.AtomicLong malformedBatches = new java.util.concurrent.atomic.AtomicLong();
+    private final java.util.concurrent.atomic.AtomicLong malformedBatches =
+            new java.util.concurrent.atomic.AtomicLong();
 
     /** The bytes queued for one member (regular or out of band) beyond which its senders wait. */
     static final long MAX_PENDING_BYTES = 1024 * 1024;
@@ -83,8 +84,8 @@ public final class JGroupsTransport implements Transport, Receiver {
      * @param customizer called with the channel before it connects
      * @param jdbcDiscovery where JDBC discovery keeps its table, or {@code null}
      */
-    public JGroupsTransport(ShardingSettings settings, Consumer<JChannel> customizer,
-            @Nullable JdbcDiscovery jdbcDiscovery) {
+    public JGroupsTransport(
+            ShardingSettings settings, Consumer<JChannel> customizer, @Nullable JdbcDiscovery jdbcDiscovery) {
         this.settings = settings;
         this.customizer = customizer;
         this.jdbcDiscovery = jdbcDiscovery;
@@ -95,8 +96,8 @@ public final class JGroupsTransport implements Transport, Receiver {
         this.listener = listener;
         TeardownLogFactory.install();
         String name = settings.nodeName();
-        ClusterGuard g = new ClusterGuard(ClusterKeys.clusterKey(settings.jgroups(), settings.clusterName()),
-                settings.clusterName());
+        ClusterGuard g = new ClusterGuard(
+                ClusterKeys.clusterKey(settings.jgroups(), settings.clusterName()), settings.clusterName());
         this.guard = g;
         JChannel ch;
         if (settings.jgroupsConfig() != null) {
@@ -204,8 +205,8 @@ public final class JGroupsTransport implements Transport, Receiver {
         synchronized (peers) {
             Outbox.Peer peer = peers.get(to);
             if (peer == null && !stopped && viewMembers.contains(dest)) {
-                peer = new Outbox.Peer("sharding-send-" + nodeName + "-to-" + to.name(), this::channelSend, dest,
-                        MAX_PENDING_BYTES);
+                peer = new Outbox.Peer(
+                        "sharding-send-" + nodeName + "-to-" + to.name(), this::channelSend, dest, MAX_PENDING_BYTES);
                 peers.put(to, peer);
             }
             return peer;
@@ -345,8 +346,12 @@ public final class JGroupsTransport implements Transport, Receiver {
             if (broken != null) {
                 long n = malformedBatches.incrementAndGet();
                 if (n == 1 || Long.bitCount(n) == 1) {
-                    log.warn("Dropped the rest of a malformed batch of {} bytes from {} ({} so far): {}", length,
-                            from, n, broken);
+                    log.warn(
+                            "Dropped the rest of a malformed batch of {} bytes from {} ({} so far): {}",
+                            length,
+                            from,
+                            n,
+                            broken);
                 }
             }
         } else {
@@ -387,7 +392,8 @@ public final class JGroupsTransport implements Transport, Receiver {
         if (a instanceof UUID u) {
             m = new Member(u.getMostSignificantBits(), u.getLeastSignificantBits(), name == null ? a.toString() : name);
         } else {
-            throw new ShardingException("Unsupported JGroups address type " + a.getClass().getName());
+            throw new ShardingException(
+                    "Unsupported JGroups address type " + a.getClass().getName());
         }
         members.put(a, m);
         addresses.put(m, a);

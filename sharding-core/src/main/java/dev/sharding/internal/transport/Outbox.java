@@ -58,8 +58,7 @@ public final class Outbox {
         void send(Object destination, byte[] buffer, int offset, int length, boolean outOfBand);
     }
 
-    private Outbox() {
-    }
+    private Outbox() {}
 
     /**
      * The queues of one member, regular and out of band, and the thread that sends them. A member has a thread of
@@ -403,6 +402,5 @@ public final class Outbox {
         void frame(byte[] buffer, int offset, int length);
     }
 
-    private record Slice(byte[] buffer, int offset, int length) {
-    }
+    private record Slice(byte[] buffer, int offset, int length) {}
 }

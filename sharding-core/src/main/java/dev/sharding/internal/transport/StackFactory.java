@@ -36,14 +36,13 @@ final class StackFactory {
     private static final String DEFAULT_STACK = "dev/sharding/internal/transport/tcp.xml";
 
     /** JGroups' bind address keywords, as {@code bind_addr} takes them. */
-    private static final List<String> KEYWORDS = List.of("GLOBAL", "SITE_LOCAL", "LINK_LOCAL", "NON_LOOPBACK",
-            "LOOPBACK");
+    private static final List<String> KEYWORDS =
+            List.of("GLOBAL", "SITE_LOCAL", "LINK_LOCAL", "NON_LOOPBACK", "LOOPBACK");
 
-    private static final List<String> PREFIXES = List.of("match-interface:", "match-address:", "match-host:",
-            "custom:");
+    private static final List<String> PREFIXES =
+            List.of("match-interface:", "match-address:", "match-host:", "custom:");
 
-    private StackFactory() {
-    }
+    private StackFactory() {}
 
     /**
      * The channel of a node, not connected, with the guard in place.
@@ -56,8 +55,9 @@ final class StackFactory {
      * @return the channel
      * @throws Exception if JGroups refuses the stack
      */
-    static JChannel channel(ShardingSettings settings, int port, InetAddress address, @Nullable JdbcDiscovery jdbc,
-            ClusterGuard guard) throws Exception {
+    static JChannel channel(
+            ShardingSettings settings, int port, InetAddress address, @Nullable JdbcDiscovery jdbc, ClusterGuard guard)
+            throws Exception {
         ProtocolStackConfigurator base = settings.jgroupsConfig() != null
                 ? ConfiguratorFactory.getStackConfigurator(settings.jgroupsConfig())
                 : ConfiguratorFactory.getStackConfigurator(defaultStack(settings, port, address, jdbc));
@@ -75,8 +75,8 @@ final class StackFactory {
         return ch;
     }
 
-    static InputStream defaultStack(ShardingSettings settings, int port, InetAddress address,
-            @Nullable JdbcDiscovery jdbc) throws IOException {
+    static InputStream defaultStack(
+            ShardingSettings settings, int port, InetAddress address, @Nullable JdbcDiscovery jdbc) throws IOException {
         String template;
         try (InputStream in = StackFactory.class.getClassLoader().getResourceAsStream(DEFAULT_STACK)) {
             if (in == null) {
@@ -99,8 +99,9 @@ final class StackFactory {
     private static String discovery(ShardingSettings settings, @Nullable JdbcDiscovery jdbc) {
         JgroupsSettings jg = settings.jgroups();
         return switch (jg.discovery()) {
-            case STATIC -> "<TCPPING async_discovery=\"true\" return_entire_cache=\"false\" port_range=\"0\""
-                    + " initial_hosts=\"" + xmlAttr(InitialHosts.expand(settings.initialHosts())) + "\"/>";
+            case STATIC ->
+                "<TCPPING async_discovery=\"true\" return_entire_cache=\"false\" port_range=\"0\"" + " initial_hosts=\""
+                        + xmlAttr(InitialHosts.expand(settings.initialHosts())) + "\"/>";
             case JDBC -> {
                 if (jdbc == null) {
                     throw new ShardingException("Invalid setting sharding.jgroups.discovery=jdbc: it needs the JDBC"
@@ -109,13 +110,16 @@ final class StackFactory {
                 yield "<JDBC_PING2 remove_all_data_on_view_change=\"true\" register_shutdown_hook=\"false\" "
                         + jdbc.attributes() + "/>";
             }
-            case DNS -> "<dns.DNS_PING dns_record_type=\"A\" dns_query=\"" + xmlAttr(String.valueOf(jg.dnsQuery()))
-                    + "\"/>";
+            case DNS ->
+                "<dns.DNS_PING dns_record_type=\"A\" dns_query=\"" + xmlAttr(String.valueOf(jg.dnsQuery())) + "\"/>";
         };
     }
 
     private static String xmlAttr(String value) {
-        return value.replace("&", "&amp;").replace("\"", "&quot;").replace("<", "&lt;").replace(">", "&gt;");
+        return value.replace("&", "&amp;")
+                .replace("\"", "&quot;")
+                .replace("<", "&lt;")
+                .replace(">", "&gt;");
     }
 
     /**
@@ -149,8 +153,8 @@ final class StackFactory {
         }
         try {
             if (!address.isAnyLocalAddress() && NetworkInterface.getByInetAddress(address) == null) {
-                throw new ShardingException("Invalid setting sharding.jgroups.bind-address=" + value
-                        + ": not an address of this machine");
+                throw new ShardingException(
+                        "Invalid setting sharding.jgroups.bind-address=" + value + ": not an address of this machine");
             }
         } catch (SocketException e) {
             throw new ShardingException("Invalid setting sharding.jgroups.bind-address=" + value + ": " + e, e);
@@ -180,8 +184,10 @@ final class StackFactory {
      * Sets what XML cannot carry on the protocols JGroups creates, before their {@code init()}: the discovery
      * table's data source, and the frame limit on a TCP transport that sets none.
      */
-    private record Hooks(ProtocolStackConfigurator base, int maxFrameSize, @Nullable JdbcDiscovery jdbc)
-            implements ProtocolStackConfigurator {
+    private record Hooks(
+            ProtocolStackConfigurator base,
+            int maxFrameSize,
+            @Nullable JdbcDiscovery jdbc) implements ProtocolStackConfigurator {
 
         @Override
         public String getProtocolStackString() {
@@ -199,8 +205,11 @@ final class StackFactory {
             if (prot instanceof BasicTCP tcp && tcp.getMaxLength() <= 0) {
                 tcp.setMaxLength(maxFrameSize);
             }
-            if (prot instanceof JDBC_PING2 ping && jdbc != null && ping.getDataSource() == null
-                    && ping.getConnectionUrl() == null && ping.getDatasourceJndiName() == null
+            if (prot instanceof JDBC_PING2 ping
+                    && jdbc != null
+                    && ping.getDataSource() == null
+                    && ping.getConnectionUrl() == null
+                    && ping.getDatasourceJndiName() == null
                     && ping.getDatasourceInjecterClass() == null) {
                 ping.setDataSource(jdbc.dataSource());
             }

@@ -15,11 +15,11 @@ import org.jspecify.annotations.Nullable;
  */
 final class TeardownLogFactory implements CustomLogFactory {
 
-    private static final String[] TEARDOWN = {"broken pipe", "connection reset", "socket closed", "socket is closed",
-        "connection refused", "stream closed"};
+    private static final String[] TEARDOWN = {
+        "broken pipe", "connection reset", "socket closed", "socket is closed", "connection refused", "stream closed"
+    };
 
-    private TeardownLogFactory() {
-    }
+    private TeardownLogFactory() {}
 
     /**
      * Makes JGroups use this factory when it would log through SLF4J anyway: not when it has a factory of the
@@ -42,7 +42,7 @@ final class TeardownLogFactory implements CustomLogFactory {
     }
 
     /** Whether a message with these arguments reports a socket the peer has closed. */
-    static boolean isTeardown(@Nullable String format, Object @Nullable... args) {
+    static boolean isTeardown(@Nullable String format, Object @Nullable ... args) {
         StringBuilder text = new StringBuilder(String.valueOf(format));
         if (args != null) {
             for (Object arg : args) {

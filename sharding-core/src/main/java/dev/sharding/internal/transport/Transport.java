@@ -44,8 +44,12 @@ public interface Transport {
      * @param outOfBand whether it may overtake earlier frames
      */
     default void send(Member to, byte[] buffer, int offset, int length, boolean outOfBand) {
-        send(to, offset == 0 && length == buffer.length ? buffer
-                : java.util.Arrays.copyOfRange(buffer, offset, offset + length), outOfBand);
+        send(
+                to,
+                offset == 0 && length == buffer.length
+                        ? buffer
+                        : java.util.Arrays.copyOfRange(buffer, offset, offset + length),
+                outOfBand);
     }
 
     /**

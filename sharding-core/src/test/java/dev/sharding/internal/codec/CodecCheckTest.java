@@ -12,17 +12,26 @@ import org.junit.jupiter.api.Test;
 
 class CodecCheckTest {
 
-    public enum Colour { RED, GREEN }
-
-    public record Line(String sku, int quantity) {
+    public enum Colour {
+        RED,
+        GREEN
     }
 
-    public record Cart(String id, long total, List<Line> lines, Map<String, Integer> counts, Optional<String> note,
-            Colour colour, BigDecimal price, Instant at, byte[] blob, Set<Colour> colours) {
-    }
+    public record Line(String sku, int quantity) {}
 
-    public record Envelope(Object payload) {
-    }
+    public record Cart(
+            String id,
+            long total,
+            List<Line> lines,
+            Map<String, Integer> counts,
+            Optional<String> note,
+            Colour colour,
+            BigDecimal price,
+            Instant at,
+            byte[] blob,
+            Set<Colour> colours) {}
+
+    public record Envelope(Object payload) {}
 
     /** Not a record, no no-arg constructor, two constructors and no creator: Jackson cannot choose one. */
     public static class Amount {
@@ -101,14 +110,22 @@ class CodecCheckTest {
 
     @Test
     void anObjectFieldIsReportedBecauseItComesBackAsAMap() {
-        assertThat(check(Envelope.class)).hasEntrySatisfying(Envelope.class, problem -> assertThat(problem)
-                .contains("Envelope.payload was a").contains("read back a java.util.LinkedHashMap"));
+        assertThat(check(Envelope.class))
+                .hasEntrySatisfying(
+                        Envelope.class,
+                        problem -> assertThat(problem)
+                                .contains("Envelope.payload was a")
+                                .contains("read back a java.util.LinkedHashMap"));
     }
 
     @Test
     void aClassWithoutCreatorIsReportedAsNotDecodable() {
-        assertThat(check(Amount.class)).hasEntrySatisfying(Amount.class,
-                problem -> assertThat(problem).startsWith("it cannot be decoded").contains("Amount"));
+        assertThat(check(Amount.class))
+                .hasEntrySatisfying(
+                        Amount.class,
+                        problem -> assertThat(problem)
+                                .startsWith("it cannot be decoded")
+                                .contains("Amount"));
     }
 
     @Test

@@ -11,21 +11,18 @@ import org.junit.jupiter.api.Test;
 
 class JacksonMessageCodecTest {
 
-    record Deposit(long amount, String note) {
-    }
+    record Deposit(long amount, String note) {}
 
-    record Balance(String id, long balance, List<String> history) {
-    }
+    record Balance(String id, long balance, List<String> history) {}
 
-    record Secret(String value) {
-    }
+    record Secret(String value) {}
 
     private final JacksonMessageCodec codec = new JacksonMessageCodec(List.of(Deposit.class, Balance.class), 4096);
 
     @Test
     void roundTripsDeclaredAndBuiltInTypes() {
-        for (Object value : List.of(new Deposit(5, "x"), new Balance("a", -1, List.of("p", "q")), "text", 42L, 7,
-                true, 1.5d)) {
+        for (Object value :
+                List.of(new Deposit(5, "x"), new Balance("a", -1, List.of("p", "q")), "text", 42L, 7, true, 1.5d)) {
             byte[] bytes = codec.encode(value);
             assertThat(codec.decode(bytes, 0, bytes.length)).isEqualTo(value);
         }
@@ -33,15 +30,18 @@ class JacksonMessageCodecTest {
 
     @Test
     void refusesToEncodeAnUndeclaredType() {
-        assertThatThrownBy(() -> codec.encode(new Secret("s"))).isInstanceOf(MessageRejectedException.class)
-                .hasMessageContaining(Secret.class.getName()).hasMessageContaining("not declared");
+        assertThatThrownBy(() -> codec.encode(new Secret("s")))
+                .isInstanceOf(MessageRejectedException.class)
+                .hasMessageContaining(Secret.class.getName())
+                .hasMessageContaining("not declared");
     }
 
     @Test
     void refusesToDecodeAnUndeclaredType() {
         JacksonMessageCodec other = new JacksonMessageCodec(List.of(Secret.class), 4096);
         byte[] bytes = other.encode(new Secret("s"));
-        assertThatThrownBy(() -> codec.decode(bytes, 0, bytes.length)).isInstanceOf(MessageRejectedException.class)
+        assertThatThrownBy(() -> codec.decode(bytes, 0, bytes.length))
+                .isInstanceOf(MessageRejectedException.class)
                 .hasMessageContaining("undeclared type " + Secret.class.getName());
     }
 
@@ -52,17 +52,20 @@ class JacksonMessageCodecTest {
         out.varInt(name.length);
         out.write(name, 0, name.length);
         byte[] bytes = out.toByteArray();
-        assertThatThrownBy(() -> codec.decode(bytes, 0, bytes.length)).isInstanceOf(MessageRejectedException.class)
+        assertThatThrownBy(() -> codec.decode(bytes, 0, bytes.length))
+                .isInstanceOf(MessageRejectedException.class)
                 .hasMessageContaining("undeclared");
     }
 
     @Test
     void rejectsOversizedPayloads() {
         Deposit big = new Deposit(1, "x".repeat(5000));
-        assertThatThrownBy(() -> codec.encode(big)).isInstanceOf(MessageRejectedException.class)
+        assertThatThrownBy(() -> codec.encode(big))
+                .isInstanceOf(MessageRejectedException.class)
                 .hasMessageContaining("over the limit");
         byte[] bytes = new JacksonMessageCodec(List.of(Deposit.class), 1 << 20).encode(big);
-        assertThatThrownBy(() -> codec.decode(bytes, 0, bytes.length)).isInstanceOf(MessageRejectedException.class)
+        assertThatThrownBy(() -> codec.decode(bytes, 0, bytes.length))
+                .isInstanceOf(MessageRejectedException.class)
                 .hasMessageContaining("over the limit");
     }
 
@@ -71,7 +74,8 @@ class JacksonMessageCodecTest {
         byte[] bytes = codec.encode(new Balance("a", 1, List.of("x")));
         for (int len = 0; len < bytes.length; len++) {
             int l = len;
-            assertThatThrownBy(() -> codec.decode(bytes, 0, l)).as("truncated to %d", l)
+            assertThatThrownBy(() -> codec.decode(bytes, 0, l))
+                    .as("truncated to %d", l)
                     .isInstanceOf(MessageRejectedException.class);
         }
         Random random = new Random(7);
@@ -114,6 +118,7 @@ class JacksonMessageCodecTest {
     @Test
     void refusesToDeclareInterfacesAndPrimitives() {
         assertThatThrownBy(() -> new JacksonMessageCodec(List.of(Runnable.class), 4096))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("concrete");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("concrete");
     }
 }

@@ -10,8 +10,17 @@ class WireStringsTest {
 
     @Test
     void stringsRoundTripWhateverTheirCharactersAndLength() {
-        for (String s : List.of("", "a", "account-42", "x".repeat(127), "x".repeat(128), "y".repeat(5000),
-                "caf\u00e9", "\u00ff", "\u20ac-\ud83d\ude00", "a\u0000b")) {
+        for (String s : List.of(
+                "",
+                "a",
+                "account-42",
+                "x".repeat(127),
+                "x".repeat(128),
+                "y".repeat(5000),
+                "caf\u00e9",
+                "\u00ff",
+                "\u20ac-\ud83d\ude00",
+                "a\u0000b")) {
             WireWriter out = new WireWriter(4);
             out.string(s).string(s);
             byte[] bytes = out.toByteArray();

@@ -45,28 +45,43 @@ class ClusterKeysTest {
         ks.load(null, null);
         KeyGenerator gen = KeyGenerator.getInstance("AES");
         gen.init(256);
-        ks.setEntry("sharding", new KeyStore.SecretKeyEntry(gen.generateKey()),
+        ks.setEntry(
+                "sharding",
+                new KeyStore.SecretKeyEntry(gen.generateKey()),
                 new KeyStore.PasswordProtection("changeit".toCharArray()));
         try (OutputStream out = Files.newOutputStream(store)) {
             ks.store(out, "changeit".toCharArray());
         }
-        UnaryOperator<ShardingSettings> keyStore = s -> s.withJgroups(s.jgroups().withKeyStore(
-                new JgroupsSettings.KeyStoreSettings(store.toString(), "changeit", "sharding", "PKCS12")));
+        UnaryOperator<ShardingSettings> keyStore = s -> s.withJgroups(s.jgroups()
+                .withKeyStore(
+                        new JgroupsSettings.KeyStoreSettings(store.toString(), "changeit", "sharding", "PKCS12")));
         try (TestCluster cluster = TestCluster.of(Counter.type())) {
             List<ShardingNode> nodes = cluster.startNodes(2, keyStore);
             for (int i = 0; i < 10; i++) {
-                assertThat(nodes.get(i % 2).region(Counter.class).ask("k-" + i, new Counter.Add(1),
-                        Counter.Total.class).get(10, TimeUnit.SECONDS).total()).isEqualTo(1);
+                assertThat(nodes.get(i % 2)
+                                .region(Counter.class)
+                                .ask("k-" + i, new Counter.Add(1), Counter.Total.class)
+                                .get(10, TimeUnit.SECONDS)
+                                .total())
+                        .isEqualTo(1);
             }
-            ShardingNode wrongAlias = ShardingNode.builder(cluster.settings("x").withJgroups(JgroupsSettings
-                    .defaults().withKeyStore(new JgroupsSettings.KeyStoreSettings(store.toString(), "changeit",
-                            "nosuch", "PKCS12")))).entityType(Counter.type()).build();
-            assertThatThrownBy(wrongAlias::start).isInstanceOf(ShardingException.class)
+            ShardingNode wrongAlias = ShardingNode.builder(cluster.settings("x")
+                            .withJgroups(JgroupsSettings.defaults()
+                                    .withKeyStore(new JgroupsSettings.KeyStoreSettings(
+                                            store.toString(), "changeit", "nosuch", "PKCS12"))))
+                    .entityType(Counter.type())
+                    .build();
+            assertThatThrownBy(wrongAlias::start)
+                    .isInstanceOf(ShardingException.class)
                     .hasMessageContaining("sharding.jgroups.key-store.alias=nosuch");
-            ShardingNode wrongPassword = ShardingNode.builder(cluster.settings("y").withJgroups(JgroupsSettings
-                    .defaults().withKeyStore(new JgroupsSettings.KeyStoreSettings(store.toString(), "wrong",
-                            "sharding", "PKCS12")))).entityType(Counter.type()).build();
-            assertThatThrownBy(wrongPassword::start).isInstanceOf(ShardingException.class)
+            ShardingNode wrongPassword = ShardingNode.builder(cluster.settings("y")
+                            .withJgroups(JgroupsSettings.defaults()
+                                    .withKeyStore(new JgroupsSettings.KeyStoreSettings(
+                                            store.toString(), "wrong", "sharding", "PKCS12"))))
+                    .entityType(Counter.type())
+                    .build();
+            assertThatThrownBy(wrongPassword::start)
+                    .isInstanceOf(ShardingException.class)
                     .hasMessageContaining("sharding.jgroups.key-store.path=" + store);
         }
     }
@@ -77,10 +92,13 @@ class ClusterKeysTest {
         assertThatThrownBy(() -> s.withJgroups(s.jgroups().withSecret("short")).validate())
                 .hasMessageContaining("sharding.jgroups.secret=******: must be at least 16 characters")
                 .hasMessageNotContaining("short");
-        assertThatThrownBy(() -> s.withJgroups(s.jgroups().withSecret("0123456789abcdef").withKeyStore(
-                new JgroupsSettings.KeyStoreSettings("k.p12", "", "a", "PKCS12"))).validate())
+        assertThatThrownBy(() -> s.withJgroups(s.jgroups()
+                                .withSecret("0123456789abcdef")
+                                .withKeyStore(new JgroupsSettings.KeyStoreSettings("k.p12", "", "a", "PKCS12")))
+                        .validate())
                 .hasMessageContaining("set one of them, not both");
-        assertThatThrownBy(() -> s.withJgroups(s.jgroups().withMaxFrameSize(1000)).validate())
+        assertThatThrownBy(
+                        () -> s.withJgroups(s.jgroups().withMaxFrameSize(1000)).validate())
                 .hasMessageContaining("sharding.jgroups.max-frame-size=1000");
         assertThatThrownBy(() -> s.withJgroups(s.jgroups().withFdPort(7800)).validate())
                 .hasMessageContaining("sharding.jgroups.fd-port=7800");

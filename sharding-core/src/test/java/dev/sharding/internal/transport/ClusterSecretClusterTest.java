@@ -8,7 +8,6 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import dev.sharding.EntityType;
-import dev.sharding.JgroupsSettings;
 import dev.sharding.Member;
 import dev.sharding.ShardingException;
 import dev.sharding.ShardingNode;
@@ -49,7 +48,8 @@ class ClusterSecretClusterTest {
     private final Map<String, JChannel> channels = new ConcurrentHashMap<>();
 
     private final TestCluster cluster = new TestCluster(settings -> ShardingNode.builder(settings)
-            .entityType(Counter.type()).channelCustomizer(ch -> channels.put(settings.nodeName(), ch)));
+            .entityType(Counter.type())
+            .channelCustomizer(ch -> channels.put(settings.nodeName(), ch)));
 
     private final ListAppender<ILoggingEvent> log = new ListAppender<>();
 
@@ -83,8 +83,10 @@ class ClusterSecretClusterTest {
     void nodesWithTheSameSecretFormOneClusterAndServe() throws Exception {
         List<ShardingNode> nodes = cluster.startNodes(3, secret(SECRET));
         for (int i = 0; i < 30; i++) {
-            Counter.Total t = nodes.get(i % 3).region(Counter.class).ask("s-" + i, new Counter.Add(3),
-                    Counter.Total.class).get(10, TimeUnit.SECONDS);
+            Counter.Total t = nodes.get(i % 3)
+                    .region(Counter.class)
+                    .ask("s-" + i, new Counter.Add(3), Counter.Total.class)
+                    .get(10, TimeUnit.SECONDS);
             assertThat(t.total()).isEqualTo(3);
         }
         for (ShardingNode n : nodes) {
@@ -97,13 +99,18 @@ class ClusterSecretClusterTest {
     @Test
     void aNodeWithAnotherSecretCannotJoinAndSaysWhy() {
         ShardingNode member = cluster.startNode(secret(SECRET));
-        stranger = ShardingNode.builder(secret("another secret, just as long").apply(
-                cluster.settings("stranger"))).entityType(Counter.type()).build();
-        assertThatThrownBy(stranger::start).isInstanceOf(ShardingException.class)
+        stranger = ShardingNode.builder(secret("another secret, just as long").apply(cluster.settings("stranger")))
+                .entityType(Counter.type())
+                .build();
+        assertThatThrownBy(stranger::start)
+                .isInstanceOf(ShardingException.class)
                 .hasMessageContaining("different sharding.jgroups.secret");
         assertThat(member.members()).hasSize(1);
-        assertThat(lines(Level.ERROR)).singleElement().asString()
-                .contains("Cannot join cluster").contains("different sharding.jgroups.secret");
+        assertThat(lines(Level.ERROR))
+                .singleElement()
+                .asString()
+                .contains("Cannot join cluster")
+                .contains("different sharding.jgroups.secret");
         assertThat(lines(Level.WARN)).anyMatch(l -> l.contains("sealed with another key"));
         assertServes(member);
     }
@@ -111,8 +118,11 @@ class ClusterSecretClusterTest {
     @Test
     void aNodeWithoutSecretCannotJoinASecuredCluster() {
         ShardingNode member = cluster.startNode(secret(SECRET));
-        stranger = ShardingNode.builder(cluster.settings("stranger")).entityType(Counter.type()).build();
-        assertThatThrownBy(stranger::start).isInstanceOf(ShardingException.class)
+        stranger = ShardingNode.builder(cluster.settings("stranger"))
+                .entityType(Counter.type())
+                .build();
+        assertThatThrownBy(stranger::start)
+                .isInstanceOf(ShardingException.class)
                 .hasMessageContaining("has a sharding.jgroups.secret and this node has none");
         assertThat(member.members()).hasSize(1);
         assertThat(lines(Level.ERROR)).singleElement().asString().contains("Cannot join cluster");
@@ -123,8 +133,10 @@ class ClusterSecretClusterTest {
     void aNodeWithASecretCannotJoinAnOpenCluster() {
         ShardingNode member = cluster.startNode();
         stranger = ShardingNode.builder(secret(SECRET).apply(cluster.settings("stranger")))
-                .entityType(Counter.type()).build();
-        assertThatThrownBy(stranger::start).isInstanceOf(ShardingException.class)
+                .entityType(Counter.type())
+                .build();
+        assertThatThrownBy(stranger::start)
+                .isInstanceOf(ShardingException.class)
                 .hasMessageContaining("has no sharding.jgroups.secret and this node has one");
         assertThat(member.members()).hasSize(1);
         assertServes(member);
@@ -134,10 +146,16 @@ class ClusterSecretClusterTest {
     void whatANonMemberSendsReachesNeitherTheRuntimeNorAnEntity() throws Exception {
         List<ShardingNode> nodes = cluster.startNodes(2, secret(SECRET));
         String id = "victim";
-        Counter.Total before = nodes.get(0).region(Counter.class).ask(id, new Counter.Add(5), Counter.Total.class)
+        Counter.Total before = nodes.get(0)
+                .region(Counter.class)
+                .ask(id, new Counter.Add(5), Counter.Total.class)
                 .get(10, TimeUnit.SECONDS);
-        ShardingNode home = nodes.stream().filter(n -> n.nodeName().equals(before.node())).findFirst().orElseThrow();
-        ClusterGuard homeGuard = channels.get(home.nodeName()).getProtocolStack().findProtocol(ClusterGuard.class);
+        ShardingNode home = nodes.stream()
+                .filter(n -> n.nodeName().equals(before.node()))
+                .findFirst()
+                .orElseThrow();
+        ClusterGuard homeGuard =
+                channels.get(home.nodeName()).getProtocolStack().findProtocol(ClusterGuard.class);
         Address homeAddress = channels.get(home.nodeName()).getAddress();
 
         raw = outsider(channels.get(home.nodeName()).getClusterName());
@@ -149,24 +167,33 @@ class ClusterSecretClusterTest {
         long refusedBefore = homeGuard.refusedCount();
 
         // a forged HostShard with a huge epoch, a forged entity message, and frames that claim to be sealed
-        raw.send(new BytesMessage(homeAddress, protocol.encode(new HostShard("counter", shard, Long.MAX_VALUE / 2, 0, List.of()))));
-        raw.send(new BytesMessage(homeAddress, protocol.encode(new EntityEnvelope("counter", id, shard, 1, rawMember,
-                add, 0, add.length))));
+        raw.send(new BytesMessage(
+                homeAddress, protocol.encode(new HostShard("counter", shard, Long.MAX_VALUE / 2, 0, List.of()))));
+        raw.send(new BytesMessage(
+                homeAddress,
+                protocol.encode(new EntityEnvelope("counter", id, shard, 1, rawMember, add, 0, add.length))));
         Random random = new Random(42);
         for (int i = 0; i < 20; i++) {
             byte[] salt = new byte[GuardHeader.SALT_LENGTH];
             random.nextBytes(salt);
             byte[] body = new byte[random.nextInt(200)];
             random.nextBytes(body);
-            raw.send(new BytesMessage(homeAddress, body).putHeader(ClusterGuard.MAGIC_ID,
-                    new GuardHeader(GuardHeader.SEALED, salt, 1 + random.nextInt(1000))));
+            raw.send(new BytesMessage(homeAddress, body)
+                    .putHeader(
+                            ClusterGuard.MAGIC_ID,
+                            new GuardHeader(GuardHeader.SEALED, salt, 1 + random.nextInt(1000))));
         }
-        Awaitility.await("the home node's guard refused all 22 messages").atMost(Duration.ofSeconds(10))
+        Awaitility.await("the home node's guard refused all 22 messages")
+                .atMost(Duration.ofSeconds(10))
                 .until(() -> homeGuard.refusedCount() >= refusedBefore + 22);
 
-        Counter.Total after = nodes.get(1).region(Counter.class).ask(id, new Counter.Add(1), Counter.Total.class)
+        Counter.Total after = nodes.get(1)
+                .region(Counter.class)
+                .ask(id, new Counter.Add(1), Counter.Total.class)
                 .get(10, TimeUnit.SECONDS);
-        assertThat(after.total()).as("the forged Add(1000) never reached the entity").isEqualTo(6);
+        assertThat(after.total())
+                .as("the forged Add(1000) never reached the entity")
+                .isEqualTo(6);
         assertThat(after.node()).as("the forged HostShard moved nothing").isEqualTo(before.node());
         assertThat(home.members()).hasSize(2);
     }
@@ -182,8 +209,9 @@ class ClusterSecretClusterTest {
 
     private void assertServes(ShardingNode node) {
         try {
-            Counter.Total t = node.region(Counter.class).ask("still-" + System.nanoTime(), new Counter.Add(1),
-                    Counter.Total.class).get(10, TimeUnit.SECONDS);
+            Counter.Total t = node.region(Counter.class)
+                    .ask("still-" + System.nanoTime(), new Counter.Add(1), Counter.Total.class)
+                    .get(10, TimeUnit.SECONDS);
             assertThat(t.total()).isEqualTo(1);
         } catch (Exception e) {
             throw new AssertionError("node " + node.nodeName() + " stopped serving", e);
@@ -191,8 +219,9 @@ class ClusterSecretClusterTest {
     }
 
     private List<String> lines(Level level) {
-        return log.list.stream().filter(e -> e.getLevel() == level).map(ILoggingEvent::getFormattedMessage)
+        return log.list.stream()
+                .filter(e -> e.getLevel() == level)
+                .map(ILoggingEvent::getFormattedMessage)
                 .toList();
     }
-
 }

@@ -39,7 +39,8 @@ class FrameFuzzClusterTest {
     private final List<Message> captured = new CopyOnWriteArrayList<>();
 
     private final TestCluster cluster = new TestCluster(settings -> ShardingNode.builder(settings)
-            .entityType(Counter.type()).channelCustomizer(ch -> {
+            .entityType(Counter.type())
+            .channelCustomizer(ch -> {
                 channels.put(settings.nodeName(), ch);
                 if (settings.jgroups().secured()) {
                     tap(ch);
@@ -62,7 +63,8 @@ class FrameFuzzClusterTest {
         Victim victim = victim(nodes);
         raw = new JChannel(TestCluster.STACK).name("fuzzer");
         raw.connect(channels.get(victim.home.nodeName()).getClusterName());
-        Awaitility.await("fuzzer in the view").atMost(Duration.ofSeconds(20))
+        Awaitility.await("fuzzer in the view")
+                .atMost(Duration.ofSeconds(20))
                 .until(() -> victim.home.members().size() == 3);
         Random random = new Random(7);
         for (int i = 0; i < ROUNDS; i++) {
@@ -84,12 +86,17 @@ class FrameFuzzClusterTest {
 
     @Test
     void randomForgedAndReplayedFramesFromANonMemberReachNoEntity() throws Exception {
-        List<ShardingNode> nodes = cluster.startNodes(2, ClusterSecretClusterTest.secret(
-                ClusterSecretClusterTest.SECRET));
+        List<ShardingNode> nodes =
+                cluster.startNodes(2, ClusterSecretClusterTest.secret(ClusterSecretClusterTest.SECRET));
         Victim victim = victim(nodes);
-        ClusterGuard guard = channels.get(victim.home.nodeName()).getProtocolStack().findProtocol(ClusterGuard.class);
-        List<Message> sealed = captured.stream().filter(m -> victim.homeAddress.equals(m.getDest())).toList();
-        assertThat(sealed).as("sealed messages captured on their way to the home node").isNotEmpty();
+        ClusterGuard guard =
+                channels.get(victim.home.nodeName()).getProtocolStack().findProtocol(ClusterGuard.class);
+        List<Message> sealed = captured.stream()
+                .filter(m -> victim.homeAddress.equals(m.getDest()))
+                .toList();
+        assertThat(sealed)
+                .as("sealed messages captured on their way to the home node")
+                .isNotEmpty();
 
         raw = new JChannel(TestCluster.STACK).name("fuzzer");
         ((GMS) raw.getProtocolStack().findProtocol(GMS.class)).setMaxJoinAttempts(1);
@@ -135,9 +142,11 @@ class FrameFuzzClusterTest {
             sent++;
         }
         int expected = sent;
-        Awaitility.await("the guard refused all " + expected + " frames").atMost(Duration.ofSeconds(30))
+        Awaitility.await("the guard refused all " + expected + " frames")
+                .atMost(Duration.ofSeconds(30))
                 .until(() -> guard.refusedCount() >= refusedBefore + expected);
-        assertThat(guard.replayedCount() - replayedBefore).as("verbatim copies dropped as replays")
+        assertThat(guard.replayedCount() - replayedBefore)
+                .as("verbatim copies dropped as replays")
                 .isGreaterThanOrEqualTo(sealed.size());
         raw.close();
         raw = null;
@@ -159,15 +168,21 @@ class FrameFuzzClusterTest {
     /** Copies every sealed unicast leaving the node, as an eavesdropper on the network would. */
     private void tap(JChannel ch) {
         try {
-            ch.getProtocolStack().insertProtocol(new Protocol() {
-                @Override
-                public Object down(Message msg) {
-                    if (msg.getDest() != null && msg.getHeader(ClusterGuard.MAGIC_ID) != null && captured.size() < 500) {
-                        captured.add(msg.copy(true, true));
-                    }
-                    return down_prot.down(msg);
-                }
-            }, ProtocolStack.Position.BELOW, ClusterGuard.class);
+            ch.getProtocolStack()
+                    .insertProtocol(
+                            new Protocol() {
+                                @Override
+                                public Object down(Message msg) {
+                                    if (msg.getDest() != null
+                                            && msg.getHeader(ClusterGuard.MAGIC_ID) != null
+                                            && captured.size() < 500) {
+                                        captured.add(msg.copy(true, true));
+                                    }
+                                    return down_prot.down(msg);
+                                }
+                            },
+                            ProtocolStack.Position.BELOW,
+                            ClusterGuard.class);
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }
@@ -176,14 +191,21 @@ class FrameFuzzClusterTest {
     /** An entity on the second node, reached from the first, so that its messages cross the wire. */
     private Victim victim(List<ShardingNode> nodes) throws Exception {
         for (int i = 0; ; i++) {
-            Counter.Total t = nodes.get(0).region(Counter.class).ask("victim-" + i, new Counter.Add(5),
-                    Counter.Total.class).get(10, TimeUnit.SECONDS);
+            Counter.Total t = nodes.get(0)
+                    .region(Counter.class)
+                    .ask("victim-" + i, new Counter.Add(5), Counter.Total.class)
+                    .get(10, TimeUnit.SECONDS);
             if (t.node().equals(nodes.get(1).nodeName())) {
                 for (int k = 0; k < 20; k++) {
-                    nodes.get(0).region(Counter.class).ask("victim-" + i, new Counter.Add(1), Counter.Total.class)
+                    nodes.get(0)
+                            .region(Counter.class)
+                            .ask("victim-" + i, new Counter.Add(1), Counter.Total.class)
                             .get(10, TimeUnit.SECONDS);
                 }
-                return new Victim("victim-" + i, nodes.get(1), channels.get(nodes.get(1).nodeName()).getAddress());
+                return new Victim(
+                        "victim-" + i,
+                        nodes.get(1),
+                        channels.get(nodes.get(1).nodeName()).getAddress());
             }
         }
     }
@@ -192,16 +214,24 @@ class FrameFuzzClusterTest {
 
         void assertUntouchedAndServing(List<ShardingNode> nodes, int members) throws Exception {
             for (ShardingNode n : nodes) {
-                Counter.Total t = n.region(Counter.class).ask(id, new Counter.Add(0), Counter.Total.class)
+                Counter.Total t = n.region(Counter.class)
+                        .ask(id, new Counter.Add(0), Counter.Total.class)
                         .get(10, TimeUnit.SECONDS);
-                assertThat(t.total()).as("total of %s asked at %s", id, n.nodeName()).isEqualTo(25);
+                assertThat(t.total())
+                        .as("total of %s asked at %s", id, n.nodeName())
+                        .isEqualTo(25);
                 assertThat(t.node()).isEqualTo(home.nodeName());
             }
-            Awaitility.await("membership back to the nodes").atMost(Duration.ofSeconds(20))
+            Awaitility.await("membership back to the nodes")
+                    .atMost(Duration.ofSeconds(20))
                     .until(() -> nodes.stream().allMatch(n -> n.members().size() == members));
             for (int i = 0; i < 10; i++) {
-                assertThat(nodes.get(i % 2).region(Counter.class).ask("after-" + i, new Counter.Add(1),
-                        Counter.Total.class).get(10, TimeUnit.SECONDS).total()).isEqualTo(1);
+                assertThat(nodes.get(i % 2)
+                                .region(Counter.class)
+                                .ask("after-" + i, new Counter.Add(1), Counter.Total.class)
+                                .get(10, TimeUnit.SECONDS)
+                                .total())
+                        .isEqualTo(1);
             }
         }
     }

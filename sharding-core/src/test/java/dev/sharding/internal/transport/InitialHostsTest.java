@@ -17,8 +17,10 @@ class InitialHostsTest {
 
     @Test
     void rejectsWhatIsNotHostAndPort() {
-        assertThatThrownBy(() -> InitialHosts.expand("localhost:7800")).isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("sharding.jgroups.initial-hosts").hasMessageContaining("localhost:7800");
+        assertThatThrownBy(() -> InitialHosts.expand("localhost:7800"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("sharding.jgroups.initial-hosts")
+                .hasMessageContaining("localhost:7800");
         assertThatThrownBy(() -> InitialHosts.expand("h[7802..7800]")).hasMessageContaining("ascending");
         assertThatThrownBy(() -> InitialHosts.expand("h[1..99999]")).hasMessageContaining("ascending");
         assertThatThrownBy(() -> InitialHosts.expand(" , ")).hasMessageContaining("no host");
@@ -26,9 +28,12 @@ class InitialHostsTest {
 
     @Test
     void coversAPortOnlyWhenAnEntryOfTheSameHostListsIt() {
-        assertThat(InitialHosts.covers("127.0.0.1[7800..7809]", "127.0.0.1", 7805)).isTrue();
-        assertThat(InitialHosts.covers("127.0.0.1[7800..7809]", "127.0.0.1", 7900)).isFalse();
+        assertThat(InitialHosts.covers("127.0.0.1[7800..7809]", "127.0.0.1", 7805))
+                .isTrue();
+        assertThat(InitialHosts.covers("127.0.0.1[7800..7809]", "127.0.0.1", 7900))
+                .isFalse();
         assertThat(InitialHosts.covers("localhost[7900]", "127.0.0.1", 7900)).isTrue();
-        assertThat(InitialHosts.covers("10.0.0.5[7800],127.0.0.1[7900]", "127.0.0.1", 7800)).isFalse();
+        assertThat(InitialHosts.covers("10.0.0.5[7800],127.0.0.1[7900]", "127.0.0.1", 7800))
+                .isFalse();
     }
 }

@@ -47,8 +47,12 @@ class OutboxTest {
             synchronized (messages) {
                 for (byte[] m : messages) {
                     if (m[0] == Outbox.BATCH_MAGIC) {
-                        assertThat(Outbox.unpack(m, 0, m.length,
-                                (b, o, n) -> out.add(java.util.Arrays.copyOfRange(b, o, o + n)))).isNull();
+                        assertThat(Outbox.unpack(
+                                        m,
+                                        0,
+                                        m.length,
+                                        (b, o, n) -> out.add(java.util.Arrays.copyOfRange(b, o, o + n))))
+                                .isNull();
                     } else {
                         out.add(m);
                     }
@@ -152,8 +156,8 @@ class OutboxTest {
         }
         assertThat(next).containsOnly(perSender);
         synchronized (channel.messages) {
-            assertThat(channel.messages).allSatisfy(m -> assertThat(m.length).isLessThanOrEqualTo(
-                    Outbox.MAX_BATCH_BYTES));
+            assertThat(channel.messages)
+                    .allSatisfy(m -> assertThat(m.length).isLessThanOrEqualTo(Outbox.MAX_BATCH_BYTES));
         }
     }
 
@@ -179,7 +183,9 @@ class OutboxTest {
                     inside.add(m);
                 }
                 boolean oob = channel.outOfBand.get(i);
-                assertThat(inside).allSatisfy(f -> assertThat(ByteBuffer.wrap(f).getInt(1)).isEqualTo(oob ? 1 : 0));
+                assertThat(inside)
+                        .allSatisfy(
+                                f -> assertThat(ByteBuffer.wrap(f).getInt(1)).isEqualTo(oob ? 1 : 0));
             }
         }
     }
@@ -220,9 +226,11 @@ class OutboxTest {
         for (int i = 2; i < 50; i++) {
             peer.send(frame(0, i, 30), 0, 30, i % 2 == 0);
         }
-        assertThat(peer.awaitSent(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50))).isFalse();
+        assertThat(peer.awaitSent(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50)))
+                .isFalse();
         channel.gate.countDown();
-        assertThat(peer.awaitSent(System.nanoTime() + TimeUnit.SECONDS.toNanos(10))).isTrue();
+        assertThat(peer.awaitSent(System.nanoTime() + TimeUnit.SECONDS.toNanos(10)))
+                .isTrue();
         assertThat(channel.frames()).hasSize(50);
     }
 
@@ -243,8 +251,8 @@ class OutboxTest {
         System.arraycopy(one, 0, batch, 2, 12);
         batch[14] = 100; // claims 100 bytes, 2 left
         List<byte[]> got = new ArrayList<>();
-        String why = Outbox.unpack(batch, 0, batch.length,
-                (b, o, n) -> got.add(java.util.Arrays.copyOfRange(b, o, o + n)));
+        String why =
+                Outbox.unpack(batch, 0, batch.length, (b, o, n) -> got.add(java.util.Arrays.copyOfRange(b, o, o + n)));
         assertThat(got).containsExactly(one);
         assertThat(why).contains("beyond the batch");
 
@@ -263,7 +271,7 @@ class OutboxTest {
             b[0] = Outbox.BATCH_MAGIC;
             assertThat(Outbox.writeVarint(b, 1, v)).isEqualTo(b.length);
             // a varint claiming more than is there is reported, with the value it read
-            assertThat(Outbox.unpack(b, 0, b.length, (x, o, n) -> { })).contains("frame length " + v + " ");
+            assertThat(Outbox.unpack(b, 0, b.length, (x, o, n) -> {})).contains("frame length " + v + " ");
         }
     }
 }

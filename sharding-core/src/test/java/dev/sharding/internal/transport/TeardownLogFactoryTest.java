@@ -49,11 +49,13 @@ class TeardownLogFactoryTest {
         log.error("%s: failed sending graceful close to %s: %s", "a", "b", "Socket closed");
         log.error("JGRP000034: %s: failure sending message to %s: %s", "a", "b", new IOException("Broken pipe"));
         log.error("failed sending data to %s: %s", "b", new SocketException("Connection reset"));
-        log.error("JGRP000029: %s: failed sending message to %s (%d bytes): %s, headers: %s", "a", "b", 10,
-                new IOException("Broken pipe"), "h");
+        log.error(
+                "JGRP000029: %s: failed sending message to %s (%d bytes): %s, headers: %s",
+                "a", "b", 10, new IOException("Broken pipe"), "h");
         log.error("something else failed: %s", new IllegalStateException("bad"));
 
-        assertThat(events.list).extracting(ILoggingEvent::getLevel)
+        assertThat(events.list)
+                .extracting(ILoggingEvent::getLevel)
                 .containsExactly(Level.DEBUG, Level.WARN, Level.WARN, Level.WARN, Level.ERROR);
     }
 }

@@ -46,7 +46,8 @@ public abstract class CoordinatorLeaseContract extends StoreContractSupport {
         assertThat(renewed.remaining()).as("renewed for the new duration").isGreaterThan(Duration.ofSeconds(20));
         CoordinatorLease shortened = acquire(store, "a", Duration.ofSeconds(5));
         assertThat(shortened.granted()).isTrue();
-        assertThat(shortened.remaining()).as("a renewal sets the expiry, it does not only extend it")
+        assertThat(shortened.remaining())
+                .as("a renewal sets the expiry, it does not only extend it")
                 .isLessThanOrEqualTo(Duration.ofSeconds(5));
     }
 
@@ -60,9 +61,13 @@ public abstract class CoordinatorLeaseContract extends StoreContractSupport {
         assertThat(refused.granted()).isFalse();
         assertThat(refused.holderId()).isEqualTo("a");
         assertThat(refused.holderName()).isEqualTo("node a");
-        assertThat(refused.remaining()).as("time left of a's lease, %d ms after it was asked for", elapsed / 1_000_000)
-                .isLessThanOrEqualTo(LONG).isGreaterThanOrEqualTo(LONG.minusNanos(elapsed).minusSeconds(1));
-        assertThat(acquire(store, "a", LONG).granted()).as("the holder still renews").isTrue();
+        assertThat(refused.remaining())
+                .as("time left of a's lease, %d ms after it was asked for", elapsed / 1_000_000)
+                .isLessThanOrEqualTo(LONG)
+                .isGreaterThanOrEqualTo(LONG.minusNanos(elapsed).minusSeconds(1));
+        assertThat(acquire(store, "a", LONG).granted())
+                .as("the holder still renews")
+                .isTrue();
         assertThat(acquire(peer, "b", LONG).granted()).isFalse();
     }
 
@@ -73,13 +78,16 @@ public abstract class CoordinatorLeaseContract extends StoreContractSupport {
         long sent = System.nanoTime();
         assertThat(acquire(store, "a", shortLease).granted()).isTrue();
         CoordinatorLease[] last = new CoordinatorLease[1];
-        Awaitility.await("lease of a expired and granted to b").atMost(10, TimeUnit.SECONDS)
-                .pollInterval(Duration.ofMillis(20)).until(() -> {
+        Awaitility.await("lease of a expired and granted to b")
+                .atMost(10, TimeUnit.SECONDS)
+                .pollInterval(Duration.ofMillis(20))
+                .until(() -> {
                     last[0] = acquire(peer, "b", LONG);
                     return last[0].granted();
                 });
         long grantedAfter = System.nanoTime() - sent;
-        assertThat(Duration.ofNanos(grantedAfter)).as("b was granted the lease only after a's had expired")
+        assertThat(Duration.ofNanos(grantedAfter))
+                .as("b was granted the lease only after a's had expired")
                 .isGreaterThanOrEqualTo(shortLease.minusMillis(2));
         assertThat(last[0].holderId()).isEqualTo("b");
         CoordinatorLease refused = acquire(store, "a", shortLease);
@@ -97,9 +105,12 @@ public abstract class CoordinatorLeaseContract extends StoreContractSupport {
         assertThat(stillHeld.granted()).isFalse();
         assertThat(stillHeld.holderId()).isEqualTo("a");
         await(store.releaseCoordinatorLease(type, "a"));
-        assertThat(acquire(peer, "b", LONG).granted()).as("granted at once after the release").isTrue();
+        assertThat(acquire(peer, "b", LONG).granted())
+                .as("granted at once after the release")
+                .isTrue();
         await(store.releaseCoordinatorLease(type, "a"));
-        assertThat(acquire(store, "a", LONG).holderId()).as("a second release by a former holder does nothing")
+        assertThat(acquire(store, "a", LONG).holderId())
+                .as("a second release by a former holder does nothing")
                 .isEqualTo("b");
     }
 

@@ -95,8 +95,8 @@ public final class EpochFuzzer {
                 epoch = epochsSeen.get(node).merge(id, fresh, Math::max);
             }
             String payload = "node" + node + "-thread" + thread + "-write" + i;
-            CompletableFuture<StoredState> future = nodes[node].write(typeName, entityId(id), id, epoch,
-                    payload.getBytes(StandardCharsets.UTF_8));
+            CompletableFuture<StoredState> future =
+                    nodes[node].write(typeName, entityId(id), id, epoch, payload.getBytes(StandardCharsets.UTF_8));
             attempts.add(new Attempt(id, epoch, payload, future));
             window.add(future);
             if (window.size() == WINDOW) {
@@ -117,7 +117,8 @@ public final class EpochFuzzer {
             if (failure == null) {
                 accepted.add(a);
             } else {
-                assertThat(failure).as("seed %d: %s failed otherwise than stale", seed, a)
+                assertThat(failure)
+                        .as("seed %d: %s failed otherwise than stale", seed, a)
                         .isInstanceOf(StaleEpochException.class);
                 refused.add(a);
             }
@@ -125,30 +126,40 @@ public final class EpochFuzzer {
         accepted.sort(Comparator.comparingLong(a -> a.future().join().version()));
         for (int i = 0; i < accepted.size(); i++) {
             StoredState s = accepted.get(i).future().join();
-            assertThat(s.version()).as("seed %d: versions of the accepted writes of %s", seed, entityId(id))
+            assertThat(s.version())
+                    .as("seed %d: versions of the accepted writes of %s", seed, entityId(id))
                     .isEqualTo(i + 1);
-            assertThat(s.epoch()).as("seed %d: epoch reported for %s", seed, accepted.get(i)).isEqualTo(
-                    accepted.get(i).epoch());
-            assertThat(new String(s.state(), StandardCharsets.UTF_8)).isEqualTo(accepted.get(i).payload());
+            assertThat(s.epoch())
+                    .as("seed %d: epoch reported for %s", seed, accepted.get(i))
+                    .isEqualTo(accepted.get(i).epoch());
+            assertThat(new String(s.state(), StandardCharsets.UTF_8))
+                    .isEqualTo(accepted.get(i).payload());
             if (i > 0) {
-                assertThat(s.epoch()).as("seed %d: version %d of %s was accepted under a lower epoch than version %d",
-                        seed, i + 1, entityId(id), i).isGreaterThanOrEqualTo(accepted.get(i - 1).epoch());
+                assertThat(s.epoch())
+                        .as(
+                                "seed %d: version %d of %s was accepted under a lower epoch than version %d",
+                                seed, i + 1, entityId(id), i)
+                        .isGreaterThanOrEqualTo(accepted.get(i - 1).epoch());
             }
         }
         long highestAccepted = accepted.stream().mapToLong(Attempt::epoch).max().orElse(0);
         for (Attempt r : refused) {
-            assertThat(highestAccepted).as("seed %d: %s was refused though no write had a higher epoch", seed, r)
+            assertThat(highestAccepted)
+                    .as("seed %d: %s was refused though no write had a higher epoch", seed, r)
                     .isGreaterThan(r.epoch());
         }
         Optional<StoredState> row = nodes[0].read(typeName, entityId(id)).get(10, TimeUnit.SECONDS);
         if (accepted.isEmpty()) {
-            assertThat(row).as("seed %d: %s has no accepted write", seed, entityId(id)).isEmpty();
+            assertThat(row)
+                    .as("seed %d: %s has no accepted write", seed, entityId(id))
+                    .isEmpty();
             return;
         }
         Attempt last = accepted.get(accepted.size() - 1);
         assertThat(row).as("seed %d: stored row of %s", seed, entityId(id)).isPresent();
         assertThat(new String(row.get().state(), StandardCharsets.UTF_8))
-                .as("seed %d: stored state of %s", seed, entityId(id)).isEqualTo(last.payload());
+                .as("seed %d: stored state of %s", seed, entityId(id))
+                .isEqualTo(last.payload());
         assertThat(row.get().version()).isEqualTo(accepted.size());
         assertThat(row.get().epoch()).isEqualTo(last.epoch());
     }
@@ -187,6 +198,5 @@ public final class EpochFuzzer {
      * @param payload the state written
      * @param future its outcome
      */
-    private record Attempt(int id, long epoch, String payload, CompletableFuture<StoredState> future) {
-    }
+    private record Attempt(int id, long epoch, String payload, CompletableFuture<StoredState> future) {}
 }

@@ -102,8 +102,8 @@ public final class FaultyDataSource implements DataSource {
     }
 
     private Connection withFaultyCommit(Connection connection) {
-        return (Connection) Proxy.newProxyInstance(Connection.class.getClassLoader(),
-                new Class<?>[] {Connection.class}, (proxy, method, args) -> {
+        return (Connection) Proxy.newProxyInstance(
+                Connection.class.getClassLoader(), new Class<?>[] {Connection.class}, (proxy, method, args) -> {
                     if (method.getName().equals("commit") && fault == StoreFault.COMMIT_FAILS) {
                         throw new SQLException("Injected fault: the connection was lost during commit", "08006");
                     }

@@ -107,7 +107,8 @@ public final class LeaseFuzzer {
             long sent = System.nanoTime();
             CoordinatorLease got;
             try {
-                got = store.acquireCoordinatorLease(clusterName, id, "node " + member, lease).get(20, TimeUnit.SECONDS);
+                got = store.acquireCoordinatorLease(clusterName, id, "node " + member, lease)
+                        .get(20, TimeUnit.SECONDS);
             } catch (ExecutionException e) {
                 // no answer within the lease (a loaded machine): the member cannot count on holding it
                 failures.add(id + ": " + e.getCause());
@@ -122,9 +123,12 @@ public final class LeaseFuzzer {
                 held.add(current);
                 mine.add(current);
             } else {
-                assertThat(got.holderId()).as("holder named in a refusal to %s", id).isNotEqualTo(id);
+                assertThat(got.holderId())
+                        .as("holder named in a refusal to %s", id)
+                        .isNotEqualTo(id);
                 // the holder may have renewed while this request waited for the row; never later than that
-                assertThat(got.remaining()).as("time left named in a refusal")
+                assertThat(got.remaining())
+                        .as("time left named in a refusal")
                         .isLessThanOrEqualTo(lease.plusNanos(received - sent));
                 refusals.add(id);
             }
@@ -157,8 +161,10 @@ public final class LeaseFuzzer {
             }
             for (Map.Entry<String, Long> other : latestEnd.entrySet()) {
                 if (!other.getKey().equals(h.holder())) {
-                    assertThat(h.from() + TOLERANCE_NANOS).as("seed %d: %s took the lease %.2f ms before %s's"
-                            + " lease ended", seed, h.holder(), (other.getValue() - h.from()) / 1e6, other.getKey())
+                    assertThat(h.from() + TOLERANCE_NANOS)
+                            .as(
+                                    "seed %d: %s took the lease %.2f ms before %s's" + " lease ended",
+                                    seed, h.holder(), (other.getValue() - h.from()) / 1e6, other.getKey())
                             .isGreaterThanOrEqualTo(other.getValue());
                 }
             }
@@ -170,7 +176,8 @@ public final class LeaseFuzzer {
         }
         assertThat(handovers).as("seed %d: times the lease changed hands", seed).isGreaterThanOrEqualTo(3);
         assertThat(refusals).as("seed %d: refusals", seed).isNotEmpty();
-        assertThat(failures.size()).as("seed %d: requests that failed: %s", seed, failures)
+        assertThat(failures.size())
+                .as("seed %d: requests that failed: %s", seed, failures)
                 .isLessThan(held.size() + refusals.size());
     }
 

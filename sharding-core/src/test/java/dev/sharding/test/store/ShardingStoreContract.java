@@ -8,7 +8,6 @@ import dev.sharding.ShardingException;
 import dev.sharding.spi.ShardingStore;
 import dev.sharding.spi.ShardingStore.StoredState;
 import dev.sharding.spi.StaleEpochException;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -56,7 +55,8 @@ public abstract class ShardingStoreContract extends CoordinatorLeaseContract {
     @Test
     void versionCountsTheWritesAndTypesAreSeparate() throws Exception {
         for (int i = 1; i <= 3; i++) {
-            assertThat(await(store.write(type, "a", SHARD, 1, bytes("v" + i))).version()).isEqualTo(i);
+            assertThat(await(store.write(type, "a", SHARD, 1, bytes("v" + i))).version())
+                    .isEqualTo(i);
         }
         await(store.write(type + "-other", "a", SHARD, 1, bytes("other")));
         assertThat(text(await(store.read(type, "a")).orElseThrow())).isEqualTo("v3");
@@ -100,7 +100,9 @@ public abstract class ShardingStoreContract extends CoordinatorLeaseContract {
     void aWriteUnderALowerEpochIsRefusedAndChangesNothing() throws Exception {
         await(store.write(type, "a", SHARD, 5, bytes("by epoch 5")));
         assertThatThrownBy(() -> await(store.write(type, "a", SHARD, 4, bytes("by epoch 4"))))
-                .isInstanceOf(StaleEpochException.class).hasMessageContaining("epoch 4").hasMessageContaining("5");
+                .isInstanceOf(StaleEpochException.class)
+                .hasMessageContaining("epoch 4")
+                .hasMessageContaining("5");
         StoredState row = await(store.read(type, "a")).orElseThrow();
         assertThat(text(row)).isEqualTo("by epoch 5");
         assertThat(row.version()).isEqualTo(1);
@@ -117,7 +119,8 @@ public abstract class ShardingStoreContract extends CoordinatorLeaseContract {
     @Test
     void anEqualEpochIsAcceptedAndAHigherOneFencesTheLowerOut() throws Exception {
         await(store.write(type, "a", SHARD, 2, bytes("first")));
-        assertThat(await(store.write(type, "a", SHARD, 2, bytes("same epoch"))).version()).isEqualTo(2);
+        assertThat(await(store.write(type, "a", SHARD, 2, bytes("same epoch"))).version())
+                .isEqualTo(2);
         StoredState higher = await(store.write(type, "a", SHARD, 3, bytes("new owner")));
         assertThat(higher.version()).isEqualTo(3);
         assertThat(higher.epoch()).isEqualTo(3);
@@ -161,7 +164,9 @@ public abstract class ShardingStoreContract extends CoordinatorLeaseContract {
             assertThat(row.epoch()).isEqualTo(2);
             Throwable lowFailure = failureOf(low);
             if (lowFailure == null) {
-                assertThat(await(low).version()).as("the low write of %s came first", id).isEqualTo(1);
+                assertThat(await(low).version())
+                        .as("the low write of %s came first", id)
+                        .isEqualTo(1);
                 assertThat(won.version()).isEqualTo(2);
             } else {
                 assertThat(lowFailure).isInstanceOf(StaleEpochException.class);
@@ -182,7 +187,8 @@ public abstract class ShardingStoreContract extends CoordinatorLeaseContract {
                 for (int round = 1; round <= 3; round++) {
                     List<CompletableFuture<StoredState>> writes = new ArrayList<>();
                     for (int i = 0; i < idsPerThread; i++) {
-                        writes.add(store.write(type, thread + "-" + i, SHARD, 1, bytes(thread + "-" + i + "-" + round)));
+                        writes.add(
+                                store.write(type, thread + "-" + i, SHARD, 1, bytes(thread + "-" + i + "-" + round)));
                     }
                     writes.forEach(CompletableFuture::join);
                 }
@@ -264,15 +270,17 @@ public abstract class ShardingStoreContract extends CoordinatorLeaseContract {
         await(store.write(type, "old", 9, 1, bytes("by the first owner")));
         assertThat(await(store.nextEpoch(type, 9))).isEqualTo(2);
         // the first owner has not noticed the move: neither its rows nor new ones take its writes any more
-        assertThatThrownBy(() -> await(store.write(type, "old", 9, 1, bytes("late")))).isInstanceOf(
-                StaleEpochException.class);
-        assertThatThrownBy(() -> await(store.write(type, "new", 9, 1, bytes("late")))).isInstanceOf(
-                StaleEpochException.class);
+        assertThatThrownBy(() -> await(store.write(type, "old", 9, 1, bytes("late"))))
+                .isInstanceOf(StaleEpochException.class);
+        assertThatThrownBy(() -> await(store.write(type, "new", 9, 1, bytes("late"))))
+                .isInstanceOf(StaleEpochException.class);
         assertThatThrownBy(() -> await(store.delete(type, "old", 9, 1))).isInstanceOf(StaleEpochException.class);
         assertThat(text(await(store.read(type, "old")).orElseThrow())).isEqualTo("by the first owner");
         assertThat(await(store.read(type, "new"))).isEmpty();
         // the new owner writes; other shards are not fenced by this one's epoch
-        assertThat(await(store.write(type, "old", 9, 2, bytes("by the new owner"))).epoch()).isEqualTo(2);
+        assertThat(await(store.write(type, "old", 9, 2, bytes("by the new owner")))
+                        .epoch())
+                .isEqualTo(2);
         await(store.write(type, "elsewhere", 10, 1, bytes("other shard")));
     }
 
@@ -290,7 +298,9 @@ public abstract class ShardingStoreContract extends CoordinatorLeaseContract {
         await(after);
         assertThat(await(store.remembered(type, 1))).isEmpty();
         assertThat(await(store.remembered(type, 2))).containsExactly("c");
-        assertThat(await(store.nextEpoch(type, 1))).as("the shard epochs are kept").isEqualTo(3);
+        assertThat(await(store.nextEpoch(type, 1)))
+                .as("the shard epochs are kept")
+                .isEqualTo(3);
         StoredState kept = await(store.read(type, "a")).orElseThrow();
         assertThat(text(kept)).isEqualTo("state");
         assertThat(kept.epoch()).isEqualTo(4);
@@ -303,8 +313,12 @@ public abstract class ShardingStoreContract extends CoordinatorLeaseContract {
         long before = await(store.nextEpoch(type, shard));
         await(store.write(type, "kept", shard, before, bytes("before the clear")));
         await(store.updateRemembered(type, shard, List.of("kept"), List.of()));
-        assertThat(await(store.clearShardingData())).as("remembered ids deleted").isPositive();
-        assertThat(await(store.clearShardingData())).as("remembered ids deleted by a second clear").isZero();
+        assertThat(await(store.clearShardingData()))
+                .as("remembered ids deleted")
+                .isPositive();
+        assertThat(await(store.clearShardingData()))
+                .as("remembered ids deleted by a second clear")
+                .isZero();
         long after = await(store.nextEpoch(type, shard));
         assertThat(after).as("the first epoch after the clear").isGreaterThan(before);
         StoredState written = await(store.write(type, "kept", shard, after, bytes("after the clear")));
@@ -323,12 +337,16 @@ public abstract class ShardingStoreContract extends CoordinatorLeaseContract {
         assumeTrue(canInjectFaults(), "this store cannot be made to fail");
         await(store.write(type, "a", SHARD, 1, bytes("before")));
         injectFault(StoreFault.COMMIT_FAILS);
-        List<CompletableFuture<?>> failing = List.of(store.write(type, "a", SHARD, 1, bytes("lost")),
-                store.write(type, "b", SHARD, 1, bytes("lost")), store.delete(type, "a", SHARD, 1),
+        List<CompletableFuture<?>> failing = List.of(
+                store.write(type, "a", SHARD, 1, bytes("lost")),
+                store.write(type, "b", SHARD, 1, bytes("lost")),
+                store.delete(type, "a", SHARD, 1),
                 store.updateRemembered(type, 1, List.of("b"), List.of()));
         for (CompletableFuture<?> f : failing) {
-            assertThat(failureOf(f)).isInstanceOf(ShardingException.class)
-                    .hasMessageContaining("could not commit").hasMessageContaining("nothing of its batch")
+            assertThat(failureOf(f))
+                    .isInstanceOf(ShardingException.class)
+                    .hasMessageContaining("could not commit")
+                    .hasMessageContaining("nothing of its batch")
                     .hasRootCauseMessage("Injected fault: the connection was lost during commit");
         }
         injectFault(null);
@@ -337,23 +355,30 @@ public abstract class ShardingStoreContract extends CoordinatorLeaseContract {
         assertThat(row.version()).isEqualTo(1);
         assertThat(await(store.read(type, "b"))).isEmpty();
         assertThat(await(store.remembered(type, 1))).isEmpty();
-        assertThat(await(store.write(type, "a", SHARD, 1, bytes("after"))).version()).isEqualTo(2);
-        assertThat(await(store.write(type, "b", SHARD, 1, bytes("after"))).version()).isEqualTo(1);
+        assertThat(await(store.write(type, "a", SHARD, 1, bytes("after"))).version())
+                .isEqualTo(2);
+        assertThat(await(store.write(type, "b", SHARD, 1, bytes("after"))).version())
+                .isEqualTo(1);
     }
 
     @Test
     void anUnreachableDatabaseFailsEveryOperationClearlyUntilItIsBack() throws Exception {
         assumeTrue(canInjectFaults(), "this store cannot be made to fail");
         injectFault(StoreFault.UNREACHABLE);
-        List<CompletableFuture<?>> failing = List.of(store.write(type, "a", SHARD, 1, bytes("lost")),
-                store.read(type, "a"), store.nextEpoch(type, 1), store.remembered(type, 1),
+        List<CompletableFuture<?>> failing = List.of(
+                store.write(type, "a", SHARD, 1, bytes("lost")),
+                store.read(type, "a"),
+                store.nextEpoch(type, 1),
+                store.remembered(type, 1),
                 store.clearShardingData());
         for (CompletableFuture<?> f : failing) {
-            assertThat(failureOf(f)).isInstanceOf(ShardingException.class)
+            assertThat(failureOf(f))
+                    .isInstanceOf(ShardingException.class)
                     .hasRootCauseMessage("Injected fault: the database is unreachable");
         }
         injectFault(null);
-        assertThat(await(store.write(type, "a", SHARD, 1, bytes("back"))).version()).isEqualTo(1);
+        assertThat(await(store.write(type, "a", SHARD, 1, bytes("back"))).version())
+                .isEqualTo(1);
         assertThat(await(store.nextEpoch(type, 1))).isEqualTo(1);
     }
 }

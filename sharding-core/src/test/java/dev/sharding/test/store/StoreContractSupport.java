@@ -72,7 +72,8 @@ public abstract class StoreContractSupport {
 
     @BeforeEach
     void openStore(TestInfo info) {
-        type = "t" + TYPES.incrementAndGet() + "-" + info.getTestMethod().map(m -> m.getName()).orElse("test");
+        type = "t" + TYPES.incrementAndGet() + "-"
+                + info.getTestMethod().map(m -> m.getName()).orElse("test");
         store = track(createStore());
     }
 

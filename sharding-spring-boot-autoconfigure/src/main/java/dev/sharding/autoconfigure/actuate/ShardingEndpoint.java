@@ -79,17 +79,27 @@ public class ShardingEndpoint {
     @ReadOperation
     public ClusterDescriptor cluster() {
         if (!this.node.isRunning()) {
-            return new ClusterDescriptor(false, new MemberDescriptor(this.node.nodeName(), "", "down"), null,
-                    List.of(), Map.of(), List.of());
+            return new ClusterDescriptor(
+                    false,
+                    new MemberDescriptor(this.node.nodeName(), "", "down"),
+                    null,
+                    List.of(),
+                    Map.of(),
+                    List.of());
         }
         ClusterState state = gather();
         Map<String, List<RegionDescriptor>> types = new TreeMap<>();
-        state.regions().forEach((type, regions) -> types.put(type,
-                regions.stream().map(ShardingEndpoint::describe).toList()));
+        state.regions()
+                .forEach((type, regions) -> types.put(
+                        type, regions.stream().map(ShardingEndpoint::describe).toList()));
         Member coordinator = state.coordinator();
-        return new ClusterDescriptor(true, describe(state.self(), state),
+        return new ClusterDescriptor(
+                true,
+                describe(state.self(), state),
                 coordinator == null ? null : describe(coordinator, state),
-                state.members().stream().map(m -> describe(m, state)).toList(), types, state.handoffs());
+                state.members().stream().map(m -> describe(m, state)).toList(),
+                types,
+                state.handoffs());
     }
 
     /**
@@ -114,8 +124,8 @@ public class ShardingEndpoint {
      * @return the description, or {@code null} (404) for a type this node does not run
      */
     @ReadOperation
-    public @Nullable LocalRegionDescriptor region(@Selector String type, @Nullable Integer offset,
-            @Nullable Integer limit) {
+    public @Nullable LocalRegionDescriptor region(
+            @Selector String type, @Nullable Integer offset, @Nullable Integer limit) {
         if (!this.node.typeNames().contains(type)) {
             return null;
         }
@@ -123,32 +133,39 @@ public class ShardingEndpoint {
         int take = Math.max(0, Math.min(MAX_LIMIT, limit == null ? DEFAULT_LIMIT : limit));
         List<ShardDescriptor> shards = new ArrayList<>();
         int total = 0;
-        for (Map.Entry<Integer, List<String>> e
-                : new TreeMap<>(this.node.localEntities(type)).entrySet()) {
+        for (Map.Entry<Integer, List<String>> e : new TreeMap<>(this.node.localEntities(type)).entrySet()) {
             int size = e.getValue().size();
             int from = Math.min(size, Math.max(0, skip - total));
             int to = Math.min(size, Math.max(0, skip + take - total));
-            List<String> ids = from < to ? e.getValue().stream().sorted().toList().subList(from, to) : List.of();
+            List<String> ids =
+                    from < to ? e.getValue().stream().sorted().toList().subList(from, to) : List.of();
             shards.add(new ShardDescriptor(e.getKey(), ids));
             total += size;
         }
-        return new LocalRegionDescriptor(type, this.node.nodeName(), this.node.isProxyOnly(type), shards, total,
-                skip, take, skip + take < total);
+        return new LocalRegionDescriptor(
+                type,
+                this.node.nodeName(),
+                this.node.isProxyOnly(type),
+                shards,
+                total,
+                skip,
+                take,
+                skip + take < total);
     }
 
     private ClusterState gather() {
         try {
-            return this.node.clusterState(this.timeout)
+            return this.node
+                    .clusterState(this.timeout)
                     .get(this.timeout.plus(GRACE).toMillis(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("Interrupted while gathering the cluster state", e);
         } catch (ExecutionException e) {
-            throw new IllegalStateException("Gathering the cluster state failed: " + e.getCause().getMessage(),
-                    e.getCause());
+            throw new IllegalStateException(
+                    "Gathering the cluster state failed: " + e.getCause().getMessage(), e.getCause());
         } catch (TimeoutException e) {
-            throw new IllegalStateException("The cluster state was not gathered within " + this.timeout.plus(GRACE),
-                    e);
+            throw new IllegalStateException("The cluster state was not gathered within " + this.timeout.plus(GRACE), e);
         }
     }
 
@@ -189,15 +206,22 @@ public class ShardingEndpoint {
         } catch (ExecutionException | TimeoutException e) {
             result = new AdminResult(false, "The coordinator did not answer: " + e);
         }
-        return new WebEndpointResponse<>(new OperationResult(result.accepted(), result.message()),
+        return new WebEndpointResponse<>(
+                new OperationResult(result.accepted(), result.message()),
                 result.accepted() ? WebEndpointResponse.STATUS_OK : WebEndpointResponse.STATUS_BAD_REQUEST);
     }
 
     private static RegionDescriptor describe(ClusterState.RegionState region) {
         Map<Integer, Integer> shards = new LinkedHashMap<>(new TreeMap<>(region.entitiesPerShard()));
         int entities = shards.values().stream().mapToInt(Integer::intValue).sum();
-        return new RegionDescriptor(region.member().name(), region.answered(), region.proxyOnly(), shards.size(),
-                entities, region.passivations(), shards);
+        return new RegionDescriptor(
+                region.member().name(),
+                region.answered(),
+                region.proxyOnly(),
+                shards.size(),
+                entities,
+                region.passivations(),
+                shards);
     }
 
     /**
@@ -210,10 +234,14 @@ public class ShardingEndpoint {
      * @param entityTypes per entity type name, one region per member
      * @param handoffs shards being moved now, as "type/shard"
      */
-    public record ClusterDescriptor(boolean running, MemberDescriptor node, @Nullable MemberDescriptor coordinator,
-            List<MemberDescriptor> members, Map<String, List<RegionDescriptor>> entityTypes, List<String> handoffs)
-            implements OperationResponseBody {
-    }
+    public record ClusterDescriptor(
+            boolean running,
+            MemberDescriptor node,
+            @Nullable MemberDescriptor coordinator,
+            List<MemberDescriptor> members,
+            Map<String, List<RegionDescriptor>> entityTypes,
+            List<String> handoffs)
+            implements OperationResponseBody {}
 
     /**
      * The answer to a write operation.
@@ -221,8 +249,7 @@ public class ShardingEndpoint {
      * @param accepted whether the operation started
      * @param message what was done, or why nothing was
      */
-    public record OperationResult(boolean accepted, String message) implements OperationResponseBody {
-    }
+    public record OperationResult(boolean accepted, String message) implements OperationResponseBody {}
 
     /**
      * A member of the cluster.
@@ -232,8 +259,7 @@ public class ShardingEndpoint {
      * @param status {@code up} for members of the current view, {@code leaving} for those handing off their shards
      *     to leave
      */
-    public record MemberDescriptor(String name, String id, String status) {
-    }
+    public record MemberDescriptor(String name, String id, String status) {}
 
     /**
      * One member's region of one entity type.
@@ -246,9 +272,14 @@ public class ShardingEndpoint {
      * @param passivations how many entities it passivated since its node started
      * @param shards live entities per hosted shard id
      */
-    public record RegionDescriptor(String member, boolean answered, boolean proxyOnly, int shardCount,
-            int entityCount, long passivations, Map<Integer, Integer> shards) {
-    }
+    public record RegionDescriptor(
+            String member,
+            boolean answered,
+            boolean proxyOnly,
+            int shardCount,
+            int entityCount,
+            long passivations,
+            Map<Integer, Integer> shards) {}
 
     /**
      * This node's region of one entity type.
@@ -262,9 +293,16 @@ public class ShardingEndpoint {
      * @param limit the most ids listed
      * @param more whether ids follow this page ({@code offset + limit < entityCount})
      */
-    public record LocalRegionDescriptor(String type, String node, boolean proxyOnly, List<ShardDescriptor> shards,
-            int entityCount, int offset, int limit, boolean more) implements OperationResponseBody {
-    }
+    public record LocalRegionDescriptor(
+            String type,
+            String node,
+            boolean proxyOnly,
+            List<ShardDescriptor> shards,
+            int entityCount,
+            int offset,
+            int limit,
+            boolean more)
+            implements OperationResponseBody {}
 
     /**
      * A shard hosted here.
@@ -272,6 +310,5 @@ public class ShardingEndpoint {
      * @param id the shard id
      * @param entities the ids of its live entities in this page, sorted
      */
-    public record ShardDescriptor(int id, List<String> entities) {
-    }
+    public record ShardDescriptor(int id, List<String> entities) {}
 }

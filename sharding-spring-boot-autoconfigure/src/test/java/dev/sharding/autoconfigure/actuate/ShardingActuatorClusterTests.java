@@ -69,10 +69,15 @@ class ShardingActuatorClusterTests {
             assertThat(state.running()).isTrue();
             assertThat(state.node().name()).isEqualTo(self);
             assertThat(state.coordinator()).isNotNull();
-            assertThat(state.coordinator().name()).as("the oldest member coordinates").isEqualTo("n1");
+            assertThat(state.coordinator().name())
+                    .as("the oldest member coordinates")
+                    .isEqualTo("n1");
             assertThat(state.members()).extracting(MemberDescriptor::name).containsExactly("n1", "n2");
             assertThat(state.members()).extracting(MemberDescriptor::status).containsOnly("up");
-            assertThat(state.members()).extracting(MemberDescriptor::id).doesNotHaveDuplicates().doesNotContain("");
+            assertThat(state.members())
+                    .extracting(MemberDescriptor::id)
+                    .doesNotHaveDuplicates()
+                    .doesNotContain("");
             assertThat(state.entityTypes()).containsOnlyKeys("account", "cart");
 
             List<RegionDescriptor> accounts = state.entityTypes().get("account");
@@ -80,12 +85,17 @@ class ShardingActuatorClusterTests {
             for (RegionDescriptor region : accounts) {
                 assertThat(region.answered()).isTrue();
                 assertThat(region.proxyOnly()).isFalse();
-                long hosted = homes.values().stream().filter(region.member()::equals).count();
-                assertThat(region.entityCount()).as("accounts on %s", region.member()).isEqualTo(hosted);
+                long hosted =
+                        homes.values().stream().filter(region.member()::equals).count();
+                assertThat(region.entityCount())
+                        .as("accounts on %s", region.member())
+                        .isEqualTo(hosted);
                 assertThat(region.shardCount()).isEqualTo(region.shards().size());
                 assertThat(region.shards().keySet()).allMatch(shard -> shard >= 0 && shard < 20);
             }
-            assertThat(state.entityTypes().get("cart")).extracting(RegionDescriptor::entityCount).containsOnly(0);
+            assertThat(state.entityTypes().get("cart"))
+                    .extracting(RegionDescriptor::entityCount)
+                    .containsOnly(0);
         }
     }
 
@@ -93,12 +103,14 @@ class ShardingActuatorClusterTests {
     void regionListsTheLiveEntitiesOfThisNodeByShard() {
         for (ConfigurableApplicationContext context : List.of(n1, n2)) {
             String self = context.getBean(ShardingNode.class).nodeName();
-            LocalRegionDescriptor region = context.getBean(ShardingEndpoint.class).region("account");
+            LocalRegionDescriptor region =
+                    context.getBean(ShardingEndpoint.class).region("account");
             assertThat(region).isNotNull();
             assertThat(region.type()).isEqualTo("account");
             assertThat(region.node()).isEqualTo(self);
             assertThat(region.proxyOnly()).isFalse();
-            Map<String, Integer> expected = homes.entrySet().stream().filter(e -> e.getValue().equals(self))
+            Map<String, Integer> expected = homes.entrySet().stream()
+                    .filter(e -> e.getValue().equals(self))
                     .collect(Collectors.toMap(Map.Entry::getKey, e -> EntityType.shardOf(e.getKey(), 20)));
             Map<String, Integer> listed = new HashMap<>();
             for (ShardDescriptor shard : region.shards()) {
@@ -116,10 +128,16 @@ class ShardingActuatorClusterTests {
     @Test
     void descriptorsSerializeAsJson() {
         JsonMapper mapper = JsonMapper.builder().build();
-        String cluster = mapper.writeValueAsString(n2.getBean(ShardingEndpoint.class).cluster());
-        assertThat(cluster).contains("\"coordinator\":{\"name\":\"n1\"", "\"status\":\"up\"", "\"entityTypes\"",
-                "\"answered\":true");
-        String region = mapper.writeValueAsString(n2.getBean(ShardingEndpoint.class).region("account"));
+        String cluster =
+                mapper.writeValueAsString(n2.getBean(ShardingEndpoint.class).cluster());
+        assertThat(cluster)
+                .contains(
+                        "\"coordinator\":{\"name\":\"n1\"",
+                        "\"status\":\"up\"",
+                        "\"entityTypes\"",
+                        "\"answered\":true");
+        String region =
+                mapper.writeValueAsString(n2.getBean(ShardingEndpoint.class).region("account"));
         assertThat(region).contains("\"type\":\"account\"", "\"node\":\"n2\"", "\"shards\":[{\"id\":");
     }
 
@@ -128,17 +146,21 @@ class ShardingActuatorClusterTests {
         for (ConfigurableApplicationContext context : List.of(n1, n2)) {
             Health health = context.getBean(ShardingHealthIndicator.class).health();
             assertThat(health.getStatus()).isEqualTo(Status.UP);
-            assertThat(health.getDetails()).containsEntry("node", context.getBean(ShardingNode.class).nodeName())
-                    .containsEntry("coordinator", "n1").containsEntry("members", 2);
-            IndicatedHealthDescriptor viaEndpoint = (IndicatedHealthDescriptor) context.getBean(HealthEndpoint.class)
-                    .healthForPath("sharding");
+            assertThat(health.getDetails())
+                    .containsEntry("node", context.getBean(ShardingNode.class).nodeName())
+                    .containsEntry("coordinator", "n1")
+                    .containsEntry("members", 2);
+            IndicatedHealthDescriptor viaEndpoint = (IndicatedHealthDescriptor)
+                    context.getBean(HealthEndpoint.class).healthForPath("sharding");
             assertThat(viaEndpoint.getStatus()).isEqualTo(Status.UP);
         }
     }
 
     @Test
     void healthIsDownBeforeTheNodeHasJoined() {
-        ShardingNode unstarted = ShardingNode.builder(ShardingSettings.defaults().withNodeName("unstarted")).build();
+        ShardingNode unstarted = ShardingNode.builder(
+                        ShardingSettings.defaults().withNodeName("unstarted"))
+                .build();
         Health health = new ShardingHealthIndicator(unstarted).health();
         assertThat(health.getStatus()).isEqualTo(Status.DOWN);
         assertThat(health.getDetails()).containsEntry("members", 0).doesNotContainKey("coordinator");

@@ -53,8 +53,12 @@ class ShardingActuatorOperationsTests {
 
         WebEndpointResponse<OperationResult> moved = endpoint.handOff("account", shard, other);
         assertThat(moved.getStatus()).as(moved.getBody().message()).isEqualTo(200);
-        Awaitility.await("account moved to " + other).atMost(Duration.ofSeconds(30))
-                .until(() -> n1.getBean(Payments.class).balance("op-1").get(REPLY_SECONDS, TimeUnit.SECONDS).node()
+        Awaitility.await("account moved to " + other)
+                .atMost(Duration.ofSeconds(30))
+                .until(() -> n1.getBean(Payments.class)
+                        .balance("op-1")
+                        .get(REPLY_SECONDS, TimeUnit.SECONDS)
+                        .node()
                         .equals(other));
     }
 
@@ -76,22 +80,28 @@ class ShardingActuatorOperationsTests {
 
         ShardingHealthIndicator health = n2.getBean(ShardingHealthIndicator.class);
         ShardingNode node2 = n2.getBean(ShardingNode.class);
-        Awaitility.await("n2 out of service while it drains").atMost(Duration.ofSeconds(10))
-                .pollInterval(Duration.ofMillis(20)).until(() -> node2.isLeaving()
-                        && health.health().getStatus().equals(Status.OUT_OF_SERVICE));
-        Awaitility.await("n1 lists n2 as leaving, with a handoff in progress").atMost(Duration.ofSeconds(10))
+        Awaitility.await("n2 out of service while it drains")
+                .atMost(Duration.ofSeconds(10))
+                .pollInterval(Duration.ofMillis(20))
+                .until(() -> node2.isLeaving() && health.health().getStatus().equals(Status.OUT_OF_SERVICE));
+        Awaitility.await("n1 lists n2 as leaving, with a handoff in progress")
+                .atMost(Duration.ofSeconds(10))
                 .until(() -> {
                     ClusterDescriptor state = n1.getBean(ShardingEndpoint.class).cluster();
-                    return state.members().stream().anyMatch(m -> m.name().equals("n2") && m.status().equals("leaving"))
+                    return state.members().stream()
+                                    .anyMatch(m ->
+                                            m.name().equals("n2") && m.status().equals("leaving"))
                             && !state.handoffs().isEmpty();
                 });
-        assertThat(slow.get(30, TimeUnit.SECONDS).balance()).as("the slow deposit completed before n2 left")
+        assertThat(slow.get(30, TimeUnit.SECONDS).balance())
+                .as("the slow deposit completed before n2 left")
                 .isEqualTo(11);
         leaving.get(60, TimeUnit.SECONDS);
         cluster.awaitConverged();
         Account.Balance after = payments.balance(onN2).get(REPLY_SECONDS, TimeUnit.SECONDS);
         assertThat(after.node()).isEqualTo("n1");
-        assertThat(n1.getBean(ShardingEndpoint.class).cluster().members()).extracting(MemberDescriptor::name)
+        assertThat(n1.getBean(ShardingEndpoint.class).cluster().members())
+                .extracting(MemberDescriptor::name)
                 .containsExactly("n1");
     }
 }

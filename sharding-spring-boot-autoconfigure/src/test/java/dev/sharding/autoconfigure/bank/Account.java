@@ -42,8 +42,8 @@ public class Account {
     /** Records the stop, and whether the audit log still worked then. */
     @PreDestroy
     void stopped() {
-        this.audit.record((this.audit.isOpen() ? "stopped " : "stopped after the audit log closed ")
-                + this.context.entityId());
+        this.audit.record(
+                (this.audit.isOpen() ? "stopped " : "stopped after the audit log closed ") + this.context.entityId());
     }
 
     /**
@@ -70,10 +70,12 @@ public class Account {
      */
     @EntityHandler
     public CompletionStage<Balance> on(DepositLater deposit) {
-        return CompletableFuture.supplyAsync(() -> {
-            this.balance += deposit.amount();
-            return balance();
-        }, CompletableFuture.delayedExecutor(deposit.delayMillis(), TimeUnit.MILLISECONDS));
+        return CompletableFuture.supplyAsync(
+                () -> {
+                    this.balance += deposit.amount();
+                    return balance();
+                },
+                CompletableFuture.delayedExecutor(deposit.delayMillis(), TimeUnit.MILLISECONDS));
     }
 
     /**
@@ -96,8 +98,7 @@ public class Account {
      *
      * @param amount the amount
      */
-    public record Deposit(long amount) {
-    }
+    public record Deposit(long amount) {}
 
     /**
      * Deposits money after a delay.
@@ -105,12 +106,10 @@ public class Account {
      * @param amount the amount
      * @param delayMillis the delay
      */
-    public record DepositLater(long amount, long delayMillis) {
-    }
+    public record DepositLater(long amount, long delayMillis) {}
 
     /** Asks for the balance. */
-    public record GetBalance() {
-    }
+    public record GetBalance() {}
 
     /**
      * The balance of an account.
@@ -119,6 +118,5 @@ public class Account {
      * @param balance the balance
      * @param node the node hosting the account
      */
-    public record Balance(String id, long balance, String node) {
-    }
+    public record Balance(String id, long balance, String node) {}
 }

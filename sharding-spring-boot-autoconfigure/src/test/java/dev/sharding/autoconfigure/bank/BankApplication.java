@@ -12,5 +12,4 @@ import org.springframework.context.annotation.Import;
 @SpringBootConfiguration
 @EnableAutoConfiguration(excludeName = "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration")
 @Import({AuditLog.class, Payments.class})
-public class BankApplication {
-}
+public class BankApplication {}

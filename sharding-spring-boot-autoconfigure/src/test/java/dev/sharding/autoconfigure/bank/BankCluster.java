@@ -55,13 +55,18 @@ public final class BankCluster implements AutoCloseable {
      * @return the node's application context
      */
     public ConfigurableApplicationContext start(String nodeName, String... moreArgs) {
-        List<String> args = new ArrayList<>(List.of("--sharding.cluster-name=" + this.clusterName,
-                "--sharding.node-name=" + nodeName, "--sharding.jgroups.config=shared-loopback.xml",
-                "--sharding.retry-interval=300ms", "--sharding.store.type=memory",
+        List<String> args = new ArrayList<>(List.of(
+                "--sharding.cluster-name=" + this.clusterName,
+                "--sharding.node-name=" + nodeName,
+                "--sharding.jgroups.config=shared-loopback.xml",
+                "--sharding.retry-interval=300ms",
+                "--sharding.store.type=memory",
                 "--management.endpoints.web.exposure.include=health,sharding"));
         args.addAll(List.of(moreArgs));
         ConfigurableApplicationContext context = new SpringApplicationBuilder(this.application)
-                .web(WebApplicationType.NONE).bannerMode(Banner.Mode.OFF).logStartupInfo(false)
+                .web(WebApplicationType.NONE)
+                .bannerMode(Banner.Mode.OFF)
+                .logStartupInfo(false)
                 .run(args.toArray(String[]::new));
         this.contexts.add(context);
         awaitConverged();
@@ -73,17 +78,20 @@ public final class BankCluster implements AutoCloseable {
      * oldest one's coordinator is ready.
      */
     public void awaitConverged() {
-        Awaitility.await("view of " + names() + " installed and every node registered").atMost(FORMATION)
-                .pollInterval(Duration.ofMillis(20)).until(() -> {
+        Awaitility.await("view of " + names() + " installed and every node registered")
+                .atMost(FORMATION)
+                .pollInterval(Duration.ofMillis(20))
+                .until(() -> {
                     List<ShardingNode> running = running();
-                    Set<Member> expected = running.stream().map(ShardingNode::self).collect(Collectors.toSet());
+                    Set<Member> expected =
+                            running.stream().map(ShardingNode::self).collect(Collectors.toSet());
                     for (ShardingNode node : running) {
                         if (!Set.copyOf(node.members()).equals(expected) || !node.isRegistered()) {
                             return false;
                         }
                     }
-                    return running.stream().anyMatch(n -> n.self().equals(n.members().get(0))
-                            && n.isCoordinatorReady());
+                    return running.stream()
+                            .anyMatch(n -> n.self().equals(n.members().get(0)) && n.isCoordinatorReady());
                 });
     }
 
@@ -94,8 +102,10 @@ public final class BankCluster implements AutoCloseable {
      * @return its context
      */
     public ConfigurableApplicationContext context(String nodeName) {
-        return this.contexts.stream().filter(ConfigurableApplicationContext::isActive)
-                .filter(c -> c.getBean(ShardingNode.class).nodeName().equals(nodeName)).findFirst()
+        return this.contexts.stream()
+                .filter(ConfigurableApplicationContext::isActive)
+                .filter(c -> c.getBean(ShardingNode.class).nodeName().equals(nodeName))
+                .findFirst()
                 .orElseThrow(() -> new AssertionError("No running node " + nodeName + " among " + names()));
     }
 
@@ -114,7 +124,8 @@ public final class BankCluster implements AutoCloseable {
         Payments payments = via.getBean(Payments.class);
         for (int i = 0; i < 200; i++) {
             String id = prefix + i;
-            Account.Balance balance = payments.accounts().ask(id, new Account.GetBalance(), Account.Balance.class)
+            Account.Balance balance = payments.accounts()
+                    .ask(id, new Account.GetBalance(), Account.Balance.class)
                     .get(REPLY_SECONDS, TimeUnit.SECONDS);
             if (balance.node().equals(host)) {
                 return id;
@@ -124,8 +135,11 @@ public final class BankCluster implements AutoCloseable {
     }
 
     private List<ShardingNode> running() {
-        return this.contexts.stream().filter(ConfigurableApplicationContext::isActive)
-                .map(c -> c.getBean(ShardingNode.class)).filter(ShardingNode::isRunning).toList();
+        return this.contexts.stream()
+                .filter(ConfigurableApplicationContext::isActive)
+                .map(c -> c.getBean(ShardingNode.class))
+                .filter(ShardingNode::isRunning)
+                .toList();
     }
 
     private List<String> names() {

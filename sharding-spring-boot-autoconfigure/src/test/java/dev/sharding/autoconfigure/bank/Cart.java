@@ -31,6 +31,5 @@ public class Cart {
      *
      * @param item the item
      */
-    public record AddItem(String item) {
-    }
+    public record AddItem(String item) {}
 }

@@ -39,7 +39,10 @@ public class Payments {
      * @return the new balance
      */
     public CompletableFuture<Account.Balance> depositLater(String id, long amount, long delayMillis) {
-        return this.accounts.ask(id, new Account.DepositLater(amount, delayMillis), Account.Balance.class,
+        return this.accounts.ask(
+                id,
+                new Account.DepositLater(amount, delayMillis),
+                Account.Balance.class,
                 java.time.Duration.ofSeconds(30));
     }
 

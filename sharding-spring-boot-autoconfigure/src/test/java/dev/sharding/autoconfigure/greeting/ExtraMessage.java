@@ -5,5 +5,4 @@ package dev.sharding.autoconfigure.greeting;
  *
  * @param text a text
  */
-public record ExtraMessage(String text) {
-}
+public record ExtraMessage(String text) {}

@@ -36,8 +36,10 @@ public class Greeter {
     @EntityHandler
     public Greeting on(Greet greet) {
         this.greetings++;
-        return new Greeting(this.salutation.text() + " " + greet.name() + " from " + this.context.typeName() + "/"
-                + this.context.entityId() + " on " + this.context.nodeName(), this.greetings);
+        return new Greeting(
+                this.salutation.text() + " " + greet.name() + " from " + this.context.typeName() + "/"
+                        + this.context.entityId() + " on " + this.context.nodeName(),
+                this.greetings);
     }
 
     /**
@@ -45,8 +47,7 @@ public class Greeter {
      *
      * @param name who to greet
      */
-    public record Greet(String name) {
-    }
+    public record Greet(String name) {}
 
     /**
      * A greeting.
@@ -54,6 +55,5 @@ public class Greeter {
      * @param text the text
      * @param count how many greetings this entity has given
      */
-    public record Greeting(String text, int count) {
-    }
+    public record Greeting(String text, int count) {}
 }

@@ -5,5 +5,4 @@ package dev.sharding.autoconfigure.greeting;
  *
  * @param text the salutation
  */
-public record Salutation(String text) {
-}
+public record Salutation(String text) {}

@@ -32,8 +32,7 @@ public class Clicks {
     }
 
     /** The message. */
-    public record Click() {
-    }
+    public record Click() {}
 
     /** The state: a private field, no getter, no creator. */
     public static class Count {

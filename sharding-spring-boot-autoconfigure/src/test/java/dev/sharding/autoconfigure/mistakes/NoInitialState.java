@@ -36,6 +36,5 @@ public class NoInitialState {
      *
      * @param value the level
      */
-    public record Level(long value) {
-    }
+    public record Level(long value) {}
 }

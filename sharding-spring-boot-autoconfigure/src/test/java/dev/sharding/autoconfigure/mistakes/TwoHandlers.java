@@ -24,6 +24,5 @@ public class TwoHandlers {
      * @param text the message
      */
     @EntityHandler
-    public void also(String text) {
-    }
+    public void also(String text) {}
 }

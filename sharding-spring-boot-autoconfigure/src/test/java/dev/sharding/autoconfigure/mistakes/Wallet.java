@@ -26,8 +26,7 @@ public class Wallet {
      *
      * @param payload whatever it carries
      */
-    public record Envelope(Object payload) {
-    }
+    public record Envelope(Object payload) {}
 
     /**
      * Opens an envelope.

@@ -8,5 +8,4 @@ import org.springframework.context.annotation.Configuration;
  */
 @Configuration(proxyBeanMethods = false)
 @AutoConfigurationPackage
-public class ScannedConfiguration {
-}
+public class ScannedConfiguration {}

@@ -28,6 +28,5 @@ public class Tally {
      *
      * @param amount the amount
      */
-    public record Add(long amount) {
-    }
+    public record Add(long amount) {}
 }

@@ -47,18 +47,14 @@ public class Vault {
     }
 
     /** The stored state. @param coins how many coins */
-    public record Contents(long coins) {
-    }
+    public record Contents(long coins) {}
 
     /** Adds coins. @param coins how many */
-    public record Put(long coins) {
-    }
+    public record Put(long coins) {}
 
     /** Reads the contents. */
-    public record Look() {
-    }
+    public record Look() {}
 
     /** The answer. @param coins how many coins @param node where the vault runs */
-    public record Reply(long coins, String node) {
-    }
+    public record Reply(long coins, String node) {}
 }

@@ -8,5 +8,4 @@ import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
  */
 @SpringBootConfiguration
 @EnableAutoConfiguration
-public class VaultApplication {
-}
+public class VaultApplication {}
