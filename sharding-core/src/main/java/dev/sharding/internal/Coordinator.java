@@ -103,14 +103,11 @@ final class Coordinator implements CoordinatorMessage.Handler {
 
     private final LeaseKeeper leases;
 
-    /** Shards of members that left, with the time before which they may still be served there. */
-    private final Map<ShardKey, Fence> fences = new HashMap<>();
+    /** When a shard that may still be served elsewhere may be taken over. */
+    private final ShardFences fences = new ShardFences();
 
     /** The epoch of each allocated shard, as allocated here or reported by its region. */
     private final Map<ShardKey, Long> epochs = new HashMap<>();
-
-    /** Before this time, a shard no member reports is not allocated: a predecessor's lease may still cover it. */
-    private long activationFence = Long.MIN_VALUE;
 
     /** When a retry of the waiting requests is scheduled for, or {@code Long.MIN_VALUE}. */
     private long retryAtNanos = Long.MIN_VALUE;
@@ -184,16 +181,13 @@ final class Coordinator implements CoordinatorMessage.Handler {
     /** Types whose regions remember their entities: their remembered shards are allocated without waiting. */
     private final Set<String> rememberTypes = new HashSet<>();
 
-    private long lastViewChangeNanos = System.nanoTime();
-
-    private long lastRebalanceNanos = System.nanoTime();
-
-    private int movedInRound;
+    private final RebalanceGate rebalance;
 
     Coordinator(NodeRuntime node, ShardAllocationStrategy strategy, LeaseKeeper leases) {
         this.node = node;
         this.strategy = strategy;
         this.leases = leases;
+        this.rebalance = new RebalanceGate(node.settings().rebalanceInterval().toNanos(), System.nanoTime());
     }
 
     boolean isActive() {
@@ -211,7 +205,7 @@ final class Coordinator implements CoordinatorMessage.Handler {
     /** Shards being handed off now, as "type/shard". */
     List<String> handoffsInProgress() {
         List<String> list = new ArrayList<>();
-        handoffs.keySet().forEach(k -> list.add(k.typeName + "/" + k.shardId));
+        handoffs.keySet().forEach(k -> list.add(k.typeName() + "/" + k.shardId()));
         return list;
     }
 
@@ -223,7 +217,7 @@ final class Coordinator implements CoordinatorMessage.Handler {
     void onView(List<Member> members, Set<Member> gone, Set<Member> joined) {
         this.view = members;
         if (!gone.isEmpty() || !joined.isEmpty()) {
-            lastViewChangeNanos = System.nanoTime();
+            rebalance.viewChanged(System.nanoTime());
         }
         boolean coordinator = !members.isEmpty() && members.get(0).equals(node.self());
         if (!coordinator) {
@@ -251,9 +245,8 @@ final class Coordinator implements CoordinatorMessage.Handler {
             inProgress.clear();
             handoffs.clear();
             leaving.clear();
-            fences.clear();
+            fences.activated(leases.activationFence(now));
             epochs.clear();
-            activationFence = leases.activationFence(now);
             awaitingStates.clear();
             awaitingStates.addAll(members);
             log.info(
@@ -271,13 +264,13 @@ final class Coordinator implements CoordinatorMessage.Handler {
                     .forEach((typeName, t) -> t.homes().forEach((shard, home) -> {
                         if (home.equals(m)) {
                             ShardKey key = new ShardKey(typeName, shard);
-                            fences.merge(key, new Fence(fence, now), Fence::later);
+                            fences.memberLeft(key, fence, now);
                             epochs.remove(key);
                         }
                     }));
             inProgress.forEach((key, a) -> {
                 if (a.member.equals(m)) {
-                    fences.merge(key, new Fence(fence, now), Fence::later);
+                    fences.memberLeft(key, fence, now);
                 }
             });
             state = state.apply(new CoordinatorState.MemberRemoved(m));
@@ -311,8 +304,8 @@ final class Coordinator implements CoordinatorMessage.Handler {
                 log.info(
                         "Owner {} of shard {} of {} left during its handoff; allocating it anew",
                         h.owner,
-                        key.shardId,
-                        key.typeName);
+                        key.shardId(),
+                        key.typeName());
                 reallocate(key, h, gone, List.of(), 0);
             }
             for (Set<Member> requesters : waiting.values()) {
@@ -419,11 +412,11 @@ final class Coordinator implements CoordinatorMessage.Handler {
             } else if (home == null) {
                 state = state.apply(new CoordinatorState.ShardAllocated(r.typeName(), shard, from));
                 epochs.put(key, epoch);
-                fences.remove(key);
+                fences.reported(key);
                 if (ready && !known) {
                     // a member that hosted shards before it joined comes from another part of a split cluster:
                     // leases granted there may still cover shards nobody reports
-                    activationFence = Math.max(activationFence, leases.mergeFence(System.nanoTime()));
+                    fences.merged(leases.mergeFence(System.nanoTime()));
                 }
             } else if (home.equals(from)) {
                 epochs.merge(key, epoch, Math::max);
@@ -464,18 +457,18 @@ final class Coordinator implements CoordinatorMessage.Handler {
     private void stop(Member holder, ShardKey key, long epoch, String why) {
         log.warn(
                 "Shard {} of {} is hosted twice; stopping the copy of epoch {} on {}: {}",
-                key.shardId,
-                key.typeName,
+                key.shardId(),
+                key.typeName(),
                 epoch,
                 holder,
                 why);
-        node.send(holder, new StopShard(key.typeName, key.shardId, epoch), false);
+        node.send(holder, new StopShard(key.typeName(), key.shardId(), epoch), false);
     }
 
     private void checkReady() {
         if (active && !ready && awaitingStates.isEmpty()) {
             ready = true;
-            lastRebalanceNanos = System.nanoTime();
+            rebalance.ready(System.nanoTime());
             log.info(
                     "Coordinator on {} is ready: {} members, {} shards allocated",
                     node.nodeName(),
@@ -541,8 +534,8 @@ final class Coordinator implements CoordinatorMessage.Handler {
         });
         inProgress.forEach((key, a) -> {
             Set<Integer> shards = map.get(a.member);
-            if (shards != null && key.typeName.equals(typeName)) {
-                shards.add(key.shardId);
+            if (shards != null && key.typeName().equals(typeName)) {
+                shards.add(key.shardId());
             }
         });
         return map;
@@ -559,9 +552,9 @@ final class Coordinator implements CoordinatorMessage.Handler {
             @Nullable Member preferred,
             List<EntityTransfer> transfer,
             long transferEpoch) {
-        CoordinatorState.TypeState t = state.type(key.typeName);
-        if (t != null && (key.shardId < 0 || key.shardId >= t.numberOfShards())) {
-            log.warn("Ignoring request for shard {} of {}: out of range", key.shardId, key.typeName);
+        CoordinatorState.TypeState t = state.type(key.typeName());
+        if (t != null && (key.shardId() < 0 || key.shardId() >= t.numberOfShards())) {
+            log.warn("Ignoring request for shard {} of {}: out of range", key.shardId(), key.typeName());
             return;
         }
         HandOffState moving = handoffs.get(key);
@@ -569,10 +562,10 @@ final class Coordinator implements CoordinatorMessage.Handler {
             moving.requesters.addAll(requesters);
             return;
         }
-        Member home = state.home(key.typeName, key.shardId);
+        Member home = state.home(key.typeName(), key.shardId());
         if (home != null) {
             for (Member r : requesters) {
-                node.send(r, new ShardHome(key.typeName, key.shardId, home), false);
+                node.send(r, new ShardHome(key.typeName(), key.shardId(), home), false);
             }
             return;
         }
@@ -587,22 +580,20 @@ final class Coordinator implements CoordinatorMessage.Handler {
             waiting.computeIfAbsent(key, k -> new LinkedHashSet<>()).addAll(requesters);
             return;
         }
-        Fence memberFence = fences.get(key);
-        long fence = memberFence == null ? activationFence : Math.max(activationFence, memberFence.until());
-        if (LeaseKeeper.ahead(fence, now)) {
+        ShardFences.Verdict verdict = fences.check(key, now, leases::confirmedSince);
+        if (verdict == ShardFences.Verdict.WAIT_FOR_LEASES) {
             // a member that left may still serve the shard until its lease ends
             waiting.computeIfAbsent(key, k -> new LinkedHashSet<>()).addAll(requesters);
-            retryAt(fence);
+            retryAt(fences.until());
             return;
         }
-        if (memberFence != null && !leases.confirmedSince(memberFence.removedAt(), now)) {
+        if (verdict == ShardFences.Verdict.WAIT_FOR_CONFIRMATION) {
             // and this side must still run since it saw the member leave: a winning set confirmed it since
             waiting.computeIfAbsent(key, k -> new LinkedHashSet<>()).addAll(requesters);
             retryAt(now + 50_000_000L);
             return;
         }
-        fences.remove(key);
-        Map<Member, Set<Integer>> candidates = t == null ? Map.of() : candidates(key.typeName, t);
+        Map<Member, Set<Integer>> candidates = t == null ? Map.of() : candidates(key.typeName(), t);
         candidates.keySet().removeIf(m -> !leases.leased(m, now));
         if (candidates.isEmpty()) {
             waiting.computeIfAbsent(key, k -> new LinkedHashSet<>()).addAll(requesters);
@@ -614,14 +605,14 @@ final class Coordinator implements CoordinatorMessage.Handler {
         } else {
             Member requester =
                     requesters.isEmpty() ? view.get(0) : requesters.iterator().next();
-            chosen = strategy.allocate(requester, key.shardId, candidates);
+            chosen = strategy.allocate(requester, key.shardId(), candidates);
         }
         if (!candidates.containsKey(chosen)) {
             log.error(
                     "Allocation strategy chose {} for shard {} of {}, which cannot take it",
                     chosen,
-                    key.shardId,
-                    key.typeName);
+                    key.shardId(),
+                    key.typeName());
             waiting.computeIfAbsent(key, k -> new LinkedHashSet<>()).addAll(requesters);
             return;
         }
@@ -634,7 +625,7 @@ final class Coordinator implements CoordinatorMessage.Handler {
     private void requestEpoch(ShardKey key, Allocation allocation) {
         allocation.epochRequested = true;
         node.store()
-                .nextEpoch(key.typeName, key.shardId)
+                .nextEpoch(key.typeName(), key.shardId())
                 .whenComplete((epoch, failure) -> node.control().execute(() -> {
                     allocation.epochRequested = false;
                     if (inProgress.get(key) != allocation) {
@@ -643,8 +634,8 @@ final class Coordinator implements CoordinatorMessage.Handler {
                     if (failure != null) {
                         log.warn(
                                 "Cannot take a new epoch for shard {} of {} from the store; trying again: {}",
-                                key.shardId,
-                                key.typeName,
+                                key.shardId(),
+                                key.typeName(),
                                 failure.toString());
                         return;
                     }
@@ -658,7 +649,7 @@ final class Coordinator implements CoordinatorMessage.Handler {
         node.send(
                 allocation.member,
                 new HostShard(
-                        key.typeName, key.shardId, allocation.epoch, allocation.transferEpoch, allocation.transfer),
+                        key.typeName(), key.shardId(), allocation.epoch, allocation.transferEpoch, allocation.transfer),
                 false);
     }
 
@@ -689,8 +680,8 @@ final class Coordinator implements CoordinatorMessage.Handler {
     // ---- handoff -----------------------------------------------------------------------------------------------
 
     private void startHandOff(ShardKey key, Member owner, @Nullable Member target) {
-        CoordinatorState.TypeState t = state.type(key.typeName);
-        if (t == null || handoffs.containsKey(key) || !owner.equals(t.homes().get(key.shardId))) {
+        CoordinatorState.TypeState t = state.type(key.typeName());
+        if (t == null || handoffs.containsKey(key) || !owner.equals(t.homes().get(key.shardId()))) {
             return;
         }
         Set<Member> regions = new TreeSet<>(t.regions().keySet());
@@ -698,15 +689,15 @@ final class Coordinator implements CoordinatorMessage.Handler {
         regions.retainAll(view);
         HandOffState h = new HandOffState(owner, target, List.copyOf(regions), System.nanoTime());
         handoffs.put(key, h);
-        log.debug("Handing off shard {} of {} from {} (regions {})", key.shardId, key.typeName, owner, regions);
+        log.debug("Handing off shard {} of {} from {} (regions {})", key.shardId(), key.typeName(), owner, regions);
         sendHandOff(key, h);
     }
 
     private void sendHandOff(ShardKey key, HandOffState h) {
         for (Member r : h.regions) {
-            node.send(r, new BeginHandOff(key.typeName, key.shardId, h.owner), false);
+            node.send(r, new BeginHandOff(key.typeName(), key.shardId(), h.owner), false);
         }
-        node.send(h.owner, new HandOff(key.typeName, key.shardId, h.regions), false);
+        node.send(h.owner, new HandOff(key.typeName(), key.shardId(), h.regions), false);
     }
 
     /** The owner stopped a shard. */
@@ -738,7 +729,7 @@ final class Coordinator implements CoordinatorMessage.Handler {
             ShardKey key, HandOffState h, Set<Member> gone, List<EntityTransfer> transfer, long transferEpoch) {
         Set<Member> requesters = new LinkedHashSet<>(h.regions);
         requesters.addAll(h.requesters);
-        requesters.addAll(allRegions(key.typeName));
+        requesters.addAll(allRegions(key.typeName()));
         requesters.removeAll(gone);
         requesters.retainAll(view);
         Member target = h.target != null && !gone.contains(h.target) ? h.target : null;
@@ -774,10 +765,6 @@ final class Coordinator implements CoordinatorMessage.Handler {
 
     // ---- rebalancing -------------------------------------------------------------------------------------------
 
-    private boolean stable(long now) {
-        return now - lastViewChangeNanos >= node.settings().rebalanceInterval().toNanos();
-    }
-
     /** One rebalance round over every type; returns how many shards it started moving. */
     private int rebalanceRound() {
         int moved = 0;
@@ -786,7 +773,9 @@ final class Coordinator implements CoordinatorMessage.Handler {
             CoordinatorState.TypeState t = e.getValue();
             Map<Member, Set<Integer>> candidates = candidates(typeName, t);
             Set<Integer> moving = new HashSet<>();
-            handoffs.keySet().stream().filter(k -> k.typeName.equals(typeName)).forEach(k -> moving.add(k.shardId));
+            handoffs.keySet().stream()
+                    .filter(k -> k.typeName().equals(typeName))
+                    .forEach(k -> moving.add(k.shardId()));
             Set<Integer> chosen;
             try {
                 chosen = strategy.rebalance(candidates, moving);
@@ -805,18 +794,12 @@ final class Coordinator implements CoordinatorMessage.Handler {
         if (moved > 0) {
             log.info("Rebalance on {}: moving {} shards", node.nodeName(), moved);
         }
-        movedInRound = moved;
-        lastRebalanceNanos = System.nanoTime();
+        rebalance.roundStarted(moved, System.nanoTime());
         return moved;
     }
 
     private void maybeNextRound() {
-        if (active
-                && ready
-                && movedInRound > 0
-                && handoffs.isEmpty()
-                && leaving.isEmpty()
-                && stable(System.nanoTime())) {
+        if (active && rebalance.nextRoundAtOnce(System.nanoTime(), ready, handoffs.isEmpty(), leaving.isEmpty())) {
             rebalanceRound();
         }
     }
@@ -836,34 +819,19 @@ final class Coordinator implements CoordinatorMessage.Handler {
                 done = moved == 0 ? "Balanced: no shard to move" : "Rebalance started: moving " + moved + " shards";
             }
         } else {
-            CoordinatorState.TypeState t = state.type(typeName);
-            ShardKey key = new ShardKey(typeName, shardId);
-            Member target = targetNode == null
-                    ? null
-                    : view.stream()
-                            .filter(m -> m.name().equals(targetNode))
-                            .findFirst()
-                            .orElse(null);
-            if (t == null) {
-                refusal = "Unknown entity type " + typeName;
-            } else if (shardId < 0 || shardId >= t.numberOfShards()) {
-                refusal =
-                        "Unknown shard " + shardId + " of " + typeName + " (it has " + t.numberOfShards() + " shards)";
-            } else if (targetNode != null && target == null) {
-                refusal = "Unknown node " + targetNode;
-            } else if (handoffs.containsKey(key)) {
-                refusal = "A handoff of shard " + shardId + " of " + typeName + " is already in progress";
-            } else if (t.homes().get(shardId) == null) {
-                refusal = "Shard " + shardId + " of " + typeName + " is not allocated";
-            } else if (target != null && (!t.regions().containsKey(target) || leaving.contains(target))) {
-                refusal = "Node " + targetNode + " cannot host " + typeName;
-            } else if (target != null && target.equals(t.homes().get(shardId))) {
-                refusal = "Shard " + shardId + " of " + typeName + " is already on " + targetNode;
-            } else {
-                Member owner = t.homes().get(shardId);
-                startHandOff(key, owner, target);
-                done = "Handing off shard " + shardId + " of " + typeName + " from " + owner
-                        + (target == null ? "" : " to " + target);
+            ShardMoveRequest move = ShardMoveRequest.judge(
+                    state,
+                    view,
+                    leaving,
+                    id -> handoffs.containsKey(new ShardKey(typeName, id)),
+                    typeName,
+                    shardId,
+                    targetNode);
+            refusal = move.refusal();
+            if (refusal == null) {
+                startHandOff(
+                        new ShardKey(typeName, shardId), java.util.Objects.requireNonNull(move.owner()), move.target());
+                done = move.accepted(typeName, shardId);
             }
         }
         node.send(from, new AdminReply(requestId, refusal == null, refusal == null ? done : refusal), false);
@@ -896,12 +864,7 @@ final class Coordinator implements CoordinatorMessage.Handler {
             }
         });
         retryWaiting();
-        if (ready
-                && handoffs.isEmpty()
-                && leaving.isEmpty()
-                && stable(now)
-                && now - lastRebalanceNanos
-                        >= node.settings().rebalanceInterval().toNanos()) {
+        if (rebalance.periodicRoundDue(now, ready, handoffs.isEmpty(), leaving.isEmpty())) {
             rebalanceRound();
         }
     }
@@ -943,20 +906,6 @@ final class Coordinator implements CoordinatorMessage.Handler {
                 allocate(key, requesters, null, List.of());
             }
         });
-    }
-
-    private record ShardKey(String typeName, int shardId) {}
-
-    /**
-     * A shard of a member that left: taken over no earlier than {@code until} (the member's last lease has ended),
-     * and only once a winning set confirmed this coordinator after {@code removedAt}.
-     */
-    private record Fence(long until, long removedAt) {
-
-        /** Of two fences on one shard, the one that ends later. */
-        Fence later(Fence other) {
-            return new Fence(Math.max(until, other.until), Math.max(removedAt, other.removedAt));
-        }
     }
 
     private static final class Allocation {

@@ -1,0 +1,9 @@
+package dev.sharding.internal;
+
+/**
+ * One shard of one entity type, as the coordinator keys its tables.
+ *
+ * @param typeName the entity type
+ * @param shardId the shard
+ */
+record ShardKey(String typeName, int shardId) {}
