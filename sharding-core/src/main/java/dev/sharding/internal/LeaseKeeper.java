@@ -1,6 +1,5 @@
 package dev.sharding.internal;
 
-import static dev.sharding.internal.LeaseTimes.elapsed;
 import static dev.sharding.internal.LeaseTimes.later;
 
 import dev.sharding.Member;
@@ -10,8 +9,6 @@ import dev.sharding.internal.protocol.LeaseMessage;
 import dev.sharding.internal.protocol.LeasePing;
 import dev.sharding.internal.protocol.LeasePong;
 import dev.sharding.internal.protocol.LeaseRefused;
-import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -92,23 +89,8 @@ final class LeaseKeeper implements LeaseMessage.Handler {
     /** Whether another member was ever this node's coordinator. */
     private boolean everFollowed;
 
-    // ---- member side ----
-
-    private long requestSeq;
-
-    private final LinkedHashMap<Long, Long> requestSent = new LinkedHashMap<>();
-
-    private volatile long servingUntil = NEVER;
-
-    private volatile boolean hadLease;
-
-    /** Since when this node's lease has lapsed without its shards being dropped, or {@code NEVER}. */
-    private long pausedSince = NEVER;
-
-    private @Nullable String lastRefusal;
-
-    /** Why this node may not serve now, or {@code null}. */
-    private volatile @Nullable String partitioned;
+    /** This node's own lease. */
+    private final MemberLease own;
 
     LeaseKeeper(NodeRuntime node, SplitBrainSettings settings, long stableAfterNanos) {
         this.node = node;
@@ -133,11 +115,9 @@ final class LeaseKeeper implements LeaseMessage.Handler {
                 }
             }
         });
+        this.own = new MemberLease(node, leaseNanos, off);
         this.granting =
                 new CoordinatorLeases(node, this, settings, decider, storeLease, leaseNanos, renewNanos, marginNanos);
-        if (off) {
-            servingUntil = Long.MAX_VALUE;
-        }
     }
 
     private static long skew(long stableAfterNanos) {
@@ -152,7 +132,7 @@ final class LeaseKeeper implements LeaseMessage.Handler {
 
     /** Whether this node was ever granted a lease (with the strategy off: always). */
     boolean hadLease() {
-        return off || hadLease;
+        return off || own.hadLease();
     }
 
     /** A member registered: ping it at once, so that it holds a lease before the next round. */
@@ -164,7 +144,7 @@ final class LeaseKeeper implements LeaseMessage.Handler {
 
     /** Whether this node may deliver to its entities now. Any thread. */
     boolean serving() {
-        return ahead(servingUntil, System.nanoTime());
+        return own.serving();
     }
 
     /** Whether the current view has lasted long enough to be the reference of later decisions. */
@@ -175,7 +155,7 @@ final class LeaseKeeper implements LeaseMessage.Handler {
     /** Why this node may not serve, or {@code null} when it may (or has not had a lease yet). Any thread. */
     @Nullable
     String partitioned() {
-        return partitioned;
+        return own.partitioned();
     }
 
     /**
@@ -254,7 +234,7 @@ final class LeaseKeeper implements LeaseMessage.Handler {
 
     /** Until when this node may serve. */
     long servingUntil() {
-        return servingUntil;
+        return own.servingUntil();
     }
 
     // ---- views -------------------------------------------------------------------------------------------------
@@ -270,7 +250,7 @@ final class LeaseKeeper implements LeaseMessage.Handler {
             everFollowed = true;
         }
         if (!java.util.Objects.equals(newCoordinator, coordinator)) {
-            requestSent.clear();
+            own.coordinatorChanged();
         }
         coordinator = newCoordinator;
         granting.retain(members);
@@ -307,21 +287,11 @@ final class LeaseKeeper implements LeaseMessage.Handler {
     }
 
     private void lose(String reason) {
-        if (!off) {
-            servingUntil = NEVER;
-        }
-        pausedSince = NEVER;
         if (settings.strategy() != SplitBrainSettings.Strategy.STORE_LEASE) {
             releaseStoreLease();
             storeLease.lapse();
         }
-        if (partitioned == null) {
-            partitioned = reason;
-            log.warn("Node {} stops serving: {}", node.nodeName(), reason);
-            node.stopServing(reason);
-        } else {
-            partitioned = reason;
-        }
+        own.lose(reason, off);
     }
 
     // ---- periodic ----------------------------------------------------------------------------------------------
@@ -340,40 +310,20 @@ final class LeaseKeeper implements LeaseMessage.Handler {
             }
             if (viewWins) {
                 long until = granting.runUntil(now);
-                if (later(until, servingUntil)) {
+                if (later(until, own.servingUntil())) {
                     grantSelf(until, now);
                 }
             }
         }
-        long until = servingUntil;
-        if (hadLease && until != Long.MAX_VALUE && !ahead(until, now) && partitioned == null) {
-            if (pausedSince == NEVER) {
-                // entities wait (their messages are held) until a lease comes back, a coordinator change in a
-                // healthy cluster takes about that long; the shards are checked against the store before they serve
-                pausedSince = now;
-                log.info(
-                        "Node {} pauses its entities: its lease ran out (coordinator {})",
-                        node.nodeName(),
-                        coordinator);
-            } else if (elapsed(pausedSince, now, pauseNanos)) {
-                java.time.Duration without = settings.leaseDuration().plusNanos(pauseNanos);
-                String why = lastRefusal != null
-                        ? lastRefusal
-                        : coordinating
-                                ? "as coordinator it has not heard from a winning set of members for over " + without
-                                : "it holds no lease from coordinator " + coordinator + " (none renewed for over "
-                                        + without + ")";
-                lose(why);
-            }
+        String lost = own.checkLapse(now, pauseNanos, settings.leaseDuration(), coordinating, coordinator);
+        if (lost != null) {
+            lose(lost);
         }
     }
 
     /** This coordinator may run until a later time: so may its own node. */
     void grantSelf(long until, long now) {
-        if (ahead(until, now)) {
-            servingUntil = until;
-            regained();
-        }
+        own.extend(until, now, viewWins);
     }
 
     private void renewStoreLease(long now) {
@@ -399,10 +349,7 @@ final class LeaseKeeper implements LeaseMessage.Handler {
         if (off || !from.equals(coordinator) || coordinating) {
             return;
         }
-        long seq = ++requestSeq;
-        requestSent.put(seq, System.nanoTime());
-        LeaseTimes.trim(requestSent);
-        node.send(from, new LeasePong(ping.round(), seq), false);
+        own.onPing(from, ping);
     }
 
     /** A member answers a ping. */
@@ -420,23 +367,7 @@ final class LeaseKeeper implements LeaseMessage.Handler {
         if (off || !from.equals(coordinator)) {
             return;
         }
-        Long sent = requestSent.get(grant.request());
-        if (sent == null) {
-            return;
-        }
-        for (Iterator<Long> it = requestSent.keySet().iterator(); it.hasNext(); ) {
-            if (it.next() <= grant.request()) {
-                it.remove();
-            }
-        }
-        long until = sent + Math.min(grant.validForNanos(), leaseNanos);
-        if (later(until, servingUntil)) {
-            servingUntil = until;
-        }
-        lastRefusal = null;
-        if (viewWins && serving()) {
-            regained();
-        }
+        own.onGrant(grant, viewWins);
     }
 
     /** The coordinator refuses a lease; the current one, if any, runs out. */
@@ -445,24 +376,9 @@ final class LeaseKeeper implements LeaseMessage.Handler {
         if (off || !from.equals(coordinator)) {
             return;
         }
-        lastRefusal = refused.reason();
-        if (refused.notMember() && hadLease) {
+        if (own.onRefused(refused)) {
             // this node was removed from the cluster (it froze or was cut off) and its shards were taken over
             lose(refused.reason());
-        }
-    }
-
-    private void regained() {
-        hadLease = true;
-        if (partitioned != null && viewWins) {
-            log.info("Node {} holds a lease again and serves what it is allocated afresh", node.nodeName());
-            partitioned = null;
-            pausedSince = NEVER;
-            node.resumeServing();
-        } else if (pausedSince != NEVER) {
-            log.info("Node {} holds a lease again; checking its shards against the store", node.nodeName());
-            pausedSince = NEVER;
-            node.resumeServing();
         }
     }
 }

@@ -1,0 +1,218 @@
+package dev.sharding.internal;
+
+import static dev.sharding.internal.LeaseTimes.NEVER;
+import static dev.sharding.internal.LeaseTimes.ahead;
+import static dev.sharding.internal.LeaseTimes.elapsed;
+import static dev.sharding.internal.LeaseTimes.later;
+
+import dev.sharding.Member;
+import dev.sharding.internal.protocol.LeaseGrant;
+import dev.sharding.internal.protocol.LeasePing;
+import dev.sharding.internal.protocol.LeasePong;
+import dev.sharding.internal.protocol.LeaseRefused;
+import java.time.Duration;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * This node's own lease: whether it may deliver to its entities now.
+ *
+ * <ul>
+ * <li>It answers its coordinator's pings with a request for a lease, and a grant says how long the lease lasts from
+ * when the request was sent ({@link #onGrant}); the coordinator's own node extends its lease directly
+ * ({@link #extend}).</li>
+ * <li>When the lease lapses while the node's side still wins, its entities <em>pause</em>: their messages wait. When
+ * a lease comes back, the shards are checked against the store before they serve again ({@link
+ * NodeRuntime#resumeServing()}).</li>
+ * <li>A node that stays without a lease for stable-after plus one lease duration, or is told it is no longer a member,
+ * <em>loses</em>: every shard stops at once ({@link #lose}). A node that lost serves again only with a new lease on a
+ * winning side, afresh.</li>
+ * </ul>
+ *
+ * <p>Written on the control thread; {@link #serving()} and {@link #partitioned()} are read by any thread.
+ */
+final class MemberLease {
+
+    private static final Logger log = LoggerFactory.getLogger(MemberLease.class);
+
+    private final NodeRuntime node;
+
+    private final long leaseNanos;
+
+    private long requestSeq;
+
+    /** When each recent lease request was sent, by its sequence number. */
+    private final LinkedHashMap<Long, Long> requestSent = new LinkedHashMap<>();
+
+    private volatile long servingUntil;
+
+    private volatile boolean hadLease;
+
+    /** Since when the lease has lapsed without the shards being dropped, or {@code NEVER}. */
+    private long pausedSince = NEVER;
+
+    private @Nullable String lastRefusal;
+
+    /** Why this node may not serve now, or {@code null}. */
+    private volatile @Nullable String partitioned;
+
+    /**
+     * Creates the lease.
+     *
+     * @param node the node
+     * @param leaseNanos the lease duration
+     * @param forever whether the node always serves (split-brain strategy off)
+     */
+    MemberLease(NodeRuntime node, long leaseNanos, boolean forever) {
+        this.node = node;
+        this.leaseNanos = leaseNanos;
+        this.servingUntil = forever ? Long.MAX_VALUE : NEVER;
+    }
+
+    /** Whether this node may deliver to its entities now. Any thread. */
+    boolean serving() {
+        return ahead(servingUntil, System.nanoTime());
+    }
+
+    /** Until when this node may serve. */
+    long servingUntil() {
+        return servingUntil;
+    }
+
+    /** Whether this node was ever granted a lease. */
+    boolean hadLease() {
+        return hadLease;
+    }
+
+    /** Why this node may not serve, or {@code null} when it may (or has not had a lease yet). Any thread. */
+    @Nullable
+    String partitioned() {
+        return partitioned;
+    }
+
+    /** The coordinator changed: answers to requests sent to the previous one are not taken. */
+    void coordinatorChanged() {
+        requestSent.clear();
+    }
+
+    /** The coordinator pings: ask for a lease. */
+    void onPing(Member from, LeasePing ping) {
+        long seq = ++requestSeq;
+        requestSent.put(seq, System.nanoTime());
+        LeaseTimes.trim(requestSent);
+        node.send(from, new LeasePong(ping.round(), seq), false);
+    }
+
+    /**
+     * The coordinator grants a lease, lasting from when the request was sent.
+     *
+     * @param grant the grant
+     * @param viewWins whether this node's side won the last decision
+     */
+    void onGrant(LeaseGrant grant, boolean viewWins) {
+        Long sent = requestSent.get(grant.request());
+        if (sent == null) {
+            return;
+        }
+        for (Iterator<Long> it = requestSent.keySet().iterator(); it.hasNext(); ) {
+            if (it.next() <= grant.request()) {
+                it.remove();
+            }
+        }
+        long until = sent + Math.min(grant.validForNanos(), leaseNanos);
+        if (later(until, servingUntil)) {
+            servingUntil = until;
+        }
+        lastRefusal = null;
+        if (viewWins && serving()) {
+            regained(true);
+        }
+    }
+
+    /**
+     * The coordinator refuses a lease; the current one, if any, runs out.
+     *
+     * @return whether the refusal says this node is no longer a member, after it held a lease: it must lose
+     */
+    boolean onRefused(LeaseRefused refused) {
+        lastRefusal = refused.reason();
+        return refused.notMember() && hadLease;
+    }
+
+    /** This node's coordinator may run until {@code until}: so may this node. */
+    void extend(long until, long now, boolean viewWins) {
+        if (ahead(until, now)) {
+            servingUntil = until;
+            regained(viewWins);
+        }
+    }
+
+    /**
+     * Checks for a lapse, every tick: a lapsed lease pauses the entities, and one lapsed for {@code pauseNanos}
+     * returns why the node must lose.
+     *
+     * @return the reason to lose, or {@code null}
+     */
+    @Nullable
+    String checkLapse(
+            long now, long pauseNanos, Duration leaseDuration, boolean coordinating, @Nullable Member coordinator) {
+        long until = servingUntil;
+        if (!hadLease || until == Long.MAX_VALUE || ahead(until, now) || partitioned != null) {
+            return null;
+        }
+        if (pausedSince == NEVER) {
+            // entities wait (their messages are held) until a lease comes back, a coordinator change in a healthy
+            // cluster takes about that long; the shards are checked against the store before they serve
+            pausedSince = now;
+            log.info("Node {} pauses its entities: its lease ran out (coordinator {})", node.nodeName(), coordinator);
+            return null;
+        }
+        if (!elapsed(pausedSince, now, pauseNanos)) {
+            return null;
+        }
+        Duration without = leaseDuration.plusNanos(pauseNanos);
+        if (lastRefusal != null) {
+            return lastRefusal;
+        }
+        return coordinating
+                ? "as coordinator it has not heard from a winning set of members for over " + without
+                : "it holds no lease from coordinator " + coordinator + " (none renewed for over " + without + ")";
+    }
+
+    /**
+     * The node loses: it stops serving at once, and every shard stops.
+     *
+     * @param reason why
+     * @param forever whether the node always serves (split-brain strategy off): its lease stays
+     */
+    void lose(String reason, boolean forever) {
+        if (!forever) {
+            servingUntil = NEVER;
+        }
+        pausedSince = NEVER;
+        if (partitioned == null) {
+            partitioned = reason;
+            log.warn("Node {} stops serving: {}", node.nodeName(), reason);
+            node.stopServing(reason);
+        } else {
+            partitioned = reason;
+        }
+    }
+
+    private void regained(boolean viewWins) {
+        hadLease = true;
+        if (partitioned != null && viewWins) {
+            log.info("Node {} holds a lease again and serves what it is allocated afresh", node.nodeName());
+            partitioned = null;
+            pausedSince = NEVER;
+            node.resumeServing();
+        } else if (pausedSince != NEVER) {
+            log.info("Node {} holds a lease again; checking its shards against the store", node.nodeName());
+            pausedSince = NEVER;
+            node.resumeServing();
+        }
+    }
+}
