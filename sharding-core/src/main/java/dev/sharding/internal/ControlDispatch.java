@@ -35,7 +35,7 @@ final class ControlDispatch implements Recipients, NodeMessage.Handler {
 
     private final LocalRegions regions;
 
-    private final Coordinator coordinator;
+    private final CoordinatorDriver coordinator;
 
     private final LeaseKeeper leases;
 
@@ -52,7 +52,7 @@ final class ControlDispatch implements Recipients, NodeMessage.Handler {
     ControlDispatch(
             Membership membership,
             LocalRegions regions,
-            Coordinator coordinator,
+            CoordinatorDriver coordinator,
             LeaseKeeper leases,
             GracefulLeave leave,
             ClusterStatistics statistics,

@@ -3,34 +3,17 @@ package dev.sharding.internal;
 import dev.sharding.Member;
 import dev.sharding.internal.protocol.AdminReply;
 import dev.sharding.internal.protocol.AdminRequest;
-import dev.sharding.internal.protocol.BeginHandOff;
-import dev.sharding.internal.protocol.CoordinatorMessage;
-import dev.sharding.internal.protocol.EntityTransfer;
 import dev.sharding.internal.protocol.GetShardHome;
 import dev.sharding.internal.protocol.GetShardStates;
 import dev.sharding.internal.protocol.GracefulShutdownRequest;
-import dev.sharding.internal.protocol.HandOff;
-import dev.sharding.internal.protocol.HostShard;
-import dev.sharding.internal.protocol.RegionInfo;
 import dev.sharding.internal.protocol.Register;
-import dev.sharding.internal.protocol.RegisterAck;
-import dev.sharding.internal.protocol.RegisterRefused;
-import dev.sharding.internal.protocol.ShardHome;
 import dev.sharding.internal.protocol.ShardStarted;
 import dev.sharding.internal.protocol.ShardStates;
 import dev.sharding.internal.protocol.ShardStopped;
-import dev.sharding.internal.protocol.StopShard;
 import dev.sharding.spi.ShardAllocationStrategy;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.HashSet;
-import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
-import java.util.TreeSet;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -91,864 +74,215 @@ import org.slf4j.LoggerFactory;
  * {@code GetShardHome} every retry interval, the coordinator repeats {@code GetShardStates}, {@code HostShard},
  * {@code BeginHandOff} and {@code HandOff}; a duplicate of any of them changes nothing.
  *
+ * <h2>A decision core</h2>
+ * This class and its parts ({@link TableRebuild}, {@link ShardAllocator}, {@link HandOffOrchestrator}, sharing
+ * {@link CoordinatorTables}) only decide: each event (a message, a view, a tick, an answer from the store) goes in
+ * with the time it happened, and what to do comes out as {@link CoordinatorEffect}s (messages to send, an epoch or the
+ * remembered shards to read, a time to be woken, a lease to ping), which {@link CoordinatorDriver} carries out. The
+ * decisions are thus tested over fake members, with no network, store or clock ({@code CoordinatorTest}).
+ *
  * <p>Runs on the node's control thread only; nothing here blocks.
  */
-final class Coordinator implements CoordinatorMessage.Handler {
+final class Coordinator {
 
     private static final Logger log = LoggerFactory.getLogger(Coordinator.class);
 
-    private final NodeRuntime node;
+    private final CoordinatorTables t;
 
-    private final ShardAllocationStrategy strategy;
+    private final ShardAllocator allocator;
 
-    private final LeaseKeeper leases;
+    private final HandOffOrchestrator handOffs;
 
-    /** When a shard that may still be served elsewhere may be taken over. */
-    private final ShardFences fences = new ShardFences();
+    private final TableRebuild rebuild;
 
-    /** The epoch of each allocated shard, as allocated here or reported by its region. */
-    private final Map<ShardKey, Long> epochs = new HashMap<>();
-
-    /** When a retry of the waiting requests is scheduled for, or {@code Long.MIN_VALUE}. */
-    private long retryAtNanos = Long.MIN_VALUE;
-
-    private boolean active;
-
-    private boolean ready;
-
-    private List<Member> view = List.of();
-
-    private CoordinatorState state = CoordinatorState.EMPTY;
-
-    private final Set<Member> awaitingStates = new HashSet<>();
-
-    /** Allocations waiting for ShardStarted. */
-    private final Map<ShardKey, Allocation> inProgress = new HashMap<>();
-
-    /** Shards being handed off. */
-    private final Map<ShardKey, HandOffState> handoffs = new LinkedHashMap<>();
-
-    /** Requests that wait: for readiness, or for a hosting region of their type. */
-    private final Map<ShardKey, Set<Member>> waiting = new HashMap<>();
-
-    private final Set<Member> leaving = new HashSet<>();
-
-    // ---- messages to the coordinator ---------------------------------------------------------------------------
-
-    @Override
-    public void onRegister(Member from, Register m) {
-        onRegister(from, m.regions(), m.storeId());
-    }
-
-    @Override
-    public void onShardStates(Member from, ShardStates m) {
-        onRegionStates(from, m.regions());
-    }
-
-    @Override
-    public void onGetShardHome(Member from, GetShardHome m) {
-        onGetShardHome(from, m.typeName(), m.shardId());
-    }
-
-    @Override
-    public void onShardStarted(Member from, ShardStarted m) {
-        onShardStarted(from, m.typeName(), m.shardId());
-    }
-
-    @Override
-    public void onShardStopped(Member from, ShardStopped m) {
-        onShardStopped(from, m.typeName(), m.shardId(), m.epoch(), m.transfer());
-    }
-
-    @Override
-    public void onGracefulShutdownRequest(Member from, GracefulShutdownRequest m) {
-        onGracefulShutdown(from);
-    }
-
-    @Override
-    public void onAdminRequest(Member from, AdminRequest m) {
-        if (active) {
-            onAdminRequest(from, m.requestId(), m.typeName(), m.shardId(), m.targetNode());
-        } else {
-            node.send(
-                    from,
-                    new AdminReply(
-                            m.requestId(), false, "Node " + node.nodeName() + " is not the coordinator; try again"),
-                    false);
-        }
-    }
-
-    /** Types whose regions remember their entities: their remembered shards are allocated without waiting. */
-    private final Set<String> rememberTypes = new HashSet<>();
-
-    private final RebalanceGate rebalance;
-
-    Coordinator(NodeRuntime node, ShardAllocationStrategy strategy, LeaseKeeper leases) {
-        this.node = node;
-        this.strategy = strategy;
-        this.leases = leases;
-        this.rebalance = new RebalanceGate(node.settings().rebalanceInterval().toNanos(), System.nanoTime());
+    /**
+     * @param self this node's member, null before it joined
+     * @param nodeName this node's name, for logs and replies
+     * @param storeId the id of this node's store, empty if it is not shared (read after start)
+     * @param strategy where shards go and which move
+     * @param leases what the lease keeper says about members and this side
+     * @param rebalanceIntervalNanos the rebalance interval
+     * @param retryIntervalNanos how long an unanswered request waits before it is repeated
+     * @param now the time now
+     */
+    Coordinator(
+            Supplier<@Nullable Member> self,
+            Supplier<String> nodeName,
+            Supplier<String> storeId,
+            ShardAllocationStrategy strategy,
+            AllocationLeases leases,
+            long rebalanceIntervalNanos,
+            long retryIntervalNanos,
+            long now) {
+        this.t = new CoordinatorTables(self, nodeName, rebalanceIntervalNanos, now);
+        this.allocator = new ShardAllocator(t, strategy, leases, retryIntervalNanos);
+        this.handOffs = new HandOffOrchestrator(t, allocator, strategy, retryIntervalNanos);
+        this.rebuild = new TableRebuild(t, allocator, handOffs, leases, storeId);
     }
 
     boolean isActive() {
-        return active;
+        return t.active;
     }
 
     boolean isReady() {
-        return active && ready;
+        return t.active && t.ready;
     }
 
     CoordinatorState state() {
-        return state;
+        return t.state;
     }
 
     /** Shards being handed off now, as "type/shard". */
     List<String> handoffsInProgress() {
-        List<String> list = new ArrayList<>();
-        handoffs.keySet().forEach(k -> list.add(k.typeName() + "/" + k.shardId()));
-        return list;
+        return handOffs.inProgress();
     }
 
-    Set<Member> leavingMembers() {
-        return Set.copyOf(leaving);
-    }
+    // ---- events ------------------------------------------------------------------------------------------------
 
-    /** A new view. */
-    void onView(List<Member> members, Set<Member> gone, Set<Member> joined) {
-        this.view = members;
+    /** A new view: this node's coordinator becomes active, stays active or stops being active. */
+    List<CoordinatorEffect> onView(List<Member> members, Set<Member> gone, Set<Member> joined, long now) {
+        t.begin(now);
+        t.view = members;
         if (!gone.isEmpty() || !joined.isEmpty()) {
-            rebalance.viewChanged(System.nanoTime());
+            t.rebalance.viewChanged(now);
         }
-        boolean coordinator = !members.isEmpty() && members.get(0).equals(node.self());
+        boolean coordinator = !members.isEmpty() && members.get(0).equals(t.self());
         if (!coordinator) {
-            if (active) {
-                log.info("Coordinator on {} is no longer active", node.nodeName());
+            if (t.active) {
+                log.info("Coordinator on {} is no longer active", t.nodeName());
             }
-            active = false;
-            ready = false;
-            state = CoordinatorState.EMPTY;
-            awaitingStates.clear();
-            inProgress.clear();
-            handoffs.clear();
-            waiting.clear();
-            leaving.clear();
-            rememberTypes.clear();
-            fences.clear();
-            epochs.clear();
-            return;
+            t.active = false;
+            t.clear();
+        } else if (!t.active) {
+            rebuild.activate(members);
+        } else {
+            rebuild.viewChanged(gone, joined);
         }
-        long now = System.nanoTime();
-        if (!active) {
-            active = true;
-            ready = false;
-            state = CoordinatorState.EMPTY;
-            inProgress.clear();
-            handoffs.clear();
-            leaving.clear();
-            fences.activated(leases.activationFence(now));
-            epochs.clear();
-            awaitingStates.clear();
-            awaitingStates.addAll(members);
-            log.info(
-                    "Coordinator activated on {}; asking {} members for their shards", node.nodeName(), members.size());
-            for (Member m : members) {
-                node.send(m, new GetShardStates(), false);
-            }
-            return;
-        }
-        leaving.removeAll(gone);
-        for (Member m : gone) {
-            // its shards may still be served there until its lease has surely ended
-            long fence = leases.fenceFor(m, now);
-            state.types()
-                    .forEach((typeName, t) -> t.homes().forEach((shard, home) -> {
-                        if (home.equals(m)) {
-                            ShardKey key = new ShardKey(typeName, shard);
-                            fences.memberLeft(key, fence, now);
-                            epochs.remove(key);
-                        }
-                    }));
-            inProgress.forEach((key, a) -> {
-                if (a.member.equals(m)) {
-                    fences.memberLeft(key, fence, now);
-                }
-            });
-            state = state.apply(new CoordinatorState.MemberRemoved(m));
-            awaitingStates.remove(m);
-        }
-        for (Member m : joined) {
-            node.send(m, new GetShardStates(), false);
-        }
-        if (!gone.isEmpty()) {
-            List<ShardKey> redo = new ArrayList<>();
-            inProgress.forEach((key, a) -> {
-                if (gone.contains(a.member)) {
-                    redo.add(key);
-                }
-            });
-            for (ShardKey key : redo) {
-                Allocation a = inProgress.remove(key);
-                Set<Member> requesters = new LinkedHashSet<>(a.requesters);
-                requesters.removeAll(gone);
-                waiting.computeIfAbsent(key, k -> new LinkedHashSet<>()).addAll(requesters);
-            }
-            List<ShardKey> orphaned = new ArrayList<>();
-            handoffs.forEach((key, h) -> {
-                if (gone.contains(h.owner)) {
-                    orphaned.add(key);
-                }
-            });
-            for (ShardKey key : orphaned) {
-                // the owner crashed or left mid-handoff: its shards are gone, so the handoff is complete
-                HandOffState h = handoffs.remove(key);
-                log.info(
-                        "Owner {} of shard {} of {} left during its handoff; allocating it anew",
-                        h.owner,
-                        key.shardId(),
-                        key.typeName());
-                reallocate(key, h, gone, List.of(), 0);
-            }
-            for (Set<Member> requesters : waiting.values()) {
-                requesters.removeAll(gone);
-            }
-        }
-        checkReady();
-        retryWaiting();
-        if (!gone.isEmpty()) {
-            allocateRemembered(); // the gone members' remembered entities start elsewhere now
-        }
-        maybeNextRound();
+        return t.effects();
     }
 
-    /** A member registers its regions: refused for good if it does not share the store or the number of shards. */
-    void onRegister(Member from, List<RegionInfo> regions, String storeId) {
-        if (!active) {
-            return;
+    List<CoordinatorEffect> onRegister(Member from, Register m, long now) {
+        t.begin(now);
+        if (t.active) {
+            rebuild.register(from, m.regions(), m.storeId());
         }
-        String own = node.storeId();
-        if (!own.isEmpty() && !storeId.equals(own)) {
-            refuse(
-                    from,
-                    "node " + from + " uses another store (id " + (storeId.isEmpty() ? "none: not shared" : storeId)
-                            + ") than the cluster's coordinator " + node.nodeName() + " (id " + own + "); every "
-                            + "node of a cluster must use one shared database (sharding.store, spring.datasource.url)");
-            return;
-        }
-        onRegionStates(from, regions);
-        leases.pingNow(from);
+        return t.effects();
     }
 
-    private void refuse(Member from, String reason) {
-        log.error("Refused {}: {}", from, reason);
-        node.send(from, new RegisterRefused(reason), false);
-        awaitingStates.remove(from);
-        checkReady();
-    }
-
-    /**
-     * A member reported its regions and every shard they host, with epochs (Register or ShardStates). The table
-     * follows the report: a shard it hosts and nobody else does is its; a shard two members host stays with the newer
-     * epoch, and the other copy is stopped; a shard the table gave it and it no longer hosts has no home any more.
-     */
-    void onRegionStates(Member from, List<RegionInfo> regions) {
-        if (!active) {
-            return; // the member retries with whoever is the coordinator
+    List<CoordinatorEffect> onShardStates(Member from, ShardStates m, long now) {
+        t.begin(now);
+        if (t.active) {
+            rebuild.regionStates(from, m.regions()); // else the member retries with whoever is the coordinator
         }
-        if (!view.contains(from)) {
-            log.debug("Ignoring regions of {}: not in the view", from);
-            return;
-        }
-        for (RegionInfo r : regions) {
-            CoordinatorState.TypeState t = state.type(r.typeName());
-            if (t != null && t.numberOfShards() != r.numberOfShards()) {
-                refuse(
-                        from,
-                        "node " + from + " runs entity type " + r.typeName() + " with " + r.numberOfShards()
-                                + " shards, but the cluster uses " + t.numberOfShards()
-                                + "; number-of-shards must be equal "
-                                + "on every node");
-                return;
-            }
-        }
-        for (RegionInfo r : regions) {
-            if (r.rememberEntities() && rememberTypes.add(r.typeName()) && ready) {
-                allocateRemembered();
-            }
-            CoordinatorState.TypeState t = state.type(r.typeName());
-            boolean known =
-                    t != null && (t.regions().containsKey(from) || t.proxies().contains(from));
-            if (!known) {
-                try {
-                    state = state.apply(new CoordinatorState.RegionRegistered(
-                            from, r.typeName(), r.numberOfShards(), r.proxyOnly()));
-                } catch (IllegalStateException e) {
-                    log.error("Cannot register region of {} on {}: {}", r.typeName(), from, e.getMessage());
-                    continue;
-                }
-            }
-            reconcile(from, r, known);
-        }
-        node.send(from, new RegisterAck(), false);
-        awaitingStates.remove(from);
-        checkReady();
-        retryWaiting();
-    }
-
-    private void reconcile(Member from, RegionInfo r, boolean known) {
-        Set<Integer> reported = new HashSet<>();
-        for (int i = 0; i < r.hostedShards().length; i++) {
-            int shard = r.hostedShards()[i];
-            long epoch = r.hostedEpochs()[i];
-            reported.add(shard);
-            ShardKey key = new ShardKey(r.typeName(), shard);
-            Member home = state.home(r.typeName(), shard);
-            Allocation pending = inProgress.get(key);
-            if (home == null && pending != null) {
-                if (pending.member.equals(from) && pending.epoch == epoch) {
-                    onShardStarted(from, r.typeName(), shard);
-                } else if (pending.epoch < 0 || epoch < pending.epoch) {
-                    stop(from, key, epoch, "an allocation of it is under way");
-                }
-            } else if (home == null) {
-                state = state.apply(new CoordinatorState.ShardAllocated(r.typeName(), shard, from));
-                epochs.put(key, epoch);
-                fences.reported(key);
-                if (ready && !known) {
-                    // a member that hosted shards before it joined comes from another part of a split cluster:
-                    // leases granted there may still cover shards nobody reports
-                    fences.merged(leases.mergeFence(System.nanoTime()));
-                }
-            } else if (home.equals(from)) {
-                epochs.merge(key, epoch, Math::max);
-            } else {
-                long current = epochs.getOrDefault(key, 0L);
-                if (epoch > current) {
-                    stop(home, key, current, "member " + from + " hosts epoch " + epoch);
-                    state = state.apply(new CoordinatorState.ShardDeallocated(r.typeName(), shard));
-                    state = state.apply(new CoordinatorState.ShardAllocated(r.typeName(), shard, from));
-                    epochs.put(key, epoch);
-                } else {
-                    stop(from, key, epoch, "member " + home + " hosts epoch " + current);
-                }
-            }
-        }
-        CoordinatorState.TypeState t = state.type(r.typeName());
-        if (t == null) {
-            return;
-        }
-        List<Integer> lost = new ArrayList<>();
-        t.homes().forEach((shard, home) -> {
-            ShardKey key = new ShardKey(r.typeName(), shard);
-            if (home.equals(from) && !reported.contains(shard) && !handoffs.containsKey(key)) {
-                lost.add(shard);
-            }
-        });
-        for (int shard : lost) {
-            log.info(
-                    "Member {} no longer hosts shard {} of {}; it has no home until asked for",
-                    from,
-                    shard,
-                    r.typeName());
-            state = state.apply(new CoordinatorState.ShardDeallocated(r.typeName(), shard));
-            epochs.remove(new ShardKey(r.typeName(), shard));
-        }
-    }
-
-    private void stop(Member holder, ShardKey key, long epoch, String why) {
-        log.warn(
-                "Shard {} of {} is hosted twice; stopping the copy of epoch {} on {}: {}",
-                key.shardId(),
-                key.typeName(),
-                epoch,
-                holder,
-                why);
-        node.send(holder, new StopShard(key.typeName(), key.shardId(), epoch), false);
-    }
-
-    private void checkReady() {
-        if (active && !ready && awaitingStates.isEmpty()) {
-            ready = true;
-            rebalance.ready(System.nanoTime());
-            log.info(
-                    "Coordinator on {} is ready: {} members, {} shards allocated",
-                    node.nodeName(),
-                    view.size(),
-                    state.types().values().stream()
-                            .mapToInt(t -> t.homes().size())
-                            .sum());
-            allocateRemembered();
-        }
-    }
-
-    /**
-     * Allocates every shard that has remembered entities and no home, so that its entities start without waiting
-     * for a message: after a start of the whole cluster, and when a member is gone.
-     */
-    private void allocateRemembered() {
-        for (String typeName : List.copyOf(rememberTypes)) {
-            node.store()
-                    .shardsWithRemembered(typeName)
-                    .whenComplete((shards, failure) -> node.control().execute(() -> {
-                        if (failure != null) {
-                            log.warn("Cannot read the remembered shards of {}: {}", typeName, failure.toString());
-                            return;
-                        }
-                        if (!active || !ready) {
-                            return;
-                        }
-                        for (int shard : shards) {
-                            ShardKey key = new ShardKey(typeName, shard);
-                            if (state.home(typeName, shard) == null
-                                    && !inProgress.containsKey(key)
-                                    && !handoffs.containsKey(key)) {
-                                allocate(key, allRegions(typeName), null, List.of());
-                            }
-                        }
-                    }));
-        }
+        return t.effects();
     }
 
     /** A region asks where a shard lives. */
-    void onGetShardHome(Member from, String typeName, int shardId) {
-        if (!active) {
-            return;
-        }
-        ShardKey key = new ShardKey(typeName, shardId);
-        if (!ready) {
-            waiting.computeIfAbsent(key, k -> new LinkedHashSet<>()).add(from);
-            return;
-        }
-        allocate(key, Set.of(from), null, List.of());
-    }
-
-    /**
-     * The regions of a type that may take new shards (registered, in the view, not leaving), with their shards,
-     * counting allocations still waiting for ShardStarted so that a burst of requests is spread too.
-     */
-    private Map<Member, Set<Integer>> candidates(String typeName, CoordinatorState.TypeState t) {
-        Map<Member, Set<Integer>> map = new HashMap<>();
-        t.regions().forEach((m, shards) -> {
-            if (!leaving.contains(m)) {
-                map.put(m, new HashSet<>(shards));
+    List<CoordinatorEffect> onGetShardHome(Member from, GetShardHome m, long now) {
+        t.begin(now);
+        if (t.active) {
+            ShardKey key = new ShardKey(m.typeName(), m.shardId());
+            if (t.ready) {
+                allocator.allocate(key, Set.of(from), null, List.of(), 0);
+            } else {
+                t.await(key, Set.of(from));
             }
-        });
-        inProgress.forEach((key, a) -> {
-            Set<Integer> shards = map.get(a.member);
-            if (shards != null && key.typeName().equals(typeName)) {
-                shards.add(key.shardId());
-            }
-        });
-        return map;
-    }
-
-    private void allocate(
-            ShardKey key, Set<Member> requesters, @Nullable Member preferred, List<EntityTransfer> transfer) {
-        allocate(key, requesters, preferred, transfer, 0);
-    }
-
-    private void allocate(
-            ShardKey key,
-            Set<Member> requesters,
-            @Nullable Member preferred,
-            List<EntityTransfer> transfer,
-            long transferEpoch) {
-        CoordinatorState.TypeState t = state.type(key.typeName());
-        if (t != null && (key.shardId() < 0 || key.shardId() >= t.numberOfShards())) {
-            log.warn("Ignoring request for shard {} of {}: out of range", key.shardId(), key.typeName());
-            return;
         }
-        HandOffState moving = handoffs.get(key);
-        if (moving != null) {
-            moving.requesters.addAll(requesters);
-            return;
-        }
-        Member home = state.home(key.typeName(), key.shardId());
-        if (home != null) {
-            for (Member r : requesters) {
-                node.send(r, new ShardHome(key.typeName(), key.shardId(), home), false);
-            }
-            return;
-        }
-        Allocation pending = inProgress.get(key);
-        if (pending != null) {
-            pending.requesters.addAll(requesters);
-            return;
-        }
-        long now = System.nanoTime();
-        if (!leases.inCharge(now)) {
-            // this side may not run, or has not heard from enough members yet: the requests wait
-            waiting.computeIfAbsent(key, k -> new LinkedHashSet<>()).addAll(requesters);
-            return;
-        }
-        ShardFences.Verdict verdict = fences.check(key, now, leases::confirmedSince);
-        if (verdict == ShardFences.Verdict.WAIT_FOR_LEASES) {
-            // a member that left may still serve the shard until its lease ends
-            waiting.computeIfAbsent(key, k -> new LinkedHashSet<>()).addAll(requesters);
-            retryAt(fences.until());
-            return;
-        }
-        if (verdict == ShardFences.Verdict.WAIT_FOR_CONFIRMATION) {
-            // and this side must still run since it saw the member leave: a winning set confirmed it since
-            waiting.computeIfAbsent(key, k -> new LinkedHashSet<>()).addAll(requesters);
-            retryAt(now + 50_000_000L);
-            return;
-        }
-        Map<Member, Set<Integer>> candidates = t == null ? Map.of() : candidates(key.typeName(), t);
-        candidates.keySet().removeIf(m -> !leases.leased(m, now));
-        if (candidates.isEmpty()) {
-            waiting.computeIfAbsent(key, k -> new LinkedHashSet<>()).addAll(requesters);
-            return;
-        }
-        Member chosen;
-        if (preferred != null && candidates.containsKey(preferred)) {
-            chosen = preferred;
-        } else {
-            Member requester =
-                    requesters.isEmpty() ? view.get(0) : requesters.iterator().next();
-            chosen = strategy.allocate(requester, key.shardId(), candidates);
-        }
-        if (!candidates.containsKey(chosen)) {
-            log.error(
-                    "Allocation strategy chose {} for shard {} of {}, which cannot take it",
-                    chosen,
-                    key.shardId(),
-                    key.typeName());
-            waiting.computeIfAbsent(key, k -> new LinkedHashSet<>()).addAll(requesters);
-            return;
-        }
-        Allocation allocation = new Allocation(chosen, new LinkedHashSet<>(requesters), transfer, transferEpoch);
-        inProgress.put(key, allocation);
-        requestEpoch(key, allocation);
-    }
-
-    /** Takes a new epoch for an allocation from the store, then sends HostShard. */
-    private void requestEpoch(ShardKey key, Allocation allocation) {
-        allocation.epochRequested = true;
-        node.store()
-                .nextEpoch(key.typeName(), key.shardId())
-                .whenComplete((epoch, failure) -> node.control().execute(() -> {
-                    allocation.epochRequested = false;
-                    if (inProgress.get(key) != allocation) {
-                        return;
-                    }
-                    if (failure != null) {
-                        log.warn(
-                                "Cannot take a new epoch for shard {} of {} from the store; trying again: {}",
-                                key.shardId(),
-                                key.typeName(),
-                                failure.toString());
-                        return;
-                    }
-                    allocation.epoch = epoch;
-                    sendHostShard(key, allocation);
-                }));
-    }
-
-    private void sendHostShard(ShardKey key, Allocation allocation) {
-        allocation.sentNanos = System.nanoTime();
-        node.send(
-                allocation.member,
-                new HostShard(
-                        key.typeName(), key.shardId(), allocation.epoch, allocation.transferEpoch, allocation.transfer),
-                false);
+        return t.effects();
     }
 
     /** A region started hosting a shard. */
-    void onShardStarted(Member from, String typeName, int shardId) {
-        if (!active) {
-            return;
+    List<CoordinatorEffect> onShardStarted(Member from, ShardStarted m, long now) {
+        t.begin(now);
+        if (t.active) {
+            handOffs.started(from, new ShardKey(m.typeName(), m.shardId()));
         }
-        ShardKey key = new ShardKey(typeName, shardId);
-        Allocation pending = inProgress.get(key);
-        if (pending == null || !pending.member.equals(from)) {
-            log.debug("Unexpected ShardStarted of {} {} from {}", typeName, shardId, from);
-            return;
-        }
-        inProgress.remove(key);
-        state = state.apply(new CoordinatorState.ShardAllocated(typeName, shardId, from));
-        epochs.put(key, pending.epoch);
-        for (Member r : pending.requesters) {
-            if (!r.equals(from)) {
-                node.send(r, new ShardHome(typeName, shardId, from), false);
-            }
-        }
-        if (leaving.contains(from)) {
-            startHandOff(key, from, null);
-        }
+        return t.effects();
     }
 
-    // ---- handoff -----------------------------------------------------------------------------------------------
-
-    private void startHandOff(ShardKey key, Member owner, @Nullable Member target) {
-        CoordinatorState.TypeState t = state.type(key.typeName());
-        if (t == null || handoffs.containsKey(key) || !owner.equals(t.homes().get(key.shardId()))) {
-            return;
+    /** The owner stopped a shard (a handoff), with the stored state of its entities. */
+    List<CoordinatorEffect> onShardStopped(Member from, ShardStopped m, long now) {
+        t.begin(now);
+        if (t.active) {
+            handOffs.stopped(from, m);
         }
-        Set<Member> regions = new TreeSet<>(t.regions().keySet());
-        regions.addAll(t.proxies());
-        regions.retainAll(view);
-        HandOffState h = new HandOffState(owner, target, List.copyOf(regions), System.nanoTime());
-        handoffs.put(key, h);
-        log.debug("Handing off shard {} of {} from {} (regions {})", key.shardId(), key.typeName(), owner, regions);
-        sendHandOff(key, h);
-    }
-
-    private void sendHandOff(ShardKey key, HandOffState h) {
-        for (Member r : h.regions) {
-            node.send(r, new BeginHandOff(key.typeName(), key.shardId(), h.owner), false);
-        }
-        node.send(h.owner, new HandOff(key.typeName(), key.shardId(), h.regions), false);
-    }
-
-    /** The owner stopped a shard. */
-    void onShardStopped(Member from, String typeName, int shardId, long epoch, List<EntityTransfer> transfer) {
-        if (!active) {
-            return;
-        }
-        ShardKey key = new ShardKey(typeName, shardId);
-        HandOffState h = handoffs.get(key);
-        if (h != null && h.owner.equals(from)) {
-            handoffs.remove(key);
-            if (from.equals(state.home(typeName, shardId))) {
-                state = state.apply(new CoordinatorState.ShardDeallocated(typeName, shardId));
-            }
-            epochs.remove(key);
-            reallocate(key, h, Set.of(), transfer, epoch);
-            maybeNextRound();
-        } else if (from.equals(state.home(typeName, shardId))) {
-            // a handoff the previous coordinator started completed
-            state = state.apply(new CoordinatorState.ShardDeallocated(typeName, shardId));
-            epochs.remove(key);
-            Set<Member> requesters = waiting.remove(key);
-            allocate(key, requesters == null ? allRegions(typeName) : requesters, null, transfer, epoch);
-        }
-    }
-
-    /** Allocates a handed-off shard at once and tells every region of the type (they all buffer for it). */
-    private void reallocate(
-            ShardKey key, HandOffState h, Set<Member> gone, List<EntityTransfer> transfer, long transferEpoch) {
-        Set<Member> requesters = new LinkedHashSet<>(h.regions);
-        requesters.addAll(h.requesters);
-        requesters.addAll(allRegions(key.typeName()));
-        requesters.removeAll(gone);
-        requesters.retainAll(view);
-        Member target = h.target != null && !gone.contains(h.target) ? h.target : null;
-        allocate(key, requesters, target, transfer, transferEpoch);
-    }
-
-    private Set<Member> allRegions(String typeName) {
-        CoordinatorState.TypeState t = state.type(typeName);
-        Set<Member> all = new TreeSet<>();
-        if (t != null) {
-            all.addAll(t.regions().keySet());
-            all.addAll(t.proxies());
-        }
-        all.retainAll(view);
-        return all;
+        return t.effects();
     }
 
     /** A member is leaving: hand off all its shards and give it no new ones. */
-    void onGracefulShutdown(Member from) {
-        if (!active || !view.contains(from)) {
-            return;
+    List<CoordinatorEffect> onGracefulShutdownRequest(Member from, GracefulShutdownRequest m, long now) {
+        t.begin(now);
+        if (t.active && t.view.contains(from)) {
+            handOffs.leaving(from);
         }
-        if (leaving.add(from)) {
-            log.info("Member {} is leaving; handing off its shards", from);
-        }
-        state.types()
-                .forEach((typeName, t) -> t.homes().forEach((shard, home) -> {
-                    if (home.equals(from)) {
-                        startHandOff(new ShardKey(typeName, shard), from, null);
-                    }
-                }));
-    }
-
-    // ---- rebalancing -------------------------------------------------------------------------------------------
-
-    /** One rebalance round over every type; returns how many shards it started moving. */
-    private int rebalanceRound() {
-        int moved = 0;
-        for (Map.Entry<String, CoordinatorState.TypeState> e : new TreeMap<>(state.types()).entrySet()) {
-            String typeName = e.getKey();
-            CoordinatorState.TypeState t = e.getValue();
-            Map<Member, Set<Integer>> candidates = candidates(typeName, t);
-            Set<Integer> moving = new HashSet<>();
-            handoffs.keySet().stream()
-                    .filter(k -> k.typeName().equals(typeName))
-                    .forEach(k -> moving.add(k.shardId()));
-            Set<Integer> chosen;
-            try {
-                chosen = strategy.rebalance(candidates, moving);
-            } catch (RuntimeException ex) {
-                log.error("Allocation strategy failed to rebalance {}", typeName, ex);
-                continue;
-            }
-            for (int shard : chosen) {
-                Member owner = t.homes().get(shard);
-                if (owner != null) {
-                    startHandOff(new ShardKey(typeName, shard), owner, null);
-                    moved++;
-                }
-            }
-        }
-        if (moved > 0) {
-            log.info("Rebalance on {}: moving {} shards", node.nodeName(), moved);
-        }
-        rebalance.roundStarted(moved, System.nanoTime());
-        return moved;
-    }
-
-    private void maybeNextRound() {
-        if (active && rebalance.nextRoundAtOnce(System.nanoTime(), ready, handoffs.isEmpty(), leaving.isEmpty())) {
-            rebalanceRound();
-        }
+        return t.effects();
     }
 
     /** An operator asks for a rebalance round now, or for one shard to move. */
-    void onAdminRequest(
-            Member from, long requestId, @Nullable String typeName, int shardId, @Nullable String targetNode) {
-        String refusal = null;
-        String done = null;
-        if (!active || !ready) {
-            refusal = "The coordinator on " + node.nodeName() + " is not ready";
-        } else if (typeName == null) {
-            if (!handoffs.isEmpty()) {
-                refusal = "A rebalance or handoff is already in progress: " + handoffsInProgress();
-            } else {
-                int moved = rebalanceRound();
-                done = moved == 0 ? "Balanced: no shard to move" : "Rebalance started: moving " + moved + " shards";
-            }
+    List<CoordinatorEffect> onAdminRequest(Member from, AdminRequest m, long now) {
+        t.begin(now);
+        if (t.active) {
+            handOffs.admin(from, m);
         } else {
-            ShardMoveRequest move = ShardMoveRequest.judge(
-                    state,
-                    view,
-                    leaving,
-                    id -> handoffs.containsKey(new ShardKey(typeName, id)),
-                    typeName,
-                    shardId,
-                    targetNode);
-            refusal = move.refusal();
-            if (refusal == null) {
-                startHandOff(
-                        new ShardKey(typeName, shardId), java.util.Objects.requireNonNull(move.owner()), move.target());
-                done = move.accepted(typeName, shardId);
-            }
+            t.send(
+                    from,
+                    new AdminReply(
+                            m.requestId(), false, "Node " + t.nodeName() + " is not the coordinator; try again"));
         }
-        node.send(from, new AdminReply(requestId, refusal == null, refusal == null ? done : refusal), false);
+        return t.effects();
     }
 
-    /** Periodic: asks missing members again, repeats unanswered requests, rebalances. */
-    void tick() {
-        if (!active) {
-            return;
+    /** The store gave an allocation its epoch ({@link CoordinatorEffect.TakeEpoch}). */
+    List<CoordinatorEffect> onEpochTaken(ShardKey shard, long allocation, long epoch, long now) {
+        t.begin(now);
+        allocator.epochTaken(shard, allocation, epoch);
+        return t.effects();
+    }
+
+    /** The store failed to give an allocation its epoch: asked again on the next tick. */
+    List<CoordinatorEffect> onEpochFailed(ShardKey shard, long allocation, String failure, long now) {
+        t.begin(now);
+        allocator.epochFailed(shard, allocation, failure);
+        return t.effects();
+    }
+
+    /** The shards of a type with remembered entities ({@link CoordinatorEffect.ReadRemembered}). */
+    List<CoordinatorEffect> onRememberedShards(String typeName, Set<Integer> shards, long now) {
+        t.begin(now);
+        if (t.active && t.ready) {
+            allocator.remembered(typeName, shards);
         }
-        for (Member m : awaitingStates) {
-            node.send(m, new GetShardStates(), false);
-        }
-        long now = System.nanoTime();
-        long interval = node.settings().retryInterval().toNanos();
-        // HostShard, BeginHandOff and HandOff are idempotent: repeat them when the answer is late (or was lost)
-        inProgress.forEach((key, allocation) -> {
-            if (allocation.epoch < 0) {
-                if (!allocation.epochRequested) {
-                    requestEpoch(key, allocation);
-                }
-            } else if (now - allocation.sentNanos >= interval) {
-                sendHostShard(key, allocation);
-            }
-        });
-        handoffs.forEach((key, h) -> {
-            if (now - h.sentNanos >= interval) {
-                h.sentNanos = now;
-                sendHandOff(key, h);
-            }
-        });
-        retryWaiting();
-        if (rebalance.periodicRoundDue(now, ready, handoffs.isEmpty(), leaving.isEmpty())) {
-            rebalanceRound();
-        }
+        return t.effects();
+    }
+
+    /** A retry asked for by {@link CoordinatorEffect.RetryAt} is due. */
+    List<CoordinatorEffect> onRetryDue(long atNanos, long now) {
+        t.begin(now);
+        allocator.retryDue(atNanos); // waiting requests are tried only while active and ready
+        return t.effects();
     }
 
     /** A member got its first lease, or this coordinator may run again: waiting requests are tried now. */
-    void retryWaitingNow() {
-        if (active) {
-            retryWaiting();
+    List<CoordinatorEffect> onMayAllocate(long now) {
+        t.begin(now);
+        if (t.active) {
+            allocator.retryWaiting();
         }
+        return t.effects();
     }
 
-    /** Tries the waiting requests again at a time (a fence ends then), unless an earlier retry is scheduled. */
-    private void retryAt(long atNanos) {
-        long now = System.nanoTime();
-        if (retryAtNanos != Long.MIN_VALUE && retryAtNanos - now > 0 && retryAtNanos - atNanos <= 0) {
-            return;
-        }
-        retryAtNanos = atNanos;
-        node.control()
-                .schedule(
-                        () -> {
-                            if (retryAtNanos == atNanos) {
-                                retryAtNanos = Long.MIN_VALUE;
-                            }
-                            retryWaitingNow();
-                        },
-                        Math.max(0, atNanos - now) + 1_000_000L,
-                        java.util.concurrent.TimeUnit.NANOSECONDS);
-    }
-
-    private void retryWaiting() {
-        if (!ready || waiting.isEmpty()) {
-            return;
-        }
-        Map<ShardKey, Set<Member>> again = new HashMap<>(waiting);
-        waiting.clear();
-        again.forEach((key, requesters) -> {
-            if (!requesters.isEmpty()) {
-                allocate(key, requesters, null, List.of());
+    /** Periodic: asks missing members again, repeats unanswered requests, rebalances. */
+    List<CoordinatorEffect> onTick(long now) {
+        t.begin(now);
+        if (t.active) {
+            for (Member m : t.awaitingStates) {
+                t.send(m, new GetShardStates());
             }
-        });
-    }
-
-    private static final class Allocation {
-
-        final Member member;
-
-        final Set<Member> requesters;
-
-        final List<EntityTransfer> transfer;
-
-        final long transferEpoch;
-
-        long epoch = -1;
-
-        boolean epochRequested;
-
-        long sentNanos;
-
-        Allocation(Member member, Set<Member> requesters, List<EntityTransfer> transfer, long transferEpoch) {
-            this.member = member;
-            this.requesters = requesters;
-            this.transfer = transfer;
-            this.transferEpoch = transferEpoch;
+            allocator.repeat();
+            handOffs.repeat();
+            allocator.retryWaiting();
+            handOffs.periodicRound();
         }
-    }
-
-    private static final class HandOffState {
-
-        final Member owner;
-
-        final @Nullable Member target;
-
-        final List<Member> regions;
-
-        final Set<Member> requesters = new LinkedHashSet<>();
-
-        long sentNanos;
-
-        HandOffState(Member owner, @Nullable Member target, List<Member> regions, long sentNanos) {
-            this.owner = owner;
-            this.target = target;
-            this.regions = regions;
-            this.sentNanos = sentNanos;
-        }
+        return t.effects();
     }
 }

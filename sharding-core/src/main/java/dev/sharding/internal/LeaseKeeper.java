@@ -40,7 +40,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Confined to the node's control thread, but for the volatile {@link #serving()} state read by entity threads.
  */
-final class LeaseKeeper implements LeaseMessage.Handler {
+final class LeaseKeeper implements LeaseMessage.Handler, AllocationLeases {
 
     private static final Logger log = LoggerFactory.getLogger(LeaseKeeper.class);
 
@@ -163,7 +163,8 @@ final class LeaseKeeper implements LeaseMessage.Handler {
      * (or, with store-lease, it holds the store's lease), and, with a store that holds leases, it holds the store's
      * coordinator lease, so that a second cluster started on the same store by mistake never allocates too.
      */
-    boolean inCharge(long now) {
+    @Override
+    public boolean inCharge(long now) {
         return coordinating
                 && viewWins
                 && storeLease.foreignHolder() == null
@@ -177,7 +178,8 @@ final class LeaseKeeper implements LeaseMessage.Handler {
      * members has confirmed it since ({@link #confirmedSince}): a coordinator cut off with the losing side never
      * gets there.
      */
-    long fenceFor(Member gone, long now) {
+    @Override
+    public long fenceFor(Member gone, long now) {
         return off ? now : granting.fenceFor(gone, now);
     }
 
@@ -189,7 +191,8 @@ final class LeaseKeeper implements LeaseMessage.Handler {
      * @param now the time now
      * @return true once confirmed
      */
-    boolean confirmedSince(long since, long now) {
+    @Override
+    public boolean confirmedSince(long since, long now) {
         return off || granting.confirmedSince(since, now);
     }
 
@@ -198,12 +201,14 @@ final class LeaseKeeper implements LeaseMessage.Handler {
      * predecessor granted may still cover it. A node that has been the coordinator of every view it saw (the first
      * node of a new cluster) had no predecessor and need not wait.
      */
-    long activationFence(long now) {
+    @Override
+    public long activationFence(long now) {
         return off || !everFollowed ? now : now + leaseNanos + marginNanos();
     }
 
     /** The time before which no shard is taken over after members of another lineage joined (a merge). */
-    long mergeFence(long now) {
+    @Override
+    public long mergeFence(long now) {
         return off ? now : now + leaseNanos + marginNanos();
     }
 
@@ -212,7 +217,8 @@ final class LeaseKeeper implements LeaseMessage.Handler {
     }
 
     /** Whether the coordinator may give shards to a member now: it holds a lease from this coordinator. */
-    boolean leased(Member m, long now) {
+    @Override
+    public boolean leased(Member m, long now) {
         if (off) {
             return true;
         }

@@ -78,7 +78,7 @@ public final class NodeRuntime implements Transport.Listener {
 
     private final LeaseKeeper leases;
 
-    private final Coordinator coordinator;
+    private final CoordinatorDriver coordinator;
 
     private final ServingGate gate;
 
@@ -128,7 +128,18 @@ public final class NodeRuntime implements Transport.Listener {
         this.executor = executor != null ? executor : newEntityExecutor();
         this.membership = new Membership(regions, this::send);
         this.leases = new LeaseKeeper(this, settings.splitBrain(), stableAfterNanos(settings, -1));
-        this.coordinator = new Coordinator(this, strategy, leases);
+        this.coordinator = new CoordinatorDriver(
+                new Coordinator(
+                        membership::self,
+                        membership::nodeName,
+                        membership::storeId,
+                        strategy,
+                        leases,
+                        settings.rebalanceInterval().toNanos(),
+                        settings.retryInterval().toNanos(),
+                        System.nanoTime()),
+                this,
+                leases);
         this.gate =
                 new ServingGate(leases, regions, store, control, membership, this::reportShards, this::regionChanged);
         this.leave = new GracefulLeave(settings, membership, regions, control, this::send, leases);

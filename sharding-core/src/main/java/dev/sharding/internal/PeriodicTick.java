@@ -42,7 +42,7 @@ final class PeriodicTick implements Runnable {
 
     private final GracefulLeave leave;
 
-    private final Coordinator coordinator;
+    private final CoordinatorDriver coordinator;
 
     private final BooleanSupplier running;
 
@@ -62,7 +62,7 @@ final class PeriodicTick implements Runnable {
             AskRegistry asks,
             Membership membership,
             GracefulLeave leave,
-            Coordinator coordinator,
+            CoordinatorDriver coordinator,
             BooleanSupplier running) {
         this.settings = settings;
         this.regions = regions;

@@ -1,0 +1,29 @@
+package dev.sharding.internal;
+
+import dev.sharding.Member;
+
+/**
+ * What the coordinator asks the lease keeper before it gives out a shard: whether its side may run, which members
+ * hold a lease, and until when a shard that may still be served elsewhere must wait. Queries only; {@link LeaseKeeper}
+ * answers them on the node, a fake in the coordinator's tests.
+ */
+interface AllocationLeases {
+
+    /** Whether this side of the cluster may allocate shards now. */
+    boolean inCharge(long now);
+
+    /** Until when a member that left may still serve its shards (its last lease, with margin). */
+    long fenceFor(Member gone, long now);
+
+    /** Whether a winning set of members confirmed this side's leases since a time. */
+    boolean confirmedSince(long since, long now);
+
+    /** Until when a newly active coordinator must not take over shards nobody reports. */
+    long activationFence(long now);
+
+    /** Until when shards nobody reports must wait after members of another part of a split cluster joined. */
+    long mergeFence(long now);
+
+    /** Whether a member holds a lease from this coordinator, so it may be given shards. */
+    boolean leased(Member member, long now);
+}

@@ -1,0 +1,204 @@
+package dev.sharding.internal;
+
+import dev.sharding.Member;
+import dev.sharding.internal.protocol.EntityTransfer;
+import dev.sharding.internal.protocol.ProtocolMessage;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The coordinator's working tables, shared by its parts ({@link Coordinator}, {@link TableRebuild},
+ * {@link ShardAllocator}, {@link HandOffOrchestrator}), and the effects of the event being decided. The shard table
+ * itself is the immutable {@link CoordinatorState}; beside it are the decisions under way: allocations waiting for
+ * their epoch or {@code ShardStarted}, handoffs, requests that wait, leaving members.
+ *
+ * <p>Control thread only.
+ */
+final class CoordinatorTables {
+
+    private final Supplier<@Nullable Member> self;
+
+    private final Supplier<String> nodeName;
+
+    boolean active;
+
+    /** Every member of the view answered since activation (or left). */
+    boolean ready;
+
+    List<Member> view = List.of();
+
+    CoordinatorState state = CoordinatorState.EMPTY;
+
+    /** When a shard that may still be served elsewhere may be taken over. */
+    final ShardFences fences = new ShardFences();
+
+    /** The epoch of each allocated shard, as allocated here or reported by its region. */
+    final Map<ShardKey, Long> epochs = new HashMap<>();
+
+    /** Members asked for their shards since activation that have not answered. */
+    final Set<Member> awaitingStates = new HashSet<>();
+
+    /** Allocations waiting for their epoch or for ShardStarted. */
+    final Map<ShardKey, Allocation> inProgress = new HashMap<>();
+
+    /** Shards being handed off, in the order they started. */
+    final Map<ShardKey, HandOff> handoffs = new LinkedHashMap<>();
+
+    /** Requests that wait: for readiness, a fence, a lease, or a hosting region of their type. */
+    final Map<ShardKey, Set<Member>> waiting = new HashMap<>();
+
+    final Set<Member> leaving = new HashSet<>();
+
+    /** Types whose regions remember their entities: their remembered shards are allocated without waiting. */
+    final Set<String> rememberTypes = new HashSet<>();
+
+    final RebalanceGate rebalance;
+
+    /** When a retry of the waiting requests is scheduled for, or {@code Long.MIN_VALUE}. */
+    long retryAtNanos = Long.MIN_VALUE;
+
+    /** The time of the event being decided. */
+    long now;
+
+    private long allocations;
+
+    private final List<CoordinatorEffect> effects = new ArrayList<>();
+
+    CoordinatorTables(
+            Supplier<@Nullable Member> self, Supplier<String> nodeName, long rebalanceIntervalNanos, long now) {
+        this.self = self;
+        this.nodeName = nodeName;
+        this.rebalance = new RebalanceGate(rebalanceIntervalNanos, now);
+        this.now = now;
+    }
+
+    /** This node's member, null before it joined. */
+    @Nullable
+    Member self() {
+        return self.get();
+    }
+
+    /** This node's name, for logs and replies. */
+    String nodeName() {
+        return nodeName.get();
+    }
+
+    /** Starts deciding an event that happened at a time. */
+    void begin(long now) {
+        this.now = now;
+        effects.clear();
+    }
+
+    /** The effects decided since {@link #begin}. */
+    List<CoordinatorEffect> effects() {
+        List<CoordinatorEffect> list = List.copyOf(effects);
+        effects.clear();
+        return list;
+    }
+
+    void send(Member to, ProtocolMessage message) {
+        effects.add(new CoordinatorEffect.Send(to, message));
+    }
+
+    void effect(CoordinatorEffect effect) {
+        effects.add(effect);
+    }
+
+    /** Requests wait until {@link ShardAllocator#retryWaiting} tries them again. */
+    void await(ShardKey key, Collection<Member> requesters) {
+        waiting.computeIfAbsent(key, k -> new LinkedHashSet<>()).addAll(requesters);
+    }
+
+    /** Forgets every decision under way: the coordinator becomes inactive, or starts again on activation. */
+    void clear() {
+        ready = false;
+        state = CoordinatorState.EMPTY;
+        awaitingStates.clear();
+        inProgress.clear();
+        handoffs.clear();
+        waiting.clear();
+        leaving.clear();
+        rememberTypes.clear();
+        fences.clear();
+        epochs.clear();
+    }
+
+    /** Every region of a type in the view, hosting or proxy. */
+    Set<Member> allRegions(String typeName) {
+        CoordinatorState.TypeState t = state.type(typeName);
+        Set<Member> all = new TreeSet<>();
+        if (t != null) {
+            all.addAll(t.regions().keySet());
+            all.addAll(t.proxies());
+        }
+        all.retainAll(view);
+        return all;
+    }
+
+    Allocation newAllocation(Member member, Set<Member> requesters, List<EntityTransfer> transfer, long transferEpoch) {
+        return new Allocation(++allocations, member, new LinkedHashSet<>(requesters), transfer, transferEpoch);
+    }
+
+    /** One allocation under way: an epoch is taken, then {@code HostShard} is sent until {@code ShardStarted}. */
+    static final class Allocation {
+
+        /** Tells this allocation from a later one of the same shard when the store answers. */
+        final long number;
+
+        final Member member;
+
+        final Set<Member> requesters;
+
+        final List<EntityTransfer> transfer;
+
+        final long transferEpoch;
+
+        long epoch = -1;
+
+        boolean epochRequested;
+
+        long sentNanos;
+
+        private Allocation(
+                long number, Member member, Set<Member> requesters, List<EntityTransfer> transfer, long transferEpoch) {
+            this.number = number;
+            this.member = member;
+            this.requesters = requesters;
+            this.transfer = transfer;
+            this.transferEpoch = transferEpoch;
+        }
+    }
+
+    /** One handoff under way, on the coordinator's side. */
+    static final class HandOff {
+
+        final Member owner;
+
+        final @Nullable Member target;
+
+        /** The regions that buffer the shard's messages and acknowledge to the owner. */
+        final List<Member> regions;
+
+        /** Regions that asked for the shard's home meanwhile. */
+        final Set<Member> requesters = new LinkedHashSet<>();
+
+        long sentNanos;
+
+        HandOff(Member owner, @Nullable Member target, List<Member> regions, long sentNanos) {
+            this.owner = owner;
+            this.target = target;
+            this.regions = regions;
+            this.sentNanos = sentNanos;
+        }
+    }
+}

@@ -1,0 +1,282 @@
+package dev.sharding.internal;
+
+import dev.sharding.Member;
+import dev.sharding.internal.CoordinatorTables.Allocation;
+import dev.sharding.internal.CoordinatorTables.HandOff;
+import dev.sharding.internal.protocol.EntityTransfer;
+import dev.sharding.internal.protocol.HostShard;
+import dev.sharding.internal.protocol.ShardHome;
+import dev.sharding.spi.ShardAllocationStrategy;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The coordinator's allocation of shards: a shard with a home is answered at once; one without gets a hosting region
+ * from the {@link ShardAllocationStrategy} (never a leaving member, only a leased one), a new epoch from the store, then
+ * {@code HostShard}, and the regions that asked hear its home only once {@code ShardStarted} came back. A request that
+ * cannot be decided now (not ready, not in charge, a fenced shard, no candidate) waits and is tried again.
+ *
+ * <p>Part of the coordinator's decision core: it only records effects in {@link CoordinatorTables}. Control thread only.
+ */
+final class ShardAllocator {
+
+    private static final Logger log = LoggerFactory.getLogger(ShardAllocator.class);
+
+    /** How long a shard waits for a winning set to confirm this side after a member left. */
+    private static final long CONFIRMATION_RETRY_NANOS = 50_000_000L;
+
+    private final CoordinatorTables t;
+
+    private final ShardAllocationStrategy strategy;
+
+    private final AllocationLeases leases;
+
+    private final long retryIntervalNanos;
+
+    ShardAllocator(
+            CoordinatorTables tables,
+            ShardAllocationStrategy strategy,
+            AllocationLeases leases,
+            long retryIntervalNanos) {
+        this.t = tables;
+        this.strategy = strategy;
+        this.leases = leases;
+        this.retryIntervalNanos = retryIntervalNanos;
+    }
+
+    /**
+     * Finds or makes a home for a shard and tells the requesters once it has one.
+     *
+     * @param preferred the member to allocate to if it may take the shard (a handoff's target), or null
+     * @param transfer the stored state of the shard's entities, from the owner that handed it off
+     * @param transferEpoch the epoch that state was written under, or 0
+     */
+    void allocate(
+            ShardKey key,
+            Set<Member> requesters,
+            @Nullable Member preferred,
+            List<EntityTransfer> transfer,
+            long transferEpoch) {
+        CoordinatorState.TypeState type = t.state.type(key.typeName());
+        if (type != null && (key.shardId() < 0 || key.shardId() >= type.numberOfShards())) {
+            log.warn("Ignoring request for shard {} of {}: out of range", key.shardId(), key.typeName());
+            return;
+        }
+        HandOff moving = t.handoffs.get(key);
+        if (moving != null) {
+            moving.requesters.addAll(requesters);
+            return;
+        }
+        Member home = t.state.home(key.typeName(), key.shardId());
+        if (home != null) {
+            for (Member r : requesters) {
+                t.send(r, new ShardHome(key.typeName(), key.shardId(), home));
+            }
+            return;
+        }
+        Allocation pending = t.inProgress.get(key);
+        if (pending != null) {
+            pending.requesters.addAll(requesters);
+            return;
+        }
+        long now = t.now;
+        if (!leases.inCharge(now)) {
+            // this side may not run, or has not heard from enough members yet: the requests wait
+            t.await(key, requesters);
+            return;
+        }
+        ShardFences.Verdict verdict = t.fences.check(key, now, leases::confirmedSince);
+        if (verdict == ShardFences.Verdict.WAIT_FOR_LEASES) {
+            // a member that left may still serve the shard until its lease ends
+            t.await(key, requesters);
+            retryAt(t.fences.until());
+            return;
+        }
+        if (verdict == ShardFences.Verdict.WAIT_FOR_CONFIRMATION) {
+            // and this side must still run since it saw the member leave: a winning set confirmed it since
+            t.await(key, requesters);
+            retryAt(now + CONFIRMATION_RETRY_NANOS);
+            return;
+        }
+        Map<Member, Set<Integer>> candidates = type == null ? Map.of() : candidates(key.typeName(), type);
+        candidates.keySet().removeIf(m -> !leases.leased(m, now));
+        if (candidates.isEmpty()) {
+            t.await(key, requesters);
+            return;
+        }
+        Member chosen;
+        if (preferred != null && candidates.containsKey(preferred)) {
+            chosen = preferred;
+        } else {
+            Member requester =
+                    requesters.isEmpty() ? t.view.get(0) : requesters.iterator().next();
+            chosen = strategy.allocate(requester, key.shardId(), candidates);
+        }
+        if (!candidates.containsKey(chosen)) {
+            log.error(
+                    "Allocation strategy chose {} for shard {} of {}, which cannot take it",
+                    chosen,
+                    key.shardId(),
+                    key.typeName());
+            t.await(key, requesters);
+            return;
+        }
+        Allocation allocation = t.newAllocation(chosen, requesters, transfer, transferEpoch);
+        t.inProgress.put(key, allocation);
+        requestEpoch(key, allocation);
+    }
+
+    /**
+     * The regions of a type that may take new shards (registered, in the view, not leaving), with their shards,
+     * counting allocations still waiting for ShardStarted so that a burst of requests is spread too.
+     */
+    Map<Member, Set<Integer>> candidates(String typeName, CoordinatorState.TypeState type) {
+        Map<Member, Set<Integer>> map = new HashMap<>();
+        type.regions().forEach((m, shards) -> {
+            if (!t.leaving.contains(m)) {
+                map.put(m, new HashSet<>(shards));
+            }
+        });
+        t.inProgress.forEach((key, a) -> {
+            Set<Integer> shards = map.get(a.member);
+            if (shards != null && key.typeName().equals(typeName)) {
+                shards.add(key.shardId());
+            }
+        });
+        return map;
+    }
+
+    private void requestEpoch(ShardKey key, Allocation allocation) {
+        allocation.epochRequested = true;
+        t.effect(new CoordinatorEffect.TakeEpoch(key, allocation.number));
+    }
+
+    /** The store gave an allocation its epoch: the chosen region is told to host the shard. */
+    void epochTaken(ShardKey key, long allocationNumber, long epoch) {
+        Allocation allocation = t.inProgress.get(key);
+        if (allocation == null || allocation.number != allocationNumber) {
+            return; // superseded: the member left, or the coordinator started again
+        }
+        allocation.epochRequested = false;
+        allocation.epoch = epoch;
+        sendHostShard(key, allocation);
+    }
+
+    /** The store could not give an epoch: the next tick asks again. */
+    void epochFailed(ShardKey key, long allocationNumber, String failure) {
+        Allocation allocation = t.inProgress.get(key);
+        if (allocation == null || allocation.number != allocationNumber) {
+            return;
+        }
+        allocation.epochRequested = false;
+        log.warn(
+                "Cannot take a new epoch for shard {} of {} from the store; trying again: {}",
+                key.shardId(),
+                key.typeName(),
+                failure);
+    }
+
+    private void sendHostShard(ShardKey key, Allocation allocation) {
+        allocation.sentNanos = t.now;
+        t.send(
+                allocation.member,
+                new HostShard(
+                        key.typeName(),
+                        key.shardId(),
+                        allocation.epoch,
+                        allocation.transferEpoch,
+                        allocation.transfer));
+    }
+
+    /**
+     * A region started hosting a shard it was allocated: the shard has its home, and every region that asked hears it.
+     *
+     * @return whether it was the allocation under way (a duplicate or stray ShardStarted changes nothing)
+     */
+    boolean started(Member from, ShardKey key) {
+        Allocation pending = t.inProgress.get(key);
+        if (pending == null || !pending.member.equals(from)) {
+            log.debug("Unexpected ShardStarted of {} {} from {}", key.typeName(), key.shardId(), from);
+            return false;
+        }
+        t.inProgress.remove(key);
+        t.state = t.state.apply(new CoordinatorState.ShardAllocated(key.typeName(), key.shardId(), from));
+        t.epochs.put(key, pending.epoch);
+        for (Member r : pending.requesters) {
+            if (!r.equals(from)) {
+                t.send(r, new ShardHome(key.typeName(), key.shardId(), from));
+            }
+        }
+        return true;
+    }
+
+    /** The allocations under way: an epoch asked again if its request failed, HostShard repeated when unanswered. */
+    void repeat() {
+        t.inProgress.forEach((key, allocation) -> {
+            if (allocation.epoch < 0) {
+                if (!allocation.epochRequested) {
+                    requestEpoch(key, allocation);
+                }
+            } else if (t.now - allocation.sentNanos >= retryIntervalNanos) {
+                sendHostShard(key, allocation);
+            }
+        });
+    }
+
+    /** Asks for the remembered shards of every type that remembers, to allocate those without a home. */
+    void allocateRemembered() {
+        for (String typeName : List.copyOf(t.rememberTypes)) {
+            t.effect(new CoordinatorEffect.ReadRemembered(typeName));
+        }
+    }
+
+    /** The shards of a type with remembered entities: those with no home and no move under way are allocated. */
+    void remembered(String typeName, Set<Integer> shards) {
+        for (int shard : shards) {
+            ShardKey key = new ShardKey(typeName, shard);
+            if (t.state.home(typeName, shard) == null
+                    && !t.inProgress.containsKey(key)
+                    && !t.handoffs.containsKey(key)) {
+                allocate(key, t.allRegions(typeName), null, List.of(), 0);
+            }
+        }
+    }
+
+    /** Tries the waiting requests again at a time (a fence ends then), unless an earlier retry is scheduled. */
+    private void retryAt(long atNanos) {
+        long now = t.now;
+        if (t.retryAtNanos != Long.MIN_VALUE && t.retryAtNanos - now > 0 && t.retryAtNanos - atNanos <= 0) {
+            return;
+        }
+        t.retryAtNanos = atNanos;
+        t.effect(new CoordinatorEffect.RetryAt(atNanos));
+    }
+
+    /** A retry asked for by {@link CoordinatorEffect.RetryAt} is due. */
+    void retryDue(long atNanos) {
+        if (t.retryAtNanos == atNanos) {
+            t.retryAtNanos = Long.MIN_VALUE;
+        }
+        retryWaiting();
+    }
+
+    /** Tries every waiting request again, once the table is rebuilt. */
+    void retryWaiting() {
+        if (!t.ready || t.waiting.isEmpty()) {
+            return;
+        }
+        Map<ShardKey, Set<Member>> again = new HashMap<>(t.waiting);
+        t.waiting.clear();
+        again.forEach((key, requesters) -> {
+            if (!requesters.isEmpty()) {
+                allocate(key, requesters, null, List.of(), 0);
+            }
+        });
+    }
+}

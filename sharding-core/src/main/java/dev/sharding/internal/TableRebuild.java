@@ -1,0 +1,273 @@
+package dev.sharding.internal;
+
+import dev.sharding.Member;
+import dev.sharding.internal.CoordinatorTables.Allocation;
+import dev.sharding.internal.protocol.GetShardStates;
+import dev.sharding.internal.protocol.RegionInfo;
+import dev.sharding.internal.protocol.RegisterAck;
+import dev.sharding.internal.protocol.RegisterRefused;
+import dev.sharding.internal.protocol.StopShard;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The coordinator's table follows the members: on activation it starts empty and asks every member for its shards; it
+ * is rebuilt from their reports ({@code Register}, {@code ShardStates}) until every member answered or left, and then
+ * kept in step with them. A report decides by epochs when two members host one shard; a member that left takes its
+ * shards with it, fenced until its lease has surely ended.
+ *
+ * <p>Part of the coordinator's decision core: it only records effects in {@link CoordinatorTables}. Control thread only.
+ */
+final class TableRebuild {
+
+    private static final Logger log = LoggerFactory.getLogger(TableRebuild.class);
+
+    private final CoordinatorTables t;
+
+    private final ShardAllocator allocator;
+
+    private final HandOffOrchestrator handOffs;
+
+    private final AllocationLeases leases;
+
+    private final Supplier<String> storeId;
+
+    TableRebuild(
+            CoordinatorTables tables,
+            ShardAllocator allocator,
+            HandOffOrchestrator handOffs,
+            AllocationLeases leases,
+            Supplier<String> storeId) {
+        this.t = tables;
+        this.allocator = allocator;
+        this.handOffs = handOffs;
+        this.leases = leases;
+        this.storeId = storeId;
+    }
+
+    /** This node became the view's coordinator: start from an empty table and ask every member for its shards. */
+    void activate(List<Member> members) {
+        t.clear();
+        t.active = true;
+        t.fences.activated(leases.activationFence(t.now));
+        t.awaitingStates.addAll(members);
+        log.info("Coordinator activated on {}; asking {} members for their shards", t.nodeName(), members.size());
+        for (Member m : members) {
+            t.send(m, new GetShardStates());
+        }
+    }
+
+    /** A new view on the active coordinator: members that left take their shards with them, new ones are asked. */
+    void viewChanged(Set<Member> gone, Set<Member> joined) {
+        t.leaving.removeAll(gone);
+        for (Member m : gone) {
+            // its shards may still be served there until its lease has surely ended
+            long fence = leases.fenceFor(m, t.now);
+            t.state
+                    .types()
+                    .forEach((typeName, type) -> type.homes().forEach((shard, home) -> {
+                        if (home.equals(m)) {
+                            ShardKey key = new ShardKey(typeName, shard);
+                            t.fences.memberLeft(key, fence, t.now);
+                            t.epochs.remove(key);
+                        }
+                    }));
+            t.inProgress.forEach((key, a) -> {
+                if (a.member.equals(m)) {
+                    t.fences.memberLeft(key, fence, t.now);
+                }
+            });
+            t.state = t.state.apply(new CoordinatorState.MemberRemoved(m));
+            t.awaitingStates.remove(m);
+        }
+        for (Member m : joined) {
+            t.send(m, new GetShardStates());
+        }
+        if (!gone.isEmpty()) {
+            List<ShardKey> redo = new ArrayList<>();
+            t.inProgress.forEach((key, a) -> {
+                if (gone.contains(a.member)) {
+                    redo.add(key);
+                }
+            });
+            for (ShardKey key : redo) {
+                Allocation a = t.inProgress.remove(key);
+                Set<Member> requesters = new LinkedHashSet<>(a.requesters);
+                requesters.removeAll(gone);
+                t.await(key, requesters);
+            }
+            // the owner crashed or left mid-handoff: its shards are gone, so the handoff is complete
+            handOffs.ownersGone(gone);
+            for (Set<Member> requesters : t.waiting.values()) {
+                requesters.removeAll(gone);
+            }
+        }
+        checkReady();
+        allocator.retryWaiting();
+        if (!gone.isEmpty()) {
+            allocator.allocateRemembered(); // the gone members' remembered entities start elsewhere now
+        }
+        handOffs.maybeNextRound();
+    }
+
+    /** A member registers its regions: refused for good if it does not share the store or the number of shards. */
+    void register(Member from, List<RegionInfo> regions, String memberStoreId) {
+        String own = storeId.get();
+        if (!own.isEmpty() && !memberStoreId.equals(own)) {
+            refuse(
+                    from,
+                    "node " + from + " uses another store (id "
+                            + (memberStoreId.isEmpty() ? "none: not shared" : memberStoreId)
+                            + ") than the cluster's coordinator " + t.nodeName() + " (id " + own + "); every "
+                            + "node of a cluster must use one shared database (sharding.store, spring.datasource.url)");
+            return;
+        }
+        regionStates(from, regions);
+        t.effect(new CoordinatorEffect.PingLease(from));
+    }
+
+    private void refuse(Member from, String reason) {
+        log.error("Refused {}: {}", from, reason);
+        t.send(from, new RegisterRefused(reason));
+        t.awaitingStates.remove(from);
+        checkReady();
+    }
+
+    /**
+     * A member reported its regions and every shard they host, with epochs (Register or ShardStates). The table
+     * follows the report: a shard it hosts and nobody else does is its; a shard two members host stays with the newer
+     * epoch, and the other copy is stopped; a shard the table gave it and it no longer hosts has no home any more.
+     */
+    void regionStates(Member from, List<RegionInfo> regions) {
+        if (!t.view.contains(from)) {
+            log.debug("Ignoring regions of {}: not in the view", from);
+            return;
+        }
+        for (RegionInfo r : regions) {
+            CoordinatorState.TypeState type = t.state.type(r.typeName());
+            if (type != null && type.numberOfShards() != r.numberOfShards()) {
+                refuse(
+                        from,
+                        "node " + from + " runs entity type " + r.typeName() + " with " + r.numberOfShards()
+                                + " shards, but the cluster uses " + type.numberOfShards()
+                                + "; number-of-shards must be equal on every node");
+                return;
+            }
+        }
+        for (RegionInfo r : regions) {
+            if (r.rememberEntities() && t.rememberTypes.add(r.typeName()) && t.ready) {
+                allocator.allocateRemembered();
+            }
+            CoordinatorState.TypeState type = t.state.type(r.typeName());
+            boolean known = type != null
+                    && (type.regions().containsKey(from) || type.proxies().contains(from));
+            if (!known) {
+                try {
+                    t.state = t.state.apply(new CoordinatorState.RegionRegistered(
+                            from, r.typeName(), r.numberOfShards(), r.proxyOnly()));
+                } catch (IllegalStateException e) {
+                    log.error("Cannot register region of {} on {}: {}", r.typeName(), from, e.getMessage());
+                    continue;
+                }
+            }
+            reconcile(from, r, known);
+        }
+        t.send(from, new RegisterAck());
+        t.awaitingStates.remove(from);
+        checkReady();
+        allocator.retryWaiting();
+    }
+
+    private void reconcile(Member from, RegionInfo r, boolean known) {
+        Set<Integer> reported = new HashSet<>();
+        for (int i = 0; i < r.hostedShards().length; i++) {
+            int shard = r.hostedShards()[i];
+            long epoch = r.hostedEpochs()[i];
+            reported.add(shard);
+            ShardKey key = new ShardKey(r.typeName(), shard);
+            Member home = t.state.home(r.typeName(), shard);
+            Allocation pending = t.inProgress.get(key);
+            if (home == null && pending != null) {
+                if (pending.member.equals(from) && pending.epoch == epoch) {
+                    handOffs.started(from, key);
+                } else if (pending.epoch < 0 || epoch < pending.epoch) {
+                    stop(from, key, epoch, "an allocation of it is under way");
+                }
+            } else if (home == null) {
+                t.state = t.state.apply(new CoordinatorState.ShardAllocated(r.typeName(), shard, from));
+                t.epochs.put(key, epoch);
+                t.fences.reported(key);
+                if (t.ready && !known) {
+                    // a member that hosted shards before it joined comes from another part of a split cluster:
+                    // leases granted there may still cover shards nobody reports
+                    t.fences.merged(leases.mergeFence(t.now));
+                }
+            } else if (home.equals(from)) {
+                t.epochs.merge(key, epoch, Math::max);
+            } else {
+                long current = t.epochs.getOrDefault(key, 0L);
+                if (epoch > current) {
+                    stop(home, key, current, "member " + from + " hosts epoch " + epoch);
+                    t.state = t.state.apply(new CoordinatorState.ShardDeallocated(r.typeName(), shard));
+                    t.state = t.state.apply(new CoordinatorState.ShardAllocated(r.typeName(), shard, from));
+                    t.epochs.put(key, epoch);
+                } else {
+                    stop(from, key, epoch, "member " + home + " hosts epoch " + current);
+                }
+            }
+        }
+        CoordinatorState.TypeState type = t.state.type(r.typeName());
+        if (type == null) {
+            return;
+        }
+        List<Integer> lost = new ArrayList<>();
+        type.homes().forEach((shard, home) -> {
+            ShardKey key = new ShardKey(r.typeName(), shard);
+            if (home.equals(from) && !reported.contains(shard) && !t.handoffs.containsKey(key)) {
+                lost.add(shard);
+            }
+        });
+        for (int shard : lost) {
+            log.info(
+                    "Member {} no longer hosts shard {} of {}; it has no home until asked for",
+                    from,
+                    shard,
+                    r.typeName());
+            t.state = t.state.apply(new CoordinatorState.ShardDeallocated(r.typeName(), shard));
+            t.epochs.remove(new ShardKey(r.typeName(), shard));
+        }
+    }
+
+    private void stop(Member holder, ShardKey key, long epoch, String why) {
+        log.warn(
+                "Shard {} of {} is hosted twice; stopping the copy of epoch {} on {}: {}",
+                key.shardId(),
+                key.typeName(),
+                epoch,
+                holder,
+                why);
+        t.send(holder, new StopShard(key.typeName(), key.shardId(), epoch));
+    }
+
+    /** Ready once every member of the view answered: remembered shards are allocated, rebalancing may start. */
+    private void checkReady() {
+        if (t.active && !t.ready && t.awaitingStates.isEmpty()) {
+            t.ready = true;
+            t.rebalance.ready(t.now);
+            log.info(
+                    "Coordinator on {} is ready: {} members, {} shards allocated",
+                    t.nodeName(),
+                    t.view.size(),
+                    t.state.types().values().stream()
+                            .mapToInt(type -> type.homes().size())
+                            .sum());
+            allocator.allocateRemembered();
+        }
+    }
+}

@@ -1,0 +1,722 @@
+package dev.sharding.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sharding.Member;
+import dev.sharding.internal.protocol.AdminReply;
+import dev.sharding.internal.protocol.AdminRequest;
+import dev.sharding.internal.protocol.BeginHandOff;
+import dev.sharding.internal.protocol.EntityTransfer;
+import dev.sharding.internal.protocol.GetShardHome;
+import dev.sharding.internal.protocol.GetShardStates;
+import dev.sharding.internal.protocol.GracefulShutdownRequest;
+import dev.sharding.internal.protocol.HandOff;
+import dev.sharding.internal.protocol.HostShard;
+import dev.sharding.internal.protocol.ProtocolMessage;
+import dev.sharding.internal.protocol.RegionInfo;
+import dev.sharding.internal.protocol.Register;
+import dev.sharding.internal.protocol.RegisterAck;
+import dev.sharding.internal.protocol.RegisterRefused;
+import dev.sharding.internal.protocol.ShardHome;
+import dev.sharding.internal.protocol.ShardStarted;
+import dev.sharding.internal.protocol.ShardStates;
+import dev.sharding.internal.protocol.ShardStopped;
+import dev.sharding.internal.protocol.StopShard;
+import dev.sharding.spi.LeastShardAllocationStrategy;
+import dev.sharding.spi.ShardAllocationStrategy;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The coordinator's decisions, event by event, over fake members, a fake store and a hand-driven clock: no network, no
+ * threads. Each test feeds messages as regions would send them (or fail to) and checks the messages the coordinator
+ * decides to send.
+ */
+class CoordinatorTest {
+
+    private static final Member A = new Member(0, 1, "a");
+
+    private static final Member B = new Member(0, 2, "b");
+
+    private static final Member C = new Member(0, 3, "c");
+
+    private static final String TYPE = "account";
+
+    private static final int SHARDS = 10;
+
+    private static final long SECOND = 1_000_000_000L;
+
+    private static final long RETRY = SECOND;
+
+    private static final long REBALANCE = 10 * SECOND;
+
+    private long now = 1_000 * SECOND;
+
+    private final FakeLeases leases = new FakeLeases();
+
+    private String storeId = "store-1";
+
+    private final Coordinator coordinator =
+            new Coordinator(() -> A, () -> "a", () -> storeId, new RequesterFirst(), leases, REBALANCE, RETRY, now);
+
+    /** Messages decided, in order, until taken by a test. */
+    private final List<Sent> sent = new ArrayList<>();
+
+    private record Sent(Member to, ProtocolMessage message) {}
+
+    /** Epoch requests the fake store has not answered yet (when it holds them back). */
+    private final List<CoordinatorEffect.TakeEpoch> pendingEpochs = new ArrayList<>();
+
+    private final List<CoordinatorEffect.RetryAt> retries = new ArrayList<>();
+
+    private final Map<ShardKey, Long> storeEpochs = new HashMap<>();
+
+    private final Map<String, Set<Integer>> rememberedShards = new HashMap<>();
+
+    /** Whether the fake store answers epoch requests at once. */
+    private boolean storeAnswers = true;
+
+    /** Carries out effects as the node would: the store answers at once unless held back. */
+    private void run(List<CoordinatorEffect> effects) {
+        for (CoordinatorEffect e : effects) {
+            if (e instanceof CoordinatorEffect.Send s) {
+                sent.add(new Sent(s.to(), s.message()));
+            } else if (e instanceof CoordinatorEffect.TakeEpoch te) {
+                pendingEpochs.add(te);
+            } else if (e instanceof CoordinatorEffect.ReadRemembered rr) {
+                run(coordinator.onRememberedShards(
+                        rr.typeName(), rememberedShards.getOrDefault(rr.typeName(), Set.of()), now));
+            } else if (e instanceof CoordinatorEffect.RetryAt r) {
+                retries.add(r);
+            }
+        }
+        if (storeAnswers) {
+            answerEpochs();
+        }
+    }
+
+    private void answerEpochs() {
+        List<CoordinatorEffect.TakeEpoch> todo = new ArrayList<>(pendingEpochs);
+        pendingEpochs.clear();
+        for (CoordinatorEffect.TakeEpoch te : todo) {
+            long epoch = storeEpochs.merge(te.shard(), 1L, Long::sum);
+            run(coordinator.onEpochTaken(te.shard(), te.allocation(), epoch, now));
+        }
+    }
+
+    private <T extends ProtocolMessage> List<T> take(Member to, Class<T> type) {
+        List<T> found = new ArrayList<>();
+        sent.removeIf(s -> {
+            if (s.to().equals(to) && type.isInstance(s.message())) {
+                found.add(type.cast(s.message()));
+                return true;
+            }
+            return false;
+        });
+        return found;
+    }
+
+    private <T extends ProtocolMessage> T one(Member to, Class<T> type) {
+        List<T> found = take(to, type);
+        assertThat(found).as("%s to %s", type.getSimpleName(), to).hasSize(1);
+        return found.get(0);
+    }
+
+    private static RegionInfo region(int... hostedAndEpochs) {
+        int[] shards = new int[hostedAndEpochs.length / 2];
+        long[] epochs = new long[shards.length];
+        for (int i = 0; i < shards.length; i++) {
+            shards[i] = hostedAndEpochs[2 * i];
+            epochs[i] = hostedAndEpochs[2 * i + 1];
+        }
+        return new RegionInfo(TYPE, false, false, SHARDS, shards, epochs);
+    }
+
+    /** Activates the coordinator on A with the given members, each reporting no shard. */
+    private void ready(Member... members) {
+        run(coordinator.onView(List.of(members), Set.of(), Set.of(members), now));
+        for (Member m : members) {
+            run(coordinator.onShardStates(m, new ShardStates(List.of(region())), now));
+        }
+        assertThat(coordinator.isReady()).isTrue();
+        sent.clear();
+    }
+
+    /** Allocates a shard on a member through the whole protocol (the member asks, and is chosen). */
+    private void allocated(int shard, Member home) {
+        requesterFirst = true;
+        run(coordinator.onGetShardHome(home, new GetShardHome(TYPE, shard), now));
+        requesterFirst = false;
+        HostShard host = one(home, HostShard.class);
+        assertThat(host.shardId()).isEqualTo(shard);
+        run(coordinator.onShardStarted(home, new ShardStarted(TYPE, shard), now));
+        assertThat(coordinator.state().home(TYPE, shard)).isEqualTo(home);
+        sent.clear();
+    }
+
+    /** Whether the strategy gives a shard to the region that asked for it, rather than to the least loaded. */
+    private boolean requesterFirst;
+
+    /** The default strategy, or the requester when a test says so. */
+    private final class RequesterFirst implements ShardAllocationStrategy {
+
+        private final ShardAllocationStrategy least = new LeastShardAllocationStrategy();
+
+        @Override
+        public Member allocate(Member requester, int shardId, Map<Member, Set<Integer>> allocations) {
+            return requesterFirst && allocations.containsKey(requester)
+                    ? requester
+                    : least.allocate(requester, shardId, allocations);
+        }
+
+        @Override
+        public Set<Integer> rebalance(Map<Member, Set<Integer>> allocations, Set<Integer> inProgress) {
+            return least.rebalance(allocations, inProgress);
+        }
+    }
+
+    private void view(List<Member> members, Set<Member> gone, Set<Member> joined) {
+        run(coordinator.onView(members, gone, joined, now));
+    }
+
+    // ---- failover rebuild ----------------------------------------------------------------------------------------
+
+    @Test
+    void activationAsksEveryMemberAndAnswersRequestsOnlyOnceAllReported() {
+        view(List.of(A, B), Set.of(), Set.of(A, B));
+        assertThat(coordinator.isActive()).isTrue();
+        one(A, GetShardStates.class);
+        one(B, GetShardStates.class);
+
+        run(coordinator.onGetShardHome(B, new GetShardHome(TYPE, 4), now));
+        run(coordinator.onShardStates(A, new ShardStates(List.of(region())), now));
+        one(A, RegisterAck.class);
+        assertThat(coordinator.isReady()).isFalse();
+        assertThat(sent).isEmpty();
+
+        run(coordinator.onShardStates(B, new ShardStates(List.of(region())), now));
+        one(B, RegisterAck.class);
+        assertThat(coordinator.isReady()).isTrue();
+        // the waiting request is allocated now, to the region with fewest shards (A and B tie: the older)
+        HostShard host = one(A, HostShard.class);
+        assertThat(host.shardId()).isEqualTo(4);
+        assertThat(host.epoch()).isEqualTo(1);
+    }
+
+    @Test
+    void aMemberThatDoesNotAnswerIsAskedAgainEveryTickAndNotWaitedForOnceGone() {
+        view(List.of(A, B), Set.of(), Set.of(A, B));
+        run(coordinator.onShardStates(A, new ShardStates(List.of(region())), now));
+        sent.clear();
+
+        run(coordinator.onTick(now));
+        one(B, GetShardStates.class);
+        assertThat(take(A, GetShardStates.class)).isEmpty();
+
+        view(List.of(A), Set.of(B), Set.of());
+        assertThat(coordinator.isReady()).isTrue();
+    }
+
+    @Test
+    void theRebuiltTableKeepsTheNewerEpochOfAShardReportedTwiceAndStopsTheOtherCopy() {
+        view(List.of(A, B, C), Set.of(), Set.of(A, B, C));
+        run(coordinator.onShardStates(A, new ShardStates(List.of(region(3, 5, 6, 2))), now));
+        run(coordinator.onShardStates(B, new ShardStates(List.of(region(3, 7))), now));
+        run(coordinator.onShardStates(C, new ShardStates(List.of(region(6, 1))), now));
+
+        StopShard stopA = one(A, StopShard.class);
+        assertThat(stopA).isEqualTo(new StopShard(TYPE, 3, 5));
+        StopShard stopC = one(C, StopShard.class);
+        assertThat(stopC).isEqualTo(new StopShard(TYPE, 6, 1));
+        assertThat(coordinator.state().home(TYPE, 3)).isEqualTo(B);
+        assertThat(coordinator.state().home(TYPE, 6)).isEqualTo(A);
+        assertThat(take(B, StopShard.class)).isEmpty();
+    }
+
+    @Test
+    void aShardItsMemberNoLongerReportsHasNoHomeUntilAskedFor() {
+        view(List.of(A, B), Set.of(), Set.of(A, B));
+        run(coordinator.onShardStates(A, new ShardStates(List.of(region())), now));
+        run(coordinator.onShardStates(B, new ShardStates(List.of(region(2, 1))), now));
+        assertThat(coordinator.state().home(TYPE, 2)).isEqualTo(B);
+
+        // B dropped the shard on its own (fenced by the store) and reports again
+        run(coordinator.onShardStates(B, new ShardStates(List.of(region())), now));
+        assertThat(coordinator.state().home(TYPE, 2)).isNull();
+    }
+
+    @Test
+    void aDuplicatedReportChangesNothing() {
+        ready(A, B);
+        allocated(1, A);
+        run(coordinator.onShardStates(A, new ShardStates(List.of(region(1, 1))), now));
+        run(coordinator.onShardStates(A, new ShardStates(List.of(region(1, 1))), now));
+        assertThat(coordinator.state().home(TYPE, 1)).isEqualTo(A);
+        assertThat(take(A, StopShard.class)).isEmpty();
+        assertThat(take(A, RegisterAck.class)).hasSize(2);
+        assertThat(sent).isEmpty();
+    }
+
+    @Test
+    void aMemberWithAnotherStoreOrNumberOfShardsIsRefusedAndNotWaitedFor() {
+        view(List.of(A, B, C), Set.of(), Set.of(A, B, C));
+        run(coordinator.onRegister(A, new Register(List.of(region()), "store-1"), now));
+        run(coordinator.onRegister(B, new Register(List.of(region()), "store-2"), now));
+        assertThat(one(B, RegisterRefused.class).reason()).contains("another store");
+        run(coordinator.onRegister(
+                C,
+                new Register(List.of(new RegionInfo(TYPE, false, false, 20, new int[0], new long[0])), "store-1"),
+                now));
+        assertThat(one(C, RegisterRefused.class).reason()).contains("number-of-shards");
+        assertThat(coordinator.isReady()).isTrue();
+        assertThat(coordinator.state().type(TYPE).regions()).containsOnlyKeys(A);
+    }
+
+    @Test
+    void losingTheCoordinatorRoleForgetsEverything() {
+        ready(A, B);
+        allocated(1, A);
+        Member older = new Member(0, 0, "older");
+        view(List.of(older, A, B), Set.of(), Set.of(older));
+        assertThat(coordinator.isActive()).isFalse();
+        assertThat(coordinator.state()).isEqualTo(CoordinatorState.EMPTY);
+        run(coordinator.onGetShardHome(B, new GetShardHome(TYPE, 1), now));
+        assertThat(sent).isEmpty();
+        run(coordinator.onAdminRequest(B, new AdminRequest(7, null, -1, null), now));
+        assertThat(one(B, AdminReply.class).message()).contains("not the coordinator");
+    }
+
+    // ---- allocation ----------------------------------------------------------------------------------------------
+
+    @Test
+    void anAllocationTakesAnEpochThenHostsAndAnswersTheRequestersOnlyOnceStarted() {
+        ready(A, B);
+        storeAnswers = false;
+        run(coordinator.onGetShardHome(B, new GetShardHome(TYPE, 5), now));
+        run(coordinator.onGetShardHome(A, new GetShardHome(TYPE, 5), now));
+        assertThat(pendingEpochs).hasSize(1);
+        assertThat(sent).as("nothing before the epoch").isEmpty();
+
+        answerEpochs();
+        HostShard host = one(A, HostShard.class);
+        assertThat(host.epoch()).isEqualTo(1);
+        assertThat(take(B, ShardHome.class)).as("no answer before ShardStarted").isEmpty();
+
+        run(coordinator.onShardStarted(A, new ShardStarted(TYPE, 5), now));
+        assertThat(one(B, ShardHome.class)).isEqualTo(new ShardHome(TYPE, 5, A));
+        assertThat(take(A, ShardHome.class)).as("the new home needs no answer").isEmpty();
+
+        // a duplicate ShardStarted, or one from the wrong member, changes nothing
+        run(coordinator.onShardStarted(A, new ShardStarted(TYPE, 5), now));
+        run(coordinator.onShardStarted(B, new ShardStarted(TYPE, 5), now));
+        assertThat(sent).isEmpty();
+        assertThat(coordinator.state().home(TYPE, 5)).isEqualTo(A);
+
+        // later requests are answered at once
+        run(coordinator.onGetShardHome(B, new GetShardHome(TYPE, 5), now));
+        assertThat(one(B, ShardHome.class).home()).isEqualTo(A);
+    }
+
+    @Test
+    void requestsAreSpreadOverRegionsCountingAllocationsUnderWay() {
+        ready(A, B, C);
+        storeAnswers = false;
+        for (int shard = 0; shard < 6; shard++) {
+            run(coordinator.onGetShardHome(A, new GetShardHome(TYPE, shard), now));
+        }
+        answerEpochs();
+        assertThat(take(A, HostShard.class)).hasSize(2);
+        assertThat(take(B, HostShard.class)).hasSize(2);
+        assertThat(take(C, HostShard.class)).hasSize(2);
+    }
+
+    @Test
+    void hostShardIsRepeatedUntilStartedAndAFailedEpochIsAskedAgain() {
+        ready(A, B);
+        storeAnswers = false;
+        run(coordinator.onGetShardHome(B, new GetShardHome(TYPE, 2), now));
+        CoordinatorEffect.TakeEpoch first = pendingEpochs.remove(0);
+        run(coordinator.onEpochFailed(first.shard(), first.allocation(), "store down", now));
+        assertThat(sent).isEmpty();
+
+        now += RETRY;
+        run(coordinator.onTick(now));
+        assertThat(pendingEpochs).as("asked again").hasSize(1);
+        answerEpochs();
+        one(A, HostShard.class);
+
+        now += RETRY / 2;
+        run(coordinator.onTick(now));
+        assertThat(take(A, HostShard.class)).as("not yet").isEmpty();
+        now += RETRY;
+        run(coordinator.onTick(now));
+        assertThat(one(A, HostShard.class).epoch())
+                .as("the same epoch, repeated")
+                .isEqualTo(1);
+    }
+
+    @Test
+    void aLateEpochForAnAllocationToAMemberThatLeftIsIgnoredAndTheShardGoesElsewhere() {
+        ready(A, B);
+        allocated(0, A); // A has one shard, so B is chosen next by the least-shards strategy
+        storeAnswers = false;
+        run(coordinator.onGetShardHome(A, new GetShardHome(TYPE, 1), now));
+        CoordinatorEffect.TakeEpoch toB = pendingEpochs.remove(0);
+
+        view(List.of(A), Set.of(B), Set.of());
+        CoordinatorEffect.TakeEpoch toA = pendingEpochs.remove(0);
+        run(coordinator.onEpochTaken(toB.shard(), toB.allocation(), 1, now));
+        assertThat(sent).as("the superseded allocation sends nothing").isEmpty();
+        run(coordinator.onEpochTaken(toA.shard(), toA.allocation(), 2, now));
+        assertThat(one(A, HostShard.class)).isEqualTo(new HostShard(TYPE, 1, 2, 0, List.of()));
+    }
+
+    @Test
+    void outOfRangeShardsAreIgnored() {
+        ready(A, B);
+        run(coordinator.onGetShardHome(B, new GetShardHome(TYPE, SHARDS), now));
+        run(coordinator.onGetShardHome(B, new GetShardHome(TYPE, -1), now));
+        assertThat(sent).isEmpty();
+        assertThat(pendingEpochs).isEmpty();
+    }
+
+    @Test
+    void requestsWaitWhileThisSideIsNotInChargeAndAreAllocatedWhenItIs() {
+        ready(A, B);
+        leases.inCharge = false;
+        run(coordinator.onGetShardHome(B, new GetShardHome(TYPE, 3), now));
+        assertThat(sent).isEmpty();
+        run(coordinator.onTick(now));
+        assertThat(take(A, HostShard.class)).isEmpty();
+
+        leases.inCharge = true;
+        run(coordinator.onMayAllocate(now));
+        one(A, HostShard.class);
+    }
+
+    @Test
+    void onlyLeasedMembersAreGivenShards() {
+        ready(A, B);
+        allocated(0, A);
+        leases.unleased.add(B);
+        run(coordinator.onGetShardHome(B, new GetShardHome(TYPE, 1), now));
+        one(A, HostShard.class); // B would have fewer, but holds no lease
+    }
+
+    @Test
+    void aShardOfAMemberThatLeftWaitsUntilItsLeaseHasSurelyEnded() {
+        ready(A, B);
+        allocated(4, B);
+        leases.fence = 5 * SECOND;
+        view(List.of(A), Set.of(B), Set.of());
+        assertThat(coordinator.state().home(TYPE, 4)).isNull();
+
+        run(coordinator.onGetShardHome(A, new GetShardHome(TYPE, 4), now));
+        assertThat(take(A, HostShard.class)).as("fenced").isEmpty();
+        assertThat(retries).hasSize(1);
+        long at = retries.remove(0).atNanos();
+        assertThat(at).isEqualTo(now + 5 * SECOND);
+
+        now = at + 1;
+        run(coordinator.onRetryDue(at, now));
+        one(A, HostShard.class);
+    }
+
+    @Test
+    void aShardOfAMemberThatLeftWaitsUntilAWinningSetConfirmedThisSide() {
+        ready(A, B);
+        allocated(4, B);
+        leases.confirmed = false;
+        view(List.of(A), Set.of(B), Set.of());
+        run(coordinator.onGetShardHome(A, new GetShardHome(TYPE, 4), now));
+        assertThat(take(A, HostShard.class)).isEmpty();
+        long at = retries.remove(0).atNanos();
+
+        leases.confirmed = true;
+        now = at;
+        run(coordinator.onRetryDue(at, now));
+        one(A, HostShard.class);
+    }
+
+    @Test
+    void rememberedShardsAreAllocatedWithoutAMessageOnceReady() {
+        rememberedShards.put(TYPE, Set.of(2, 7));
+        view(List.of(A, B), Set.of(), Set.of(A, B));
+        RegionInfo remembering = new RegionInfo(TYPE, false, true, SHARDS, new int[0], new long[0]);
+        run(coordinator.onShardStates(A, new ShardStates(List.of(remembering)), now));
+        assertThat(take(A, HostShard.class)).as("not before ready").isEmpty();
+        run(coordinator.onShardStates(B, new ShardStates(List.of(remembering)), now));
+        Set<Integer> hosted = new TreeSet<>();
+        take(A, HostShard.class).forEach(h -> hosted.add(h.shardId()));
+        take(B, HostShard.class).forEach(h -> hosted.add(h.shardId()));
+        assertThat(hosted).containsExactly(2, 7);
+    }
+
+    // ---- handoff -------------------------------------------------------------------------------------------------
+
+    @Test
+    void aHandOffBuffersEveryRegionThenAllocatesTheTargetWithTheStoppedState() {
+        ready(A, B, C);
+        allocated(1, A);
+        run(coordinator.onAdminRequest(C, new AdminRequest(9, TYPE, 1, "b"), now));
+        AdminReply reply = one(C, AdminReply.class);
+        assertThat(reply.accepted()).as(reply.message()).isTrue();
+        for (Member m : List.of(A, B, C)) {
+            assertThat(one(m, BeginHandOff.class)).isEqualTo(new BeginHandOff(TYPE, 1, A));
+        }
+        assertThat(one(A, HandOff.class).regions()).containsExactly(A, B, C);
+        assertThat(coordinator.handoffsInProgress()).containsExactly(TYPE + "/1");
+
+        // a region asking meanwhile is not answered until the shard has its new home
+        run(coordinator.onGetShardHome(C, new GetShardHome(TYPE, 1), now));
+        assertThat(sent).isEmpty();
+
+        List<EntityTransfer> state = List.of(new EntityTransfer("e1", new byte[] {1, 2}, 3));
+        run(coordinator.onShardStopped(A, new ShardStopped(TYPE, 1, 1, state), now));
+        HostShard host = one(B, HostShard.class);
+        assertThat(host.transfer()).isEqualTo(state);
+        assertThat(host.transferEpoch()).isEqualTo(1);
+        assertThat(host.epoch()).isEqualTo(2);
+
+        run(coordinator.onShardStarted(B, new ShardStarted(TYPE, 1), now));
+        assertThat(one(A, ShardHome.class).home()).isEqualTo(B);
+        assertThat(one(C, ShardHome.class).home()).isEqualTo(B);
+        assertThat(coordinator.handoffsInProgress()).isEmpty();
+
+        // the owner's ShardStopped, repeated, changes nothing
+        run(coordinator.onShardStopped(A, new ShardStopped(TYPE, 1, 1, state), now));
+        assertThat(sent).isEmpty();
+        assertThat(coordinator.state().home(TYPE, 1)).isEqualTo(B);
+    }
+
+    @Test
+    void aHandOffIsRepeatedUntilTheOwnerAnswers() {
+        ready(A, B);
+        allocated(1, A);
+        run(coordinator.onAdminRequest(B, new AdminRequest(1, TYPE, 1, "b"), now));
+        sent.clear();
+        now += RETRY;
+        run(coordinator.onTick(now));
+        one(A, HandOff.class);
+        one(B, BeginHandOff.class);
+        // a ShardStopped from a member that is not the owner is not the answer
+        run(coordinator.onShardStopped(B, new ShardStopped(TYPE, 1, 1, List.of()), now));
+        assertThat(coordinator.handoffsInProgress()).containsExactly(TYPE + "/1");
+    }
+
+    @Test
+    void anOwnerThatCrashesMidHandOffTakesItsCopyWithItAndTheShardIsAllocatedAnew() {
+        ready(A, B, C);
+        allocated(1, B);
+        run(coordinator.onAdminRequest(A, new AdminRequest(1, TYPE, 1, "c"), now));
+        sent.clear();
+
+        view(List.of(A, C), Set.of(B), Set.of());
+        assertThat(coordinator.handoffsInProgress()).isEmpty();
+        HostShard host = one(C, HostShard.class);
+        assertThat(host.transfer()).as("the state is read from the store").isEmpty();
+        run(coordinator.onShardStarted(C, new ShardStarted(TYPE, 1), now));
+        assertThat(one(A, ShardHome.class).home()).isEqualTo(C);
+        assertThat(take(B, ShardHome.class)).as("gone").isEmpty();
+    }
+
+    @Test
+    void aTargetThatCrashesMidHandOffIsNotWaitedFor() {
+        ready(A, B, C);
+        allocated(1, A);
+        run(coordinator.onAdminRequest(A, new AdminRequest(1, TYPE, 1, "b"), now));
+        view(List.of(A, C), Set.of(B), Set.of());
+        sent.clear();
+        run(coordinator.onShardStopped(A, new ShardStopped(TYPE, 1, 1, List.of()), now));
+        assertThat(take(B, HostShard.class)).isEmpty();
+        // the strategy picks among the members left: A and C host nothing now, and the older wins the tie
+        assertThat(one(A, HostShard.class).shardId()).isEqualTo(1);
+    }
+
+    @Test
+    void aHandOffStartedByThePreviousCoordinatorCompletesHere() {
+        view(List.of(A, B), Set.of(), Set.of(A, B));
+        run(coordinator.onShardStates(A, new ShardStates(List.of(region())), now));
+        run(coordinator.onShardStates(B, new ShardStates(List.of(region(6, 4))), now));
+        sent.clear();
+        run(coordinator.onShardStopped(B, new ShardStopped(TYPE, 6, 4, List.of()), now));
+        assertThat(coordinator.state().home(TYPE, 6)).isNull();
+        HostShard host = one(A, HostShard.class);
+        assertThat(host.transferEpoch()).isEqualTo(4);
+    }
+
+    // ---- graceful leave ------------------------------------------------------------------------------------------
+
+    @Test
+    void aLeavingMemberHandsOffEveryShardAndIsGivenNoNewOne() {
+        ready(A, B);
+        allocated(0, A);
+        allocated(1, B);
+        allocated(2, A);
+        allocated(3, B);
+        run(coordinator.onGracefulShutdownRequest(B, new GracefulShutdownRequest(), now));
+        Set<Integer> moving = new HashSet<>();
+        take(B, HandOff.class).forEach(h -> moving.add(h.shardId()));
+        assertThat(moving).containsExactlyInAnyOrder(1, 3);
+        sent.clear();
+
+        // a new shard goes to A even though B has fewer
+        run(coordinator.onGetShardHome(B, new GetShardHome(TYPE, 8), now));
+        one(A, HostShard.class);
+
+        run(coordinator.onShardStopped(B, new ShardStopped(TYPE, 1, 1, List.of()), now));
+        assertThat(one(A, HostShard.class).shardId()).isEqualTo(1);
+        // a repeated leave request starts nothing twice: shard 3 is still moving
+        run(coordinator.onGracefulShutdownRequest(B, new GracefulShutdownRequest(), now));
+        assertThat(sent).isEmpty();
+        assertThat(coordinator.handoffsInProgress()).containsExactly(TYPE + "/3");
+    }
+
+    @Test
+    void aShardStartedOnAMemberThatIsLeavingMovesOnAtOnce() {
+        ready(A, B);
+        allocated(0, A);
+        run(coordinator.onGetShardHome(A, new GetShardHome(TYPE, 1), now));
+        one(B, HostShard.class);
+        run(coordinator.onGracefulShutdownRequest(B, new GracefulShutdownRequest(), now));
+        run(coordinator.onShardStarted(B, new ShardStarted(TYPE, 1), now));
+        assertThat(one(B, HandOff.class).shardId()).isEqualTo(1);
+    }
+
+    // ---- rebalancing ---------------------------------------------------------------------------------------------
+
+    @Test
+    void rebalancingWaitsForAStableViewAndForTheMovesOfTheRoundBefore() {
+        ready(A);
+        for (int shard = 0; shard < SHARDS; shard++) {
+            allocated(shard, A);
+        }
+        now += REBALANCE;
+        view(List.of(A, B), Set.of(), Set.of(B));
+        run(coordinator.onShardStates(B, new ShardStates(List.of(region())), now));
+        sent.clear();
+
+        now += REBALANCE / 2;
+        run(coordinator.onTick(now));
+        assertThat(take(A, HandOff.class))
+                .as("the view changed half an interval ago")
+                .isEmpty();
+
+        now += REBALANCE;
+        run(coordinator.onTick(now));
+        List<HandOff> round = take(A, HandOff.class);
+        assertThat(round).isNotEmpty();
+
+        // nothing more while they move; an operator's round is refused
+        now += REBALANCE;
+        run(coordinator.onTick(now));
+        assertThat(take(A, HandOff.class)).as("repeated, not new").hasSize(round.size());
+        run(coordinator.onAdminRequest(B, new AdminRequest(3, null, -1, null), now));
+        assertThat(one(B, AdminReply.class).message()).contains("already in progress");
+
+        // each round's moves done, the next round starts at once, until the cluster is balanced
+        int rounds = 1;
+        while (!round.isEmpty()) {
+            for (HandOff h : round) {
+                run(coordinator.onShardStopped(A, new ShardStopped(TYPE, h.shardId(), 1, List.of()), now));
+                run(coordinator.onShardStarted(B, new ShardStarted(TYPE, h.shardId()), now));
+            }
+            round = take(A, HandOff.class);
+            rounds += round.isEmpty() ? 0 : 1;
+        }
+        assertThat(coordinator.handoffsInProgress()).isEmpty();
+        assertThat(coordinator.state().type(TYPE).regions().get(B)).hasSize(SHARDS / 2);
+        assertThat(rounds).as("one shard per round: the relative limit is 10%").isEqualTo(SHARDS / 2);
+    }
+
+    @Test
+    void noRoundWhileAMemberIsLeaving() {
+        ready(A, B, C);
+        for (int shard = 0; shard < 6; shard++) {
+            allocated(shard, shard < 4 ? A : B);
+        }
+        run(coordinator.onGracefulShutdownRequest(C, new GracefulShutdownRequest(), now));
+        now += 2 * REBALANCE;
+        run(coordinator.onTick(now));
+        assertThat(take(A, HandOff.class)).isEmpty();
+    }
+
+    // ---- operators' requests -------------------------------------------------------------------------------------
+
+    @Test
+    void anOperatorsRequestIsRefusedWithAReasonAndChangesNothing() {
+        view(List.of(A, B), Set.of(), Set.of(A, B));
+        run(coordinator.onAdminRequest(B, new AdminRequest(1, null, -1, null), now));
+        assertThat(one(B, AdminReply.class).message()).contains("not ready");
+        run(coordinator.onShardStates(A, new ShardStates(List.of(region())), now));
+        run(coordinator.onShardStates(B, new ShardStates(List.of(region())), now));
+        allocated(1, A);
+
+        List<AdminRequest> refused = List.of(
+                new AdminRequest(2, "nope", 1, null),
+                new AdminRequest(3, TYPE, 99, null),
+                new AdminRequest(4, TYPE, 2, null),
+                new AdminRequest(5, TYPE, 1, "nobody"),
+                new AdminRequest(6, TYPE, 1, "a"));
+        for (AdminRequest r : refused) {
+            run(coordinator.onAdminRequest(B, r, now));
+            AdminReply reply = one(B, AdminReply.class);
+            assertThat(reply.accepted()).as(reply.message()).isFalse();
+            assertThat(reply.requestId()).isEqualTo(r.requestId());
+        }
+        assertThat(sent).isEmpty();
+        assertThat(coordinator.handoffsInProgress()).isEmpty();
+
+        run(coordinator.onAdminRequest(B, new AdminRequest(7, null, -1, null), now));
+        assertThat(one(B, AdminReply.class).message()).contains("Balanced");
+    }
+
+    /** The lease keeper's answers, set by each test. */
+    private static final class FakeLeases implements AllocationLeases {
+
+        boolean inCharge = true;
+
+        boolean confirmed = true;
+
+        long fence;
+
+        final Set<Member> unleased = new LinkedHashSet<>();
+
+        @Override
+        public boolean inCharge(long now) {
+            return inCharge;
+        }
+
+        @Override
+        public long fenceFor(Member gone, long now) {
+            return now + fence;
+        }
+
+        @Override
+        public boolean confirmedSince(long since, long now) {
+            return confirmed;
+        }
+
+        @Override
+        public long activationFence(long now) {
+            return now;
+        }
+
+        @Override
+        public long mergeFence(long now) {
+            return now;
+        }
+
+        @Override
+        public boolean leased(Member member, long now) {
+            return !unleased.contains(member);
+        }
+    }
+}
