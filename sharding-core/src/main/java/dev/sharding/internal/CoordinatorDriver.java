@@ -34,13 +34,24 @@ final class CoordinatorDriver implements CoordinatorMessage.Handler, Coordinator
 
     private final Coordinator core;
 
-    private final NodeRuntime node;
+    private final Outbound outbound;
+
+    private final ShardingStore store;
+
+    private final ScheduledExecutorService control;
 
     private final LeaseKeeper leases;
 
-    CoordinatorDriver(Coordinator core, NodeRuntime node, LeaseKeeper leases) {
+    CoordinatorDriver(
+            Coordinator core,
+            Outbound outbound,
+            ShardingStore store,
+            ScheduledExecutorService control,
+            LeaseKeeper leases) {
         this.core = core;
-        this.node = node;
+        this.outbound = outbound;
+        this.store = store;
+        this.control = control;
         this.leases = leases;
     }
 
@@ -116,14 +127,13 @@ final class CoordinatorDriver implements CoordinatorMessage.Handler, Coordinator
 
     @Override
     public void send(Member to, ProtocolMessage message) {
-        node.send(to, message, false);
+        outbound.send(to, message, false);
     }
 
     @Override
     public void takeEpoch(ShardKey shard, long allocation) {
-        ShardingStore store = node.store();
         store.nextEpoch(shard.typeName(), shard.shardId())
-                .whenComplete((epoch, failure) -> node.control().execute(() -> {
+                .whenComplete((epoch, failure) -> control.execute(() -> {
                     long now = System.nanoTime();
                     run(
                             failure == null
@@ -134,9 +144,8 @@ final class CoordinatorDriver implements CoordinatorMessage.Handler, Coordinator
 
     @Override
     public void readRemembered(String typeName) {
-        node.store()
-                .shardsWithRemembered(typeName)
-                .whenComplete((shards, failure) -> node.control().execute(() -> {
+        store.shardsWithRemembered(typeName)
+                .whenComplete((shards, failure) -> control.execute(() -> {
                     if (failure != null) {
                         log.warn("Cannot read the remembered shards of {}: {}", typeName, failure.toString());
                     } else {
@@ -147,7 +156,6 @@ final class CoordinatorDriver implements CoordinatorMessage.Handler, Coordinator
 
     @Override
     public void retryAt(long atNanos) {
-        ScheduledExecutorService control = node.control();
         long delay = Math.max(0, atNanos - System.nanoTime()) + RETRY_MARGIN_NANOS;
         control.schedule(() -> run(core.onRetryDue(atNanos, System.nanoTime())), delay, TimeUnit.NANOSECONDS);
     }

@@ -36,7 +36,7 @@ import java.util.Set;
  */
 final class CoordinatorLeases {
 
-    private final NodeRuntime node;
+    private final LeaseHost node;
 
     private final LeaseKeeper keeper;
 
@@ -67,7 +67,7 @@ final class CoordinatorLeases {
     private final Map<Member, Long> grantedUntil = new HashMap<>();
 
     CoordinatorLeases(
-            NodeRuntime node,
+            LeaseHost node,
             LeaseKeeper keeper,
             SplitBrainSettings settings,
             PartitionDecider decider,

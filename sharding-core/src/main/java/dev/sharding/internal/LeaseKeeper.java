@@ -58,7 +58,7 @@ final class LeaseKeeper implements LeaseMessage.Handler, AllocationLeases {
         return LeaseTimes.ahead(until, now);
     }
 
-    private final NodeRuntime node;
+    private final LeaseHost node;
 
     private final SplitBrainSettings settings;
 
@@ -92,7 +92,7 @@ final class LeaseKeeper implements LeaseMessage.Handler, AllocationLeases {
     /** This node's own lease. */
     private final MemberLease own;
 
-    LeaseKeeper(NodeRuntime node, SplitBrainSettings settings, long stableAfterNanos) {
+    LeaseKeeper(LeaseHost node, SplitBrainSettings settings, long stableAfterNanos) {
         this.node = node;
         this.settings = settings;
         this.off = settings.strategy() == SplitBrainSettings.Strategy.OFF;

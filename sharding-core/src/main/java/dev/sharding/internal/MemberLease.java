@@ -38,7 +38,7 @@ final class MemberLease {
 
     private static final Logger log = LoggerFactory.getLogger(MemberLease.class);
 
-    private final NodeRuntime node;
+    private final LeaseHost node;
 
     private final long leaseNanos;
 
@@ -66,7 +66,7 @@ final class MemberLease {
      * @param leaseNanos the lease duration
      * @param forever whether the node always serves (split-brain strategy off)
      */
-    MemberLease(NodeRuntime node, long leaseNanos, boolean forever) {
+    MemberLease(LeaseHost node, long leaseNanos, boolean forever) {
         this.node = node;
         this.leaseNanos = leaseNanos;
         this.servingUntil = forever ? Long.MAX_VALUE : NEVER;

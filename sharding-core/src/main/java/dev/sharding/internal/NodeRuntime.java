@@ -1,6 +1,5 @@
 package dev.sharding.internal;
 
-import dev.sharding.ClusterPartitionedException;
 import dev.sharding.EntityType;
 import dev.sharding.Member;
 import dev.sharding.ShardingException;
@@ -8,9 +7,6 @@ import dev.sharding.ShardingSettings;
 import dev.sharding.internal.codec.KnownStrings;
 import dev.sharding.internal.protocol.AdminReply;
 import dev.sharding.internal.protocol.EntityTraffic;
-import dev.sharding.internal.protocol.Failure;
-import dev.sharding.internal.protocol.FailureKind;
-import dev.sharding.internal.protocol.GetShardHome;
 import dev.sharding.internal.protocol.ProtocolCodec;
 import dev.sharding.internal.protocol.ProtocolMessage;
 import dev.sharding.internal.protocol.RegionStats;
@@ -76,6 +72,9 @@ public final class NodeRuntime implements Transport.Listener {
 
     private final Membership membership;
 
+    /** The node as its regions and its lease keeper see it. */
+    private final NodeLinks links;
+
     private final LeaseKeeper leases;
 
     private final CoordinatorDriver coordinator;
@@ -127,7 +126,19 @@ public final class NodeRuntime implements Transport.Listener {
         this.ownExecutor = executor == null;
         this.executor = executor != null ? executor : newEntityExecutor();
         this.membership = new Membership(regions, this::send);
-        this.leases = new LeaseKeeper(this, settings.splitBrain(), stableAfterNanos(settings, -1));
+        this.links = new NodeLinks(
+                settings,
+                transport,
+                codec,
+                protocol,
+                store,
+                asks,
+                this.executor,
+                control,
+                membership,
+                this::send,
+                () -> running);
+        this.leases = new LeaseKeeper(links, settings.splitBrain(), stableAfterNanos(settings, -1));
         this.coordinator = new CoordinatorDriver(
                 new Coordinator(
                         membership::self,
@@ -138,10 +149,12 @@ public final class NodeRuntime implements Transport.Listener {
                         settings.rebalanceInterval().toNanos(),
                         settings.retryInterval().toNanos(),
                         System.nanoTime()),
-                this,
+                this::send,
+                store,
+                control.executor(),
                 leases);
         this.gate =
-                new ServingGate(leases, regions, store, control, membership, this::reportShards, this::regionChanged);
+                new ServingGate(leases, regions, store, control, membership, this::reportShards, links::regionChanged);
         this.leave = new GracefulLeave(settings, membership, regions, control, this::send, leases);
         this.statistics = new ClusterStatistics(
                 control,
@@ -156,6 +169,7 @@ public final class NodeRuntime implements Transport.Listener {
         this.inbound = new InboundTraffic(
                 protocol, codec, regions, asks, this.executor, this::send, this::toControl, membership::nodeName);
         this.tick = new PeriodicTick(settings, regions, leases, asks, membership, leave, coordinator, () -> running);
+        links.wire(gate, leases, tick, leave, coordinator);
         for (EntityType<?> type : types) {
             addRegion(type);
         }
@@ -183,8 +197,8 @@ public final class NodeRuntime implements Transport.Listener {
         int shards = ts.numberOfShards() > 0
                 ? ts.numberOfShards()
                 : type.numberOfShards() > 0 ? type.numberOfShards() : settings.numberOfShards();
-        Region<T> region = new Region<>(this, type, EntityHandlers.of(type.entityClass()), shards, ts.proxyOnly());
-        regions.add(region, new RegionCommands(region, this));
+        Region<T> region = new Region<>(links, type, EntityHandlers.of(type.entityClass()), shards, ts.proxyOnly());
+        regions.add(region, new RegionCommands(region, links));
     }
 
     private static ExecutorService newEntityExecutor() {
@@ -335,37 +349,10 @@ public final class NodeRuntime implements Transport.Listener {
         }
     }
 
-    /**
-     * Tells the coordinator every shard this node hosts now, after it dropped some on its own; repeated every retry
-     * interval until acknowledged.
-     */
+    /** The coordinator hears every shard this node hosts now, after it dropped some on its own. */
     private void reportShards() {
         if (running) {
             membership.register();
-        }
-    }
-
-    /** A region's hosting changed. Control thread. */
-    void regionChanged() {
-        leave.regionChanged();
-    }
-
-    /** A region stopped a shard on its own (fenced by the store): the coordinator hears what this node hosts now. */
-    void stopServingShard() {
-        reportShards();
-        regionChanged();
-    }
-
-    /** The coordinator may allocate again (a member got its first lease, or the store lease came back). */
-    void coordinatorMayRun() {
-        coordinator.retryWaitingNow();
-    }
-
-    /** Asks the coordinator where a shard lives. Control thread. */
-    void requestShardHome(String typeName, int shardId) {
-        Member coord = membership.coordinator();
-        if (coord != null && running) {
-            send(coord, new GetShardHome(typeName, shardId), false);
         }
     }
 
@@ -384,110 +371,12 @@ public final class NodeRuntime implements Transport.Listener {
         transport.send(to, protocol.encode(msg), outOfBand);
     }
 
-    /** Sends to the current coordinator, if there is one. */
-    void sendToCoordinator(ProtocolMessage msg) {
-        Member coord = membership.coordinator();
-        if (coord != null) {
-            send(coord, msg, false);
-        }
-    }
-
-    void sendFailure(Member to, long correlationId, FailureKind kind, String className, @Nullable String message) {
-        send(to, new Failure(correlationId, kind, className, message), true);
-    }
-
-    // ---- for the regions, the coordinator and the lease keeper ----------------------------------------------------
-
-    void checkRunning() {
-        if (!running) {
-            throw new ShardingException("Sharding node " + nodeName() + " is not running");
-        }
-        String partitioned = leases.partitioned();
-        if (partitioned != null) {
-            throw partitionedException(partitioned);
-        }
-    }
-
-    ClusterPartitionedException partitionedException(String reason) {
-        return gate.partitionedException(reason);
-    }
-
-    /** Whether this node may deliver to its entities now (its lease lasts). Any thread; on every message. */
+    /** Whether this node may deliver to its entities now (its lease lasts). Any thread. */
     boolean serving() {
         return gate.serving();
     }
 
-    /** An entity waits for the node to serve again. Entity threads. */
-    void park(EntityCell cell) {
-        gate.park(cell);
-    }
-
-    /** Runs every waiting entity again. Any thread. */
-    void unparkAll() {
-        gate.unparkAll();
-    }
-
-    /** The node lost its side or its lease. Control thread. */
-    void stopServing(String reason) {
-        gate.stopServing(reason);
-    }
-
-    /** The node holds a lease again. Control thread. */
-    void resumeServing() {
-        gate.resumeServing();
-    }
-
-    /**
-     * Runs a task on the control thread later, unless the node has stopped it. Any thread.
-     *
-     * @return false when the task was not taken (the node stopped)
-     */
-    boolean runOnControlLater(Runnable task) {
-        return control.offer(task);
-    }
-
-    long clockMillis() {
-        return tick.clockMillis();
-    }
-
-    /** Asks for a passivation sweep at the next tick (a region went over its limit of live entities). */
-    void requestSweep() {
-        tick.requestSweep();
-    }
-
-    ShardingSettings settings() {
-        return settings;
-    }
-
-    Transport transport() {
-        return transport;
-    }
-
-    MessageCodec codec() {
-        return codec;
-    }
-
-    ShardingStore store() {
-        return store;
-    }
-
-    /** The id of this node's store, empty when it is not shared. */
-    String storeId() {
-        return membership.storeId();
-    }
-
-    ProtocolCodec protocol() {
-        return protocol;
-    }
-
-    AskRegistry asks() {
-        return asks;
-    }
-
-    ExecutorService executor() {
-        return executor;
-    }
-
+    /** The control thread, for tests that run a step there. */
     ScheduledExecutorService control() {
         return control.executor();
     }

@@ -63,7 +63,7 @@ public final class Region<T> implements ShardRegion<T> {
 
     private static final Logger log = LoggerFactory.getLogger(Region.class);
 
-    private final NodeRuntime node;
+    private final RegionHost node;
 
     private final EntityType<T> type;
 
@@ -88,7 +88,7 @@ public final class Region<T> implements ShardRegion<T> {
 
     private final Passivation passivation;
 
-    Region(NodeRuntime node, EntityType<T> type, EntityHandlers handlers, int numberOfShards, boolean proxyOnly) {
+    Region(RegionHost node, EntityType<T> type, EntityHandlers handlers, int numberOfShards, boolean proxyOnly) {
         this.node = node;
         this.type = type;
         this.handlers = handlers;

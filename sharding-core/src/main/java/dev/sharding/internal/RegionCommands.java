@@ -18,9 +18,9 @@ final class RegionCommands implements RegionMessage.Handler {
 
     private final Region<?> region;
 
-    private final NodeRuntime node;
+    private final RegionHost node;
 
-    RegionCommands(Region<?> region, NodeRuntime node) {
+    RegionCommands(Region<?> region, RegionHost node) {
         this.region = region;
         this.node = node;
     }

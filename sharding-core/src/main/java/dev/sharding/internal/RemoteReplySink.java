@@ -15,7 +15,7 @@ final class RemoteReplySink implements ReplySink {
 
     private static final Logger log = LoggerFactory.getLogger(RemoteReplySink.class);
 
-    private final NodeRuntime node;
+    private final RegionHost node;
 
     private final Member replyTo;
 
@@ -25,7 +25,7 @@ final class RemoteReplySink implements ReplySink {
 
     private final String entityId;
 
-    RemoteReplySink(NodeRuntime node, Member replyTo, long correlationId, String typeName, String entityId) {
+    RemoteReplySink(RegionHost node, Member replyTo, long correlationId, String typeName, String entityId) {
         this.node = node;
         this.replyTo = replyTo;
         this.correlationId = correlationId;

@@ -35,7 +35,7 @@ final class ShardHandOff {
 
     private final Region<?> region;
 
-    private final NodeRuntime node;
+    private final RegionHost node;
 
     private final ShardSlot slot;
 
@@ -46,7 +46,7 @@ final class ShardHandOff {
 
     private long deadlineNanos;
 
-    ShardHandOff(Region<?> region, NodeRuntime node, ShardSlot slot) {
+    ShardHandOff(Region<?> region, RegionHost node, ShardSlot slot) {
         this.region = region;
         this.node = node;
         this.slot = slot;

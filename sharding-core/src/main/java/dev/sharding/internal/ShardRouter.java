@@ -39,7 +39,7 @@ final class ShardRouter {
 
     private static final Logger log = LoggerFactory.getLogger(ShardRouter.class);
 
-    private final NodeRuntime node;
+    private final RegionHost node;
 
     private final String typeName;
 
@@ -51,7 +51,7 @@ final class ShardRouter {
 
     private final AtomicLong droppedTells = new AtomicLong();
 
-    ShardRouter(NodeRuntime node, String typeName, ShardSlot[] slots) {
+    ShardRouter(RegionHost node, String typeName, ShardSlot[] slots) {
         this.node = node;
         this.typeName = typeName;
         this.numberOfShards = slots.length;

@@ -48,7 +48,7 @@ final class StoreLease {
         void regained(long until);
     }
 
-    private final NodeRuntime node;
+    private final LeaseHost node;
 
     private final SplitBrainSettings settings;
 
@@ -74,7 +74,7 @@ final class StoreLease {
     /** Everyone seen in a view since start: a store lease held by one of them is not another cluster's. */
     private final Set<String> knownMemberIds = new HashSet<>();
 
-    StoreLease(NodeRuntime node, SplitBrainSettings settings, long leaseNanos, long renewNanos, Listener listener) {
+    StoreLease(LeaseHost node, SplitBrainSettings settings, long leaseNanos, long renewNanos, Listener listener) {
         this.node = node;
         this.settings = settings;
         this.leaseNanos = leaseNanos;
