@@ -136,7 +136,7 @@ final class GracefulLeave {
         String nodeName = membership.nodeName();
         control.runAndWait(() -> regions.all().forEach(r -> r.dropBuffers(reason)));
         List<CompletableFuture<Void>> stops = new ArrayList<>();
-        regions.all().forEach(r -> stops.add(r.stopAll()));
+        regions.all().forEach(r -> stops.add(r.hosting().stopAll()));
         try {
             CompletableFuture.allOf(stops.toArray(CompletableFuture[]::new))
                     .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
@@ -147,7 +147,7 @@ final class GracefulLeave {
         }
         // entities started since the last flush stay remembered across the restart of the whole cluster
         List<CompletableFuture<Void>> flushes = new CopyOnWriteArrayList<>();
-        control.runAndWait(() -> regions.all().forEach(r -> flushes.add(r.flushRemembered())));
+        control.runAndWait(() -> regions.all().forEach(r -> flushes.add(r.flushRemembered(-1))));
         try {
             CompletableFuture.allOf(flushes.toArray(CompletableFuture[]::new))
                     .get(timeout.toMillis(), TimeUnit.MILLISECONDS);

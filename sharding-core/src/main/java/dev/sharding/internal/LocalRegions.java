@@ -62,7 +62,7 @@ final class LocalRegions {
     List<RegionInfo> infos() {
         List<RegionInfo> infos = new ArrayList<>(regions.size());
         for (Region<?> r : regions.values()) {
-            infos.add(r.info());
+            infos.add(r.hosting().info());
         }
         return infos;
     }

@@ -109,18 +109,18 @@ final class PeriodicTick implements Runnable {
         if (newPass) {
             lastSweepMillis = millis;
             for (Region<?> r : regions.all()) {
-                r.startIdlePass(millis);
+                r.passivation().startIdlePass(millis);
             }
         }
         if (newPass || sweepRequested) {
             sweepRequested = false;
             for (Region<?> r : regions.all()) {
-                r.passivateOverLimit();
+                r.passivation().passivateOverLimit();
             }
         }
         int budget = IDLE_PASS_BUDGET;
         for (Region<?> r : regions.all()) {
-            budget -= r.continueIdlePass(Math.max(0, budget));
+            budget -= r.passivation().continueIdlePass(Math.max(0, budget));
         }
     }
 
@@ -132,8 +132,8 @@ final class PeriodicTick implements Runnable {
         leave.retry();
         for (Region<?> r : regions.all()) {
             r.retryRequests();
-            r.checkHandOffs();
-            r.flushRemembered();
+            r.handOffs().check();
+            r.flushRemembered(-1);
         }
         coordinator.tick();
     }

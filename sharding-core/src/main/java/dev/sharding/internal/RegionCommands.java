@@ -39,21 +39,21 @@ final class RegionCommands implements RegionMessage.Handler {
 
     @Override
     public void onStopShard(Member from, StopShard m) {
-        region.stopShard(m.shardId(), m.epoch());
+        region.hosting().stopShard(m.shardId(), m.epoch());
     }
 
     @Override
     public void onBeginHandOff(Member from, BeginHandOff m) {
-        region.beginHandOff(m.shardId(), m.owner());
+        region.handOffs().begin(m.shardId(), m.owner());
     }
 
     @Override
     public void onBeginHandOffAck(Member from, BeginHandOffAck m) {
-        region.handOffAcknowledged(from, m.shardId());
+        region.handOffs().acknowledged(from, m.shardId());
     }
 
     @Override
     public void onHandOff(Member from, HandOff m) {
-        region.handOff(m.shardId(), m.regions());
+        region.handOffs().handOff(m.shardId(), m.regions());
     }
 }

@@ -95,7 +95,7 @@ final class ServingGate {
     void stopServing(String reason) {
         RuntimeException failure = partitionedException(reason);
         for (Region<?> r : regions.all()) {
-            r.dropAll(failure);
+            r.hosting().dropAll(failure);
         }
         reportShards.run();
         regionChanged.run();
@@ -130,9 +130,9 @@ final class ServingGate {
                                 r.typeName(),
                                 membership.nodeName(),
                                 failure.toString());
-                        r.dropHosted();
+                        r.hosting().dropHosted();
                     } else {
-                        r.dropStale(current);
+                        r.hosting().dropStale(current);
                     }
                 });
                 return null;

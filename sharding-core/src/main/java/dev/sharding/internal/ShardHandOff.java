@@ -95,7 +95,7 @@ final class ShardHandOff {
                     missing);
         }
         local.stopping = true;
-        region.whenQuiet(slot, () -> {
+        region.handOffs().whenQuiet(slot, () -> {
             long left = Math.max(0, deadlineNanos - System.nanoTime());
             local.stop().whenComplete((v, t) -> node.control().execute(() -> done(local)));
             node.control()
