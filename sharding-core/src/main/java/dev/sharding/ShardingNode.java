@@ -80,7 +80,8 @@ public final class ShardingNode implements AutoCloseable {
         } catch (ShardingException e) {
             throw e;
         } catch (Exception e) {
-            throw new ShardingException("Cannot join cluster " + runtime.clusterName() + ": " + e.getMessage(), e);
+            throw new ShardingException(
+                    "Cannot join cluster " + runtime.status().clusterName() + ": " + e.getMessage(), e);
         }
     }
 
@@ -141,7 +142,7 @@ public final class ShardingNode implements AutoCloseable {
      * @return the name
      */
     public String nodeName() {
-        return runtime.nodeName();
+        return runtime.status().nodeName();
     }
 
     /**
@@ -150,7 +151,7 @@ public final class ShardingNode implements AutoCloseable {
      * @return the member
      */
     public Member self() {
-        return runtime.self();
+        return runtime.status().self();
     }
 
     /**
@@ -159,7 +160,7 @@ public final class ShardingNode implements AutoCloseable {
      * @return the members
      */
     public List<Member> members() {
-        return runtime.members();
+        return runtime.status().members();
     }
 
     /**
@@ -168,7 +169,7 @@ public final class ShardingNode implements AutoCloseable {
      * @return the member, or {@code null} before the first view
      */
     public @Nullable Member coordinator() {
-        return runtime.coordinator();
+        return runtime.status().coordinator();
     }
 
     /**
@@ -177,7 +178,7 @@ public final class ShardingNode implements AutoCloseable {
      * @return true between start and close
      */
     public boolean isRunning() {
-        return runtime.isRunning();
+        return runtime.status().isRunning();
     }
 
     /**
@@ -186,7 +187,7 @@ public final class ShardingNode implements AutoCloseable {
      * @return true once acknowledged
      */
     public boolean isRegistered() {
-        return runtime.isRegistered();
+        return runtime.status().isRegistered();
     }
 
     /**
@@ -197,8 +198,10 @@ public final class ShardingNode implements AutoCloseable {
      * @return the reason, or {@code null} while the node serves
      */
     public @Nullable String partitionedReason() {
-        String refused = runtime.registrationRefused();
-        return refused != null ? "the coordinator refused this node: " + refused : runtime.partitionedReason();
+        String refused = runtime.status().registrationRefused();
+        return refused != null
+                ? "the coordinator refused this node: " + refused
+                : runtime.status().partitionedReason();
     }
 
     /**
@@ -207,7 +210,7 @@ public final class ShardingNode implements AutoCloseable {
      * @return true while it serves
      */
     public boolean isServing() {
-        return runtime.isServing();
+        return runtime.status().isServing();
     }
 
     /**
@@ -217,7 +220,7 @@ public final class ShardingNode implements AutoCloseable {
      * @return true once the membership is stable
      */
     public boolean isViewStable() {
-        return runtime.isViewStable();
+        return runtime.status().isViewStable();
     }
 
     /**
@@ -227,7 +230,7 @@ public final class ShardingNode implements AutoCloseable {
      * @return the count since start
      */
     public long droppedControlMessages() {
-        return runtime.droppedControlMessages();
+        return runtime.status().droppedControlMessages();
     }
 
     /**
@@ -236,7 +239,7 @@ public final class ShardingNode implements AutoCloseable {
      * @return true on a ready coordinator
      */
     public boolean isCoordinatorReady() {
-        return runtime.isCoordinatorReady();
+        return runtime.status().isCoordinatorReady();
     }
 
     /**
@@ -257,7 +260,7 @@ public final class ShardingNode implements AutoCloseable {
      * @throws IllegalArgumentException for an unknown type
      */
     public Map<Integer, List<String>> localEntities(String typeName) {
-        Map<Integer, List<String>> ids = runtime.localEntities(typeName);
+        Map<Integer, List<String>> ids = runtime.status().localEntities(typeName);
         if (ids == null) {
             throw new IllegalArgumentException("Unknown entity type " + typeName);
         }
@@ -282,9 +285,9 @@ public final class ShardingNode implements AutoCloseable {
      * @return the snapshot; members that did not answer are marked so
      */
     public CompletableFuture<ClusterState> clusterState(Duration timeout) {
-        List<Member> members = runtime.members();
-        Member coordinator = runtime.coordinator();
-        return runtime.collectStats(timeout).thenApply(stats -> {
+        List<Member> members = runtime.status().members();
+        Member coordinator = runtime.status().coordinator();
+        return runtime.status().collectStats(timeout).thenApply(stats -> {
             Map<String, List<ClusterState.RegionState>> byType = new TreeMap<>();
             Set<String> types = new LinkedHashSet<>(runtime.regions().keySet());
             stats.values().forEach(s -> s.types().forEach(t -> types.add(t.typeName())));
@@ -313,7 +316,7 @@ public final class ShardingNode implements AutoCloseable {
                 handoffs.addAll(s.handoffs());
             });
             return new ClusterState(
-                    runtime.self(), coordinator, members, byType, Set.copyOf(leaving), List.copyOf(handoffs));
+                    runtime.status().self(), coordinator, members, byType, Set.copyOf(leaving), List.copyOf(handoffs));
         });
     }
 
@@ -323,7 +326,7 @@ public final class ShardingNode implements AutoCloseable {
      * @return true while a graceful stop drains the node
      */
     public boolean isLeaving() {
-        return runtime.isLeaving();
+        return runtime.status().isLeaving();
     }
 
     /**
@@ -332,7 +335,8 @@ public final class ShardingNode implements AutoCloseable {
      * @return what was done, or why nothing was
      */
     public CompletableFuture<AdminResult> rebalance() {
-        return runtime.admin(null, 0, null, runtime.settingsAskTimeout())
+        return runtime.status()
+                .admin(null, 0, null, runtime.status().settingsAskTimeout())
                 .thenApply(r -> new AdminResult(r.accepted(), r.message()));
     }
 
@@ -345,7 +349,12 @@ public final class ShardingNode implements AutoCloseable {
      * @return what was done, or the error: unknown type, shard or node, shard not allocated, handoff in progress
      */
     public CompletableFuture<AdminResult> handOff(String typeName, int shardId, @Nullable String targetNode) {
-        return runtime.admin(Objects.requireNonNull(typeName), shardId, targetNode, runtime.settingsAskTimeout())
+        return runtime.status()
+                .admin(
+                        Objects.requireNonNull(typeName),
+                        shardId,
+                        targetNode,
+                        runtime.status().settingsAskTimeout())
                 .thenApply(r -> new AdminResult(r.accepted(), r.message()));
     }
 

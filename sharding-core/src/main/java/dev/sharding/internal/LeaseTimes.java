@@ -1,5 +1,7 @@
 package dev.sharding.internal;
 
+import dev.sharding.ShardingSettings;
+import java.time.Duration;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 
@@ -46,5 +48,19 @@ final class LeaseTimes {
             it.next();
             it.remove();
         }
+    }
+
+    /**
+     * How long a view must last to be stable: as set, or the failure detector's time to notice a hung or cut-off
+     * member (FD_ALL3's timeout plus VERIFY_SUSPECT2's, 3.5 s with the default stack) plus a second for the view to
+     * be installed on both sides.
+     */
+    static long stableAfterNanos(ShardingSettings settings, long failureDetectionNanos) {
+        Duration set = settings.splitBrain().stableAfter();
+        if (set != null) {
+            return set.toNanos();
+        }
+        long detection = failureDetectionNanos > 0 ? failureDetectionNanos : 3_500_000_000L;
+        return detection + 1_000_000_000L;
     }
 }

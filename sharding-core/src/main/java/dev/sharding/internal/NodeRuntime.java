@@ -5,11 +5,9 @@ import dev.sharding.Member;
 import dev.sharding.ShardingException;
 import dev.sharding.ShardingSettings;
 import dev.sharding.internal.codec.KnownStrings;
-import dev.sharding.internal.protocol.AdminReply;
 import dev.sharding.internal.protocol.EntityTraffic;
 import dev.sharding.internal.protocol.ProtocolCodec;
 import dev.sharding.internal.protocol.ProtocolMessage;
-import dev.sharding.internal.protocol.RegionStats;
 import dev.sharding.internal.transport.Transport;
 import dev.sharding.spi.MessageCodec;
 import dev.sharding.spi.ShardAllocationStrategy;
@@ -17,10 +15,7 @@ import dev.sharding.spi.ShardingStore;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.ForkJoinPool;
-import java.util.concurrent.ForkJoinWorkerThread;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
@@ -42,9 +37,12 @@ import org.slf4j.LoggerFactory;
  * transport thread and puts them straight into a mailbox, forwards them, or completes the waiting ask.
  *
  * <p>This class builds and wires the node's parts, each with one job: {@link Membership} (the view and
- * registration), {@link LeaseKeeper} (split-brain decisions and leases), {@link ServingGate} (whether entities may
- * run), {@link GracefulLeave}, {@link PeriodicTick}, {@link ClusterStatistics} and {@link AdminClient}. It runs the
- * node's lifecycle (start, graceful stop, crash) and answers the queries {@code ShardingNode} exposes.
+ * registration), {@link ViewChanges} (a new view, applied part by part), {@link LeaseKeeper} (split-brain decisions
+ * and leases), {@link ServingGate} (whether entities may run), {@link CoordinatorDriver} (the coordinator's decisions,
+ * carried out), {@link GracefulLeave}, {@link PeriodicTick}, {@link ClusterStatistics} and {@link AdminClient}. The
+ * regions and the lease keeper see the node only through {@link RegionHost} and {@link LeaseHost} ({@link NodeLinks});
+ * {@code ShardingNode}'s queries are answered by {@link NodeStatus}. This class runs the node's lifecycle (start,
+ * graceful stop, crash) and sends protocol messages.
  */
 public final class NodeRuntime implements Transport.Listener {
 
@@ -53,8 +51,6 @@ public final class NodeRuntime implements Transport.Listener {
     private final ShardingSettings settings;
 
     private final Transport transport;
-
-    private final MessageCodec codec;
 
     private final ProtocolCodec protocol;
 
@@ -83,15 +79,16 @@ public final class NodeRuntime implements Transport.Listener {
 
     private final GracefulLeave leave;
 
-    private final ClusterStatistics statistics;
-
-    private final AdminClient admin;
+    /** Applies each new view to the node's parts. */
+    private final ViewChanges views;
 
     private final ControlDispatch dispatch;
 
     private final InboundTraffic inbound;
 
     private final PeriodicTick tick;
+
+    private final NodeStatus status;
 
     private volatile boolean running;
 
@@ -118,13 +115,12 @@ public final class NodeRuntime implements Transport.Listener {
             @Nullable ExecutorService executor) {
         this.settings = settings.validate();
         this.transport = transport;
-        this.codec = codec;
         this.store = store;
         this.protocol = new ProtocolCodec(
                 settings.maxPayloadSize(),
                 new KnownStrings(types.stream().map(EntityType::name).toList()));
         this.ownExecutor = executor == null;
-        this.executor = executor != null ? executor : newEntityExecutor();
+        this.executor = executor != null ? executor : EntityExecutors.workStealing();
         this.membership = new Membership(regions, this::send);
         this.links = new NodeLinks(
                 settings,
@@ -138,7 +134,7 @@ public final class NodeRuntime implements Transport.Listener {
                 membership,
                 this::send,
                 () -> running);
-        this.leases = new LeaseKeeper(links, settings.splitBrain(), stableAfterNanos(settings, -1));
+        this.leases = new LeaseKeeper(links, settings.splitBrain(), LeaseTimes.stableAfterNanos(settings, -1));
         this.coordinator = new CoordinatorDriver(
                 new Coordinator(
                         membership::self,
@@ -156,37 +152,38 @@ public final class NodeRuntime implements Transport.Listener {
         this.gate =
                 new ServingGate(leases, regions, store, control, membership, this::reportShards, links::regionChanged);
         this.leave = new GracefulLeave(settings, membership, regions, control, this::send, leases);
-        this.statistics = new ClusterStatistics(
+        ClusterStatistics statistics = new ClusterStatistics(
                 control,
                 membership,
                 regions,
                 this::send,
                 leave::isLeaving,
                 () -> coordinator.isActive() ? coordinator.handoffsInProgress() : List.of());
-        this.admin = new AdminClient(membership, this::send, () -> running);
+        AdminClient admin = new AdminClient(membership, this::send, () -> running);
         this.dispatch = new ControlDispatch(
                 membership, regions, coordinator, leases, leave, statistics, admin, this::send, () -> running);
         this.inbound = new InboundTraffic(
                 protocol, codec, regions, asks, this.executor, this::send, this::toControl, membership::nodeName);
         this.tick = new PeriodicTick(settings, regions, leases, asks, membership, leave, coordinator, () -> running);
         links.wire(gate, leases, tick, leave, coordinator);
+        this.views = new ViewChanges(membership, transport, leases, asks, regions, statistics, coordinator);
+        this.status = new NodeStatus(
+                settings,
+                links,
+                membership,
+                () -> running,
+                leave,
+                leases,
+                gate,
+                control,
+                coordinator,
+                regions,
+                asks,
+                admin,
+                statistics);
         for (EntityType<?> type : types) {
             addRegion(type);
         }
-    }
-
-    /**
-     * How long a view must last to be stable: as set, or the failure detector's time to notice a hung or cut-off
-     * member (FD_ALL3's timeout plus VERIFY_SUSPECT2's, 3.5 s with the default stack) plus a second for the view to
-     * be installed on both sides.
-     */
-    static long stableAfterNanos(ShardingSettings settings, long failureDetectionNanos) {
-        Duration set = settings.splitBrain().stableAfter();
-        if (set != null) {
-            return set.toNanos();
-        }
-        long detection = failureDetectionNanos > 0 ? failureDetectionNanos : 3_500_000_000L;
-        return detection + 1_000_000_000L;
     }
 
     private <T> void addRegion(EntityType<T> type) {
@@ -199,20 +196,6 @@ public final class NodeRuntime implements Transport.Listener {
                 : type.numberOfShards() > 0 ? type.numberOfShards() : settings.numberOfShards();
         Region<T> region = new Region<>(links, type, EntityHandlers.of(type.entityClass()), shards, ts.proxyOnly());
         regions.add(region, new RegionCommands(region, links));
-    }
-
-    private static ExecutorService newEntityExecutor() {
-        int parallelism = Math.max(2, Runtime.getRuntime().availableProcessors());
-        return new ForkJoinPool(
-                parallelism,
-                pool -> {
-                    ForkJoinWorkerThread t = ForkJoinPool.defaultForkJoinWorkerThreadFactory.newThread(pool);
-                    t.setName("sharding-entity-" + t.getPoolIndex());
-                    t.setDaemon(true);
-                    return t;
-                },
-                (t, e) -> log.error("Uncaught failure on {}", t.getName(), e),
-                true);
     }
 
     // ---- lifecycle ---------------------------------------------------------------------------------------------
@@ -248,13 +231,13 @@ public final class NodeRuntime implements Transport.Listener {
         membership.joined(transport.self());
         long detection = transport.failureDetectionNanos();
         if (detection > 0) {
-            long stable = stableAfterNanos(settings, detection);
+            long stable = LeaseTimes.stableAfterNanos(settings, detection);
             control.offer(() -> leases.stableAfter(stable));
         }
         control.every(PeriodicTick.PERIOD_MILLIS, tick);
         log.info(
                 "Sharding node {} joined cluster {} with regions {}",
-                nodeName(),
+                membership.nodeName(),
                 settings.clusterName(),
                 regions.typeNames());
     }
@@ -279,14 +262,14 @@ public final class NodeRuntime implements Transport.Listener {
             running = false;
             stopped = true;
         }
-        ShardingException reason = new ShardingException("Sharding node " + nodeName() + " stopped");
+        ShardingException reason = new ShardingException("Sharding node " + membership.nodeName() + " stopped");
         leave.stopEntities(timeout, reason);
         asks.failAll(reason);
         control.runAndWait(leases::releaseStoreLease);
         leave.sayGoodbye();
         transport.close();
         shutdownThreads();
-        log.info("Sharding node {} left cluster {}", nodeName(), settings.clusterName());
+        log.info("Sharding node {} left cluster {}", membership.nodeName(), settings.clusterName());
     }
 
     /**
@@ -298,7 +281,7 @@ public final class NodeRuntime implements Transport.Listener {
             stopped = true;
         }
         transport.crash();
-        asks.failAll(new ShardingException("Sharding node " + nodeName() + " crashed"));
+        asks.failAll(new ShardingException("Sharding node " + membership.nodeName() + " crashed"));
         shutdownThreads();
     }
 
@@ -318,7 +301,7 @@ public final class NodeRuntime implements Transport.Listener {
 
     @Override
     public void onView(List<Member> members) {
-        control.offer(() -> applyView(members));
+        control.offer(() -> views.apply(members));
     }
 
     private void toControl(Member from, ProtocolMessage msg) {
@@ -326,28 +309,6 @@ public final class NodeRuntime implements Transport.Listener {
     }
 
     // ---- control thread ----------------------------------------------------------------------------------------
-
-    private void applyView(List<Member> members) {
-        try {
-            if (membership.self() == null) {
-                membership.joined(transport.self()); // the first view can arrive while the transport connects
-            }
-            Membership.ViewChange change = membership.update(members);
-            log.info("View on {}: {} (left: {}, joined: {})", nodeName(), members, change.gone(), change.joined());
-            leases.onView(members, System.nanoTime());
-            asks.failSentTo(change.gone());
-            for (Region<?> r : regions.all()) {
-                r.membersGone(change.gone());
-            }
-            statistics.membersGone(change.gone());
-            coordinator.onView(members, change.gone(), change.joined());
-            if (change.coordinatorChanged()) {
-                membership.register();
-            }
-        } catch (RuntimeException e) {
-            log.error("Applying view {} on {} failed", members, nodeName(), e);
-        }
-    }
 
     /** The coordinator hears every shard this node hosts now, after it dropped some on its own. */
     private void reportShards() {
@@ -384,62 +345,12 @@ public final class NodeRuntime implements Transport.Listener {
     // ---- queries -----------------------------------------------------------------------------------------------
 
     /**
-     * The name of the cluster this node joins.
+     * What this node can tell about itself and its cluster.
      *
-     * @return the cluster name
+     * @return the node's status
      */
-    public String clusterName() {
-        return settings.clusterName();
-    }
-
-    /**
-     * The default ask timeout, also used for operator requests.
-     *
-     * @return the timeout
-     */
-    public Duration settingsAskTimeout() {
-        return settings.askTimeout();
-    }
-
-    /**
-     * This member.
-     *
-     * @return the member
-     * @throws IllegalStateException before start
-     */
-    public Member self() {
-        Member m = membership.self();
-        if (m == null) {
-            throw new IllegalStateException("Node not started");
-        }
-        return m;
-    }
-
-    /**
-     * This node's name.
-     *
-     * @return the name, empty before start
-     */
-    public String nodeName() {
-        return membership.nodeName();
-    }
-
-    /**
-     * Whether the node takes messages.
-     *
-     * @return true between start and stop
-     */
-    public boolean isRunning() {
-        return running;
-    }
-
-    /**
-     * Whether the node is handing off its shards to leave.
-     *
-     * @return true from the start of a graceful stop
-     */
-    public boolean isLeaving() {
-        return leave.isLeaving();
+    public NodeStatus status() {
+        return status;
     }
 
     /**
@@ -448,89 +359,23 @@ public final class NodeRuntime implements Transport.Listener {
      * @return true once the coordinator acknowledged and granted
      */
     public boolean isRegistered() {
-        return membership.registered() && running && membership.registrationRefused() == null && leases.hadLease();
+        return status.isRegistered();
     }
 
-    /**
-     * Whether this node holds a lease to serve its shards now.
-     *
-     * @return true while it may deliver to its entities
-     */
-    public boolean isServing() {
-        return running && serving();
+    /** Whether this node hosts the active coordinator ({@link NodeStatus#isCoordinator}). */
+    boolean isCoordinator() {
+        return status.isCoordinator();
     }
 
-    /**
-     * Whether the current view has lasted long enough ({@code split-brain.stable-after}) to be the only reference of
-     * a split-brain decision: until then, a member lost now counts against the views before it too.
-     *
-     * @return true once the membership is stable
-     */
-    public boolean isViewStable() {
-        return control.read(() -> leases.viewStable(System.nanoTime()), false);
+    /** Why the coordinator refused this node for good ({@link NodeStatus#registrationRefused}). */
+    @Nullable
+    String registrationRefused() {
+        return status.registrationRefused();
     }
 
-    /**
-     * Why this node refuses messages now: it is on the losing side of a partition, or lost its lease.
-     *
-     * @return the reason, or {@code null} when it serves
-     */
-    public @Nullable String partitionedReason() {
-        return leases.partitioned();
-    }
-
-    /**
-     * Why the coordinator refused this node for good (another store, another number of shards), or {@code null}.
-     *
-     * @return the reason
-     */
-    public @Nullable String registrationRefused() {
-        return membership.registrationRefused();
-    }
-
-    /**
-     * Control messages dropped because they came from a member that may not send them.
-     *
-     * @return the count since start
-     */
-    public long droppedControlMessages() {
-        return membership.droppedControl();
-    }
-
-    /**
-     * Whether this node hosts the active coordinator.
-     *
-     * @return true on the coordinator
-     */
-    public boolean isCoordinator() {
-        return coordinator.isActive();
-    }
-
-    /**
-     * Whether this node's coordinator is active and has rebuilt its table.
-     *
-     * @return true on the coordinator once ready
-     */
-    public boolean isCoordinatorReady() {
-        return coordinator.isReady();
-    }
-
-    /**
-     * The members of the current view, oldest first.
-     *
-     * @return the members
-     */
-    public List<Member> members() {
-        return membership.view();
-    }
-
-    /**
-     * The member whose coordinator is active.
-     *
-     * @return the coordinator, or {@code null} before the first view
-     */
-    public @Nullable Member coordinator() {
-        return membership.coordinator();
+    /** Control messages dropped from members that may not send them ({@link NodeStatus#droppedControlMessages}). */
+    long droppedControlMessages() {
+        return status.droppedControlMessages();
     }
 
     /**
@@ -540,58 +385,5 @@ public final class NodeRuntime implements Transport.Listener {
      */
     public Map<String, Region<?>> regions() {
         return regions.byType();
-    }
-
-    /**
-     * Asks waiting for a remote reply.
-     *
-     * @return the count
-     */
-    public int waitingAsks() {
-        return asks.waiting();
-    }
-
-    /**
-     * Handoffs in progress, as "type/shard", if this node hosts the active coordinator.
-     *
-     * @return the handoffs
-     */
-    public List<String> handoffsInProgress() {
-        return control.read(coordinator::handoffsInProgress, List.of());
-    }
-
-    /**
-     * Asks the active coordinator to run a rebalance round now ({@code typeName} null) or to hand off one shard.
-     *
-     * @param typeName the type of the shard, or {@code null} for a rebalance
-     * @param shardId the shard
-     * @param targetNode the node to move it to, or {@code null}
-     * @param timeout how long to wait for the answer
-     * @return the coordinator's answer
-     */
-    public CompletableFuture<AdminReply> admin(
-            @Nullable String typeName, int shardId, @Nullable String targetNode, Duration timeout) {
-        return admin.request(typeName, shardId, targetNode, timeout);
-    }
-
-    /**
-     * Asks every member for its regions' shards and entity counts.
-     *
-     * @param timeout how long to wait for answers
-     * @return the answers by member; members that did not answer in time are missing
-     */
-    public CompletableFuture<Map<Member, RegionStats>> collectStats(Duration timeout) {
-        return statistics.collect(timeout.toMillis());
-    }
-
-    /**
-     * The live entity ids of this node's shards of one type.
-     *
-     * @param typeName the type
-     * @return entity ids per hosted shard, or {@code null} for an unknown type
-     */
-    public @Nullable Map<Integer, List<String>> localEntities(String typeName) {
-        Region<?> r = regions.get(typeName);
-        return r == null ? null : r.entityIds();
     }
 }

@@ -1,0 +1,30 @@
+package dev.sharding.internal;
+
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.ForkJoinWorkerThread;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** The pool a node's entities run on when the application gives none. */
+final class EntityExecutors {
+
+    private static final Logger log = LoggerFactory.getLogger(EntityExecutors.class);
+
+    private EntityExecutors() {}
+
+    /** A work-stealing pool of daemon threads, one per processor (at least two), in FIFO mode for mailboxes. */
+    static ExecutorService workStealing() {
+        int parallelism = Math.max(2, Runtime.getRuntime().availableProcessors());
+        return new ForkJoinPool(
+                parallelism,
+                pool -> {
+                    ForkJoinWorkerThread t = ForkJoinPool.defaultForkJoinWorkerThreadFactory.newThread(pool);
+                    t.setName("sharding-entity-" + t.getPoolIndex());
+                    t.setDaemon(true);
+                    return t;
+                },
+                (t, e) -> log.error("Uncaught failure on {}", t.getName(), e),
+                true);
+    }
+}

@@ -1,0 +1,286 @@
+package dev.sharding.internal;
+
+import dev.sharding.Member;
+import dev.sharding.ShardingSettings;
+import dev.sharding.internal.protocol.AdminReply;
+import dev.sharding.internal.protocol.RegionStats;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.BooleanSupplier;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What a node can tell about itself and its cluster, for {@code ShardingNode}'s queries and the actuator: its
+ * membership, registration, lease and coordinator, its regions and waiting asks, and the operators' requests to the
+ * coordinator. Reads protocol state on the control thread where it lives there.
+ */
+public final class NodeStatus {
+
+    private final ShardingSettings settings;
+
+    private final NodeLinks links;
+
+    private final Membership membership;
+
+    private final BooleanSupplier running;
+
+    private final GracefulLeave leave;
+
+    private final LeaseKeeper leases;
+
+    private final ServingGate gate;
+
+    private final ControlLoop control;
+
+    private final CoordinatorDriver coordinator;
+
+    private final LocalRegions regions;
+
+    private final AskRegistry asks;
+
+    private final AdminClient admin;
+
+    private final ClusterStatistics statistics;
+
+    NodeStatus(
+            ShardingSettings settings,
+            NodeLinks links,
+            Membership membership,
+            BooleanSupplier running,
+            GracefulLeave leave,
+            LeaseKeeper leases,
+            ServingGate gate,
+            ControlLoop control,
+            CoordinatorDriver coordinator,
+            LocalRegions regions,
+            AskRegistry asks,
+            AdminClient admin,
+            ClusterStatistics statistics) {
+        this.settings = settings;
+        this.links = links;
+        this.membership = membership;
+        this.running = running;
+        this.leave = leave;
+        this.leases = leases;
+        this.gate = gate;
+        this.control = control;
+        this.coordinator = coordinator;
+        this.regions = regions;
+        this.asks = asks;
+        this.admin = admin;
+        this.statistics = statistics;
+    }
+
+    /**
+     * The name of the cluster this node joins.
+     *
+     * @return the cluster name
+     */
+    public String clusterName() {
+        return settings.clusterName();
+    }
+
+    /**
+     * The default ask timeout, also used for operator requests.
+     *
+     * @return the timeout
+     */
+    public Duration settingsAskTimeout() {
+        return settings.askTimeout();
+    }
+
+    /**
+     * This member.
+     *
+     * @return the member
+     * @throws IllegalStateException before start
+     */
+    public Member self() {
+        return links.self();
+    }
+
+    /**
+     * This node's name.
+     *
+     * @return the name, empty before start
+     */
+    public String nodeName() {
+        return membership.nodeName();
+    }
+
+    /**
+     * Whether the node takes messages.
+     *
+     * @return true between start and stop
+     */
+    public boolean isRunning() {
+        return running.getAsBoolean();
+    }
+
+    /**
+     * Whether the node is handing off its shards to leave.
+     *
+     * @return true from the start of a graceful stop
+     */
+    public boolean isLeaving() {
+        return leave.isLeaving();
+    }
+
+    /**
+     * Whether this node registered its regions with the current coordinator and has been granted a lease to serve.
+     *
+     * @return true once the coordinator acknowledged and granted
+     */
+    public boolean isRegistered() {
+        return membership.registered()
+                && running.getAsBoolean()
+                && membership.registrationRefused() == null
+                && leases.hadLease();
+    }
+
+    /**
+     * Whether this node holds a lease to serve its shards now.
+     *
+     * @return true while it may deliver to its entities
+     */
+    public boolean isServing() {
+        return running.getAsBoolean() && gate.serving();
+    }
+
+    /**
+     * Whether the current view has lasted long enough ({@code split-brain.stable-after}) to be the only reference of
+     * a split-brain decision: until then, a member lost now counts against the views before it too.
+     *
+     * @return true once the membership is stable
+     */
+    public boolean isViewStable() {
+        return control.read(() -> leases.viewStable(System.nanoTime()), false);
+    }
+
+    /**
+     * Why this node refuses messages now: it is on the losing side of a partition, or lost its lease.
+     *
+     * @return the reason, or {@code null} when it serves
+     */
+    public @Nullable String partitionedReason() {
+        return leases.partitioned();
+    }
+
+    /**
+     * Why the coordinator refused this node for good (another store, another number of shards), or {@code null}.
+     *
+     * @return the reason
+     */
+    public @Nullable String registrationRefused() {
+        return membership.registrationRefused();
+    }
+
+    /**
+     * Control messages dropped because they came from a member that may not send them.
+     *
+     * @return the count since start
+     */
+    public long droppedControlMessages() {
+        return membership.droppedControl();
+    }
+
+    /**
+     * Whether this node hosts the active coordinator.
+     *
+     * @return true on the coordinator
+     */
+    public boolean isCoordinator() {
+        return coordinator.isActive();
+    }
+
+    /**
+     * Whether this node's coordinator is active and has rebuilt its table.
+     *
+     * @return true on the coordinator once ready
+     */
+    public boolean isCoordinatorReady() {
+        return coordinator.isReady();
+    }
+
+    /**
+     * The members of the current view, oldest first.
+     *
+     * @return the members
+     */
+    public List<Member> members() {
+        return membership.view();
+    }
+
+    /**
+     * The member whose coordinator is active.
+     *
+     * @return the coordinator, or {@code null} before the first view
+     */
+    public @Nullable Member coordinator() {
+        return membership.coordinator();
+    }
+
+    /**
+     * The regions, by type name.
+     *
+     * @return the regions, unmodifiable
+     */
+    public Map<String, Region<?>> regions() {
+        return regions.byType();
+    }
+
+    /**
+     * Asks waiting for a remote reply.
+     *
+     * @return the count
+     */
+    public int waitingAsks() {
+        return asks.waiting();
+    }
+
+    /**
+     * Handoffs in progress, as "type/shard", if this node hosts the active coordinator.
+     *
+     * @return the handoffs
+     */
+    public List<String> handoffsInProgress() {
+        return control.read(coordinator::handoffsInProgress, List.of());
+    }
+
+    /**
+     * Asks the active coordinator to run a rebalance round now ({@code typeName} null) or to hand off one shard.
+     *
+     * @param typeName the type of the shard, or {@code null} for a rebalance
+     * @param shardId the shard
+     * @param targetNode the node to move it to, or {@code null}
+     * @param timeout how long to wait for the answer
+     * @return the coordinator's answer
+     */
+    public CompletableFuture<AdminReply> admin(
+            @Nullable String typeName, int shardId, @Nullable String targetNode, Duration timeout) {
+        return admin.request(typeName, shardId, targetNode, timeout);
+    }
+
+    /**
+     * Asks every member for its regions' shards and entity counts.
+     *
+     * @param timeout how long to wait for answers
+     * @return the answers by member; members that did not answer in time are missing
+     */
+    public CompletableFuture<Map<Member, RegionStats>> collectStats(Duration timeout) {
+        return statistics.collect(timeout.toMillis());
+    }
+
+    /**
+     * The live entity ids of this node's shards of one type.
+     *
+     * @param typeName the type
+     * @return entity ids per hosted shard, or {@code null} for an unknown type
+     */
+    public @Nullable Map<Integer, List<String>> localEntities(String typeName) {
+        Region<?> r = regions.get(typeName);
+        return r == null ? null : r.entityIds();
+    }
+}

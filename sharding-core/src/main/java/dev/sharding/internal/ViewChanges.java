@@ -1,0 +1,78 @@
+package dev.sharding.internal;
+
+import dev.sharding.Member;
+import dev.sharding.internal.transport.Transport;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A new JGroups view, applied to each part of the node in order: the membership (who left, who joined, whether the
+ * coordinator changed), the lease keeper's split-brain decision, the asks sent to members that left, the regions'
+ * homes and handoffs, the statistics, the coordinator; and a new registration when the coordinator changed.
+ *
+ * <p>Control thread only.
+ */
+final class ViewChanges {
+
+    private static final Logger log = LoggerFactory.getLogger(ViewChanges.class);
+
+    private final Membership membership;
+
+    private final Transport transport;
+
+    private final LeaseKeeper leases;
+
+    private final AskRegistry asks;
+
+    private final LocalRegions regions;
+
+    private final ClusterStatistics statistics;
+
+    private final CoordinatorDriver coordinator;
+
+    ViewChanges(
+            Membership membership,
+            Transport transport,
+            LeaseKeeper leases,
+            AskRegistry asks,
+            LocalRegions regions,
+            ClusterStatistics statistics,
+            CoordinatorDriver coordinator) {
+        this.membership = membership;
+        this.transport = transport;
+        this.leases = leases;
+        this.asks = asks;
+        this.regions = regions;
+        this.statistics = statistics;
+        this.coordinator = coordinator;
+    }
+
+    /** Applies a new view: membership, leases, asks sent to members gone, regions, statistics, coordinator. */
+    void apply(List<Member> members) {
+        try {
+            if (membership.self() == null) {
+                membership.joined(transport.self()); // the first view can arrive while the transport connects
+            }
+            Membership.ViewChange change = membership.update(members);
+            log.info(
+                    "View on {}: {} (left: {}, joined: {})",
+                    membership.nodeName(),
+                    members,
+                    change.gone(),
+                    change.joined());
+            leases.onView(members, System.nanoTime());
+            asks.failSentTo(change.gone());
+            for (Region<?> r : regions.all()) {
+                r.membersGone(change.gone());
+            }
+            statistics.membersGone(change.gone());
+            coordinator.onView(members, change.gone(), change.joined());
+            if (change.coordinatorChanged()) {
+                membership.register();
+            }
+        } catch (RuntimeException e) {
+            log.error("Applying view {} on {} failed", members, membership.nodeName(), e);
+        }
+    }
+}
