@@ -1,5 +1,7 @@
 package dev.sharding;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A node of the cluster: the unique id of its current membership and the name it gave itself. Two members are equal
  * when their ids are; a node that restarts is a new member.
@@ -62,7 +64,7 @@ public final class Member implements Comparable<Member> {
     }
 
     @Override
-    public boolean equals(Object other) {
+    public boolean equals(@Nullable Object other) {
         return other instanceof Member m
                 && m.mostSignificantBits == mostSignificantBits
                 && m.leastSignificantBits == leastSignificantBits;

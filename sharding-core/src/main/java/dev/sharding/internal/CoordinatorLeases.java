@@ -17,6 +17,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The coordinator's side of the leases: it pings every member of its view each quarter of the lease duration, keeps
@@ -160,7 +161,7 @@ final class CoordinatorLeases {
         }
     }
 
-    private String refusal(long until, long now) {
+    private @Nullable String refusal(long until, long now) {
         String coordinator = "coordinator " + node.nodeName();
         if (!keeper.viewWins()) {
             return coordinator + " is on the losing side of a partition";

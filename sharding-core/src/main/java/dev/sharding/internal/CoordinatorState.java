@@ -130,8 +130,7 @@ public record CoordinatorState(Map<String, TypeState> types) {
             }
             next.put(e.typeName(), new TypeState(t.numberOfShards(), regions, proxies, t.homes()));
         } else if (event instanceof ShardAllocated e) {
-            TypeState t = types.get(e.typeName());
-            check(t != null, "Shard %d of unknown type %s", e.shardId(), e.typeName());
+            TypeState t = present(types.get(e.typeName()), "Shard %d of unknown type %s", e.shardId(), e.typeName());
             check(
                     e.shardId() >= 0 && e.shardId() < t.numberOfShards(),
                     "Shard %d of %s out of range",
@@ -157,10 +156,9 @@ public record CoordinatorState(Map<String, TypeState> types) {
             homes.put(e.shardId(), e.member());
             next.put(e.typeName(), new TypeState(t.numberOfShards(), regions, t.proxies(), homes));
         } else if (event instanceof ShardDeallocated e) {
-            TypeState t = types.get(e.typeName());
-            check(t != null, "Shard %d of unknown type %s", e.shardId(), e.typeName());
-            Member home = t.homes().get(e.shardId());
-            check(home != null, "Shard [%d] of %s is not allocated", e.shardId(), e.typeName());
+            TypeState t = present(types.get(e.typeName()), "Shard %d of unknown type %s", e.shardId(), e.typeName());
+            Member home =
+                    present(t.homes().get(e.shardId()), "Shard [%d] of %s is not allocated", e.shardId(), e.typeName());
             Map<Member, Set<Integer>> regions = new HashMap<>(t.regions());
             Set<Integer> shards = new HashSet<>(regions.get(home));
             shards.remove(e.shardId());
@@ -183,6 +181,12 @@ public record CoordinatorState(Map<String, TypeState> types) {
             }
         }
         return new CoordinatorState(next);
+    }
+
+    /** The value, or an IllegalStateException saying why it should be there. */
+    private <V> V present(@Nullable V value, String format, @Nullable Object... args) {
+        check(value != null, format, args);
+        return java.util.Objects.requireNonNull(value);
     }
 
     private void check(boolean ok, String format, @Nullable Object... args) {

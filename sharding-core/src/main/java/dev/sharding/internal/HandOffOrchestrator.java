@@ -121,7 +121,7 @@ final class HandOffOrchestrator {
             }
         });
         for (ShardKey key : orphaned) {
-            HandOff h = t.handoffs.remove(key);
+            HandOff h = Objects.requireNonNull(t.handoffs.remove(key));
             log.info(
                     "Owner {} of shard {} of {} left during its handoff; allocating it anew",
                     h.owner,
@@ -243,6 +243,7 @@ final class HandOffOrchestrator {
                 done = move.accepted(typeName, m.shardId());
             }
         }
-        t.send(from, new AdminReply(m.requestId(), refusal == null, refusal == null ? done : refusal));
+        String answer = refusal != null ? refusal : Objects.requireNonNull(done);
+        t.send(from, new AdminReply(m.requestId(), refusal == null, answer));
     }
 }

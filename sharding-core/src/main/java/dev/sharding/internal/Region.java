@@ -16,8 +16,6 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import org.jspecify.annotations.Nullable;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The region of one entity type on this node: the only door to the type's entities, and the composition of the parts
@@ -53,8 +51,6 @@ import org.slf4j.LoggerFactory;
  * @param <T> the entity class
  */
 public final class Region<T> implements ShardRegion<T> {
-
-    private static final Logger log = LoggerFactory.getLogger(Region.class);
 
     private final RegionHost node;
 

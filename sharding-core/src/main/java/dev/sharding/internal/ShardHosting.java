@@ -77,7 +77,8 @@ final class ShardHosting {
             return false; // a repeated HostShard of an incarnation that was dropped meanwhile
         }
         boolean started = local == null;
-        if (started) {
+        Shard hosted = local;
+        if (hosted == null) {
             List<EntityTransfer> carried = transfer;
             if (!transfer.isEmpty() && transferEpoch + 1 != epoch) {
                 // another allocation came between the incarnation that stopped and this one: the store may hold
@@ -91,12 +92,12 @@ final class ShardHosting {
                         epoch);
                 carried = List.of();
             }
-            local = new Shard(region, shardId, epoch, carried);
-            slot.local = local;
+            hosted = new Shard(region, shardId, epoch, carried);
+            slot.local = hosted;
         }
         router.publish(slot, node.self());
         if (started && journal != null) {
-            startRemembered(shardId, local);
+            startRemembered(shardId, hosted);
         }
         return true;
     }

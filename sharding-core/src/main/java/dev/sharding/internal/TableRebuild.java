@@ -97,7 +97,7 @@ final class TableRebuild {
                 }
             });
             for (ShardKey key : redo) {
-                Allocation a = t.inProgress.remove(key);
+                Allocation a = java.util.Objects.requireNonNull(t.inProgress.remove(key));
                 Set<Member> requesters = new LinkedHashSet<>(a.requesters);
                 requesters.removeAll(gone);
                 t.await(key, requesters);

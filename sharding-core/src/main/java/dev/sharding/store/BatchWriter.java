@@ -190,10 +190,12 @@ final class BatchWriter {
             try (StoreConnection borrowed = StoreConnection.open(dataSource, queryTimeout.multipliedBy(2))) {
                 Connection connection = borrowed.connection();
                 JdbcDialect dialect = dialects.of(connection);
-                JdbcTransactions.inTransaction(connection, () -> {
+                @SuppressWarnings("NullAway") // no result: Void
+                ReadTask.Body<Void> write = () -> {
                     batch.execute(connection, dialect);
                     return null;
-                });
+                };
+                JdbcTransactions.inTransaction(connection, write);
                 committed(batch);
                 return;
             } catch (SQLException e) {

@@ -144,7 +144,8 @@ public final class JdbcShardingStore implements ShardingStore {
                 StoreConnection.open(dataSource, settings.queryTimeout().multipliedBy(2))) {
             Connection connection = borrowed.connection();
             JdbcDialect d = dialect(connection);
-            JdbcTransactions.inTransaction(connection, () -> {
+            @SuppressWarnings("NullAway") // no result: Void
+            ReadTask.Body<Void> create = () -> {
                 d.beginTransaction(connection);
                 try (Statement st = d.statement(connection)) {
                     for (String sql : d.schemaStatements()) {
@@ -152,7 +153,8 @@ public final class JdbcShardingStore implements ShardingStore {
                     }
                 }
                 return null;
-            });
+            };
+            JdbcTransactions.inTransaction(connection, create);
         } catch (SQLException e) {
             throw new ShardingException(
                     "Could not create the sharding tables (prefix " + settings.tablePrefix() + "): "
@@ -281,10 +283,12 @@ public final class JdbcShardingStore implements ShardingStore {
         if (invalidLease(clusterName, holderId, "", refused)) {
             return refused;
         }
-        return tasks.onLeaseThread(what, settings.queryTimeout(), (c, d) -> {
+        @SuppressWarnings("NullAway") // no result: Void
+        ReadTask.Work<Void> release = (c, d) -> {
             d.releaseLease(c, clusterName, holderId);
             return null;
-        });
+        };
+        return tasks.onLeaseThread(what, settings.queryTimeout(), release);
     }
 
     /**

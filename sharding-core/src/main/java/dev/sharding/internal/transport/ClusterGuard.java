@@ -150,7 +150,7 @@ public final class ClusterGuard extends Protocol {
     }
 
     @Override
-    public Object down(Message msg) {
+    public @Nullable Object down(Message msg) {
         SecretKeySpec key = sessionKey;
         if (key == null) {
             return down_prot.down(msg);
@@ -177,7 +177,7 @@ public final class ClusterGuard extends Protocol {
     }
 
     @Override
-    public Object up(Message msg) {
+    public @Nullable Object up(Message msg) {
         Message passed = check(msg);
         return passed == null ? null : up_prot.up(passed);
     }
