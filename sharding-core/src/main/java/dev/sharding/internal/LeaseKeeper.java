@@ -4,6 +4,7 @@ import static dev.sharding.internal.LeaseTimes.later;
 
 import dev.sharding.Member;
 import dev.sharding.SplitBrainSettings;
+import dev.sharding.internal.coordinator.AllocationLeases;
 import dev.sharding.internal.protocol.LeaseGrant;
 import dev.sharding.internal.protocol.LeaseMessage;
 import dev.sharding.internal.protocol.LeasePing;

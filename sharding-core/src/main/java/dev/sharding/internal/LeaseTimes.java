@@ -10,10 +10,10 @@ import java.util.LinkedHashMap;
  * that the clock's wrap-around never matters, with {@link #NEVER} for "no time" and {@code Long.MAX_VALUE} for
  * "forever".
  */
-final class LeaseTimes {
+public final class LeaseTimes {
 
     /** No time: no lease, no attempt yet. */
-    static final long NEVER = Long.MIN_VALUE;
+    public static final long NEVER = Long.MIN_VALUE;
 
     private LeaseTimes() {}
 
@@ -24,7 +24,7 @@ final class LeaseTimes {
      * @param now the time
      * @return true before the deadline
      */
-    static boolean ahead(long until, long now) {
+    public static boolean ahead(long until, long now) {
         return until != NEVER && (until == Long.MAX_VALUE || until - now > 0);
     }
 

@@ -5,6 +5,7 @@ import dev.sharding.Member;
 import dev.sharding.ShardingException;
 import dev.sharding.ShardingSettings;
 import dev.sharding.internal.codec.KnownStrings;
+import dev.sharding.internal.coordinator.Coordinator;
 import dev.sharding.internal.protocol.EntityTraffic;
 import dev.sharding.internal.protocol.ProtocolCodec;
 import dev.sharding.internal.protocol.ProtocolMessage;

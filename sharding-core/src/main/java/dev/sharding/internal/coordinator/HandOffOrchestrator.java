@@ -1,7 +1,7 @@
-package dev.sharding.internal;
+package dev.sharding.internal.coordinator;
 
 import dev.sharding.Member;
-import dev.sharding.internal.CoordinatorTables.HandOff;
+import dev.sharding.internal.coordinator.CoordinatorTables.HandOff;
 import dev.sharding.internal.protocol.AdminReply;
 import dev.sharding.internal.protocol.AdminRequest;
 import dev.sharding.internal.protocol.BeginHandOff;

@@ -1,8 +1,8 @@
-package dev.sharding.internal;
+package dev.sharding.internal.coordinator;
 
 import dev.sharding.Member;
-import dev.sharding.internal.CoordinatorTables.Allocation;
-import dev.sharding.internal.CoordinatorTables.HandOff;
+import dev.sharding.internal.coordinator.CoordinatorTables.Allocation;
+import dev.sharding.internal.coordinator.CoordinatorTables.HandOff;
 import dev.sharding.internal.protocol.EntityTransfer;
 import dev.sharding.internal.protocol.HostShard;
 import dev.sharding.internal.protocol.ShardHome;

@@ -1,13 +1,13 @@
-package dev.sharding.internal;
+package dev.sharding.internal.coordinator;
 
 import dev.sharding.Member;
 
 /**
  * What the coordinator asks the lease keeper before it gives out a shard: whether its side may run, which members
- * hold a lease, and until when a shard that may still be served elsewhere must wait. Queries only; {@link LeaseKeeper}
+ * hold a lease, and until when a shard that may still be served elsewhere must wait. Queries only; {@code LeaseKeeper}
  * answers them on the node, a fake in the coordinator's tests.
  */
-interface AllocationLeases {
+public interface AllocationLeases {
 
     /** Whether this side of the cluster may allocate shards now. */
     boolean inCharge(long now);

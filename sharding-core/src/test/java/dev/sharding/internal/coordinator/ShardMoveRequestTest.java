@@ -1,10 +1,10 @@
-package dev.sharding.internal;
+package dev.sharding.internal.coordinator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sharding.Member;
-import dev.sharding.internal.CoordinatorState.RegionRegistered;
-import dev.sharding.internal.CoordinatorState.ShardAllocated;
+import dev.sharding.internal.coordinator.CoordinatorState.RegionRegistered;
+import dev.sharding.internal.coordinator.CoordinatorState.ShardAllocated;
 import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;

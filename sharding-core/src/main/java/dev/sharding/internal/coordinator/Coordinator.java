@@ -1,4 +1,4 @@
-package dev.sharding.internal;
+package dev.sharding.internal.coordinator;
 
 import dev.sharding.Member;
 import dev.sharding.internal.protocol.AdminReply;
@@ -65,8 +65,8 @@ import org.slf4j.LoggerFactory;
  * on its own: the owner's {@code ShardStopped} deallocates the shard here too.
  *
  * <h2>Partitions</h2>
- * The coordinator allocates only while {@link LeaseKeeper#inCharge} says its side may run. A member that left the
- * view fences its shards until every lease it could hold has ended ({@link LeaseKeeper#fenceFor}); a newly active
+ * The coordinator allocates only while {@link AllocationLeases#inCharge} says its side may run. A member that left the
+ * view fences its shards until every lease it could hold has ended ({@link AllocationLeases#fenceFor}); a newly active
  * coordinator fences every shard no member reports for one lease duration. Requests for a fenced shard wait and are
  * tried again when the fence ends. Only members holding a lease are given shards.
  *
@@ -78,12 +78,12 @@ import org.slf4j.LoggerFactory;
  * This class and its parts ({@link TableRebuild}, {@link ShardAllocator}, {@link HandOffOrchestrator}, sharing
  * {@link CoordinatorTables}) only decide: each event (a message, a view, a tick, an answer from the store) goes in
  * with the time it happened, and what to do comes out as {@link CoordinatorEffect}s (messages to send, an epoch or the
- * remembered shards to read, a time to be woken, a lease to ping), which {@link CoordinatorDriver} carries out. The
+ * remembered shards to read, a time to be woken, a lease to ping), which {@code CoordinatorDriver} carries out. The
  * decisions are thus tested over fake members, with no network, store or clock ({@code CoordinatorTest}).
  *
  * <p>Runs on the node's control thread only; nothing here blocks.
  */
-final class Coordinator {
+public final class Coordinator {
 
     private static final Logger log = LoggerFactory.getLogger(Coordinator.class);
 
@@ -105,7 +105,7 @@ final class Coordinator {
      * @param retryIntervalNanos how long an unanswered request waits before it is repeated
      * @param now the time now
      */
-    Coordinator(
+    public Coordinator(
             Supplier<@Nullable Member> self,
             Supplier<String> nodeName,
             Supplier<String> storeId,
@@ -120,27 +120,27 @@ final class Coordinator {
         this.rebuild = new TableRebuild(t, allocator, handOffs, leases, storeId);
     }
 
-    boolean isActive() {
+    public boolean isActive() {
         return t.active;
     }
 
-    boolean isReady() {
+    public boolean isReady() {
         return t.active && t.ready;
     }
 
-    CoordinatorState state() {
+    public CoordinatorState state() {
         return t.state;
     }
 
     /** Shards being handed off now, as "type/shard". */
-    List<String> handoffsInProgress() {
+    public List<String> handoffsInProgress() {
         return handOffs.inProgress();
     }
 
     // ---- events ------------------------------------------------------------------------------------------------
 
     /** A new view: this node's coordinator becomes active, stays active or stops being active. */
-    List<CoordinatorEffect> onView(List<Member> members, Set<Member> gone, Set<Member> joined, long now) {
+    public List<CoordinatorEffect> onView(List<Member> members, Set<Member> gone, Set<Member> joined, long now) {
         t.begin(now);
         t.view = members;
         if (!gone.isEmpty() || !joined.isEmpty()) {
@@ -161,7 +161,7 @@ final class Coordinator {
         return t.effects();
     }
 
-    List<CoordinatorEffect> onRegister(Member from, Register m, long now) {
+    public List<CoordinatorEffect> onRegister(Member from, Register m, long now) {
         t.begin(now);
         if (t.active) {
             rebuild.register(from, m.regions(), m.storeId());
@@ -169,7 +169,7 @@ final class Coordinator {
         return t.effects();
     }
 
-    List<CoordinatorEffect> onShardStates(Member from, ShardStates m, long now) {
+    public List<CoordinatorEffect> onShardStates(Member from, ShardStates m, long now) {
         t.begin(now);
         if (t.active) {
             rebuild.regionStates(from, m.regions()); // else the member retries with whoever is the coordinator
@@ -178,7 +178,7 @@ final class Coordinator {
     }
 
     /** A region asks where a shard lives. */
-    List<CoordinatorEffect> onGetShardHome(Member from, GetShardHome m, long now) {
+    public List<CoordinatorEffect> onGetShardHome(Member from, GetShardHome m, long now) {
         t.begin(now);
         if (t.active) {
             ShardKey key = new ShardKey(m.typeName(), m.shardId());
@@ -192,7 +192,7 @@ final class Coordinator {
     }
 
     /** A region started hosting a shard. */
-    List<CoordinatorEffect> onShardStarted(Member from, ShardStarted m, long now) {
+    public List<CoordinatorEffect> onShardStarted(Member from, ShardStarted m, long now) {
         t.begin(now);
         if (t.active) {
             handOffs.started(from, new ShardKey(m.typeName(), m.shardId()));
@@ -201,7 +201,7 @@ final class Coordinator {
     }
 
     /** The owner stopped a shard (a handoff), with the stored state of its entities. */
-    List<CoordinatorEffect> onShardStopped(Member from, ShardStopped m, long now) {
+    public List<CoordinatorEffect> onShardStopped(Member from, ShardStopped m, long now) {
         t.begin(now);
         if (t.active) {
             handOffs.stopped(from, m);
@@ -210,7 +210,7 @@ final class Coordinator {
     }
 
     /** A member is leaving: hand off all its shards and give it no new ones. */
-    List<CoordinatorEffect> onGracefulShutdownRequest(Member from, GracefulShutdownRequest m, long now) {
+    public List<CoordinatorEffect> onGracefulShutdownRequest(Member from, GracefulShutdownRequest m, long now) {
         t.begin(now);
         if (t.active && t.view.contains(from)) {
             handOffs.leaving(from);
@@ -219,7 +219,7 @@ final class Coordinator {
     }
 
     /** An operator asks for a rebalance round now, or for one shard to move. */
-    List<CoordinatorEffect> onAdminRequest(Member from, AdminRequest m, long now) {
+    public List<CoordinatorEffect> onAdminRequest(Member from, AdminRequest m, long now) {
         t.begin(now);
         if (t.active) {
             handOffs.admin(from, m);
@@ -233,21 +233,21 @@ final class Coordinator {
     }
 
     /** The store gave an allocation its epoch ({@link CoordinatorEffect.TakeEpoch}). */
-    List<CoordinatorEffect> onEpochTaken(ShardKey shard, long allocation, long epoch, long now) {
+    public List<CoordinatorEffect> onEpochTaken(ShardKey shard, long allocation, long epoch, long now) {
         t.begin(now);
         allocator.epochTaken(shard, allocation, epoch);
         return t.effects();
     }
 
     /** The store failed to give an allocation its epoch: asked again on the next tick. */
-    List<CoordinatorEffect> onEpochFailed(ShardKey shard, long allocation, String failure, long now) {
+    public List<CoordinatorEffect> onEpochFailed(ShardKey shard, long allocation, String failure, long now) {
         t.begin(now);
         allocator.epochFailed(shard, allocation, failure);
         return t.effects();
     }
 
     /** The shards of a type with remembered entities ({@link CoordinatorEffect.ReadRemembered}). */
-    List<CoordinatorEffect> onRememberedShards(String typeName, Set<Integer> shards, long now) {
+    public List<CoordinatorEffect> onRememberedShards(String typeName, Set<Integer> shards, long now) {
         t.begin(now);
         if (t.active && t.ready) {
             allocator.remembered(typeName, shards);
@@ -256,14 +256,14 @@ final class Coordinator {
     }
 
     /** A retry asked for by {@link CoordinatorEffect.RetryAt} is due. */
-    List<CoordinatorEffect> onRetryDue(long atNanos, long now) {
+    public List<CoordinatorEffect> onRetryDue(long atNanos, long now) {
         t.begin(now);
         allocator.retryDue(atNanos); // waiting requests are tried only while active and ready
         return t.effects();
     }
 
     /** A member got its first lease, or this coordinator may run again: waiting requests are tried now. */
-    List<CoordinatorEffect> onMayAllocate(long now) {
+    public List<CoordinatorEffect> onMayAllocate(long now) {
         t.begin(now);
         if (t.active) {
             allocator.retryWaiting();
@@ -272,7 +272,7 @@ final class Coordinator {
     }
 
     /** Periodic: asks missing members again, repeats unanswered requests, rebalances. */
-    List<CoordinatorEffect> onTick(long now) {
+    public List<CoordinatorEffect> onTick(long now) {
         t.begin(now);
         if (t.active) {
             for (Member m : t.awaitingStates) {

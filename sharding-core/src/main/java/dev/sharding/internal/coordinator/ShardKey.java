@@ -1,4 +1,4 @@
-package dev.sharding.internal;
+package dev.sharding.internal.coordinator;
 
 /**
  * One shard of one entity type, as the coordinator keys its tables.
@@ -6,4 +6,4 @@ package dev.sharding.internal;
  * @param typeName the entity type
  * @param shardId the shard
  */
-record ShardKey(String typeName, int shardId) {}
+public record ShardKey(String typeName, int shardId) {}

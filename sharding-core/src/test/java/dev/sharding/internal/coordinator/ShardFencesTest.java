@@ -1,8 +1,8 @@
-package dev.sharding.internal;
+package dev.sharding.internal.coordinator;
 
-import static dev.sharding.internal.ShardFences.Verdict.FREE;
-import static dev.sharding.internal.ShardFences.Verdict.WAIT_FOR_CONFIRMATION;
-import static dev.sharding.internal.ShardFences.Verdict.WAIT_FOR_LEASES;
+import static dev.sharding.internal.coordinator.ShardFences.Verdict.FREE;
+import static dev.sharding.internal.coordinator.ShardFences.Verdict.WAIT_FOR_CONFIRMATION;
+import static dev.sharding.internal.coordinator.ShardFences.Verdict.WAIT_FOR_LEASES;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;

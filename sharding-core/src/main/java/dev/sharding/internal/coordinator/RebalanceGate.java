@@ -1,4 +1,4 @@
-package dev.sharding.internal;
+package dev.sharding.internal.coordinator;
 
 /**
  * When the coordinator may start a rebalance round. Pure: the times are given, no clock is read.

@@ -1,4 +1,4 @@
-package dev.sharding.internal;
+package dev.sharding.internal.coordinator;
 
 import dev.sharding.Member;
 import dev.sharding.internal.protocol.ProtocolMessage;
@@ -6,10 +6,10 @@ import dev.sharding.internal.protocol.ProtocolMessage;
 /**
  * What the coordinator's decision core asks the node to do after an event: send a message, take an epoch from the
  * store, read remembered shards, wake it later, ping a member's lease. The core never does any of it itself, so that
- * its decisions can be checked without a network, a store or a clock; {@link CoordinatorDriver} carries them out and
+ * its decisions can be checked without a network, a store or a clock; {@code CoordinatorDriver} carries them out and
  * feeds the answers back as events.
  */
-sealed interface CoordinatorEffect {
+public sealed interface CoordinatorEffect {
 
     /** Carries out each kind of effect. */
     interface Handler {

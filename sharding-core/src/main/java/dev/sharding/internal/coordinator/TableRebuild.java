@@ -1,7 +1,7 @@
-package dev.sharding.internal;
+package dev.sharding.internal.coordinator;
 
 import dev.sharding.Member;
-import dev.sharding.internal.CoordinatorTables.Allocation;
+import dev.sharding.internal.coordinator.CoordinatorTables.Allocation;
 import dev.sharding.internal.protocol.GetShardStates;
 import dev.sharding.internal.protocol.RegionInfo;
 import dev.sharding.internal.protocol.RegisterAck;

@@ -1,12 +1,12 @@
-package dev.sharding.internal;
+package dev.sharding.internal.coordinator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sharding.Member;
-import dev.sharding.internal.CoordinatorState.MemberRemoved;
-import dev.sharding.internal.CoordinatorState.RegionRegistered;
-import dev.sharding.internal.CoordinatorState.ShardAllocated;
+import dev.sharding.internal.coordinator.CoordinatorState.MemberRemoved;
+import dev.sharding.internal.coordinator.CoordinatorState.RegionRegistered;
+import dev.sharding.internal.coordinator.CoordinatorState.ShardAllocated;
 import org.junit.jupiter.api.Test;
 
 class CoordinatorStateTest {

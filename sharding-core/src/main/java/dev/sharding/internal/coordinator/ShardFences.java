@@ -1,5 +1,6 @@
-package dev.sharding.internal;
+package dev.sharding.internal.coordinator;
 
+import dev.sharding.internal.LeaseTimes;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -106,7 +107,7 @@ final class ShardFences {
     Verdict check(ShardKey key, long now, Confirmation confirmation) {
         Fence memberFence = fences.get(key);
         long fence = memberFence == null ? activationFence : Math.max(activationFence, memberFence.until());
-        if (LeaseKeeper.ahead(fence, now)) {
+        if (LeaseTimes.ahead(fence, now)) {
             until = fence;
             return Verdict.WAIT_FOR_LEASES;
         }
