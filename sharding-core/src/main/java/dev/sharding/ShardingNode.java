@@ -1,19 +1,15 @@
 package dev.sharding;
 
 import dev.sharding.internal.EntityHandlers;
+import dev.sharding.internal.NodeAssembly;
 import dev.sharding.internal.NodeRuntime;
 import dev.sharding.internal.Region;
-import dev.sharding.internal.codec.CodecCheck;
-import dev.sharding.internal.codec.JacksonMessageCodec;
-import dev.sharding.internal.protocol.RegionStats;
-import dev.sharding.internal.transport.JGroupsTransport;
 import dev.sharding.internal.transport.JdbcDiscovery;
 import dev.sharding.spi.LeastShardAllocationStrategy;
 import dev.sharding.spi.MessageCodec;
 import dev.sharding.spi.ShardAllocationStrategy;
 import dev.sharding.spi.ShardingStore;
 import dev.sharding.store.InMemoryShardingStore;
-import dev.sharding.store.JdbcShardingStore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -23,7 +19,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.function.Consumer;
@@ -285,39 +280,7 @@ public final class ShardingNode implements AutoCloseable {
      * @return the snapshot; members that did not answer are marked so
      */
     public CompletableFuture<ClusterState> clusterState(Duration timeout) {
-        List<Member> members = runtime.status().members();
-        Member coordinator = runtime.status().coordinator();
-        return runtime.status().collectStats(timeout).thenApply(stats -> {
-            Map<String, List<ClusterState.RegionState>> byType = new TreeMap<>();
-            Set<String> types = new LinkedHashSet<>(runtime.regions().keySet());
-            stats.values().forEach(s -> s.types().forEach(t -> types.add(t.typeName())));
-            for (String type : types) {
-                List<ClusterState.RegionState> list = new ArrayList<>();
-                for (Member m : members) {
-                    RegionStats s = stats.get(m);
-                    if (s == null) {
-                        list.add(new ClusterState.RegionState(m, false, false, 0, Map.of()));
-                        continue;
-                    }
-                    s.types().stream()
-                            .filter(t -> t.typeName().equals(type))
-                            .findFirst()
-                            .ifPresent(t -> list.add(new ClusterState.RegionState(
-                                    m, true, t.proxyOnly(), t.passivations(), t.entitiesPerShard())));
-                }
-                byType.put(type, List.copyOf(list));
-            }
-            Set<Member> leaving = new LinkedHashSet<>();
-            List<String> handoffs = new ArrayList<>();
-            stats.forEach((m, s) -> {
-                if (s.leaving()) {
-                    leaving.add(m);
-                }
-                handoffs.addAll(s.handoffs());
-            });
-            return new ClusterState(
-                    runtime.status().self(), coordinator, members, byType, Set.copyOf(leaving), List.copyOf(handoffs));
-        });
+        return runtime.status().clusterState(timeout);
     }
 
     /**
@@ -511,25 +474,16 @@ public final class ShardingNode implements AutoCloseable {
          * @throws UndecodableTypeException if a declared class does not come back from the codec as it was sent
          */
         public ShardingNode build() {
-            settings.validate();
-            Set<Class<?>> declared = declaredTypes();
-            MessageCodec c = codec != null ? codec : new JacksonMessageCodec(declared, settings.maxPayloadSize());
-            Map<Class<?>, String> undecodable = CodecCheck.check(c, declared);
-            if (!undecodable.isEmpty()) {
-                throw new UndecodableTypeException(undecodable);
-            }
-            JdbcDiscovery jdbc = jdbcDiscovery;
-            if (jdbc == null && store instanceof JdbcShardingStore jdbcStore) {
-                jdbc = new JdbcDiscovery(jdbcStore.dataSource(), jdbcStore.tablePrefix() + "discovery");
-            }
-            NodeRuntime runtime = new NodeRuntime(
+            NodeRuntime runtime = NodeAssembly.runtime(
                     settings,
                     types,
+                    declaredTypes(),
                     strategy,
-                    c,
-                    new JGroupsTransport(settings, channelCustomizer, jdbc),
+                    codec,
+                    executor,
                     store,
-                    executor);
+                    channelCustomizer,
+                    jdbcDiscovery);
             return new ShardingNode(runtime);
         }
     }

@@ -1,12 +1,17 @@
 package dev.sharding.internal;
 
+import dev.sharding.ClusterState;
 import dev.sharding.Member;
 import dev.sharding.ShardingSettings;
 import dev.sharding.internal.protocol.AdminReply;
 import dev.sharding.internal.protocol.RegionStats;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BooleanSupplier;
 import org.jspecify.annotations.Nullable;
@@ -282,5 +287,46 @@ public final class NodeStatus {
     public @Nullable Map<Integer, List<String>> localEntities(String typeName) {
         Region<?> r = regions.get(typeName);
         return r == null ? null : r.entityIds();
+    }
+
+    /**
+     * Gathers the shards and entity counts of every member's regions.
+     *
+     * @param timeout how long to wait for the members' answers
+     * @return the snapshot; members that did not answer are marked so
+     */
+    public CompletableFuture<ClusterState> clusterState(Duration timeout) {
+        List<Member> members = members();
+        Member coordinator = coordinator();
+        return collectStats(timeout).thenApply(stats -> {
+            Map<String, List<ClusterState.RegionState>> byType = new TreeMap<>();
+            Set<String> types = new LinkedHashSet<>(regions.byType().keySet());
+            stats.values().forEach(s -> s.types().forEach(t -> types.add(t.typeName())));
+            for (String type : types) {
+                List<ClusterState.RegionState> list = new ArrayList<>();
+                for (Member m : members) {
+                    RegionStats s = stats.get(m);
+                    if (s == null) {
+                        list.add(new ClusterState.RegionState(m, false, false, 0, Map.of()));
+                        continue;
+                    }
+                    s.types().stream()
+                            .filter(t -> t.typeName().equals(type))
+                            .findFirst()
+                            .ifPresent(t -> list.add(new ClusterState.RegionState(
+                                    m, true, t.proxyOnly(), t.passivations(), t.entitiesPerShard())));
+                }
+                byType.put(type, List.copyOf(list));
+            }
+            Set<Member> leaving = new LinkedHashSet<>();
+            List<String> handoffs = new ArrayList<>();
+            stats.forEach((m, s) -> {
+                if (s.leaving()) {
+                    leaving.add(m);
+                }
+                handoffs.addAll(s.handoffs());
+            });
+            return new ClusterState(self(), coordinator, members, byType, Set.copyOf(leaving), List.copyOf(handoffs));
+        });
     }
 }
