@@ -5,10 +5,7 @@ import dev.sharding.EntityState;
 import dev.sharding.UnhandledMessageException;
 import dev.sharding.internal.protocol.EntityTransfer;
 import dev.sharding.internal.protocol.FailureKind;
-import dev.sharding.spi.ShardingStore;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -26,7 +23,7 @@ import org.slf4j.LoggerFactory;
  * write is durable.
  *
  * <p>The instance is created on the first message (on an entity thread) and destroyed by a stop signal, after the
- * messages before it.
+ * messages before it. Its durable state, read, written through and carried, is {@link DurableEntityState}.
  */
 final class EntityCell implements Runnable, Passivation.Candidate {
 
@@ -57,12 +54,8 @@ final class EntityCell implements Runnable, Passivation.Candidate {
     /** A delivery taken from the mailbox that waits for the entity's state to be read. */
     private @Nullable Delivery pending;
 
-    /** The stored state read for the next incarnation: empty when none is stored. */
-    private @Nullable Optional<EntityTransfer> loaded;
-
-    private @Nullable Throwable loadFailure;
-
-    private @Nullable EntityStateImpl<?> entityState;
+    /** The entity's durable state across its incarnations here. */
+    private final DurableEntityState durable;
 
     /** When the entity last took a message, on the node's coarse clock (a hint for the sweep; racy reads are fine). */
     private long lastActiveMillis;
@@ -74,6 +67,7 @@ final class EntityCell implements Runnable, Passivation.Candidate {
     EntityCell(Shard shard, String entityId) {
         this.shard = shard;
         this.entityId = entityId;
+        this.durable = new DurableEntityState(this, shard);
     }
 
     /**
@@ -168,13 +162,9 @@ final class EntityCell implements Runnable, Passivation.Candidate {
         return true;
     }
 
-    private void resume() {
+    /** Runs the mailbox again after it waited: for a completion, or for the node to serve again. */
+    void resume() {
         shard.region().executor().execute(this);
-    }
-
-    /** Runs the mailbox again after it waited for the node to serve again. */
-    void unpark() {
-        resume();
     }
 
     /** Handles one delivery; false when the mailbox must wait for a completion. */
@@ -216,10 +206,9 @@ final class EntityCell implements Runnable, Passivation.Candidate {
         }
         Object entity = instance;
         if (entity == null) {
-            if (region.type().stateType() != null && loaded == null) {
-                Throwable failure = loadFailure;
+            if (durable.mustLoad()) {
+                Throwable failure = durable.takeLoadFailure();
                 if (failure != null) {
-                    loadFailure = null;
                     moveTo(EntityLifecycle.NEW);
                     log.warn("Reading the state of [{}/{}] failed", typeName(), entityId, failure);
                     sink.fail(
@@ -232,7 +221,7 @@ final class EntityCell implements Runnable, Passivation.Candidate {
                 if (lifecycle != EntityLifecycle.LOADING) {
                     moveTo(EntityLifecycle.LOADING);
                 }
-                loadState();
+                durable.load();
                 return false;
             }
             try {
@@ -245,7 +234,7 @@ final class EntityCell implements Runnable, Passivation.Candidate {
                 if (lifecycle != EntityLifecycle.NEW) {
                     moveTo(EntityLifecycle.NEW);
                 }
-                entityState = null;
+                durable.creationFailed();
                 log.warn("Creating entity [{}/{}] failed", typeName(), entityId, t);
                 sink.fail(FailureKind.ENTITY_FAILED, t.getClass().getName(), "creation failed: " + t.getMessage());
                 return true;
@@ -266,106 +255,29 @@ final class EntityCell implements Runnable, Passivation.Candidate {
             return true;
         } catch (Throwable t) {
             rethrowFatal(t);
-            return afterHandler(sink, null, t);
+            return durable.afterHandler(sink, null, t);
         }
         if (result instanceof CompletionStage<?> stage) {
             CompletableFuture<?> f = stage.toCompletableFuture();
             if (!f.isDone()) {
                 f.whenComplete((v, t) -> {
-                    if (afterHandler(sink, v, t == null ? null : unwrap(t))) {
+                    if (durable.afterHandler(sink, v, t == null ? null : DurableEntityState.unwrap(t))) {
                         resume();
                     }
                 });
                 return false;
             }
             try {
-                return afterHandler(sink, f.join(), null);
+                return durable.afterHandler(sink, f.join(), null);
             } catch (Throwable t) {
-                return afterHandler(sink, null, unwrap(t));
+                return durable.afterHandler(sink, null, DurableEntityState.unwrap(t));
             }
         }
-        return afterHandler(sink, result, null);
+        return durable.afterHandler(sink, result, null);
     }
 
-    /** Reads the entity's stored state (or takes what the previous owner carried), then resumes. */
-    private void loadState() {
-        EntityTransfer carried = shard.takeTransfer(entityId);
-        if (carried != null) {
-            loaded = Optional.of(carried);
-            resume();
-            return;
-        }
-        CompletableFuture<Optional<ShardingStore.StoredState>> read;
-        try {
-            read = shard.region().store().read(typeName(), entityId);
-        } catch (RuntimeException e) {
-            read = CompletableFuture.failedFuture(e);
-        }
-        read.whenComplete((stored, failure) -> {
-            if (failure != null) {
-                loadFailure = unwrap(failure);
-            } else {
-                loaded = stored.map(s -> new EntityTransfer(entityId, s.state(), s.version()));
-            }
-            resume();
-        });
-    }
-
-    /**
-     * After a handler: write the state through if it changed, then reply. Returns false when the mailbox waits for
-     * the write (its completion replies and resumes).
-     */
-    private boolean afterHandler(ReplySink sink, @Nullable Object value, @Nullable Throwable failure) {
-        EntityStateImpl<?> s = entityState;
-        if (s == null || !s.isDirty()) {
-            complete(sink, value, failure);
-            return true;
-        }
-        if (failure != null) {
-            s.discard(); // a message whose handler failed has no effect, on the state either
-            complete(sink, value, failure);
-            return true;
-        }
-        CompletableFuture<Void> write =
-                s.writeThrough(shard.region().store(), typeName(), entityId, shardId(), shard.epoch());
-        if (write.isDone()) {
-            completeAfterWrite(sink, value, failure, write);
-            return true;
-        }
-        write.whenComplete((v, t) -> {
-            completeAfterWrite(sink, value, failure, write);
-            resume();
-        });
-        return false;
-    }
-
-    private void completeAfterWrite(
-            ReplySink sink, @Nullable Object value, @Nullable Throwable failure, CompletableFuture<Void> write) {
-        Throwable writeFailure = null;
-        try {
-            write.join();
-        } catch (Throwable t) {
-            writeFailure = unwrap(t);
-        }
-        if (writeFailure == null) {
-            complete(sink, value, failure);
-            return;
-        }
-        log.warn(
-                "State of [{}/{}] not stored; it is back to the stored value: {}",
-                typeName(),
-                entityId,
-                writeFailure.toString());
-        if (writeFailure instanceof dev.sharding.spi.StaleEpochException) {
-            shard.region().shardFenced(shard.shardId(), shard.epoch());
-        }
-        sink.fail(
-                FailureKind.ENTITY_FAILED,
-                writeFailure.getClass().getName(),
-                "the entity's state could not be stored, so the message had no effect: " + writeFailure.getMessage());
-    }
-
-    private void complete(ReplySink sink, @Nullable Object value, @Nullable Throwable failure) {
+    /** Replies or fails, once the handler and any write of its state are done. */
+    void complete(ReplySink sink, @Nullable Object value, @Nullable Throwable failure) {
         if (passivateRequested) {
             passivateRequested = false;
             passivateInstance();
@@ -390,23 +302,19 @@ final class EntityCell implements Runnable, Passivation.Candidate {
         sink.fail(FailureKind.ENTITY_FAILED, failure.getClass().getName(), failure.getMessage());
     }
 
-    private static Throwable unwrap(Throwable t) {
-        return t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
-    }
-
     /** Passivates: destroys the instance, keeping its stored state for a next incarnation on this node. */
     private void passivateInstance() {
-        EntityStateImpl<?> s = entityState;
+        EntityTransfer stored = durable.current();
         moveTo(EntityLifecycle.PASSIVATED);
         destroyInstance();
-        loaded = s == null ? null : Optional.of(new EntityTransfer(entityId, s.storedBytes(), s.storedVersion()));
+        durable.keep(stored);
         shard.region().entityPassivated(this);
     }
 
     private void stopInstance() {
-        EntityStateImpl<?> s = entityState;
-        if (s != null) {
-            shard.stoppedWith(new EntityTransfer(entityId, s.storedBytes(), s.storedVersion()));
+        EntityTransfer stored = durable.current();
+        if (stored != null) {
+            shard.stoppedWith(stored);
         }
         moveTo(EntityLifecycle.STOPPED);
         destroyInstance();
@@ -419,8 +327,7 @@ final class EntityCell implements Runnable, Passivation.Candidate {
             return;
         }
         instance = null;
-        entityState = null;
-        loaded = null;
+        durable.forget();
         shard.region().entityStopped(this);
         try {
             ((dev.sharding.spi.EntityFactory) shard.region().type().factory()).destroy(entity);
@@ -443,28 +350,7 @@ final class EntityCell implements Runnable, Passivation.Candidate {
 
     /** The entity's durable state; see {@link dev.sharding.EntityContext#state}. */
     <S> EntityState<S> state(Class<S> stateType, Supplier<S> initial) {
-        Class<?> declared = shard.region().type().stateType();
-        if (declared == null || !declared.equals(stateType)) {
-            throw new IllegalStateException("Entity type " + typeName() + " declares "
-                    + (declared == null ? "no state" : "state " + declared.getName()) + ", not " + stateType.getName()
-                    + " (EntityType.withState)");
-        }
-        EntityStateImpl<?> s = entityState;
-        if (s == null) {
-            Optional<EntityTransfer> stored = loaded == null ? Optional.empty() : loaded;
-            EntityTransfer t = stored.orElse(null);
-            s = new EntityStateImpl<>(
-                    typeName() + "/" + entityId,
-                    stateType,
-                    initial,
-                    shard.region().codec(),
-                    t == null ? null : t.state(),
-                    t == null ? 0 : t.version());
-            entityState = s;
-        }
-        @SuppressWarnings("unchecked")
-        EntityState<S> typed = (EntityState<S>) s;
-        return typed;
+        return durable.state(stateType, initial);
     }
 
     String typeName() {

@@ -79,7 +79,7 @@ final class ServingGate {
     void park(EntityCell cell) {
         parked.add(cell);
         if (serving() && parked.remove(cell)) {
-            cell.unpark(); // the node served again meanwhile
+            cell.resume(); // the node served again meanwhile
         }
     }
 
@@ -87,7 +87,7 @@ final class ServingGate {
     void unparkAll() {
         EntityCell cell;
         while ((cell = parked.poll()) != null) {
-            cell.unpark();
+            cell.resume();
         }
     }
 

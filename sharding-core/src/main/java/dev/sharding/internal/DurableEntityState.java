@@ -1,0 +1,188 @@
+package dev.sharding.internal;
+
+import dev.sharding.EntityState;
+import dev.sharding.internal.protocol.EntityTransfer;
+import dev.sharding.internal.protocol.FailureKind;
+import dev.sharding.spi.ShardingStore;
+import dev.sharding.spi.StaleEpochException;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The durable state of one entity on this node, across its incarnations: read before its first message (or taken
+ * from what the previous owner carried), handed to the instance as its {@link EntityState}, written through after each
+ * handler that changed it (the reply waits for the write), kept on passivation for the next incarnation, and carried
+ * to the next owner on a stop.
+ *
+ * <p>Used only by the thread draining the entity's mailbox, or by a completion that then resumes it.
+ */
+final class DurableEntityState {
+
+    private static final Logger log = LoggerFactory.getLogger(DurableEntityState.class);
+
+    private final EntityCell cell;
+
+    private final Shard shard;
+
+    /** The stored state read for the next incarnation: empty when none is stored; null when not read yet. */
+    private @Nullable Optional<EntityTransfer> loaded;
+
+    private @Nullable Throwable loadFailure;
+
+    /** The state the live instance sees, once it asked for it. */
+    private @Nullable EntityStateImpl<?> entityState;
+
+    DurableEntityState(EntityCell cell, Shard shard) {
+        this.cell = cell;
+        this.shard = shard;
+    }
+
+    /** Whether the stored state must be read before the instance is created. */
+    boolean mustLoad() {
+        return shard.region().type().stateType() != null && loaded == null;
+    }
+
+    /** Why the last read failed, once; null when it did not. */
+    @Nullable
+    Throwable takeLoadFailure() {
+        Throwable failure = loadFailure;
+        loadFailure = null;
+        return failure;
+    }
+
+    /** Reads the entity's stored state (or takes what the previous owner carried), then resumes the mailbox. */
+    void load() {
+        String entityId = cell.entityId();
+        EntityTransfer carried = shard.takeTransfer(entityId);
+        if (carried != null) {
+            loaded = Optional.of(carried);
+            cell.resume();
+            return;
+        }
+        CompletableFuture<Optional<ShardingStore.StoredState>> read;
+        try {
+            read = shard.region().store().read(cell.typeName(), entityId);
+        } catch (RuntimeException e) {
+            read = CompletableFuture.failedFuture(e);
+        }
+        read.whenComplete((stored, failure) -> {
+            if (failure != null) {
+                loadFailure = unwrap(failure);
+            } else {
+                loaded = stored.map(s -> new EntityTransfer(entityId, s.state(), s.version()));
+            }
+            cell.resume();
+        });
+    }
+
+    /**
+     * After a handler: write the state through if it changed, then complete. Returns false when the mailbox waits for
+     * the write (its completion completes and resumes).
+     */
+    boolean afterHandler(ReplySink sink, @Nullable Object value, @Nullable Throwable failure) {
+        EntityStateImpl<?> s = entityState;
+        if (s == null || !s.isDirty()) {
+            cell.complete(sink, value, failure);
+            return true;
+        }
+        if (failure != null) {
+            s.discard(); // a message whose handler failed has no effect, on the state either
+            cell.complete(sink, value, failure);
+            return true;
+        }
+        CompletableFuture<Void> write =
+                s.writeThrough(shard.region().store(), cell.typeName(), cell.entityId(), cell.shardId(), shard.epoch());
+        if (write.isDone()) {
+            completeAfterWrite(sink, value, write);
+            return true;
+        }
+        write.whenComplete((v, t) -> {
+            completeAfterWrite(sink, value, write);
+            cell.resume();
+        });
+        return false;
+    }
+
+    private void completeAfterWrite(ReplySink sink, @Nullable Object value, CompletableFuture<Void> write) {
+        Throwable writeFailure = null;
+        try {
+            write.join();
+        } catch (Throwable t) {
+            writeFailure = unwrap(t);
+        }
+        if (writeFailure == null) {
+            cell.complete(sink, value, null);
+            return;
+        }
+        log.warn(
+                "State of [{}/{}] not stored; it is back to the stored value: {}",
+                cell.typeName(),
+                cell.entityId(),
+                writeFailure.toString());
+        if (writeFailure instanceof StaleEpochException) {
+            shard.region().shardFenced(shard.shardId(), shard.epoch());
+        }
+        sink.fail(
+                FailureKind.ENTITY_FAILED,
+                writeFailure.getClass().getName(),
+                "the entity's state could not be stored, so the message had no effect: " + writeFailure.getMessage());
+    }
+
+    /** The entity's durable state; see {@link dev.sharding.EntityContext#state}. */
+    <S> EntityState<S> state(Class<S> stateType, Supplier<S> initial) {
+        Class<?> declared = shard.region().type().stateType();
+        if (declared == null || !declared.equals(stateType)) {
+            throw new IllegalStateException("Entity type " + cell.typeName() + " declares "
+                    + (declared == null ? "no state" : "state " + declared.getName()) + ", not " + stateType.getName()
+                    + " (EntityType.withState)");
+        }
+        EntityStateImpl<?> s = entityState;
+        if (s == null) {
+            Optional<EntityTransfer> stored = loaded == null ? Optional.empty() : loaded;
+            EntityTransfer t = stored.orElse(null);
+            s = new EntityStateImpl<>(
+                    cell.typeName() + "/" + cell.entityId(),
+                    stateType,
+                    initial,
+                    shard.region().codec(),
+                    t == null ? null : t.state(),
+                    t == null ? 0 : t.version());
+            entityState = s;
+        }
+        @SuppressWarnings("unchecked")
+        EntityState<S> typed = (EntityState<S>) s;
+        return typed;
+    }
+
+    /** The instance could not be created: the state it may have asked for is gone with it. */
+    void creationFailed() {
+        entityState = null;
+    }
+
+    /** The instance was passivated: the stored state it had is kept for a next incarnation on this node. */
+    void keep(@Nullable EntityTransfer stored) {
+        loaded = stored == null ? null : Optional.of(stored);
+    }
+
+    /** The instance's stored state now (to carry to the shard's next owner, or keep), or null when it has none. */
+    @Nullable
+    EntityTransfer current() {
+        EntityStateImpl<?> s = entityState;
+        return s == null ? null : new EntityTransfer(cell.entityId(), s.storedBytes(), s.storedVersion());
+    }
+
+    /** The instance is destroyed. */
+    void forget() {
+        entityState = null;
+        loaded = null;
+    }
+
+    static Throwable unwrap(Throwable t) {
+        return t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
+    }
+}
