@@ -3,10 +3,10 @@ package dev.sharding.store;
 import dev.sharding.ShardingException;
 import dev.sharding.spi.ShardingStore.StoredState;
 import dev.sharding.spi.StaleEpochException;
-import dev.sharding.store.JdbcDialect.EntityKey;
-import dev.sharding.store.JdbcDialect.Locked;
-import dev.sharding.store.JdbcDialect.RememberedId;
-import dev.sharding.store.JdbcDialect.StateRow;
+import dev.sharding.store.PortableSql.EntityKey;
+import dev.sharding.store.PortableSql.Locked;
+import dev.sharding.store.PortableSql.RememberedId;
+import dev.sharding.store.PortableSql.StateRow;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.SQLTransactionRollbackException;
@@ -115,9 +115,9 @@ final class WriteBatch {
     private void writeStates(Connection connection, JdbcDialect dialect, SortedMap<EntityKey, List<Integer>> byKey)
             throws SQLException {
         Map<EntityKey, Locked> locked = lock(connection, dialect, byKey.keySet());
-        java.util.SortedSet<JdbcDialect.ShardKey> shards = new java.util.TreeSet<>();
+        java.util.SortedSet<PortableSql.ShardKey> shards = new java.util.TreeSet<>();
         byKey.values().forEach(indexes -> indexes.forEach(i -> shards.add(shardOf(operations.get(i)))));
-        Map<JdbcDialect.ShardKey, Long> shardEpochs = dialect.lockShardEpochs(connection, shards);
+        Map<PortableSql.ShardKey, Long> shardEpochs = dialect.lockShardEpochs(connection, shards);
         List<EntityKey> pending = new ArrayList<>(byKey.keySet());
         for (int round = 0; !pending.isEmpty(); round++) {
             if (round == MAX_INSERT_ROUNDS) {
@@ -172,10 +172,10 @@ final class WriteBatch {
      *
      * @return the row to store, {@code null} for none, or {@link #NO_CHANGE} when every operation was refused
      */
-    private static JdbcDialect.ShardKey shardOf(StoreOperation op) {
+    private static PortableSql.ShardKey shardOf(StoreOperation op) {
         return op instanceof StoreOperation.Write w
-                ? new JdbcDialect.ShardKey(w.typeName(), w.shardId())
-                : new JdbcDialect.ShardKey(
+                ? new PortableSql.ShardKey(w.typeName(), w.shardId())
+                : new PortableSql.ShardKey(
                         ((StoreOperation.Delete) op).typeName(), ((StoreOperation.Delete) op).shardId());
     }
 
@@ -183,7 +183,7 @@ final class WriteBatch {
             EntityKey key,
             List<Integer> indexes,
             @Nullable Locked before,
-            Map<JdbcDialect.ShardKey, Long> shardEpochs) {
+            Map<PortableSql.ShardKey, Long> shardEpochs) {
         boolean exists = before != null;
         long version = before == null ? 0 : before.version();
         long epoch = before == null ? 0 : before.epoch();

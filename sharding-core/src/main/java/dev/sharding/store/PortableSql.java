@@ -1,0 +1,385 @@
+package dev.sharding.store;
+
+import dev.sharding.spi.ShardingStore.StoredState;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The SQL of a {@link JdbcShardingStore} that is the same on every database it supports: the table names, statements
+ * with the query timeout, and the reads and writes of entity state, epochs and remembered entities that both products
+ * accept. {@link JdbcDialect} adds what differs. Every method runs in the caller's transaction on the caller's
+ * connection.
+ */
+abstract class PortableSql {
+
+    /** Most ids locked by one statement; statements are padded to powers of two to keep few distinct shapes. */
+    static final int LOCK_CHUNK = 128;
+
+    /** The entity state table. */
+    protected final String states;
+    /** The shard epoch table. */
+    protected final String epochs;
+    /** The remembered entity table. */
+    protected final String remembered;
+    /** The coordinator lease table: one row per cluster name. */
+    protected final String leases;
+    /** The table of the store's id: one row. */
+    protected final String storeTable;
+
+    /** The table prefix the public schema scripts are written with. */
+    static final String DEFAULT_PREFIX = "sharding_";
+
+    /** The validated table prefix. */
+    protected final String prefix;
+
+    private final Duration queryTimeout;
+
+    private final int queryTimeoutSeconds;
+
+    /**
+     * Creates the dialect for the tables of a prefix.
+     *
+     * @param prefix the validated table prefix
+     * @param queryTimeout the longest a statement may run, lock waits included
+     */
+    protected PortableSql(String prefix, Duration queryTimeout) {
+        this.prefix = prefix;
+        this.states = prefix + "entity_state";
+        this.epochs = prefix + "shard_epoch";
+        this.remembered = prefix + "remembered_entity";
+        this.leases = prefix + "coordinator_lease";
+        this.storeTable = prefix + "store";
+        this.queryTimeout = queryTimeout;
+        this.queryTimeoutSeconds = StoreTimeouts.seconds(queryTimeout);
+    }
+
+    /**
+     * Reads the current epochs of shards and locks their rows until the transaction ends, so that no epoch can be
+     * taken between a write's fence check and its commit. Rows are locked in the given (sorted) order.
+     *
+     * @param connection the batch's connection
+     * @param shards the shards, sorted
+     * @return the epoch of each shard that has one (0 for the others)
+     * @throws SQLException on failure
+     */
+    java.util.Map<ShardKey, Long> lockShardEpochs(Connection connection, java.util.SortedSet<ShardKey> shards)
+            throws SQLException {
+        java.util.Map<ShardKey, Long> epochsByShard = new java.util.HashMap<>();
+        try (PreparedStatement ps = prepare(
+                connection, "SELECT epoch FROM " + epochs + " WHERE type_name = ? AND shard_id = ? FOR UPDATE")) {
+            for (ShardKey shard : shards) {
+                ps.setString(1, shard.typeName());
+                ps.setInt(2, shard.shardId());
+                try (java.sql.ResultSet rs = ps.executeQuery()) {
+                    epochsByShard.put(shard, rs.next() ? rs.getLong(1) : 0L);
+                }
+            }
+        }
+        return epochsByShard;
+    }
+
+    /**
+     * A shard of a type.
+     *
+     * @param typeName the type
+     * @param shardId the shard
+     */
+    record ShardKey(String typeName, int shardId) implements Comparable<ShardKey> {
+        @Override
+        public int compareTo(ShardKey o) {
+            int c = typeName.compareTo(o.typeName);
+            return c != 0 ? c : Integer.compare(shardId, o.shardId);
+        }
+    }
+
+    /**
+     * Prepares a statement with the query timeout.
+     *
+     * @param connection the connection
+     * @param sql the statement
+     * @return the prepared statement
+     * @throws SQLException on failure
+     */
+    final PreparedStatement prepare(Connection connection, String sql) throws SQLException {
+        PreparedStatement ps = connection.prepareStatement(sql);
+        try {
+            ps.setQueryTimeout(queryTimeoutSeconds);
+        } catch (SQLException | RuntimeException e) {
+            ps.close();
+            throw e;
+        }
+        return ps;
+    }
+
+    /**
+     * Creates a statement with the query timeout.
+     *
+     * @param connection the connection
+     * @return the statement
+     * @throws SQLException on failure
+     */
+    final Statement statement(Connection connection) throws SQLException {
+        Statement st = connection.createStatement();
+        try {
+            st.setQueryTimeout(queryTimeoutSeconds);
+        } catch (SQLException | RuntimeException e) {
+            st.close();
+            throw e;
+        }
+        return st;
+    }
+
+    /**
+     * The longest a statement may run, lock waits included.
+     *
+     * @return the query timeout
+     */
+    final Duration queryTimeout() {
+        return queryTimeout;
+    }
+
+    /**
+     * How {@link #lockStates} names its keys: as {@code (type_name, entity_id)} row values, or as one type and a list
+     * of ids. Each product finds rows by the primary key only for one of the two forms.
+     *
+     * @return whether to use row values
+     */
+    abstract boolean lockByRowValues();
+
+    @Nullable
+    StoredState read(Connection connection, String typeName, String entityId) throws SQLException {
+        try (PreparedStatement ps = prepare(
+                connection, "SELECT state, version, epoch FROM " + states + " WHERE type_name = ? AND entity_id = ?")) {
+            ps.setString(1, typeName);
+            ps.setString(2, entityId);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? new StoredState(rs.getBytes(1), rs.getLong(2), rs.getLong(3)) : null;
+            }
+        }
+    }
+
+    /**
+     * Locks the existing state rows of some ids of one type until the transaction ends, in the ids' order.
+     *
+     * @param connection the batch's connection
+     * @param typeName the entity type
+     * @param ids the ids, sorted
+     * @return version and epoch of the rows found, by id
+     * @throws SQLException on failure
+     */
+    Map<String, Locked> lockStates(Connection connection, String typeName, List<String> ids) throws SQLException {
+        Map<String, Locked> found = new HashMap<>();
+        for (int from = 0; from < ids.size(); from += LOCK_CHUNK) {
+            List<String> chunk = ids.subList(from, Math.min(ids.size(), from + LOCK_CHUNK));
+            int size = Integer.highestOneBit(chunk.size());
+            size = size == chunk.size() ? size : size * 2;
+            boolean rows = lockByRowValues();
+            String sql = "SELECT entity_id, version, epoch FROM " + states + " WHERE "
+                    + (rows
+                            ? "(type_name, entity_id) IN (" + String.join(", ", Collections.nCopies(size, "(?, ?)"))
+                            : "type_name = ? AND entity_id IN (" + String.join(", ", Collections.nCopies(size, "?")))
+                    + ") ORDER BY entity_id FOR UPDATE";
+            try (PreparedStatement ps = prepare(connection, sql)) {
+                int p = 1;
+                if (!rows) {
+                    ps.setString(p++, typeName);
+                }
+                for (int i = 0; i < size; i++) {
+                    if (rows) {
+                        ps.setString(p++, typeName);
+                    }
+                    ps.setString(p++, chunk.get(Math.min(i, chunk.size() - 1)));
+                }
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        found.put(rs.getString(1), new Locked(rs.getLong(2), rs.getLong(3)));
+                    }
+                }
+            }
+        }
+        return found;
+    }
+
+    void updateStates(Connection connection, List<StateRow> rows) throws SQLException {
+        if (rows.isEmpty()) {
+            return;
+        }
+        try (PreparedStatement ps = prepare(
+                connection,
+                "UPDATE " + states
+                        + " SET state = ?, version = ?, epoch = ?, updated_at = CURRENT_TIMESTAMP"
+                        + " WHERE type_name = ? AND entity_id = ?")) {
+            for (StateRow row : rows) {
+                ps.setBytes(1, row.state());
+                ps.setLong(2, row.version());
+                ps.setLong(3, row.epoch());
+                ps.setString(4, row.typeName());
+                ps.setString(5, row.entityId());
+                ps.addBatch();
+            }
+            requireOneRowEach(ps.executeBatch(), "update");
+        }
+    }
+
+    void deleteStates(Connection connection, List<EntityKey> keys) throws SQLException {
+        if (keys.isEmpty()) {
+            return;
+        }
+        try (PreparedStatement ps =
+                prepare(connection, "DELETE FROM " + states + " WHERE type_name = ? AND entity_id = ?")) {
+            for (EntityKey key : keys) {
+                ps.setString(1, key.typeName());
+                ps.setString(2, key.entityId());
+                ps.addBatch();
+            }
+            requireOneRowEach(ps.executeBatch(), "delete");
+        }
+    }
+
+    private static void requireOneRowEach(int[] counts, String what) throws SQLException {
+        for (int count : counts) {
+            if (count != 1 && count != Statement.SUCCESS_NO_INFO) {
+                // the row was locked by this transaction, so only a broken database gets here
+                throw new SQLException("A state " + what + " changed " + count + " rows instead of the locked one");
+            }
+        }
+    }
+
+    void forgetIds(Connection connection, List<RememberedId> ids) throws SQLException {
+        if (ids.isEmpty()) {
+            return;
+        }
+        try (PreparedStatement ps = prepare(
+                connection, "DELETE FROM " + remembered + " WHERE type_name = ? AND shard_id = ? AND entity_id = ?")) {
+            for (RememberedId id : ids) {
+                bind(ps, id);
+                ps.addBatch();
+            }
+            ps.executeBatch();
+        }
+    }
+
+    /**
+     * Binds type, shard and entity id to the first three parameters.
+     *
+     * @param ps the statement
+     * @param id the remembered id
+     * @throws SQLException on failure
+     */
+    static void bind(PreparedStatement ps, RememberedId id) throws SQLException {
+        ps.setString(1, id.typeName());
+        ps.setInt(2, id.shardId());
+        ps.setString(3, id.entityId());
+    }
+
+    Set<String> remembered(Connection connection, String typeName, int shardId) throws SQLException {
+        try (PreparedStatement ps =
+                prepare(connection, "SELECT entity_id FROM " + remembered + " WHERE type_name = ? AND shard_id = ?")) {
+            ps.setString(1, typeName);
+            ps.setInt(2, shardId);
+            Set<String> ids = new TreeSet<>();
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    ids.add(rs.getString(1));
+                }
+            }
+            return ids;
+        }
+    }
+
+    java.util.Map<Integer, Long> currentEpochs(Connection connection, String typeName) throws SQLException {
+        try (PreparedStatement ps =
+                prepare(connection, "SELECT shard_id, epoch FROM " + epochs + " WHERE type_name = ?")) {
+            ps.setString(1, typeName);
+            java.util.Map<Integer, Long> result = new java.util.HashMap<>();
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    result.put(rs.getInt(1), rs.getLong(2));
+                }
+            }
+            return result;
+        }
+    }
+
+    Set<Integer> shardsWithRemembered(Connection connection, String typeName) throws SQLException {
+        try (PreparedStatement ps =
+                prepare(connection, "SELECT DISTINCT shard_id FROM " + remembered + " WHERE type_name = ?")) {
+            ps.setString(1, typeName);
+            Set<Integer> shards = new TreeSet<>();
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    shards.add(rs.getInt(1));
+                }
+            }
+            return shards;
+        }
+    }
+
+    /**
+     * Deletes every remembered entity. The shard epochs stay: the state rows carry the epochs of their last writes,
+     * and a shard epoch that started again at 1 would make the next owner's writes to them stale.
+     *
+     * @param connection the batch's connection
+     * @return how many ids were deleted
+     * @throws SQLException on failure
+     */
+    long clearShardingData(Connection connection) throws SQLException {
+        try (Statement st = statement(connection)) {
+            return st.executeUpdate("DELETE FROM " + remembered);
+        }
+    }
+
+    /**
+     * The primary key of a state row, ordered by type and then id.
+     *
+     * @param typeName the entity type
+     * @param entityId the entity id
+     */
+    record EntityKey(String typeName, String entityId) implements Comparable<EntityKey> {
+
+        @Override
+        public int compareTo(EntityKey other) {
+            int byType = typeName.compareTo(other.typeName);
+            return byType != 0 ? byType : entityId.compareTo(other.entityId);
+        }
+    }
+
+    /**
+     * A state row as locked: what the batch needs to decide on the writes to it.
+     *
+     * @param version its version
+     * @param epoch the epoch of its last write
+     */
+    record Locked(long version, long epoch) {}
+
+    /**
+     * A state row to insert or update.
+     *
+     * @param typeName the entity type
+     * @param entityId the entity id
+     * @param state the encoded state
+     * @param version the new version
+     * @param epoch the new epoch
+     */
+    record StateRow(String typeName, String entityId, byte[] state, long version, long epoch) {}
+
+    /**
+     * A remembered entity.
+     *
+     * @param typeName the entity type
+     * @param shardId its shard
+     * @param entityId its id
+     */
+    record RememberedId(String typeName, int shardId, String entityId) {}
+}
