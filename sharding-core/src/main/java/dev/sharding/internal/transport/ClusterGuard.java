@@ -1,30 +1,22 @@
 package dev.sharding.internal.transport;
 
-import java.security.GeneralSecurityException;
-import java.security.SecureRandom;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import javax.crypto.Cipher;
-import javax.crypto.spec.GCMParameterSpec;
-import javax.crypto.spec.SecretKeySpec;
 import org.jgroups.Address;
 import org.jgroups.BytesMessage;
 import org.jgroups.EmptyMessage;
 import org.jgroups.Event;
 import org.jgroups.Message;
 import org.jgroups.PhysicalAddress;
-import org.jgroups.View;
 import org.jgroups.conf.ClassConfigurator;
 import org.jgroups.protocols.pbcast.GMS;
 import org.jgroups.protocols.pbcast.JoinRsp;
 import org.jgroups.stack.Protocol;
-import org.jgroups.util.ByteArray;
 import org.jgroups.util.FastArray;
 import org.jgroups.util.MessageBatch;
 import org.jgroups.util.NameCache;
-import org.jgroups.util.Util;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -60,25 +52,16 @@ public final class ClusterGuard extends Protocol {
 
     private static final Logger logger = LoggerFactory.getLogger(ClusterGuard.class);
 
-    private static final int TAG_BITS = 128;
-
     private static final long NOTICE_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     private static final long LOG_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(30);
 
     private static final int MAX_PEERS = 4096;
 
-    private final byte @Nullable [] clusterKey;
+    /** The sealing, or {@code null} without a cluster key. */
+    private final @Nullable GuardCipher cipher;
 
     private final String clusterName;
-
-    private final byte[] salt = new byte[GuardHeader.SALT_LENGTH];
-
-    private final @Nullable SecretKeySpec sessionKey;
-
-    private final AtomicLong counter = new AtomicLong();
-
-    private final Map<SaltKey, Peer> peers = new ConcurrentHashMap<>();
 
     private final Map<Address, Long> lastNotice = new ConcurrentHashMap<>();
 
@@ -87,11 +70,6 @@ public final class ClusterGuard extends Protocol {
     private final AtomicLong refused = new AtomicLong();
 
     private final AtomicLong replayed = new AtomicLong();
-
-    /** What {@link #open} answers for an authentic message whose counter was seen. */
-    private static final Message REPLAYED = new org.jgroups.EmptyMessage();
-
-    private final ThreadLocal<Cipher> ciphers = ThreadLocal.withInitial(ClusterGuard::newCipher);
 
     private volatile boolean joined;
 
@@ -104,10 +82,8 @@ public final class ClusterGuard extends Protocol {
      * @param clusterName the cluster name, for messages
      */
     public ClusterGuard(byte @Nullable [] clusterKey, String clusterName) {
-        this.clusterKey = clusterKey == null ? null : clusterKey.clone();
+        this.cipher = clusterKey == null ? null : new GuardCipher(clusterKey);
         this.clusterName = clusterName;
-        new SecureRandom().nextBytes(salt);
-        this.sessionKey = clusterKey == null ? null : ClusterKeys.sessionKey(clusterKey, salt);
         setId(MAGIC_ID);
     }
 
@@ -142,34 +118,25 @@ public final class ClusterGuard extends Protocol {
     public Object down(Event evt) {
         if (evt.getType() == Event.VIEW_CHANGE) {
             joined = true;
-            View view = evt.getArg();
-            // the windows of members that left (a restarted node comes back with a new salt)
-            peers.values().removeIf(p -> p.member != null && !view.containsMember(p.member));
+            GuardCipher c = cipher;
+            if (c != null) {
+                c.viewChanged(evt.getArg());
+            }
         }
         return down_prot.down(evt);
     }
 
     @Override
     public @Nullable Object down(Message msg) {
-        SecretKeySpec key = sessionKey;
-        if (key == null) {
+        GuardCipher c = cipher;
+        if (c == null) {
             return down_prot.down(msg);
         }
         if (msg.getSrc() == null) {
             msg.setSrc(local_addr);
         }
         try {
-            ByteArray plain = Util.messageToBuffer(msg);
-            long n = counter.incrementAndGet();
-            Cipher cipher = ciphers.get();
-            cipher.init(Cipher.ENCRYPT_MODE, key, nonce(n));
-            byte[] sealed = cipher.doFinal(plain.array(), plain.offset(), plain.length());
-            Message out = new BytesMessage(msg.getDest(), sealed).setFlag(msg.getFlags(), false);
-            if (msg.isFlagSet(Message.TransientFlag.DONT_LOOPBACK)) {
-                out.setFlag(Message.TransientFlag.DONT_LOOPBACK);
-            }
-            out.putHeader(MAGIC_ID, new GuardHeader(GuardHeader.SEALED, salt, n));
-            return down_prot.down(out);
+            return down_prot.down(c.seal(msg, MAGIC_ID));
         } catch (Exception e) {
             logger.warn("Could not seal a message to {}: {}", msg.getDest(), e.toString());
             return null;
@@ -214,7 +181,7 @@ public final class ClusterGuard extends Protocol {
         GuardHeader header = msg.getHeader(MAGIC_ID);
         Address from = msg.getSrc();
         if (header == null) {
-            if (clusterKey == null) {
+            if (cipher == null) {
                 return msg;
             }
             refuse(from, GuardHeader.REFUSED_UNSEALED, "it is not sealed: that node has no sharding.jgroups.secret");
@@ -224,15 +191,15 @@ public final class ClusterGuard extends Protocol {
             onRefusal(from, header.kind());
             return null;
         }
-        if (clusterKey == null) {
+        if (cipher == null) {
             refuse(
                     from,
                     GuardHeader.REFUSED_SEALED,
                     "it is sealed: that node has a sharding.jgroups.secret and this one has none");
             return null;
         }
-        Message opened = open(header, msg);
-        if (opened == REPLAYED) {
+        Message opened = cipher.open(header, msg);
+        if (opened == GuardCipher.REPLAYED) {
             replayed.incrementAndGet();
             refused.incrementAndGet();
             return null; // authentic but seen before, or too old: a replay, or a very late copy; no notice
@@ -244,41 +211,6 @@ public final class ClusterGuard extends Protocol {
                     "it is sealed with another key: that node has a different sharding.jgroups.secret");
         }
         return opened;
-    }
-
-    private @Nullable Message open(GuardHeader header, Message msg) {
-        byte[] key = clusterKey;
-        if (key == null || !msg.hasArray() || msg.getLength() < TAG_BITS / 8) {
-            return null;
-        }
-        Peer peer = peers.get(new SaltKey(header.salt()));
-        SecretKeySpec spec = peer != null ? peer.key : ClusterKeys.sessionKey(key, header.salt());
-        byte[] plain;
-        try {
-            Cipher cipher = ciphers.get();
-            cipher.init(Cipher.DECRYPT_MODE, spec, nonce(header.counter()));
-            plain = cipher.doFinal(msg.getArray(), msg.getOffset(), msg.getLength());
-        } catch (GeneralSecurityException | RuntimeException e) {
-            return null; // the JDK throws ProviderException for some malformed input
-        }
-        if (peer == null) {
-            if (peers.size() >= MAX_PEERS) {
-                peers.clear();
-            }
-            peer = peers.computeIfAbsent(new SaltKey(header.salt()), s -> new Peer(spec));
-        }
-        if (!peer.window.accept(header.counter())) {
-            return REPLAYED;
-        }
-        try {
-            Message original = Util.messageFromBuffer(plain, 0, plain.length);
-            if (peer.member == null) {
-                peer.member = original.getSrc();
-            }
-            return original;
-        } catch (Exception e) {
-            return null;
-        }
     }
 
     private void refuse(@Nullable Address from, byte kind, String why) {
@@ -369,45 +301,5 @@ public final class ClusterGuard extends Protocol {
         PhysicalAddress physical =
                 getTransport() == null ? null : getTransport().getPhysicalAddressFromCache(from);
         return (name != null ? name : from.toString()) + (physical != null ? " at " + physical : "");
-    }
-
-    private static GCMParameterSpec nonce(long n) {
-        byte[] iv = new byte[12];
-        for (int i = 0; i < 8; i++) {
-            iv[11 - i] = (byte) (n >>> (8 * i));
-        }
-        return new GCMParameterSpec(TAG_BITS, iv);
-    }
-
-    private static Cipher newCipher() {
-        try {
-            return Cipher.getInstance("AES/GCM/NoPadding");
-        } catch (GeneralSecurityException e) {
-            throw new IllegalStateException("AES/GCM is not available", e);
-        }
-    }
-
-    /** A salt as a map key. */
-    private record SaltKey(byte[] salt) {
-        @Override
-        public boolean equals(Object o) {
-            return o instanceof SaltKey other && java.util.Arrays.equals(salt, other.salt);
-        }
-
-        @Override
-        public int hashCode() {
-            return java.util.Arrays.hashCode(salt);
-        }
-    }
-
-    /** What the guard keeps per sending node: its session key, the counters seen, and the member it is. */
-    private static final class Peer {
-        final SecretKeySpec key;
-        final ReplayWindow window = new ReplayWindow();
-        volatile @Nullable Address member;
-
-        Peer(SecretKeySpec key) {
-            this.key = key;
-        }
     }
 }
