@@ -23,13 +23,12 @@ import org.jspecify.annotations.Nullable;
  * <p>Backpressure: a destination holding more than {@code maxPendingBytes} makes its senders wait, or send the
  * queue themselves when nobody else is, until it is below again. A frame is never dropped for being one too many.
  *
- * <p>Batch format: {@link #BATCH_MAGIC}, then for each frame its length as an unsigned varint and its bytes. A
- * frame's own first byte is never {@link #BATCH_MAGIC}, so a receiver can tell the two apart.
+ * <p>The batches are written in {@link BatchFormat}.
  */
 public final class Outbox {
 
-    /** The first byte of a batch. */
-    public static final byte BATCH_MAGIC = 0x5E;
+    /** The first byte of a batch ({@link BatchFormat}). */
+    public static final byte BATCH_MAGIC = BatchFormat.MAGIC;
 
     /** Where a batch is cut: below the fragmentation size of the default stack. */
     static final int MAX_BATCH_BYTES = 32 * 1024;
@@ -356,50 +355,12 @@ public final class Outbox {
     }
 
     /**
-     * Splits a batch and hands each frame to {@code sink}.
+     * Splits a batch and hands each frame to {@code sink} ({@link BatchFormat#unpack}).
      *
-     * @param buffer the array holding the batch
-     * @param offset where it starts (at {@link #BATCH_MAGIC})
-     * @param length its length
-     * @param sink gets each frame as a slice of {@code buffer}
      * @return null when the batch was whole, else why the rest of it was dropped
      */
-    public static @Nullable String unpack(byte[] buffer, int offset, int length, FrameSink sink) {
-        int pos = offset + 1;
-        int end = offset + length;
-        while (pos < end) {
-            int len = 0;
-            int shift = 0;
-            while (true) {
-                if (pos >= end || shift > 28) {
-                    return "truncated frame length";
-                }
-                int b = buffer[pos++];
-                len |= (b & 0x7F) << shift;
-                if ((b & 0x80) == 0) {
-                    break;
-                }
-                shift += 7;
-            }
-            if (len <= 0 || len > end - pos) {
-                return "frame length " + len + " beyond the batch";
-            }
-            sink.frame(buffer, pos, len);
-            pos += len;
-        }
-        return null;
-    }
-
-    /** Gets the frames of a batch. */
-    public interface FrameSink {
-        /**
-         * One frame.
-         *
-         * @param buffer the array
-         * @param offset where the frame starts
-         * @param length its length
-         */
-        void frame(byte[] buffer, int offset, int length);
+    public static @Nullable String unpack(byte[] buffer, int offset, int length, BatchFormat.FrameSink sink) {
+        return BatchFormat.unpack(buffer, offset, length, sink);
     }
 
     private record Slice(byte[] buffer, int offset, int length) {}
