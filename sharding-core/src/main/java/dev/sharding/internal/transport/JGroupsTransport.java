@@ -297,25 +297,7 @@ public final class JGroupsTransport implements Transport, Receiver {
         if (ch == null) {
             return -1;
         }
-        long millis = 0;
-        boolean found = false;
-        for (org.jgroups.stack.Protocol p : ch.getProtocolStack().getProtocols()) {
-            if (p instanceof org.jgroups.protocols.FD_ALL3 fd) {
-                millis += fd.getTimeout();
-                found = true;
-            } else if (p instanceof org.jgroups.protocols.FD_ALL2 fd) {
-                millis += fd.getTimeout();
-                found = true;
-            } else if (p instanceof org.jgroups.protocols.FD_ALL fd) {
-                millis += fd.getTimeout();
-                found = true;
-            } else if (p instanceof org.jgroups.protocols.VERIFY_SUSPECT2 vs) {
-                millis += vs.getTimeout();
-            } else if (p instanceof org.jgroups.protocols.VERIFY_SUSPECT vs) {
-                millis += vs.getTimeout();
-            }
-        }
-        return found ? millis * 1_000_000L : -1;
+        return StackFactory.failureDetectionNanos(ch.getProtocolStack());
     }
 
     @Override

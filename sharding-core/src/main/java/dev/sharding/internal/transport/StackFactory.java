@@ -215,4 +215,33 @@ final class StackFactory {
             }
         }
     }
+
+    /**
+     * How long a stack's failure detection takes to suspect a hung or cut-off member and verify it: the FD_ALL
+     * timeout plus the VERIFY_SUSPECT one.
+     *
+     * @param stack the stack
+     * @return the time, or -1 when the stack has no FD_ALL protocol
+     */
+    static long failureDetectionNanos(org.jgroups.stack.ProtocolStack stack) {
+        long millis = 0;
+        boolean found = false;
+        for (org.jgroups.stack.Protocol p : stack.getProtocols()) {
+            if (p instanceof org.jgroups.protocols.FD_ALL3 fd) {
+                millis += fd.getTimeout();
+                found = true;
+            } else if (p instanceof org.jgroups.protocols.FD_ALL2 fd) {
+                millis += fd.getTimeout();
+                found = true;
+            } else if (p instanceof org.jgroups.protocols.FD_ALL fd) {
+                millis += fd.getTimeout();
+                found = true;
+            } else if (p instanceof org.jgroups.protocols.VERIFY_SUSPECT2 vs) {
+                millis += vs.getTimeout();
+            } else if (p instanceof org.jgroups.protocols.VERIFY_SUSPECT vs) {
+                millis += vs.getTimeout();
+            }
+        }
+        return found ? millis * 1_000_000L : -1;
+    }
 }
