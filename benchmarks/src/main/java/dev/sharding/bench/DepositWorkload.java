@@ -12,24 +12,17 @@ import dev.sharding.spi.ShardingStore;
 import dev.sharding.store.JdbcShardingStore;
 import dev.sharding.store.JdbcStoreStatistics;
 import java.lang.reflect.Method;
-import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicLongArray;
-import org.HdrHistogram.ConcurrentHistogram;
-import org.HdrHistogram.Histogram;
 
 /**
  * The node side of D1, the deposit workload: the sample app's {@link Account} entity (its balance an
@@ -165,50 +158,24 @@ final class DepositWorkload {
      */
     private Map<String, Object> run(int chains, int n, long warmupMillis, long measureMillis)
             throws InterruptedException {
-        AtomicLongArray acked = new AtomicLongArray(n);
-        AtomicLongArray uncertain = new AtomicLongArray(n);
-        Histogram histogram = new ConcurrentHistogram(3);
-        AtomicLong warmAsks = new AtomicLong();
-        AtomicLong windowAsks = new AtomicLong();
-        AtomicLong afterAsks = new AtomicLong();
-        AtomicLong errors = new AtomicLong();
-        AtomicLong ackedDeposits = new AtomicLong();
-        CountDownLatch stopped = new CountDownLatch(chains);
         long t0 = System.nanoTime();
         long windowStart = t0 + TimeUnit.MILLISECONDS.toNanos(warmupMillis);
         long windowEnd = windowStart + TimeUnit.MILLISECONDS.toNanos(measureMillis);
-        Chain chain = new Chain(
-                n,
-                acked,
-                uncertain,
-                histogram,
-                warmAsks,
-                windowAsks,
-                afterAsks,
-                errors,
-                ackedDeposits,
-                stopped,
-                windowStart,
-                windowEnd);
+        DepositTally tally = new DepositTally(n, chains, windowStart, windowEnd);
         for (int c = 0; c < chains; c++) {
-            chain.next();
+            next(tally, n);
         }
         sleepUntil(windowStart);
         Optional<JdbcStoreStatistics> statsStart = statistics();
         sleepUntil(windowEnd);
         Optional<JdbcStoreStatistics> statsEnd = statistics();
-        boolean drained = stopped.await(60, TimeUnit.SECONDS);
+        boolean drained = tally.awaitStopped(60);
         Map<String, Object> r = new LinkedHashMap<>();
         r.put("node", node.nodeName());
         r.put("chains", chains);
-        r.put("window_asks", windowAsks.get());
-        r.put("window_s", Workloads.seconds(windowEnd - windowStart));
-        r.put("warmup_asks", warmAsks.get());
-        r.put("after_window_asks", afterAsks.get());
-        r.put("errors", errors.get());
-        r.put("acked_deposits", ackedDeposits.get());
+        tally.putCounts(r);
         r.put("drained", drained);
-        r.put("histogram", encode(histogram));
+        r.put("histogram", tally.histogram());
         if (statsStart.isPresent() && statsEnd.isPresent()) {
             JdbcStoreStatistics a = statsStart.get();
             JdbcStoreStatistics b = statsEnd.get();
@@ -224,111 +191,33 @@ final class DepositWorkload {
         } catch (Exception e) {
             r.put("shards", null);
         }
-        long[] ackedArray = new long[n];
-        Map<String, Long> uncertainById = new TreeMap<>();
-        for (int i = 0; i < n; i++) {
-            ackedArray[i] = acked.get(i);
-            if (uncertain.get(i) != 0) {
-                uncertainById.put(Integer.toString(i), uncertain.get(i));
-            }
-        }
-        r.put("acked", ackedArray);
-        r.put("uncertain", uncertainById);
+        tally.putSums(r);
         return r;
     }
 
-    /** The chains of one run; {@link #next()} sends one deposit and, from its callback, the next. */
-    private final class Chain {
-
-        private final int n;
-
-        private final AtomicLongArray acked;
-
-        private final AtomicLongArray uncertain;
-
-        private final Histogram histogram;
-
-        private final AtomicLong warmAsks;
-
-        private final AtomicLong windowAsks;
-
-        private final AtomicLong afterAsks;
-
-        private final AtomicLong errors;
-
-        private final AtomicLong ackedDeposits;
-
-        private final CountDownLatch stopped;
-
-        private final long windowStart;
-
-        private final long windowEnd;
-
-        Chain(
-                int n,
-                AtomicLongArray acked,
-                AtomicLongArray uncertain,
-                Histogram histogram,
-                AtomicLong warmAsks,
-                AtomicLong windowAsks,
-                AtomicLong afterAsks,
-                AtomicLong errors,
-                AtomicLong ackedDeposits,
-                CountDownLatch stopped,
-                long windowStart,
-                long windowEnd) {
-            this.n = n;
-            this.acked = acked;
-            this.uncertain = uncertain;
-            this.histogram = histogram;
-            this.warmAsks = warmAsks;
-            this.windowAsks = windowAsks;
-            this.afterAsks = afterAsks;
-            this.errors = errors;
-            this.ackedDeposits = ackedDeposits;
-            this.stopped = stopped;
-            this.windowStart = windowStart;
-            this.windowEnd = windowEnd;
+    /** Sends one deposit of a chain and, from its callback (on the node's entity executor), the next. */
+    private void next(DepositTally tally, int n) {
+        ThreadLocalRandom random = ThreadLocalRandom.current();
+        int k = random.nextInt(n);
+        long amount = 1 + random.nextInt(1_000);
+        long start = System.nanoTime();
+        CompletableFuture<Balance> ask;
+        try {
+            ask = accounts.ask(id(k), new Deposit(amount), Balance.class);
+        } catch (RuntimeException e) {
+            ask = CompletableFuture.failedFuture(e);
         }
-
-        void next() {
-            ThreadLocalRandom random = ThreadLocalRandom.current();
-            int k = random.nextInt(n);
-            long amount = 1 + random.nextInt(1_000);
-            long start = System.nanoTime();
-            CompletableFuture<Balance> ask;
-            try {
-                ask = accounts.ask(id(k), new Deposit(amount), Balance.class);
-            } catch (RuntimeException e) {
-                ask = CompletableFuture.failedFuture(e);
+        ask.whenComplete((balance, failure) -> {
+            if (!tally.record(k, amount, start, System.nanoTime(), failure)) {
+                return; // the window has ended: this chain stops
             }
-            ask.whenComplete((balance, failure) -> {
-                long end = System.nanoTime();
-                if (failure == null) {
-                    acked.addAndGet(k, amount);
-                    ackedDeposits.incrementAndGet();
-                    if (end < windowStart) {
-                        warmAsks.incrementAndGet();
-                    } else if (end < windowEnd) {
-                        windowAsks.incrementAndGet();
-                        histogram.recordValue(end - start);
-                    } else {
-                        afterAsks.incrementAndGet();
-                    }
-                } else {
-                    uncertain.addAndGet(k, amount);
-                    errors.incrementAndGet();
-                }
-                if (end >= windowEnd) {
-                    stopped.countDown();
-                } else if (failure == null) {
-                    next();
-                } else {
-                    // a failed ask may have failed at once: the next one from another thread, not recursively
-                    CompletableFuture.delayedExecutor(1, TimeUnit.MILLISECONDS).execute(this::next);
-                }
-            });
-        }
+            if (failure == null) {
+                next(tally, n);
+            } else {
+                // a failed ask may have failed at once: the next one from another thread, not recursively
+                CompletableFuture.delayedExecutor(1, TimeUnit.MILLISECONDS).execute(() -> next(tally, n));
+            }
+        });
     }
 
     private static void sleepUntil(long nanoTime) throws InterruptedException {
@@ -336,12 +225,6 @@ final class DepositWorkload {
         while ((left = nanoTime - System.nanoTime()) > 0) {
             TimeUnit.NANOSECONDS.sleep(left);
         }
-    }
-
-    static String encode(Histogram h) {
-        ByteBuffer buffer = ByteBuffer.allocate(h.getNeededByteBufferCapacity());
-        int length = h.encodeIntoCompressedByteBuffer(buffer);
-        return Base64.getEncoder().encodeToString(java.util.Arrays.copyOf(buffer.array(), length));
     }
 
     /**

@@ -9,9 +9,7 @@ import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collections;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -24,17 +22,7 @@ import tools.jackson.databind.node.ObjectNode;
  * when the run fails, and from a shutdown hook) and prints one JSON line per workload on standard output. Progress,
  * every run's line and the node logs' places go to standard error.
  *
- * <p>Options: {@code --workloads=W1,W3} (default all), {@code --runs=N} (default 1; with more the line is the median
- * of the runs, see {@link Summary}), {@code --logs=DIR} (node logs and raw.jsonl; default {@code bench-logs} beside
- * the jar), {@code --jfr=DIR} (a JFR recording of every node JVM), {@code --jvm-arg=FLAG} (repeatable: one more flag
- * for every node JVM), {@code --node-arg=--name=value} (repeatable: one more property for every node, named in the
- * line's {@code notes}), {@code --secret} (every node gets the same {@code sharding.jgroups.secret}, so all cluster
- * traffic is sealed: to measure what the secret costs). {@code --jfr-summary=FILE.jfr [--top=N]} summarises a recording instead ({@link JfrSummary}).
- *
- * <p>D1, the deposit workload ({@link DepositScenario}), runs only when named in {@code --workloads}; its options:
- * {@code --store=h2|postgresql|h2,postgresql} (default h2; one line per store), {@code --d1-callers=64},
- * {@code --d1-accounts=10000}, {@code --d1-warmup-s=10}, {@code --d1-measure-s=30} and {@code --pg-conf=name=value}
- * (repeatable: a PostgreSQL setting for the server the launcher starts).
+ * <p>The options are those of {@link LaunchOptions}.
  */
 final class Launcher {
 
@@ -72,102 +60,25 @@ final class Launcher {
     }
 
     static int run(String[] args) throws Exception {
-        List<String> workloads = ALL;
-        int runs = 1;
-        Path logs = defaultLogDir();
-        Path jfr = null;
-        List<String> jvmArgs = new ArrayList<>();
-        List<String> nodeArgs = new ArrayList<>();
-        Path summary = null;
-        int top = 25;
-        List<String> stores = List.of("h2");
-        DepositScenario.Options defaults = DepositScenario.Options.defaults();
-        int callers = defaults.callers();
-        int accounts = defaults.accounts();
-        int warmup = defaults.warmupSeconds();
-        int measure = defaults.measureSeconds();
-        Map<String, String> pgConf = new LinkedHashMap<>();
-        for (String arg : args) {
-            String value = arg.contains("=") ? arg.substring(arg.indexOf('=') + 1) : "";
-            if (arg.startsWith("--workloads=")) {
-                workloads = Arrays.stream(value.split(","))
-                        .map(String::trim)
-                        .map(String::toUpperCase)
-                        .toList();
-            } else if (arg.startsWith("--runs=")) {
-                runs = Integer.parseInt(value);
-            } else if (arg.startsWith("--logs=")) {
-                logs = Path.of(value);
-            } else if (arg.startsWith("--jfr=")) {
-                jfr = Path.of(value).toAbsolutePath();
-            } else if (arg.startsWith("--jvm-arg=")) {
-                jvmArgs.add(value);
-            } else if (arg.startsWith("--node-arg=")) {
-                nodeArgs.add(value);
-            } else if (arg.equals("--secret")) {
-                nodeArgs.add("--sharding.jgroups.secret=" + BENCH_SECRET);
-            } else if (arg.startsWith("--jfr-summary=")) {
-                summary = Path.of(value);
-            } else if (arg.startsWith("--top=")) {
-                top = Integer.parseInt(value);
-            } else if (arg.startsWith("--store=")) {
-                stores = Arrays.stream(value.split(","))
-                        .map(String::trim)
-                        .map(String::toLowerCase)
-                        .toList();
-            } else if (arg.startsWith("--d1-callers=")) {
-                callers = Integer.parseInt(value);
-            } else if (arg.startsWith("--d1-accounts=")) {
-                accounts = Integer.parseInt(value);
-            } else if (arg.startsWith("--d1-warmup-s=")) {
-                warmup = Integer.parseInt(value);
-            } else if (arg.startsWith("--d1-measure-s=")) {
-                measure = Integer.parseInt(value);
-            } else if (arg.startsWith("--pg-conf=") && value.contains("=")) {
-                pgConf.put(value.substring(0, value.indexOf('=')), value.substring(value.indexOf('=') + 1));
-            } else {
-                System.err.println("Unknown option " + arg + "; options: --workloads=W1,..,W7,D1 --runs=N --logs=DIR"
-                        + " --jfr=DIR --jvm-arg=FLAG --node-arg=--property=value --secret, for D1 --store=h2|postgresql"
-                        + " --d1-callers=N --d1-accounts=N --d1-warmup-s=S --d1-measure-s=S --pg-conf=name=value,"
-                        + " or --jfr-summary=FILE.jfr [--top=N]");
-                return 2;
-            }
-        }
-        DepositScenario.Options d = new DepositScenario.Options(callers, accounts, warmup, measure, pgConf);
-        if (callers < 3 || accounts < 1 || warmup < 5 || measure < 1) {
-            System.err.println(
-                    "D1 needs at least 3 callers (one per node), 1 account, 5 s of warm-up and 1 s" + " measured");
+        LaunchOptions o = LaunchOptions.parse(args);
+        if (o == null) {
             return 2;
         }
-        for (String st : stores) {
-            if (!DepositScenario.STORES.contains(st)) {
-                System.err.println("Unknown store " + st + "; known: " + DepositScenario.STORES);
-                return 2;
-            }
+        if (o.summary() != null) {
+            return JfrSummary.run(o.summary(), o.top(), System.out);
         }
-        if (summary != null) {
-            return JfrSummary.run(summary, top, System.out);
-        }
-        for (String w : workloads) {
-            if (!ALL.contains(w) && !EXTRA.contains(w)) {
-                System.err.println("Unknown workload " + w + "; known: " + ALL + " and " + EXTRA);
-                return 2;
-            }
-        }
-        if (!workloads.contains("D1")
-                && Arrays.stream(args)
-                        .anyMatch(
-                                a -> a.startsWith("--store=") || a.startsWith("--d1-") || a.startsWith("--pg-conf="))) {
-            System.err.println(
-                    "[bench] --store, --d1-* and --pg-conf apply to D1 only, which is not among " + workloads);
-        }
+        List<String> workloads = o.workloads();
+        List<String> stores = o.stores();
+        int runs = o.runs();
+        Path logs = o.logs();
+        Path jfr = o.jfr();
         Files.createDirectories(logs);
         if (jfr != null) {
             Files.createDirectories(jfr);
         }
-        Launcher launcher = new Launcher(logs.toAbsolutePath(), jfr, jvmArgs);
-        launcher.extraNodeArgs.addAll(nodeArgs);
-        launcher.deposit = d;
+        Launcher launcher = new Launcher(logs.toAbsolutePath(), jfr, o.jvmArgs());
+        launcher.extraNodeArgs.addAll(o.nodeArgs());
+        launcher.deposit = o.deposit();
         Thread hook = new Thread(launcher::killAll, "bench-kill-nodes");
         Runtime.getRuntime().addShutdownHook(hook);
         boolean allOk = true;
@@ -201,7 +112,7 @@ final class Launcher {
         return allOk ? 0 : 1;
     }
 
-    private static Path defaultLogDir() {
+    static Path defaultLogDir() {
         String cp = System.getProperty("java.class.path", "");
         if (cp.endsWith(".jar") && !cp.contains(java.io.File.pathSeparator)) {
             Path jar = Path.of(cp).toAbsolutePath();

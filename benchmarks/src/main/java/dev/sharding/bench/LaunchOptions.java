@@ -1,0 +1,140 @@
+package dev.sharding.bench;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The launcher's command line.
+ *
+ * <p>Options: {@code --workloads=W1,W3} (default all), {@code --runs=N} (default 1; with more the line is the median
+ * of the runs, see {@link Summary}), {@code --logs=DIR} (node logs and raw.jsonl; default {@code bench-logs} beside
+ * the jar), {@code --jfr=DIR} (a JFR recording of every node JVM), {@code --jvm-arg=FLAG} (repeatable: one more flag
+ * for every node JVM), {@code --node-arg=--name=value} (repeatable: one more property for every node, named in the
+ * line's {@code notes}), {@code --secret} (every node gets the same {@code sharding.jgroups.secret}, so all cluster
+ * traffic is sealed: to measure what the secret costs). {@code --jfr-summary=FILE.jfr [--top=N]} summarises a recording instead ({@link JfrSummary}).
+ *
+ * <p>D1, the deposit workload ({@link DepositScenario}), runs only when named in {@code --workloads}; its options:
+ * {@code --store=h2|postgresql|h2,postgresql} (default h2; one line per store), {@code --d1-callers=64},
+ * {@code --d1-accounts=10000}, {@code --d1-warmup-s=10}, {@code --d1-measure-s=30} and {@code --pg-conf=name=value}
+ * (repeatable: a PostgreSQL setting for the server the launcher starts).
+ *
+ * @param workloads the workloads, in order
+ * @param runs runs of each
+ * @param logs where node logs and raw.jsonl go
+ * @param jfr where JFR recordings go, or null for none
+ * @param jvmArgs more flags for every node JVM
+ * @param nodeArgs more properties for every node
+ * @param summary a recording to summarise instead of running, or null
+ * @param top how many lines of the summary
+ * @param stores D1's stores
+ * @param deposit D1's options
+ */
+record LaunchOptions(
+        List<String> workloads,
+        int runs,
+        Path logs,
+        @Nullable Path jfr,
+        List<String> jvmArgs,
+        List<String> nodeArgs,
+        @Nullable Path summary,
+        int top,
+        List<String> stores,
+        DepositScenario.Options deposit) {
+
+    /** Reads the options; null (after saying why on standard error) when they are wrong. */
+    static @Nullable LaunchOptions parse(String[] args) {
+
+        List<String> workloads = Launcher.ALL;
+        int runs = 1;
+        Path logs = Launcher.defaultLogDir();
+        Path jfr = null;
+        List<String> jvmArgs = new ArrayList<>();
+        List<String> nodeArgs = new ArrayList<>();
+        Path summary = null;
+        int top = 25;
+        List<String> stores = List.of("h2");
+        DepositScenario.Options defaults = DepositScenario.Options.defaults();
+        int callers = defaults.callers();
+        int accounts = defaults.accounts();
+        int warmup = defaults.warmupSeconds();
+        int measure = defaults.measureSeconds();
+        Map<String, String> pgConf = new LinkedHashMap<>();
+        for (String arg : args) {
+            String value = arg.contains("=") ? arg.substring(arg.indexOf('=') + 1) : "";
+            if (arg.startsWith("--workloads=")) {
+                workloads = Arrays.stream(value.split(","))
+                        .map(String::trim)
+                        .map(String::toUpperCase)
+                        .toList();
+            } else if (arg.startsWith("--runs=")) {
+                runs = Integer.parseInt(value);
+            } else if (arg.startsWith("--logs=")) {
+                logs = Path.of(value);
+            } else if (arg.startsWith("--jfr=")) {
+                jfr = Path.of(value).toAbsolutePath();
+            } else if (arg.startsWith("--jvm-arg=")) {
+                jvmArgs.add(value);
+            } else if (arg.startsWith("--node-arg=")) {
+                nodeArgs.add(value);
+            } else if (arg.equals("--secret")) {
+                nodeArgs.add("--sharding.jgroups.secret=" + Launcher.BENCH_SECRET);
+            } else if (arg.startsWith("--jfr-summary=")) {
+                summary = Path.of(value);
+            } else if (arg.startsWith("--top=")) {
+                top = Integer.parseInt(value);
+            } else if (arg.startsWith("--store=")) {
+                stores = Arrays.stream(value.split(","))
+                        .map(String::trim)
+                        .map(String::toLowerCase)
+                        .toList();
+            } else if (arg.startsWith("--d1-callers=")) {
+                callers = Integer.parseInt(value);
+            } else if (arg.startsWith("--d1-accounts=")) {
+                accounts = Integer.parseInt(value);
+            } else if (arg.startsWith("--d1-warmup-s=")) {
+                warmup = Integer.parseInt(value);
+            } else if (arg.startsWith("--d1-measure-s=")) {
+                measure = Integer.parseInt(value);
+            } else if (arg.startsWith("--pg-conf=") && value.contains("=")) {
+                pgConf.put(value.substring(0, value.indexOf('=')), value.substring(value.indexOf('=') + 1));
+            } else {
+                System.err.println("Unknown option " + arg + "; options: --workloads=W1,..,W7,D1 --runs=N --logs=DIR"
+                        + " --jfr=DIR --jvm-arg=FLAG --node-arg=--property=value --secret, for D1 --store=h2|postgresql"
+                        + " --d1-callers=N --d1-accounts=N --d1-warmup-s=S --d1-measure-s=S --pg-conf=name=value,"
+                        + " or --jfr-summary=FILE.jfr [--top=N]");
+                return null;
+            }
+        }
+        DepositScenario.Options d = new DepositScenario.Options(callers, accounts, warmup, measure, pgConf);
+        if (callers < 3 || accounts < 1 || warmup < 5 || measure < 1) {
+            System.err.println(
+                    "D1 needs at least 3 callers (one per node), 1 account, 5 s of warm-up and 1 s" + " measured");
+            return null;
+        }
+        for (String st : stores) {
+            if (!DepositScenario.STORES.contains(st)) {
+                System.err.println("Unknown store " + st + "; known: " + DepositScenario.STORES);
+                return null;
+            }
+        }
+        for (String w : workloads) {
+            if (!Launcher.ALL.contains(w) && !Launcher.EXTRA.contains(w)) {
+                System.err.println("Unknown workload " + w + "; known: " + Launcher.ALL + " and " + Launcher.EXTRA);
+                return null;
+            }
+        }
+        if (!workloads.contains("D1")
+                && Arrays.stream(args)
+                        .anyMatch(
+                                a -> a.startsWith("--store=") || a.startsWith("--d1-") || a.startsWith("--pg-conf="))) {
+            System.err.println(
+                    "[bench] --store, --d1-* and --pg-conf apply to D1 only, which is not among " + workloads);
+        }
+        return new LaunchOptions(workloads, runs, logs, jfr, jvmArgs, nodeArgs, summary, top, stores, d);
+    }
+}
