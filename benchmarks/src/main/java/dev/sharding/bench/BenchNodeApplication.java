@@ -7,6 +7,7 @@ import dev.sharding.ShardingNode;
 import dev.sharding.autoconfigure.JChannelCustomizer;
 import dev.sharding.sample.Account;
 import dev.sharding.spi.ShardingStore;
+import javax.sql.DataSource;
 import jdk.jfr.FlightRecorder;
 import jdk.jfr.Recording;
 import jdk.jfr.RecordingState;
@@ -30,7 +31,8 @@ import org.springframework.core.env.Environment;
  *
  * <p>Properties the launcher passes: the {@code sharding.*} ones (cluster name, JGroups port and initial hosts,
  * proxy-only), {@code bench.name} (A, B or C, for the log), {@code bench.join-on-command} (wait for {@code JOIN}
- * before joining the cluster), {@code bench.accounts} (D1: run {@link Account} too), {@code spring.datasource.url},
+ * before joining the cluster), {@code bench.accounts} (D1: run {@link Account} too), {@code sharding.enabled=false}
+ * (D0: no cluster at all; the node serves {@link PlainDeposits} on the DataSource), {@code spring.datasource.url},
  * {@code .username} and {@code .password} (D1 on PostgreSQL) and, for diagnostic variants only,
  * {@code bench.jgroups.nagle}.
  */
@@ -114,7 +116,16 @@ public class BenchNodeApplication {
             NodeIo.emit("ERROR", "node failed to start: " + e);
             throw e;
         }
-        ShardingNode node = context.getBean(ShardingNode.class);
+        ShardingNode node = context.getBeanProvider(ShardingNode.class).getIfAvailable();
+        if (node == null) {
+            // D0: no sharding (sharding.enabled=false), plain JDBC deposits on the application's pool
+            servePlain(
+                    io,
+                    new PlainDeposits(
+                            context.getBean(DataSource.class),
+                            context.getEnvironment().getProperty("bench.name", "plain")));
+            return;
+        }
         ShardRegion<Counter> counters = context.<ShardRegion<Counter>>getBeanProvider(
                         ResolvableType.forClassWithGenerics(ShardRegion.class, Counter.class))
                 .getObject();
@@ -140,6 +151,26 @@ public class BenchNodeApplication {
                 String[] words = line.split("\\s+");
                 if (deposits == null || !deposits.command(words)) {
                     workloads.command(words);
+                }
+            } catch (Exception | OutOfMemoryError e) {
+                e.printStackTrace();
+                NodeIo.emit("ERROR", line + ": " + e);
+            }
+        }
+    }
+
+    /** D0's node: serves only the plain deposit commands, and EXIT. */
+    private static void servePlain(NodeIo io, PlainDeposits deposits) throws InterruptedException {
+        NodeIo.emit("READY", "plain " + ProcessHandle.current().pid());
+        while (true) {
+            String line = io.take();
+            if (line.equals("EXIT")) {
+                writeFlightRecordings();
+                Runtime.getRuntime().halt(0);
+            }
+            try {
+                if (!deposits.command(line.split("\\s+"))) {
+                    NodeIo.emit("ERROR", line + ": not a D0 command");
                 }
             } catch (Exception | OutOfMemoryError e) {
                 e.printStackTrace();

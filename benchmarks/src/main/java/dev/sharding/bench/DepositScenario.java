@@ -55,11 +55,18 @@ final class DepositScenario {
 
     private DepositScenario() {}
 
-    static ObjectNode run(Launcher launcher, String tag, String store, Options o) throws Exception {
+    /**
+     * Runs D1, or with {@code plain} D0: the same load on three JVMs without sharding ({@link PlainDeposits}).
+     *
+     * @return the result line's figures
+     */
+    static ObjectNode run(Launcher launcher, String tag, String store, Options o, boolean plain) throws Exception {
         String cluster = Launcher.newClusterName();
         List<Integer> ports = Ports.pick(3);
         String heap = Scenarios.heap("D1");
-        List<String> common = new ArrayList<>(List.of("--bench.accounts=true"));
+        String w = plain ? "D0" : "D1";
+        List<String> common = new ArrayList<>(
+                plain ? List.of("--sharding.enabled=false", "--bench.name=plain") : List.of("--bench.accounts=true"));
         Map<String, Object> database = new LinkedHashMap<>();
         if (store.equals("postgresql")) {
             EmbeddedPostgres pg = launcher.startPostgres(tag, o.postgresConfig());
@@ -70,15 +77,19 @@ final class DepositScenario {
             database.putAll(postgresSettings(pg));
         } else {
             // the starter's embedded database: the first node opens the file and serves it to the others
-            database.put(
-                    "url",
-                    "jdbc:h2:file:" + launcher.embeddedStorePath(tag)
-                            + ";AUTO_SERVER=TRUE;AUTO_RECONNECT=TRUE;WRITE_DELAY=0");
+            String url = "jdbc:h2:file:" + launcher.embeddedStorePath(tag)
+                    + ";AUTO_SERVER=TRUE;AUTO_RECONNECT=TRUE;WRITE_DELAY=0";
+            database.put("url", url);
+            if (plain) {
+                common.add("--spring.datasource.url=" + url);
+            }
         }
         NodeProcess a =
                 launcher.start(tag, "A", heap, with(Launcher.clusterArgs(cluster, ports.get(0), ports), common));
         a.await("READY", Launcher.seconds(180));
-        members(1, a);
+        if (!plain) {
+            members(1, a);
+        }
         NodeProcess b =
                 launcher.start(tag, "B", heap, with(Launcher.clusterArgs(cluster, ports.get(1), ports), common));
         NodeProcess c =
@@ -86,29 +97,36 @@ final class DepositScenario {
         b.await("READY", Launcher.seconds(180));
         c.await("READY", Launcher.seconds(180));
         List<NodeProcess> nodes = List.of(a, b, c);
-        members(3, a, b, c);
-
-        for (NodeProcess p : nodes) {
-            p.send("D1-PRIME " + o.accounts());
-        }
         Map<String, JsonNode> primed = new LinkedHashMap<>();
-        for (NodeProcess p : nodes) {
-            primed.put(p.name(), Workloads.JSON.readTree(p.await("D1-PRIMED", Launcher.seconds(300))));
+        if (plain) {
+            // A creates the table; then the others check it
+            for (NodeProcess p : nodes) {
+                p.send("D0-PRIME " + o.accounts() + " " + (p == a));
+                primed.put(p.name(), Workloads.JSON.readTree(p.await("D0-PRIMED", Launcher.seconds(300))));
+            }
+        } else {
+            members(3, a, b, c);
+            for (NodeProcess p : nodes) {
+                p.send("D1-PRIME " + o.accounts());
+            }
+            for (NodeProcess p : nodes) {
+                primed.put(p.name(), Workloads.JSON.readTree(p.await("D1-PRIMED", Launcher.seconds(300))));
+            }
         }
 
         int[] chains = split(o.callers(), nodes.size());
         for (int i = 0; i < nodes.size(); i++) {
             nodes.get(i)
-                    .send("D1-RUN " + chains[i] + " " + o.accounts() + " " + o.warmupSeconds() * 1000L + " "
+                    .send(w + "-RUN " + chains[i] + " " + o.accounts() + " " + o.warmupSeconds() * 1000L + " "
                             + o.measureSeconds() * 1000L);
         }
         List<ObjectNode> done = new ArrayList<>();
         for (NodeProcess p : nodes) {
             done.add((ObjectNode) Workloads.JSON.readTree(
-                    p.await("D1-DONE", Launcher.seconds(o.warmupSeconds() + o.measureSeconds() + 180))));
+                    p.await(w + "-DONE", Launcher.seconds(o.warmupSeconds() + o.measureSeconds() + 180))));
         }
-        a.send("D1-READ " + o.accounts());
-        JsonNode balances = Workloads.JSON.readTree(a.await("D1-BALANCES", Launcher.seconds(600)));
+        a.send(w + "-READ " + o.accounts());
+        JsonNode balances = Workloads.JSON.readTree(a.await(w + "-BALANCES", Launcher.seconds(600)));
         return result(o, store, chains, nodes, primed, done, balances, database);
     }
 

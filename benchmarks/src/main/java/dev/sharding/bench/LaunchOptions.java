@@ -18,7 +18,8 @@ import org.jspecify.annotations.Nullable;
  * line's {@code notes}), {@code --secret} (every node gets the same {@code sharding.jgroups.secret}, so all cluster
  * traffic is sealed: to measure what the secret costs). {@code --jfr-summary=FILE.jfr [--top=N]} summarises a recording instead ({@link JfrSummary}).
  *
- * <p>D1, the deposit workload ({@link DepositScenario}), runs only when named in {@code --workloads}; its options:
+ * <p>D1, the deposit workload ({@link DepositScenario}), and D0, its baseline without sharding ({@link PlainDeposits}),
+ * run only when named in {@code --workloads}; their options:
  * {@code --store=h2|postgresql|h2,postgresql} (default h2; one line per store), {@code --d1-callers=64},
  * {@code --d1-accounts=10000}, {@code --d1-warmup-s=10}, {@code --d1-measure-s=30} and {@code --pg-conf=name=value}
  * (repeatable: a PostgreSQL setting for the server the launcher starts).
@@ -103,8 +104,8 @@ record LaunchOptions(
             } else if (arg.startsWith("--pg-conf=") && value.contains("=")) {
                 pgConf.put(value.substring(0, value.indexOf('=')), value.substring(value.indexOf('=') + 1));
             } else {
-                System.err.println("Unknown option " + arg + "; options: --workloads=W1,..,W7,D1 --runs=N --logs=DIR"
-                        + " --jfr=DIR --jvm-arg=FLAG --node-arg=--property=value --secret, for D1 --store=h2|postgresql"
+                System.err.println("Unknown option " + arg + "; options: --workloads=W1,..,W7,D0,D1 --runs=N --logs=DIR"
+                        + " --jfr=DIR --jvm-arg=FLAG --node-arg=--property=value --secret, for D0/D1 --store=h2|postgresql"
                         + " --d1-callers=N --d1-accounts=N --d1-warmup-s=S --d1-measure-s=S --pg-conf=name=value,"
                         + " or --jfr-summary=FILE.jfr [--top=N]");
                 return null;
@@ -112,8 +113,8 @@ record LaunchOptions(
         }
         DepositScenario.Options d = new DepositScenario.Options(callers, accounts, warmup, measure, pgConf);
         if (callers < 3 || accounts < 1 || warmup < 5 || measure < 1) {
-            System.err.println(
-                    "D1 needs at least 3 callers (one per node), 1 account, 5 s of warm-up and 1 s" + " measured");
+            System.err.println("D0 and D1 need at least 3 callers (one per node), 1 account, 5 s of warm-up and 1 s"
+                    + " measured");
             return null;
         }
         for (String st : stores) {
@@ -128,12 +129,13 @@ record LaunchOptions(
                 return null;
             }
         }
-        if (!workloads.contains("D1")
+        if (workloads.stream().noneMatch(Scenarios.DEPOSITS::contains)
                 && Arrays.stream(args)
                         .anyMatch(
                                 a -> a.startsWith("--store=") || a.startsWith("--d1-") || a.startsWith("--pg-conf="))) {
             System.err.println(
-                    "[bench] --store, --d1-* and --pg-conf apply to D1 only, which is not among " + workloads);
+                    "[bench] --store, --d1-* and --pg-conf apply to D0 and D1 only, neither of which is among "
+                            + workloads);
         }
         return new LaunchOptions(workloads, runs, logs, jfr, jvmArgs, nodeArgs, summary, top, stores, d);
     }

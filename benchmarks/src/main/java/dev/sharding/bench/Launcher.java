@@ -32,7 +32,7 @@ final class Launcher {
     static final String BENCH_SECRET = "benchmark-secret-not-for-production";
 
     /** Workloads that run only when named. */
-    static final List<String> EXTRA = List.of("D1", "W7-HANG");
+    static final List<String> EXTRA = List.of("D0", "D1", "W7-HANG");
 
     static final String SYSTEM = "sharding-jgroups";
 
@@ -84,8 +84,8 @@ final class Launcher {
         boolean allOk = true;
         try {
             for (String w : workloads) {
-                // D1 runs once per store; the other workloads have no store option
-                List<String> variants = w.equals("D1") ? stores : Collections.singletonList(null);
+                // D0 and D1 run once per store; the other workloads have no store option
+                List<String> variants = Scenarios.DEPOSITS.contains(w) ? stores : Collections.singletonList(null);
                 for (String store : variants) {
                     List<ObjectNode> done = new ArrayList<>();
                     for (int r = 1; r <= runs; r++) {
@@ -335,6 +335,8 @@ final class Launcher {
                 "rebalance",
                 "W7",
                 "failover",
+                "D0",
+                "deposit-plain-jdbc",
                 "D1",
                 "deposit",
                 "W7-HANG",

@@ -80,6 +80,8 @@ final class Scenarios {
             List.of("seconds"),
             "W7",
             List.of("seconds"),
+            "D0",
+            List.of("asks_per_s", "p50_us", "p99_us"),
             "D1",
             List.of("asks_per_s", "p50_us", "p99_us"),
             "W7-HANG",
@@ -100,6 +102,18 @@ final class Scenarios {
             + " the sum of the acknowledged deposits to that account (lost = acknowledged minus stored, summed"
             + " over accounts; a run with lost > 0 fails); store_batching_window = the JDBC store's group commits"
             + " in the window, all nodes";
+
+    /** D0's notes: D1's load without sharding. */
+    static final String D0_NOTES = "no sharding (sharding.enabled=false): the same deposits as D1, each one database"
+            + " transaction on the node's HikariCP pool (default 10 connections): UPDATE account SET balance ="
+            + " balance + ? WHERE id = ?, then SELECT balance, COMMIT, then counted; plain JDBC as JdbcClient runs it;"
+            + " callers are threads, one deposit at a time each, split over the 3 node JVMs (a client-side round"
+            + " robin); node A creates the table with every account at 0; check = the table's balances against the"
+            + " acknowledged deposits, as for D1; the H2 file is opened with the URL the starter gives its own"
+            + " embedded store (AUTO_SERVER: A serves B and C)";
+
+    /** The deposit workloads, which run once per store. */
+    static final List<String> DEPOSITS = List.of("D0", "D1");
 
     static String depositNotes(Launcher launcher, String store) {
         DepositScenario.Options o = launcher.deposit();
@@ -125,7 +139,7 @@ final class Scenarios {
     static int nodes(String w) {
         return switch (w) {
             case "W1", "W5" -> 1;
-            case "W6", "W7", "W7-HANG", "D1" -> 3;
+            case "W6", "W7", "W7-HANG", "D0", "D1" -> 3;
             default -> 2;
         };
     }
@@ -136,8 +150,8 @@ final class Scenarios {
 
     /** Starts the nodes of one run and returns the measuring node's result. */
     static ObjectNode run(Launcher launcher, String w, String tag, String store) throws Exception {
-        if (w.equals("D1")) {
-            return DepositScenario.run(launcher, tag, store, launcher.deposit());
+        if (DEPOSITS.contains(w)) {
+            return DepositScenario.run(launcher, tag, store, launcher.deposit(), w.equals("D0"));
         }
         String cluster = Launcher.newClusterName();
         List<Integer> ports = Ports.pick(nodes(w));
@@ -225,7 +239,7 @@ final class Scenarios {
         ObjectNode line = Workloads.JSON.createObjectNode();
         line.put("workload", w);
         line.put("name", Launcher.names().get(w));
-        line.put("system", Launcher.SYSTEM);
+        line.put("system", w.equals("D0") ? "plain-jdbc" : Launcher.SYSTEM);
         for (String f : FIGURES.get(w)) {
             JsonNode v = result.get(f);
             line.set(f, v == null ? Workloads.JSON.getNodeFactory().nullNode() : v);
@@ -239,7 +253,7 @@ final class Scenarios {
                 : "CHANGED for this run on every node: " + String.join(" ", launcher.extraNodeArgs()) + "; ";
         String notes = w.equals("D1")
                 ? D1_NOTES + "; " + depositNotes(launcher, store) + "; " + DEPOSIT_COMMON_NOTES
-                : NOTES.get(w) + "; " + COMMON_NOTES;
+                : w.equals("D0") ? D0_NOTES + "; " + depositNotes(launcher, store) : NOTES.get(w) + "; " + COMMON_NOTES;
         line.put("notes", extra + notes);
         line.put("jvm_flags", String.join(" ", launcher.jvmFlags(heap(w))));
         line.put("java", System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"));
