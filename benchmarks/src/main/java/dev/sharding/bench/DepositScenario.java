@@ -60,7 +60,8 @@ final class DepositScenario {
      *
      * @return the result line's figures
      */
-    static ObjectNode run(Launcher launcher, String tag, String store, Options o, boolean plain) throws Exception {
+    static ObjectNode run(Launcher launcher, String tag, String store, Options o, boolean plain, int readPercent)
+            throws Exception {
         String cluster = Launcher.newClusterName();
         List<Integer> ports = Ports.pick(3);
         String heap = Scenarios.heap("D1");
@@ -118,7 +119,7 @@ final class DepositScenario {
         for (int i = 0; i < nodes.size(); i++) {
             nodes.get(i)
                     .send(w + "-RUN " + chains[i] + " " + o.accounts() + " " + o.warmupSeconds() * 1000L + " "
-                            + o.measureSeconds() * 1000L);
+                            + o.measureSeconds() * 1000L + " " + readPercent);
         }
         List<ObjectNode> done = new ArrayList<>();
         for (NodeProcess p : nodes) {

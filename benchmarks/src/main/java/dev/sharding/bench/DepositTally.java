@@ -49,14 +49,16 @@ final class DepositTally {
     }
 
     /**
-     * Counts one ask's outcome.
+     * Counts one ask's outcome: a deposit of {@code amount}, or a read ({@code amount} 0).
      *
      * @return whether its chain goes on (false once the window has ended: the chain has stopped)
      */
     boolean record(int account, long amount, long start, long end, @Nullable Throwable failure) {
         if (failure == null) {
-            acked.addAndGet(account, amount);
-            ackedDeposits.incrementAndGet();
+            if (amount > 0) { // 0: a read
+                acked.addAndGet(account, amount);
+                ackedDeposits.incrementAndGet();
+            }
             if (end < windowStart) {
                 warmAsks.incrementAndGet();
             } else if (end < windowEnd) {

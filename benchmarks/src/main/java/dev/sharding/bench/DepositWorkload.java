@@ -67,7 +67,8 @@ final class DepositWorkload {
                                 Integer.parseInt(words[1]),
                                 Integer.parseInt(words[2]),
                                 Long.parseLong(words[3]),
-                                Long.parseLong(words[4]))));
+                                Long.parseLong(words[4]),
+                                Integer.parseInt(words[5]))));
             case "D1-READ" ->
                 NodeIo.emit("D1-BALANCES", Workloads.JSON.writeValueAsString(read(Integer.parseInt(words[1]))));
             default -> {
@@ -156,14 +157,14 @@ final class DepositWorkload {
      * to its account's sum, every failed one to its account's uncertain sum (a deposit whose ask failed may or may
      * not have been applied).
      */
-    private Map<String, Object> run(int chains, int n, long warmupMillis, long measureMillis)
+    private Map<String, Object> run(int chains, int n, long warmupMillis, long measureMillis, int readPercent)
             throws InterruptedException {
         long t0 = System.nanoTime();
         long windowStart = t0 + TimeUnit.MILLISECONDS.toNanos(warmupMillis);
         long windowEnd = windowStart + TimeUnit.MILLISECONDS.toNanos(measureMillis);
         DepositTally tally = new DepositTally(n, chains, windowStart, windowEnd);
         for (int c = 0; c < chains; c++) {
-            next(tally, n);
+            next(tally, n, readPercent);
         }
         sleepUntil(windowStart);
         Optional<JdbcStoreStatistics> statsStart = statistics();
@@ -195,15 +196,20 @@ final class DepositWorkload {
         return r;
     }
 
-    /** Sends one deposit of a chain and, from its callback (on the node's entity executor), the next. */
-    private void next(DepositTally tally, int n) {
+    /**
+     * Sends one ask of a chain (a deposit, or with {@code readPercent} chance a {@link GetBalance}) and, from its
+     * callback (on the node's entity executor), the next.
+     */
+    private void next(DepositTally tally, int n, int readPercent) {
         ThreadLocalRandom random = ThreadLocalRandom.current();
         int k = random.nextInt(n);
-        long amount = 1 + random.nextInt(1_000);
+        long amount = random.nextInt(100) < readPercent ? 0 : 1 + random.nextInt(1_000);
         long start = System.nanoTime();
         CompletableFuture<Balance> ask;
         try {
-            ask = accounts.ask(id(k), new Deposit(amount), Balance.class);
+            ask = amount == 0
+                    ? accounts.ask(id(k), new GetBalance(), Balance.class)
+                    : accounts.ask(id(k), new Deposit(amount), Balance.class);
         } catch (RuntimeException e) {
             ask = CompletableFuture.failedFuture(e);
         }
@@ -212,10 +218,10 @@ final class DepositWorkload {
                 return; // the window has ended: this chain stops
             }
             if (failure == null) {
-                next(tally, n);
+                next(tally, n, readPercent);
             } else {
                 // a failed ask may have failed at once: the next one from another thread, not recursively
-                CompletableFuture.delayedExecutor(1, TimeUnit.MILLISECONDS).execute(() -> next(tally, n));
+                CompletableFuture.delayedExecutor(1, TimeUnit.MILLISECONDS).execute(() -> next(tally, n, readPercent));
             }
         });
     }

@@ -18,7 +18,8 @@ import org.jspecify.annotations.Nullable;
  * line's {@code notes}), {@code --secret} (every node gets the same {@code sharding.jgroups.secret}, so all cluster
  * traffic is sealed: to measure what the secret costs). {@code --jfr-summary=FILE.jfr [--top=N]} summarises a recording instead ({@link JfrSummary}).
  *
- * <p>D1, the deposit workload ({@link DepositScenario}), and D0, its baseline without sharding ({@link PlainDeposits}),
+ * <p>D1, the deposit workload ({@link DepositScenario}), D0, its baseline without sharding ({@link PlainDeposits}),
+ * and D2 and D0-READS, the same two with 90% reads,
  * run only when named in {@code --workloads}; their options:
  * {@code --store=h2|postgresql|h2,postgresql} (default h2; one line per store), {@code --d1-callers=64},
  * {@code --d1-accounts=10000}, {@code --d1-warmup-s=10}, {@code --d1-measure-s=30} and {@code --pg-conf=name=value}

@@ -32,7 +32,7 @@ final class Launcher {
     static final String BENCH_SECRET = "benchmark-secret-not-for-production";
 
     /** Workloads that run only when named. */
-    static final List<String> EXTRA = List.of("D0", "D1", "W7-HANG");
+    static final List<String> EXTRA = List.of("D0", "D1", "D2", "D0-READS", "W7-HANG");
 
     static final String SYSTEM = "sharding-jgroups";
 
@@ -320,26 +320,18 @@ final class Launcher {
     }
 
     static Map<String, String> names() {
-        return Map.of(
-                "W1",
-                "local-tell",
-                "W2",
-                "remote-tell",
-                "W3",
-                "remote-ask-latency",
-                "W4",
-                "remote-ask-throughput",
-                "W5",
-                "activation",
-                "W6",
-                "rebalance",
-                "W7",
-                "failover",
-                "D0",
-                "deposit-plain-jdbc",
-                "D1",
-                "deposit",
-                "W7-HANG",
-                "failover-hang");
+        return Map.ofEntries(
+                Map.entry("W1", "local-tell"),
+                Map.entry("W2", "remote-tell"),
+                Map.entry("W3", "remote-ask-latency"),
+                Map.entry("W4", "remote-ask-throughput"),
+                Map.entry("W5", "activation"),
+                Map.entry("W6", "rebalance"),
+                Map.entry("W7", "failover"),
+                Map.entry("D0", "deposit-plain-jdbc"),
+                Map.entry("D2", "balance-reads"),
+                Map.entry("D0-READS", "balance-reads-plain-jdbc"),
+                Map.entry("D1", "deposit"),
+                Map.entry("W7-HANG", "failover-hang"));
     }
 }

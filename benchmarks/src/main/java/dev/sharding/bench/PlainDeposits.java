@@ -47,7 +47,8 @@ final class PlainDeposits {
                                 Integer.parseInt(words[1]),
                                 Integer.parseInt(words[2]),
                                 Long.parseLong(words[3]),
-                                Long.parseLong(words[4]))));
+                                Long.parseLong(words[4]),
+                                Integer.parseInt(words[5]))));
             case "D0-READ" ->
                 NodeIo.emit("D0-BALANCES", Workloads.JSON.writeValueAsString(read(Integer.parseInt(words[1]))));
             default -> {
@@ -94,13 +95,13 @@ final class PlainDeposits {
     }
 
     /** {@code callers} threads, each depositing one at a time until the window has ended. */
-    private Map<String, Object> run(int callers, int n, long warmupMillis, long measureMillis)
+    private Map<String, Object> run(int callers, int n, long warmupMillis, long measureMillis, int readPercent)
             throws InterruptedException {
         long windowStart = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(warmupMillis);
         long windowEnd = windowStart + TimeUnit.MILLISECONDS.toNanos(measureMillis);
         DepositTally tally = new DepositTally(n, callers, windowStart, windowEnd);
         for (int t = 0; t < callers; t++) {
-            Thread caller = new Thread(() -> deposits(tally, n), "d0-caller-" + t);
+            Thread caller = new Thread(() -> deposits(tally, n, readPercent), "d0-caller-" + t);
             caller.setDaemon(true);
             caller.start();
         }
@@ -115,15 +116,20 @@ final class PlainDeposits {
         return r;
     }
 
-    private void deposits(DepositTally tally, int n) {
+    /** One caller: deposits, or with {@code readPercent} chance reads of a balance, one at a time. */
+    private void deposits(DepositTally tally, int n, int readPercent) {
         ThreadLocalRandom random = ThreadLocalRandom.current();
         while (true) {
             int k = random.nextInt(n);
-            long amount = 1 + random.nextInt(1_000);
+            long amount = random.nextInt(100) < readPercent ? 0 : 1 + random.nextInt(1_000);
             long start = System.nanoTime();
             Throwable failure = null;
             try {
-                deposit(DepositWorkload.id(k), amount);
+                if (amount == 0) {
+                    balance(DepositWorkload.id(k));
+                } else {
+                    deposit(DepositWorkload.id(k), amount);
+                }
             } catch (SQLException | RuntimeException e) {
                 failure = e;
             }
@@ -159,6 +165,20 @@ final class PlainDeposits {
             } catch (SQLException | RuntimeException e) {
                 c.rollback();
                 throw e;
+            }
+        }
+    }
+
+    /** One read: a SELECT in its own (auto-commit) transaction. */
+    private long balance(String id) throws SQLException {
+        try (Connection c = dataSource.getConnection();
+                PreparedStatement read = c.prepareStatement("SELECT balance FROM account WHERE id = ?")) {
+            read.setString(1, id);
+            try (ResultSet rs = read.executeQuery()) {
+                if (!rs.next()) {
+                    throw new SQLException("No account " + id);
+                }
+                return rs.getLong(1);
             }
         }
     }

@@ -80,8 +80,6 @@ final class Scenarios {
             List.of("seconds"),
             "W7",
             List.of("seconds"),
-            "D0",
-            List.of("asks_per_s", "p50_us", "p99_us"),
             "D1",
             List.of("asks_per_s", "p50_us", "p99_us"),
             "W7-HANG",
@@ -112,8 +110,12 @@ final class Scenarios {
             + " acknowledged deposits, as for D1; the H2 file is opened with the URL the starter gives its own"
             + " embedded store (AUTO_SERVER: A serves B and C)";
 
+    /** D2's and D0-READS' difference from D1 and D0. */
+    static final String READS_NOTES = "90% reads: each ask is GetBalance (D0-READS: SELECT balance in its own"
+            + " transaction) with 90% chance, else the deposit; asks_per_s counts both, the check only deposits";
+
     /** The deposit workloads, which run once per store. */
-    static final List<String> DEPOSITS = List.of("D0", "D1");
+    static final List<String> DEPOSITS = List.of("D0", "D1", "D2", "D0-READS");
 
     static String depositNotes(Launcher launcher, String store) {
         DepositScenario.Options o = launcher.deposit();
@@ -139,7 +141,7 @@ final class Scenarios {
     static int nodes(String w) {
         return switch (w) {
             case "W1", "W5" -> 1;
-            case "W6", "W7", "W7-HANG", "D0", "D1" -> 3;
+            case "W6", "W7", "W7-HANG", "D0", "D1", "D2", "D0-READS" -> 3;
             default -> 2;
         };
     }
@@ -151,7 +153,9 @@ final class Scenarios {
     /** Starts the nodes of one run and returns the measuring node's result. */
     static ObjectNode run(Launcher launcher, String w, String tag, String store) throws Exception {
         if (DEPOSITS.contains(w)) {
-            return DepositScenario.run(launcher, tag, store, launcher.deposit(), w.equals("D0"));
+            boolean plain = w.startsWith("D0");
+            int readPercent = w.equals("D2") || w.equals("D0-READS") ? 90 : 0;
+            return DepositScenario.run(launcher, tag, store, launcher.deposit(), plain, readPercent);
         }
         String cluster = Launcher.newClusterName();
         List<Integer> ports = Ports.pick(nodes(w));
@@ -239,8 +243,8 @@ final class Scenarios {
         ObjectNode line = Workloads.JSON.createObjectNode();
         line.put("workload", w);
         line.put("name", Launcher.names().get(w));
-        line.put("system", w.equals("D0") ? "plain-jdbc" : Launcher.SYSTEM);
-        for (String f : FIGURES.get(w)) {
+        line.put("system", w.startsWith("D0") ? "plain-jdbc" : Launcher.SYSTEM);
+        for (String f : FIGURES.get(DEPOSITS.contains(w) ? "D1" : w)) {
             JsonNode v = result.get(f);
             line.set(f, v == null ? Workloads.JSON.getNodeFactory().nullNode() : v);
         }
@@ -251,9 +255,12 @@ final class Scenarios {
         String extra = launcher.extraNodeArgs().isEmpty()
                 ? ""
                 : "CHANGED for this run on every node: " + String.join(" ", launcher.extraNodeArgs()) + "; ";
-        String notes = w.equals("D1")
-                ? D1_NOTES + "; " + depositNotes(launcher, store) + "; " + DEPOSIT_COMMON_NOTES
-                : w.equals("D0") ? D0_NOTES + "; " + depositNotes(launcher, store) : NOTES.get(w) + "; " + COMMON_NOTES;
+        String reads = w.equals("D2") || w.equals("D0-READS") ? READS_NOTES + "; " : "";
+        String notes = w.equals("D1") || w.equals("D2")
+                ? reads + D1_NOTES + "; " + depositNotes(launcher, store) + "; " + DEPOSIT_COMMON_NOTES
+                : w.startsWith("D0")
+                        ? reads + D0_NOTES + "; " + depositNotes(launcher, store)
+                        : NOTES.get(w) + "; " + COMMON_NOTES;
         line.put("notes", extra + notes);
         line.put("jvm_flags", String.join(" ", launcher.jvmFlags(heap(w))));
         line.put("java", System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"));
