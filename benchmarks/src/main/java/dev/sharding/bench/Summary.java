@@ -22,7 +22,7 @@ final class Summary {
         line.set("system", first.get("system"));
         line.put("runs", runs.size());
         line.put("ok_runs", runs.stream().filter(r -> !r.has("error")).count());
-        for (String f : Scenarios.FIGURES.get(w)) {
+        for (String f : Scenarios.FIGURES.get(Scenarios.DEPOSITS.contains(w) ? "D1" : w)) {
             List<Double> values = new ArrayList<>();
             ArrayNode all = Workloads.JSON.createArrayNode();
             for (ObjectNode r : runs) {
