@@ -1,20 +1,13 @@
 package dev.sharding;
 
-import dev.sharding.internal.EntityHandlers;
 import dev.sharding.internal.NodeAssembly;
 import dev.sharding.internal.NodeRuntime;
 import dev.sharding.internal.Region;
-import dev.sharding.internal.transport.JdbcDiscovery;
-import dev.sharding.spi.LeastShardAllocationStrategy;
 import dev.sharding.spi.MessageCodec;
 import dev.sharding.spi.ShardAllocationStrategy;
 import dev.sharding.spi.ShardingStore;
-import dev.sharding.store.InMemoryShardingStore;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Collection;
-import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -45,13 +38,8 @@ public final class ShardingNode implements AutoCloseable {
 
     private final NodeRuntime runtime;
 
-    private final Map<Class<?>, Region<?>> byClass = new LinkedHashMap<>();
-
     private ShardingNode(NodeRuntime runtime) {
         this.runtime = runtime;
-        for (Region<?> r : runtime.regions().values()) {
-            byClass.put(r.entityClass(), r);
-        }
     }
 
     /**
@@ -99,11 +87,7 @@ public final class ShardingNode implements AutoCloseable {
      */
     @SuppressWarnings("unchecked")
     public <T> ShardRegion<T> region(Class<T> entityClass) {
-        Region<?> r = byClass.get(entityClass);
-        if (r == null) {
-            throw new IllegalArgumentException("No entity type for " + entityClass.getName() + " on this node");
-        }
-        return (ShardRegion<T>) r;
+        return (ShardRegion<T>) runtime.status().region(entityClass);
     }
 
     /**
@@ -114,73 +98,41 @@ public final class ShardingNode implements AutoCloseable {
      * @throws IllegalArgumentException if this node does not run the type
      */
     public ShardRegion<?> region(String typeName) {
-        Region<?> r = runtime.regions().get(typeName);
-        if (r == null) {
-            throw new IllegalArgumentException("Unknown entity type " + typeName);
-        }
-        return r;
+        return runtime.status().region(typeName);
     }
 
-    /**
-     * The entity types this node runs.
-     *
-     * @return the type names, in the order the types were given; a copy
-     */
+    /** {@return the names of the entity types this node runs, in the order they were given; a copy} */
     public Set<String> typeNames() {
         return java.util.Collections.unmodifiableSet(
                 new java.util.LinkedHashSet<>(runtime.regions().keySet()));
     }
 
-    /**
-     * This node's name.
-     *
-     * @return the name
-     */
+    /** {@return this node's name} */
     public String nodeName() {
         return runtime.status().nodeName();
     }
 
-    /**
-     * This member.
-     *
-     * @return the member
-     */
+    /** {@return this node's member} */
     public Member self() {
         return runtime.status().self();
     }
 
-    /**
-     * The members of the current view, oldest first.
-     *
-     * @return the members
-     */
+    /** {@return the members of the current view, oldest first} */
     public List<Member> members() {
         return runtime.status().members();
     }
 
-    /**
-     * The member whose coordinator is active.
-     *
-     * @return the member, or {@code null} before the first view
-     */
+    /** {@return the member whose coordinator is active, or {@code null} before the first view} */
     public @Nullable Member coordinator() {
         return runtime.status().coordinator();
     }
 
-    /**
-     * Whether this node runs.
-     *
-     * @return true between start and close
-     */
+    /** {@return whether this node runs: true between start and close} */
     public boolean isRunning() {
         return runtime.status().isRunning();
     }
 
-    /**
-     * Whether this node's regions are registered with the current coordinator.
-     *
-     * @return true once acknowledged
-     */
+    /** {@return whether this node's regions are registered with the current coordinator} */
     public boolean isRegistered() {
         return runtime.status().isRegistered();
     }
@@ -199,40 +151,29 @@ public final class ShardingNode implements AutoCloseable {
                 : runtime.status().partitionedReason();
     }
 
-    /**
-     * Whether this node holds a lease from its coordinator and may serve entities now.
-     *
-     * @return true while it serves
-     */
+    /** {@return whether this node holds a lease from its coordinator and may serve entities now} */
     public boolean isServing() {
         return runtime.status().isServing();
     }
 
     /**
-     * Whether this node's current view has lasted {@code sharding.split-brain.stable-after}: until then, a member lost
-     * counts against the membership before the last change too, so a crash right after a change can stop the cluster.
-     *
-     * @return true once the membership is stable
+     * {@return whether this node's current view has lasted {@code sharding.split-brain.stable-after}} Until then, a
+     * member lost counts against the membership before the last change too, so a crash right after a change can stop
+     * the cluster.
      */
     public boolean isViewStable() {
         return runtime.status().isViewStable();
     }
 
     /**
-     * Control messages this node dropped because their sender may not send them (not the coordinator of the current
-     * view, or not a member).
-     *
-     * @return the count since start
+     * {@return how many control messages this node dropped since start because their sender may not send them} A
+     * sender may not when it is not the coordinator of the current view, or not a member.
      */
     public long droppedControlMessages() {
         return runtime.status().droppedControlMessages();
     }
 
-    /**
-     * Whether this node hosts the active coordinator and it has rebuilt its table.
-     *
-     * @return true on a ready coordinator
-     */
+    /** {@return whether this node hosts the active coordinator and it has rebuilt its table} */
     public boolean isCoordinatorReady() {
         return runtime.status().isCoordinatorReady();
     }
@@ -283,11 +224,7 @@ public final class ShardingNode implements AutoCloseable {
         return runtime.status().clusterState(timeout);
     }
 
-    /**
-     * Whether this node is handing off its shards to leave.
-     *
-     * @return true while a graceful stop drains the node
-     */
+    /** {@return whether this node is handing off its shards to leave, while a graceful stop drains it} */
     public boolean isLeaving() {
         return runtime.status().isLeaving();
     }
@@ -334,26 +271,10 @@ public final class ShardingNode implements AutoCloseable {
      */
     public static final class Builder {
 
-        private final ShardingSettings settings;
-
-        private final List<EntityType<?>> types = new ArrayList<>();
-
-        private final Set<Class<?>> messageTypes = new LinkedHashSet<>();
-
-        private ShardAllocationStrategy strategy = new LeastShardAllocationStrategy();
-
-        private @Nullable MessageCodec codec;
-
-        private @Nullable ExecutorService executor;
-
-        private ShardingStore store = new InMemoryShardingStore();
-
-        private Consumer<JChannel> channelCustomizer = ch -> {};
-
-        private @Nullable JdbcDiscovery jdbcDiscovery;
+        private final NodeAssembly assembly;
 
         private Builder(ShardingSettings settings) {
-            this.settings = Objects.requireNonNull(settings, "settings");
+            this.assembly = new NodeAssembly(settings);
         }
 
         /**
@@ -363,7 +284,7 @@ public final class ShardingNode implements AutoCloseable {
          * @return this builder
          */
         public Builder entityType(EntityType<?> type) {
-            types.add(type);
+            assembly.entityType(type);
             return this;
         }
 
@@ -374,7 +295,7 @@ public final class ShardingNode implements AutoCloseable {
          * @return this builder
          */
         public Builder messageTypes(Collection<Class<?>> classes) {
-            messageTypes.addAll(classes);
+            assembly.messageTypes(classes);
             return this;
         }
 
@@ -385,7 +306,7 @@ public final class ShardingNode implements AutoCloseable {
          * @return this builder
          */
         public Builder allocationStrategy(ShardAllocationStrategy value) {
-            this.strategy = Objects.requireNonNull(value);
+            assembly.allocationStrategy(value);
             return this;
         }
 
@@ -396,7 +317,7 @@ public final class ShardingNode implements AutoCloseable {
          * @return this builder
          */
         public Builder codec(MessageCodec value) {
-            this.codec = value;
+            assembly.codec(value);
             return this;
         }
 
@@ -408,7 +329,7 @@ public final class ShardingNode implements AutoCloseable {
          * @return this builder
          */
         public Builder executor(ExecutorService value) {
-            this.executor = value;
+            assembly.executor(value);
             return this;
         }
 
@@ -420,7 +341,7 @@ public final class ShardingNode implements AutoCloseable {
          * @return this builder
          */
         public Builder store(ShardingStore value) {
-            this.store = Objects.requireNonNull(value);
+            assembly.store(value);
             return this;
         }
 
@@ -431,7 +352,7 @@ public final class ShardingNode implements AutoCloseable {
          * @return this builder
          */
         public Builder channelCustomizer(Consumer<JChannel> value) {
-            this.channelCustomizer = Objects.requireNonNull(value);
+            assembly.channelCustomizer(value);
             return this;
         }
 
@@ -444,7 +365,7 @@ public final class ShardingNode implements AutoCloseable {
          * @return this builder
          */
         public Builder discoveryDatabase(DataSource dataSource, String tablePrefix) {
-            this.jdbcDiscovery = new JdbcDiscovery(dataSource, tablePrefix + "discovery");
+            assembly.discoveryDatabase(dataSource, tablePrefix);
             return this;
         }
 
@@ -454,15 +375,7 @@ public final class ShardingNode implements AutoCloseable {
          * @return the classes the default codec accepts
          */
         public Set<Class<?>> declaredTypes() {
-            Set<Class<?>> all = new LinkedHashSet<>(messageTypes);
-            for (EntityType<?> t : types) {
-                all.addAll(EntityHandlers.of(t.entityClass()).declaredTypes());
-                all.addAll(t.messageTypes());
-                if (t.stateType() != null) {
-                    all.add(t.stateType());
-                }
-            }
-            return all;
+            return assembly.declaredTypes();
         }
 
         /**
@@ -474,17 +387,7 @@ public final class ShardingNode implements AutoCloseable {
          * @throws UndecodableTypeException if a declared class does not come back from the codec as it was sent
          */
         public ShardingNode build() {
-            NodeRuntime runtime = NodeAssembly.runtime(
-                    settings,
-                    types,
-                    declaredTypes(),
-                    strategy,
-                    codec,
-                    executor,
-                    store,
-                    channelCustomizer,
-                    jdbcDiscovery);
-            return new ShardingNode(runtime);
+            return new ShardingNode(assembly.runtime());
         }
     }
 }

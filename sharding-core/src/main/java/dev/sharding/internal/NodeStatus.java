@@ -3,6 +3,7 @@ package dev.sharding.internal;
 import dev.sharding.ClusterState;
 import dev.sharding.Member;
 import dev.sharding.ShardingSettings;
+import dev.sharding.internal.lease.LeaseKeeper;
 import dev.sharding.internal.protocol.AdminReply;
 import dev.sharding.internal.protocol.RegionStats;
 import java.time.Duration;
@@ -328,5 +329,36 @@ public final class NodeStatus {
             });
             return new ClusterState(self(), coordinator, members, byType, Set.copyOf(leaving), List.copyOf(handoffs));
         });
+    }
+
+    /**
+     * The region of an entity class.
+     *
+     * @param entityClass the class
+     * @return its region
+     * @throws IllegalArgumentException if this node does not run the class
+     */
+    public Region<?> region(Class<?> entityClass) {
+        for (Region<?> r : regions.all()) {
+            if (r.entityClass() == entityClass) {
+                return r;
+            }
+        }
+        throw new IllegalArgumentException("No entity type for " + entityClass.getName() + " on this node");
+    }
+
+    /**
+     * The region of an entity type.
+     *
+     * @param typeName the type name
+     * @return its region
+     * @throws IllegalArgumentException if this node does not run the type
+     */
+    public Region<?> region(String typeName) {
+        Region<?> r = regions.get(typeName);
+        if (r == null) {
+            throw new IllegalArgumentException("Unknown entity type " + typeName);
+        }
+        return r;
     }
 }
