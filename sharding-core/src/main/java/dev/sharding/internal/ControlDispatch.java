@@ -1,6 +1,7 @@
 package dev.sharding.internal;
 
 import dev.sharding.Member;
+import dev.sharding.internal.lease.LeaseKeeper;
 import dev.sharding.internal.protocol.AdminReply;
 import dev.sharding.internal.protocol.CoordinatorMessage;
 import dev.sharding.internal.protocol.GetRegionStats;

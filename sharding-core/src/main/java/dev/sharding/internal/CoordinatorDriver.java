@@ -4,6 +4,7 @@ import dev.sharding.Member;
 import dev.sharding.internal.coordinator.Coordinator;
 import dev.sharding.internal.coordinator.CoordinatorEffect;
 import dev.sharding.internal.coordinator.ShardKey;
+import dev.sharding.internal.lease.LeaseKeeper;
 import dev.sharding.internal.protocol.AdminRequest;
 import dev.sharding.internal.protocol.CoordinatorMessage;
 import dev.sharding.internal.protocol.GetShardHome;

@@ -3,6 +3,7 @@ package dev.sharding.internal;
 import dev.sharding.Member;
 import dev.sharding.ShardingException;
 import dev.sharding.ShardingSettings;
+import dev.sharding.internal.lease.LeaseKeeper;
 import dev.sharding.internal.protocol.GracefulShutdownRequest;
 import dev.sharding.internal.protocol.RegionStopped;
 import dev.sharding.internal.protocol.RegionStoppedAck;

@@ -4,6 +4,8 @@ import dev.sharding.ClusterPartitionedException;
 import dev.sharding.Member;
 import dev.sharding.ShardingException;
 import dev.sharding.ShardingSettings;
+import dev.sharding.internal.lease.LeaseHost;
+import dev.sharding.internal.lease.LeaseKeeper;
 import dev.sharding.internal.protocol.Failure;
 import dev.sharding.internal.protocol.FailureKind;
 import dev.sharding.internal.protocol.GetShardHome;

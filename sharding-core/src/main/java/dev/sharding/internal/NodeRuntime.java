@@ -6,6 +6,8 @@ import dev.sharding.ShardingException;
 import dev.sharding.ShardingSettings;
 import dev.sharding.internal.codec.KnownStrings;
 import dev.sharding.internal.coordinator.Coordinator;
+import dev.sharding.internal.lease.LeaseKeeper;
+import dev.sharding.internal.lease.LeaseTimes;
 import dev.sharding.internal.protocol.EntityTraffic;
 import dev.sharding.internal.protocol.ProtocolCodec;
 import dev.sharding.internal.protocol.ProtocolMessage;

@@ -1,6 +1,7 @@
 package dev.sharding.internal;
 
 import dev.sharding.ShardingSettings;
+import dev.sharding.internal.lease.LeaseKeeper;
 import java.time.Duration;
 import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;

@@ -1,6 +1,7 @@
 package dev.sharding.internal;
 
 import dev.sharding.ClusterPartitionedException;
+import dev.sharding.internal.lease.LeaseKeeper;
 import dev.sharding.spi.ShardingStore;
 import java.util.ArrayList;
 import java.util.List;

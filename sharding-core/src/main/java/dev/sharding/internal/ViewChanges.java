@@ -1,6 +1,7 @@
 package dev.sharding.internal;
 
 import dev.sharding.Member;
+import dev.sharding.internal.lease.LeaseKeeper;
 import dev.sharding.internal.transport.Transport;
 import java.util.List;
 import org.slf4j.Logger;

@@ -1,6 +1,6 @@
 package dev.sharding.internal.coordinator;
 
-import dev.sharding.internal.LeaseTimes;
+import dev.sharding.internal.lease.LeaseTimes;
 import java.util.HashMap;
 import java.util.Map;
 

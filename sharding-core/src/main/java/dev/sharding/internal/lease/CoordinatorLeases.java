@@ -1,9 +1,9 @@
-package dev.sharding.internal;
+package dev.sharding.internal.lease;
 
-import static dev.sharding.internal.LeaseTimes.NEVER;
-import static dev.sharding.internal.LeaseTimes.ahead;
-import static dev.sharding.internal.LeaseTimes.elapsed;
-import static dev.sharding.internal.LeaseTimes.later;
+import static dev.sharding.internal.lease.LeaseTimes.NEVER;
+import static dev.sharding.internal.lease.LeaseTimes.ahead;
+import static dev.sharding.internal.lease.LeaseTimes.elapsed;
+import static dev.sharding.internal.lease.LeaseTimes.later;
 
 import dev.sharding.Member;
 import dev.sharding.SplitBrainSettings;

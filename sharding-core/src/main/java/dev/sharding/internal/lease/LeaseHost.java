@@ -1,4 +1,4 @@
-package dev.sharding.internal;
+package dev.sharding.internal.lease;
 
 import dev.sharding.Member;
 import dev.sharding.internal.protocol.ProtocolMessage;
@@ -8,9 +8,9 @@ import java.util.List;
 /**
  * What the lease keeper and its parts ({@link MemberLease}, {@link CoordinatorLeases}, {@link StoreLease}) use of
  * their node: who it is, sending, the store's coordinator lease, and the two things a lease decides for the node:
- * whether it serves, and whether its coordinator may allocate. {@link NodeLinks} implements it.
+ * whether it serves, and whether its coordinator may allocate. {@code NodeLinks} implements it.
  */
-interface LeaseHost {
+public interface LeaseHost {
 
     /** This member; throws before the node started. */
     Member self();

@@ -1,9 +1,10 @@
-package dev.sharding.internal;
+package dev.sharding.internal.lease;
 
-import static dev.sharding.internal.LeaseTimes.later;
+import static dev.sharding.internal.lease.LeaseTimes.later;
 
 import dev.sharding.Member;
 import dev.sharding.SplitBrainSettings;
+import dev.sharding.internal.ClusterProbe;
 import dev.sharding.internal.coordinator.AllocationLeases;
 import dev.sharding.internal.protocol.LeaseGrant;
 import dev.sharding.internal.protocol.LeaseMessage;
@@ -41,7 +42,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Confined to the node's control thread, but for the volatile {@link #serving()} state read by entity threads.
  */
-final class LeaseKeeper implements LeaseMessage.Handler, AllocationLeases {
+public final class LeaseKeeper implements LeaseMessage.Handler, AllocationLeases {
 
     private static final Logger log = LoggerFactory.getLogger(LeaseKeeper.class);
 
@@ -93,7 +94,7 @@ final class LeaseKeeper implements LeaseMessage.Handler, AllocationLeases {
     /** This node's own lease. */
     private final MemberLease own;
 
-    LeaseKeeper(LeaseHost node, SplitBrainSettings settings, long stableAfterNanos) {
+    public LeaseKeeper(LeaseHost node, SplitBrainSettings settings, long stableAfterNanos) {
         this.node = node;
         this.settings = settings;
         this.off = settings.strategy() == SplitBrainSettings.Strategy.OFF;
@@ -126,36 +127,36 @@ final class LeaseKeeper implements LeaseMessage.Handler, AllocationLeases {
     }
 
     /** Sets how long a view must last to be stable, once the transport knows its failure detection time. */
-    void stableAfter(long nanos) {
+    public void stableAfter(long nanos) {
         decider.stableAfter(nanos, skew(nanos));
         pauseNanos = nanos + leaseNanos;
     }
 
     /** Whether this node was ever granted a lease (with the strategy off: always). */
-    boolean hadLease() {
+    public boolean hadLease() {
         return off || own.hadLease();
     }
 
     /** A member registered: ping it at once, so that it holds a lease before the next round. */
-    void pingNow(Member member) {
+    public void pingNow(Member member) {
         if (!off && coordinating && !member.equals(node.self()) && view.contains(member)) {
             granting.pingNow(member);
         }
     }
 
     /** Whether this node may deliver to its entities now. Any thread. */
-    boolean serving() {
+    public boolean serving() {
         return own.serving();
     }
 
     /** Whether the current view has lasted long enough to be the reference of later decisions. */
-    boolean viewStable(long now) {
+    public boolean viewStable(long now) {
         return off || decider.stable(now);
     }
 
     /** Why this node may not serve, or {@code null} when it may (or has not had a lease yet). Any thread. */
     @Nullable
-    String partitioned() {
+    public String partitioned() {
         return own.partitioned();
     }
 
@@ -247,7 +248,7 @@ final class LeaseKeeper implements LeaseMessage.Handler, AllocationLeases {
     // ---- views -------------------------------------------------------------------------------------------------
 
     /** A new view: decide, and start or stop coordinating. */
-    void onView(List<Member> members, long now) {
+    public void onView(List<Member> members, long now) {
         this.view = members;
         storeLease.knownMembers(members);
         Member newCoordinator = members.isEmpty() ? null : members.get(0);
@@ -289,7 +290,7 @@ final class LeaseKeeper implements LeaseMessage.Handler, AllocationLeases {
     }
 
     /** A member said goodbye: its leaving is no split, so it no longer counts in the decisions. */
-    void memberLeaving(Member member) {
+    public void memberLeaving(Member member) {
         decider.forget(member);
     }
 
@@ -304,7 +305,7 @@ final class LeaseKeeper implements LeaseMessage.Handler, AllocationLeases {
     // ---- periodic ----------------------------------------------------------------------------------------------
 
     /** Periodic, every control tick. */
-    void tick(long now) {
+    public void tick(long now) {
         if (coordinating) {
             renewStoreLease(now);
         }
@@ -338,7 +339,7 @@ final class LeaseKeeper implements LeaseMessage.Handler, AllocationLeases {
     }
 
     /** A coordinator that stops gives up its store lease, so that the next one need not wait for it. */
-    void releaseStoreLease() {
+    public void releaseStoreLease() {
         storeLease.release(coordinating);
     }
 

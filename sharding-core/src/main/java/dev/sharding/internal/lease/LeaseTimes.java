@@ -1,4 +1,4 @@
-package dev.sharding.internal;
+package dev.sharding.internal.lease;
 
 import dev.sharding.ShardingSettings;
 import java.time.Duration;
@@ -55,7 +55,7 @@ public final class LeaseTimes {
      * member (FD_ALL3's timeout plus VERIFY_SUSPECT2's, 3.5 s with the default stack) plus a second for the view to
      * be installed on both sides.
      */
-    static long stableAfterNanos(ShardingSettings settings, long failureDetectionNanos) {
+    public static long stableAfterNanos(ShardingSettings settings, long failureDetectionNanos) {
         Duration set = settings.splitBrain().stableAfter();
         if (set != null) {
             return set.toNanos();

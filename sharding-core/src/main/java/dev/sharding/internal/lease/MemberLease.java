@@ -1,9 +1,9 @@
-package dev.sharding.internal;
+package dev.sharding.internal.lease;
 
-import static dev.sharding.internal.LeaseTimes.NEVER;
-import static dev.sharding.internal.LeaseTimes.ahead;
-import static dev.sharding.internal.LeaseTimes.elapsed;
-import static dev.sharding.internal.LeaseTimes.later;
+import static dev.sharding.internal.lease.LeaseTimes.NEVER;
+import static dev.sharding.internal.lease.LeaseTimes.ahead;
+import static dev.sharding.internal.lease.LeaseTimes.elapsed;
+import static dev.sharding.internal.lease.LeaseTimes.later;
 
 import dev.sharding.Member;
 import dev.sharding.internal.protocol.LeaseGrant;
@@ -25,8 +25,7 @@ import org.slf4j.LoggerFactory;
  * when the request was sent ({@link #onGrant}); the coordinator's own node extends its lease directly
  * ({@link #extend}).</li>
  * <li>When the lease lapses while the node's side still wins, its entities <em>pause</em>: their messages wait. When
- * a lease comes back, the shards are checked against the store before they serve again ({@link
- * NodeRuntime#resumeServing()}).</li>
+ * a lease comes back, the shards are checked against the store before they serve again ({@link LeaseHost#resumeServing()}).</li>
  * <li>A node that stays without a lease for stable-after plus one lease duration, or is told it is no longer a member,
  * <em>loses</em>: every shard stops at once ({@link #lose}). A node that lost serves again only with a new lease on a
  * winning side, afresh.</li>

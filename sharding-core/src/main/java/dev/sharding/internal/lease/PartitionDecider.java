@@ -1,4 +1,4 @@
-package dev.sharding.internal;
+package dev.sharding.internal.lease;
 
 import dev.sharding.Member;
 import dev.sharding.SplitBrainSettings;

@@ -1,4 +1,4 @@
-package dev.sharding.internal;
+package dev.sharding.internal.lease;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
