@@ -119,11 +119,14 @@ public class BenchNodeApplication {
         ShardingNode node = context.getBeanProvider(ShardingNode.class).getIfAvailable();
         if (node == null) {
             // D0: no sharding (sharding.enabled=false), plain JDBC deposits on the application's pool
-            servePlain(
-                    io,
-                    new PlainDeposits(
-                            context.getBean(DataSource.class),
-                            context.getEnvironment().getProperty("bench.name", "plain")));
+            PlainDeposits plain = new PlainDeposits(
+                    context.getBean(DataSource.class), context.getEnvironment().getProperty("bench.name", "plain"));
+            NodeIo.emit("READY", "plain " + ProcessHandle.current().pid());
+            serve(io, words -> {
+                if (!plain.command(words)) {
+                    NodeIo.emit("ERROR", String.join(" ", words) + ": not a D0 command");
+                }
+            });
             return;
         }
         ShardRegion<Counter> counters = context.<ShardRegion<Counter>>getBeanProvider(
@@ -139,6 +142,20 @@ public class BenchNodeApplication {
         NodeIo.emit(
                 "READY",
                 name + " " + node.nodeName() + " " + ProcessHandle.current().pid());
+        serve(io, words -> {
+            if (deposits == null || !deposits.command(words)) {
+                workloads.command(words);
+            }
+        });
+    }
+
+    /** One command of the launcher, split into words. */
+    private interface Command {
+        void run(String[] words) throws Exception;
+    }
+
+    /** Serves the launcher's commands until EXIT; a failing command is reported and the node goes on. */
+    private static void serve(NodeIo io, Command command) throws InterruptedException {
         while (true) {
             String line = io.take();
             if (line.equals("EXIT")) {
@@ -148,30 +165,7 @@ public class BenchNodeApplication {
                 Runtime.getRuntime().halt(0);
             }
             try {
-                String[] words = line.split("\\s+");
-                if (deposits == null || !deposits.command(words)) {
-                    workloads.command(words);
-                }
-            } catch (Exception | OutOfMemoryError e) {
-                e.printStackTrace();
-                NodeIo.emit("ERROR", line + ": " + e);
-            }
-        }
-    }
-
-    /** D0's node: serves only the plain deposit commands, and EXIT. */
-    private static void servePlain(NodeIo io, PlainDeposits deposits) throws InterruptedException {
-        NodeIo.emit("READY", "plain " + ProcessHandle.current().pid());
-        while (true) {
-            String line = io.take();
-            if (line.equals("EXIT")) {
-                writeFlightRecordings();
-                Runtime.getRuntime().halt(0);
-            }
-            try {
-                if (!deposits.command(line.split("\\s+"))) {
-                    NodeIo.emit("ERROR", line + ": not a D0 command");
-                }
+                command.run(line.split("\\s+"));
             } catch (Exception | OutOfMemoryError e) {
                 e.printStackTrace();
                 NodeIo.emit("ERROR", line + ": " + e);
