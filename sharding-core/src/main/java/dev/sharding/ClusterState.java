@@ -14,6 +14,7 @@ import org.jspecify.annotations.Nullable;
  * @param regions per entity type, one entry per member
  * @param leaving members handing off their shards to leave
  * @param handoffs shards being moved now, as "type/shard", as the coordinator reported them
+ * @param memberInfo the roles and application version of each member that answered
  */
 public record ClusterState(
         Member self,
@@ -21,7 +22,16 @@ public record ClusterState(
         List<Member> members,
         Map<String, List<RegionState>> regions,
         Set<Member> leaving,
-        List<String> handoffs) {
+        List<String> handoffs,
+        Map<Member, MemberInfo> memberInfo) {
+
+    /**
+     * What a member says of itself.
+     *
+     * @param roles its roles ({@code sharding.roles})
+     * @param appVersion its application version ({@code sharding.app-version}), empty if unversioned
+     */
+    public record MemberInfo(Set<String> roles, String appVersion) {}
 
     /**
      * One member's region of one type.

@@ -1,6 +1,7 @@
 package dev.sharding;
 
 import dev.sharding.spi.EntityFactory;
+import dev.sharding.spi.ShardIdFunction;
 import java.beans.Introspector;
 import java.util.LinkedHashSet;
 import java.util.Objects;
@@ -29,13 +30,16 @@ public final class EntityType<T> {
 
     private final @org.jspecify.annotations.Nullable Class<?> stateType;
 
+    private final ShardIdFunction shardIdFunction;
+
     private EntityType(
             String name,
             Class<T> entityClass,
             int numberOfShards,
             EntityFactory<T> factory,
             Set<Class<?>> messageTypes,
-            @org.jspecify.annotations.Nullable Class<?> stateType) {
+            @org.jspecify.annotations.Nullable Class<?> stateType,
+            ShardIdFunction shardIdFunction) {
         if (!NAME.matcher(name).matches()) {
             throw new IllegalArgumentException(
                     "Invalid entity type name '" + name + "': 1 to 200 characters of [A-Za-z0-9._-]");
@@ -50,21 +54,59 @@ public final class EntityType<T> {
         this.factory = Objects.requireNonNull(factory, "factory");
         this.messageTypes = Set.copyOf(messageTypes);
         this.stateType = stateType;
+        this.shardIdFunction = Objects.requireNonNull(shardIdFunction, "shardIdFunction");
     }
 
     /**
-     * The type of an entity class, named and sized by its {@link ShardedEntity} annotation when it has one.
+     * The type of an entity class, named and sized by its {@link ShardedEntity} annotation when it has one, with the
+     * annotation's shard id function made with its no-argument constructor.
      *
      * @param entityClass the class
      * @param factory makes its instances
      * @param <T> the class
      * @return the type
+     * @throws IllegalArgumentException if the annotation's shard id function cannot be made
      */
     public static <T> EntityType<T> of(Class<T> entityClass, EntityFactory<T> factory) {
         ShardedEntity annotation = entityClass.getAnnotation(ShardedEntity.class);
+        ShardIdFunction shardIds = annotation == null
+                ? ShardIdFunction.HashCode.INSTANCE
+                : instantiate(annotation.shardIdFunction(), entityClass);
+        return of(entityClass, factory, shardIds);
+    }
+
+    /**
+     * The type of an entity class, named and sized by its {@link ShardedEntity} annotation when it has one, with a
+     * shard id function made elsewhere (for example a Spring bean of the annotation's class).
+     *
+     * @param entityClass the class
+     * @param factory makes its instances
+     * @param shardIds how its ids map to shards
+     * @param <T> the class
+     * @return the type
+     */
+    public static <T> EntityType<T> of(Class<T> entityClass, EntityFactory<T> factory, ShardIdFunction shardIds) {
+        ShardedEntity annotation = entityClass.getAnnotation(ShardedEntity.class);
         String name = annotation == null || annotation.type().isEmpty() ? defaultName(entityClass) : annotation.type();
         int shards = annotation == null ? 0 : annotation.numberOfShards();
-        return new EntityType<>(name, entityClass, shards, factory, Set.of(), null);
+        return new EntityType<>(name, entityClass, shards, factory, Set.of(), null, shardIds);
+    }
+
+    private static ShardIdFunction instantiate(Class<? extends ShardIdFunction> type, Class<?> entityClass) {
+        if (type == ShardIdFunction.HashCode.class) {
+            return ShardIdFunction.HashCode.INSTANCE;
+        }
+        try {
+            java.lang.reflect.Constructor<? extends ShardIdFunction> constructor = type.getDeclaredConstructor();
+            constructor.setAccessible(true);
+            return constructor.newInstance();
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            throw new IllegalArgumentException(
+                    "Cannot make the shard id function " + type.getName() + " of " + entityClass.getName()
+                            + ": it needs a no-argument constructor (or, in a Spring application, a bean of that"
+                            + " class): " + e,
+                    e);
+        }
     }
 
     /**
@@ -95,7 +137,7 @@ public final class EntityType<T> {
      * @return the copy
      */
     public EntityType<T> withName(String value) {
-        return new EntityType<>(value, entityClass, numberOfShards, factory, messageTypes, stateType);
+        return new EntityType<>(value, entityClass, numberOfShards, factory, messageTypes, stateType, shardIdFunction);
     }
 
     /**
@@ -105,7 +147,7 @@ public final class EntityType<T> {
      * @return the copy
      */
     public EntityType<T> withNumberOfShards(int value) {
-        return new EntityType<>(name, entityClass, value, factory, messageTypes, stateType);
+        return new EntityType<>(name, entityClass, value, factory, messageTypes, stateType, shardIdFunction);
     }
 
     /**
@@ -117,7 +159,7 @@ public final class EntityType<T> {
     public EntityType<T> withMessageTypes(Class<?>... types) {
         Set<Class<?>> all = new LinkedHashSet<>(messageTypes);
         all.addAll(Set.of(types));
-        return new EntityType<>(name, entityClass, numberOfShards, factory, all, stateType);
+        return new EntityType<>(name, entityClass, numberOfShards, factory, all, stateType, shardIdFunction);
     }
 
     /**
@@ -128,7 +170,26 @@ public final class EntityType<T> {
      * @return the copy
      */
     public EntityType<T> withState(Class<?> type) {
-        return new EntityType<>(name, entityClass, numberOfShards, factory, messageTypes, type);
+        return new EntityType<>(name, entityClass, numberOfShards, factory, messageTypes, type, shardIdFunction);
+    }
+
+    /**
+     * Copy whose entity ids map to shards by this function instead of by their hash code.
+     *
+     * @param function the function; the same on every node
+     * @return the copy
+     */
+    public EntityType<T> withShardIdFunction(ShardIdFunction function) {
+        return new EntityType<>(name, entityClass, numberOfShards, factory, messageTypes, stateType, function);
+    }
+
+    /**
+     * How the type's entity ids map to shards.
+     *
+     * @return the function, {@link ShardIdFunction.HashCode#INSTANCE} by default
+     */
+    public ShardIdFunction shardIdFunction() {
+        return shardIdFunction;
     }
 
     /**
@@ -186,13 +247,14 @@ public final class EntityType<T> {
     }
 
     /**
-     * The shard of an entity id: {@code floorMod(entityId.hashCode(), numberOfShards)}, the same on every node.
+     * The shard of an entity id under the default function: {@code floorMod(entityId.hashCode(), numberOfShards)},
+     * the same on every node and every JVM ({@link ShardIdFunction.HashCode}).
      *
      * @param entityId the id
      * @param numberOfShards the number of shards
      * @return the shard id
      */
     public static int shardOf(String entityId, int numberOfShards) {
-        return Math.floorMod(entityId.hashCode(), numberOfShards);
+        return ShardIdFunction.HashCode.INSTANCE.shardId(entityId, numberOfShards);
     }
 }

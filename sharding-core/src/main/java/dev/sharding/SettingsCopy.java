@@ -54,6 +54,8 @@ final class SettingsCopy {
 
     SplitBrainSettings splitBrain = SplitBrainSettings.DEFAULT;
 
+    MemberSettings member = MemberSettings.DEFAULT;
+
     SettingsCopy() {}
 
     SettingsCopy(ShardingSettings s) {
@@ -78,6 +80,7 @@ final class SettingsCopy {
         entities = s.entities();
         jgroups = s.jgroups();
         splitBrain = s.splitBrain();
+        member = s.member();
     }
 
     ShardingSettings build() {
@@ -102,6 +105,7 @@ final class SettingsCopy {
                 jgroupsConfig,
                 entities,
                 jgroups,
-                splitBrain);
+                splitBrain,
+                member);
     }
 }

@@ -62,8 +62,15 @@ final class SettingsValidation {
                     "entities." + type + ".passivation.idle-timeout",
                     settings.idleTimeout(),
                     "must be zero (never) or positive");
+            require(
+                    settings.role() == null
+                            || MemberSettings.ROLE.matcher(settings.role()).matches(),
+                    "entities." + type + ".role",
+                    settings.role(),
+                    "a role is 1 to 100 characters of [A-Za-z0-9._-]");
         });
         s.splitBrain().validate();
+        s.member().validate();
     }
 
     private static boolean positive(Duration d) {

@@ -1,5 +1,6 @@
 package dev.sharding;
 
+import dev.sharding.spi.ShardIdFunction;
 import java.lang.annotation.Documented;
 import java.lang.annotation.ElementType;
 import java.lang.annotation.Retention;
@@ -31,4 +32,13 @@ public @interface ShardedEntity {
      * @return the number of shards, or 0 for the configured default
      */
     int numberOfShards() default 0;
+
+    /**
+     * How an entity id maps to its shard, for locality (for example all of a customer's entities in one shard); the
+     * same on every node. In a Spring application a bean of this class is used if there is one, else an instance made
+     * with its no-argument constructor. The default spreads ids by their hash code.
+     *
+     * @return the function's class
+     */
+    Class<? extends ShardIdFunction> shardIdFunction() default ShardIdFunction.HashCode.class;
 }

@@ -179,6 +179,15 @@ public final class ShardingNode implements AutoCloseable {
     }
 
     /**
+     * Why the cluster places no shard yet: it waits for {@code sharding.min-nr-of-members} members.
+     *
+     * @return the reason, or {@code null} when shards are placed
+     */
+    public @Nullable String placementWait() {
+        return runtime.status().placementWait();
+    }
+
+    /**
      * Whether the region of a type only routes.
      *
      * @param typeName the type

@@ -32,6 +32,7 @@ import org.jspecify.annotations.Nullable;
  * @param entities settings per entity type, by type name
  * @param jgroups discovery, ports, frame limit and security of the built-in JGroups stack
  * @param splitBrain how a partitioned cluster decides which side keeps running
+ * @param member this node's roles and application version, and how many members must join before shards are placed
  */
 public record ShardingSettings(
         String clusterName,
@@ -54,7 +55,8 @@ public record ShardingSettings(
         @Nullable String jgroupsConfig,
         Map<String, EntityTypeSettings> entities,
         JgroupsSettings jgroups,
-        SplitBrainSettings splitBrain) {
+        SplitBrainSettings splitBrain,
+        MemberSettings member) {
 
     /** Default cluster name. */
     public static final String DEFAULT_CLUSTER_NAME = "sharding";
@@ -106,6 +108,7 @@ public record ShardingSettings(
         entities = Map.copyOf(entities);
         Objects.requireNonNull(jgroups, "jgroups");
         Objects.requireNonNull(splitBrain, "splitBrain");
+        Objects.requireNonNull(member, "member");
     }
 
     /**
@@ -136,6 +139,16 @@ public record ShardingSettings(
      */
     public ShardingSettings withSplitBrain(SplitBrainSettings value) {
         return copy(c -> c.splitBrain = value);
+    }
+
+    /**
+     * Copy with other roles, application version or minimum number of members.
+     *
+     * @param value the new value
+     * @return the copy
+     */
+    public ShardingSettings withMember(MemberSettings value) {
+        return copy(c -> c.member = value);
     }
 
     private ShardingSettings copy(java.util.function.Consumer<SettingsCopy> change) {
@@ -343,12 +356,31 @@ public record ShardingSettings(
      * @param idleTimeout the type's idle time before passivation (zero for never), or {@code null} for the node's
      * @param rememberEntities whether the ids of live entities are stored and the entities started again, without a
      *     message, wherever and whenever their shard starts; such entities are never passivated for idleness
+     * @param role the role a node must have to host the type ({@link MemberSettings#roles()}); the others are proxies
+     *     of it; {@code null} for every node
      */
     public record EntityTypeSettings(
-            int numberOfShards, boolean proxyOnly, @Nullable Duration idleTimeout, boolean rememberEntities) {
+            int numberOfShards,
+            boolean proxyOnly,
+            @Nullable Duration idleTimeout,
+            boolean rememberEntities,
+            @Nullable String role) {
 
-        /** The defaults: the node's number of shards and idle timeout, hosting, not remembering. */
-        public static final EntityTypeSettings DEFAULT = new EntityTypeSettings(0, false, null, false);
+        /** The defaults: the node's number of shards and idle timeout, hosting, not remembering, no role. */
+        public static final EntityTypeSettings DEFAULT = new EntityTypeSettings(0, false, null, false, null);
+
+        /**
+         * Settings with no role.
+         *
+         * @param numberOfShards the number of shards, or 0 for the node's default
+         * @param proxyOnly whether this node only routes messages of the type
+         * @param idleTimeout the type's idle time before passivation, or {@code null} for the node's
+         * @param rememberEntities whether live entities are remembered
+         */
+        public EntityTypeSettings(
+                int numberOfShards, boolean proxyOnly, @Nullable Duration idleTimeout, boolean rememberEntities) {
+            this(numberOfShards, proxyOnly, idleTimeout, rememberEntities, null);
+        }
 
         /**
          * Settings with the node's idle timeout, not remembering entities.
@@ -357,7 +389,7 @@ public record ShardingSettings(
          * @param proxyOnly whether this node only routes messages of the type
          */
         public EntityTypeSettings(int numberOfShards, boolean proxyOnly) {
-            this(numberOfShards, proxyOnly, null, false);
+            this(numberOfShards, proxyOnly, null, false, null);
         }
 
         /**
@@ -367,7 +399,17 @@ public record ShardingSettings(
          * @return the copy
          */
         public EntityTypeSettings withRememberEntities(boolean value) {
-            return new EntityTypeSettings(numberOfShards, proxyOnly, idleTimeout, value);
+            return new EntityTypeSettings(numberOfShards, proxyOnly, idleTimeout, value, role);
+        }
+
+        /**
+         * Copy hosted only on nodes with a role.
+         *
+         * @param value the role, or {@code null} for every node
+         * @return the copy
+         */
+        public EntityTypeSettings withRole(@Nullable String value) {
+            return new EntityTypeSettings(numberOfShards, proxyOnly, idleTimeout, rememberEntities, value);
         }
     }
 

@@ -72,13 +72,41 @@ class ShardingSettingsTest {
                 null,
                 map,
                 JgroupsSettings.defaults(),
-                dev.sharding.SplitBrainSettings.DEFAULT);
+                dev.sharding.SplitBrainSettings.DEFAULT,
+                MemberSettings.DEFAULT);
         map.put("x", new ShardingSettings.EntityTypeSettings(3, true));
         assertThat(s.entities()).isEmpty();
         ShardingSettings t = s.withEntity("x", new ShardingSettings.EntityTypeSettings(3, true));
         assertThat(t.entity("x").proxyOnly()).isTrue();
         assertThat(t.withClusterName("d").clusterName()).isEqualTo("d");
         assertThat(t.withClusterName("d").entity("x").numberOfShards()).isEqualTo(3);
+    }
+
+    @Test
+    void memberSettingsAreCheckedAndNamed() {
+        ShardingSettings ok = ShardingSettings.defaults()
+                .withMember(new MemberSettings(java.util.Set.of("web", "backend"), "1.4.2-RC1", 3))
+                .withEntity("cart", ShardingSettings.EntityTypeSettings.DEFAULT.withRole("backend"))
+                .validate();
+        assertThat(ok.member().hasRole("backend")).isTrue();
+        assertThat(ok.member().hasRole("batch")).isFalse();
+        assertThat(ok.member().hasRole(null)).isTrue();
+        assertThatThrownBy(() -> ShardingSettings.defaults()
+                        .withMember(MemberSettings.DEFAULT.withMinNrOfMembers(0))
+                        .validate())
+                .hasMessageContaining("sharding.min-nr-of-members=0");
+        assertThatThrownBy(() -> ShardingSettings.defaults()
+                        .withMember(MemberSettings.DEFAULT.withRoles(java.util.Set.of("has space")))
+                        .validate())
+                .hasMessageContaining("sharding.roles");
+        assertThatThrownBy(() -> ShardingSettings.defaults()
+                        .withMember(MemberSettings.DEFAULT.withAppVersion("1.0 beta"))
+                        .validate())
+                .hasMessageContaining("sharding.app-version");
+        assertThatThrownBy(() -> ShardingSettings.defaults()
+                        .withEntity("cart", ShardingSettings.EntityTypeSettings.DEFAULT.withRole("a/b"))
+                        .validate())
+                .hasMessageContaining("sharding.entities.cart.role");
     }
 
     @Test

@@ -82,7 +82,12 @@ final class ClusterStatistics {
     void onGetRegionStats(Member from, GetRegionStats m) {
         out.send(
                 from,
-                new RegionStats(m.requestId(), leaving.getAsBoolean(), handoffsIfCoordinator.get(), regions.stats()),
+                new RegionStats(
+                        m.requestId(),
+                        leaving.getAsBoolean(),
+                        handoffsIfCoordinator.get(),
+                        regions.stats(),
+                        regions.profile()),
                 true);
     }
 

@@ -128,7 +128,7 @@ final class ControlDispatch implements Recipients, NodeMessage.Handler {
 
     @Override
     public void onGetShardStates(Member from, GetShardStates m) {
-        out.send(from, new ShardStates(regions.infos()), false);
+        out.send(from, new ShardStates(regions.infos(), regions.profile()), false);
     }
 
     @Override

@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -69,6 +70,12 @@ final class CoordinatorDriver implements CoordinatorMessage.Handler, Coordinator
 
     List<String> handoffsInProgress() {
         return core.handoffsInProgress();
+    }
+
+    /** Why the active coordinator places no shard yet, or {@code null}. Control thread. */
+    @Nullable
+    String placementWait() {
+        return core.placementWait();
     }
 
     // ---- events in ---------------------------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 package dev.sharding.internal;
 
+import dev.sharding.internal.protocol.MemberProfile;
 import dev.sharding.internal.protocol.RegionInfo;
 import dev.sharding.internal.protocol.RegionStats;
 import java.util.ArrayList;
@@ -18,9 +19,21 @@ import org.jspecify.annotations.Nullable;
  */
 final class LocalRegions {
 
+    private final MemberProfile profile;
+
     private final Map<String, Region<?>> regions = new LinkedHashMap<>();
 
     private final Map<String, RegionCommands> commands = new HashMap<>();
+
+    /** @param profile what this node says of itself with its regions */
+    LocalRegions(MemberProfile profile) {
+        this.profile = profile;
+    }
+
+    /** What this node says of itself with its regions: application version and roles. */
+    MemberProfile profile() {
+        return profile;
+    }
 
     /** Adds a region while the node is built. */
     void add(Region<?> region, RegionCommands handler) {
@@ -51,6 +64,16 @@ final class LocalRegions {
     /** The regions by type name, unmodifiable. */
     Map<String, Region<?>> byType() {
         return Collections.unmodifiableMap(regions);
+    }
+
+    /** Whether any region knows the home of any shard (shards have been placed in the cluster). */
+    boolean anyShardHomeKnown() {
+        for (Region<?> r : regions.values()) {
+            if (r.anyShardHomeKnown()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The type names. */

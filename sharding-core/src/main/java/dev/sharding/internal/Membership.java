@@ -106,7 +106,7 @@ final class Membership {
     private void sendRegister() {
         Member coord = coordinator;
         if (coord != null) {
-            out.send(coord, new Register(regions.infos(), storeId), false);
+            out.send(coord, new Register(regions.infos(), storeId, regions.profile()), false);
         }
     }
 

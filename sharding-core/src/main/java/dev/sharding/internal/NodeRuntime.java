@@ -9,6 +9,7 @@ import dev.sharding.internal.coordinator.Coordinator;
 import dev.sharding.internal.lease.LeaseKeeper;
 import dev.sharding.internal.lease.LeaseTimes;
 import dev.sharding.internal.protocol.EntityTraffic;
+import dev.sharding.internal.protocol.MemberProfile;
 import dev.sharding.internal.protocol.ProtocolCodec;
 import dev.sharding.internal.protocol.ProtocolMessage;
 import dev.sharding.internal.transport.Transport;
@@ -67,7 +68,7 @@ public final class NodeRuntime implements Transport.Listener {
 
     private final ControlLoop control = new ControlLoop();
 
-    private final LocalRegions regions = new LocalRegions();
+    private final LocalRegions regions;
 
     private final Membership membership;
 
@@ -117,6 +118,7 @@ public final class NodeRuntime implements Transport.Listener {
             ShardingStore store,
             @Nullable ExecutorService executor) {
         this.settings = settings.validate();
+        this.regions = new LocalRegions(MemberProfile.of(settings.member()));
         this.transport = transport;
         this.store = store;
         this.protocol = new ProtocolCodec(
@@ -147,6 +149,7 @@ public final class NodeRuntime implements Transport.Listener {
                         leases,
                         settings.rebalanceInterval().toNanos(),
                         settings.retryInterval().toNanos(),
+                        settings.member().minNrOfMembers(),
                         System.nanoTime()),
                 this::send,
                 store,
@@ -197,7 +200,9 @@ public final class NodeRuntime implements Transport.Listener {
         int shards = ts.numberOfShards() > 0
                 ? ts.numberOfShards()
                 : type.numberOfShards() > 0 ? type.numberOfShards() : settings.numberOfShards();
-        Region<T> region = new Region<>(links, type, EntityHandlers.of(type.entityClass()), shards, ts.proxyOnly());
+        // a type with a role is hosted only where the node has that role; elsewhere its region routes, as a proxy
+        boolean proxyOnly = ts.proxyOnly() || !settings.member().hasRole(ts.role());
+        Region<T> region = new Region<>(links, type, EntityHandlers.of(type.entityClass()), shards, proxyOnly);
         regions.add(region, new RegionCommands(region, links));
     }
 

@@ -8,6 +8,7 @@ import dev.sharding.internal.protocol.AdminReply;
 import dev.sharding.internal.protocol.RegionStats;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -211,6 +212,34 @@ public final class NodeStatus {
     }
 
     /**
+     * Why no shard is placed yet: the cluster waits for {@code min-nr-of-members} members. On the coordinator's node
+     * its own count; elsewhere, the view is smaller than the setting and no shard home is known here.
+     *
+     * @return the reason, or {@code null} when shards are placed (or may be)
+     */
+    public @Nullable String placementWait() {
+        int min = settings.member().minNrOfMembers();
+        if (min <= 1) {
+            return null;
+        }
+        if (coordinator.isActive()) {
+            String wait = control.read(
+                    () -> {
+                        String w = coordinator.placementWait();
+                        return w == null ? "" : w;
+                    },
+                    "");
+            return wait.isEmpty() ? null : wait;
+        }
+        int members = membership.view().size();
+        if (members >= min || regions.anyShardHomeKnown()) {
+            return null;
+        }
+        return "waiting for " + min + " members (sharding.min-nr-of-members) before placing shards; " + members
+                + " in the view";
+    }
+
+    /**
      * The members of the current view, oldest first.
      *
      * @return the members
@@ -327,7 +356,13 @@ public final class NodeStatus {
                 }
                 handoffs.addAll(s.handoffs());
             });
-            return new ClusterState(self(), coordinator, members, byType, Set.copyOf(leaving), List.copyOf(handoffs));
+            Map<Member, ClusterState.MemberInfo> info = new LinkedHashMap<>();
+            stats.forEach((m, s) -> info.put(
+                    m,
+                    new ClusterState.MemberInfo(
+                            Set.copyOf(s.profile().roles()), s.profile().appVersion())));
+            return new ClusterState(
+                    self(), coordinator, members, byType, Set.copyOf(leaving), List.copyOf(handoffs), info);
         });
     }
 

@@ -22,8 +22,9 @@ import org.jspecify.annotations.Nullable;
  * that do its jobs.
  *
  * <ul>
- * <li><b>Routing and buffering</b> ({@link ShardRouter}): a message's shard is
- * {@code floorMod(id.hashCode(), numberOfShards)}; the region keeps one {@link ShardSlot} per shard, sends at once
+ * <li><b>Routing and buffering</b> ({@link ShardRouter}): a message's shard is the type's
+ * {@link dev.sharding.spi.ShardIdFunction} of its id ({@code floorMod(id.hashCode(), numberOfShards)} by default); the
+ * region keeps one {@link ShardSlot} per shard, sends at once
  * where the home is known, and buffers while it is not. Frames from other nodes go the same way.</li>
  * <li><b>Hosting</b> ({@link ShardHosting}): the shards the coordinator placed here ({@link Shard}), started by
  * {@code HostShard} with the state the previous owner carried, and dropped without a handoff when the node loses its
@@ -87,7 +88,7 @@ public final class Region<T> implements ShardRegion<T> {
         for (int i = 0; i < numberOfShards; i++) {
             slots[i] = new ShardSlot(i);
         }
-        this.router = new ShardRouter(node, type.name(), slots);
+        this.router = new ShardRouter(node, type.name(), slots, type.shardIdFunction());
         RememberJournal journal =
                 rememberEntities ? new RememberJournal(type.name(), node.store(), this::onControl) : null;
         this.entities = new RegionEntities(node, journal);
@@ -291,7 +292,17 @@ public final class Region<T> implements ShardRegion<T> {
                     + ShardingSettings.MAX_ENTITY_ID_LENGTH + " characters");
         }
         Objects.requireNonNull(message, "message");
-        return EntityType.shardOf(entityId, numberOfShards);
+        return router.shardOf(entityId);
+    }
+
+    /** Whether the home of any of the type's shards is known here. Any thread. */
+    boolean anyShardHomeKnown() {
+        for (ShardSlot slot : slots) {
+            if (slot.home != null) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The coordinator told this region to host a shard ({@link ShardHosting#host}). Control thread. */

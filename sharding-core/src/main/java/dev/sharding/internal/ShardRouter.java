@@ -1,12 +1,12 @@
 package dev.sharding.internal;
 
 import dev.sharding.BufferFullException;
-import dev.sharding.EntityType;
 import dev.sharding.Member;
 import dev.sharding.MessageRejectedException;
 import dev.sharding.ShardingSettings;
 import dev.sharding.internal.protocol.EntityEnvelope;
 import dev.sharding.internal.protocol.FailureKind;
+import dev.sharding.spi.ShardIdFunction;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.Objects;
@@ -47,15 +47,39 @@ final class ShardRouter {
 
     private final ShardSlot[] slots;
 
+    private final ShardIdFunction shardIds;
+
     private final AtomicInteger buffered = new AtomicInteger();
 
     private final AtomicLong droppedTells = new AtomicLong();
 
-    ShardRouter(RegionHost node, String typeName, ShardSlot[] slots) {
+    ShardRouter(RegionHost node, String typeName, ShardSlot[] slots, ShardIdFunction shardIds) {
         this.node = node;
         this.typeName = typeName;
         this.numberOfShards = slots.length;
         this.slots = slots;
+        this.shardIds = shardIds;
+    }
+
+    /**
+     * The shard of an id under the type's function, checked.
+     *
+     * @throws IllegalArgumentException if the function fails or answers a shard out of range
+     */
+    int shardOf(String entityId) {
+        int shard;
+        try {
+            shard = shardIds.shardId(entityId, numberOfShards);
+        } catch (RuntimeException e) {
+            throw new IllegalArgumentException(
+                    "The shard id function of entity type " + typeName + " failed for [" + entityId + "]: " + e, e);
+        }
+        if (shard < 0 || shard >= numberOfShards) {
+            throw new IllegalArgumentException("The shard id function of entity type " + typeName + " ("
+                    + shardIds + ") answered shard " + shard + " for [" + entityId + "]: shards are 0 to "
+                    + (numberOfShards - 1));
+        }
+        return shard;
     }
 
     /** Messages waiting for shard homes now. */
@@ -171,14 +195,26 @@ final class ShardRouter {
 
     /** An envelope arrived from another node; delivers, forwards, or buffers it. */
     void receive(EntityEnvelope env, byte[] frame, int offset, int length) {
-        if (env.shardId() != EntityType.shardOf(env.entityId(), numberOfShards)
-                || env.entityId().isEmpty()
-                || env.entityId().length() > ShardingSettings.MAX_ENTITY_ID_LENGTH) {
+        if (env.entityId().isEmpty() || env.entityId().length() > ShardingSettings.MAX_ENTITY_ID_LENGTH) {
+            reject(
+                    env,
+                    "Envelope for [" + typeName + "] has an invalid entity id of "
+                            + env.entityId().length() + " characters");
+            return;
+        }
+        int expected;
+        try {
+            expected = shardOf(env.entityId());
+        } catch (IllegalArgumentException e) {
+            reject(env, String.valueOf(e.getMessage()));
+            return;
+        }
+        if (env.shardId() != expected) {
             reject(
                     env,
                     "Envelope for [" + typeName + "/" + env.entityId() + "] names shard " + env.shardId()
-                            + " but the id belongs to shard " + EntityType.shardOf(env.entityId(), numberOfShards)
-                            + " of " + numberOfShards + " (do all nodes use the same number-of-shards?)");
+                            + " but the id belongs to shard " + expected + " of " + numberOfShards
+                            + " (do all nodes use the same number-of-shards and shard id function?)");
             return;
         }
         String partitioned = node.partitionedReason();

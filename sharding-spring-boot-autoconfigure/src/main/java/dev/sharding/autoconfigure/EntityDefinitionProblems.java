@@ -26,6 +26,9 @@ final class EntityDefinitionProblems {
         } else if (message.contains("must take exactly one parameter") || message.contains("must not be static")) {
             action = "Make every @EntityHandler method of " + entityClass.getSimpleName() + " an instance method "
                     + "that takes one parameter, the message.";
+        } else if (message.contains("shard id function")) {
+            action = "Declare the shard id function named in @ShardedEntity(shardIdFunction = ...) of "
+                    + entityClass.getSimpleName() + " as a bean, or give it a no-argument constructor.";
         } else if (message.contains("no-arg constructor") || message.contains("@InitialState")) {
             action = "Declare in " + entityClass.getSimpleName() + " a static method annotated @InitialState that "
                     + "takes no parameter and returns the state of an entity never seen, or give the state class "

@@ -32,6 +32,30 @@ public class EntityTypeProperties {
     private boolean rememberEntities;
 
     /**
+     * The role a node must have (sharding.roles) to host this entity type; the other nodes route its messages to the
+     * nodes that have it. Empty for every node.
+     */
+    private @Nullable String role;
+
+    /**
+     * The role a node must have to host this type.
+     *
+     * @return the role, or {@code null} for every node
+     */
+    public @Nullable String getRole() {
+        return this.role;
+    }
+
+    /**
+     * Sets the role a node must have to host this type.
+     *
+     * @param role the role, or {@code null} for every node
+     */
+    public void setRole(@Nullable String role) {
+        this.role = role;
+    }
+
+    /**
      * Whether live entities are remembered.
      *
      * @return true to remember them

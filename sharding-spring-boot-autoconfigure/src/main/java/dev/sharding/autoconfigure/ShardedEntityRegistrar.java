@@ -6,10 +6,13 @@ import dev.sharding.EntityType;
 import dev.sharding.ShardRegion;
 import dev.sharding.ShardedEntity;
 import dev.sharding.ShardingNode;
+import dev.sharding.spi.ShardIdFunction;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
+import org.springframework.beans.BeanInstantiationException;
+import org.springframework.beans.BeanUtils;
 import org.springframework.beans.factory.annotation.AnnotatedBeanDefinition;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
@@ -185,10 +188,33 @@ final class ShardedEntityRegistrar
         try {
             EntityType.checkHandlers(entityClass);
             BeanEntityFactory<T> factory = new BeanEntityFactory<>(beanFactory, beanName, entityClass, this.contexts);
-            EntityType<T> type = EntityType.of(entityClass, factory);
+            EntityType<T> type = EntityType.of(entityClass, factory, shardIdFunction(beanFactory, entityClass));
             return factory.stateType() == null ? type : type.withState(factory.stateType());
         } catch (IllegalArgumentException e) {
             throw EntityDefinitionProblems.of(entityClass, e);
+        }
+    }
+
+    /**
+     * The annotation's shard id function: the bean of its class if there is one, else an instance made with its
+     * no-argument constructor.
+     */
+    private static ShardIdFunction shardIdFunction(ConfigurableListableBeanFactory beanFactory, Class<?> entityClass) {
+        ShardedEntity annotation = entityClass.getAnnotation(ShardedEntity.class);
+        Class<? extends ShardIdFunction> type =
+                annotation == null ? ShardIdFunction.HashCode.class : annotation.shardIdFunction();
+        if (type == ShardIdFunction.HashCode.class) {
+            return ShardIdFunction.HashCode.INSTANCE;
+        }
+        ShardIdFunction bean = beanFactory.getBeanProvider(type).getIfUnique();
+        if (bean != null) {
+            return bean;
+        }
+        try {
+            return BeanUtils.instantiateClass(type.getDeclaredConstructor());
+        } catch (NoSuchMethodException | BeanInstantiationException e) {
+            throw new IllegalArgumentException("Cannot make its shard id function " + type.getName()
+                    + ": declare it as a bean, or give it a no-argument constructor (" + e.getMessage() + ")");
         }
     }
 }

@@ -1,12 +1,16 @@
 package dev.sharding.autoconfigure;
 
 import dev.sharding.InvalidSettingException;
+import dev.sharding.MemberSettings;
 import dev.sharding.ShardingSettings;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.NestedConfigurationProperty;
@@ -116,6 +120,79 @@ public class ShardingProperties {
      */
     @NestedConfigurationProperty
     private final JgroupsProperties jgroups = new JgroupsProperties();
+
+    /**
+     * The roles of this node. An entity type with a role (sharding.entities.<type>.role) is hosted only on nodes that
+     * have that role; the other nodes route its messages to them.
+     */
+    private Set<String> roles = new LinkedHashSet<>();
+
+    /**
+     * The version of the application this node runs, compared as versions (1.10 is newer than 1.9, 2.0.0-RC1 older
+     * than 2.0.0). While members run several versions (a rolling update), new shards go only to the newest and
+     * nothing is rebalanced, so each shard moves from an old node to a new one once. Empty means unversioned.
+     */
+    private @Nullable String appVersion;
+
+    /**
+     * How many members must have joined before the first shard is placed, so that the first shards spread over all of
+     * them instead of landing on the first node and being moved later. Messages wait in the buffers meanwhile.
+     */
+    private int minNrOfMembers = 1;
+
+    /**
+     * The roles of this node.
+     *
+     * @return the roles
+     */
+    public Set<String> getRoles() {
+        return this.roles;
+    }
+
+    /**
+     * Sets the roles of this node.
+     *
+     * @param roles the roles
+     */
+    public void setRoles(Set<String> roles) {
+        this.roles = roles;
+    }
+
+    /**
+     * The application version.
+     *
+     * @return the version, or {@code null} if unversioned
+     */
+    public @Nullable String getAppVersion() {
+        return this.appVersion;
+    }
+
+    /**
+     * Sets the application version.
+     *
+     * @param appVersion the version
+     */
+    public void setAppVersion(@Nullable String appVersion) {
+        this.appVersion = appVersion;
+    }
+
+    /**
+     * How many members must join before shards are placed.
+     *
+     * @return the number, at least 1
+     */
+    public int getMinNrOfMembers() {
+        return this.minNrOfMembers;
+    }
+
+    /**
+     * Sets how many members must join before shards are placed.
+     *
+     * @param minNrOfMembers the number, at least 1
+     */
+    public void setMinNrOfMembers(int minNrOfMembers) {
+        this.minNrOfMembers = minNrOfMembers;
+    }
 
     /**
      * Whether to run a sharding node.
@@ -379,15 +456,25 @@ public class ShardingProperties {
                         this.jgroups.getInitialHosts())
                 .withJgroupsConfig(StringUtils.hasText(config) ? config : null)
                 .withJgroups(this.jgroups.toSettings())
-                .withSplitBrain(this.splitBrain.toSettings());
+                .withSplitBrain(this.splitBrain.toSettings())
+                .withMember(new MemberSettings(
+                        this.roles.stream()
+                                .map(String::trim)
+                                .filter(r -> !r.isEmpty())
+                                .collect(Collectors.toSet()),
+                        this.appVersion == null ? "" : this.appVersion.trim(),
+                        this.minNrOfMembers));
         for (Map.Entry<String, EntityTypeProperties> entity : this.entities.entrySet()) {
             settings = settings.withEntity(
                     entity.getKey(),
                     new ShardingSettings.EntityTypeSettings(
                             entity.getValue().getNumberOfShards(),
-                                    entity.getValue().isProxyOnly(),
+                            entity.getValue().isProxyOnly(),
                             entity.getValue().getIdleTimeout(),
-                                    entity.getValue().isRememberEntities()));
+                            entity.getValue().isRememberEntities(),
+                            StringUtils.hasText(entity.getValue().getRole())
+                                    ? entity.getValue().getRole().trim()
+                                    : null));
         }
         return settings.validate();
     }

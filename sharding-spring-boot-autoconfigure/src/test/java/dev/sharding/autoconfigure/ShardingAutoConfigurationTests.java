@@ -16,6 +16,9 @@ import dev.sharding.autoconfigure.actuate.ShardingHealthIndicator;
 import dev.sharding.autoconfigure.greeting.ExtraMessage;
 import dev.sharding.autoconfigure.greeting.Greeter;
 import dev.sharding.autoconfigure.greeting.GreeterConfiguration;
+import dev.sharding.autoconfigure.locality.CustomerOrder;
+import dev.sharding.autoconfigure.locality.CustomerShards;
+import dev.sharding.autoconfigure.locality.LocalityConfiguration;
 import dev.sharding.autoconfigure.scanned.ScannedConfiguration;
 import dev.sharding.autoconfigure.scanned.Tally;
 import java.time.Duration;
@@ -115,6 +118,28 @@ class ShardingAutoConfigurationTests {
                                     .localEntities("tally")
                                     .keySet())
                             .containsExactly(EntityType.shardOf("t", 8));
+                });
+    }
+
+    @Test
+    void usesTheShardIdFunctionBeanNamedByTheAnnotation() {
+        this.runner
+                .withPropertyValues(uniqueCluster())
+                .withUserConfiguration(LocalityConfiguration.class)
+                .run(context -> {
+                    assertThat(context.getBean("customerOrderEntityType", EntityType.class)
+                                    .shardIdFunction())
+                            .isSameAs(context.getBean(CustomerShards.class));
+                    ShardRegion<CustomerOrder> orders =
+                            context.getBean(ShardingNode.class).region(CustomerOrder.class);
+                    int shard = orders.ask("c7:o1", new CustomerOrder.Where(), Integer.class)
+                            .get(10, TimeUnit.SECONDS);
+                    assertThat(shard).isEqualTo(Math.floorMod("c7".hashCode(), 16));
+                    for (int o = 2; o < 10; o++) {
+                        assertThat(orders.ask("c7:o" + o, new CustomerOrder.Where(), Integer.class)
+                                        .get(10, TimeUnit.SECONDS))
+                                .isEqualTo(shard);
+                    }
                 });
     }
 

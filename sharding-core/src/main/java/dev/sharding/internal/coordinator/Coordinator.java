@@ -28,7 +28,10 @@ import org.slf4j.LoggerFactory;
  * {@code HostShard}, and answers every region that asked meanwhile only when {@code ShardStarted} comes back, so no
  * message reaches a region before it hosts the shard. Each allocation takes a new epoch from the store before
  * {@code HostShard} goes out, so that a previous owner's writes are refused from then on. A request for a type no
- * hosting region has registered yet waits for one.
+ * hosting region has registered yet waits for one. No shard is placed before {@code min-nr-of-members} members have
+ * registered regions (or a member reports a shard it hosts: the cluster had started), so that the first shards spread
+ * over all of them. While members run different application versions (a rolling update), new shards go only to
+ * the members of the newest version.
  *
  * <h2>Handoff</h2>
  * Moving a shard (rebalance, graceful leave, operator request) follows Pekko's protocol with one change that keeps
@@ -46,7 +49,8 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>Rebalancing</h2>
  * Every {@code rebalance-interval} the strategy picks shards to move, per type, if the view has been stable for one
- * interval (no member joined or left), no member is leaving, and nothing is moving. When a round's moves are done and
+ * interval (no member joined or left), no member is leaving, nothing is moving, and the type's regions all run one
+ * application version (during a rolling update each shard should move once, from an old node to a new one). When a round's moves are done and
  * it moved something, the next round starts at once instead of at the next tick, so a new member reaches its share
  * in a few handoff times rather than a few intervals.
  *
@@ -114,7 +118,31 @@ public final class Coordinator {
             long rebalanceIntervalNanos,
             long retryIntervalNanos,
             long now) {
-        this.t = new CoordinatorTables(self, nodeName, rebalanceIntervalNanos, now);
+        this(self, nodeName, storeId, strategy, leases, rebalanceIntervalNanos, retryIntervalNanos, 1, now);
+    }
+
+    /**
+     * @param self this node's member, null before it joined
+     * @param nodeName this node's name, for logs and replies
+     * @param storeId the id of this node's store, empty if it is not shared (read after start)
+     * @param strategy where shards go and which move
+     * @param leases what the lease keeper says about members and this side
+     * @param rebalanceIntervalNanos the rebalance interval
+     * @param retryIntervalNanos how long an unanswered request waits before it is repeated
+     * @param minNrOfMembers how many members must have registered regions before the first shard is placed
+     * @param now the time now
+     */
+    public Coordinator(
+            Supplier<@Nullable Member> self,
+            Supplier<String> nodeName,
+            Supplier<String> storeId,
+            ShardAllocationStrategy strategy,
+            AllocationLeases leases,
+            long rebalanceIntervalNanos,
+            long retryIntervalNanos,
+            int minNrOfMembers,
+            long now) {
+        this.t = new CoordinatorTables(self, nodeName, rebalanceIntervalNanos, minNrOfMembers, now);
         this.allocator = new ShardAllocator(t, strategy, leases, retryIntervalNanos);
         this.handOffs = new HandOffOrchestrator(t, allocator, strategy, retryIntervalNanos);
         this.rebuild = new TableRebuild(t, allocator, handOffs, leases, storeId);
@@ -130,6 +158,11 @@ public final class Coordinator {
 
     public CoordinatorState state() {
         return t.state;
+    }
+
+    /** Why this coordinator places no shard yet (too few members), or {@code null}. */
+    public @Nullable String placementWait() {
+        return t.active ? allocator.placementWait() : null;
     }
 
     /** Shards being handed off now, as "type/shard". */
@@ -164,7 +197,7 @@ public final class Coordinator {
     public List<CoordinatorEffect> onRegister(Member from, Register m, long now) {
         t.begin(now);
         if (t.active) {
-            rebuild.register(from, m.regions(), m.storeId());
+            rebuild.register(from, m.regions(), m.storeId(), m.profile());
         }
         return t.effects();
     }
@@ -172,7 +205,8 @@ public final class Coordinator {
     public List<CoordinatorEffect> onShardStates(Member from, ShardStates m, long now) {
         t.begin(now);
         if (t.active) {
-            rebuild.regionStates(from, m.regions()); // else the member retries with whoever is the coordinator
+            rebuild.regionStates(
+                    from, m.regions(), m.profile()); // else the member retries with whoever is the coordinator
         }
         return t.effects();
     }

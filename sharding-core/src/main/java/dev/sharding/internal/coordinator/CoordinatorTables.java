@@ -2,6 +2,7 @@ package dev.sharding.internal.coordinator;
 
 import dev.sharding.Member;
 import dev.sharding.internal.protocol.EntityTransfer;
+import dev.sharding.internal.protocol.MemberProfile;
 import dev.sharding.internal.protocol.ProtocolMessage;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -59,6 +60,19 @@ final class CoordinatorTables {
 
     final Set<Member> leaving = new HashSet<>();
 
+    /** What each member in the view that reported regions said of itself: application version and roles. */
+    final Map<Member, MemberProfile> profiles = new HashMap<>();
+
+    /** How many members must have reported regions before the first shard is placed. */
+    final int minNrOfMembers;
+
+    /**
+     * Whether shards may be placed: enough members reported, or a member reported a shard it hosts (the cluster
+     * started placing before, under an earlier coordinator). Once set it stays, as members that leave later must not
+     * stop allocation.
+     */
+    boolean placementStarted;
+
     /** Types whose regions remember their entities: their remembered shards are allocated without waiting. */
     final Set<String> rememberTypes = new HashSet<>();
 
@@ -75,9 +89,14 @@ final class CoordinatorTables {
     private final List<CoordinatorEffect> effects = new ArrayList<>();
 
     CoordinatorTables(
-            Supplier<@Nullable Member> self, Supplier<String> nodeName, long rebalanceIntervalNanos, long now) {
+            Supplier<@Nullable Member> self,
+            Supplier<String> nodeName,
+            long rebalanceIntervalNanos,
+            int minNrOfMembers,
+            long now) {
         this.self = self;
         this.nodeName = nodeName;
+        this.minNrOfMembers = minNrOfMembers;
         this.rebalance = new RebalanceGate(rebalanceIntervalNanos, now);
         this.now = now;
     }
@@ -128,9 +147,36 @@ final class CoordinatorTables {
         handoffs.clear();
         waiting.clear();
         leaving.clear();
+        profiles.clear();
+        placementStarted = false;
         rememberTypes.clear();
         fences.clear();
         epochs.clear();
+    }
+
+    /** The application version a member reported, empty if unversioned or not reported. */
+    String version(Member m) {
+        MemberProfile p = profiles.get(m);
+        return p == null ? "" : p.appVersion();
+    }
+
+    /**
+     * Why no shard may be placed yet, or {@code null} once placement started.
+     *
+     * @param ready whether a member counts: it must hold a lease, or it could not be given shards
+     */
+    @Nullable
+    String placementWait(java.util.function.Predicate<Member> ready) {
+        if (placementStarted) {
+            return null;
+        }
+        long n = profiles.keySet().stream().filter(ready).count();
+        if (n >= minNrOfMembers) {
+            placementStarted = true;
+            return null;
+        }
+        return "waiting for " + minNrOfMembers + " members (sharding.min-nr-of-members) before placing shards; " + n
+                + " registered";
     }
 
     /** Every region of a type in the view, hosting or proxy. */

@@ -39,6 +39,9 @@ final class HandOffOrchestrator {
 
     private final ShardAllocationStrategy strategy;
 
+    /** Whether the last rebalance round skipped a type because its regions run different application versions. */
+    private boolean pausedByVersions;
+
     private final long retryIntervalNanos;
 
     HandOffOrchestrator(
@@ -170,10 +173,17 @@ final class HandOffOrchestrator {
     /** One rebalance round over every type; returns how many shards it started moving. */
     int rebalanceRound() {
         int moved = 0;
+        pausedByVersions = false;
         for (Map.Entry<String, CoordinatorState.TypeState> e : new TreeMap<>(t.state.types()).entrySet()) {
             String typeName = e.getKey();
             CoordinatorState.TypeState type = e.getValue();
             Map<Member, Set<Integer>> candidates = allocator.candidates(typeName, type);
+            if (allocator.mixedVersions(candidates)) {
+                // a rolling update: shards move off old members as those leave, and only to the newest version
+                log.debug("No rebalance of {}: its regions run different application versions", typeName);
+                pausedByVersions = true;
+                continue;
+            }
             Set<Integer> moving = new HashSet<>();
             t.handoffs.keySet().stream()
                     .filter(k -> k.typeName().equals(typeName))
@@ -226,7 +236,12 @@ final class HandOffOrchestrator {
                 refusal = "A rebalance or handoff is already in progress: " + inProgress();
             } else {
                 int moved = rebalanceRound();
-                done = moved == 0 ? "Balanced: no shard to move" : "Rebalance started: moving " + moved + " shards";
+                done = moved > 0
+                        ? "Rebalance started: moving " + moved + " shards"
+                        : pausedByVersions
+                                ? "No shard moved: members run different application versions (a rolling update);"
+                                        + " rebalancing resumes once all run one version"
+                                : "Balanced: no shard to move";
             }
         } else {
             ShardMoveRequest move = ShardMoveRequest.judge(

@@ -39,6 +39,9 @@ final class ShardAllocator {
 
     private final long retryIntervalNanos;
 
+    /** The wait for min-nr-of-members last logged, so that each count is logged once. */
+    private @Nullable String loggedWait;
+
     ShardAllocator(
             CoordinatorTables tables,
             ShardAllocationStrategy strategy,
@@ -104,7 +107,18 @@ final class ShardAllocator {
             retryAt(now + CONFIRMATION_RETRY_NANOS);
             return;
         }
+        String wait = placementWait();
+        if (wait != null) {
+            t.await(key, requesters); // tried again when the next member registers
+            if (!wait.equals(loggedWait)) {
+                loggedWait = wait;
+                log.info("Coordinator on {} is {}", t.nodeName(), wait);
+            }
+            return;
+        }
         Map<Member, Set<Integer>> candidates = type == null ? Map.of() : candidates(key.typeName(), type);
+        // the newest version first: a new member not leased yet is waited for rather than passed over
+        keepNewestVersion(candidates);
         candidates.keySet().removeIf(m -> !leases.leased(m, now));
         if (candidates.isEmpty()) {
             t.await(key, requesters);
@@ -150,6 +164,49 @@ final class ShardAllocator {
             }
         });
         return map;
+    }
+
+    /**
+     * Why no shard may be placed yet: fewer than {@code min-nr-of-members} members registered regions and hold a
+     * lease (a member without a lease could not be given shards, and the first shards should spread over all).
+     *
+     * @return the reason, or {@code null} once placement started
+     */
+    @Nullable
+    String placementWait() {
+        return t.placementWait(m -> leases.leased(m, t.now));
+    }
+
+    /**
+     * Keeps only the candidates that run the newest application version among them: during a rolling update new
+     * shards (and shards moved off leaving members) go to new nodes only, and so move once.
+     */
+    void keepNewestVersion(Map<Member, Set<Integer>> candidates) {
+        String newest = null;
+        for (Member m : candidates.keySet()) {
+            String v = t.version(m);
+            if (newest == null || AppVersion.compare(v, newest) > 0) {
+                newest = v;
+            }
+        }
+        if (newest != null) {
+            String n = newest;
+            candidates.keySet().removeIf(m -> AppVersion.compare(t.version(m), n) < 0);
+        }
+    }
+
+    /** Whether the regions among these candidates run more than one application version. */
+    boolean mixedVersions(Map<Member, Set<Integer>> candidates) {
+        String first = null;
+        for (Member m : candidates.keySet()) {
+            String v = t.version(m);
+            if (first == null) {
+                first = v;
+            } else if (AppVersion.compare(v, first) != 0) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private void requestEpoch(ShardKey key, Allocation allocation) {

@@ -3,6 +3,7 @@ package dev.sharding.internal.coordinator;
 import dev.sharding.Member;
 import dev.sharding.internal.coordinator.CoordinatorTables.Allocation;
 import dev.sharding.internal.protocol.GetShardStates;
+import dev.sharding.internal.protocol.MemberProfile;
 import dev.sharding.internal.protocol.RegionInfo;
 import dev.sharding.internal.protocol.RegisterAck;
 import dev.sharding.internal.protocol.RegisterRefused;
@@ -85,6 +86,7 @@ final class TableRebuild {
             });
             t.state = t.state.apply(new CoordinatorState.MemberRemoved(m));
             t.awaitingStates.remove(m);
+            t.profiles.remove(m);
         }
         for (Member m : joined) {
             t.send(m, new GetShardStates());
@@ -117,7 +119,7 @@ final class TableRebuild {
     }
 
     /** A member registers its regions: refused for good if it does not share the store or the number of shards. */
-    void register(Member from, List<RegionInfo> regions, String memberStoreId) {
+    void register(Member from, List<RegionInfo> regions, String memberStoreId, MemberProfile profile) {
         String own = storeId.get();
         if (!own.isEmpty() && !memberStoreId.equals(own)) {
             refuse(
@@ -128,7 +130,7 @@ final class TableRebuild {
                             + "node of a cluster must use one shared database (sharding.store, spring.datasource.url)");
             return;
         }
-        regionStates(from, regions);
+        regionStates(from, regions, profile);
         t.effect(new CoordinatorEffect.PingLease(from));
     }
 
@@ -144,7 +146,7 @@ final class TableRebuild {
      * follows the report: a shard it hosts and nobody else does is its; a shard two members host stays with the newer
      * epoch, and the other copy is stopped; a shard the table gave it and it no longer hosts has no home any more.
      */
-    void regionStates(Member from, List<RegionInfo> regions) {
+    void regionStates(Member from, List<RegionInfo> regions, MemberProfile profile) {
         if (!t.view.contains(from)) {
             log.debug("Ignoring regions of {}: not in the view", from);
             return;
@@ -158,6 +160,15 @@ final class TableRebuild {
                                 + " shards, but the cluster uses " + type.numberOfShards()
                                 + "; number-of-shards must be equal on every node");
                 return;
+            }
+        }
+        if (!regions.isEmpty()) {
+            // a probe reports no region: it neither counts towards min-nr-of-members nor has a version
+            t.profiles.put(from, profile);
+        }
+        for (RegionInfo r : regions) {
+            if (r.hostedShards().length > 0) {
+                t.placementStarted = true; // shards were placed before: the cluster has started
             }
         }
         for (RegionInfo r : regions) {

@@ -17,9 +17,23 @@ import java.util.TreeMap;
  * @param leaving whether the node is handing off its shards to leave
  * @param handoffs the handoffs in progress, as "type/shard", if the node hosts the active coordinator
  * @param types one entry per entity type the node runs
+ * @param profile the node's application version and roles
  */
-public record RegionStats(long requestId, boolean leaving, List<String> handoffs, List<TypeStats> types)
+public record RegionStats(
+        long requestId, boolean leaving, List<String> handoffs, List<TypeStats> types, MemberProfile profile)
         implements NodeMessage {
+
+    /**
+     * The answer of a member that says nothing of itself ({@link MemberProfile#NONE}).
+     *
+     * @param requestId the request's id
+     * @param leaving whether the node is leaving
+     * @param handoffs the handoffs in progress
+     * @param types one entry per entity type
+     */
+    public RegionStats(long requestId, boolean leaving, List<String> handoffs, List<TypeStats> types) {
+        this(requestId, leaving, handoffs, types, MemberProfile.NONE);
+    }
 
     /** The wire tag. */
     public static final int TAG = 13;
@@ -56,6 +70,7 @@ public record RegionStats(long requestId, boolean leaving, List<String> handoffs
                     .varInt(t.entitiesPerShard().size());
             t.entitiesPerShard().forEach((shard, count) -> out.varInt(shard).varInt(count));
         }
+        profile.writeTo(out);
     }
 
     static RegionStats readFrom(WireReader in) {
@@ -88,7 +103,7 @@ public record RegionStats(long requestId, boolean leaving, List<String> handoffs
             }
             types.add(new TypeStats(type, proxy, passivations, map));
         }
-        return new RegionStats(id, leaving, List.copyOf(handoffs), List.copyOf(types));
+        return new RegionStats(id, leaving, List.copyOf(handoffs), List.copyOf(types), MemberProfile.readFrom(in));
     }
 
     /**

@@ -12,8 +12,19 @@ import java.util.List;
  * @param regions one entry per entity type the node runs
  * @param storeId the id of the node's store, empty for a store not shared between processes; the coordinator refuses
  *     a node whose store is not its own ({@link RegisterRefused})
+ * @param profile the node's application version and roles
  */
-public record Register(List<RegionInfo> regions, String storeId) implements CoordinatorMessage {
+public record Register(List<RegionInfo> regions, String storeId, MemberProfile profile) implements CoordinatorMessage {
+
+    /**
+     * A registration of a member that says nothing of itself ({@link MemberProfile#NONE}).
+     *
+     * @param regions one entry per entity type the node runs
+     * @param storeId the id of the node's store
+     */
+    public Register(List<RegionInfo> regions, String storeId) {
+        this(regions, storeId, MemberProfile.NONE);
+    }
 
     /** The wire tag. */
     public static final int TAG = 1;
@@ -37,9 +48,10 @@ public record Register(List<RegionInfo> regions, String storeId) implements Coor
     public void writeTo(WireWriter out) {
         RegionInfos.write(out, regions);
         out.string(storeId);
+        profile.writeTo(out);
     }
 
     static Register readFrom(WireReader in) {
-        return new Register(RegionInfos.read(in), in.string());
+        return new Register(RegionInfos.read(in), in.string(), MemberProfile.readFrom(in));
     }
 }

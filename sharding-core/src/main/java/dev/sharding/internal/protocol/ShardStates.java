@@ -9,8 +9,18 @@ import java.util.List;
  * Node to coordinator, answering {@link GetShardStates}: my regions and the shards they host.
  *
  * @param regions one entry per entity type the node runs
+ * @param profile the node's application version and roles
  */
-public record ShardStates(List<RegionInfo> regions) implements CoordinatorMessage {
+public record ShardStates(List<RegionInfo> regions, MemberProfile profile) implements CoordinatorMessage {
+
+    /**
+     * The answer of a member that says nothing of itself ({@link MemberProfile#NONE}).
+     *
+     * @param regions one entry per entity type the node runs
+     */
+    public ShardStates(List<RegionInfo> regions) {
+        this(regions, MemberProfile.NONE);
+    }
 
     /** The wire tag. */
     public static final int TAG = 4;
@@ -33,9 +43,10 @@ public record ShardStates(List<RegionInfo> regions) implements CoordinatorMessag
     @Override
     public void writeTo(WireWriter out) {
         RegionInfos.write(out, regions);
+        profile.writeTo(out);
     }
 
     static ShardStates readFrom(WireReader in) {
-        return new ShardStates(RegionInfos.read(in));
+        return new ShardStates(RegionInfos.read(in), MemberProfile.readFrom(in));
     }
 }

@@ -12,6 +12,7 @@ import dev.sharding.internal.protocol.GetShardStates;
 import dev.sharding.internal.protocol.GracefulShutdownRequest;
 import dev.sharding.internal.protocol.HandOff;
 import dev.sharding.internal.protocol.HostShard;
+import dev.sharding.internal.protocol.MemberProfile;
 import dev.sharding.internal.protocol.ProtocolMessage;
 import dev.sharding.internal.protocol.RegionInfo;
 import dev.sharding.internal.protocol.Register;
@@ -63,8 +64,18 @@ class CoordinatorTest {
 
     private String storeId = "store-1";
 
-    private final Coordinator coordinator =
+    private Coordinator coordinator =
             new Coordinator(() -> A, () -> "a", () -> storeId, new RequesterFirst(), leases, REBALANCE, RETRY, now);
+
+    /** Starts the test with a coordinator that waits for this many members before placing shards. */
+    private void minNrOfMembers(int min) {
+        coordinator = new Coordinator(
+                () -> A, () -> "a", () -> storeId, new RequesterFirst(), leases, REBALANCE, RETRY, min, now);
+    }
+
+    private static ShardStates states(String version, RegionInfo... regions) {
+        return new ShardStates(List.of(regions), new MemberProfile(version, List.of()));
+    }
 
     /** Messages decided, in order, until taken by a test. */
     private final List<Sent> sent = new ArrayList<>();
@@ -646,6 +657,138 @@ class CoordinatorTest {
         now += 2 * REBALANCE;
         run(coordinator.onTick(now));
         assertThat(take(A, HandOff.class)).isEmpty();
+    }
+
+    // ---- minimum number of members ------------------------------------------------------------------------------
+
+    @Test
+    void noShardIsPlacedBeforeEnoughMembersRegisteredAndThenTheWaitingOnesSpreadOverAll() {
+        minNrOfMembers(3);
+        ready(A, B);
+        for (int shard = 0; shard < 3; shard++) {
+            run(coordinator.onGetShardHome(A, new GetShardHome(TYPE, shard), now));
+        }
+        assertThat(take(A, HostShard.class)).isEmpty();
+        assertThat(take(B, HostShard.class)).isEmpty();
+        assertThat(coordinator.placementWait()).contains("3 members").contains("2 registered");
+
+        // a probe (no regions) does not count
+        Member probe = new Member(0, 9, "probe");
+        view(List.of(A, B, probe), Set.of(), Set.of(probe));
+        run(coordinator.onShardStates(probe, new ShardStates(List.of()), now));
+        assertThat(take(A, HostShard.class)).isEmpty();
+
+        // C registers but has no lease yet: it could not be given shards, so it does not count yet
+        leases.unleased.add(C);
+        view(List.of(A, B, probe, C), Set.of(), Set.of(C));
+        run(coordinator.onShardStates(C, new ShardStates(List.of(region())), now));
+        assertThat(coordinator.placementWait()).contains("2 registered");
+        assertThat(take(A, HostShard.class)).isEmpty();
+
+        leases.unleased.remove(C);
+        run(coordinator.onMayAllocate(now));
+        assertThat(coordinator.placementWait()).isNull();
+        assertThat(take(A, HostShard.class)).hasSize(1);
+        assertThat(take(B, HostShard.class)).hasSize(1);
+        assertThat(take(C, HostShard.class)).hasSize(1);
+
+        // once placement started, a member leaving does not stop it
+        view(List.of(A, B, probe), Set.of(C), Set.of());
+        run(coordinator.onGetShardHome(A, new GetShardHome(TYPE, 7), now));
+        List<HostShard> hosted = new ArrayList<>(take(A, HostShard.class));
+        hosted.addAll(take(B, HostShard.class));
+        assertThat(hosted).filteredOn(h -> h.shardId() == 7).hasSize(1);
+    }
+
+    @Test
+    void aNewCoordinatorPlacesShardsAtOnceIfMembersReportShardsPlacedBefore() {
+        minNrOfMembers(3);
+        view(List.of(A, B), Set.of(), Set.of(A, B));
+        run(coordinator.onShardStates(A, new ShardStates(List.of(region())), now));
+        run(coordinator.onShardStates(B, new ShardStates(List.of(region(2, 4))), now));
+        sent.clear();
+        run(coordinator.onGetShardHome(B, new GetShardHome(TYPE, 5), now));
+        assertThat(take(A, HostShard.class).size() + take(B, HostShard.class).size())
+                .isEqualTo(1);
+    }
+
+    // ---- rolling updates -----------------------------------------------------------------------------------------
+
+    @Test
+    void newShardsGoOnlyToTheNewestVersionAndNothingIsRebalancedWhileVersionsDiffer() {
+        view(List.of(A, B, C), Set.of(), Set.of(A, B, C));
+        run(coordinator.onShardStates(A, states("1.10.0", region()), now));
+        run(coordinator.onShardStates(B, states("1.9.2", region()), now));
+        run(coordinator.onShardStates(C, states("1.9.2", region()), now));
+        sent.clear();
+        for (int shard = 0; shard < SHARDS; shard++) {
+            requesterFirst = true;
+            run(coordinator.onGetShardHome(B, new GetShardHome(TYPE, shard), now));
+            requesterFirst = false;
+            assertThat(one(A, HostShard.class).shardId()).isEqualTo(shard);
+            run(coordinator.onShardStarted(A, new ShardStarted(TYPE, shard), now));
+        }
+        sent.clear();
+        now += 3 * REBALANCE;
+        run(coordinator.onTick(now));
+        assertThat(take(A, HandOff.class))
+                .as("no rebalance during a rolling update")
+                .isEmpty();
+
+        // the old members are replaced: one version again, and the load is evened out
+        view(List.of(A), Set.of(B, C), Set.of());
+        Member d = new Member(0, 4, "d");
+        view(List.of(A, d), Set.of(), Set.of(d));
+        run(coordinator.onShardStates(d, states("1.10.0", region()), now));
+        sent.clear();
+        now += 2 * REBALANCE;
+        run(coordinator.onTick(now));
+        assertThat(take(A, HandOff.class)).isNotEmpty();
+    }
+
+    @Test
+    void theShardsOfALeavingOldMemberMoveOnlyToTheNewestVersion() {
+        view(List.of(A, B, C), Set.of(), Set.of(A, B, C));
+        run(coordinator.onShardStates(A, states("2.0.0-RC1", region()), now));
+        run(coordinator.onShardStates(B, states("2.0.0-RC1", region(0, 1, 1, 1, 2, 1)), now));
+        run(coordinator.onShardStates(C, states("2.0.0", region(3, 1)), now));
+        sent.clear();
+        run(coordinator.onGracefulShutdownRequest(B, new GracefulShutdownRequest(), now));
+        List<HandOff> handOffs = take(B, HandOff.class);
+        assertThat(handOffs).hasSize(3);
+        for (HandOff h : handOffs) {
+            run(coordinator.onShardStopped(B, new ShardStopped(TYPE, h.shardId(), 1, List.of()), now));
+        }
+        assertThat(take(C, HostShard.class)).hasSize(3);
+        assertThat(take(A, HostShard.class))
+                .as("A is older, though it hosts nothing")
+                .isEmpty();
+    }
+
+    @Test
+    void versionsCompareAsVersions() {
+        List<String> ordered = List.of(
+                "",
+                "0.9",
+                "1.0.0-M1",
+                "1.0.0-RC1",
+                "1.0",
+                "1.0.1",
+                "1.2",
+                "1.10",
+                "2.0.0-alpha",
+                "2.0.0-beta",
+                "2.0.0");
+        for (int i = 0; i < ordered.size(); i++) {
+            for (int j = 0; j < ordered.size(); j++) {
+                assertThat(Integer.signum(AppVersion.compare(ordered.get(i), ordered.get(j))))
+                        .as("%s vs %s", ordered.get(i), ordered.get(j))
+                        .isEqualTo(Integer.signum(Integer.compare(i, j)));
+            }
+        }
+        assertThat(AppVersion.compare("1.2.0", "1.2")).isZero();
+        assertThat(AppVersion.compare("1.2+build.7", "1.2+build.9")).isZero();
+        assertThat(AppVersion.compare("007", "7")).isZero();
     }
 
     // ---- operators' requests -------------------------------------------------------------------------------------

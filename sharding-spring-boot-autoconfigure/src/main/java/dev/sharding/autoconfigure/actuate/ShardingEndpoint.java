@@ -81,7 +81,7 @@ public class ShardingEndpoint {
         if (!this.node.isRunning()) {
             return new ClusterDescriptor(
                     false,
-                    new MemberDescriptor(this.node.nodeName(), "", "down"),
+                    new MemberDescriptor(this.node.nodeName(), "", "down", List.of(), ""),
                     null,
                     List.of(),
                     Map.of(),
@@ -170,7 +170,13 @@ public class ShardingEndpoint {
     }
 
     private static MemberDescriptor describe(Member member, ClusterState state) {
-        return new MemberDescriptor(member.name(), member.id(), state.leaving().contains(member) ? LEAVING : UP);
+        ClusterState.MemberInfo info = state.memberInfo().get(member);
+        return new MemberDescriptor(
+                member.name(),
+                member.id(),
+                state.leaving().contains(member) ? LEAVING : UP,
+                info == null ? List.of() : info.roles().stream().sorted().toList(),
+                info == null ? "" : info.appVersion());
     }
 
     /**
@@ -258,8 +264,11 @@ public class ShardingEndpoint {
      * @param id the unique id of its membership
      * @param status {@code up} for members of the current view, {@code leaving} for those handing off their shards
      *     to leave
+     * @param roles its roles ({@code sharding.roles}); empty if it has none or did not answer
+     * @param appVersion its application version ({@code sharding.app-version}); empty if unversioned or it did not
+     *     answer
      */
-    public record MemberDescriptor(String name, String id, String status) {}
+    public record MemberDescriptor(String name, String id, String status, List<String> roles, String appVersion) {}
 
     /**
      * One member's region of one entity type.

@@ -9,7 +9,9 @@ import org.springframework.boot.health.contributor.Health;
  * The health of a sharding node: UP once it runs and its regions are registered with the cluster's coordinator (it
  * can then host and reach entities), OUT_OF_SERVICE while it hands off its shards to leave or while it is on the
  * losing side of a network partition (it refuses messages until the partition heals), DOWN otherwise. Details: the
- * node name, the coordinator, the number of members, and why it does not serve.
+ * node name, the coordinator, the number of members, why it does not serve, and why no shard is placed yet while the
+ * cluster waits for {@code sharding.min-nr-of-members} members (the node stays UP then: it serves as soon as shards are
+ * placed, and a readiness check that waited for the other members could keep them from starting).
  */
 public class ShardingHealthIndicator extends AbstractHealthIndicator {
 
@@ -44,5 +46,9 @@ public class ShardingHealthIndicator extends AbstractHealthIndicator {
             builder.withDetail("coordinator", coordinator.name());
         }
         builder.withDetail("members", running ? this.node.members().size() : 0);
+        String waiting = running ? this.node.placementWait() : null;
+        if (waiting != null) {
+            builder.withDetail("waiting", waiting);
+        }
     }
 }
