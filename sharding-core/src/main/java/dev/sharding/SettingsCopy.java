@@ -56,6 +56,10 @@ final class SettingsCopy {
 
     MemberSettings member = MemberSettings.DEFAULT;
 
+    Duration entityRestartBackoff = ShardingSettings.DEFAULT_ENTITY_RESTART_BACKOFF;
+
+    Duration shardFailureBackoff = ShardingSettings.DEFAULT_SHARD_FAILURE_BACKOFF;
+
     SettingsCopy() {}
 
     SettingsCopy(ShardingSettings s) {
@@ -81,6 +85,8 @@ final class SettingsCopy {
         jgroups = s.jgroups();
         splitBrain = s.splitBrain();
         member = s.member();
+        entityRestartBackoff = s.entityRestartBackoff();
+        shardFailureBackoff = s.shardFailureBackoff();
     }
 
     ShardingSettings build() {
@@ -106,6 +112,8 @@ final class SettingsCopy {
                 entities,
                 jgroups,
                 splitBrain,
-                member);
+                member,
+                entityRestartBackoff,
+                shardFailureBackoff);
     }
 }

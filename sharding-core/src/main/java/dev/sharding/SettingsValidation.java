@@ -71,6 +71,16 @@ final class SettingsValidation {
         });
         s.splitBrain().validate();
         s.member().validate();
+        require(
+                positive(s.entityRestartBackoff()),
+                "entity-restart-backoff",
+                s.entityRestartBackoff(),
+                "must be positive");
+        require(
+                positive(s.shardFailureBackoff()),
+                "shard-failure-backoff",
+                s.shardFailureBackoff(),
+                "must be positive");
     }
 
     private static boolean positive(Duration d) {

@@ -33,6 +33,10 @@ import org.jspecify.annotations.Nullable;
  * @param jgroups discovery, ports, frame limit and security of the built-in JGroups stack
  * @param splitBrain how a partitioned cluster decides which side keeps running
  * @param member this node's roles and application version, and how many members must join before shards are placed
+ * @param entityRestartBackoff the longest wait between attempts to start an entity whose creation or state read
+ *     failed; the first retry comes after 100 ms and the wait doubles up to this
+ * @param shardFailureBackoff the longest wait between attempts to read the remembered entities of a shard that
+ *     started here, when the read fails; the same doubling from 100 ms
  */
 public record ShardingSettings(
         String clusterName,
@@ -56,7 +60,9 @@ public record ShardingSettings(
         Map<String, EntityTypeSettings> entities,
         JgroupsSettings jgroups,
         SplitBrainSettings splitBrain,
-        MemberSettings member) {
+        MemberSettings member,
+        Duration entityRestartBackoff,
+        Duration shardFailureBackoff) {
 
     /** Default cluster name. */
     public static final String DEFAULT_CLUSTER_NAME = "sharding";
@@ -90,6 +96,10 @@ public record ShardingSettings(
     public static final int DEFAULT_PORT_RANGE = 10;
     /** Default initial hosts. */
     public static final String DEFAULT_INITIAL_HOSTS = "127.0.0.1[7800..7809]";
+    /** Default longest wait between attempts to start an entity that failed to start. */
+    public static final Duration DEFAULT_ENTITY_RESTART_BACKOFF = Duration.ofSeconds(10);
+    /** Default longest wait between attempts to read a shard's remembered entities. */
+    public static final Duration DEFAULT_SHARD_FAILURE_BACKOFF = Duration.ofSeconds(10);
     /** The longest entity id, in characters. */
     public static final int MAX_ENTITY_ID_LENGTH = 1024;
 
@@ -109,6 +119,8 @@ public record ShardingSettings(
         Objects.requireNonNull(jgroups, "jgroups");
         Objects.requireNonNull(splitBrain, "splitBrain");
         Objects.requireNonNull(member, "member");
+        Objects.requireNonNull(entityRestartBackoff, "entityRestartBackoff");
+        Objects.requireNonNull(shardFailureBackoff, "shardFailureBackoff");
     }
 
     /**
@@ -149,6 +161,20 @@ public record ShardingSettings(
      */
     public ShardingSettings withMember(MemberSettings value) {
         return copy(c -> c.member = value);
+    }
+
+    /**
+     * Copy with other longest waits between start attempts of entities and between reads of remembered entities.
+     *
+     * @param entityRestart the longest wait before an entity whose start failed tries again
+     * @param shardFailure the longest wait before a failed read of a shard's remembered entities is made again
+     * @return the copy
+     */
+    public ShardingSettings withBackoff(Duration entityRestart, Duration shardFailure) {
+        return copy(c -> {
+            c.entityRestartBackoff = entityRestart;
+            c.shardFailureBackoff = shardFailure;
+        });
     }
 
     private ShardingSettings copy(java.util.function.Consumer<SettingsCopy> change) {

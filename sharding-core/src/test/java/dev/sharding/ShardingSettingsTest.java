@@ -73,7 +73,9 @@ class ShardingSettingsTest {
                 map,
                 JgroupsSettings.defaults(),
                 dev.sharding.SplitBrainSettings.DEFAULT,
-                MemberSettings.DEFAULT);
+                MemberSettings.DEFAULT,
+                Duration.ofSeconds(10),
+                Duration.ofSeconds(10));
         map.put("x", new ShardingSettings.EntityTypeSettings(3, true));
         assertThat(s.entities()).isEmpty();
         ShardingSettings t = s.withEntity("x", new ShardingSettings.EntityTypeSettings(3, true));

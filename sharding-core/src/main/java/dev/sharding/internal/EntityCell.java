@@ -62,6 +62,9 @@ final class EntityCell implements Runnable, Passivation.Candidate {
 
     private boolean passivateRequested;
 
+    /** While the entity's start keeps failing: the wait before the next attempt. */
+    private volatile @Nullable StartBackoff backoff;
+
     private final EntityContextImpl context = new EntityContextImpl(this);
 
     EntityCell(Shard shard, String entityId) {
@@ -82,6 +85,11 @@ final class EntityCell implements Runnable, Passivation.Candidate {
             // the cell retired after its last message; the retiring thread checks the mailbox after marking it dead,
             // so either it saw this delivery (and revived) or this thread sees dead and takes it back
             return false;
+        }
+        StartBackoff waiting = backoff;
+        if (waiting != null && !waiting.offered(delivery) && mailbox.remove(delivery)) {
+            waiting.reject(delivery); // the entity cannot start and enough messages wait for it
+            return true;
         }
         if (state.get() == IDLE && state.compareAndSet(IDLE, SCHEDULED)) {
             shard.region().executor().execute(this);
@@ -170,6 +178,11 @@ final class EntityCell implements Runnable, Passivation.Candidate {
     /** Handles one delivery; false when the mailbox must wait for a completion. */
     private boolean process(Delivery d) {
         if (d.message() instanceof StopSignal stop) {
+            StartBackoff waiting = backoff;
+            if (waiting != null) {
+                backoff = null;
+                waiting.stopped();
+            }
             stopInstance();
             stop.done().run();
             return true;
@@ -206,16 +219,16 @@ final class EntityCell implements Runnable, Passivation.Candidate {
         }
         Object entity = instance;
         if (entity == null) {
+            StartBackoff waiting = backoff;
+            if (waiting != null && waiting.stopRequested()) {
+                waiting.failStopping(sink);
+                return true;
+            }
             if (durable.mustLoad()) {
                 Throwable failure = durable.takeLoadFailure();
                 if (failure != null) {
                     moveTo(EntityLifecycle.NEW);
-                    log.warn("Reading the state of [{}/{}] failed", typeName(), entityId, failure);
-                    sink.fail(
-                            FailureKind.ENTITY_FAILED,
-                            failure.getClass().getName(),
-                            "the entity's stored state could not be read: " + failure.getMessage());
-                    return true;
+                    return startFailed(d, failure);
                 }
                 pending = d;
                 if (lifecycle != EntityLifecycle.LOADING) {
@@ -235,9 +248,17 @@ final class EntityCell implements Runnable, Passivation.Candidate {
                     moveTo(EntityLifecycle.NEW);
                 }
                 durable.creationFailed();
+                if (!UnreadableStateException.isCause(t)) {
+                    return startFailed(d, t);
+                }
+                // a stored state its class cannot read: trying again cannot help until the class reads it
                 log.warn("Creating entity [{}/{}] failed", typeName(), entityId, t);
                 sink.fail(FailureKind.ENTITY_FAILED, t.getClass().getName(), "creation failed: " + t.getMessage());
                 return true;
+            }
+            if (waiting != null) {
+                backoff = null;
+                waiting.started();
             }
         }
         lastActiveMillis = region.clockMillis();
@@ -274,6 +295,27 @@ final class EntityCell implements Runnable, Passivation.Candidate {
             }
         }
         return durable.afterHandler(sink, result, null);
+    }
+
+    /**
+     * The entity could not start: the delivery waits in the cell and the start is tried again after a wait
+     * ({@link StartBackoff}). Returns false: the mailbox waits.
+     */
+    private boolean startFailed(Delivery d, Throwable failure) {
+        StartBackoff waiting = backoff;
+        if (waiting == null) {
+            waiting = new StartBackoff(this, shard.region().bufferSize());
+            backoff = waiting;
+            if (mailbox.stream().anyMatch(q -> q.message() instanceof StopSignal)) {
+                waiting.requestStop(); // the shard stops: no wait, the messages before the stop fail
+            }
+        }
+        if (!waiting.failed(failure, shard.region().scheduler(), shard.region().entityRestartBackoff())) {
+            waiting.failStopping(d.sink());
+            return true;
+        }
+        pending = d;
+        return false;
     }
 
     /** Replies or fails, once the handler and any write of its state are done. */

@@ -18,7 +18,8 @@ import org.slf4j.LoggerFactory;
  * </pre>
  *
  * <ul>
- * <li>{@code NEW}: no instance yet, or its creation or state read failed (the next message tries again).</li>
+ * <li>{@code NEW}: no instance yet, or its creation or state read failed (tried again after a wait,
+ * {@link StartBackoff}; a stored state its class cannot decode fails the message at once).</li>
  * <li>{@code LOADING}: the entity's stored state is being read before the instance is created; the mailbox
  * waits.</li>
  * <li>{@code ACTIVE}: the instance lives and takes messages.</li>

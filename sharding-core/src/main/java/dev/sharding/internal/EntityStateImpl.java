@@ -76,7 +76,7 @@ final class EntityStateImpl<S> implements EntityState<S> {
     }
 
     private ShardingException unreadable(@Nullable String why) {
-        return new ShardingException("The stored state of [" + entity + "] cannot be read as " + type.getName()
+        return new UnreadableStateException("The stored state of [" + entity + "] cannot be read as " + type.getName()
                 + ": " + why + ". The entity takes no message until its state class reads it again; the stored "
                 + "state is kept, not replaced by the initial state");
     }

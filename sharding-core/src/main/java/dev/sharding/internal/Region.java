@@ -89,8 +89,14 @@ public final class Region<T> implements ShardRegion<T> {
             slots[i] = new ShardSlot(i);
         }
         this.router = new ShardRouter(node, type.name(), slots, type.shardIdFunction());
-        RememberJournal journal =
-                rememberEntities ? new RememberJournal(type.name(), node.store(), this::onControl) : null;
+        RememberJournal journal = rememberEntities
+                ? new RememberJournal(
+                        type.name(),
+                        node.store(),
+                        this::onControl,
+                        node.control(),
+                        node.settings().shardFailureBackoff())
+                : null;
         this.entities = new RegionEntities(node, journal);
         this.hosting = new ShardHosting(this, node, slots, router, proxyOnly, journal);
         this.handOffs = new RegionHandOffs(this, node, slots);
@@ -127,6 +133,21 @@ public final class Region<T> implements ShardRegion<T> {
 
     Executor executor() {
         return node.executor();
+    }
+
+    /** Where waits are timed (the control thread). */
+    java.util.concurrent.ScheduledExecutorService scheduler() {
+        return node.control();
+    }
+
+    /** The longest wait between attempts to start an entity whose start failed. */
+    Duration entityRestartBackoff() {
+        return node.settings().entityRestartBackoff();
+    }
+
+    /** The most messages a region, or an entity that cannot start, holds. */
+    int bufferSize() {
+        return node.settings().bufferSize();
     }
 
     dev.sharding.spi.ShardingStore store() {

@@ -47,10 +47,23 @@ final class RememberJournal {
     /** Per shard, the write under way. Control thread. */
     private final Map<Integer, CompletableFuture<Void>> flushing = new HashMap<>();
 
-    RememberJournal(String typeName, ShardingStore store, java.util.function.Consumer<Runnable> onControl) {
+    /** Times the retries of failed reads of remembered entities. */
+    private final java.util.concurrent.ScheduledExecutorService scheduler;
+
+    /** The longest wait between reads of a shard's remembered entities that failed. */
+    private final java.time.Duration maxBackoff;
+
+    RememberJournal(
+            String typeName,
+            ShardingStore store,
+            java.util.function.Consumer<Runnable> onControl,
+            java.util.concurrent.ScheduledExecutorService scheduler,
+            java.time.Duration maxBackoff) {
         this.typeName = typeName;
         this.store = store;
         this.onControl = onControl;
+        this.scheduler = scheduler;
+        this.maxBackoff = maxBackoff;
     }
 
     /** An entity started. Entity thread. */
@@ -135,14 +148,56 @@ final class RememberJournal {
      */
     void startRemembered(
             int shardId, java.util.function.BooleanSupplier stillHosted, java.util.function.Consumer<String> start) {
-        store.remembered(typeName, shardId).whenComplete((ids, failure) -> {
+        readRemembered(shardId, stillHosted, start, 1);
+    }
+
+    /**
+     * Reads a shard's remembered ids and starts them; a read that fails is made again after a wait that doubles from
+     * 100 ms up to {@code shard-failure-backoff}, for as long as the shard is hosted here.
+     */
+    private void readRemembered(
+            int shardId,
+            java.util.function.BooleanSupplier stillHosted,
+            java.util.function.Consumer<String> start,
+            int attempt) {
+        if (!stillHosted.getAsBoolean()) {
+            return;
+        }
+        CompletableFuture<java.util.Set<String>> read;
+        try {
+            read = store.remembered(typeName, shardId);
+        } catch (RuntimeException e) {
+            read = CompletableFuture.failedFuture(e);
+        }
+        read.whenComplete((ids, failure) -> {
             if (failure != null) {
-                log.warn(
-                        "Cannot read the remembered entities of shard {} of {}: {}",
+                long delay = StartBackoff.delayMillis(attempt, maxBackoff);
+                if (attempt == 1 || Integer.bitCount(attempt) == 1) {
+                    log.warn(
+                            "Cannot read the remembered entities of shard {} of {} (attempt {}); trying again in {}"
+                                    + " ms: {}",
+                            shardId,
+                            typeName,
+                            attempt,
+                            delay,
+                            failure.toString());
+                }
+                try {
+                    scheduler.schedule(
+                            () -> readRemembered(shardId, stillHosted, start, attempt + 1),
+                            delay,
+                            java.util.concurrent.TimeUnit.MILLISECONDS);
+                } catch (java.util.concurrent.RejectedExecutionException stopped) {
+                    // the node stopped
+                }
+                return;
+            }
+            if (attempt > 1) {
+                log.info(
+                        "Read the remembered entities of shard {} of {} after {} failed attempts",
                         shardId,
                         typeName,
-                        failure.toString());
-                return;
+                        attempt - 1);
             }
             if (!stillHosted.getAsBoolean()) {
                 return;

@@ -45,7 +45,16 @@ class RememberJournalTest {
 
     private final ConcurrentLinkedQueue<Runnable> control = new ConcurrentLinkedQueue<>();
 
-    private final RememberJournal journal = new RememberJournal("counter", store, control::add);
+    private final java.util.concurrent.ScheduledExecutorService scheduler =
+            java.util.concurrent.Executors.newSingleThreadScheduledExecutor();
+
+    private final RememberJournal journal =
+            new RememberJournal("counter", store, control::add, scheduler, java.time.Duration.ofMillis(400));
+
+    @org.junit.jupiter.api.AfterEach
+    void stopScheduler() {
+        scheduler.shutdownNow();
+    }
 
     private void runControl() {
         Runnable r;
@@ -132,6 +141,36 @@ class RememberJournalTest {
         journal.startRemembered(3, () -> false, id -> started.add("never " + id));
 
         assertThat(started).containsExactlyInAnyOrder("x", "y");
+    }
+
+    @Test
+    void aFailedReadOfRememberedEntitiesIsMadeAgainWhileTheShardIsHosted() {
+        java.util.concurrent.atomic.AtomicInteger reads = new java.util.concurrent.atomic.AtomicInteger();
+        ForwardingStore failing = new ForwardingStore(new InMemoryShardingStore()) {
+            @Override
+            public CompletableFuture<Set<String>> remembered(String typeName, int shardId) {
+                return reads.incrementAndGet() <= 3
+                        ? CompletableFuture.failedFuture(new IllegalStateException("database restarting"))
+                        : CompletableFuture.completedFuture(Set.of("x", "y"));
+            }
+        };
+        RememberJournal retrying =
+                new RememberJournal("counter", failing, control::add, scheduler, java.time.Duration.ofMillis(400));
+        List<String> started = new CopyOnWriteArrayList<>();
+        java.util.concurrent.atomic.AtomicBoolean hosted = new java.util.concurrent.atomic.AtomicBoolean(true);
+
+        retrying.startRemembered(3, hosted::get, started::add);
+        org.awaitility.Awaitility.await("the fourth read")
+                .atMost(java.time.Duration.ofSeconds(10))
+                .until(() -> started.size() == 2);
+        assertThat(started).containsExactlyInAnyOrder("x", "y");
+        assertThat(reads.get()).isEqualTo(4);
+
+        // a shard no longer hosted here stops the attempts
+        reads.set(0);
+        hosted.set(false);
+        retrying.startRemembered(4, hosted::get, started::add);
+        assertThat(reads.get()).isZero();
     }
 
     @Test

@@ -141,6 +141,54 @@ public class ShardingProperties {
     private int minNrOfMembers = 1;
 
     /**
+     * Longest wait between attempts to start an entity whose creation or state read failed. The first attempt again
+     * comes after 100 ms and the wait doubles up to this; the entity's messages wait meanwhile, at most buffer-size.
+     */
+    private Duration entityRestartBackoff = ShardingSettings.DEFAULT_ENTITY_RESTART_BACKOFF;
+
+    /**
+     * Longest wait between attempts to read the remembered entities of a shard that started on this node, when the
+     * read fails. The first attempt again comes after 100 ms and the wait doubles up to this.
+     */
+    private Duration shardFailureBackoff = ShardingSettings.DEFAULT_SHARD_FAILURE_BACKOFF;
+
+    /**
+     * Longest wait between attempts to start an entity.
+     *
+     * @return the wait
+     */
+    public Duration getEntityRestartBackoff() {
+        return this.entityRestartBackoff;
+    }
+
+    /**
+     * Sets the longest wait between attempts to start an entity.
+     *
+     * @param entityRestartBackoff the wait
+     */
+    public void setEntityRestartBackoff(Duration entityRestartBackoff) {
+        this.entityRestartBackoff = entityRestartBackoff;
+    }
+
+    /**
+     * Longest wait between attempts to read a shard's remembered entities.
+     *
+     * @return the wait
+     */
+    public Duration getShardFailureBackoff() {
+        return this.shardFailureBackoff;
+    }
+
+    /**
+     * Sets the longest wait between attempts to read a shard's remembered entities.
+     *
+     * @param shardFailureBackoff the wait
+     */
+    public void setShardFailureBackoff(Duration shardFailureBackoff) {
+        this.shardFailureBackoff = shardFailureBackoff;
+    }
+
+    /**
      * The roles of this node.
      *
      * @return the roles
@@ -463,7 +511,8 @@ public class ShardingProperties {
                                 .filter(r -> !r.isEmpty())
                                 .collect(Collectors.toSet()),
                         this.appVersion == null ? "" : this.appVersion.trim(),
-                        this.minNrOfMembers));
+                        this.minNrOfMembers))
+                .withBackoff(this.entityRestartBackoff, this.shardFailureBackoff);
         for (Map.Entry<String, EntityTypeProperties> entity : this.entities.entrySet()) {
             settings = settings.withEntity(
                     entity.getKey(),
