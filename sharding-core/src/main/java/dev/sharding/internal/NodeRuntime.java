@@ -202,6 +202,14 @@ public final class NodeRuntime implements Transport.Listener {
                 : type.numberOfShards() > 0 ? type.numberOfShards() : settings.numberOfShards();
         // a type with a role is hosted only where the node has that role; elsewhere its region routes, as a proxy
         boolean proxyOnly = ts.proxyOnly() || !settings.member().hasRole(ts.role());
+        if (!ts.proxyOnly() && proxyOnly) {
+            log.info(
+                    "Entity type {} is hosted only on nodes with role {}, which this node lacks (roles {}): its region"
+                            + " routes messages only",
+                    type.name(),
+                    ts.role(),
+                    settings.member().roles());
+        }
         Region<T> region = new Region<>(links, type, EntityHandlers.of(type.entityClass()), shards, proxyOnly);
         regions.add(region, new RegionCommands(region, links));
     }

