@@ -23,7 +23,7 @@ public interface ShardIdFunction {
     /**
      * The shard of an entity id.
      *
-     * @param entityId the id, 1 to 256 characters
+     * @param entityId the id, 1 to 1,024 characters
      * @param numberOfShards the type's number of shards, at least 1
      * @return the shard, from 0 to {@code numberOfShards - 1}
      */

@@ -14,8 +14,8 @@ public final class ProtocolCodec {
     /** The first byte of every frame. */
     public static final int MAGIC = 0x5D;
 
-    /** The protocol version. */
-    public static final int VERSION = 2;
+    /** The protocol version: 3 since members send their profile (application version and roles). */
+    public static final int VERSION = 3;
 
     private final int maxPayloadSize;
 

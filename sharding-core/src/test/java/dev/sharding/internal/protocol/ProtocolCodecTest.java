@@ -33,10 +33,12 @@ class ProtocolCodecTest {
         return Stream.of(
                 new Register(regions, "store-1"),
                 new Register(List.of(), ""),
+                new Register(regions, "store-2", new MemberProfile("2.0.0-RC1", List.of("backend", "batch"))),
                 new RegisterAck(),
                 new GetShardStates(),
                 new ShardStates(regions),
                 new ShardStates(List.of()),
+                new ShardStates(regions, new MemberProfile("1.10", List.of("web"))),
                 new GetShardHome("account", 42),
                 new ShardHome("account", 0, B),
                 new HostShard("account", 99, 7, 0, List.of()),
@@ -81,7 +83,8 @@ class ProtocolCodecTest {
                         List.of("account/3"),
                         List.of(
                                 new RegionStats.TypeStats("account", false, 42, Map.of(1, 10, 2, 0)),
-                                new RegionStats.TypeStats("cart", true, 0, Map.of()))));
+                                new RegionStats.TypeStats("cart", true, 0, Map.of()))),
+                new RegionStats(6, false, List.of(), List.of(), new MemberProfile("3", List.of("x"))));
     }
 
     @ParameterizedTest
