@@ -72,6 +72,11 @@ final class CoordinatorDriver implements CoordinatorMessage.Handler, Coordinator
         return core.handoffsInProgress();
     }
 
+    /** Whether the active coordinator on this node is moving shards. Control thread. */
+    boolean movesUnderWay() {
+        return core.movesUnderWay();
+    }
+
     /** Why the active coordinator places no shard yet, or {@code null}. Control thread. */
     @Nullable
     String placementWait() {

@@ -16,6 +16,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,8 +25,9 @@ import org.slf4j.LoggerFactory;
  *
  * <ol>
  * <li>{@link #handOffShards}: ask the coordinator ({@code GracefulShutdownRequest}, repeated every retry interval)
- * to hand off every shard hosted here, and wait until none is left, at most {@code handoff-timeout}, while still
- * serving; the messages of each shard go to its new home.</li>
+ * to hand off every shard hosted here, and wait until none is left (and, on the coordinator's own node, until it has
+ * placed them all), at most {@code handoff-timeout}, while still serving; the messages of each shard go to its new
+ * home.</li>
  * <li>{@link #stopEntities}: fail what is buffered, stop whatever entity is left, and store the remembered entities
  * started since the last flush, so they start again after a restart of the whole cluster.</li>
  * <li>{@link #sayGoodbye}: tell every member ({@code RegionStopped}) and wait briefly for each to confirm, so that
@@ -52,6 +54,9 @@ final class GracefulLeave {
 
     private volatile boolean leaving;
 
+    /** Whether the coordinator on this node, if active, is still moving shards (control thread). */
+    private final BooleanSupplier coordinatorMoving;
+
     private final CompletableFuture<Void> drained = new CompletableFuture<>();
 
     private final Set<Member> acksAwaited = ConcurrentHashMap.newKeySet();
@@ -64,7 +69,9 @@ final class GracefulLeave {
             LocalRegions regions,
             ControlLoop control,
             Outbound out,
-            LeaseKeeper leases) {
+            LeaseKeeper leases,
+            BooleanSupplier coordinatorMoving) {
+        this.coordinatorMoving = coordinatorMoving;
         this.settings = settings;
         this.membership = membership;
         this.regions = regions;
@@ -112,6 +119,7 @@ final class GracefulLeave {
     void retry() {
         if (leaving && !drained.isDone()) {
             requestHandOff();
+            regionChanged(); // the coordinator on this node may have finished placing the shards it moved
         }
     }
 
@@ -122,9 +130,13 @@ final class GracefulLeave {
         }
     }
 
-    /** A region's hosting changed: the handoff is done once no region hosts a shard. Control thread. */
+    /**
+     * A region's hosting changed: the handoff is done once no region hosts a shard and, on the coordinator's node, the
+     * coordinator has placed every shard it moved (else the next coordinator would find them without a home, fence
+     * them for a lease and place them on demand, unevenly). Control thread.
+     */
     void regionChanged() {
-        if (leaving && regions.hostNothing()) {
+        if (leaving && regions.hostNothing() && !coordinatorMoving.getAsBoolean()) {
             drained.complete(null);
         }
     }

@@ -157,7 +157,8 @@ public final class NodeRuntime implements Transport.Listener {
                 leases);
         this.gate =
                 new ServingGate(leases, regions, store, control, membership, this::reportShards, links::regionChanged);
-        this.leave = new GracefulLeave(settings, membership, regions, control, this::send, leases);
+        this.leave = new GracefulLeave(
+                settings, membership, regions, control, this::send, leases, this.coordinator::movesUnderWay);
         ClusterStatistics statistics = new ClusterStatistics(
                 control,
                 membership,

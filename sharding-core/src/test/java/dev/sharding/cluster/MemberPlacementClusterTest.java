@@ -202,9 +202,10 @@ class MemberPlacementClusterTest {
         System.out.println("[rolling update, new node first] moves per shard: " + new java.util.TreeMap<>(moves)
                 + "; total " + total);
         assertThat(moves).as("every shard left its old node").hasSize(SHARDS);
-        // each moved off its old node once, to a new one; some move once more when the new nodes are evened out at
-        // the end (the new nodes do not always get equal shares of the old ones' shards)
-        assertThat(moves.values()).allMatch(n -> n <= 2);
+        // each moved once, off its old node to a new one: the old node hands its shards to the new ones with the
+        // fewest, and a coordinator's node leaves only after it has placed the shards it moved, so no shard is left
+        // without a home for the next coordinator to place unevenly (and move again at the end)
+        assertThat(moves.values()).as("moves per shard").allMatch(n -> n == 1);
     }
 
     /** Every id answers, so that every shard is hosted and its entities live where it is. */

@@ -165,6 +165,15 @@ public final class Coordinator {
         return t.active ? allocator.placementWait() : null;
     }
 
+    /**
+     * Whether this active coordinator is moving shards: handoffs, or allocations waiting for their epoch or for
+     * {@code ShardStarted}. Its node waits for them before it leaves, so that the shards it handed off have their new
+     * homes before the next coordinator takes over.
+     */
+    public boolean movesUnderWay() {
+        return t.active && (!t.inProgress.isEmpty() || !t.handoffs.isEmpty());
+    }
+
     /** Shards being handed off now, as "type/shard". */
     public List<String> handoffsInProgress() {
         return handOffs.inProgress();

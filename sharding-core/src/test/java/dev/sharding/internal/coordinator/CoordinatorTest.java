@@ -591,6 +591,49 @@ class CoordinatorTest {
     }
 
     @Test
+    void theCoordinatorsOwnMemberSeesItsMovesUnderWayUntilEveryShardItHandedOffStartedElsewhere() {
+        ready(A, B, C);
+        allocated(0, A);
+        allocated(1, A);
+        assertThat(coordinator.movesUnderWay()).isFalse();
+        run(coordinator.onGracefulShutdownRequest(A, new GracefulShutdownRequest(), now));
+        assertThat(take(A, HandOff.class)).hasSize(2);
+        assertThat(coordinator.movesUnderWay()).as("handing off").isTrue();
+
+        run(coordinator.onShardStopped(A, new ShardStopped(TYPE, 0, 1, List.of()), now));
+        run(coordinator.onShardStopped(A, new ShardStopped(TYPE, 1, 1, List.of()), now));
+        Map<Integer, Member> targets = new HashMap<>();
+        for (Member m : List.of(B, C)) {
+            take(m, HostShard.class).forEach(h -> targets.put(h.shardId(), m));
+        }
+        assertThat(targets).containsOnlyKeys(0, 1);
+        assertThat(coordinator.movesUnderWay())
+                .as("stopped on A, not yet started on the target")
+                .isTrue();
+
+        run(coordinator.onShardStarted(targets.get(0), new ShardStarted(TYPE, 0), now));
+        assertThat(coordinator.movesUnderWay()).as("shard 1 not yet started").isTrue();
+        // the target of shard 1 crashes before it started it: the shard is placed again at once, on the member left
+        // (its carried state is dropped with the allocation; the new home reads it from the store)
+        Member crashed = targets.get(1);
+        Member left = crashed.equals(B) ? C : B;
+        view(List.of(A, left), Set.of(crashed), Set.of());
+        assertThat(take(A, HostShard.class))
+                .as("nothing new goes to the leaving member")
+                .isEmpty();
+        assertThat(one(left, HostShard.class).shardId()).isEqualTo(1);
+        assertThat(coordinator.movesUnderWay())
+                .as("placed again, not yet started")
+                .isTrue();
+        run(coordinator.onShardStarted(left, new ShardStarted(TYPE, 1), now));
+        assertThat(coordinator.movesUnderWay())
+                .as("every shard it handed off has a new home")
+                .isFalse();
+        assertThat(coordinator.state().home(TYPE, 0)).isEqualTo(targets.get(0));
+        assertThat(coordinator.state().home(TYPE, 1)).isEqualTo(left);
+    }
+
+    @Test
     void aShardStartedOnAMemberThatIsLeavingMovesOnAtOnce() {
         ready(A, B);
         allocated(0, A);
