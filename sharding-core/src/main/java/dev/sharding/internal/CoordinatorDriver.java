@@ -47,12 +47,17 @@ final class CoordinatorDriver implements CoordinatorMessage.Handler, Coordinator
 
     private final LeaseKeeper leases;
 
+    /** Told after each event: a leaving node waits for its coordinator's moves ({@link #movesUnderWay}). */
+    private final Runnable afterEvent;
+
     CoordinatorDriver(
             Coordinator core,
             Outbound outbound,
             ShardingStore store,
             ScheduledExecutorService control,
-            LeaseKeeper leases) {
+            LeaseKeeper leases,
+            Runnable afterEvent) {
+        this.afterEvent = afterEvent;
         this.core = core;
         this.outbound = outbound;
         this.store = store;
@@ -139,6 +144,7 @@ final class CoordinatorDriver implements CoordinatorMessage.Handler, Coordinator
         for (CoordinatorEffect e : effects) {
             e.applyTo(this);
         }
+        afterEvent.run();
     }
 
     @Override

@@ -154,7 +154,8 @@ public final class NodeRuntime implements Transport.Listener {
                 this::send,
                 store,
                 control.executor(),
-                leases);
+                leases,
+                links::regionChanged);
         this.gate =
                 new ServingGate(leases, regions, store, control, membership, this::reportShards, links::regionChanged);
         this.leave = new GracefulLeave(

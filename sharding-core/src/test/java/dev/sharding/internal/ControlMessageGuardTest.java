@@ -43,8 +43,12 @@ class ControlMessageGuardTest {
     }
 
     private NodeRuntime start(InMemoryNetwork network, String name, ShardingStore store) throws Exception {
-        ShardingSettings settings =
-                ShardingSettings.defaults().withNodeName(name).withRetryInterval(Duration.ofMillis(100));
+        // shards the tests make a region host behind the coordinator's back are not handed off when the node stops:
+        // it waits for them no longer than this
+        ShardingSettings settings = ShardingSettings.defaults()
+                .withNodeName(name)
+                .withRetryInterval(Duration.ofMillis(100))
+                .withHandoffTimeout(Duration.ofSeconds(2));
         EntityType<Wallet> type = Wallet.type();
         NodeRuntime node = new NodeRuntime(
                 settings,
