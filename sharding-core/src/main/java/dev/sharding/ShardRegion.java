@@ -55,4 +55,29 @@ public interface ShardRegion<T> {
      * @return the reply or a failure, as for {@link #ask(String, Object, Class)}
      */
     <R> CompletableFuture<R> ask(String entityId, Object message, Class<R> replyType, Duration timeout);
+
+    /**
+     * Sends a message with an id that makes retries safe: the entity applies a message id once. The first message
+     * with the id runs the handler; its state change and the id with the reply are stored in one transaction. A
+     * message with an id the entity applied lately gets the recorded reply again, without running the handler,
+     * whether the entity stayed, passivated, moved to another node, or its node crashed in between. So an ask that
+     * timed out, or failed because its node went away, can be sent again with the same id.
+     *
+     * <p>Only for entity types with durable state ({@link EntityType#withState}). Each entity keeps the ids of its
+     * last messages, by count and age ({@code sharding.entities.<type>.applied-messages.*}); an id retried after it
+     * left that window is applied again. A handler that failed recorded nothing: a retry runs it again. The reply is
+     * recorded in the codec's encoding, so its type must be one the codec knows.
+     *
+     * @param entityId the entity id
+     * @param message the message
+     * @param replyType the type of the reply
+     * @param timeout how long to wait for the reply
+     * @param messageId the message's id, unique per entity for the window's time (for example an idempotency key);
+     *     1 to {@link ShardingSettings#MAX_MESSAGE_ID_LENGTH} characters
+     * @param <R> the type of the reply
+     * @return the reply or a failure, as for {@link #ask(String, Object, Class)}
+     * @throws IllegalArgumentException if the entity id or message id is invalid, or the type has no durable state
+     */
+    <R> CompletableFuture<R> ask(
+            String entityId, Object message, Class<R> replyType, Duration timeout, String messageId);
 }

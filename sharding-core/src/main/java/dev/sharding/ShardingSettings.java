@@ -103,6 +103,9 @@ public record ShardingSettings(
     /** The longest entity id, in characters. */
     public static final int MAX_ENTITY_ID_LENGTH = 1024;
 
+    /** The longest message id ({@link ShardRegion#ask(String, Object, Class, Duration, String)}), in characters. */
+    public static final int MAX_MESSAGE_ID_LENGTH = 255;
+
     /**
      * Checks the arguments are not null and copies the map.
      */
@@ -384,16 +387,43 @@ public record ShardingSettings(
      *     message, wherever and whenever their shard starts; such entities are never passivated for idleness
      * @param role the role a node must have to host the type ({@link MemberSettings#roles()}); the others are proxies
      *     of it; {@code null} for every node
+     * @param appliedMessages how many ids of applied messages each entity keeps, and for how long, so that a retry
+     *     with the same id applies once ({@link ShardRegion#ask(String, Object, Class, Duration, String)})
      */
     public record EntityTypeSettings(
             int numberOfShards,
             boolean proxyOnly,
             @Nullable Duration idleTimeout,
             boolean rememberEntities,
-            @Nullable String role) {
+            @Nullable String role,
+            AppliedMessageWindow appliedMessages) {
 
         /** The defaults: the node's number of shards and idle timeout, hosting, not remembering, no role. */
-        public static final EntityTypeSettings DEFAULT = new EntityTypeSettings(0, false, null, false, null);
+        public static final EntityTypeSettings DEFAULT =
+                new EntityTypeSettings(0, false, null, false, null, AppliedMessageWindow.DEFAULT);
+
+        /** Checks the values. */
+        public EntityTypeSettings {
+            Objects.requireNonNull(appliedMessages, "appliedMessages");
+        }
+
+        /**
+         * Settings with the default window of applied message ids.
+         *
+         * @param numberOfShards the number of shards, or 0 for the node's default
+         * @param proxyOnly whether this node only routes messages of the type
+         * @param idleTimeout the type's idle time before passivation, or {@code null} for the node's
+         * @param rememberEntities whether live entities are remembered
+         * @param role the role a node must have to host the type, or {@code null}
+         */
+        public EntityTypeSettings(
+                int numberOfShards,
+                boolean proxyOnly,
+                @Nullable Duration idleTimeout,
+                boolean rememberEntities,
+                @Nullable String role) {
+            this(numberOfShards, proxyOnly, idleTimeout, rememberEntities, role, AppliedMessageWindow.DEFAULT);
+        }
 
         /**
          * Settings with no role.
@@ -425,7 +455,17 @@ public record ShardingSettings(
          * @return the copy
          */
         public EntityTypeSettings withRememberEntities(boolean value) {
-            return new EntityTypeSettings(numberOfShards, proxyOnly, idleTimeout, value, role);
+            return new EntityTypeSettings(numberOfShards, proxyOnly, idleTimeout, value, role, appliedMessages);
+        }
+
+        /**
+         * Copy with another window of applied message ids.
+         *
+         * @param value the window
+         * @return the copy
+         */
+        public EntityTypeSettings withAppliedMessages(AppliedMessageWindow value) {
+            return new EntityTypeSettings(numberOfShards, proxyOnly, idleTimeout, rememberEntities, role, value);
         }
 
         /**
@@ -435,7 +475,34 @@ public record ShardingSettings(
          * @return the copy
          */
         public EntityTypeSettings withRole(@Nullable String value) {
-            return new EntityTypeSettings(numberOfShards, proxyOnly, idleTimeout, rememberEntities, value);
+            return new EntityTypeSettings(
+                    numberOfShards, proxyOnly, idleTimeout, rememberEntities, value, appliedMessages);
+        }
+    }
+
+    /**
+     * How many ids of applied messages each entity of a type keeps, and for how long: a message retried with a kept
+     * id gets the recorded reply; one retried after its id left the window is applied again. The ids are written
+     * with the entity's state on every write of a message with an id, so a larger window costs bytes on each write.
+     *
+     * @param maxCount the most ids kept per entity, the oldest dropped first (at least 1)
+     * @param maxAge how long an id is kept after its message was applied (positive)
+     */
+    public record AppliedMessageWindow(int maxCount, Duration maxAge) {
+
+        /** The defaults: 64 ids, for an hour. */
+        public static final AppliedMessageWindow DEFAULT = new AppliedMessageWindow(64, Duration.ofHours(1));
+
+        /** Checks the values. */
+        public AppliedMessageWindow {
+            Objects.requireNonNull(maxAge, "maxAge");
+            if (maxCount < 1 || maxCount > 100_000) {
+                throw new InvalidSettingException(
+                        "applied-messages.max-count", maxCount, "must be between 1 and 100000");
+            }
+            if (maxAge.isNegative() || maxAge.isZero()) {
+                throw new InvalidSettingException("applied-messages.max-age", maxAge, "must be positive");
+            }
         }
     }
 

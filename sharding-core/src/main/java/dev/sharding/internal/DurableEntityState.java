@@ -1,10 +1,12 @@
 package dev.sharding.internal;
 
 import dev.sharding.EntityState;
+import dev.sharding.ShardingSettings;
 import dev.sharding.internal.protocol.EntityTransfer;
 import dev.sharding.internal.protocol.FailureKind;
 import dev.sharding.spi.ShardingStore;
 import dev.sharding.spi.StaleEpochException;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -37,6 +39,12 @@ final class DurableEntityState {
     /** The state the live instance sees, once it asked for it. */
     private @Nullable EntityStateImpl<?> entityState;
 
+    /** The ids of the messages the entity applied, as stored; read with the state. */
+    private byte @Nullable [] appliedStored;
+
+    /** {@link #appliedStored} decoded, once a message with an id needed it. */
+    private @Nullable AppliedMessages applied;
+
     DurableEntityState(EntityCell cell, Shard shard) {
         this.cell = cell;
         this.shard = shard;
@@ -61,6 +69,7 @@ final class DurableEntityState {
         EntityTransfer carried = shard.takeTransfer(entityId);
         if (carried != null) {
             loaded = Optional.of(carried);
+            setApplied(carried.applied());
             cell.resume();
             return;
         }
@@ -74,7 +83,9 @@ final class DurableEntityState {
             if (failure != null) {
                 loadFailure = unwrap(failure);
             } else {
-                loaded = stored.map(s -> new EntityTransfer(entityId, s.state(), s.version()));
+                loaded = stored.map(s -> new EntityTransfer(
+                        entityId, s.state().length == 0 ? null : s.state(), s.version(), s.applied()));
+                setApplied(stored.map(ShardingStore.StoredState::applied).orElse(null));
             }
             cell.resume();
         });
@@ -84,19 +95,36 @@ final class DurableEntityState {
      * After a handler: write the state through if it changed, then complete. Returns false when the mailbox waits for
      * the write (its completion completes and resumes).
      */
-    boolean afterHandler(ReplySink sink, @Nullable Object value, @Nullable Throwable failure) {
+    boolean afterHandler(
+            ReplySink sink, @Nullable Object value, @Nullable Throwable failure, @Nullable String messageId) {
         EntityStateImpl<?> s = entityState;
-        if (s == null || !s.isDirty()) {
+        if (messageId == null && (s == null || !s.isDirty())) {
             cell.complete(sink, value, failure);
             return true;
         }
         if (failure != null) {
-            s.discard(); // a message whose handler failed has no effect, on the state either
-            cell.complete(sink, value, failure);
+            if (s != null) {
+                s.discard(); // a message whose handler failed has no effect, on the state either
+            }
+            cell.complete(sink, value, failure); // and its id is not recorded: a retry runs it again
             return true;
         }
-        CompletableFuture<Void> write =
-                s.writeThrough(shard.region().store(), cell.typeName(), cell.entityId(), cell.shardId(), shard.epoch());
+        CompletableFuture<Void> write;
+        if (messageId == null) {
+            write = Objects.requireNonNull(s)
+                    .writeThrough(
+                            shard.region().store(),
+                            cell.typeName(),
+                            cell.entityId(),
+                            cell.shardId(),
+                            shard.epoch(),
+                            appliedStored);
+        } else {
+            write = recordApplied(sink, s, messageId, value);
+            if (write == null) {
+                return true; // failed and answered
+            }
+        }
         if (write.isDone()) {
             completeAfterWrite(sink, value, write);
             return true;
@@ -106,6 +134,108 @@ final class DurableEntityState {
             cell.resume();
         });
         return false;
+    }
+
+    /**
+     * Writes the state (changed or not) with the message id and its encoded reply added to the applied ones, in one
+     * write; the new window becomes the entity's once durable. Returns null when the reply cannot be recorded (the
+     * message then failed, with no effect).
+     */
+    private @Nullable CompletableFuture<Void> recordApplied(
+            ReplySink sink, @Nullable EntityStateImpl<?> s, String messageId, @Nullable Object value) {
+        Region<?> region = shard.region();
+        byte[] reply;
+        try {
+            reply = value == null ? null : region.codec().encode(value);
+        } catch (RuntimeException e) {
+            if (s != null) {
+                s.discard();
+            }
+            cell.complete(
+                    sink,
+                    null,
+                    new IllegalStateException(
+                            "The reply to message " + messageId + " is a "
+                                    + value.getClass().getName()
+                                    + ", which the codec cannot encode, so it cannot be recorded;"
+                                    + " the message had no effect: " + e.getMessage(),
+                            e));
+            return null;
+        }
+        ShardingSettings.AppliedMessageWindow window = region.appliedMessageWindow();
+        AppliedMessages next = appliedMessages()
+                .plus(
+                        messageId,
+                        System.currentTimeMillis(),
+                        reply,
+                        window.maxCount(),
+                        window.maxAge().toMillis());
+        byte[] nextBytes = next.encode();
+        CompletableFuture<Void> write;
+        if (s != null) {
+            write = s.writeThrough(
+                    region.store(), cell.typeName(), cell.entityId(), cell.shardId(), shard.epoch(), nextBytes);
+        } else {
+            // the instance never asked for its state: the stored one is written again as it is, with the ids
+            EntityTransfer before = loaded == null ? null : loaded.orElse(null);
+            byte[] state = before == null || before.state() == null ? new byte[0] : before.state();
+            try {
+                write = region.store()
+                        .write(cell.typeName(), cell.entityId(), cell.shardId(), shard.epoch(), state, nextBytes)
+                        .thenAccept(stored -> loaded = Optional.of(new EntityTransfer(
+                                cell.entityId(), state.length == 0 ? null : state, stored.version(), nextBytes)));
+            } catch (RuntimeException e) {
+                write = CompletableFuture.failedFuture(e);
+            }
+        }
+        return write.thenRun(() -> {
+            appliedStored = nextBytes;
+            applied = next;
+        });
+    }
+
+    /**
+     * The reply recorded for a message id the entity applied lately, if any.
+     *
+     * @return the decoded reply (null for a handler that returned nothing), or {@link #NOT_APPLIED}
+     */
+    @Nullable
+    Object recordedReply(String messageId) {
+        ShardingSettings.AppliedMessageWindow window = shard.region().appliedMessageWindow();
+        AppliedMessages.Entry entry = appliedMessages()
+                .find(messageId, System.currentTimeMillis(), window.maxAge().toMillis());
+        if (entry == null) {
+            return NOT_APPLIED;
+        }
+        byte[] reply = entry.reply();
+        return reply == null ? null : shard.region().codec().decode(reply, 0, reply.length);
+    }
+
+    /** Says that a message id was not applied lately. */
+    static final Object NOT_APPLIED = new Object();
+
+    private AppliedMessages appliedMessages() {
+        AppliedMessages a = applied;
+        if (a == null) {
+            try {
+                a = AppliedMessages.decode(appliedStored);
+            } catch (RuntimeException e) {
+                // unreadable ids are dropped, not fatal: the state itself is intact
+                log.warn(
+                        "Stored ids of applied messages of [{}/{}] cannot be read and are dropped: {}",
+                        cell.typeName(),
+                        cell.entityId(),
+                        e.toString());
+                a = AppliedMessages.NONE;
+            }
+            applied = a;
+        }
+        return a;
+    }
+
+    private void setApplied(byte @Nullable [] bytes) {
+        appliedStored = bytes;
+        applied = null;
     }
 
     private void completeAfterWrite(ReplySink sink, @Nullable Object value, CompletableFuture<Void> write) {
@@ -167,19 +297,25 @@ final class DurableEntityState {
     /** The instance was passivated: the stored state it had is kept for a next incarnation on this node. */
     void keep(@Nullable EntityTransfer stored) {
         loaded = stored == null ? null : Optional.of(stored);
+        if (stored != null) {
+            setApplied(stored.applied());
+        }
     }
 
     /** The instance's stored state now (to carry to the shard's next owner, or keep), or null when it has none. */
     @Nullable
     EntityTransfer current() {
         EntityStateImpl<?> s = entityState;
-        return s == null ? null : new EntityTransfer(cell.entityId(), s.storedBytes(), s.storedVersion());
+        return s == null
+                ? null
+                : new EntityTransfer(cell.entityId(), s.storedBytes(), s.storedVersion(), appliedStored);
     }
 
     /** The instance is destroyed. */
     void forget() {
         entityState = null;
         loaded = null;
+        setApplied(null);
     }
 
     static Throwable unwrap(Throwable t) {

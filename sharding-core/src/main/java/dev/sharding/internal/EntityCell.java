@@ -262,12 +262,21 @@ final class EntityCell implements Runnable, Passivation.Candidate {
             }
         }
         lastActiveMillis = region.clockMillis();
-        if (d.message() == StartSignal.INSTANCE) {
+        Object message = d.message();
+        if (message == StartSignal.INSTANCE) {
             return true; // started without a message (remembered entity)
+        }
+        String messageId = null;
+        if (message instanceof IdentifiedMessage identified) {
+            messageId = identified.messageId();
+            message = identified.message();
+            if (repeated(messageId, sink)) {
+                return true;
+            }
         }
         Object result;
         try {
-            result = region.handlers().invoke(entity, d.message());
+            result = region.handlers().invoke(entity, message);
         } catch (UnhandledMessageException e) {
             if (sink.isTell()) {
                 log.warn("Dropped a tell: {}", e.getMessage());
@@ -276,25 +285,60 @@ final class EntityCell implements Runnable, Passivation.Candidate {
             return true;
         } catch (Throwable t) {
             rethrowFatal(t);
-            return durable.afterHandler(sink, null, t);
+            return durable.afterHandler(sink, null, t, messageId);
         }
         if (result instanceof CompletionStage<?> stage) {
             CompletableFuture<?> f = stage.toCompletableFuture();
             if (!f.isDone()) {
+                String id = messageId;
                 f.whenComplete((v, t) -> {
-                    if (durable.afterHandler(sink, v, t == null ? null : DurableEntityState.unwrap(t))) {
+                    if (durable.afterHandler(sink, v, t == null ? null : DurableEntityState.unwrap(t), id)) {
                         resume();
                     }
                 });
                 return false;
             }
             try {
-                return durable.afterHandler(sink, f.join(), null);
+                return durable.afterHandler(sink, f.join(), null, messageId);
             } catch (Throwable t) {
-                return durable.afterHandler(sink, null, DurableEntityState.unwrap(t));
+                return durable.afterHandler(sink, null, DurableEntityState.unwrap(t), messageId);
             }
         }
-        return durable.afterHandler(sink, result, null);
+        return durable.afterHandler(sink, result, null, messageId);
+    }
+
+    /**
+     * A message with an id: when the entity applied that id lately, answers with the recorded reply and returns true
+     * (the handler does not run again).
+     */
+    private boolean repeated(String messageId, ReplySink sink) {
+        if (shard.region().type().stateType() == null) {
+            sink.fail(
+                    FailureKind.REJECTED,
+                    dev.sharding.MessageRejectedException.class.getName(),
+                    "Entity type " + typeName() + " has no durable state, so it cannot apply a message id once");
+            return true;
+        }
+        Object recorded;
+        try {
+            recorded = durable.recordedReply(messageId);
+        } catch (RuntimeException e) {
+            sink.fail(
+                    FailureKind.ENTITY_FAILED,
+                    e.getClass().getName(),
+                    "the recorded reply to message " + messageId + " cannot be decoded: " + e.getMessage());
+            return true;
+        }
+        if (recorded == DurableEntityState.NOT_APPLIED) {
+            return false;
+        }
+        log.debug(
+                "Entity [{}/{}] applied message {} before; answering with the recorded reply",
+                typeName(),
+                entityId,
+                messageId);
+        complete(sink, recorded, null);
+        return true;
     }
 
     /**

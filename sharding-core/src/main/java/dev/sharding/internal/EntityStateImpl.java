@@ -19,6 +19,8 @@ import org.jspecify.annotations.Nullable;
  */
 final class EntityStateImpl<S> implements EntityState<S> {
 
+    private static final byte[] EMPTY = new byte[0];
+
     private final Class<S> type;
 
     private final Supplier<S> initial;
@@ -60,7 +62,8 @@ final class EntityStateImpl<S> implements EntityState<S> {
      * never replaced by the initial state, which the next write would store over it.
      */
     private S storedValue() {
-        if (stored == null) {
+        if (stored == null || stored.length == 0) {
+            // nothing stored, or a row that keeps only the ids of applied messages
             return Objects.requireNonNull(initial.get(), "The initial state must not be null");
         }
         Object value;
@@ -120,31 +123,35 @@ final class EntityStateImpl<S> implements EntityState<S> {
     }
 
     /**
-     * Writes the current value (or deletes it after {@link #clear()}) under the shard's epoch. On success it becomes
-     * the stored value; on failure the value goes back to the stored one.
+     * Writes the current value (or deletes it after {@link #clear()}) under the shard's epoch, with the ids of the
+     * messages the entity applied. On success it becomes the stored value; on failure the value goes back to the
+     * stored one.
      *
+     * @param applied the ids of applied messages to store with it, or {@code null} for none; a cleared state whose
+     *     row keeps ids is written empty rather than deleted
      * @return completes when durable, or failed
      */
     CompletableFuture<Void> writeThrough(
-            ShardingStore store, String typeName, String entityId, int shardId, long epoch) {
+            ShardingStore store, String typeName, String entityId, int shardId, long epoch, byte @Nullable [] applied) {
         dirty = false;
         CompletableFuture<Void> done;
         byte[] bytes = null;
         try {
-            if (clearing) {
+            if (clearing && applied == null) {
                 done = store.delete(typeName, entityId, shardId, epoch);
             } else {
-                bytes = codec.encode(current);
+                bytes = clearing ? EMPTY : codec.encode(current);
                 byte[] written = bytes;
-                done = store.write(typeName, entityId, shardId, epoch, bytes).thenAccept(s -> {
-                    stored = written;
-                    storedVersion = s.version();
-                });
+                done = store.write(typeName, entityId, shardId, epoch, bytes, applied)
+                        .thenAccept(s -> {
+                            stored = written.length == 0 ? null : written;
+                            storedVersion = s.version();
+                        });
             }
         } catch (RuntimeException e) {
             done = CompletableFuture.failedFuture(e);
         }
-        boolean deleting = clearing;
+        boolean deleting = clearing && applied == null;
         clearing = false;
         return done.whenComplete((v, failure) -> {
             if (failure != null) {

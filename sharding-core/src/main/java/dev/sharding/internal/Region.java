@@ -141,6 +141,11 @@ public final class Region<T> implements ShardRegion<T> {
     }
 
     /** The longest wait between attempts to start an entity whose start failed. */
+    /** How many ids of applied messages each entity keeps, and for how long. */
+    ShardingSettings.AppliedMessageWindow appliedMessageWindow() {
+        return node.settings().entity(type.name()).appliedMessages();
+    }
+
     Duration entityRestartBackoff() {
         return node.settings().entityRestartBackoff();
     }
@@ -278,9 +283,35 @@ public final class Region<T> implements ShardRegion<T> {
 
     @Override
     public <R> CompletableFuture<R> ask(String entityId, Object message, Class<R> replyType, Duration timeout) {
+        return ask(entityId, message, replyType, timeout, null, check(entityId, message));
+    }
+
+    @Override
+    public <R> CompletableFuture<R> ask(
+            String entityId, Object message, Class<R> replyType, Duration timeout, String messageId) {
+        int shard = check(entityId, message);
+        if (messageId == null || messageId.isEmpty() || messageId.length() > ShardingSettings.MAX_MESSAGE_ID_LENGTH) {
+            throw new IllegalArgumentException("Invalid message id for type " + type.name() + ": must be 1 to "
+                    + ShardingSettings.MAX_MESSAGE_ID_LENGTH + " characters");
+        }
+        if (type.stateType() == null) {
+            throw new IllegalArgumentException("Entity type " + type.name() + " has no durable state, so it cannot"
+                    + " record the ids of the messages it applied; declare one (an EntityState<S> constructor"
+                    + " parameter of a @ShardedEntity, or EntityType.withState) to send messages with ids");
+        }
+        return ask(entityId, new IdentifiedMessage(messageId, message), replyType, timeout, message, shard);
+    }
+
+    private <R> CompletableFuture<R> ask(
+            String entityId,
+            Object routed,
+            Class<R> replyType,
+            Duration timeout,
+            @Nullable Object unwrapped,
+            int shard) {
+        Object message = unwrapped == null ? routed : unwrapped;
         Objects.requireNonNull(replyType, "replyType");
         Objects.requireNonNull(timeout, "timeout");
-        int shard = check(entityId, message);
         PendingAsk<R> ask =
                 new PendingAsk<>(replyType, type.name(), entityId, System.nanoTime() + Math.max(1, timeout.toNanos()));
         if (!handlers.handles(message.getClass())) {
@@ -300,7 +331,7 @@ public final class Region<T> implements ShardRegion<T> {
         }
         node.asks().track(ask);
         try {
-            router.route(slots[shard], entityId, message, ask);
+            router.route(slots[shard], entityId, routed, ask);
         } catch (RuntimeException e) {
             ask.fail(e);
         }

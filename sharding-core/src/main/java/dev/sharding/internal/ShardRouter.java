@@ -139,6 +139,11 @@ final class ShardRouter {
                 return;
             }
         }
+        String messageId = null;
+        if (message instanceof IdentifiedMessage identified) {
+            messageId = identified.messageId();
+            message = identified.message();
+        }
         byte[] payload = node.codec().encode(message);
         long correlationId = 0;
         Member replyTo = null;
@@ -148,7 +153,7 @@ final class ShardRouter {
             replyTo = node.self();
         }
         EntityEnvelope envelope = new EntityEnvelope(
-                typeName, entityId, slot.shardId, correlationId, replyTo, payload, 0, payload.length);
+                typeName, entityId, slot.shardId, correlationId, replyTo, payload, 0, payload.length, messageId);
         node.transport().send(home, node.protocol().encode(envelope), false);
     }
 
@@ -254,7 +259,8 @@ final class ShardRouter {
                                 env.replyTo(),
                                 copy,
                                 env.payloadOffset() - offset,
-                                env.payloadLength());
+                                env.payloadLength(),
+                                env.messageId());
                         try {
                             buffer(slot, new ShardSlot.Buffered(env.entityId(), null, null, copy, own), null);
                         } catch (BufferFullException e) {
@@ -303,7 +309,8 @@ final class ShardRouter {
         ReplySink sink = env.replyTo() == null
                 ? ReplySink.TELL
                 : new RemoteReplySink(node, env.replyTo(), env.correlationId(), typeName, env.entityId());
-        local.deliver(env.entityId(), message, sink);
+        String messageId = env.messageId();
+        local.deliver(env.entityId(), messageId == null ? message : new IdentifiedMessage(messageId, message), sink);
     }
 
     private void reject(EntityEnvelope env, String reason) {

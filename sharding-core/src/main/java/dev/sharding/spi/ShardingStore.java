@@ -4,6 +4,7 @@ import java.util.Collection;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Where sharding keeps what must outlive a node: entity state, the epoch of every shard allocation, and the ids of
@@ -44,6 +45,33 @@ public interface ShardingStore extends AutoCloseable {
      *     shard was allocated since or the row was written under a higher epoch
      */
     CompletableFuture<StoredState> write(String typeName, String entityId, int shardId, long epoch, byte[] state);
+
+    /**
+     * Writes one entity's state together with the ids of the messages it applied lately, in one transaction, so that
+     * a message retried with the same id is recognised whatever happened between (see
+     * {@link dev.sharding.ShardRegion#ask(String, Object, Class, java.time.Duration, String)}). Both values replace
+     * the stored ones; {@code applied} {@code null} stores none.
+     *
+     * <p>The default writes {@code state} alone when {@code applied} is {@code null}, and otherwise fails with
+     * {@link UnsupportedOperationException}: a store that cannot keep the ids cannot promise that a retry applies
+     * once.
+     *
+     * @param typeName the entity type
+     * @param entityId the entity id
+     * @param shardId the entity's shard
+     * @param epoch the epoch of the writer's allocation of the shard
+     * @param state the encoded state; empty (no bytes) when the entity has none and the row only keeps the ids
+     * @param applied the encoded ids of the applied messages and their replies, or {@code null}
+     * @return the state as stored, once durable; failed as {@link #write(String, String, int, long, byte[])} fails
+     */
+    default CompletableFuture<StoredState> write(
+            String typeName, String entityId, int shardId, long epoch, byte[] state, byte @Nullable [] applied) {
+        if (applied == null) {
+            return write(typeName, entityId, shardId, epoch, state);
+        }
+        return CompletableFuture.failedFuture(
+                new UnsupportedOperationException(getClass().getName() + " cannot store the ids of applied messages"));
+    }
 
     /**
      * Deletes one entity's state.
@@ -174,11 +202,24 @@ public interface ShardingStore extends AutoCloseable {
     /**
      * One entity's stored state.
      *
-     * @param state the encoded state
+     * @param state the encoded state; empty when the row only keeps the ids of applied messages
      * @param version how many times it was written (1 after the first write)
      * @param epoch the epoch of its last write
+     * @param applied the encoded ids of the messages it applied lately, with their replies, or {@code null}
      */
-    record StoredState(byte[] state, long version, long epoch) {}
+    record StoredState(byte[] state, long version, long epoch, byte @Nullable [] applied) {
+
+        /**
+         * A stored state without applied message ids.
+         *
+         * @param state the encoded state
+         * @param version how many times it was written
+         * @param epoch the epoch of its last write
+         */
+        public StoredState(byte[] state, long version, long epoch) {
+            this(state, version, epoch, null);
+        }
+    }
 
     /**
      * A cluster's coordinator lease, as it is after {@link #acquireCoordinatorLease}.

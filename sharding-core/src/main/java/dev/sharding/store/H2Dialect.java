@@ -124,7 +124,8 @@ final class H2Dialect extends JdbcDialect {
         try (PreparedStatement ps = prepare(
                 connection,
                 "INSERT INTO " + states
-                        + " (type_name, entity_id, state, version, epoch, updated_at) VALUES (?, ?, ?, ?, ?, CURRENT_TIMESTAMP)")) {
+                        + " (type_name, entity_id, state, version, epoch, applied_messages, updated_at)"
+                        + " VALUES (?, ?, ?, ?, ?, ?, CURRENT_TIMESTAMP)")) {
             for (int i = 0; i < rows.size(); i++) {
                 StateRow row = rows.get(i);
                 ps.setString(1, row.typeName());
@@ -132,6 +133,7 @@ final class H2Dialect extends JdbcDialect {
                 ps.setBytes(3, row.state());
                 ps.setLong(4, row.version());
                 ps.setLong(5, row.epoch());
+                ps.setBytes(6, row.applied());
                 inserted[i] = insertUnlessDuplicate(ps);
             }
         }

@@ -33,15 +33,27 @@ public final class InMemoryShardingStore implements ShardingStore {
     }
 
     @Override
-    public synchronized CompletableFuture<StoredState> write(
+    public CompletableFuture<StoredState> write(
             String typeName, String entityId, int shardId, long epoch, byte[] state) {
+        return write(typeName, entityId, shardId, epoch, state, null);
+    }
+
+    @Override
+    public synchronized CompletableFuture<StoredState> write(
+            String typeName,
+            String entityId,
+            int shardId,
+            long epoch,
+            byte[] state,
+            byte @org.jspecify.annotations.Nullable [] applied) {
         String key = key(typeName, entityId);
         StoredState old = states.get(key);
         long fence = fence(typeName, shardId, old);
         if (fence > epoch) {
             return CompletableFuture.failedFuture(new StaleEpochException(typeName, entityId, epoch, fence));
         }
-        StoredState written = new StoredState(state.clone(), old == null ? 1 : old.version() + 1, epoch);
+        StoredState written = new StoredState(
+                state.clone(), old == null ? 1 : old.version() + 1, epoch, applied == null ? null : applied.clone());
         states.put(key, written);
         return CompletableFuture.completedFuture(written);
     }

@@ -203,6 +203,31 @@ abstract class JdbcDialect extends PortableSql {
      *
      * @return the statements, in order
      */
+    /** Splits a script at the semicolons outside {@code $$} quoted bodies (a PostgreSQL {@code DO} block). */
+    static List<String> splitStatements(String script) {
+        List<String> statements = new ArrayList<>();
+        boolean quoted = false;
+        int start = 0;
+        for (int i = 0; i < script.length(); i++) {
+            char c = script.charAt(i);
+            if (c == '$' && script.startsWith("$$", i)) {
+                quoted = !quoted;
+                i++;
+            } else if (c == ';' && !quoted) {
+                String statement = script.substring(start, i).strip();
+                if (!statement.isEmpty()) {
+                    statements.add(statement);
+                }
+                start = i + 1;
+            }
+        }
+        String last = script.substring(start).strip();
+        if (!last.isEmpty()) {
+            statements.add(last);
+        }
+        return statements;
+    }
+
     List<String> schemaStatements() {
         String resource = "/dev/sharding/store/schema-" + name() + ".sql";
         try (InputStream in = JdbcDialect.class.getResourceAsStream(resource)) {
@@ -217,13 +242,7 @@ abstract class JdbcDialect extends PortableSql {
                             "\\b" + DEFAULT_PREFIX
                                     + "(entity_state|shard_epoch|remembered_entity|coordinator_lease|store)\\b",
                             Matcher.quoteReplacement(prefix) + "$1");
-            List<String> statements = new ArrayList<>();
-            for (String statement : script.split(";")) {
-                if (!statement.isBlank()) {
-                    statements.add(statement.strip());
-                }
-            }
-            return statements;
+            return splitStatements(script);
         } catch (IOException e) {
             throw new UncheckedIOException("Could not read schema script " + resource, e);
         }

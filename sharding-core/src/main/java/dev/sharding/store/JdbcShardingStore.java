@@ -182,12 +182,26 @@ public final class JdbcShardingStore implements ShardingStore {
     @Override
     public CompletableFuture<StoredState> write(
             String typeName, String entityId, int shardId, long epoch, byte[] state) {
+        return write(typeName, entityId, shardId, epoch, state, null);
+    }
+
+    @Override
+    public CompletableFuture<StoredState> write(
+            String typeName, String entityId, int shardId, long epoch, byte[] state, byte @Nullable [] applied) {
         CompletableFuture<StoredState> future = new CompletableFuture<>();
         Objects.requireNonNull(state, "state");
         return invalidKey(typeName, entityId, future)
                 ? future
                 : writer.submit(
-                        new StoreOperation.Write(typeName, entityId, shardId, epoch, state.clone(), future), future);
+                        new StoreOperation.Write(
+                                typeName,
+                                entityId,
+                                shardId,
+                                epoch,
+                                state.clone(),
+                                applied == null ? null : applied.clone(),
+                                future),
+                        future);
     }
 
     @Override

@@ -160,11 +160,13 @@ abstract class PortableSql {
     @Nullable
     StoredState read(Connection connection, String typeName, String entityId) throws SQLException {
         try (PreparedStatement ps = prepare(
-                connection, "SELECT state, version, epoch FROM " + states + " WHERE type_name = ? AND entity_id = ?")) {
+                connection,
+                "SELECT state, version, epoch, applied_messages FROM " + states
+                        + " WHERE type_name = ? AND entity_id = ?")) {
             ps.setString(1, typeName);
             ps.setString(2, entityId);
             try (ResultSet rs = ps.executeQuery()) {
-                return rs.next() ? new StoredState(rs.getBytes(1), rs.getLong(2), rs.getLong(3)) : null;
+                return rs.next() ? new StoredState(rs.getBytes(1), rs.getLong(2), rs.getLong(3), rs.getBytes(4)) : null;
             }
         }
     }
@@ -218,14 +220,15 @@ abstract class PortableSql {
         try (PreparedStatement ps = prepare(
                 connection,
                 "UPDATE " + states
-                        + " SET state = ?, version = ?, epoch = ?, updated_at = CURRENT_TIMESTAMP"
+                        + " SET state = ?, version = ?, epoch = ?, applied_messages = ?, updated_at = CURRENT_TIMESTAMP"
                         + " WHERE type_name = ? AND entity_id = ?")) {
             for (StateRow row : rows) {
                 ps.setBytes(1, row.state());
                 ps.setLong(2, row.version());
                 ps.setLong(3, row.epoch());
-                ps.setString(4, row.typeName());
-                ps.setString(5, row.entityId());
+                ps.setBytes(4, row.applied());
+                ps.setString(5, row.typeName());
+                ps.setString(6, row.entityId());
                 ps.addBatch();
             }
             requireOneRowEach(ps.executeBatch(), "update");
@@ -369,10 +372,12 @@ abstract class PortableSql {
      * @param typeName the entity type
      * @param entityId the entity id
      * @param state the encoded state
+     * @param applied the encoded ids of the messages the entity applied lately, or null
      * @param version the new version
      * @param epoch the new epoch
      */
-    record StateRow(String typeName, String entityId, byte[] state, long version, long epoch) {}
+    record StateRow(
+            String typeName, String entityId, byte[] state, long version, long epoch, byte @Nullable [] applied) {}
 
     /**
      * A remembered entity.

@@ -134,8 +134,9 @@ final class PostgreSqlDialect extends JdbcDialect {
         boolean[] inserted = new boolean[rows.size()];
         for (int from = 0; from < rows.size(); from += INSERT_CHUNK) {
             List<StateRow> chunk = rows.subList(from, Math.min(rows.size(), from + INSERT_CHUNK));
-            String sql = "INSERT INTO " + states + " (type_name, entity_id, state, version, epoch, updated_at) VALUES "
-                    + String.join(", ", Collections.nCopies(chunk.size(), "(?, ?, ?, ?, ?, CURRENT_TIMESTAMP)"))
+            String sql = "INSERT INTO " + states
+                    + " (type_name, entity_id, state, version, epoch, applied_messages, updated_at) VALUES "
+                    + String.join(", ", Collections.nCopies(chunk.size(), "(?, ?, ?, ?, ?, ?, CURRENT_TIMESTAMP)"))
                     + " ON CONFLICT (type_name, entity_id) DO NOTHING RETURNING type_name, entity_id";
             Set<EntityKey> done = new HashSet<>();
             try (PreparedStatement ps = prepare(connection, sql)) {
@@ -146,6 +147,7 @@ final class PostgreSqlDialect extends JdbcDialect {
                     ps.setBytes(p++, row.state());
                     ps.setLong(p++, row.version());
                     ps.setLong(p++, row.epoch());
+                    ps.setBytes(p++, row.applied());
                 }
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {

@@ -3,6 +3,7 @@ package dev.sharding.store;
 import dev.sharding.spi.ShardingStore.StoredState;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A change queued for the writer thread of a {@link JdbcShardingStore}; each one is committed in one batch
@@ -32,6 +33,7 @@ sealed interface StoreOperation {
      * @param shardId the entity's shard, whose current epoch fences the write
      * @param epoch the writer's epoch
      * @param state the encoded state (a private copy)
+     * @param applied the encoded ids of the messages the entity applied lately (a private copy), or null
      * @param future completed with the stored state
      */
     record Write(
@@ -40,6 +42,7 @@ sealed interface StoreOperation {
             int shardId,
             long epoch,
             byte[] state,
+            byte @Nullable [] applied,
             CompletableFuture<StoredState> future)
             implements StoreOperation {
 

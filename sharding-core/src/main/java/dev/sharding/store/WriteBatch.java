@@ -165,7 +165,7 @@ final class WriteBatch {
     }
 
     /** Marks a key none of whose operations was accepted. */
-    private static final StateRow NO_CHANGE = new StateRow("", "", new byte[0], 0, 0);
+    private static final StateRow NO_CHANGE = new StateRow("", "", new byte[0], 0, 0, null);
 
     /**
      * Replays one key's operations against its row and records their outcomes.
@@ -188,6 +188,7 @@ final class WriteBatch {
         long version = before == null ? 0 : before.version();
         long epoch = before == null ? 0 : before.epoch();
         byte @Nullable [] state = null;
+        byte @Nullable [] applied = null;
         boolean changed = false;
         for (int i : indexes) {
             StoreOperation op = operations.get(i);
@@ -203,18 +204,22 @@ final class WriteBatch {
                 version = exists ? version + 1 : 1;
                 epoch = opEpoch;
                 state = w.state();
+                applied = w.applied();
                 exists = true;
-                outcomes[i] = new StoredState(state, version, epoch);
+                outcomes[i] = new StoredState(state, version, epoch, applied);
             } else {
                 exists = false;
                 state = null;
+                applied = null;
                 outcomes[i] = DONE;
             }
         }
         if (!changed) {
             return NO_CHANGE;
         }
-        return exists && state != null ? new StateRow(key.typeName(), key.entityId(), state, version, epoch) : null;
+        return exists && state != null
+                ? new StateRow(key.typeName(), key.entityId(), state, version, epoch, applied)
+                : null;
     }
 
     private static Map<EntityKey, Locked> lock(Connection connection, JdbcDialect dialect, Iterable<EntityKey> keys)

@@ -3,16 +3,22 @@
 -- migration tool instead (Flyway, Liquibase), copy it into a migration, with another prefix if you set one, and set
 -- sharding.store.initialize-schema=never. Every statement is idempotent.
 
--- One row per entity with stored state; epoch is the shard allocation that wrote it last.
+-- One row per entity with stored state; epoch is the shard allocation that wrote it last. applied_messages holds
+-- the ids of the messages the entity applied lately, with their replies, written in the same transaction as the
+-- state (state is empty when the entity has none and the row only keeps those ids).
 CREATE TABLE IF NOT EXISTS sharding_entity_state (
     type_name VARCHAR(255) NOT NULL,
     entity_id VARCHAR(1024) NOT NULL,
     state VARBINARY NOT NULL,
     version BIGINT NOT NULL,
     epoch BIGINT NOT NULL,
+    applied_messages VARBINARY,
     updated_at TIMESTAMP WITH TIME ZONE NOT NULL,
     PRIMARY KEY (type_name, entity_id)
 );
+
+-- A table created before applied message ids were kept gets their column.
+ALTER TABLE sharding_entity_state ADD COLUMN IF NOT EXISTS applied_messages VARBINARY;
 
 -- The latest epoch handed out for each shard.
 CREATE TABLE IF NOT EXISTS sharding_shard_epoch (

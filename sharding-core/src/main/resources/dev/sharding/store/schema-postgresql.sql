@@ -7,16 +7,30 @@
 -- index); a transaction-scoped advisory lock makes them take turns.
 SELECT pg_advisory_xact_lock(500152577125);
 
--- One row per entity with stored state; epoch is the shard allocation that wrote it last.
+-- One row per entity with stored state; epoch is the shard allocation that wrote it last. applied_messages holds
+-- the ids of the messages the entity applied lately, with their replies, written in the same transaction as the
+-- state (state is empty when the entity has none and the row only keeps those ids).
 CREATE TABLE IF NOT EXISTS sharding_entity_state (
     type_name VARCHAR(255) NOT NULL,
     entity_id VARCHAR(1024) NOT NULL,
     state BYTEA NOT NULL,
     version BIGINT NOT NULL,
     epoch BIGINT NOT NULL,
+    applied_messages BYTEA,
     updated_at TIMESTAMP WITH TIME ZONE NOT NULL,
     PRIMARY KEY (type_name, entity_id)
 );
+
+-- A table created before applied message ids were kept gets their column. Checked first: ALTER TABLE would take the
+-- table's exclusive lock at every start even when the column exists.
+DO $$
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema()
+            AND table_name = lower('sharding_entity_state') AND column_name = 'applied_messages') THEN
+        ALTER TABLE sharding_entity_state ADD COLUMN IF NOT EXISTS applied_messages BYTEA;
+    END IF;
+END
+$$;
 
 -- The latest epoch handed out for each shard.
 CREATE TABLE IF NOT EXISTS sharding_shard_epoch (

@@ -205,6 +205,48 @@ abstract class JdbcStoreLimitsContract extends JdbcStoreContract {
     }
 
     @Test
+    void aStateTableFromBeforeAppliedIdsWereKeptGetsTheirColumnAndKeepsItsRows() throws Exception {
+        DataSource db = anotherDatabase();
+        try (Connection c = db.getConnection()) {
+            String binary = c.getMetaData()
+                            .getDatabaseProductName()
+                            .toLowerCase(java.util.Locale.ROOT)
+                            .contains("postgres")
+                    ? "BYTEA"
+                    : "VARBINARY";
+            try (java.sql.Statement st = c.createStatement()) {
+                // the table as the schema script made it before
+                st.execute("CREATE TABLE sharding_entity_state (type_name VARCHAR(255) NOT NULL,"
+                        + " entity_id VARCHAR(1024) NOT NULL, state " + binary + " NOT NULL, version BIGINT NOT NULL,"
+                        + " epoch BIGINT NOT NULL, updated_at TIMESTAMP WITH TIME ZONE NOT NULL,"
+                        + " PRIMARY KEY (type_name, entity_id))");
+            }
+            try (PreparedStatement ps = c.prepareStatement(
+                    "INSERT INTO sharding_entity_state VALUES (?, 'old', ?, 3, 1, CURRENT_TIMESTAMP)")) {
+                ps.setString(1, type);
+                ps.setBytes(2, bytes("before"));
+                ps.executeUpdate();
+            }
+        }
+        for (int start = 0; start < 2; start++) {
+            JdbcShardingStore upgraded = new JdbcShardingStore(db, JdbcStoreSettings.defaults());
+            track(upgraded);
+            upgraded.createSchema(); // adds the column once, then finds it there
+            StoredState old = await(upgraded.read(type, "old")).orElseThrow();
+            assertThat(text(old)).isEqualTo("before");
+            assertThat(old.version()).isEqualTo(3);
+            assertThat(old.applied()).isNull();
+        }
+        JdbcShardingStore upgraded = new JdbcShardingStore(db, JdbcStoreSettings.defaults());
+        track(upgraded);
+        await(upgraded.write(type, "old", SHARD, 1, bytes("after"), bytes("ids")));
+        StoredState read = await(upgraded.read(type, "old")).orElseThrow();
+        assertThat(text(read)).isEqualTo("after");
+        assertThat(read.version()).isEqualTo(4);
+        assertThat(read.applied()).isEqualTo(bytes("ids"));
+    }
+
+    @Test
     void leaseNamesTheTableCannotHoldFailAlone() throws Exception {
         assertThat(failureOf(store.acquireCoordinatorLease(type, "x".repeat(256), "n", Duration.ofSeconds(1))))
                 .isInstanceOf(IllegalArgumentException.class)

@@ -10,7 +10,7 @@ import java.util.function.Predicate;
  * A store shared by the nodes of one JVM whose writes a test can hold back or fail, and which counts reads, to test
  * what the runtime does around the store.
  */
-public final class ControllableStore extends ForwardingStore {
+public class ControllableStore extends ForwardingStore {
 
     /** A store over a new in-memory store. */
     public ControllableStore() {
@@ -56,12 +56,23 @@ public final class ControllableStore extends ForwardingStore {
     @Override
     public CompletableFuture<StoredState> write(
             String typeName, String entityId, int shardId, long epoch, byte[] state) {
+        return write(typeName, entityId, shardId, epoch, state, null);
+    }
+
+    @Override
+    public CompletableFuture<StoredState> write(
+            String typeName,
+            String entityId,
+            int shardId,
+            long epoch,
+            byte[] state,
+            byte @org.jspecify.annotations.Nullable [] applied) {
         if (failWrites.test(entityId)) {
             return CompletableFuture.failedFuture(new IllegalStateException("store unavailable for " + entityId));
         }
         if (holdWrites.test(entityId, epoch)) {
-            return release.thenCompose(v -> super.write(typeName, entityId, shardId, epoch, state));
+            return release.thenCompose(v -> super.write(typeName, entityId, shardId, epoch, state, applied));
         }
-        return super.write(typeName, entityId, shardId, epoch, state);
+        return super.write(typeName, entityId, shardId, epoch, state, applied);
     }
 }

@@ -36,6 +36,17 @@ public class ForwardingStore implements ShardingStore {
     }
 
     @Override
+    public CompletableFuture<StoredState> write(
+            String typeName,
+            String entityId,
+            int shardId,
+            long epoch,
+            byte[] state,
+            byte @org.jspecify.annotations.Nullable [] applied) {
+        return delegate.write(typeName, entityId, shardId, epoch, state, applied);
+    }
+
+    @Override
     public CompletableFuture<Void> delete(String typeName, String entityId, int shardId, long epoch) {
         return delegate.delete(typeName, entityId, shardId, epoch);
     }

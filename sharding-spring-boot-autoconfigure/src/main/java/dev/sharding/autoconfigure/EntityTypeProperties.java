@@ -38,6 +38,74 @@ public class EntityTypeProperties {
     private @Nullable String role;
 
     /**
+     * The ids of applied messages each entity of this type keeps, so that an ask retried with the same message id
+     * gets the recorded reply instead of being applied again.
+     */
+    private final AppliedMessages appliedMessages = new AppliedMessages();
+
+    /**
+     * The window of applied message ids.
+     *
+     * @return the window's properties
+     */
+    public AppliedMessages getAppliedMessages() {
+        return this.appliedMessages;
+    }
+
+    /**
+     * Properties of the window of applied message ids, under {@code sharding.entities.<type>.applied-messages}.
+     */
+    public static class AppliedMessages {
+
+        /**
+         * The most message ids kept per entity; the oldest is dropped first. They are written with the entity's state
+         * on each message with an id, so a larger window costs bytes on each such write.
+         */
+        private int maxCount = 64;
+
+        /**
+         * How long a message id is kept after its message was applied; a retry after that is applied again.
+         */
+        private Duration maxAge = Duration.ofHours(1);
+
+        /**
+         * The most ids kept per entity.
+         *
+         * @return the count
+         */
+        public int getMaxCount() {
+            return this.maxCount;
+        }
+
+        /**
+         * Sets the most ids kept per entity.
+         *
+         * @param maxCount the count
+         */
+        public void setMaxCount(int maxCount) {
+            this.maxCount = maxCount;
+        }
+
+        /**
+         * How long an id is kept.
+         *
+         * @return the age
+         */
+        public Duration getMaxAge() {
+            return this.maxAge;
+        }
+
+        /**
+         * Sets how long an id is kept.
+         *
+         * @param maxAge the age
+         */
+        public void setMaxAge(Duration maxAge) {
+            this.maxAge = maxAge;
+        }
+    }
+
+    /**
      * The role a node must have to host this type.
      *
      * @return the role, or {@code null} for every node

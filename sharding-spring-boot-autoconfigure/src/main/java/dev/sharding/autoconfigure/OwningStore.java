@@ -5,6 +5,7 @@ import java.util.Collection;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.LoggerFactory;
 
 /**
@@ -35,6 +36,12 @@ final class OwningStore implements ShardingStore {
     public CompletableFuture<StoredState> write(
             String typeName, String entityId, int shardId, long epoch, byte[] state) {
         return this.store.write(typeName, entityId, shardId, epoch, state);
+    }
+
+    @Override
+    public CompletableFuture<StoredState> write(
+            String typeName, String entityId, int shardId, long epoch, byte[] state, byte @Nullable [] applied) {
+        return this.store.write(typeName, entityId, shardId, epoch, state, applied);
     }
 
     @Override

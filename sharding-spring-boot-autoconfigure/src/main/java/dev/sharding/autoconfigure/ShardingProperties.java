@@ -514,6 +514,14 @@ public class ShardingProperties {
                         this.minNrOfMembers))
                 .withBackoff(this.entityRestartBackoff, this.shardFailureBackoff);
         for (Map.Entry<String, EntityTypeProperties> entity : this.entities.entrySet()) {
+            EntityTypeProperties.AppliedMessages applied = entity.getValue().getAppliedMessages();
+            ShardingSettings.AppliedMessageWindow window;
+            try {
+                window = new ShardingSettings.AppliedMessageWindow(applied.getMaxCount(), applied.getMaxAge());
+            } catch (InvalidSettingException e) {
+                throw new InvalidSettingException(
+                        "entities." + entity.getKey() + "." + e.setting(), e.value(), e.rule());
+            }
             settings = settings.withEntity(
                     entity.getKey(),
                     new ShardingSettings.EntityTypeSettings(
@@ -523,7 +531,8 @@ public class ShardingProperties {
                             entity.getValue().isRememberEntities(),
                             StringUtils.hasText(entity.getValue().getRole())
                                     ? entity.getValue().getRole().trim()
-                                    : null));
+                                    : null,
+                            window));
         }
         return settings.validate();
     }

@@ -2,6 +2,7 @@ package dev.sharding.internal.protocol;
 
 import dev.sharding.Member;
 import dev.sharding.internal.codec.KnownStrings;
+import dev.sharding.internal.codec.MalformedFrameException;
 import dev.sharding.internal.codec.WireReader;
 import dev.sharding.internal.codec.WireWriter;
 import java.util.Arrays;
@@ -21,6 +22,7 @@ import org.jspecify.annotations.Nullable;
  * @param payload the array holding the encoded message
  * @param payloadOffset where it starts
  * @param payloadLength its length
+ * @param messageId the id the sender gave the message so that a retry applies once, or {@code null}
  */
 public record EntityEnvelope(
         String typeName,
@@ -30,8 +32,39 @@ public record EntityEnvelope(
         @Nullable Member replyTo,
         byte[] payload,
         int payloadOffset,
-        int payloadLength)
+        int payloadLength,
+        @Nullable String messageId)
         implements EntityTraffic {
+
+    /** Flag: the envelope names a reply address (an ask). */
+    private static final int HAS_REPLY_TO = 1;
+
+    /** Flag: the envelope carries a message id. */
+    private static final int HAS_MESSAGE_ID = 2;
+
+    /**
+     * An envelope without a message id.
+     *
+     * @param typeName the entity type
+     * @param entityId the entity id
+     * @param shardId the entity's shard
+     * @param correlationId the ask's id at the asking member, or 0 for a tell
+     * @param replyTo the asking member, or {@code null} for a tell
+     * @param payload the array holding the encoded message
+     * @param payloadOffset where it starts
+     * @param payloadLength its length
+     */
+    public EntityEnvelope(
+            String typeName,
+            String entityId,
+            int shardId,
+            long correlationId,
+            @Nullable Member replyTo,
+            byte[] payload,
+            int payloadOffset,
+            int payloadLength) {
+        this(typeName, entityId, shardId, correlationId, replyTo, payload, payloadOffset, payloadLength, null);
+    }
 
     /** The wire tag. */
     public static final int TAG = 9;
@@ -52,9 +85,12 @@ public record EntityEnvelope(
                 .string(entityId)
                 .varInt(shardId)
                 .int64(correlationId)
-                .bool(replyTo != null);
+                .byte8((replyTo != null ? HAS_REPLY_TO : 0) | (messageId != null ? HAS_MESSAGE_ID : 0));
         if (replyTo != null) {
             out.member(replyTo);
+        }
+        if (messageId != null) {
+            out.string(messageId);
         }
         out.varInt(payloadLength);
         out.write(payload, payloadOffset, payloadLength);
@@ -65,11 +101,16 @@ public record EntityEnvelope(
         String id = in.string();
         int shard = in.varInt();
         long corr = in.int64();
-        Member replyTo = in.bool() ? in.member() : null;
+        int flags = in.byte8();
+        if ((flags & ~(HAS_REPLY_TO | HAS_MESSAGE_ID)) != 0) {
+            throw new MalformedFrameException("Bad envelope flags " + flags);
+        }
+        Member replyTo = (flags & HAS_REPLY_TO) != 0 ? in.member() : null;
+        String messageId = (flags & HAS_MESSAGE_ID) != 0 ? in.string() : null;
         int len = in.blockLength(maxPayload);
         int off = in.position();
         in.skip(len);
-        return new EntityEnvelope(type, id, shard, corr, replyTo, in.array(), off, len);
+        return new EntityEnvelope(type, id, shard, corr, replyTo, in.array(), off, len, messageId);
     }
 
     @Override
@@ -80,6 +121,7 @@ public record EntityEnvelope(
                 && e.shardId == shardId
                 && e.correlationId == correlationId
                 && java.util.Objects.equals(e.replyTo, replyTo)
+                && java.util.Objects.equals(e.messageId, messageId)
                 && Arrays.equals(
                         e.payload,
                         e.payloadOffset,
@@ -97,6 +139,7 @@ public record EntityEnvelope(
     @Override
     public String toString() {
         return "EntityEnvelope[" + typeName + "/" + entityId + ", shard=" + shardId + ", corr=" + correlationId
-                + ", replyTo=" + replyTo + ", " + payloadLength + " bytes]";
+                + ", replyTo=" + replyTo + (messageId == null ? "" : ", messageId=" + messageId) + ", " + payloadLength
+                + " bytes]";
     }
 }

@@ -16,8 +16,20 @@ import org.jspecify.annotations.Nullable;
  * @param entityId the entity id
  * @param state the encoded state as last stored, or {@code null} when the entity has none stored
  * @param version its version in the store
+ * @param applied the ids of the messages it applied lately, as stored with the state, or {@code null}
  */
-public record EntityTransfer(String entityId, byte @Nullable [] state, long version) {
+public record EntityTransfer(String entityId, byte @Nullable [] state, long version, byte @Nullable [] applied) {
+
+    /**
+     * A transfer without applied message ids.
+     *
+     * @param entityId the entity id
+     * @param state the encoded state, or {@code null}
+     * @param version its version in the store
+     */
+    public EntityTransfer(String entityId, byte @Nullable [] state, long version) {
+        this(entityId, state, version, null);
+    }
 
     static void writeList(WireWriter out, List<EntityTransfer> list) {
         out.varInt(list.size());
@@ -26,7 +38,10 @@ public record EntityTransfer(String entityId, byte @Nullable [] state, long vers
             if (t.state != null) {
                 out.bytes(t.state);
             }
-            out.int64(t.version);
+            out.int64(t.version).bool(t.applied != null);
+            if (t.applied != null) {
+                out.bytes(t.applied);
+            }
         }
     }
 
@@ -39,7 +54,9 @@ public record EntityTransfer(String entityId, byte @Nullable [] state, long vers
         for (int i = 0; i < n; i++) {
             String id = in.string();
             byte[] state = in.bool() ? in.bytes(maxState) : null;
-            list.add(new EntityTransfer(id, state, in.int64()));
+            long version = in.int64();
+            byte[] applied = in.bool() ? in.bytes(maxState) : null;
+            list.add(new EntityTransfer(id, state, version, applied));
         }
         return List.copyOf(list);
     }
@@ -49,7 +66,8 @@ public record EntityTransfer(String entityId, byte @Nullable [] state, long vers
         return o instanceof EntityTransfer t
                 && t.entityId.equals(entityId)
                 && Arrays.equals(t.state, state)
-                && t.version == version;
+                && t.version == version
+                && Arrays.equals(t.applied, applied);
     }
 
     @Override

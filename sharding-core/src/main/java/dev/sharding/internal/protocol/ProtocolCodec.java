@@ -14,8 +14,11 @@ public final class ProtocolCodec {
     /** The first byte of every frame. */
     public static final int MAGIC = 0x5D;
 
-    /** The protocol version: 3 since members send their profile (application version and roles). */
-    public static final int VERSION = 3;
+    /**
+     * The protocol version: 3 since members send their profile (application version and roles), 4 since an envelope
+     * may carry a message id and carried entity state the ids of the messages the entity applied.
+     */
+    public static final int VERSION = 4;
 
     private final int maxPayloadSize;
 

@@ -53,6 +53,46 @@ public abstract class ShardingStoreContract extends CoordinatorLeaseContract {
     }
 
     @Test
+    void appliedMessageIdsAreWrittenAndReadWithTheStateAndReplacedByEachWrite() throws Exception {
+        assertThat(await(store.read(type, "a"))).isEmpty();
+        StoredState first = await(store.write(type, "a", SHARD, 1, bytes("one"), bytes("ids-1")));
+        assertThat(first.applied()).isEqualTo(bytes("ids-1"));
+        StoredState read = await(store.read(type, "a")).orElseThrow();
+        assertThat(text(read)).isEqualTo("one");
+        assertThat(read.applied()).isEqualTo(bytes("ids-1"));
+        // many writes at once, committed together: the last one's ids are the row's
+        List<CompletableFuture<StoredState>> writes = new ArrayList<>();
+        for (int i = 2; i <= 20; i++) {
+            writes.add(store.write(type, "a", SHARD, 1, bytes("v" + i), i % 2 == 0 ? bytes("ids-" + i) : null));
+        }
+        writes.add(store.write(type, "a", SHARD, 1, bytes("v21"), bytes("ids-21")));
+        for (CompletableFuture<StoredState> w : writes) {
+            await(w);
+        }
+        read = await(store.read(type, "a")).orElseThrow();
+        assertThat(text(read)).isEqualTo("v21");
+        assertThat(read.applied()).isEqualTo(bytes("ids-21"));
+        assertThat(read.version()).isEqualTo(21);
+        // a write without ids stores none; a row may keep ids with an empty state
+        await(store.write(type, "a", SHARD, 1, bytes("v22")));
+        assertThat(await(store.read(type, "a")).orElseThrow().applied()).isNull();
+        await(store.write(type, "b", SHARD, 1, new byte[0], bytes("only-ids")));
+        StoredState onlyIds = await(store.read(type, "b")).orElseThrow();
+        assertThat(onlyIds.state()).isEmpty();
+        assertThat(onlyIds.applied()).isEqualTo(bytes("only-ids"));
+    }
+
+    @Test
+    void aStaleWriteWithAppliedIdsChangesNeitherTheStateNorTheIds() throws Exception {
+        await(store.write(type, "a", SHARD, 5, bytes("kept"), bytes("kept-ids")));
+        assertThatThrownBy(() -> await(store.write(type, "a", SHARD, 4, bytes("stale"), bytes("stale-ids"))))
+                .isInstanceOf(StaleEpochException.class);
+        StoredState read = await(store.read(type, "a")).orElseThrow();
+        assertThat(text(read)).isEqualTo("kept");
+        assertThat(read.applied()).isEqualTo(bytes("kept-ids"));
+    }
+
+    @Test
     void versionCountsTheWritesAndTypesAreSeparate() throws Exception {
         for (int i = 1; i <= 3; i++) {
             assertThat(await(store.write(type, "a", SHARD, 1, bytes("v" + i))).version())
