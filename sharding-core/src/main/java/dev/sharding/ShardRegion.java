@@ -57,6 +57,20 @@ public interface ShardRegion<T> {
     <R> CompletableFuture<R> ask(String entityId, Object message, Class<R> replyType, Duration timeout);
 
     /**
+     * Sends a message with an id that makes retries safe, failing after the default ask timeout; see
+     * {@link #ask(String, Object, Class, Duration, String)}.
+     *
+     * @param entityId the entity id
+     * @param message the message
+     * @param replyType the type of the reply
+     * @param messageId the message's id
+     * @param <R> the type of the reply
+     * @return the reply or a failure, as for {@link #ask(String, Object, Class)}
+     * @throws IllegalArgumentException if the entity id or message id is invalid, or the type has no durable state
+     */
+    <R> CompletableFuture<R> ask(String entityId, Object message, Class<R> replyType, String messageId);
+
+    /**
      * Sends a message with an id that makes retries safe: the entity applies a message id once. The first message
      * with the id runs the handler; its state change and the id with the reply are stored in one transaction. A
      * message with an id the entity applied lately gets the recorded reply again, without running the handler,

@@ -38,7 +38,10 @@ import tools.jackson.databind.json.JsonMapper;
  * The HTTP API of the sample: deposit into an account and read its balance, wherever in the cluster it lives.
  *
  * <ul>
- * <li>{@code POST /accounts/{id}/deposit} with {@code {"amount": N}} answers the new balance.</li>
+ * <li>{@code POST /accounts/{id}/deposit} with {@code {"amount": N}} answers the new balance. With an
+ * {@code Idempotency-Key} header the deposit applies once per key and account: a repeat (after a timeout, a 503, or
+ * from another client of the same operation) answers the body of the first, through any node, even after the account
+ * moved or its node crashed.</li>
  * <li>{@code GET /accounts/{id}} answers the balance (0 for an account never seen).</li>
  * </ul>
  * Both answer {@code {"id": …, "balance": …, "node": …}}, where {@code node} names the node hosting the account.
@@ -58,6 +61,12 @@ public class AccountController {
             "Invalid account id: it must be 1 to 200 characters of A-Z, a-z, 0-9," + " '.', '_' and '-'";
 
     private static final Logger log = LoggerFactory.getLogger(AccountController.class);
+
+    /** The header that makes a deposit apply once per key. */
+    static final String IDEMPOTENCY_KEY = "Idempotency-Key";
+
+    /** Valid idempotency keys. */
+    private static final Pattern KEY = Pattern.compile("[\\x21-\\x7E]{1,255}");
 
     private final ShardRegion<Account> accounts;
 
@@ -79,6 +88,7 @@ public class AccountController {
      *
      * @param id the account id
      * @param contentType the request's content type, if any
+     * @param idempotencyKey makes the deposit apply once per key and account, if given
      * @param body the request body, {@code {"amount": N}} with N a positive whole number
      * @param request the request
      * @return the new balance
@@ -87,11 +97,19 @@ public class AccountController {
     public CompletableFuture<Balance> deposit(
             @PathVariable String id,
             @RequestHeader(name = HttpHeaders.CONTENT_TYPE, required = false) @Nullable String contentType,
+            @RequestHeader(name = IDEMPOTENCY_KEY, required = false) @Nullable String idempotencyKey,
             @RequestBody(required = false) byte @Nullable [] body,
             HttpServletRequest request) {
         checkId(id, request);
         long amount = amountOf(contentType, body);
-        return accounts.ask(id, new Deposit(amount), Balance.class);
+        if (idempotencyKey == null) {
+            return accounts.ask(id, new Deposit(amount), Balance.class);
+        }
+        if (!KEY.matcher(idempotencyKey).matches()) {
+            throw new BadRequestException(
+                    "Invalid Idempotency-Key: it must be 1 to 255 visible ASCII characters (a UUID, for example)");
+        }
+        return accounts.ask(id, new Deposit(amount), Balance.class, idempotencyKey);
     }
 
     /**

@@ -62,6 +62,43 @@ class AccountApiTest {
     }
 
     @Test
+    void aDepositWithAnIdempotencyKeyAppliesOncePerKeyAndRepeatsItsFirstAnswer() {
+        String id = newId();
+        String url = url("/accounts/" + id + "/deposit");
+        JsonHttp.Answer first = http.postJson(url, "{\"amount\": 5}", "order-1");
+        assertThat(first.status()).as("%s", first).isEqualTo(200);
+        assertThat(first.body().get("balance").longValue()).isEqualTo(5);
+        JsonHttp.Answer again = http.postJson(url, "{\"amount\": 5}", "order-1");
+        assertThat(again.status()).isEqualTo(200);
+        assertThat(again.text()).as("the same body").isEqualTo(first.text());
+        assertThat(http.postJson(url, "{\"amount\": 5}", "order-2")
+                        .body()
+                        .get("balance")
+                        .longValue())
+                .isEqualTo(10);
+        assertThat(deposit(id, 1).get("balance").longValue())
+                .as("without the header, as before")
+                .isEqualTo(11);
+        assertThat(balance(id)).isEqualTo(11);
+        // the key is per account: another account applies it on its own
+        assertThat(http.postJson(url("/accounts/" + newId() + "/deposit"), "{\"amount\": 3}", "order-1")
+                        .body()
+                        .get("balance")
+                        .longValue())
+                .isEqualTo(3);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"with space", "tab\tkey"})
+    void anInvalidIdempotencyKeyIs400AndChangesNothing(String key) {
+        String id = newId();
+        deposit(id, 2);
+        assertProblem(http.postJson(url("/accounts/" + id + "/deposit"), "{\"amount\": 5}", key), 400);
+        assertProblem(http.postJson(url("/accounts/" + id + "/deposit"), "{\"amount\": 5}", "k".repeat(256)), 400);
+        assertThat(balance(id)).isEqualTo(2);
+    }
+
+    @Test
     void depositsAddUpAndAreReadBack() {
         String id = newId();
         JsonNode first = deposit(id, 5);

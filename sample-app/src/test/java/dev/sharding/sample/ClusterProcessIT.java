@@ -159,7 +159,68 @@ class ClusterProcessIT {
         assertThat(SampleCluster.coordinatorSeenBy(last)).isEqualTo(oldest.name);
         lived = home.values().stream().filter(oldest.name::equals).count();
         pass = passMillis(List.of(last), ids);
+
+        // Deposits with an Idempotency-Key: some answered before the kill, and a client that keeps depositing into
+        // the coordinator's accounts through the kill, retrying each deposit with its key until it is answered.
+        // Each key must count once, although a deposit may have been stored just before its node died.
+        Map<String, String> answeredBefore = new LinkedHashMap<>();
+        for (int i = 1; i < ids.size(); i += 5) {
+            String id = ids.get(i);
+            JsonHttp.Answer a = keyedDeposit(last, id, 11, "before-" + id);
+            assertThat(a.status()).as("keyed deposit into %s: %s", id, a).isEqualTo(200);
+            answeredBefore.put(id, a.text());
+            expected.merge(id, 11L, Long::sum);
+        }
+        List<String> onOldest =
+                ids.stream().filter(id -> oldest.name.equals(home.get(id))).toList();
+        assertThat(onOldest).as("accounts on the coordinator").isNotEmpty();
+        java.util.concurrent.atomic.AtomicBoolean keepDepositing = new java.util.concurrent.atomic.AtomicBoolean(true);
+        Map<String, Long> keyedDuringKill = new java.util.concurrent.ConcurrentHashMap<>();
+        java.util.concurrent.atomic.AtomicLong retries = new java.util.concurrent.atomic.AtomicLong();
+        Thread client = new Thread(() -> {
+            for (int round = 0; keepDepositing.get() || round < 2; round++) {
+                for (String id : onOldest) {
+                    String key = "during-" + id + "-" + round;
+                    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+                    while (true) {
+                        JsonHttp.Answer a;
+                        try {
+                            a = keyedDeposit(last, id, 13, key);
+                        } catch (UncheckedIOException e) {
+                            a = null;
+                        }
+                        if (a != null && a.status() == 200) {
+                            keyedDuringKill.merge(id, 13L, Long::sum);
+                            break;
+                        }
+                        retries.incrementAndGet();
+                        if (System.nanoTime() > deadline) {
+                            throw new AssertionError("Keyed deposit " + key + " not answered in 90 s: " + a);
+                        }
+                        sleepQuietly(50);
+                    }
+                }
+            }
+        });
+        java.util.concurrent.atomic.AtomicReference<Throwable> clientFailure =
+                new java.util.concurrent.atomic.AtomicReference<>();
+        client.setUncaughtExceptionHandler((t, e) -> clientFailure.set(e));
+        client.start();
         recovery = killAndAwaitAllAnswering(oldest, List.of(last), ids);
+        keepDepositing.set(false);
+        client.join(TimeUnit.MINUTES.toMillis(5));
+        assertThat(client.isAlive()).as("the keyed client finished").isFalse();
+        assertThat(clientFailure.get()).as("keyed client failure").isNull();
+        keyedDuringKill.forEach((id, sum) -> expected.merge(id, sum, Long::sum));
+        report("Keyed deposits through the kill of the coordinator: " + keyedDuringKill.size() + " accounts, "
+                + retries.get() + " retries with the same key, each key counted once");
+        for (Map.Entry<String, String> e : answeredBefore.entrySet()) {
+            JsonHttp.Answer again = keyedDeposit(last, e.getKey(), 11, "before-" + e.getKey());
+            assertThat(again.status()).isEqualTo(200);
+            assertThat(again.text())
+                    .as("a key answered before the kill answers the same body after it")
+                    .isEqualTo(e.getValue());
+        }
         report("Killed coordinator " + oldest.name + " (" + lived + " accounts lived there): all " + ids.size()
                 + " accounts answered again from " + last.name + " after " + recovery + " ms (one pass over them"
                 + " takes " + pass + " ms when nothing fails)");
@@ -190,6 +251,18 @@ class ClusterProcessIT {
                 .as("deposit %d into %s through %s: %s", amount, id, via.name, a)
                 .isEqualTo(200);
         return seen(id, a);
+    }
+
+    private static JsonHttp.Answer keyedDeposit(Node via, String id, long amount, String key) {
+        return HTTP.postJson(via.url("/accounts/" + id + "/deposit"), "{\"amount\": " + amount + "}", key);
+    }
+
+    private static void sleepQuietly(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     private static Seen seen(String id, JsonHttp.Answer a) {

@@ -77,6 +77,14 @@ final class JsonHttp {
         return post(url, "application/json", body);
     }
 
+    /** A JSON POST with an {@code Idempotency-Key} header. */
+    Answer postJson(String url, String body, String idempotencyKey) {
+        return send(HttpRequest.newBuilder(URI.create(url))
+                .POST(HttpRequest.BodyPublishers.ofString(body))
+                .header("Content-Type", "application/json")
+                .header("Idempotency-Key", idempotencyKey));
+    }
+
     private Answer send(HttpRequest.Builder request) {
         try {
             HttpResponse<String> r =

@@ -287,6 +287,11 @@ public final class Region<T> implements ShardRegion<T> {
     }
 
     @Override
+    public <R> CompletableFuture<R> ask(String entityId, Object message, Class<R> replyType, String messageId) {
+        return ask(entityId, message, replyType, node.settings().askTimeout(), messageId);
+    }
+
+    @Override
     public <R> CompletableFuture<R> ask(
             String entityId, Object message, Class<R> replyType, Duration timeout, String messageId) {
         int shard = check(entityId, message);

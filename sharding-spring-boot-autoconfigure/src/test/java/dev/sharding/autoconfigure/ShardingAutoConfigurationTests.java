@@ -219,6 +219,8 @@ class ShardingAutoConfigurationTests {
                         "sharding.passivation.max-active-entities=5000",
                         "sharding.entities.greeter.idle-timeout=0s",
                         "sharding.entities.greeter.remember-entities=true",
+                        "sharding.entities.greeter.applied-messages.max-count=10",
+                        "sharding.entities.greeter.applied-messages.max-age=5m",
                         "sharding.jgroups.bind-address=127.0.0.2",
                         "sharding.jgroups.bind-port=9000",
                         "sharding.jgroups.port-range=3",
@@ -248,7 +250,9 @@ class ShardingAutoConfigurationTests {
                     assertThat(settings.initialHosts()).isEqualTo("127.0.0.2[9000..9003]");
                     assertThat(settings.jgroupsConfig()).isEqualTo("shared-loopback.xml");
                     assertThat(settings.entity("greeter"))
-                            .isEqualTo(new ShardingSettings.EntityTypeSettings(12, true, Duration.ZERO, true));
+                            .isEqualTo(new ShardingSettings.EntityTypeSettings(12, true, Duration.ZERO, true)
+                                    .withAppliedMessages(
+                                            new ShardingSettings.AppliedMessageWindow(10, Duration.ofMinutes(5))));
                     assertThat(context.getBean(ShardingProperties.class).getMessageTypes())
                             .containsExactly(ExtraMessage.class);
                     ShardingNode node = context.getBean(ShardingNode.class);
@@ -347,6 +351,8 @@ class ShardingAutoConfigurationTests {
             sharding.entities.greeter.number-of-shards=-1 | sharding.entities.greeter.number-of-shards=-1
             sharding.entities.greter.proxy-only=true     | sharding.entities.greter
             sharding.entities.greeter.idle-timeout=-1s   | sharding.entities.greeter.idle-timeout
+            sharding.entities.greeter.applied-messages.max-count=0 | sharding.entities.greeter.applied-messages.max-count=0
+            sharding.entities.greeter.applied-messages.max-age=0s  | sharding.entities.greeter.applied-messages.max-age=PT0S
             sharding.jgroups.secret=too-short            | sharding.jgroups.secret
             sharding.jgroups.max-frame-size=1KB          | sharding.jgroups.max-frame-size=1024
             sharding.jgroups.discovery=dns               | sharding.jgroups.dns-query
