@@ -37,6 +37,8 @@ final class SettingsCopy {
 
     int passivationMaxActiveEntities = ShardingSettings.DEFAULT_PASSIVATION_MAX_ACTIVE_ENTITIES;
 
+    int passivationActiveEntityLimit = ShardingSettings.DEFAULT_PASSIVATION_ACTIVE_ENTITY_LIMIT;
+
     String bindAddress = ShardingSettings.DEFAULT_BIND_ADDRESS;
 
     int bindPort = ShardingSettings.DEFAULT_BIND_PORT;
@@ -87,6 +89,7 @@ final class SettingsCopy {
         member = s.member();
         entityRestartBackoff = s.entityRestartBackoff();
         shardFailureBackoff = s.shardFailureBackoff();
+        passivationActiveEntityLimit = s.passivationActiveEntityLimit();
     }
 
     ShardingSettings build() {
@@ -114,6 +117,7 @@ final class SettingsCopy {
                 splitBrain,
                 member,
                 entityRestartBackoff,
-                shardFailureBackoff);
+                shardFailureBackoff,
+                passivationActiveEntityLimit);
     }
 }

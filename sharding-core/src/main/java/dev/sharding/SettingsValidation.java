@@ -38,6 +38,11 @@ final class SettingsValidation {
                 "passivation.max-active-entities",
                 s.passivationMaxActiveEntities(),
                 "must be zero (no limit) or positive");
+        require(
+                s.passivationActiveEntityLimit() > 0,
+                "passivation.active-entity-limit",
+                s.passivationActiveEntityLimit(),
+                "must be positive");
         require(!s.bindAddress().isBlank(), "jgroups.bind-address", s.bindAddress(), "must not be blank");
         require(
                 s.bindPort() > 0 && s.bindPort() < 65536,

@@ -224,6 +224,43 @@ public final class ShardingNode implements AutoCloseable {
     }
 
     /**
+     * Changes how a type's entities are passivated on this node, while it runs (as Pekko's
+     * {@code SetActiveEntityLimit}); a restart goes back to the settings.
+     *
+     * @param typeName the type
+     * @param strategy the new strategy, or {@code null} to keep it
+     * @param activeEntityLimit the type's limit of live entities on this node (zero for none), or {@code null} to
+     *     keep it
+     * @throws IllegalArgumentException for an unknown type or a negative limit
+     */
+    public void changePassivation(
+            String typeName, @Nullable PassivationStrategy strategy, @Nullable Integer activeEntityLimit) {
+        ((Region<?>) region(typeName)).changePassivation(strategy, activeEntityLimit);
+    }
+
+    /**
+     * A type's passivation strategy on this node now.
+     *
+     * @param typeName the type
+     * @return the strategy
+     * @throws IllegalArgumentException for an unknown type
+     */
+    public PassivationStrategy passivationStrategy(String typeName) {
+        return ((Region<?>) region(typeName)).passivationStrategy();
+    }
+
+    /**
+     * A type's limit of live entities on this node now.
+     *
+     * @param typeName the type
+     * @return the limit, zero for none
+     * @throws IllegalArgumentException for an unknown type
+     */
+    public int activeEntityLimit(String typeName) {
+        return ((Region<?>) region(typeName)).activeEntityLimit();
+    }
+
+    /**
      * Gathers the shards and entity counts of every member's regions.
      *
      * @param timeout how long to wait for the members' answers

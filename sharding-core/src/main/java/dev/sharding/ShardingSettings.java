@@ -37,6 +37,8 @@ import org.jspecify.annotations.Nullable;
  *     failed; the first retry comes after 100 ms and the wait doubles up to this
  * @param shardFailureBackoff the longest wait between attempts to read the remembered entities of a shard that
  *     started here, when the read fails; the same doubling from 100 ms
+ * @param passivationActiveEntityLimit the most live entities on this node of the types whose passivation strategy
+ *     has a limit ({@link PassivationStrategy#limited()}), divided evenly over those types
  */
 public record ShardingSettings(
         String clusterName,
@@ -62,7 +64,8 @@ public record ShardingSettings(
         SplitBrainSettings splitBrain,
         MemberSettings member,
         Duration entityRestartBackoff,
-        Duration shardFailureBackoff) {
+        Duration shardFailureBackoff,
+        int passivationActiveEntityLimit) {
 
     /** Default cluster name. */
     public static final String DEFAULT_CLUSTER_NAME = "sharding";
@@ -88,6 +91,8 @@ public record ShardingSettings(
     public static final Duration DEFAULT_PASSIVATION_IDLE_TIMEOUT = Duration.ofSeconds(120);
     /** Default limit of live entities per region: none. */
     public static final int DEFAULT_PASSIVATION_MAX_ACTIVE_ENTITIES = 0;
+    /** Default limit of live entities per node for the limit strategies of passivation (as Pekko's). */
+    public static final int DEFAULT_PASSIVATION_ACTIVE_ENTITY_LIMIT = 100_000;
     /** Default bind address. */
     public static final String DEFAULT_BIND_ADDRESS = "127.0.0.1";
     /** Default first bind port. */
@@ -337,6 +342,16 @@ public record ShardingSettings(
     }
 
     /**
+     * Copy with another limit of live entities per node for the limit strategies of passivation.
+     *
+     * @param value the limit, divided evenly over the types whose strategy has a limit
+     * @return the copy
+     */
+    public ShardingSettings withPassivationActiveEntityLimit(int value) {
+        return copy(c -> c.passivationActiveEntityLimit = value);
+    }
+
+    /**
      * Copy with other JGroups addresses.
      *
      * @param address the bind address
@@ -389,6 +404,7 @@ public record ShardingSettings(
      *     of it; {@code null} for every node
      * @param appliedMessages how many ids of applied messages each entity keeps, and for how long, so that a retry
      *     with the same id applies once ({@link ShardRegion#ask(String, Object, Class, Duration, String)})
+     * @param passivation how live entities are chosen for passivation when there are too many
      */
     public record EntityTypeSettings(
             int numberOfShards,
@@ -396,15 +412,44 @@ public record ShardingSettings(
             @Nullable Duration idleTimeout,
             boolean rememberEntities,
             @Nullable String role,
-            AppliedMessageWindow appliedMessages) {
+            AppliedMessageWindow appliedMessages,
+            PassivationStrategy passivation) {
 
         /** The defaults: the node's number of shards and idle timeout, hosting, not remembering, no role. */
-        public static final EntityTypeSettings DEFAULT =
-                new EntityTypeSettings(0, false, null, false, null, AppliedMessageWindow.DEFAULT);
+        public static final EntityTypeSettings DEFAULT = new EntityTypeSettings(
+                0, false, null, false, null, AppliedMessageWindow.DEFAULT, PassivationStrategy.IDLE);
 
         /** Checks the values. */
         public EntityTypeSettings {
             Objects.requireNonNull(appliedMessages, "appliedMessages");
+            Objects.requireNonNull(passivation, "passivation");
+        }
+
+        /**
+         * Settings with idle passivation.
+         *
+         * @param numberOfShards the number of shards, or 0 for the node's default
+         * @param proxyOnly whether this node only routes messages of the type
+         * @param idleTimeout the type's idle time before passivation, or {@code null} for the node's
+         * @param rememberEntities whether live entities are remembered
+         * @param role the role a node must have to host the type, or {@code null}
+         * @param appliedMessages the window of applied message ids
+         */
+        public EntityTypeSettings(
+                int numberOfShards,
+                boolean proxyOnly,
+                @Nullable Duration idleTimeout,
+                boolean rememberEntities,
+                @Nullable String role,
+                AppliedMessageWindow appliedMessages) {
+            this(
+                    numberOfShards,
+                    proxyOnly,
+                    idleTimeout,
+                    rememberEntities,
+                    role,
+                    appliedMessages,
+                    PassivationStrategy.IDLE);
         }
 
         /**
@@ -455,7 +500,8 @@ public record ShardingSettings(
          * @return the copy
          */
         public EntityTypeSettings withRememberEntities(boolean value) {
-            return new EntityTypeSettings(numberOfShards, proxyOnly, idleTimeout, value, role, appliedMessages);
+            return new EntityTypeSettings(
+                    numberOfShards, proxyOnly, idleTimeout, value, role, appliedMessages, passivation);
         }
 
         /**
@@ -465,7 +511,19 @@ public record ShardingSettings(
          * @return the copy
          */
         public EntityTypeSettings withAppliedMessages(AppliedMessageWindow value) {
-            return new EntityTypeSettings(numberOfShards, proxyOnly, idleTimeout, rememberEntities, role, value);
+            return new EntityTypeSettings(
+                    numberOfShards, proxyOnly, idleTimeout, rememberEntities, role, value, passivation);
+        }
+
+        /**
+         * Copy with another passivation strategy.
+         *
+         * @param value the strategy
+         * @return the copy
+         */
+        public EntityTypeSettings withPassivation(PassivationStrategy value) {
+            return new EntityTypeSettings(
+                    numberOfShards, proxyOnly, idleTimeout, rememberEntities, role, appliedMessages, value);
         }
 
         /**
@@ -476,7 +534,7 @@ public record ShardingSettings(
          */
         public EntityTypeSettings withRole(@Nullable String value) {
             return new EntityTypeSettings(
-                    numberOfShards, proxyOnly, idleTimeout, rememberEntities, value, appliedMessages);
+                    numberOfShards, proxyOnly, idleTimeout, rememberEntities, value, appliedMessages, passivation);
         }
     }
 

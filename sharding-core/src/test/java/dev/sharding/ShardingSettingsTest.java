@@ -75,7 +75,8 @@ class ShardingSettingsTest {
                 dev.sharding.SplitBrainSettings.DEFAULT,
                 MemberSettings.DEFAULT,
                 Duration.ofSeconds(10),
-                Duration.ofSeconds(10));
+                Duration.ofSeconds(10),
+                1000);
         map.put("x", new ShardingSettings.EntityTypeSettings(3, true));
         assertThat(s.entities()).isEmpty();
         ShardingSettings t = s.withEntity("x", new ShardingSettings.EntityTypeSettings(3, true));

@@ -41,5 +41,21 @@ class ShardingEndpointGrantedTest {
                 http.postJson(url + "/actuator/sharding/account", "{\"shard\": 1, \"node\": \"nobody\"}");
         assertThat(unknownNode.status()).as("%s", unknownNode).isEqualTo(400);
         assertThat(unknownNode.body().get("message").asString()).isEqualTo("Unknown node nobody");
+
+        JsonHttp.Answer passivation = http.postJson(
+                url + "/actuator/sharding/account/passivation",
+                "{\"strategy\": \"least-frequently-used\", \"activeEntityLimit\": 500}");
+        assertThat(passivation.status()).as("%s", passivation).isEqualTo(200);
+        assertThat(passivation.body().get("message").asString()).endsWith(": least-frequently-used, limit 500");
+        JsonHttp.Answer badStrategy =
+                http.postJson(url + "/actuator/sharding/account/passivation", "{\"strategy\": \"fifo\"}");
+        assertThat(badStrategy.status()).as("%s", badStrategy).isEqualTo(400);
+        assertThat(badStrategy.body().get("message").asString()).startsWith("Unknown passivation strategy 'fifo'");
+        JsonHttp.Answer badLimit =
+                http.postJson(url + "/actuator/sharding/account/passivation", "{\"activeEntityLimit\": -1}");
+        assertThat(badLimit.status()).as("%s", badLimit).isEqualTo(400);
+        JsonHttp.Answer unknownType =
+                http.postJson(url + "/actuator/sharding/nosuch/passivation", "{\"activeEntityLimit\": 1}");
+        assertThat(unknownType.status()).as("%s", unknownType).isEqualTo(400);
     }
 }

@@ -40,6 +40,12 @@ class ShardingEndpointReadOnlyTest {
         JsonHttp.Answer handOff = http.postJson(url("/actuator/sharding/account"), "{\"shard\": 1}");
         assertThat(handOff.status()).as("%s", handOff).isEqualTo(405);
         assertThat(handOff.text()).doesNotContain("accepted");
+
+        JsonHttp.Answer passivation =
+                http.postJson(url("/actuator/sharding/account/passivation"), "{\"activeEntityLimit\": 1}");
+        // no read operation has this path, so the refused write is not found at all
+        assertThat(passivation.status()).as("%s", passivation).isEqualTo(404);
+        assertThat(passivation.text()).doesNotContain("accepted");
     }
 
     @Test

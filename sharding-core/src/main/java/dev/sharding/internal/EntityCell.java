@@ -62,6 +62,9 @@ final class EntityCell implements Runnable, Passivation.Candidate {
 
     private boolean passivateRequested;
 
+    /** Messages taken since the entity started here (a hint for the least-frequently-used strategy; racy reads). */
+    private long messages;
+
     /** While the entity's start keeps failing: the wait before the next attempt. */
     private volatile @Nullable StartBackoff backoff;
 
@@ -105,6 +108,11 @@ final class EntityCell implements Runnable, Passivation.Candidate {
     @Override
     public long lastActiveMillis() {
         return lastActiveMillis;
+    }
+
+    @Override
+    public long messages() {
+        return messages;
     }
 
     @Override
@@ -266,6 +274,7 @@ final class EntityCell implements Runnable, Passivation.Candidate {
         if (message == StartSignal.INSTANCE) {
             return true; // started without a message (remembered entity)
         }
+        messages++;
         String messageId = null;
         if (message instanceof IdentifiedMessage identified) {
             messageId = identified.messageId();
@@ -413,6 +422,7 @@ final class EntityCell implements Runnable, Passivation.Candidate {
             return;
         }
         instance = null;
+        messages = 0;
         durable.forget();
         shard.region().entityStopped(this);
         try {

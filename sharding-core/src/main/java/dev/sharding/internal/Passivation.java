@@ -1,5 +1,6 @@
 package dev.sharding.internal;
 
+import dev.sharding.PassivationStrategy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -18,9 +19,13 @@ import org.jspecify.annotations.Nullable;
  * idle since before now minus the timeout; it goes on a few shards per tick within a budget, so that a region of a
  * million entities never holds the control thread for long ({@link #startIdlePass}, {@link #continueIdlePass}). A
  * pass still running goes on with the new limit.</li>
- * <li><b>Over the limit.</b> When the live entities of the region exceed {@code passivation.max-active-entities},
- * the least recently active ones beyond it are passivated ({@link #passivateOverLimit}). Remembered entities are
- * never passivated for the limit.</li>
+ * <li><b>Over the limit.</b> When the live entities of the region exceed its limit, those beyond it are passivated
+ * in the order of the type's {@link PassivationStrategy} ({@link #passivateOverLimit}): least recently used first
+ * (and the limit is {@code passivation.max-active-entities}, if set) for {@code IDLE} and
+ * {@code LEAST_RECENTLY_USED}, most recently used first for {@code MOST_RECENTLY_USED}, fewest messages first for
+ * {@code LEAST_FREQUENTLY_USED}. The limit strategies share {@code passivation.active-entity-limit} evenly with the
+ * other limited regions of the node ({@link #share}). Both the strategy and the limit can be changed while the node
+ * runs ({@link #change}). Remembered entities are never passivated for the limit.</li>
  * </ul>
  *
  * <p>A pass only asks: the entity acts on a passivation in its own mailbox order, so one that took a message since
@@ -36,6 +41,9 @@ final class Passivation {
 
         /** When it last took a message, on the node's coarse clock. */
         long lastActiveMillis();
+
+        /** How many messages it took since it started here. */
+        long messages();
 
         /**
          * Asks it to passivate, in its own mailbox order.
@@ -55,6 +63,14 @@ final class Passivation {
 
     private final IntSupplier maxActive;
 
+    private volatile PassivationStrategy strategy;
+
+    /** A limit set while the node runs, or -1 for the one the settings give. */
+    private volatile int limitOverride = -1;
+
+    /** This region's share of the node's limit for the limit strategies. */
+    private volatile int share;
+
     private final IntSupplier activeEntities;
 
     private final boolean rememberEntities;
@@ -71,7 +87,11 @@ final class Passivation {
             Supplier<Duration> idleTimeout,
             IntSupplier maxActive,
             IntSupplier activeEntities,
-            boolean rememberEntities) {
+            boolean rememberEntities,
+            PassivationStrategy strategy,
+            int share) {
+        this.strategy = strategy;
+        this.share = share;
         this.numberOfShards = numberOfShards;
         this.hosted = hosted;
         this.idleTimeout = idleTimeout;
@@ -125,9 +145,51 @@ final class Passivation {
         return next >= 0;
     }
 
-    /** Passivates the least recently active entities beyond the limit of live entities. */
+    /** The type's strategy now. */
+    PassivationStrategy strategy() {
+        return strategy;
+    }
+
+    /** The most live entities of this region now; zero for none. */
+    int limit() {
+        int set = limitOverride;
+        if (set >= 0) {
+            return set;
+        }
+        return strategy.limited() ? share : maxActive.getAsInt();
+    }
+
+    /** Whether a limit was set while the node runs. */
+    boolean limitChanged() {
+        return limitOverride >= 0;
+    }
+
+    /** Sets this region's share of the node's limit for the limit strategies. */
+    void share(int value) {
+        share = value;
+    }
+
+    /**
+     * Changes the strategy or the limit while the node runs; the next sweep applies them.
+     *
+     * @param newStrategy the strategy, or {@code null} to keep it
+     * @param newLimit this region's limit, overriding the settings (zero for none), or {@code null} to keep it
+     */
+    void change(@Nullable PassivationStrategy newStrategy, @Nullable Integer newLimit) {
+        if (newStrategy != null) {
+            strategy = newStrategy;
+        }
+        if (newLimit != null) {
+            if (newLimit < 0) {
+                throw new IllegalArgumentException("An active entity limit must be zero (none) or positive");
+            }
+            limitOverride = newLimit;
+        }
+    }
+
+    /** Passivates the live entities beyond the limit, in the order of the strategy. */
     void passivateOverLimit() {
-        int max = maxActive.getAsInt();
+        int max = limit();
         int over = activeEntities.getAsInt() - max;
         if (max <= 0 || over <= 0 || rememberEntities) {
             return;
@@ -143,9 +205,20 @@ final class Passivation {
                 }
             }
         }
-        live.sort(Comparator.comparingLong(Candidate::lastActiveMillis));
+        live.sort(order(strategy));
         for (Candidate cell : live.subList(0, Math.min(over, live.size()))) {
             cell.passivate(0, true);
         }
+    }
+
+    /** Which live entities go first when there are too many. */
+    static Comparator<Candidate> order(PassivationStrategy strategy) {
+        Comparator<Candidate> leastRecent = Comparator.comparingLong(Candidate::lastActiveMillis);
+        return switch (strategy) {
+            case IDLE, LEAST_RECENTLY_USED -> leastRecent;
+            case MOST_RECENTLY_USED -> leastRecent.reversed();
+            case LEAST_FREQUENTLY_USED ->
+                Comparator.comparingLong(Candidate::messages).thenComparing(leastRecent);
+        };
     }
 }

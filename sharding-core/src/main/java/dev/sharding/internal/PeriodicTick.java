@@ -115,6 +115,7 @@ final class PeriodicTick implements Runnable {
         }
         if (newPass || sweepRequested) {
             sweepRequested = false;
+            shareTheLimit();
             for (Region<?> r : regions.all()) {
                 r.passivation().passivateOverLimit();
             }
@@ -122,6 +123,23 @@ final class PeriodicTick implements Runnable {
         int budget = IDLE_PASS_BUDGET;
         for (Region<?> r : regions.all()) {
             budget -= r.passivation().continueIdlePass(Math.max(0, budget));
+        }
+    }
+
+    /**
+     * Divides the node's {@code passivation.active-entity-limit} evenly over the hosting regions whose strategy has a
+     * limit (as the strategies change at runtime, on every sweep).
+     */
+    private void shareTheLimit() {
+        int limited = 0;
+        for (Region<?> r : regions.all()) {
+            if (!r.proxyOnly() && r.passivation().strategy().limited()) {
+                limited++;
+            }
+        }
+        int share = Math.max(1, settings.passivationActiveEntityLimit() / Math.max(1, limited));
+        for (Region<?> r : regions.all()) {
+            r.passivation().share(share);
         }
     }
 

@@ -2,6 +2,7 @@ package dev.sharding.internal;
 
 import dev.sharding.EntityType;
 import dev.sharding.Member;
+import dev.sharding.PassivationStrategy;
 import dev.sharding.ShardRegion;
 import dev.sharding.ShardingException;
 import dev.sharding.ShardingSettings;
@@ -106,7 +107,10 @@ public final class Region<T> implements ShardRegion<T> {
                 () -> node.settings().idleTimeout(type.name()),
                 () -> node.settings().passivationMaxActiveEntities(),
                 entities::active,
-                rememberEntities);
+                rememberEntities,
+                node.settings().entity(type.name()).passivation(),
+                node.settings().passivationActiveEntityLimit());
+        entities.limitBy(passivation::limit);
     }
 
     @Override
@@ -255,6 +259,27 @@ public final class Region<T> implements ShardRegion<T> {
      */
     public long passivations() {
         return entities.passivations();
+    }
+
+    /**
+     * Changes how this region passivates, while the node runs; the next sweep (at once) applies it. Any thread.
+     *
+     * @param strategy the new strategy, or {@code null} to keep it
+     * @param activeEntityLimit the region's limit of live entities (zero for none), or {@code null} to keep it
+     */
+    public void changePassivation(@Nullable PassivationStrategy strategy, @Nullable Integer activeEntityLimit) {
+        passivation.change(strategy, activeEntityLimit);
+        node.requestSweep();
+    }
+
+    /** The region's passivation strategy now. @return the strategy */
+    public PassivationStrategy passivationStrategy() {
+        return passivation.strategy();
+    }
+
+    /** The region's limit of live entities now. @return the limit, zero for none */
+    public int activeEntityLimit() {
+        return passivation.limit();
     }
 
     /** The idle and over-limit passes over this region's entities. Control thread. */

@@ -23,9 +23,17 @@ final class RegionEntities {
     /** The ids of live entities kept in the store (remember-entities), or {@code null} for a type that does not. */
     private final @Nullable RememberJournal journal;
 
+    /** The region's limit of live entities now (zero for none); set once the region's passivation exists. */
+    private volatile java.util.function.IntSupplier limit = () -> 0;
+
     RegionEntities(RegionHost node, @Nullable RememberJournal journal) {
         this.node = node;
         this.journal = journal;
+    }
+
+    /** Where the region's limit of live entities comes from. */
+    void limitBy(java.util.function.IntSupplier value) {
+        limit = value;
     }
 
     void started(EntityCell cell) {
@@ -33,7 +41,7 @@ final class RegionEntities {
             journal.started(cell.shardId(), cell.entityId());
         }
         int n = active.incrementAndGet();
-        int max = node.settings().passivationMaxActiveEntities();
+        int max = limit.getAsInt();
         if (max > 0 && n > max) {
             node.requestSweep();
         }

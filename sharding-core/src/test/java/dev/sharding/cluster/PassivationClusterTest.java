@@ -2,6 +2,7 @@ package dev.sharding.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sharding.PassivationStrategy;
 import dev.sharding.ShardRegion;
 import dev.sharding.ShardingNode;
 import dev.sharding.ShardingSettings;
@@ -11,11 +12,14 @@ import dev.sharding.test.Wallet;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Passivation stops entities without losing a message sent to them meanwhile: on the entity's own request, when it
@@ -137,5 +141,117 @@ class PassivationClusterTest {
                         .get(10, TimeUnit.SECONDS)
                         .amount())
                 .isEqualTo(1);
+    }
+
+    /** Lets the node's coarse activity clock pass, so that the next messages are later than the ones before. */
+    private static void nextClockStep() {
+        long t = System.currentTimeMillis();
+        Awaitility.await().pollInterval(Duration.ofMillis(10)).until(() -> System.currentTimeMillis() > t + 60);
+    }
+
+    private static void send(ShardRegion<Wallet> region, String id, int messages) throws Exception {
+        for (int i = 0; i < messages; i++) {
+            region.ask(id, new Wallet.Deposit(1), Wallet.Reply.class).get(10, TimeUnit.SECONDS);
+        }
+    }
+
+    private ShardingNode limitedNode(PassivationStrategy strategy, int limit) {
+        return cluster.startNode(s -> s.withPassivationActiveEntityLimit(limit)
+                .withPassivationIdleTimeout(Duration.ZERO)
+                .withEntity("wallet", ShardingSettings.EntityTypeSettings.DEFAULT.withPassivation(strategy)));
+    }
+
+    private Set<String> aliveOnceWithin(ShardingNode node, int limit) {
+        Awaitility.await("at most " + limit + " live entities")
+                .atMost(Duration.ofSeconds(30))
+                .until(() -> live(node) <= limit);
+        return node.localEntities("wallet").values().stream()
+                .flatMap(List::stream)
+                .collect(java.util.stream.Collectors.toSet());
+    }
+
+    private static final Set<String> HOT = Set.of("h-0", "h-1", "h-2", "h-3", "h-4");
+
+    @ParameterizedTest
+    @EnumSource(
+            value = PassivationStrategy.class,
+            names = {"LEAST_RECENTLY_USED", "MOST_RECENTLY_USED", "LEAST_FREQUENTLY_USED"})
+    void hotEntitiesUsedBeforeColdOnesStayUnlessTheStrategyIsLeastRecentlyUsed(PassivationStrategy strategy)
+            throws Exception {
+        ShardingNode node = limitedNode(strategy, 10);
+        ShardRegion<Wallet> region = node.region(Wallet.class);
+        for (String hot : HOT) {
+            send(region, hot, 5);
+        }
+        nextClockStep();
+        for (int i = 0; i < 10; i++) {
+            send(region, "c-" + i, 1);
+        }
+        nextClockStep();
+        Set<String> alive = aliveOnceWithin(node, 10);
+        if (strategy == PassivationStrategy.LEAST_RECENTLY_USED) {
+            assertThat(alive).as("the hot ones were used least recently").doesNotContainAnyElementsOf(HOT);
+        } else {
+            assertThat(alive).as("%s keeps the hot ones", strategy).containsAll(HOT);
+        }
+        assertThat(region.ask("h-0", new Wallet.Read(), Wallet.Reply.class)
+                        .get(10, TimeUnit.SECONDS)
+                        .amount())
+                .isEqualTo(5);
+    }
+
+    @ParameterizedTest
+    @EnumSource(
+            value = PassivationStrategy.class,
+            names = {"LEAST_RECENTLY_USED", "MOST_RECENTLY_USED", "LEAST_FREQUENTLY_USED"})
+    void entitiesUsedLastGoFirstOnlyUnderMostRecentlyUsed(PassivationStrategy strategy) throws Exception {
+        ShardingNode node = limitedNode(strategy, 10);
+        ShardRegion<Wallet> region = node.region(Wallet.class);
+        for (int i = 0; i < 10; i++) {
+            send(region, "c-" + i, 1);
+        }
+        nextClockStep();
+        for (String late : HOT) {
+            send(region, late, 1);
+        }
+        nextClockStep();
+        Set<String> alive = aliveOnceWithin(node, 10);
+        if (strategy == PassivationStrategy.MOST_RECENTLY_USED) {
+            assertThat(alive).as("the last used go first").doesNotContainAnyElementsOf(HOT);
+        } else {
+            assertThat(alive)
+                    .as("%s keeps the last used (equal counts)", strategy)
+                    .containsAll(HOT);
+        }
+    }
+
+    @Test
+    void theStrategyAndTheLimitChangeWhileTheNodeRuns() throws Exception {
+        ShardingNode node = cluster.startNode(s -> s.withPassivationIdleTimeout(Duration.ZERO));
+        ShardRegion<Wallet> region = node.region(Wallet.class);
+        assertThat(node.passivationStrategy("wallet")).isEqualTo(PassivationStrategy.IDLE);
+        assertThat(node.activeEntityLimit("wallet")).isZero();
+        for (int i = 0; i < 20; i++) {
+            send(region, "r-" + i, 1);
+        }
+        assertThat(live(node)).isEqualTo(20);
+        node.changePassivation("wallet", PassivationStrategy.LEAST_FREQUENTLY_USED, 8);
+        assertThat(node.passivationStrategy("wallet")).isEqualTo(PassivationStrategy.LEAST_FREQUENTLY_USED);
+        assertThat(node.activeEntityLimit("wallet")).isEqualTo(8);
+        aliveOnceWithin(node, 8);
+        node.changePassivation("wallet", null, 0);
+        for (int i = 0; i < 20; i++) {
+            send(region, "r-" + i, 1);
+        }
+        assertThat(live(node)).as("no limit any more").isEqualTo(20);
+        assertThat(region.ask("r-3", new Wallet.Read(), Wallet.Reply.class)
+                        .get(10, TimeUnit.SECONDS)
+                        .amount())
+                .as("state kept through passivation")
+                .isEqualTo(2);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> node.changePassivation("wallet", null, -1))
+                .isInstanceOf(IllegalArgumentException.class);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> node.changePassivation("nosuch", null, 1))
+                .isInstanceOf(IllegalArgumentException.class);
     }
 }

@@ -40,6 +40,11 @@ class PassivationTest {
         }
 
         @Override
+        public long messages() {
+            return 1;
+        }
+
+        @Override
         public void passivate(long idleSinceMillis, boolean overLimit) {
             asked.add(overLimit ? "over-limit" : "idle-since-" + idleSinceMillis);
         }
@@ -60,7 +65,9 @@ class PassivationTest {
                 () -> shards.values().stream()
                         .mapToInt(l -> (int) l.stream().filter(f -> f.active).count())
                         .sum(),
-                remember);
+                remember,
+                dev.sharding.PassivationStrategy.IDLE,
+                1000);
     }
 
     private Fake entity(int shard, String id, long lastActive) {

@@ -1,5 +1,6 @@
 package dev.sharding.autoconfigure;
 
+import dev.sharding.PassivationStrategy;
 import java.time.Duration;
 import org.jspecify.annotations.Nullable;
 
@@ -42,6 +43,51 @@ public class EntityTypeProperties {
      * gets the recorded reply instead of being applied again.
      */
     private final AppliedMessages appliedMessages = new AppliedMessages();
+
+    /**
+     * How this type's live entities are chosen for passivation when there are too many.
+     */
+    private final Passivation passivation = new Passivation();
+
+    /**
+     * How this type's entities are passivated.
+     *
+     * @return the passivation properties
+     */
+    public Passivation getPassivation() {
+        return this.passivation;
+    }
+
+    /**
+     * Properties of a type's passivation, under {@code sharding.entities.<type>.passivation}.
+     */
+    public static class Passivation {
+
+        /**
+         * idle (the default: idle-timeout, and beyond sharding.passivation.max-active-entities the least recently
+         * used), or a strategy with a limit, sharing sharding.passivation.active-entity-limit with the node's other
+         * such types: least-recently-used, most-recently-used or least-frequently-used.
+         */
+        private PassivationStrategy strategy = PassivationStrategy.IDLE;
+
+        /**
+         * The strategy.
+         *
+         * @return the strategy
+         */
+        public PassivationStrategy getStrategy() {
+            return this.strategy;
+        }
+
+        /**
+         * Sets the strategy.
+         *
+         * @param strategy the strategy
+         */
+        public void setStrategy(PassivationStrategy strategy) {
+            this.strategy = strategy;
+        }
+    }
 
     /**
      * The window of applied message ids.

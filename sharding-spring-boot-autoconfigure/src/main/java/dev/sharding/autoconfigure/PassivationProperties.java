@@ -21,6 +21,21 @@ public class PassivationProperties {
      */
     private int maxActiveEntities = ShardingSettings.DEFAULT_PASSIVATION_MAX_ACTIVE_ENTITIES;
 
+    /**
+     * Most live entities on this node of the entity types whose passivation strategy has a limit
+     * (sharding.entities.&lt;type&gt;.passivation.strategy least-recently-used, most-recently-used or
+     * least-frequently-used), divided evenly over those types.
+     */
+    private int activeEntityLimit = ShardingSettings.DEFAULT_PASSIVATION_ACTIVE_ENTITY_LIMIT;
+
+    public int getActiveEntityLimit() {
+        return this.activeEntityLimit;
+    }
+
+    public void setActiveEntityLimit(int activeEntityLimit) {
+        this.activeEntityLimit = activeEntityLimit;
+    }
+
     public Duration getIdleTimeout() {
         return this.idleTimeout;
     }

@@ -497,6 +497,7 @@ public class ShardingProperties {
                 .withHandoffTimeout(this.handoffTimeout)
                 .withPassivationIdleTimeout(this.passivation.getIdleTimeout())
                 .withPassivationMaxActiveEntities(this.passivation.getMaxActiveEntities())
+                .withPassivationActiveEntityLimit(this.passivation.getActiveEntityLimit())
                 .withNetwork(
                         this.jgroups.getBindAddress(),
                         this.jgroups.getBindPort(),
@@ -532,7 +533,8 @@ public class ShardingProperties {
                             StringUtils.hasText(entity.getValue().getRole())
                                     ? entity.getValue().getRole().trim()
                                     : null,
-                            window));
+                            window,
+                            entity.getValue().getPassivation().getStrategy()));
         }
         return settings.validate();
     }

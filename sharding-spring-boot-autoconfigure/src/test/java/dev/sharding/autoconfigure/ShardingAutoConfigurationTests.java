@@ -221,6 +221,8 @@ class ShardingAutoConfigurationTests {
                         "sharding.entities.greeter.remember-entities=true",
                         "sharding.entities.greeter.applied-messages.max-count=10",
                         "sharding.entities.greeter.applied-messages.max-age=5m",
+                        "sharding.entities.greeter.passivation.strategy=least-frequently-used",
+                        "sharding.passivation.active-entity-limit=777",
                         "sharding.jgroups.bind-address=127.0.0.2",
                         "sharding.jgroups.bind-port=9000",
                         "sharding.jgroups.port-range=3",
@@ -252,7 +254,9 @@ class ShardingAutoConfigurationTests {
                     assertThat(settings.entity("greeter"))
                             .isEqualTo(new ShardingSettings.EntityTypeSettings(12, true, Duration.ZERO, true)
                                     .withAppliedMessages(
-                                            new ShardingSettings.AppliedMessageWindow(10, Duration.ofMinutes(5))));
+                                            new ShardingSettings.AppliedMessageWindow(10, Duration.ofMinutes(5)))
+                                    .withPassivation(dev.sharding.PassivationStrategy.LEAST_FREQUENTLY_USED));
+                    assertThat(settings.passivationActiveEntityLimit()).isEqualTo(777);
                     assertThat(context.getBean(ShardingProperties.class).getMessageTypes())
                             .containsExactly(ExtraMessage.class);
                     ShardingNode node = context.getBean(ShardingNode.class);
@@ -353,6 +357,7 @@ class ShardingAutoConfigurationTests {
             sharding.entities.greeter.idle-timeout=-1s   | sharding.entities.greeter.idle-timeout
             sharding.entities.greeter.applied-messages.max-count=0 | sharding.entities.greeter.applied-messages.max-count=0
             sharding.entities.greeter.applied-messages.max-age=0s  | sharding.entities.greeter.applied-messages.max-age=PT0S
+            sharding.passivation.active-entity-limit=0             | sharding.passivation.active-entity-limit=0
             sharding.jgroups.secret=too-short            | sharding.jgroups.secret
             sharding.jgroups.max-frame-size=1KB          | sharding.jgroups.max-frame-size=1024
             sharding.jgroups.discovery=dns               | sharding.jgroups.dns-query
@@ -369,6 +374,17 @@ class ShardingAutoConfigurationTests {
                         .rootCause()
                         .isInstanceOf(InvalidConfigurationPropertyValueException.class)
                         .hasMessageContaining("Property " + named.split("=")[0] + " with value"));
+    }
+
+    @Test
+    void anUnknownPassivationStrategyFailsStartupNamingTheProperty() {
+        this.runner
+                .withPropertyValues(uniqueCluster(), "sharding.entities.greeter.passivation.strategy=fifo")
+                .withUserConfiguration(GreeterConfiguration.class)
+                .run(context -> assertThat(context)
+                        .getFailure()
+                        .hasStackTraceContaining("sharding.entities.greeter.passivation.strategy")
+                        .hasStackTraceContaining("fifo"));
     }
 
     @Test

@@ -3,6 +3,7 @@ package dev.sharding.autoconfigure.actuate;
 import dev.sharding.AdminResult;
 import dev.sharding.ClusterState;
 import dev.sharding.Member;
+import dev.sharding.PassivationStrategy;
 import dev.sharding.ShardingNode;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -200,6 +201,64 @@ public class ShardingEndpoint {
     @WriteOperation
     public WebEndpointResponse<OperationResult> handOff(@Selector String type, int shard, @Nullable String node) {
         return answer(this.node.handOff(type, shard, node));
+    }
+
+    /**
+     * Changes how a type's entities are passivated on this node, while it runs:
+     * {@code POST /actuator/sharding/{type}/passivation} with {@code strategy} (idle, least-recently-used,
+     * most-recently-used, least-frequently-used) and/or {@code activeEntityLimit} (this type's limit of live entities
+     * on this node, 0 for none). A restart goes back to the configuration.
+     *
+     * @param type the entity type name
+     * @param setting {@code passivation}
+     * @param strategy the new strategy, or absent to keep it
+     * @param activeEntityLimit the new limit, or absent to keep it
+     * @return the passivation now (200), or why nothing changed (400)
+     */
+    @WriteOperation
+    public WebEndpointResponse<OperationResult> passivation(
+            @Selector String type,
+            @Selector String setting,
+            @Nullable String strategy,
+            @Nullable Integer activeEntityLimit) {
+        if (!"passivation".equals(setting)) {
+            return refused("Unknown setting '" + setting + "'; POST /actuator/sharding/{type}/passivation");
+        }
+        if (!this.node.typeNames().contains(type)) {
+            return refused("Unknown entity type " + type + "; this node runs " + this.node.typeNames());
+        }
+        if (strategy == null && activeEntityLimit == null) {
+            return refused("Give a strategy, an activeEntityLimit, or both");
+        }
+        PassivationStrategy parsed = null;
+        if (strategy != null) {
+            try {
+                parsed = PassivationStrategy.valueOf(
+                        strategy.trim().replace('-', '_').toUpperCase(java.util.Locale.ROOT));
+            } catch (IllegalArgumentException e) {
+                return refused("Unknown passivation strategy '" + strategy
+                        + "': idle, least-recently-used, most-recently-used or least-frequently-used");
+            }
+        }
+        if (activeEntityLimit != null && activeEntityLimit < 0) {
+            return refused("activeEntityLimit must be 0 (none) or positive, not " + activeEntityLimit);
+        }
+        this.node.changePassivation(type, parsed, activeEntityLimit);
+        return new WebEndpointResponse<>(
+                new OperationResult(
+                        true,
+                        "Passivation of " + type + " on " + this.node.nodeName() + ": "
+                                + this.node
+                                        .passivationStrategy(type)
+                                        .name()
+                                        .toLowerCase(java.util.Locale.ROOT)
+                                        .replace('_', '-')
+                                + ", limit " + this.node.activeEntityLimit(type)),
+                WebEndpointResponse.STATUS_OK);
+    }
+
+    private static WebEndpointResponse<OperationResult> refused(String why) {
+        return new WebEndpointResponse<>(new OperationResult(false, why), WebEndpointResponse.STATUS_BAD_REQUEST);
     }
 
     private WebEndpointResponse<OperationResult> answer(java.util.concurrent.CompletableFuture<AdminResult> future) {
