@@ -88,20 +88,21 @@ public class AccountController {
      *
      * @param id the account id
      * @param contentType the request's content type, if any
-     * @param idempotencyKey makes the deposit apply once per key and account, if given
      * @param body the request body, {@code {"amount": N}} with N a positive whole number
-     * @param request the request
+     * @param request the request; its {@code Idempotency-Key} header, if any, makes the deposit apply once per key
+     *     and account
      * @return the new balance
      */
     @PostMapping("/{id}/deposit")
     public CompletableFuture<Balance> deposit(
             @PathVariable String id,
             @RequestHeader(name = HttpHeaders.CONTENT_TYPE, required = false) @Nullable String contentType,
-            @RequestHeader(name = IDEMPOTENCY_KEY, required = false) @Nullable String idempotencyKey,
             @RequestBody(required = false) byte @Nullable [] body,
             HttpServletRequest request) {
         checkId(id, request);
         long amount = amountOf(contentType, body);
+        // read from the request itself: an empty header is an invalid key, not a missing one
+        String idempotencyKey = request.getHeader(IDEMPOTENCY_KEY);
         if (idempotencyKey == null) {
             return accounts.ask(id, new Deposit(amount), Balance.class);
         }

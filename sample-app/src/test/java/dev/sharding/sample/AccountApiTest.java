@@ -89,7 +89,7 @@ class AccountApiTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"with space", "tab\tkey"})
+    @ValueSource(strings = {"with space", "tab\tkey", ""})
     void anInvalidIdempotencyKeyIs400AndChangesNothing(String key) {
         String id = newId();
         deposit(id, 2);
