@@ -69,6 +69,7 @@ final class DepositScenario {
         List<String> common = new ArrayList<>(
                 plain ? List.of("--sharding.enabled=false", "--bench.name=plain") : List.of("--bench.accounts=true"));
         Map<String, Object> database = new LinkedHashMap<>();
+        EmbeddedPostgres statementStatistics = null;
         if (store.equals("postgresql")) {
             EmbeddedPostgres pg = launcher.startPostgres(tag, o.postgresConfig());
             common.add("--spring.datasource.url=jdbc:postgresql://localhost:" + pg.getPort() + "/postgres");
@@ -76,6 +77,7 @@ final class DepositScenario {
             common.add("--spring.datasource.password=");
             common.add("--sharding.store.initialize-schema=always");
             database.putAll(postgresSettings(pg));
+            statementStatistics = statementStatisticsOn(pg, o.postgresConfig());
         } else {
             // the starter's embedded database: the first node opens the file and serves it to the others
             String url = "jdbc:h2:file:" + launcher.embeddedStorePath(tag)
@@ -128,6 +130,9 @@ final class DepositScenario {
         }
         a.send(w + "-READ " + o.accounts());
         JsonNode balances = Workloads.JSON.readTree(a.await(w + "-BALANCES", Launcher.seconds(600)));
+        if (statementStatistics != null) {
+            database.put("pg_stat_statements", topStatements(statementStatistics));
+        }
         return result(o, store, chains, nodes, primed, done, balances, database);
     }
 
@@ -332,6 +337,45 @@ final class DepositScenario {
             }
         }
         return s;
+    }
+
+    /**
+     * With {@code --pg-conf=shared_preload_libraries=pg_stat_statements}, creates the extension so that the run's
+     * statements are counted; returns the server to read them from afterwards, or null.
+     */
+    private static EmbeddedPostgres statementStatisticsOn(EmbeddedPostgres pg, Map<String, String> config)
+            throws Exception {
+        if (!config.getOrDefault("shared_preload_libraries", "").contains("pg_stat_statements")) {
+            return null;
+        }
+        try (Connection c = pg.getPostgresDatabase().getConnection();
+                Statement st = c.createStatement()) {
+            st.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
+            st.execute("SELECT pg_stat_statements_reset()");
+        }
+        return pg;
+    }
+
+    /** The statements that took the server's time over the whole run (priming and warm-up included), most first. */
+    private static List<Map<String, Object>> topStatements(EmbeddedPostgres pg) throws Exception {
+        List<Map<String, Object>> top = new ArrayList<>();
+        try (Connection c = pg.getPostgresDatabase().getConnection();
+                Statement st = c.createStatement();
+                ResultSet rs = st.executeQuery("SELECT calls, round(total_exec_time::numeric, 1), round(mean_exec_time::numeric * 1000, 1),"
+                        + " rows, wal_bytes, left(regexp_replace(query, '\\s+', ' ', 'g'), 160)"
+                        + " FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT 15")) {
+            while (rs.next()) {
+                Map<String, Object> row = new LinkedHashMap<>();
+                row.put("calls", rs.getLong(1));
+                row.put("total_ms", rs.getBigDecimal(2));
+                row.put("mean_us", rs.getBigDecimal(3));
+                row.put("rows", rs.getLong(4));
+                row.put("wal_bytes", rs.getBigDecimal(5));
+                row.put("query", rs.getString(6));
+                top.add(row);
+            }
+        }
+        return top;
     }
 
     static Path dataDirectory(Path logs, String tag) throws Exception {

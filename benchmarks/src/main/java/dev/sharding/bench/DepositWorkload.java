@@ -19,6 +19,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadLocalRandom;
@@ -117,9 +119,11 @@ final class DepositWorkload {
         boolean[] done = new boolean[n];
         long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
         int missing = n;
+        Map<String, Integer> failures = new ConcurrentHashMap<>();
         while (missing > 0) {
             if (System.nanoTime() > deadline) {
-                throw new IllegalStateException(missing + " of " + n + " accounts never answered GetBalance");
+                throw new IllegalStateException(missing + " of " + n + " accounts never answered GetBalance; the"
+                        + " failures seen, by kind: " + failures);
             }
             Semaphore window = new Semaphore(1_000);
             CountDownLatch answered = new CountDownLatch(missing);
@@ -134,6 +138,13 @@ final class DepositWorkload {
                             if (failure == null) {
                                 balances[k] = balance.balance();
                                 done[k] = true;
+                            } else {
+                                Throwable cause = failure instanceof CompletionException c
+                                                && c.getCause() != null
+                                        ? c.getCause()
+                                        : failure;
+                                String kind = cause.getClass().getSimpleName() + ": " + cause.getMessage();
+                                failures.merge(kind.length() > 300 ? kind.substring(0, 300) : kind, 1, Integer::sum);
                             }
                             window.release();
                             answered.countDown();

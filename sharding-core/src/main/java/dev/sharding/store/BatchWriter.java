@@ -24,7 +24,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The writer side of a {@link JdbcShardingStore}: a queue and the one thread that drains it, committing each drain
  * as a {@link WriteBatch} in one transaction, and a completion thread that completes the batch's futures in commit
- * order. A transaction is tried again at once (up to three times in all) only when the database reports a deadlock
+ * order. The writer keeps the connection it borrowed while more work is queued and gives it back when the queue is
+ * empty, or when a transaction on it failed. A transaction is tried again at once (up to three times in all) only when the database reports a deadlock
  * or serialization failure; any other failure fails the batch (one that hit a time limit says which), and the writer pauses before the next one, longer
  * (up to a second) while failures go on, logging the first failure of a streak and its end.
  */
@@ -70,6 +71,9 @@ final class BatchWriter {
     private final CountDownLatch stopping = new CountDownLatch(1);
 
     private volatile boolean abandoned;
+
+    /** The connection kept between batches while work is queued; only the writer thread uses it. */
+    private @Nullable StoreConnection held;
 
     /** Failed transactions in a row; only the writer thread uses it. */
     private int failureStreak;
@@ -178,6 +182,7 @@ final class BatchWriter {
                 commit(new WriteBatch(batch));
             }
         }
+        giveBack();
         failQueued();
         if (stop != null) {
             stop.future().complete(null);
@@ -187,8 +192,8 @@ final class BatchWriter {
     private void commit(WriteBatch batch) {
         @Nullable Exception failure = null;
         for (int attempt = 1; attempt <= TRANSACTION_ATTEMPTS; attempt++) {
-            try (StoreConnection borrowed = StoreConnection.open(dataSource, queryTimeout.multipliedBy(2))) {
-                Connection connection = borrowed.connection();
+            try {
+                Connection connection = borrow();
                 JdbcDialect dialect = dialects.of(connection);
                 @SuppressWarnings("NullAway") // no result: Void
                 ReadTask.Body<Void> write = () -> {
@@ -197,8 +202,13 @@ final class BatchWriter {
                 };
                 JdbcTransactions.inTransaction(connection, write);
                 committed(batch);
+                if (queue.isEmpty()) {
+                    giveBack();
+                }
                 return;
             } catch (SQLException e) {
+                // the connection may be what failed: the next attempt borrows another
+                giveBack();
                 failure = e;
                 if (!JdbcTransactions.isTransient(e)) {
                     break;
@@ -209,11 +219,51 @@ final class BatchWriter {
                         attempt,
                         e.toString());
             } catch (RuntimeException e) {
+                giveBack();
                 failure = e;
                 break;
             }
         }
         failed(batch, failure);
+    }
+
+    /**
+     * The writer's connection, borrowed when work arrives and kept, with auto-commit off, while more is queued: a
+     * connection taken from the pool and given back for every transaction costs round trips (and, on H2, a rollback
+     * that writes the file) that a steady stream of batches does not need.
+     */
+    private Connection borrow() throws SQLException {
+        StoreConnection c = held;
+        if (c == null) {
+            c = StoreConnection.open(dataSource, queryTimeout.multipliedBy(2));
+            try {
+                c.connection().setAutoCommit(false);
+            } catch (SQLException | RuntimeException e) {
+                try {
+                    c.close();
+                } catch (SQLException closing) {
+                    e.addSuppressed(closing);
+                }
+                throw e;
+            }
+            held = c;
+        }
+        return c.connection();
+    }
+
+    /** Gives the writer's connection back to the pool, auto-commit on again, when it has one. */
+    private void giveBack() {
+        StoreConnection c = held;
+        if (c == null) {
+            return;
+        }
+        held = null;
+        try (c) {
+            c.connection().setAutoCommit(true);
+        } catch (SQLException | RuntimeException e) {
+            // a broken connection is the pool's to discard
+            LOG.debug("Could not give the store writer's connection back cleanly: {}", e.toString());
+        }
     }
 
     private void committed(WriteBatch batch) {

@@ -66,7 +66,8 @@ abstract class PortableSql {
 
     /**
      * Reads the current epochs of shards and locks their rows until the transaction ends, so that no epoch can be
-     * taken between a write's fence check and its commit. Rows are locked in the given (sorted) order.
+     * taken between a write's fence check and its commit. One statement per type (and per {@link #LOCK_CHUNK} shards),
+     * each locking its rows in shard order, as {@link #lockStates} does for state rows.
      *
      * @param connection the batch's connection
      * @param shards the shards, sorted
@@ -76,15 +77,44 @@ abstract class PortableSql {
     java.util.Map<ShardKey, Long> lockShardEpochs(Connection connection, java.util.SortedSet<ShardKey> shards)
             throws SQLException {
         java.util.Map<ShardKey, Long> epochsByShard = new java.util.HashMap<>();
-        try (PreparedStatement ps = prepare(
-                connection, "SELECT epoch FROM " + epochs + " WHERE type_name = ? AND shard_id = ? FOR UPDATE")) {
-            for (ShardKey shard : shards) {
-                ps.setString(1, shard.typeName());
-                ps.setInt(2, shard.shardId());
-                try (java.sql.ResultSet rs = ps.executeQuery()) {
-                    epochsByShard.put(shard, rs.next() ? rs.getLong(1) : 0L);
+        java.util.List<ShardKey> all = new java.util.ArrayList<>(shards);
+        boolean rows = lockByRowValues();
+        // one statement per type and chunk rather than one per shard: each statement is a round trip
+        for (int from = 0; from < all.size(); ) {
+            String typeName = all.get(from).typeName();
+            int to = from;
+            while (to < all.size() && to - from < LOCK_CHUNK && all.get(to).typeName().equals(typeName)) {
+                to++;
+            }
+            java.util.List<ShardKey> chunk = all.subList(from, to);
+            int size = Integer.highestOneBit(chunk.size());
+            size = size == chunk.size() ? size : size * 2;
+            String sql = "SELECT shard_id, epoch FROM " + epochs + " WHERE "
+                    + (rows
+                            ? "(type_name, shard_id) IN (" + String.join(", ", Collections.nCopies(size, "(?, ?)"))
+                            : "type_name = ? AND shard_id IN (" + String.join(", ", Collections.nCopies(size, "?")))
+                    + ") ORDER BY shard_id FOR UPDATE";
+            try (PreparedStatement ps = prepare(connection, sql)) {
+                int p = 1;
+                if (!rows) {
+                    ps.setString(p++, typeName);
+                }
+                for (int i = 0; i < size; i++) {
+                    if (rows) {
+                        ps.setString(p++, typeName);
+                    }
+                    ps.setInt(p++, chunk.get(Math.min(i, chunk.size() - 1)).shardId());
+                }
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        epochsByShard.put(new ShardKey(typeName, rs.getInt(1)), rs.getLong(2));
+                    }
                 }
             }
+            for (ShardKey shard : chunk) {
+                epochsByShard.putIfAbsent(shard, 0L);
+            }
+            from = to;
         }
         return epochsByShard;
     }
