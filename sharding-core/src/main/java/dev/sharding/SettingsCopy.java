@@ -29,6 +29,8 @@ final class SettingsCopy {
 
     int rebalanceAbsoluteLimit = ShardingSettings.DEFAULT_REBALANCE_ABSOLUTE_LIMIT;
 
+    Duration rebalanceStableAfter = ShardingSettings.DEFAULT_REBALANCE_STABLE_AFTER;
+
     double rebalanceRelativeLimit = ShardingSettings.DEFAULT_REBALANCE_RELATIVE_LIMIT;
 
     Duration handoffTimeout = ShardingSettings.DEFAULT_HANDOFF_TIMEOUT;
@@ -90,6 +92,7 @@ final class SettingsCopy {
         entityRestartBackoff = s.entityRestartBackoff();
         shardFailureBackoff = s.shardFailureBackoff();
         passivationActiveEntityLimit = s.passivationActiveEntityLimit();
+        rebalanceStableAfter = s.rebalanceStableAfter();
     }
 
     ShardingSettings build() {
@@ -118,6 +121,7 @@ final class SettingsCopy {
                 member,
                 entityRestartBackoff,
                 shardFailureBackoff,
-                passivationActiveEntityLimit);
+                passivationActiveEntityLimit,
+                rebalanceStableAfter);
     }
 }

@@ -18,6 +18,11 @@ final class SettingsValidation {
         require(s.maxPayloadSize() >= 1024, "max-payload-size", s.maxPayloadSize(), "must be at least 1024 bytes");
         require(positive(s.rebalanceInterval()), "rebalance-interval", s.rebalanceInterval(), "must be positive");
         require(
+                !s.rebalanceStableAfter().isNegative(),
+                "rebalance.stable-after",
+                s.rebalanceStableAfter(),
+                "must be zero (no wait) or positive");
+        require(
                 s.rebalanceAbsoluteLimit() > 0,
                 "rebalance.absolute-limit",
                 s.rebalanceAbsoluteLimit(),

@@ -17,7 +17,7 @@ import org.jspecify.annotations.Nullable;
  * @param bufferSize the most messages a region holds while it waits for shard homes
  * @param retryInterval how often unanswered protocol requests are repeated
  * @param maxPayloadSize the largest encoded message or reply, in bytes
- * @param rebalanceInterval how often the coordinator considers moving shards; also how long the membership must be stable first
+ * @param rebalanceInterval how often the coordinator considers moving shards
  * @param rebalanceAbsoluteLimit the most shards one rebalance round moves
  * @param rebalanceRelativeLimit the most shards one rebalance round moves, as a fraction of all shards of the type
  * @param handoffTimeout the longest a shard handoff may take; entities still running then are stopped forcibly
@@ -39,6 +39,8 @@ import org.jspecify.annotations.Nullable;
  *     started here, when the read fails; the same doubling from 100 ms
  * @param passivationActiveEntityLimit the most live entities on this node of the types whose passivation strategy
  *     has a limit ({@link PassivationStrategy#limited()}), divided evenly over those types
+ * @param rebalanceStableAfter how long no member may have joined or left before the coordinator moves shards; a
+ *     change of membership starts a round once it has been stable that long, without waiting for the interval
  */
 public record ShardingSettings(
         String clusterName,
@@ -65,7 +67,8 @@ public record ShardingSettings(
         MemberSettings member,
         Duration entityRestartBackoff,
         Duration shardFailureBackoff,
-        int passivationActiveEntityLimit) {
+        int passivationActiveEntityLimit,
+        Duration rebalanceStableAfter) {
 
     /** Default cluster name. */
     public static final String DEFAULT_CLUSTER_NAME = "sharding";
@@ -81,6 +84,8 @@ public record ShardingSettings(
     public static final int DEFAULT_MAX_PAYLOAD_SIZE = 1024 * 1024;
     /** Default rebalance interval. */
     public static final Duration DEFAULT_REBALANCE_INTERVAL = Duration.ofSeconds(10);
+    /** Default time the membership must be stable before a rebalance round. */
+    public static final Duration DEFAULT_REBALANCE_STABLE_AFTER = Duration.ofSeconds(2);
     /** Default most shards moved per rebalance round. */
     public static final int DEFAULT_REBALANCE_ABSOLUTE_LIMIT = 20;
     /** Default most shards moved per rebalance round, relative to all shards of the type. */
@@ -129,6 +134,7 @@ public record ShardingSettings(
         Objects.requireNonNull(member, "member");
         Objects.requireNonNull(entityRestartBackoff, "entityRestartBackoff");
         Objects.requireNonNull(shardFailureBackoff, "shardFailureBackoff");
+        Objects.requireNonNull(rebalanceStableAfter, "rebalanceStableAfter");
     }
 
     /**
@@ -279,6 +285,16 @@ public record ShardingSettings(
      */
     public ShardingSettings withRebalanceInterval(Duration value) {
         return copy(c -> c.rebalanceInterval = value);
+    }
+
+    /**
+     * Copy with another time the membership must be stable before a rebalance round.
+     *
+     * @param value the new value
+     * @return the copy
+     */
+    public ShardingSettings withRebalanceStableAfter(Duration value) {
+        return copy(c -> c.rebalanceStableAfter = value);
     }
 
     /**

@@ -76,7 +76,8 @@ class ShardingSettingsTest {
                 MemberSettings.DEFAULT,
                 Duration.ofSeconds(10),
                 Duration.ofSeconds(10),
-                1000);
+                1000,
+                Duration.ofSeconds(2));
         map.put("x", new ShardingSettings.EntityTypeSettings(3, true));
         assertThat(s.entities()).isEmpty();
         ShardingSettings t = s.withEntity("x", new ShardingSettings.EntityTypeSettings(3, true));

@@ -361,9 +361,10 @@ final class DepositScenario {
         List<Map<String, Object>> top = new ArrayList<>();
         try (Connection c = pg.getPostgresDatabase().getConnection();
                 Statement st = c.createStatement();
-                ResultSet rs = st.executeQuery("SELECT calls, round(total_exec_time::numeric, 1), round(mean_exec_time::numeric * 1000, 1),"
-                        + " rows, wal_bytes, left(regexp_replace(query, '\\s+', ' ', 'g'), 160)"
-                        + " FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT 15")) {
+                ResultSet rs = st.executeQuery(
+                        "SELECT calls, round(total_exec_time::numeric, 1), round(mean_exec_time::numeric * 1000, 1),"
+                                + " rows, wal_bytes, left(regexp_replace(query, '\\s+', ' ', 'g'), 160)"
+                                + " FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT 15")) {
             while (rs.next()) {
                 Map<String, Object> row = new LinkedHashMap<>();
                 row.put("calls", rs.getLong(1));

@@ -139,8 +139,7 @@ final class DepositWorkload {
                                 balances[k] = balance.balance();
                                 done[k] = true;
                             } else {
-                                Throwable cause = failure instanceof CompletionException c
-                                                && c.getCause() != null
+                                Throwable cause = failure instanceof CompletionException c && c.getCause() != null
                                         ? c.getCause()
                                         : failure;
                                 String kind = cause.getClass().getSimpleName() + ": " + cause.getMessage();

@@ -148,6 +148,7 @@ public final class NodeRuntime implements Transport.Listener {
                         strategy,
                         leases,
                         settings.rebalanceInterval().toNanos(),
+                        settings.rebalanceStableAfter().toNanos(),
                         settings.retryInterval().toNanos(),
                         settings.member().minNrOfMembers(),
                         System.nanoTime()),

@@ -83,7 +83,9 @@ abstract class PortableSql {
         for (int from = 0; from < all.size(); ) {
             String typeName = all.get(from).typeName();
             int to = from;
-            while (to < all.size() && to - from < LOCK_CHUNK && all.get(to).typeName().equals(typeName)) {
+            while (to < all.size()
+                    && to - from < LOCK_CHUNK
+                    && all.get(to).typeName().equals(typeName)) {
                 to++;
             }
             java.util.List<ShardKey> chunk = all.subList(from, to);

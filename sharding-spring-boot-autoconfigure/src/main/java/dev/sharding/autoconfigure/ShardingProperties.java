@@ -68,8 +68,8 @@ public class ShardingProperties {
     private DataSize maxPayloadSize = DataSize.ofBytes(ShardingSettings.DEFAULT_MAX_PAYLOAD_SIZE);
 
     /**
-     * How often the coordinator considers moving shards from the most to the least loaded nodes; also how long the
-     * membership must have been stable (no node joined or left) before it does.
+     * How often the coordinator considers moving shards from the most to the least loaded nodes, when no node joined
+     * or left (which starts a round once the membership is stable: rebalance.stable-after).
      */
     private Duration rebalanceInterval = ShardingSettings.DEFAULT_REBALANCE_INTERVAL;
 
@@ -492,6 +492,7 @@ public class ShardingProperties {
                 .withRetryInterval(this.retryInterval)
                 .withMaxPayloadSize((int) payload)
                 .withRebalanceInterval(this.rebalanceInterval)
+                .withRebalanceStableAfter(this.rebalance.getStableAfter())
                 .withRebalanceAbsoluteLimit(this.rebalance.getAbsoluteLimit())
                 .withRebalanceRelativeLimit(this.rebalance.getRelativeLimit())
                 .withHandoffTimeout(this.handoffTimeout)

@@ -118,7 +118,17 @@ public final class Coordinator {
             long rebalanceIntervalNanos,
             long retryIntervalNanos,
             long now) {
-        this(self, nodeName, storeId, strategy, leases, rebalanceIntervalNanos, retryIntervalNanos, 1, now);
+        this(
+                self,
+                nodeName,
+                storeId,
+                strategy,
+                leases,
+                rebalanceIntervalNanos,
+                rebalanceIntervalNanos,
+                retryIntervalNanos,
+                1,
+                now);
     }
 
     /**
@@ -128,6 +138,7 @@ public final class Coordinator {
      * @param strategy where shards go and which move
      * @param leases what the lease keeper says about members and this side
      * @param rebalanceIntervalNanos the rebalance interval
+     * @param rebalanceStableAfterNanos how long the membership must be unchanged before a rebalance round
      * @param retryIntervalNanos how long an unanswered request waits before it is repeated
      * @param minNrOfMembers how many members must have registered regions before the first shard is placed
      * @param now the time now
@@ -139,10 +150,12 @@ public final class Coordinator {
             ShardAllocationStrategy strategy,
             AllocationLeases leases,
             long rebalanceIntervalNanos,
+            long rebalanceStableAfterNanos,
             long retryIntervalNanos,
             int minNrOfMembers,
             long now) {
-        this.t = new CoordinatorTables(self, nodeName, rebalanceIntervalNanos, minNrOfMembers, now);
+        this.t = new CoordinatorTables(
+                self, nodeName, rebalanceIntervalNanos, rebalanceStableAfterNanos, minNrOfMembers, now);
         this.allocator = new ShardAllocator(t, strategy, leases, retryIntervalNanos);
         this.handOffs = new HandOffOrchestrator(t, allocator, strategy, retryIntervalNanos);
         this.rebuild = new TableRebuild(t, allocator, handOffs, leases, storeId);
@@ -186,7 +199,7 @@ public final class Coordinator {
         t.begin(now);
         t.view = members;
         if (!gone.isEmpty() || !joined.isEmpty()) {
-            t.rebalance.viewChanged(now);
+            t.membershipChanged();
         }
         boolean coordinator = !members.isEmpty() && members.get(0).equals(t.self());
         if (!coordinator) {
@@ -302,6 +315,9 @@ public final class Coordinator {
     public List<CoordinatorEffect> onRetryDue(long atNanos, long now) {
         t.begin(now);
         allocator.retryDue(atNanos); // waiting requests are tried only while active and ready
+        if (t.active) {
+            handOffs.periodicRound(); // the membership may have become stable: a round may be owed
+        }
         return t.effects();
     }
 

@@ -92,13 +92,23 @@ final class CoordinatorTables {
             Supplier<@Nullable Member> self,
             Supplier<String> nodeName,
             long rebalanceIntervalNanos,
+            long rebalanceStableAfterNanos,
             int minNrOfMembers,
             long now) {
         this.self = self;
         this.nodeName = nodeName;
         this.minNrOfMembers = minNrOfMembers;
-        this.rebalance = new RebalanceGate(rebalanceIntervalNanos, now);
+        this.rebalance = new RebalanceGate(rebalanceIntervalNanos, rebalanceStableAfterNanos, now);
         this.now = now;
+    }
+
+    /**
+     * A member joined, left or registered its regions: the rebalance gate starts its stable window again, and the
+     * coordinator is woken when the window ends, to rebalance if nothing changed meanwhile.
+     */
+    void membershipChanged() {
+        rebalance.viewChanged(now);
+        effect(new CoordinatorEffect.RetryAt(rebalance.stableAt()));
     }
 
     /** This node's member, null before it joined. */

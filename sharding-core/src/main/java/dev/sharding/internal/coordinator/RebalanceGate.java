@@ -5,9 +5,12 @@ package dev.sharding.internal.coordinator;
  *
  * <ul>
  * <li>Only on a ready coordinator, while no shard is moving and no member is leaving, and once the membership has
- * been stable for one {@code rebalance-interval} (no member joined or left): a rolling restart, whose members come
- * and go, moves nothing until it is over.</li>
- * <li>Every {@code rebalance-interval} after the last round (or after the coordinator became ready).</li>
+ * been stable for {@code rebalance.stable-after} (no member joined, left or registered its regions): members that
+ * come and go within that window, as several nodes started together do, move shards once, after the last of them.</li>
+ * <li>As soon as the membership is stable after a change (a member joined, left or registered), without waiting for
+ * the interval: a new member gets its share within stable-after plus its moves.</li>
+ * <li>Every {@code rebalance-interval} after the last round (or after the coordinator became ready), for imbalance
+ * that no membership change caused.</li>
  * <li>At once after a round that moved something has finished moving, so that a new member reaches its share in a
  * few handoff times rather than a few intervals; a round that moved nothing waits for the interval.</li>
  * </ul>
@@ -18,24 +21,36 @@ final class RebalanceGate {
 
     private final long intervalNanos;
 
+    private final long stableAfterNanos;
+
     private long lastViewChangeNanos;
 
     private long lastRoundNanos;
 
     private int movedInLastRound;
 
-    RebalanceGate(long intervalNanos, long now) {
+    /** The membership changed since the last round started: a round is owed once it is stable. */
+    private boolean membershipChanged;
+
+    /**
+     * @param intervalNanos the rebalance interval
+     * @param stableAfterNanos how long the membership must be unchanged before a round
+     * @param now the time now
+     */
+    RebalanceGate(long intervalNanos, long stableAfterNanos, long now) {
         this.intervalNanos = intervalNanos;
+        this.stableAfterNanos = stableAfterNanos;
         this.lastViewChangeNanos = now;
         this.lastRoundNanos = now;
     }
 
-    /** A member joined or left. */
+    /** A member joined, left, or registered its regions. */
     void viewChanged(long now) {
         lastViewChangeNanos = now;
+        membershipChanged = true;
     }
 
-    /** The coordinator became ready: the first round is one interval away. */
+    /** The coordinator became ready: the first periodic round is one interval away. */
     void ready(long now) {
         lastRoundNanos = now;
     }
@@ -44,15 +59,22 @@ final class RebalanceGate {
     void roundStarted(int moved, long now) {
         movedInLastRound = moved;
         lastRoundNanos = now;
+        membershipChanged = false;
     }
 
-    /** Whether the membership has been stable for one interval. */
+    /** When the membership, unchanged since its last change, counts as stable. */
+    long stableAt() {
+        return lastViewChangeNanos + stableAfterNanos;
+    }
+
+    /** Whether the membership has been unchanged for stable-after. */
     boolean stable(long now) {
-        return now - lastViewChangeNanos >= intervalNanos;
+        return now - lastViewChangeNanos >= stableAfterNanos;
     }
 
     /**
-     * Whether the periodic round is due.
+     * Whether a round is due without a previous round's moves: after a membership change once it is stable, or
+     * when the interval has passed.
      *
      * @param now the time
      * @param ready whether the coordinator has rebuilt its table
@@ -61,7 +83,11 @@ final class RebalanceGate {
      * @return true to start a round
      */
     boolean periodicRoundDue(long now, boolean ready, boolean nothingMoving, boolean nobodyLeaving) {
-        return ready && nothingMoving && nobodyLeaving && stable(now) && now - lastRoundNanos >= intervalNanos;
+        return ready
+                && nothingMoving
+                && nobodyLeaving
+                && stable(now)
+                && (membershipChanged || now - lastRoundNanos >= intervalNanos);
     }
 
     /**

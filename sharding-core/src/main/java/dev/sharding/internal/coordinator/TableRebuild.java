@@ -130,7 +130,12 @@ final class TableRebuild {
                             + "node of a cluster must use one shared database (sharding.store, spring.datasource.url)");
             return;
         }
+        boolean first = !t.profiles.containsKey(from);
         regionStates(from, regions, profile);
+        if (first && t.profiles.containsKey(from)) {
+            // a member with regions has come: rebalance once the membership is stable again
+            t.membershipChanged();
+        }
         t.effect(new CoordinatorEffect.PingLease(from));
     }
 

@@ -70,7 +70,7 @@ class CoordinatorTest {
     /** Starts the test with a coordinator that waits for this many members before placing shards. */
     private void minNrOfMembers(int min) {
         coordinator = new Coordinator(
-                () -> A, () -> "a", () -> storeId, new RequesterFirst(), leases, REBALANCE, RETRY, min, now);
+                () -> A, () -> "a", () -> storeId, new RequesterFirst(), leases, REBALANCE, REBALANCE, RETRY, min, now);
     }
 
     private static ShardStates states(String version, RegionInfo... regions) {
@@ -427,6 +427,7 @@ class CoordinatorTest {
         allocated(4, B);
         leases.fence = 5 * SECOND;
         view(List.of(A), Set.of(B), Set.of());
+        retries.clear(); // the rebalance gate's wake-up at the end of its stable window
         assertThat(coordinator.state().home(TYPE, 4)).isNull();
 
         run(coordinator.onGetShardHome(A, new GetShardHome(TYPE, 4), now));
@@ -446,6 +447,7 @@ class CoordinatorTest {
         allocated(4, B);
         leases.confirmed = false;
         view(List.of(A), Set.of(B), Set.of());
+        retries.clear(); // the rebalance gate's wake-up at the end of its stable window
         run(coordinator.onGetShardHome(A, new GetShardHome(TYPE, 4), now));
         assertThat(take(A, HostShard.class)).isEmpty();
         long at = retries.remove(0).atNanos();
@@ -688,6 +690,58 @@ class CoordinatorTest {
         assertThat(coordinator.handoffsInProgress()).isEmpty();
         assertThat(coordinator.state().type(TYPE).regions().get(B)).hasSize(SHARDS / 2);
         assertThat(rounds).as("one shard per round: the relative limit is 10%").isEqualTo(SHARDS / 2);
+    }
+
+    @Test
+    void aJoinIsRebalancedOnceTheMembershipIsStableAndJoinsWithinTheWindowMoveEachShardOnce() {
+        long stableAfter = 2 * SECOND;
+        coordinator = new Coordinator(
+                () -> A, () -> "a", () -> storeId, new RequesterFirst(), leases, REBALANCE, stableAfter, RETRY, 1, now);
+        ready(A);
+        for (int shard = 0; shard < SHARDS; shard++) {
+            allocated(shard, A);
+        }
+        now += REBALANCE;
+        run(coordinator.onTick(now));
+        retries.clear();
+
+        // B joins and registers; C joins a second later, within B's window
+        view(List.of(A, B), Set.of(), Set.of(B));
+        run(coordinator.onRegister(B, new Register(List.of(region()), "store-1"), now));
+        assertThat(retries).as("woken when the window ends").isNotEmpty();
+        long firstWakeUp = retries.get(retries.size() - 1).atNanos();
+        assertThat(firstWakeUp).isEqualTo(now + stableAfter);
+        now += SECOND;
+        view(List.of(A, B, C), Set.of(), Set.of(C));
+        run(coordinator.onRegister(C, new Register(List.of(region()), "store-1"), now));
+        long secondWakeUp = retries.get(retries.size() - 1).atNanos();
+        assertThat(secondWakeUp).isEqualTo(now + stableAfter);
+
+        now = firstWakeUp;
+        run(coordinator.onRetryDue(firstWakeUp, now));
+        assertThat(take(A, HandOff.class))
+                .as("C joined within B's window: not yet stable")
+                .isEmpty();
+
+        now = secondWakeUp;
+        run(coordinator.onRetryDue(secondWakeUp, now));
+        List<HandOff> round = take(A, HandOff.class);
+        assertThat(round).as("stable: a round long before the interval").isNotEmpty();
+
+        Map<Integer, Integer> moves = new HashMap<>();
+        while (!round.isEmpty()) {
+            for (HandOff h : round) {
+                moves.merge(h.shardId(), 1, Integer::sum);
+                run(coordinator.onShardStopped(A, new ShardStopped(TYPE, h.shardId(), 1, List.of()), now));
+                Member target = take(B, HostShard.class).isEmpty() ? C : B;
+                run(coordinator.onShardStarted(target, new ShardStarted(TYPE, h.shardId()), now));
+            }
+            round = take(A, HandOff.class);
+        }
+        assertThat(moves.values()).as("each shard moved once").allMatch(n -> n == 1);
+        assertThat(coordinator.state().type(TYPE).regions().get(A)).hasSizeLessThanOrEqualTo(SHARDS / 3 + 1);
+        assertThat(coordinator.state().type(TYPE).regions().get(B)).hasSizeGreaterThanOrEqualTo(SHARDS / 3);
+        assertThat(coordinator.state().type(TYPE).regions().get(C)).hasSizeGreaterThanOrEqualTo(SHARDS / 3);
     }
 
     @Test

@@ -9,17 +9,49 @@ class RebalanceGateTest {
 
     private static final long INTERVAL = 10_000;
 
-    private final RebalanceGate gate = new RebalanceGate(INTERVAL, 0);
+    private static final long STABLE_AFTER = 2_000;
+
+    private final RebalanceGate gate = new RebalanceGate(INTERVAL, STABLE_AFTER, 0);
 
     @Test
-    void aPeriodicRoundWaitsForAStableViewAndAnInterval() {
+    void withoutAMembershipChangeARoundWaitsForTheInterval() {
         gate.ready(0);
         assertThat(gate.periodicRoundDue(9_999, true, true, true)).isFalse();
         assertThat(gate.periodicRoundDue(10_000, true, true, true)).isTrue();
-
-        gate.viewChanged(10_000); // a member joined: the view must be stable for a whole interval again
+        gate.roundStarted(0, 10_000);
         assertThat(gate.periodicRoundDue(15_000, true, true, true)).isFalse();
         assertThat(gate.periodicRoundDue(20_000, true, true, true)).isTrue();
+    }
+
+    @Test
+    void aJoinIsFollowedByARoundOnceTheMembershipIsStableNotAfterTheInterval() {
+        gate.ready(0);
+        gate.roundStarted(0, 10_000);
+        gate.viewChanged(11_000); // a member joined
+        assertThat(gate.stableAt()).isEqualTo(13_000);
+        assertThat(gate.periodicRoundDue(12_999, true, true, true))
+                .as("not yet stable")
+                .isFalse();
+        assertThat(gate.periodicRoundDue(13_000, true, true, true))
+                .as("stable: the round the join is owed, before the interval")
+                .isTrue();
+        gate.roundStarted(0, 13_000);
+        assertThat(gate.periodicRoundDue(14_000, true, true, true))
+                .as("owed once: the next one waits for the interval")
+                .isFalse();
+        assertThat(gate.periodicRoundDue(23_000, true, true, true)).isTrue();
+    }
+
+    @Test
+    void joinsWithinTheWindowMoveShardsOnceAfterTheLast() {
+        gate.ready(0);
+        gate.viewChanged(20_000);
+        gate.viewChanged(21_000);
+        gate.viewChanged(21_900); // three nodes started together
+        assertThat(gate.periodicRoundDue(22_000, true, true, true)).isFalse();
+        assertThat(gate.periodicRoundDue(23_000, true, true, true)).isFalse();
+        assertThat(gate.stableAt()).isEqualTo(23_900);
+        assertThat(gate.periodicRoundDue(23_900, true, true, true)).isTrue();
     }
 
     @Test
@@ -60,7 +92,8 @@ class RebalanceGateTest {
     void churnDuringARollingRestartHoldsEvenTheNextRound() {
         gate.roundStarted(2, 20_000);
         gate.viewChanged(21_000);
-        assertThat(gate.nextRoundAtOnce(25_000, true, true, true)).isFalse();
-        assertThat(gate.nextRoundAtOnce(31_000, true, true, true)).isTrue();
+        assertThat(gate.nextRoundAtOnce(22_000, true, true, true)).isFalse();
+        assertThat(gate.periodicRoundDue(22_000, true, true, true)).isFalse();
+        assertThat(gate.nextRoundAtOnce(23_000, true, true, true)).isTrue();
     }
 }
