@@ -111,6 +111,7 @@ final class ServingGate {
         List<Region<?>> hosting =
                 regions.all().stream().filter(r -> r.hostedShards() > 0).toList();
         if (hosting.isEmpty()) {
+            unparkAll(); // their shards are gone: each fails its message
             reportShards.run();
             return;
         }

@@ -121,14 +121,23 @@ final class MemberLease {
                 it.remove();
             }
         }
+        boolean lapsed = lapsed(System.nanoTime());
         long until = sent + Math.min(grant.validForNanos(), leaseNanos);
         if (later(until, servingUntil)) {
             servingUntil = until;
         }
         lastRefusal = null;
         if (viewWins && serving()) {
-            regained(true);
+            regained(true, lapsed);
         }
+    }
+
+    /**
+     * Whether the lease held before has run out, whether or not a tick has noticed it yet: an entity that found the
+     * node not serving meanwhile waits (is parked) until the shards are checked and the node serves again.
+     */
+    private boolean lapsed(long now) {
+        return hadLease && !ahead(servingUntil, now);
     }
 
     /**
@@ -144,8 +153,9 @@ final class MemberLease {
     /** This node's coordinator may run until {@code until}: so may this node. */
     void extend(long until, long now, boolean viewWins) {
         if (ahead(until, now)) {
+            boolean lapsed = lapsed(now);
             servingUntil = until;
-            regained(viewWins);
+            regained(viewWins, lapsed);
         }
     }
 
@@ -201,7 +211,14 @@ final class MemberLease {
         }
     }
 
-    private void regained(boolean viewWins) {
+    /**
+     * A lease came, or was extended.
+     *
+     * @param viewWins whether this node's side won the last decision
+     * @param lapsed whether the lease it held had run out before this one came, even if no tick noticed it: the
+     *     entities that found the node not serving in that gap wait for {@link LeaseHost#resumeServing()}
+     */
+    private void regained(boolean viewWins, boolean lapsed) {
         hadLease = true;
         if (partitioned != null && viewWins) {
             log.info("Node {} holds a lease again and serves what it is allocated afresh", node.nodeName());
@@ -211,6 +228,10 @@ final class MemberLease {
         } else if (pausedSince != NEVER) {
             log.info("Node {} holds a lease again; checking its shards against the store", node.nodeName());
             pausedSince = NEVER;
+            node.resumeServing();
+        } else if (lapsed) {
+            // renewed late, before a tick paused the entities: those that came meanwhile wait all the same
+            log.debug("Node {} holds a lease again after a short lapse; checking its shards", node.nodeName());
             node.resumeServing();
         }
     }

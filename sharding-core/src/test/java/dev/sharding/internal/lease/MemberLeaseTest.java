@@ -1,0 +1,154 @@
+package dev.sharding.internal.lease;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sharding.Member;
+import dev.sharding.internal.protocol.LeaseGrant;
+import dev.sharding.internal.protocol.LeasePing;
+import dev.sharding.internal.protocol.LeasePong;
+import dev.sharding.internal.protocol.ProtocolMessage;
+import dev.sharding.spi.ShardingStore;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A node's own lease: when the node serves, and when entities that found it not serving run again. The lease reads
+ * the real clock, so the short lease here runs out for real; the test waits for that, never for a fixed time.
+ */
+class MemberLeaseTest {
+
+    private static final Member COORDINATOR = new Member(0, 1, "coordinator");
+
+    private static final long LEASE = TimeUnit.SECONDS.toNanos(2);
+
+    private final Host host = new Host();
+
+    private final MemberLease lease = new MemberLease(host, LEASE, false);
+
+    @Test
+    void noServingBeforeTheFirstLeaseAndNoCheckOfShardsAtIt() {
+        assertThat(lease.serving()).isFalse();
+        grant(LEASE);
+        assertThat(lease.serving()).isTrue();
+        assertThat(host.resumed).as("nothing served before: nothing to check").isZero();
+    }
+
+    @Test
+    void aRenewalWhileTheLeaseLastsChecksNothing() {
+        grant(LEASE);
+        grant(LEASE);
+        assertThat(host.resumed).isZero();
+    }
+
+    @Test
+    void aLeaseRenewedLateBeforeAnyTickNoticedTheLapseStillChecksTheShardsAndRunsWaitingEntities() {
+        grant(TimeUnit.MILLISECONDS.toNanos(1)); // the coordinator answers with a lease that runs out at once
+        awaitNotServing();
+        // no tick ran checkLapse: an entity that found the node not serving meanwhile was parked; the next grant must
+        // wake it (through the check of the shards), or it waits forever
+        grant(LEASE);
+        assertThat(lease.serving()).isTrue();
+        assertThat(host.resumed).isEqualTo(1);
+    }
+
+    @Test
+    void aLapseATickNoticedIsEndedByTheNextLease() {
+        grant(TimeUnit.MILLISECONDS.toNanos(1));
+        awaitNotServing();
+        assertThat(lease.checkLapse(System.nanoTime(), LEASE, Duration.ofSeconds(2), false, COORDINATOR))
+                .as("paused, not lost yet")
+                .isNull();
+        grant(LEASE);
+        assertThat(host.resumed).isEqualTo(1);
+        grant(LEASE);
+        assertThat(host.resumed).as("once").isEqualTo(1);
+    }
+
+    @Test
+    void theCoordinatorsOwnNodeExtendedAfterALapseChecksItsShardsToo() {
+        long now = System.nanoTime();
+        lease.extend(now + TimeUnit.MILLISECONDS.toNanos(1), now, true);
+        awaitNotServing();
+        now = System.nanoTime();
+        lease.extend(now + LEASE, now, true);
+        assertThat(host.resumed).isEqualTo(1);
+        now = System.nanoTime();
+        lease.extend(now + LEASE, now, true);
+        assertThat(host.resumed).isEqualTo(1);
+    }
+
+    /** The coordinator pings and grants the request the ping caused. */
+    private void grant(long validForNanos) {
+        lease.onPing(COORDINATOR, new LeasePing(1));
+        LeasePong pong = (LeasePong) host.sent.remove(host.sent.size() - 1);
+        lease.onGrant(new LeaseGrant(pong.request(), validForNanos), true);
+    }
+
+    private void awaitNotServing() {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (lease.serving()) {
+            assertThat(System.nanoTime() - deadline)
+                    .as("the 1 ms lease ran out")
+                    .isNegative();
+            Thread.onSpinWait();
+        }
+    }
+
+    /** The node, as far as its lease uses it. */
+    private static final class Host implements LeaseHost {
+
+        final List<ProtocolMessage> sent = new ArrayList<>();
+
+        int resumed;
+
+        @Override
+        public Member self() {
+            return new Member(0, 2, "self");
+        }
+
+        @Override
+        public String nodeName() {
+            return "self";
+        }
+
+        @Override
+        public String clusterName() {
+            return "test";
+        }
+
+        @Override
+        public List<Member> members() {
+            return List.of(COORDINATOR, self());
+        }
+
+        @Override
+        public ShardingStore store() {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public void send(Member to, ProtocolMessage msg, boolean outOfBand) {
+            sent.add(msg);
+        }
+
+        @Override
+        public boolean runOnControlLater(Runnable task) {
+            task.run();
+            return true;
+        }
+
+        @Override
+        public void coordinatorMayRun() {}
+
+        @Override
+        public void stopServing(String reason) {}
+
+        @Override
+        public void resumeServing() {
+            resumed++;
+        }
+    }
+}
