@@ -22,7 +22,7 @@ import org.jspecify.annotations.Nullable;
  * and D2 and D0-READS, the same two with 90% reads,
  * run only when named in {@code --workloads}; their options:
  * {@code --store=h2|postgresql|h2,postgresql} (default h2; one line per store), {@code --d1-callers=64},
- * {@code --d1-accounts=10000}, {@code --d1-warmup-s=10}, {@code --d1-measure-s=30} and {@code --pg-conf=name=value}
+ * {@code --d1-accounts=10000}, {@code --d1-warmup-s=60}, {@code --d1-measure-s=30} and {@code --pg-conf=name=value}
  * (repeatable: a PostgreSQL setting for the server the launcher starts).
  *
  * @param workloads the workloads, in order

@@ -75,6 +75,9 @@ final class BatchWriter {
     /** The connection kept between batches while work is queued; only the writer thread uses it. */
     private @Nullable StoreConnection held;
 
+    /** Whether the held connection's time limits are set for the rest of its session (H2). */
+    private boolean limitsSet;
+
     /** Failed transactions in a row; only the writer thread uses it. */
     private int failureStreak;
 
@@ -197,12 +200,18 @@ final class BatchWriter {
                 JdbcDialect dialect = dialects.of(connection);
                 @SuppressWarnings("NullAway") // no result: Void
                 ReadTask.Body<Void> write = () -> {
+                    if (!limitsSet) {
+                        dialect.beginTransaction(connection);
+                        limitsSet = dialect.limitsLastForTheSession();
+                    }
                     batch.execute(connection, dialect);
                     return null;
                 };
                 JdbcTransactions.inTransaction(connection, write);
+                // decided before the callers hear of the commit, so that what they do next finds the connection back
+                boolean idle = queue.isEmpty();
                 committed(batch);
-                if (queue.isEmpty()) {
+                if (idle) {
                     giveBack();
                 }
                 return;
@@ -247,6 +256,7 @@ final class BatchWriter {
                 throw e;
             }
             held = c;
+            limitsSet = false;
         }
         return c.connection();
     }

@@ -37,6 +37,11 @@ final class H2Dialect extends JdbcDialect {
         }
     }
 
+    @Override
+    boolean limitsLastForTheSession() {
+        return true; // LOCK_TIMEOUT is a setting of the session
+    }
+
     /**
      * Locks the cluster's lease row and decides on it. CURRENT_TIMESTAMP is the same throughout an H2 transaction
      * (its start, after the request was made), so the expiry compared and the expiry written are on one clock

@@ -119,6 +119,16 @@ abstract class JdbcDialect extends PortableSql {
     abstract void beginTransaction(Connection connection, Duration limit) throws SQLException;
 
     /**
+     * Whether the limits {@link #beginTransaction(Connection, Duration)} sets last for the session rather than the
+     * transaction: a connection that keeps the same limit for many transactions then needs them set only once.
+     *
+     * @return true when they last for the session
+     */
+    boolean limitsLastForTheSession() {
+        return false;
+    }
+
+    /**
      * Takes or renews a cluster's coordinator lease, as {@link dev.sharding.spi.ShardingStore#acquireCoordinatorLease}
      * says: atomically with respect to every other node, and by the database's clock only.
      *

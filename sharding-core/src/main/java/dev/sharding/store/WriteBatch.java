@@ -67,7 +67,8 @@ final class WriteBatch {
     }
 
     /**
-     * Applies the batch in the connection's current transaction; the caller commits. May be called again, on a new
+     * Applies the batch in the connection's current transaction, whose time limits the caller has set
+     * ({@link JdbcDialect#beginTransaction(Connection)}); the caller commits. May be called again, on a new
      * transaction, after a failure: every outcome is computed anew.
      *
      * @param connection a connection with auto-commit off
@@ -75,7 +76,6 @@ final class WriteBatch {
      * @throws SQLException when any statement fails; the transaction must be rolled back
      */
     void execute(Connection connection, JdbcDialect dialect) throws SQLException {
-        dialect.beginTransaction(connection);
         SortedMap<EntityKey, List<Integer>> byKey = new TreeMap<>();
         Map<RememberedId, Boolean> rememberedChanges = new LinkedHashMap<>();
         int firstClear = -1;
