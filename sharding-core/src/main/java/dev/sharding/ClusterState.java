@@ -1,5 +1,6 @@
 package dev.sharding;
 
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -15,6 +16,7 @@ import org.jspecify.annotations.Nullable;
  * @param leaving members handing off their shards to leave
  * @param handoffs shards being moved now, as "type/shard", as the coordinator reported them
  * @param memberInfo the roles and application version of each member that answered
+ * @param rebalances the recent rebalance rounds that moved shards, newest first, as the coordinator reported them
  */
 public record ClusterState(
         Member self,
@@ -23,7 +25,18 @@ public record ClusterState(
         Map<String, List<RegionState>> regions,
         Set<Member> leaving,
         List<String> handoffs,
-        Map<Member, MemberInfo> memberInfo) {
+        Map<Member, MemberInfo> memberInfo,
+        List<RebalanceRound> rebalances) {
+
+    /**
+     * A rebalance round that moved shards.
+     *
+     * @param startedAt when it started (on the clock of the node that gathered the snapshot)
+     * @param moved how many shards it started moving
+     * @param from per node name, how many of the moved shards left it
+     * @param to per node name, how many of the moved shards were placed on it so far; the others are still moving
+     */
+    public record RebalanceRound(Instant startedAt, int moved, Map<String, Integer> from, Map<String, Integer> to) {}
 
     /**
      * What a member says of itself.

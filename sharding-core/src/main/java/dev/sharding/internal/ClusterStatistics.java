@@ -3,6 +3,7 @@ package dev.sharding.internal;
 import dev.sharding.Member;
 import dev.sharding.ShardingException;
 import dev.sharding.internal.protocol.GetRegionStats;
+import dev.sharding.internal.protocol.RebalanceReport;
 import dev.sharding.internal.protocol.RegionStats;
 import java.util.Collection;
 import java.util.HashMap;
@@ -38,6 +39,8 @@ final class ClusterStatistics {
 
     private final Supplier<List<String>> handoffsIfCoordinator;
 
+    private final Supplier<List<RebalanceReport>> rebalancesIfCoordinator;
+
     private final Map<Long, StatsRequest> requests = new HashMap<>();
 
     private final AtomicLong ids = new AtomicLong();
@@ -48,13 +51,15 @@ final class ClusterStatistics {
             LocalRegions regions,
             Outbound out,
             BooleanSupplier leaving,
-            Supplier<List<String>> handoffsIfCoordinator) {
+            Supplier<List<String>> handoffsIfCoordinator,
+            Supplier<List<RebalanceReport>> rebalancesIfCoordinator) {
         this.control = control;
         this.membership = membership;
         this.regions = regions;
         this.out = out;
         this.leaving = leaving;
         this.handoffsIfCoordinator = handoffsIfCoordinator;
+        this.rebalancesIfCoordinator = rebalancesIfCoordinator;
     }
 
     /** Asks every member; any thread. */
@@ -87,7 +92,8 @@ final class ClusterStatistics {
                         leaving.getAsBoolean(),
                         handoffsIfCoordinator.get(),
                         regions.stats(),
-                        regions.profile()),
+                        regions.profile(),
+                        rebalancesIfCoordinator.get()),
                 true);
     }
 

@@ -10,6 +10,7 @@ import dev.sharding.internal.protocol.CoordinatorMessage;
 import dev.sharding.internal.protocol.GetShardHome;
 import dev.sharding.internal.protocol.GracefulShutdownRequest;
 import dev.sharding.internal.protocol.ProtocolMessage;
+import dev.sharding.internal.protocol.RebalanceReport;
 import dev.sharding.internal.protocol.Register;
 import dev.sharding.internal.protocol.ShardStarted;
 import dev.sharding.internal.protocol.ShardStates;
@@ -75,6 +76,11 @@ final class CoordinatorDriver implements CoordinatorMessage.Handler, Coordinator
 
     List<String> handoffsInProgress() {
         return core.handoffsInProgress();
+    }
+
+    /** The active coordinator's recent rebalance rounds that moved shards, newest first. Control thread. */
+    List<RebalanceReport> recentRebalances() {
+        return core.recentRebalances(System.nanoTime());
     }
 
     /** Whether the active coordinator on this node is moving shards. Control thread. */

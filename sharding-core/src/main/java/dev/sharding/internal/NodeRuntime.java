@@ -167,7 +167,8 @@ public final class NodeRuntime implements Transport.Listener {
                 regions,
                 this::send,
                 leave::isLeaving,
-                () -> coordinator.isActive() ? coordinator.handoffsInProgress() : List.of());
+                () -> coordinator.isActive() ? coordinator.handoffsInProgress() : List.of(),
+                () -> coordinator.isActive() ? coordinator.recentRebalances() : List.of());
         AdminClient admin = new AdminClient(membership, this::send, () -> running);
         this.dispatch = new ControlDispatch(
                 membership, regions, coordinator, leases, leave, statistics, admin, this::send, () -> running);

@@ -7,7 +7,9 @@ import dev.sharding.internal.lease.LeaseKeeper;
 import dev.sharding.internal.protocol.AdminReply;
 import dev.sharding.internal.protocol.RegionStats;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -350,19 +352,33 @@ public final class NodeStatus {
             }
             Set<Member> leaving = new LinkedHashSet<>();
             List<String> handoffs = new ArrayList<>();
+            List<ClusterState.RebalanceRound> rebalances = new ArrayList<>();
+            Instant answered = Instant.now();
             stats.forEach((m, s) -> {
                 if (s.leaving()) {
                     leaving.add(m);
                 }
                 handoffs.addAll(s.handoffs());
+                s.rebalances()
+                        .forEach(r -> rebalances.add(new ClusterState.RebalanceRound(
+                                answered.minusMillis(r.ageMillis()), r.moved(), r.from(), r.to())));
             });
+            rebalances.sort(
+                    Comparator.comparing(ClusterState.RebalanceRound::startedAt).reversed());
             Map<Member, ClusterState.MemberInfo> info = new LinkedHashMap<>();
             stats.forEach((m, s) -> info.put(
                     m,
                     new ClusterState.MemberInfo(
                             Set.copyOf(s.profile().roles()), s.profile().appVersion())));
             return new ClusterState(
-                    self(), coordinator, members, byType, Set.copyOf(leaving), List.copyOf(handoffs), info);
+                    self(),
+                    coordinator,
+                    members,
+                    byType,
+                    Set.copyOf(leaving),
+                    List.copyOf(handoffs),
+                    info,
+                    List.copyOf(rebalances));
         });
     }
 

@@ -6,6 +6,7 @@ import dev.sharding.internal.protocol.AdminRequest;
 import dev.sharding.internal.protocol.GetShardHome;
 import dev.sharding.internal.protocol.GetShardStates;
 import dev.sharding.internal.protocol.GracefulShutdownRequest;
+import dev.sharding.internal.protocol.RebalanceReport;
 import dev.sharding.internal.protocol.Register;
 import dev.sharding.internal.protocol.ShardStarted;
 import dev.sharding.internal.protocol.ShardStates;
@@ -190,6 +191,16 @@ public final class Coordinator {
     /** Shards being handed off now, as "type/shard". */
     public List<String> handoffsInProgress() {
         return handOffs.inProgress();
+    }
+
+    /**
+     * The recent rebalance rounds that moved shards, newest first (at most {@value RebalanceHistory#CAPACITY}).
+     *
+     * @param now the time now, to give each round's age
+     * @return the rounds
+     */
+    public List<RebalanceReport> recentRebalances(long now) {
+        return t.rebalances.report(now);
     }
 
     // ---- events ------------------------------------------------------------------------------------------------

@@ -78,6 +78,9 @@ final class CoordinatorTables {
 
     final RebalanceGate rebalance;
 
+    /** The recent rebalance rounds that moved shards. */
+    final RebalanceHistory rebalances = new RebalanceHistory();
+
     /** When a retry of the waiting requests is scheduled for, or {@code Long.MIN_VALUE}. */
     long retryAtNanos = Long.MIN_VALUE;
 
@@ -249,6 +252,9 @@ final class CoordinatorTables {
         final Set<Member> requesters = new LinkedHashSet<>();
 
         long sentNanos;
+
+        /** The rebalance round that started this handoff, or {@code null} for any other move. */
+        RebalanceHistory.@Nullable Round round;
 
         HandOff(Member owner, @Nullable Member target, List<Member> regions, long sentNanos) {
             this.owner = owner;

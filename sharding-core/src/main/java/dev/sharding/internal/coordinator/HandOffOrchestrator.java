@@ -64,19 +64,34 @@ final class HandOffOrchestrator {
 
     /** Starts moving a shard from its owner, to a target or wherever the strategy allocates it. */
     void start(ShardKey key, Member owner, @Nullable Member target) {
+        start(key, owner, target, null);
+    }
+
+    /**
+     * Starts moving a shard from its owner, to a target or wherever the strategy allocates it, as part of a rebalance
+     * round or not.
+     *
+     * @return whether the handoff started (false if the shard is already moving or no longer the owner's)
+     */
+    private boolean start(ShardKey key, Member owner, @Nullable Member target, RebalanceHistory.@Nullable Round round) {
         CoordinatorState.TypeState type = t.state.type(key.typeName());
         if (type == null
                 || t.handoffs.containsKey(key)
                 || !owner.equals(type.homes().get(key.shardId()))) {
-            return;
+            return false;
         }
         Set<Member> regions = new TreeSet<>(type.regions().keySet());
         regions.addAll(type.proxies());
         regions.retainAll(t.view);
         HandOff h = new HandOff(owner, target, List.copyOf(regions), t.now);
         t.handoffs.put(key, h);
+        if (round != null) {
+            h.round = round;
+            round.left(owner);
+        }
         log.debug("Handing off shard {} of {} from {} (regions {})", key.shardId(), key.typeName(), owner, regions);
         send(key, h);
+        return true;
     }
 
     private void send(ShardKey key, HandOff h) {
@@ -144,6 +159,13 @@ final class HandOffOrchestrator {
         requesters.retainAll(t.view);
         Member target = h.target != null && !gone.contains(h.target) ? h.target : null;
         allocator.allocate(key, requesters, target, transfer, transferEpoch);
+        if (h.round != null) {
+            CoordinatorTables.Allocation placed = t.inProgress.get(key);
+            Member home = placed != null ? placed.member : t.state.home(key.typeName(), key.shardId());
+            if (home != null) {
+                h.round.arrived(home);
+            }
+        }
     }
 
     /** A member is leaving: hand off all its shards and give it no new ones. */
@@ -173,6 +195,7 @@ final class HandOffOrchestrator {
     /** One rebalance round over every type; returns how many shards it started moving. */
     int rebalanceRound() {
         int moved = 0;
+        RebalanceHistory.Round round = null;
         pausedByVersions = false;
         for (Map.Entry<String, CoordinatorState.TypeState> e : new TreeMap<>(t.state.types()).entrySet()) {
             String typeName = e.getKey();
@@ -198,7 +221,10 @@ final class HandOffOrchestrator {
             for (int shard : chosen) {
                 Member owner = type.homes().get(shard);
                 if (owner != null) {
-                    start(new ShardKey(typeName, shard), owner, null);
+                    if (round == null) {
+                        round = t.rebalances.start(t.now);
+                    }
+                    start(new ShardKey(typeName, shard), owner, null, round);
                     moved++;
                 }
             }

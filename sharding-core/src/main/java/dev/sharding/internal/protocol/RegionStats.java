@@ -18,10 +18,31 @@ import java.util.TreeMap;
  * @param handoffs the handoffs in progress, as "type/shard", if the node hosts the active coordinator
  * @param types one entry per entity type the node runs
  * @param profile the node's application version and roles
+ * @param rebalances the recent rebalance rounds that moved shards, newest first, if the node hosts the active
+ *     coordinator
  */
 public record RegionStats(
-        long requestId, boolean leaving, List<String> handoffs, List<TypeStats> types, MemberProfile profile)
+        long requestId,
+        boolean leaving,
+        List<String> handoffs,
+        List<TypeStats> types,
+        MemberProfile profile,
+        List<RebalanceReport> rebalances)
         implements NodeMessage {
+
+    /**
+     * The answer of a node that hosts no active coordinator, or whose coordinator moved nothing yet.
+     *
+     * @param requestId the request's id
+     * @param leaving whether the node is leaving
+     * @param handoffs the handoffs in progress
+     * @param types one entry per entity type
+     * @param profile the node's application version and roles
+     */
+    public RegionStats(
+            long requestId, boolean leaving, List<String> handoffs, List<TypeStats> types, MemberProfile profile) {
+        this(requestId, leaving, handoffs, types, profile, List.of());
+    }
 
     /**
      * The answer of a member that says nothing of itself ({@link MemberProfile#NONE}).
@@ -71,6 +92,7 @@ public record RegionStats(
             t.entitiesPerShard().forEach((shard, count) -> out.varInt(shard).varInt(count));
         }
         profile.writeTo(out);
+        RebalanceReport.writeList(out, rebalances);
     }
 
     static RegionStats readFrom(WireReader in) {
@@ -103,7 +125,9 @@ public record RegionStats(
             }
             types.add(new TypeStats(type, proxy, passivations, map));
         }
-        return new RegionStats(id, leaving, List.copyOf(handoffs), List.copyOf(types), MemberProfile.readFrom(in));
+        MemberProfile profile = MemberProfile.readFrom(in);
+        return new RegionStats(
+                id, leaving, List.copyOf(handoffs), List.copyOf(types), profile, RebalanceReport.readList(in));
     }
 
     /**

@@ -14,6 +14,7 @@ import dev.sharding.internal.protocol.HandOff;
 import dev.sharding.internal.protocol.HostShard;
 import dev.sharding.internal.protocol.MemberProfile;
 import dev.sharding.internal.protocol.ProtocolMessage;
+import dev.sharding.internal.protocol.RebalanceReport;
 import dev.sharding.internal.protocol.RegionInfo;
 import dev.sharding.internal.protocol.Register;
 import dev.sharding.internal.protocol.RegisterAck;
@@ -507,6 +508,43 @@ class CoordinatorTest {
         run(coordinator.onShardStopped(A, new ShardStopped(TYPE, 1, 1, state), now));
         assertThat(sent).isEmpty();
         assertThat(coordinator.state().home(TYPE, 1)).isEqualTo(B);
+    }
+
+    @Test
+    void aRebalanceRoundIsKeptWithItsMovesFromAndToAndASingleHandOffIsNot() {
+        ready(A, B);
+        for (int shard = 0; shard < 4; shard++) {
+            allocated(shard, A);
+        }
+        run(coordinator.onAdminRequest(B, new AdminRequest(1, TYPE, 3, "b"), now));
+        run(coordinator.onShardStopped(A, new ShardStopped(TYPE, 3, 1, List.of()), now));
+        run(coordinator.onShardStarted(B, new ShardStarted(TYPE, 3), now));
+        assertThat(coordinator.recentRebalances(now))
+                .as("an operator's handoff is no round")
+                .isEmpty();
+        sent.clear();
+
+        allocated(4, A);
+        allocated(5, A); // A has 0, 1, 2, 4, 5 and B has 3: one round moves shards from A to B
+        long roundStart = now;
+        run(coordinator.onAdminRequest(B, new AdminRequest(2, null, 0, null), now));
+        AdminReply reply = one(B, AdminReply.class);
+        assertThat(reply.accepted()).as(reply.message()).isTrue();
+        List<HandOff> handOffs = take(A, HandOff.class);
+        assertThat(handOffs).isNotEmpty();
+        int moved = handOffs.size();
+
+        now += SECOND;
+        assertThat(coordinator.recentRebalances(now))
+                .as("the round, its shards still moving")
+                .containsExactly(new RebalanceReport(1000, moved, Map.of("a", moved), Map.of()));
+
+        for (HandOff h : handOffs) {
+            run(coordinator.onShardStopped(A, new ShardStopped(TYPE, h.shardId(), 1, List.of()), now));
+        }
+        assertThat(coordinator.recentRebalances(now))
+                .containsExactly(new RebalanceReport(
+                        (now - roundStart) / 1_000_000, moved, Map.of("a", moved), Map.of("b", moved)));
     }
 
     @Test

@@ -90,7 +90,16 @@ class ProtocolCodecTest {
                         List.of(
                                 new RegionStats.TypeStats("account", false, 42, Map.of(1, 10, 2, 0)),
                                 new RegionStats.TypeStats("cart", true, 0, Map.of()))),
-                new RegionStats(6, false, List.of(), List.of(), new MemberProfile("3", List.of("x"))));
+                new RegionStats(6, false, List.of(), List.of(), new MemberProfile("3", List.of("x"))),
+                new RegionStats(
+                        7,
+                        false,
+                        List.of("account/3"),
+                        List.of(),
+                        MemberProfile.NONE,
+                        List.of(
+                                new RebalanceReport(1500, 2, Map.of("n1", 2), Map.of("n2", 1, "n3", 1)),
+                                new RebalanceReport(60_000, 1, Map.of("n1", 1), Map.of()))));
     }
 
     @ParameterizedTest
