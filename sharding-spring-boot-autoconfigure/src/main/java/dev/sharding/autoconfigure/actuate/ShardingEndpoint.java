@@ -6,6 +6,7 @@ import dev.sharding.Member;
 import dev.sharding.PassivationStrategy;
 import dev.sharding.ShardingNode;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -86,6 +87,7 @@ public class ShardingEndpoint {
                     null,
                     List.of(),
                     Map.of(),
+                    List.of(),
                     List.of());
         }
         ClusterState state = gather();
@@ -100,7 +102,10 @@ public class ShardingEndpoint {
                 coordinator == null ? null : describe(coordinator, state),
                 state.members().stream().map(m -> describe(m, state)).toList(),
                 types,
-                state.handoffs());
+                state.handoffs(),
+                state.rebalances().stream()
+                        .map(r -> new RebalanceDescriptor(r.startedAt(), r.moved(), r.from(), r.to()))
+                        .toList());
     }
 
     /**
@@ -298,6 +303,7 @@ public class ShardingEndpoint {
      * @param members the members of the current view, oldest first
      * @param entityTypes per entity type name, one region per member
      * @param handoffs shards being moved now, as "type/shard"
+     * @param rebalances the coordinator's recent rebalance rounds that moved shards, newest first
      */
     public record ClusterDescriptor(
             boolean running,
@@ -305,8 +311,20 @@ public class ShardingEndpoint {
             @Nullable MemberDescriptor coordinator,
             List<MemberDescriptor> members,
             Map<String, List<RegionDescriptor>> entityTypes,
-            List<String> handoffs)
+            List<String> handoffs,
+            List<RebalanceDescriptor> rebalances)
             implements OperationResponseBody {}
+
+    /**
+     * A recent rebalance round that moved shards.
+     *
+     * @param startedAt when it started
+     * @param moved how many shards it started moving
+     * @param from per node name, how many of the moved shards left it
+     * @param to per node name, how many of the moved shards were placed on it so far; the others are still moving
+     */
+    public record RebalanceDescriptor(
+            Instant startedAt, int moved, Map<String, Integer> from, Map<String, Integer> to) {}
 
     /**
      * The answer to a write operation.

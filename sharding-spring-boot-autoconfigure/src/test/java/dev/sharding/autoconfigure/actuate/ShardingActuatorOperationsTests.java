@@ -8,10 +8,14 @@ import dev.sharding.ShardingNode;
 import dev.sharding.autoconfigure.actuate.ShardingEndpoint.ClusterDescriptor;
 import dev.sharding.autoconfigure.actuate.ShardingEndpoint.MemberDescriptor;
 import dev.sharding.autoconfigure.actuate.ShardingEndpoint.OperationResult;
+import dev.sharding.autoconfigure.actuate.ShardingEndpoint.RebalanceDescriptor;
 import dev.sharding.autoconfigure.bank.Account;
 import dev.sharding.autoconfigure.bank.BankCluster;
 import dev.sharding.autoconfigure.bank.Payments;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
@@ -20,6 +24,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import org.springframework.boot.health.contributor.Status;
 import org.springframework.context.ConfigurableApplicationContext;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The endpoint's write operations, and what the endpoint and the health indicator show while a node leaves.
@@ -60,6 +65,45 @@ class ShardingActuatorOperationsTests {
                         .get(REPLY_SECONDS, TimeUnit.SECONDS)
                         .node()
                         .equals(other));
+    }
+
+    @Test
+    void aRebalanceRoundIsListedWithItsMovesInTheJson() throws Exception {
+        // no periodic round: the test's own is the only one
+        ConfigurableApplicationContext n1 = cluster.start("n1", "--sharding.rebalance-interval=10m");
+        Payments payments = n1.getBean(Payments.class);
+        for (int i = 0; i < 40; i++) {
+            payments.deposit("r-" + i, 1).get(REPLY_SECONDS, TimeUnit.SECONDS);
+        }
+        ConfigurableApplicationContext n2 = cluster.start("n2", "--sharding.rebalance-interval=10m");
+        ShardingEndpoint endpoint = n2.getBean(ShardingEndpoint.class);
+        assertThat(endpoint.cluster().rebalances())
+                .as("no round moved anything yet")
+                .isEmpty();
+
+        WebEndpointResponse<OperationResult> rebalance = endpoint.rebalance();
+        assertThat(rebalance.getBody().message()).startsWith("Rebalance started: moving");
+        Awaitility.await("the round's shards placed on n2, as n2 sees it")
+                .atMost(Duration.ofSeconds(30))
+                .until(() -> {
+                    List<RebalanceDescriptor> rounds = endpoint.cluster().rebalances();
+                    return rounds.size() == 1
+                            && rounds.get(0).moved() > 0
+                            && rounds.get(0)
+                                    .from()
+                                    .equals(Map.of("n1", rounds.get(0).moved()))
+                            && rounds.get(0)
+                                    .to()
+                                    .equals(Map.of("n2", rounds.get(0).moved()));
+                });
+        RebalanceDescriptor round = endpoint.cluster().rebalances().get(0);
+        assertThat(round.startedAt()).isBetween(Instant.now().minusSeconds(60), Instant.now());
+
+        String json = JsonMapper.builder().build().writeValueAsString(endpoint.cluster());
+        assertThat(json)
+                .contains(
+                        "\"rebalances\":[{\"startedAt\":\"",
+                        "\"moved\":" + round.moved() + ",\"from\":{\"n1\":" + round.moved() + "},\"to\":{\"n2\":");
     }
 
     @Test
