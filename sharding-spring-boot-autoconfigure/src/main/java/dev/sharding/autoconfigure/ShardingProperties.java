@@ -122,6 +122,12 @@ public class ShardingProperties {
     private final JgroupsProperties jgroups = new JgroupsProperties();
 
     /**
+     * The live dashboard page.
+     */
+    @NestedConfigurationProperty
+    private final DashboardProperties dashboard = new DashboardProperties();
+
+    /**
      * The roles of this node. An entity type with a role (sharding.entities.<type>.role) is hosted only on nodes that
      * have that role; the other nodes route its messages to them.
      */
@@ -466,6 +472,15 @@ public class ShardingProperties {
      */
     public JgroupsProperties getJgroups() {
         return this.jgroups;
+    }
+
+    /**
+     * The dashboard properties.
+     *
+     * @return the properties under {@code sharding.dashboard}
+     */
+    public DashboardProperties getDashboard() {
+        return this.dashboard;
     }
 
     /**
