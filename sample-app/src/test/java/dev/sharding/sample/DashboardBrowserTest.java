@@ -5,18 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.sharding.ShardingNode;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.atomic.AtomicReference;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.Banner;
-import org.springframework.boot.builder.SpringApplicationBuilder;
-import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 import tools.jackson.databind.JsonNode;
 
@@ -64,7 +58,10 @@ class DashboardBrowserTest {
             assertThat(a.status()).as("%s", a).isEqualTo(200);
         }
         Map<String, Integer> shards = shardsPerMember(n1);
-        assertThat(shards).as("both nodes host shards").containsOnlyKeys("n1", "n2").doesNotContainValue(0);
+        assertThat(shards)
+                .as("both nodes host shards")
+                .containsOnlyKeys("n1", "n2")
+                .doesNotContainValue(0);
 
         try (HeadlessChromium browser = new HeadlessChromium(
                 url(n1, "/sharding-dashboard/"), 1280, 900, Path.of("target/dashboard-browser/chromium.log"))) {
@@ -72,8 +69,10 @@ class DashboardBrowserTest {
             Awaitility.await("both members and their shard counts shown, as the endpoint gives them")
                     .atMost(PAGE)
                     .pollInterval(Duration.ofMillis(200))
-                    .failFast("the page shows a problem", () -> shown.get() != null
-                            && !shown.get().path("problem").asString().isEmpty())
+                    .failFast(
+                            "the page shows a problem",
+                            () -> shown.get() != null
+                                    && !shown.get().path("problem").asString().isEmpty())
                     .untilAsserted(() -> {
                         shown.set(JsonHttp.JSON.readTree(browser.evaluate(SHOWN)));
                         Map<String, Integer> expected = shardsPerMember(n1);
@@ -133,7 +132,10 @@ class DashboardBrowserTest {
         cluster.path("members").forEach(m -> shards.put(m.path("name").asString(), 0));
         for (JsonNode regions : cluster.path("entityTypes")) {
             for (JsonNode region : regions) {
-                shards.merge(region.path("member").asString(), region.path("shardCount").asInt(), Integer::sum);
+                shards.merge(
+                        region.path("member").asString(),
+                        region.path("shardCount").asInt(),
+                        Integer::sum);
             }
         }
         return shards;

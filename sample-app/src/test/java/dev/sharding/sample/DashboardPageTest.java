@@ -34,13 +34,16 @@ class DashboardPageTest {
         JsonHttp.Answer page = http.get(SampleNodes.url(node, "/sharding-dashboard/"));
         assertThat(page.status()).as("%s", page).isEqualTo(200);
         assertThat(page.contentType()).startsWith("text/html");
-        assertThat(page.text()).contains("<script src=\"dashboard.js\"", "id=\"members\"").doesNotContain("http");
+        assertThat(page.text())
+                .contains("<script src=\"dashboard.js\"", "id=\"members\"")
+                .doesNotContain("http");
 
         for (String file : new String[] {"dashboard.js", "dashboard.css", "index.html"}) {
             JsonHttp.Answer a = http.get(SampleNodes.url(node, "/sharding-dashboard/" + file));
             assertThat(a.status()).as("%s: %s", file, a).isEqualTo(200);
         }
-        assertThat(http.get(SampleNodes.url(node, "/sharding-dashboard/dashboard.js")).text())
+        assertThat(http.get(SampleNodes.url(node, "/sharding-dashboard/dashboard.js"))
+                        .text())
                 .as("the page only reads")
                 .doesNotContain("POST", "DELETE", "innerHTML");
 
@@ -48,18 +51,23 @@ class DashboardPageTest {
         assertThat(settings.body().get("endpoint").asString()).isEqualTo("/actuator/sharding");
         assertThat(settings.body().get("refreshMillis").asInt()).isEqualTo(1000);
 
-        assertThat(http.get(SampleNodes.url(node, "/sharding-dashboard/../application.properties")).status())
+        assertThat(http.get(SampleNodes.url(node, "/sharding-dashboard/../application.properties"))
+                        .status())
                 .isIn(400, 404);
-        assertThat(http.get(SampleNodes.url(node, "/sharding-dashboard/ShardingDashboardServlet.class")).status())
+        assertThat(http.get(SampleNodes.url(node, "/sharding-dashboard/ShardingDashboardServlet.class"))
+                        .status())
                 .isEqualTo(404);
-        assertThat(http.post(SampleNodes.url(node, "/sharding-dashboard/"), "application/json", "{}").status())
+        assertThat(http.post(SampleNodes.url(node, "/sharding-dashboard/"), "application/json", "{}")
+                        .status())
                 .isEqualTo(405);
     }
 
     @Test
     void absentWhenSwitchedOff() {
         ConfigurableApplicationContext node = nodes.start("off", "--sharding.dashboard.enabled=false");
-        for (String path : new String[] {"/sharding-dashboard/", "/sharding-dashboard/dashboard.js", "/sharding-dashboard/config.json"}) {
+        for (String path : new String[] {
+            "/sharding-dashboard/", "/sharding-dashboard/dashboard.js", "/sharding-dashboard/config.json"
+        }) {
             JsonHttp.Answer a = http.get(SampleNodes.url(node, path));
             assertThat(a.status()).as("%s: %s", path, a).isEqualTo(404);
         }
@@ -86,8 +94,7 @@ class DashboardPageTest {
                 nodes.start("hidden", "--management.endpoints.web.exposure.include=health");
         JsonHttp.Answer settings = http.get(SampleNodes.url(node, "/sharding-dashboard/config.json"));
         assertThat(settings.body().get("endpoint").isNull()).as("%s", settings).isTrue();
-        assertThat(settings.body().get("problem").asString())
-                .contains("management.endpoints.web.exposure.include");
+        assertThat(settings.body().get("problem").asString()).contains("management.endpoints.web.exposure.include");
     }
 
     @Test

@@ -113,7 +113,8 @@ final class HeadlessChromium implements AutoCloseable {
                 .failFast("Chromium exited; its output is in " + log, () -> !process.isAlive())
                 .until(() -> Files.isRegularFile(portFile)
                         && Files.readString(portFile).lines().count() >= 1);
-        int port = Integer.parseInt(Files.readString(portFile).lines().findFirst().orElseThrow().trim());
+        int port = Integer.parseInt(
+                Files.readString(portFile).lines().findFirst().orElseThrow().trim());
         HttpClient http = HttpClient.newHttpClient();
         String[] pageSocket = new String[1];
         Awaitility.await("the page " + url + " listed by Chromium")

@@ -67,8 +67,9 @@ public class ShardingDashboardServlet extends HttpServlet {
             return;
         }
         String type = FILES.get(path);
-        InputStream in =
-                type == null ? null : getClass().getClassLoader().getResourceAsStream(RESOURCES + path.substring(1));
+        InputStream in = type == null
+                ? null
+                : ShardingDashboardServlet.class.getClassLoader().getResourceAsStream(RESOURCES + path.substring(1));
         if (in == null) {
             response.sendError(HttpServletResponse.SC_NOT_FOUND);
             return;
