@@ -403,6 +403,20 @@ public final class ShardingNode implements AutoCloseable {
         }
 
         /**
+         * Whether every message, and every reply, delivered within this node goes through the codec and back, as
+         * it would between two nodes: a test of one node then fails where a message, once its entity lives on
+         * another node, would not arrive as it was sent. Off by default; meant for tests, as it costs an encoding
+         * and a decoding per local message.
+         *
+         * @param value whether to encode and decode local deliveries
+         * @return this builder
+         */
+        public Builder serializeLocalMessages(boolean value) {
+            assembly.serializeLocalMessages(value);
+            return this;
+        }
+
+        /**
          * The database where {@code sharding.jgroups.discovery=jdbc} keeps its table ({@code <prefix>discovery});
          * by default the JDBC store's own, when the store is a JDBC one.
          *

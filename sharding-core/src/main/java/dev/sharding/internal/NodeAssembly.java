@@ -50,6 +50,8 @@ public final class NodeAssembly {
 
     private @Nullable JdbcDiscovery jdbcDiscovery;
 
+    private boolean serializeLocalMessages;
+
     /**
      * Starts with the defaults: no entity type, the least-shard strategy, the default codec and executor, a store in
      * memory.
@@ -95,6 +97,11 @@ public final class NodeAssembly {
         this.channelCustomizer = Objects.requireNonNull(value);
     }
 
+    /** @param value whether local deliveries go through the codec and back, as between nodes */
+    public void serializeLocalMessages(boolean value) {
+        this.serializeLocalMessages = value;
+    }
+
     /**
      * @param dataSource where JDBC discovery keeps its table
      * @param tablePrefix prepended to the table name
@@ -137,6 +144,13 @@ public final class NodeAssembly {
             jdbc = new JdbcDiscovery(jdbcStore.dataSource(), jdbcStore.tablePrefix() + "discovery");
         }
         return new NodeRuntime(
-                settings, types, strategy, c, new JGroupsTransport(settings, channelCustomizer, jdbc), store, executor);
+                settings,
+                types,
+                strategy,
+                c,
+                new JGroupsTransport(settings, channelCustomizer, jdbc),
+                store,
+                executor,
+                serializeLocalMessages);
     }
 }

@@ -50,6 +50,8 @@ final class NodeLinks implements RegionHost, LeaseHost {
 
     private final BooleanSupplier running;
 
+    private final boolean serializeLocalMessages;
+
     private @Nullable ServingGate gate;
 
     private @Nullable LeaseKeeper leases;
@@ -71,7 +73,8 @@ final class NodeLinks implements RegionHost, LeaseHost {
             ControlLoop control,
             Membership membership,
             Outbound outbound,
-            BooleanSupplier running) {
+            BooleanSupplier running,
+            boolean serializeLocalMessages) {
         this.settings = settings;
         this.transport = transport;
         this.codec = codec;
@@ -83,6 +86,7 @@ final class NodeLinks implements RegionHost, LeaseHost {
         this.membership = membership;
         this.outbound = outbound;
         this.running = running;
+        this.serializeLocalMessages = serializeLocalMessages;
     }
 
     /** Links the parts built after this one; called once, in the node's constructor. */
@@ -270,6 +274,11 @@ final class NodeLinks implements RegionHost, LeaseHost {
     @Override
     public MessageCodec codec() {
         return codec;
+    }
+
+    @Override
+    public boolean serializeLocalMessages() {
+        return serializeLocalMessages;
     }
 
     @Override

@@ -117,6 +117,31 @@ public final class NodeRuntime implements Transport.Listener {
             Transport transport,
             ShardingStore store,
             @Nullable ExecutorService executor) {
+        this(settings, types, strategy, codec, transport, store, executor, false);
+    }
+
+    /**
+     * Creates a node; {@link #start()} joins the cluster.
+     *
+     * @param settings the settings
+     * @param types the entity types it runs
+     * @param strategy the allocation strategy of its coordinator
+     * @param codec the message codec
+     * @param transport the transport
+     * @param store where entity state, shard epochs and remembered entities are kept
+     * @param executor the entity executor, or {@code null} for a work-stealing pool sized to the processors
+     * @param serializeLocalMessages whether messages and replies delivered within the node go through the codec and
+     *     back, as between nodes (a test mode)
+     */
+    public NodeRuntime(
+            ShardingSettings settings,
+            List<EntityType<?>> types,
+            ShardAllocationStrategy strategy,
+            MessageCodec codec,
+            Transport transport,
+            ShardingStore store,
+            @Nullable ExecutorService executor,
+            boolean serializeLocalMessages) {
         this.settings = settings.validate();
         this.regions = new LocalRegions(MemberProfile.of(settings.member()));
         this.transport = transport;
@@ -138,7 +163,8 @@ public final class NodeRuntime implements Transport.Listener {
                 control,
                 membership,
                 this::send,
-                () -> running);
+                () -> running,
+                serializeLocalMessages);
         this.leases = new LeaseKeeper(links, settings.splitBrain(), LeaseTimes.stableAfterNanos(settings, -1));
         this.coordinator = new CoordinatorDriver(
                 new Coordinator(

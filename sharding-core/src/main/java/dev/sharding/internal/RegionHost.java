@@ -93,6 +93,9 @@ interface RegionHost {
 
     MessageCodec codec();
 
+    /** Whether messages and replies delivered within the node go through the codec and back (a test mode). */
+    boolean serializeLocalMessages();
+
     ProtocolCodec protocol();
 
     ShardingStore store();

@@ -53,12 +53,16 @@ final class ShardRouter {
 
     private final AtomicLong droppedTells = new AtomicLong();
 
+    /** Read once: whether local deliveries go through the codec and back ({@link LocalRoundTrip}). */
+    private final boolean serializeLocalMessages;
+
     ShardRouter(RegionHost node, String typeName, ShardSlot[] slots, ShardIdFunction shardIds) {
         this.node = node;
         this.typeName = typeName;
         this.numberOfShards = slots.length;
         this.slots = slots;
         this.shardIds = shardIds;
+        this.serializeLocalMessages = node.serializeLocalMessages();
     }
 
     /**
@@ -135,7 +139,12 @@ final class ShardRouter {
                 if (ask != null) {
                     ask.target = home;
                 }
-                local.deliver(entityId, message, ask == null ? ReplySink.TELL : ask);
+                ReplySink sink = ask == null ? ReplySink.TELL : ask;
+                if (serializeLocalMessages) {
+                    LocalRoundTrip.deliver(node.codec(), local, entityId, message, sink);
+                } else {
+                    local.deliver(entityId, message, sink);
+                }
                 return;
             }
         }
