@@ -3,6 +3,7 @@ package dev.sharding.sample;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.sharding.boot.test.AutoConfigureShardingTest;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -17,14 +18,8 @@ import tools.jackson.databind.JsonNode;
  * The HTTP contract of the sample on one node (in-JVM JGroups stack): deposits, balances, and every request that
  * must be refused with 400 without changing anything.
  */
-@SpringBootTest(
-        webEnvironment = WebEnvironment.RANDOM_PORT,
-        properties = {
-            "sharding.jgroups.config=shared-loopback.xml",
-            "sharding.store.embedded-path=target/test-db/${random.uuid}",
-            "sharding.cluster-name=sample-api-${random.uuid}",
-            "sharding.node-name=api-node"
-        })
+@SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT, properties = "sharding.node-name=api-node")
+@AutoConfigureShardingTest
 class AccountApiTest {
 
     private static final AtomicInteger IDS = new AtomicInteger();

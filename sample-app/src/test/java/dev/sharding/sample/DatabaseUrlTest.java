@@ -2,6 +2,7 @@ package dev.sharding.sample;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sharding.boot.test.ShardingTestProperties;
 import dev.sharding.spi.ShardingStore;
 import java.io.IOException;
 import java.net.ServerSocket;
@@ -35,7 +36,7 @@ class DatabaseUrlTest {
     private static String[] node(String... more) {
         String[] common = {
             "--server.port=0",
-            "--sharding.jgroups.config=shared-loopback.xml",
+            "--sharding.jgroups.config=" + ShardingTestProperties.IN_JVM_STACK,
             "--sharding.cluster-name=sample-url-" + UUID.randomUUID(),
             "--spring.main.banner-mode=off"
         };

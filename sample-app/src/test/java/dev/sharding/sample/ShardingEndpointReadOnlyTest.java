@@ -2,6 +2,7 @@ package dev.sharding.sample;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sharding.boot.test.AutoConfigureShardingTest;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.test.context.SpringBootTest;
@@ -12,12 +13,8 @@ import org.springframework.boot.test.web.server.LocalServerPort;
  * The sharding endpoint's default access is read-only: its reads answer, its write operations (rebalance, hand off a
  * shard) are refused over HTTP; and a region's entity listing is paged.
  */
-@SpringBootTest(
-        webEnvironment = WebEnvironment.RANDOM_PORT,
-        properties = {
-            "sharding.jgroups.config=shared-loopback.xml", "sharding.store.embedded-path=target/test-db/${random.uuid}",
-            "sharding.cluster-name=sample-readonly-${random.uuid}", "sharding.node-name=ro-node"
-        })
+@SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT, properties = "sharding.node-name=ro-node")
+@AutoConfigureShardingTest
 class ShardingEndpointReadOnlyTest {
 
     private final JsonHttp http = new JsonHttp(Duration.ofSeconds(20));

@@ -2,6 +2,7 @@ package dev.sharding.sample;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sharding.boot.test.AutoConfigureShardingTest;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.test.context.SpringBootTest;
@@ -14,13 +15,8 @@ import org.springframework.boot.test.web.server.LocalServerPort;
  */
 @SpringBootTest(
         webEnvironment = WebEnvironment.RANDOM_PORT,
-        properties = {
-            "sharding.jgroups.config=shared-loopback.xml",
-            "sharding.store.embedded-path=target/test-db/${random.uuid}",
-            "sharding.cluster-name=sample-unavailable-${random.uuid}",
-            "sharding.entities.account.proxy-only=true",
-            "sharding.ask-timeout=300ms"
-        })
+        properties = {"sharding.entities.account.proxy-only=true", "sharding.ask-timeout=300ms"})
+@AutoConfigureShardingTest
 class ShardingUnavailableTest {
 
     private final JsonHttp http = new JsonHttp(Duration.ofSeconds(20));
