@@ -44,7 +44,7 @@ public @interface AutoConfigureShardingTest {
     Store store() default Store.MEMORY;
 
     /**
-     * Whether every message, reply and stored state delivered within the node goes through the codec and back.
+     * Whether every message and reply delivered within the node goes through the codec and back.
      *
      * @return true unless changed
      */

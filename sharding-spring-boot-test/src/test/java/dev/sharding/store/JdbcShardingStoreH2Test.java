@@ -2,7 +2,7 @@ package dev.sharding.store;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import dev.sharding.test.store.FaultyDataSource;
+import dev.sharding.boot.test.store.FaultyDataSource;
 import java.nio.file.Path;
 import javax.sql.DataSource;
 import org.h2.jdbcx.JdbcDataSource;

@@ -1,4 +1,4 @@
-package dev.sharding.test.store;
+package dev.sharding.boot.test.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

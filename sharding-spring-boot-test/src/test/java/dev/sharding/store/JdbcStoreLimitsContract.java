@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The JDBC contract plus the time limits, the lease's own thread and the store id, which need a database: a row
  * lock held by another connection stands for a node frozen in a transaction, and {@link
- * dev.sharding.test.store.FaultyDataSource#hold()} for a database that does not answer.
+ * dev.sharding.boot.test.store.FaultyDataSource#hold()} for a database that does not answer.
  */
 abstract class JdbcStoreLimitsContract extends JdbcStoreContract {
 

@@ -4,12 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sharding.ShardingException;
+import dev.sharding.boot.test.store.FaultyDataSource;
+import dev.sharding.boot.test.store.ShardingStoreContract;
+import dev.sharding.boot.test.store.StoreFault;
 import dev.sharding.spi.ShardingStore;
 import dev.sharding.spi.ShardingStore.StoredState;
 import dev.sharding.spi.StaleEpochException;
-import dev.sharding.test.store.FaultyDataSource;
-import dev.sharding.test.store.ShardingStoreContract;
-import dev.sharding.test.store.StoreFault;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

@@ -1,4 +1,4 @@
-package dev.sharding.test.store;
+package dev.sharding.boot.test.store;
 
 import java.io.PrintWriter;
 import java.lang.reflect.InvocationTargetException;

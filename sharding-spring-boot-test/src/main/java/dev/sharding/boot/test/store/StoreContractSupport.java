@@ -1,4 +1,4 @@
-package dev.sharding.test.store;
+package dev.sharding.boot.test.store;
 
 import dev.sharding.spi.ShardingStore;
 import dev.sharding.spi.ShardingStore.StoredState;

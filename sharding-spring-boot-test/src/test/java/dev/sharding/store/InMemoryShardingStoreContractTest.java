@@ -1,7 +1,7 @@
 package dev.sharding.store;
 
+import dev.sharding.boot.test.store.ShardingStoreContract;
 import dev.sharding.spi.ShardingStore;
-import dev.sharding.test.store.ShardingStoreContract;
 
 /**
  * The reference store passes its own contract; its "two nodes" share the one store, as nodes of one JVM do.

@@ -1,4 +1,4 @@
-package dev.sharding.test.store;
+package dev.sharding.boot.test.store;
 
 /**
  * A failure a contract test can make a store's database suffer.
