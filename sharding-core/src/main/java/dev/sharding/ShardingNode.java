@@ -404,9 +404,11 @@ public final class ShardingNode implements AutoCloseable {
 
         /**
          * Whether every message, and every reply, delivered within this node goes through the codec and back, as
-         * it would between two nodes: a test of one node then fails where a message, once its entity lives on
-         * another node, would not arrive as it was sent. Off by default; meant for tests, as it costs an encoding
-         * and a decoding per local message.
+         * it would between two nodes, and every entity state written is replaced by what the codec reads back from
+         * it, as the shard's next owner would read it: a test of one node then fails where a message, once its
+         * entity lives on another node, would not arrive as it was sent, or a state would not survive a handoff.
+         * Off by default; meant for tests, as it costs an encoding and a decoding per local message and a decoding
+         * per state written.
          *
          * @param value whether to encode and decode local deliveries
          * @return this builder

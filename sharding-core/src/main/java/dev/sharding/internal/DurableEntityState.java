@@ -281,7 +281,8 @@ final class DurableEntityState {
                     initial,
                     shard.region().codec(),
                     t == null ? null : t.state(),
-                    t == null ? 0 : t.version());
+                    t == null ? 0 : t.version(),
+                    shard.region().serializeLocalMessages());
             entityState = s;
         }
         @SuppressWarnings("unchecked")

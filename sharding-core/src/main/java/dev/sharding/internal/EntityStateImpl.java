@@ -41,14 +41,22 @@ final class EntityStateImpl<S> implements EntityState<S> {
     /** The pending change is a {@link #clear()}: the write deletes the row. */
     private boolean clearing;
 
+    /**
+     * The test mode of local round trips: each written value is replaced by what the codec reads back from its bytes,
+     * as the next owner of the shard would see it.
+     */
+    private final boolean readBackWrites;
+
     EntityStateImpl(
             String entity,
             Class<S> type,
             Supplier<S> initial,
             MessageCodec codec,
             byte @Nullable [] stored,
-            long storedVersion) {
+            long storedVersion,
+            boolean readBackWrites) {
         this.entity = entity;
+        this.readBackWrites = readBackWrites;
         this.type = type;
         this.initial = initial;
         this.codec = codec;
@@ -141,6 +149,9 @@ final class EntityStateImpl<S> implements EntityState<S> {
                 done = store.delete(typeName, entityId, shardId, epoch);
             } else {
                 bytes = clearing ? EMPTY : codec.encode(current);
+                if (readBackWrites && !clearing) {
+                    current = readBack(bytes);
+                }
                 byte[] written = bytes;
                 done = store.write(typeName, entityId, shardId, epoch, bytes, applied)
                         .thenAccept(s -> {
@@ -161,6 +172,22 @@ final class EntityStateImpl<S> implements EntityState<S> {
                 storedVersion = 0;
             }
         });
+    }
+
+    /** The value the codec reads back from written bytes, or a failure saying why the next owner could not. */
+    private S readBack(byte[] bytes) {
+        Object value;
+        try {
+            value = codec.decode(bytes, 0, bytes.length);
+        } catch (RuntimeException e) {
+            throw new UnreadableStateException("The state of [" + entity + "] would not be read back as "
+                    + type.getName() + " by the shard's next owner: " + e.getMessage());
+        }
+        if (!type.isInstance(value)) {
+            throw new UnreadableStateException("The state of [" + entity + "] would be read back by the shard's next"
+                    + " owner as a " + value.getClass().getName() + ", not a " + type.getName());
+        }
+        return type.cast(value);
     }
 
     /** The state as last stored, for the next owner of the shard. */

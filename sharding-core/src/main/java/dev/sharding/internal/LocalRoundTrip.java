@@ -14,7 +14,8 @@ import org.slf4j.LoggerFactory;
  * receiving node would do with it; a reply the codec refuses fails the ask as the replying node would.
  *
  * <p>Used only when the node was built with {@code serializeLocalMessages(true)}; otherwise a local delivery hands
- * the caller's own object to the entity.
+ * the caller's own object to the entity. The same switch makes {@link EntityStateImpl} read back each state it
+ * writes.
  */
 final class LocalRoundTrip {
 

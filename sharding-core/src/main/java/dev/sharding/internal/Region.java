@@ -167,6 +167,11 @@ public final class Region<T> implements ShardRegion<T> {
         return node.codec();
     }
 
+    /** Whether local deliveries, and written entity states, go through the codec and back (a test mode). */
+    boolean serializeLocalMessages() {
+        return node.serializeLocalMessages();
+    }
+
     String nodeName() {
         return node.nodeName();
     }

@@ -3,13 +3,16 @@ package dev.sharding.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.sharding.EntityContext;
 import dev.sharding.EntityHandler;
+import dev.sharding.EntityState;
 import dev.sharding.EntityType;
 import dev.sharding.MessageRejectedException;
 import dev.sharding.ShardRegion;
 import dev.sharding.ShardedEntity;
 import dev.sharding.ShardingNode;
 import dev.sharding.test.TestCluster;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -18,8 +21,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The test mode {@code serializeLocalMessages}: with it, a message or reply that does not come back from the codec
- * fails on one node exactly as it fails between two nodes without it; a message that does come back is delivered as
- * usual.
+ * fails on one node exactly as it fails between two nodes without it, a message that does come back is delivered as
+ * usual, and a written state the codec cannot read back fails its write, as the shard's next owner would fail to read
+ * it.
  */
 class LocalRoundTripClusterTest {
 
@@ -76,7 +80,57 @@ class LocalRoundTripClusterTest {
         }
     }
 
+    /** @param items what is on a shelf: details, which the codec cannot read back */
+    public record Contents(List<Detail> items) {}
+
+    /** @param colour a colour to put on the shelf */
+    public record Put(String colour) {}
+
+    /** Asks how many items a shelf holds. */
+    public record Look() {}
+
+    /** @param items how many items a shelf holds */
+    public record Count(int items) {}
+
+    /** An entity whose state the codec writes but cannot read back once it holds an item. */
+    @ShardedEntity(type = "shelf", numberOfShards = 10)
+    public static class Shelf {
+
+        private final EntityState<Contents> state;
+
+        /** @param context the entity's context */
+        public Shelf(EntityContext context) {
+            this.state = context.state(Contents.class, () -> new Contents(List.of()));
+        }
+
+        /**
+         * @param put what to add
+         * @return the count
+         */
+        @EntityHandler
+        public Count on(Put put) {
+            state.update(c -> {
+                List<Detail> items = new ArrayList<>(c.items());
+                items.add(new Colour(put.colour()));
+                return new Contents(items);
+            });
+            return new Count(state.get().items().size());
+        }
+
+        /**
+         * @param look the question
+         * @return the count
+         */
+        @EntityHandler
+        public Count on(Look look) {
+            return new Count(state.get().items().size());
+        }
+    }
+
     private static final EntityType<Notebook> TYPE = EntityType.of(Notebook.class, context -> new Notebook());
+
+    private static final EntityType<Shelf> SHELF =
+            EntityType.of(Shelf.class, Shelf::new).withState(Contents.class);
 
     private TestCluster cluster;
 
@@ -88,11 +142,13 @@ class LocalRoundTripClusterTest {
     }
 
     private static TestCluster cluster(boolean serializeLocalMessages) {
-        return new TestCluster(settings ->
-                ShardingNode.builder(settings).entityType(TYPE).serializeLocalMessages(serializeLocalMessages));
+        return new TestCluster(settings -> ShardingNode.builder(settings)
+                .entityType(TYPE)
+                .entityType(SHELF)
+                .serializeLocalMessages(serializeLocalMessages));
     }
 
-    private static Throwable failure(ShardRegion<Notebook> region, String id, Object message, Class<?> reply) {
+    private static Throwable failure(ShardRegion<?> region, String id, Object message, Class<?> reply) {
         try {
             region.ask(id, message, reply).get(20, TimeUnit.SECONDS);
             throw new AssertionError("The ask of " + message + " succeeded");
@@ -119,6 +175,27 @@ class LocalRoundTripClusterTest {
         assertThat(one.ask("n", new Write("still here"), Page.class).get(20, TimeUnit.SECONDS))
                 .as("the entity goes on after a rejected tell")
                 .isEqualTo(new Page("still here"));
+    }
+
+    @Test
+    void withTheModeAStateTheCodecCannotReadBackFailsItsWriteAndWithoutItIsKept() throws Exception {
+        cluster = cluster(true);
+        ShardRegion<Shelf> shelves = cluster.startNode().region(Shelf.class);
+        assertThat(shelves.ask("s", new Look(), Count.class).get(20, TimeUnit.SECONDS))
+                .isEqualTo(new Count(0));
+        Throwable failed = failure(shelves, "s", new Put("red"), Count.class);
+        assertThat(String.valueOf(failed.getMessage())).as("%s", failed).contains("read back");
+        assertThat(shelves.ask("s", new Look(), Count.class).get(20, TimeUnit.SECONDS))
+                .as("the state went back to the stored one")
+                .isEqualTo(new Count(0));
+        cluster.close();
+
+        cluster = cluster(false);
+        ShardRegion<Shelf> plain = cluster.startNode().region(Shelf.class);
+        assertThat(plain.ask("s", new Put("red"), Count.class).get(20, TimeUnit.SECONDS))
+                .isEqualTo(new Count(1));
+        assertThat(plain.ask("s", new Look(), Count.class).get(20, TimeUnit.SECONDS))
+                .isEqualTo(new Count(1));
     }
 
     @Test

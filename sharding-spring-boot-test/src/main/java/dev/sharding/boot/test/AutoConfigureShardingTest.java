@@ -15,8 +15,9 @@ import java.lang.annotation.Target;
  * other, so tests may run in parallel.
  *
  * <p>Every message and reply delivered within the node also goes through the codec and back, as it would between
- * two nodes ({@link #serializeLocalMessages()}), so that a single-node test fails where a message would not cross the
- * network intact.
+ * two nodes, and every entity state written is read back as the shard's next owner would read it
+ * ({@link #serializeLocalMessages()}), so that a single-node test fails where a message would not cross the network
+ * intact.
  *
  * <p>These settings rank above the application's configuration files and below the test's own properties
  * ({@code @SpringBootTest(properties = ...)}, {@code @TestPropertySource}), so a test can still change any of them.
@@ -44,7 +45,8 @@ public @interface AutoConfigureShardingTest {
     Store store() default Store.MEMORY;
 
     /**
-     * Whether every message and reply delivered within the node goes through the codec and back.
+     * Whether every message and reply delivered within the node goes through the codec and back, and every entity
+     * state written is replaced by what the codec reads back from it.
      *
      * @return true unless changed
      */

@@ -14,7 +14,8 @@ public final class ShardingTestProperties {
     public static final String IN_JVM_STACK = "dev/sharding/in-jvm.xml";
 
     /**
-     * Whether messages and replies delivered within a node go through the codec and back (false unless set;
+     * Whether messages and replies delivered within a node go through the codec and back, and written states are read
+     * back (false unless set;
      * {@link AutoConfigureShardingTest} sets it).
      */
     public static final String SERIALIZE_LOCAL_MESSAGES = "sharding.test.serialize-local-messages";
