@@ -42,10 +42,14 @@ class AutoConfigureShardingTestTests {
     @Test
     void theNodeIsATestNodeOfItsOwnCluster() throws Exception {
         assertThat(environment.getProperty("sharding.jgroups.config")).isEqualTo(ShardingTestProperties.IN_JVM_STACK);
-        assertThat(environment.getProperty("sharding.cluster-name")).startsWith("test-");
+        assertThat(environment.getProperty("sharding.cluster-name"))
+                .as("over the application's configuration file")
+                .startsWith("test-");
         assertThat(environment.getProperty(ShardingTestProperties.SERIALIZE_LOCAL_MESSAGES))
                 .isEqualTo("true");
-        assertThat(store).isInstanceOf(InMemoryShardingStore.class);
+        assertThat(store)
+                .as("over the application's sharding.store.type=jdbc")
+                .isInstanceOf(InMemoryShardingStore.class);
         assertThat(node.nodeName()).as("the test's own property wins").isEqualTo("annotated");
         assertThat(counters.ask("c-1", new Counter.Add(3), Counter.Total.class)
                         .get(30, TimeUnit.SECONDS)
