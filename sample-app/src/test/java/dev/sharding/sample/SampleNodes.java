@@ -30,7 +30,7 @@ final class SampleNodes implements AutoCloseable {
                 "--server.port=0",
                 "--sharding.cluster-name=" + clusterName,
                 "--sharding.node-name=" + name,
-                "--sharding.jgroups.config=shared-loopback.xml",
+                "--sharding.jgroups.config=dev/sharding/in-jvm.xml",
                 "--sharding.retry-interval=300ms",
                 "--sharding.store.type=memory"));
         args.addAll(List.of(moreArgs));
