@@ -5,6 +5,7 @@ import dev.sharding.internal.NodeRuntime;
 import dev.sharding.internal.Region;
 import dev.sharding.spi.MessageCodec;
 import dev.sharding.spi.ShardAllocationStrategy;
+import dev.sharding.spi.ShardingMetrics;
 import dev.sharding.spi.ShardingStore;
 import java.time.Duration;
 import java.util.Collection;
@@ -224,6 +225,39 @@ public final class ShardingNode implements AutoCloseable {
     }
 
     /**
+     * Live entities of a type on this node now; cheap enough for a gauge.
+     *
+     * @param typeName the type
+     * @return the count
+     * @throws IllegalArgumentException for an unknown type
+     */
+    public int activeEntities(String typeName) {
+        return ((Region<?>) region(typeName)).activeEntities();
+    }
+
+    /**
+     * Shards of a type hosted on this node now.
+     *
+     * @param typeName the type
+     * @return the count
+     * @throws IllegalArgumentException for an unknown type
+     */
+    public int hostedShards(String typeName) {
+        return ((Region<?>) region(typeName)).hostedShards();
+    }
+
+    /**
+     * Messages of a type waiting on this node for their shard's home (not known yet, or moving).
+     *
+     * @param typeName the type
+     * @return the count
+     * @throws IllegalArgumentException for an unknown type
+     */
+    public int bufferedMessages(String typeName) {
+        return ((Region<?>) region(typeName)).bufferedMessages();
+    }
+
+    /**
      * Changes how a type's entities are passivated on this node, while it runs (as Pekko's
      * {@code SetActiveEntityLimit}); a restart goes back to the settings.
      *
@@ -415,6 +449,19 @@ public final class ShardingNode implements AutoCloseable {
          */
         public Builder serializeLocalMessages(boolean value) {
             assembly.serializeLocalMessages(value);
+            return this;
+        }
+
+        /**
+         * Where the node's counts and times go (asks, tells, drops, passivations, handoffs, state writes, rebalance
+         * rounds); none by default. The Spring Boot starter sets a Micrometer one when a {@code MeterRegistry} is
+         * present.
+         *
+         * @param value the recorder
+         * @return this builder
+         */
+        public Builder metrics(ShardingMetrics value) {
+            assembly.metrics(value);
             return this;
         }
 

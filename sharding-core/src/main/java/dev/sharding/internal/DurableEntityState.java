@@ -109,6 +109,7 @@ final class DurableEntityState {
             cell.complete(sink, value, failure); // and its id is not recorded: a retry runs it again
             return true;
         }
+        long writeStart = System.nanoTime();
         CompletableFuture<Void> write;
         if (messageId == null) {
             write = Objects.requireNonNull(s)
@@ -126,11 +127,11 @@ final class DurableEntityState {
             }
         }
         if (write.isDone()) {
-            completeAfterWrite(sink, value, write);
+            completeAfterWrite(sink, value, write, writeStart);
             return true;
         }
         write.whenComplete((v, t) -> {
-            completeAfterWrite(sink, value, write);
+            completeAfterWrite(sink, value, write, writeStart);
             cell.resume();
         });
         return false;
@@ -238,13 +239,15 @@ final class DurableEntityState {
         applied = null;
     }
 
-    private void completeAfterWrite(ReplySink sink, @Nullable Object value, CompletableFuture<Void> write) {
+    private void completeAfterWrite(
+            ReplySink sink, @Nullable Object value, CompletableFuture<Void> write, long writeStart) {
         Throwable writeFailure = null;
         try {
             write.join();
         } catch (Throwable t) {
             writeFailure = unwrap(t);
         }
+        shard.region().metrics().stateWritten(System.nanoTime() - writeStart, writeFailure == null);
         if (writeFailure == null) {
             cell.complete(sink, value, null);
             return;

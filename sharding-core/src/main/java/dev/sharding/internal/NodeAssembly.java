@@ -10,6 +10,7 @@ import dev.sharding.internal.transport.JdbcDiscovery;
 import dev.sharding.spi.LeastShardAllocationStrategy;
 import dev.sharding.spi.MessageCodec;
 import dev.sharding.spi.ShardAllocationStrategy;
+import dev.sharding.spi.ShardingMetrics;
 import dev.sharding.spi.ShardingStore;
 import dev.sharding.store.InMemoryShardingStore;
 import dev.sharding.store.JdbcShardingStore;
@@ -51,6 +52,8 @@ public final class NodeAssembly {
     private @Nullable JdbcDiscovery jdbcDiscovery;
 
     private boolean serializeLocalMessages;
+
+    private ShardingMetrics metrics = ShardingMetrics.NONE;
 
     /**
      * Starts with the defaults: no entity type, the least-shard strategy, the default codec and executor, a store in
@@ -102,6 +105,11 @@ public final class NodeAssembly {
         this.serializeLocalMessages = value;
     }
 
+    /** @param value where the node's counts and times go */
+    public void metrics(ShardingMetrics value) {
+        this.metrics = Objects.requireNonNull(value);
+    }
+
     /**
      * @param dataSource where JDBC discovery keeps its table
      * @param tablePrefix prepended to the table name
@@ -140,6 +148,9 @@ public final class NodeAssembly {
             throw new UndecodableTypeException(undecodable);
         }
         JdbcDiscovery jdbc = jdbcDiscovery;
+        if (metrics != ShardingMetrics.NONE) {
+            store.recordBatchesIn(metrics);
+        }
         if (jdbc == null && store instanceof JdbcShardingStore jdbcStore) {
             jdbc = new JdbcDiscovery(jdbcStore.dataSource(), jdbcStore.tablePrefix() + "discovery");
         }
@@ -151,6 +162,7 @@ public final class NodeAssembly {
                 new JGroupsTransport(settings, channelCustomizer, jdbc),
                 store,
                 executor,
-                serializeLocalMessages);
+                serializeLocalMessages,
+                metrics);
     }
 }

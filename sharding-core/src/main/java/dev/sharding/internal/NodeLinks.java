@@ -13,6 +13,7 @@ import dev.sharding.internal.protocol.ProtocolCodec;
 import dev.sharding.internal.protocol.ProtocolMessage;
 import dev.sharding.internal.transport.Transport;
 import dev.sharding.spi.MessageCodec;
+import dev.sharding.spi.ShardingMetrics;
 import dev.sharding.spi.ShardingStore;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
@@ -52,6 +53,8 @@ final class NodeLinks implements RegionHost, LeaseHost {
 
     private final boolean serializeLocalMessages;
 
+    private final ShardingMetrics metrics;
+
     private @Nullable ServingGate gate;
 
     private @Nullable LeaseKeeper leases;
@@ -74,7 +77,8 @@ final class NodeLinks implements RegionHost, LeaseHost {
             Membership membership,
             Outbound outbound,
             BooleanSupplier running,
-            boolean serializeLocalMessages) {
+            boolean serializeLocalMessages,
+            ShardingMetrics metrics) {
         this.settings = settings;
         this.transport = transport;
         this.codec = codec;
@@ -87,6 +91,7 @@ final class NodeLinks implements RegionHost, LeaseHost {
         this.outbound = outbound;
         this.running = running;
         this.serializeLocalMessages = serializeLocalMessages;
+        this.metrics = metrics;
     }
 
     /** Links the parts built after this one; called once, in the node's constructor. */
@@ -279,6 +284,11 @@ final class NodeLinks implements RegionHost, LeaseHost {
     @Override
     public boolean serializeLocalMessages() {
         return serializeLocalMessages;
+    }
+
+    @Override
+    public ShardingMetrics metrics() {
+        return metrics;
     }
 
     @Override

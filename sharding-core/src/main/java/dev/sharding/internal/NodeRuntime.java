@@ -15,6 +15,7 @@ import dev.sharding.internal.protocol.ProtocolMessage;
 import dev.sharding.internal.transport.Transport;
 import dev.sharding.spi.MessageCodec;
 import dev.sharding.spi.ShardAllocationStrategy;
+import dev.sharding.spi.ShardingMetrics;
 import dev.sharding.spi.ShardingStore;
 import java.time.Duration;
 import java.util.List;
@@ -142,6 +143,42 @@ public final class NodeRuntime implements Transport.Listener {
             ShardingStore store,
             @Nullable ExecutorService executor,
             boolean serializeLocalMessages) {
+        this(
+                settings,
+                types,
+                strategy,
+                codec,
+                transport,
+                store,
+                executor,
+                serializeLocalMessages,
+                ShardingMetrics.NONE);
+    }
+
+    /**
+     * Creates a node; {@link #start()} joins the cluster.
+     *
+     * @param settings the settings
+     * @param types the entity types it runs
+     * @param strategy the allocation strategy of its coordinator
+     * @param codec the message codec
+     * @param transport the transport
+     * @param store where entity state, shard epochs and remembered entities are kept
+     * @param executor the entity executor, or {@code null} for a work-stealing pool sized to the processors
+     * @param serializeLocalMessages whether messages and replies delivered within the node go through the codec and
+     *     back, as between nodes (a test mode)
+     * @param metrics where the node's counts and times go
+     */
+    public NodeRuntime(
+            ShardingSettings settings,
+            List<EntityType<?>> types,
+            ShardAllocationStrategy strategy,
+            MessageCodec codec,
+            Transport transport,
+            ShardingStore store,
+            @Nullable ExecutorService executor,
+            boolean serializeLocalMessages,
+            ShardingMetrics metrics) {
         this.settings = settings.validate();
         this.regions = new LocalRegions(MemberProfile.of(settings.member()));
         this.transport = transport;
@@ -164,10 +201,12 @@ public final class NodeRuntime implements Transport.Listener {
                 membership,
                 this::send,
                 () -> running,
-                serializeLocalMessages);
+                serializeLocalMessages,
+                metrics);
         this.leases = new LeaseKeeper(links, settings.splitBrain(), LeaseTimes.stableAfterNanos(settings, -1));
+        Coordinator coordinatorTables;
         this.coordinator = new CoordinatorDriver(
-                new Coordinator(
+                coordinatorTables = new Coordinator(
                         membership::self,
                         membership::nodeName,
                         membership::storeId,
@@ -183,6 +222,7 @@ public final class NodeRuntime implements Transport.Listener {
                 control.executor(),
                 leases,
                 links::regionChanged);
+        coordinatorTables.onRebalanceRound(metrics::rebalanceRound);
         this.gate =
                 new ServingGate(leases, regions, store, control, membership, this::reportShards, links::regionChanged);
         this.leave = new GracefulLeave(

@@ -9,6 +9,7 @@ import dev.sharding.ShardingSettings;
 import dev.sharding.UnhandledMessageException;
 import dev.sharding.internal.protocol.EntityEnvelope;
 import dev.sharding.internal.protocol.EntityTransfer;
+import dev.sharding.spi.EntityTypeMetrics;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
@@ -78,6 +79,8 @@ public final class Region<T> implements ShardRegion<T> {
 
     private final RegionHandOffs handOffs;
 
+    private final EntityTypeMetrics metrics;
+
     Region(RegionHost node, EntityType<T> type, EntityHandlers handlers, int numberOfShards, boolean proxyOnly) {
         this.node = node;
         this.type = type;
@@ -85,11 +88,12 @@ public final class Region<T> implements ShardRegion<T> {
         this.numberOfShards = numberOfShards;
         this.proxyOnly = proxyOnly;
         this.rememberEntities = node.settings().entity(type.name()).rememberEntities();
+        this.metrics = java.util.Objects.requireNonNull(node.metrics().entityType(type.name()), "metrics");
         this.slots = new ShardSlot[numberOfShards];
         for (int i = 0; i < numberOfShards; i++) {
             slots[i] = new ShardSlot(i);
         }
-        this.router = new ShardRouter(node, type.name(), slots, type.shardIdFunction());
+        this.router = new ShardRouter(node, type.name(), slots, type.shardIdFunction(), metrics);
         RememberJournal journal = rememberEntities
                 ? new RememberJournal(
                         type.name(),
@@ -98,7 +102,7 @@ public final class Region<T> implements ShardRegion<T> {
                         node.control(),
                         node.settings().shardFailureBackoff())
                 : null;
-        this.entities = new RegionEntities(node, journal);
+        this.entities = new RegionEntities(node, journal, metrics);
         this.hosting = new ShardHosting(this, node, slots, router, proxyOnly, journal);
         this.handOffs = new RegionHandOffs(this, node, slots);
         this.passivation = new Passivation(
@@ -304,6 +308,7 @@ public final class Region<T> implements ShardRegion<T> {
         }
         node.checkRunning();
         router.route(slots[shard], entityId, message, null);
+        metrics.told();
     }
 
     @Override
@@ -348,7 +353,7 @@ public final class Region<T> implements ShardRegion<T> {
         Objects.requireNonNull(replyType, "replyType");
         Objects.requireNonNull(timeout, "timeout");
         PendingAsk<R> ask =
-                new PendingAsk<>(replyType, type.name(), entityId, System.nanoTime() + Math.max(1, timeout.toNanos()));
+                new PendingAsk<>(replyType, type.name(), entityId, System.nanoTime(), timeout.toNanos(), metrics);
         if (!handlers.handles(message.getClass())) {
             ask.fail(new UnhandledMessageException(
                     "Entity type " + type.name() + " (" + type.entityClass().getName() + ") has no @EntityHandler for "
@@ -419,6 +424,11 @@ public final class Region<T> implements ShardRegion<T> {
      */
     public int hostedShards() {
         return hosting.count();
+    }
+
+    /** The type's recorder of counts and times. */
+    EntityTypeMetrics metrics() {
+        return metrics;
     }
 
     /** Members left: forget homes on them so that the next message asks the coordinator. Control thread. */

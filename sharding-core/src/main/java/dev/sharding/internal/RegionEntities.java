@@ -1,5 +1,6 @@
 package dev.sharding.internal;
 
+import dev.sharding.spi.EntityTypeMetrics;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -26,9 +27,12 @@ final class RegionEntities {
     /** The region's limit of live entities now (zero for none); set once the region's passivation exists. */
     private volatile java.util.function.IntSupplier limit = () -> 0;
 
-    RegionEntities(RegionHost node, @Nullable RememberJournal journal) {
+    private final EntityTypeMetrics metrics;
+
+    RegionEntities(RegionHost node, @Nullable RememberJournal journal, EntityTypeMetrics metrics) {
         this.node = node;
         this.journal = journal;
+        this.metrics = metrics;
     }
 
     /** Where the region's limit of live entities comes from. */
@@ -53,6 +57,7 @@ final class RegionEntities {
 
     void passivated(EntityCell cell) {
         passivations.incrementAndGet();
+        metrics.passivated();
         if (journal != null) {
             journal.stopped(cell.shardId(), cell.entityId());
         }

@@ -8,6 +8,7 @@ import dev.sharding.internal.protocol.ProtocolCodec;
 import dev.sharding.internal.protocol.ProtocolMessage;
 import dev.sharding.internal.transport.Transport;
 import dev.sharding.spi.MessageCodec;
+import dev.sharding.spi.ShardingMetrics;
 import dev.sharding.spi.ShardingStore;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
@@ -95,6 +96,9 @@ interface RegionHost {
 
     /** Whether messages and replies delivered within the node go through the codec and back (a test mode). */
     boolean serializeLocalMessages();
+
+    /** Where the node's counts and times go. */
+    ShardingMetrics metrics();
 
     ProtocolCodec protocol();
 

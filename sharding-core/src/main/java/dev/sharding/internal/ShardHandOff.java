@@ -46,6 +46,9 @@ final class ShardHandOff {
 
     private long deadlineNanos;
 
+    /** When {@code BeginHandOff} arrived, for the handoff's time in the metrics. */
+    private final long beganNanos = System.nanoTime();
+
     ShardHandOff(Region<?> region, RegionHost node, ShardSlot slot) {
         this.region = region;
         this.node = node;
@@ -123,6 +126,7 @@ final class ShardHandOff {
         }
         slot.local = null;
         slot.handOff = null;
+        region.metrics().handedOff(System.nanoTime() - beganNanos);
         ShardStopped stopped = new ShardStopped(region.typeName(), slot.shardId, local.epoch(), local.transferOut());
         if (!region.remembersEntities()) {
             node.sendToCoordinator(stopped);

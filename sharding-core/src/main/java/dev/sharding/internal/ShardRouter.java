@@ -6,6 +6,8 @@ import dev.sharding.MessageRejectedException;
 import dev.sharding.ShardingSettings;
 import dev.sharding.internal.protocol.EntityEnvelope;
 import dev.sharding.internal.protocol.FailureKind;
+import dev.sharding.spi.EntityTypeMetrics;
+import dev.sharding.spi.EntityTypeMetrics.DropReason;
 import dev.sharding.spi.ShardIdFunction;
 import java.util.Arrays;
 import java.util.Collection;
@@ -56,8 +58,12 @@ final class ShardRouter {
     /** Read once: whether local deliveries go through the codec and back ({@link LocalRoundTrip}). */
     private final boolean serializeLocalMessages;
 
-    ShardRouter(RegionHost node, String typeName, ShardSlot[] slots, ShardIdFunction shardIds) {
+    private final EntityTypeMetrics metrics;
+
+    ShardRouter(
+            RegionHost node, String typeName, ShardSlot[] slots, ShardIdFunction shardIds, EntityTypeMetrics metrics) {
         this.node = node;
+        this.metrics = metrics;
         this.typeName = typeName;
         this.numberOfShards = slots.length;
         this.slots = slots;
@@ -158,6 +164,7 @@ final class ShardRouter {
         Member replyTo = null;
         if (ask != null) {
             ask.target = home;
+            ask.remote = true;
             correlationId = node.asks().register(ask);
             replyTo = node.self();
         }
@@ -182,12 +189,12 @@ final class ShardRouter {
                             BufferFullException.class.getName(),
                             reason);
                 } else {
-                    dropTell(reason);
+                    dropTell(reason, DropReason.BUFFER_FULL);
                 }
                 return;
             }
             if (ask == null) {
-                dropTell(reason);
+                dropTell(reason, DropReason.BUFFER_FULL);
             }
             throw new BufferFullException(reason);
         }
@@ -198,7 +205,8 @@ final class ShardRouter {
         }
     }
 
-    private void dropTell(String reason) {
+    private void dropTell(String reason, DropReason why) {
+        metrics.dropped(why);
         long n = droppedTells.incrementAndGet();
         if (n == 1 || Long.bitCount(n) == 1) {
             log.warn("Dropped a tell ({} so far): {}", n, reason);
@@ -240,6 +248,8 @@ final class ShardRouter {
                         FailureKind.PARTITIONED,
                         dev.sharding.ClusterPartitionedException.class.getName(),
                         node.partitionedException(partitioned).getMessage());
+            } else {
+                metrics.dropped(DropReason.PARTITIONED);
             }
             return;
         }
@@ -312,6 +322,8 @@ final class ShardRouter {
                         FailureKind.REJECTED,
                         MessageRejectedException.class.getName(),
                         e.getMessage());
+            } else {
+                metrics.dropped(DropReason.REJECTED);
             }
             return;
         }
@@ -331,6 +343,8 @@ final class ShardRouter {
                     FailureKind.REJECTED,
                     MessageRejectedException.class.getName(),
                     reason);
+        } else {
+            metrics.dropped(DropReason.REJECTED);
         }
     }
 
@@ -388,6 +402,7 @@ final class ShardRouter {
             if (ask != null) {
                 ask.fail(e);
             } else {
+                metrics.dropped(DropReason.STOPPED);
                 log.warn("Dropped a buffered tell to [{}/{}]: {}", typeName, item.entityId(), e.getMessage());
             }
         }
@@ -425,12 +440,20 @@ final class ShardRouter {
                 ShardSlot.Buffered item;
                 while ((item = slot.buffer.pollFirst()) != null) {
                     buffered.decrementAndGet();
-                    if (item.ask() != null) {
-                        item.ask().fail(reason);
-                    } else if (item.envelope() != null && item.envelope().replyTo() != null) {
+                    EntityEnvelope env = item.envelope();
+                    Member replyTo = env == null ? null : env.replyTo();
+                    PendingAsk<?> ask = item.ask();
+                    if (ask != null) {
+                        ask.fail(reason);
+                    } else if (env == null || replyTo == null) {
+                        metrics.dropped(
+                                reason instanceof dev.sharding.ClusterPartitionedException
+                                        ? DropReason.PARTITIONED
+                                        : DropReason.STOPPED);
+                    } else {
                         node.sendFailure(
-                                item.envelope().replyTo(),
-                                item.envelope().correlationId(),
+                                replyTo,
+                                env.correlationId(),
                                 reason instanceof dev.sharding.ClusterPartitionedException
                                         ? FailureKind.PARTITIONED
                                         : FailureKind.UNAVAILABLE,

@@ -194,6 +194,15 @@ public interface ShardingStore extends AutoCloseable {
     }
 
     /**
+     * Tells a recorder the size of every transaction the store runs from now on
+     * ({@link ShardingMetrics#storeBatch}), for a store that groups writes; the node calls it once when it is built
+     * with a recorder. The default records nothing.
+     *
+     * @param metrics the recorder
+     */
+    default void recordBatchesIn(ShardingMetrics metrics) {}
+
+    /**
      * Releases what the store holds (threads, connections it owns).
      */
     @Override

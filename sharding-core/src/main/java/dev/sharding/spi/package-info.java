@@ -1,5 +1,6 @@
 /**
- * Service provider interfaces: how shards are allocated, how messages are encoded and how entity instances are made.
+ * Service provider interfaces: how shards are allocated, how messages are encoded, how entity instances are made,
+ * where state is stored and where metrics go.
  */
 @NullMarked
 package dev.sharding.spi;

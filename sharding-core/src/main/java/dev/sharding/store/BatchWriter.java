@@ -1,6 +1,7 @@
 package dev.sharding.store;
 
 import dev.sharding.ShardingException;
+import dev.sharding.spi.ShardingMetrics;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -88,6 +89,9 @@ final class BatchWriter {
     private final AtomicLong failedBatches = new AtomicLong();
 
     private final AtomicInteger largestBatch = new AtomicInteger();
+
+    /** Told of every transaction's size. */
+    private volatile ShardingMetrics metrics = ShardingMetrics.NONE;
 
     /**
      * Creates the writer and starts its thread.
@@ -276,7 +280,13 @@ final class BatchWriter {
         }
     }
 
+    /** @param value told of every transaction's size from now on */
+    void recordBatchesIn(ShardingMetrics value) {
+        metrics = value;
+    }
+
     private void committed(WriteBatch batch) {
+        metrics.storeBatch(batch.size());
         batches.incrementAndGet();
         operations.addAndGet(batch.size());
         largestBatch.accumulateAndGet(batch.size(), Math::max);
@@ -288,6 +298,7 @@ final class BatchWriter {
     }
 
     private void failed(WriteBatch batch, @Nullable Exception failure) {
+        metrics.storeBatch(batch.size());
         failedBatches.incrementAndGet();
         if (failureStreak++ == 0) {
             LOG.warn(

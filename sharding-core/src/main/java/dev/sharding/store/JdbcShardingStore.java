@@ -1,6 +1,7 @@
 package dev.sharding.store;
 
 import dev.sharding.ShardingException;
+import dev.sharding.spi.ShardingMetrics;
 import dev.sharding.spi.ShardingStore;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -170,6 +171,11 @@ public final class JdbcShardingStore implements ShardingStore {
      */
     public JdbcStoreStatistics statistics() {
         return writer.statistics();
+    }
+
+    @Override
+    public void recordBatchesIn(ShardingMetrics metrics) {
+        writer.recordBatchesIn(Objects.requireNonNull(metrics, "metrics"));
     }
 
     @Override

@@ -102,4 +102,9 @@ public class ForwardingStore implements ShardingStore {
     public void close() {
         delegate.close();
     }
+
+    @Override
+    public void recordBatchesIn(dev.sharding.spi.ShardingMetrics metrics) {
+        delegate.recordBatchesIn(metrics);
+    }
 }

@@ -162,6 +162,15 @@ public final class Coordinator {
         this.rebuild = new TableRebuild(t, allocator, handOffs, leases, storeId);
     }
 
+    /**
+     * Tells a listener of every rebalance round that starts moving shards (for the node's metrics).
+     *
+     * @param listener called on the control thread
+     */
+    public void onRebalanceRound(Runnable listener) {
+        t.rebalances.onStart(listener);
+    }
+
     public boolean isActive() {
         return t.active;
     }

@@ -24,6 +24,14 @@ final class RebalanceHistory {
 
     private final Deque<Round> rounds = new ArrayDeque<>();
 
+    /** Told of every round started, for the node's metrics. */
+    private Runnable started = () -> {};
+
+    /** @param listener told of every round that starts moving shards */
+    void onStart(Runnable listener) {
+        this.started = listener;
+    }
+
     /**
      * Starts recording a round that moves shards; the oldest round is dropped when {@link #CAPACITY} are kept.
      *
@@ -36,6 +44,7 @@ final class RebalanceHistory {
         while (rounds.size() > CAPACITY) {
             rounds.removeLast();
         }
+        started.run();
         return round;
     }
 

@@ -1,0 +1,39 @@
+package dev.sharding.spi;
+
+/**
+ * Receives what a node counts and times, for a metrics library: the Spring Boot starter binds it to Micrometer when
+ * Micrometer is on the class path. The node calls it on its hot paths (callers' threads, entity threads, transport
+ * threads, the store's threads), so implementations must be thread-safe, must not block, and should not allocate per
+ * call: resolve meters once, in {@link #entityType}, and only record afterwards.
+ *
+ * <p>Gauges (live entities, hosted shards, buffered messages, members, whether this node runs the coordinator) are
+ * not pushed here: read them from the {@link dev.sharding.ShardingNode} when they are collected.
+ *
+ * <p>Every method has a default that records nothing, so an implementation overrides what it needs. Set it with
+ * {@code ShardingNode.Builder.metrics}; the JDBC store takes the same object for its batches.
+ */
+public interface ShardingMetrics {
+
+    /** Records nothing. */
+    ShardingMetrics NONE = new ShardingMetrics() {};
+
+    /**
+     * The recorder of one entity type on this node, asked for once when the node builds the type's region.
+     *
+     * @param typeName the entity type
+     * @return its recorder, {@link EntityTypeMetrics#NONE} for none
+     */
+    default EntityTypeMetrics entityType(String typeName) {
+        return EntityTypeMetrics.NONE;
+    }
+
+    /** The coordinator on this node ran a rebalance round that started moving at least one shard. */
+    default void rebalanceRound() {}
+
+    /**
+     * The store committed (or failed) one transaction of several writes.
+     *
+     * @param writes the writes in it
+     */
+    default void storeBatch(int writes) {}
+}
