@@ -1,5 +1,6 @@
 package dev.sharding.autoconfigure;
 
+import dev.sharding.spi.ShardingMetrics;
 import dev.sharding.spi.ShardingStore;
 import java.util.Collection;
 import java.util.Optional;
@@ -42,6 +43,11 @@ final class OwningStore implements ShardingStore {
     public CompletableFuture<StoredState> write(
             String typeName, String entityId, int shardId, long epoch, byte[] state, byte @Nullable [] applied) {
         return this.store.write(typeName, entityId, shardId, epoch, state, applied);
+    }
+
+    @Override
+    public void recordBatchesIn(ShardingMetrics metrics) {
+        this.store.recordBatchesIn(metrics);
     }
 
     @Override

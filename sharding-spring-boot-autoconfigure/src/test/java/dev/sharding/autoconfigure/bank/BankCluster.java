@@ -51,7 +51,7 @@ public final class BankCluster implements AutoCloseable {
      * Starts one more node and waits until the cluster has converged.
      *
      * @param nodeName the node name
-     * @param moreArgs further command-line arguments
+     * @param moreArgs further command-line arguments; one naming a property of the defaults replaces it
      * @return the node's application context
      */
     public ConfigurableApplicationContext start(String nodeName, String... moreArgs) {
@@ -62,7 +62,12 @@ public final class BankCluster implements AutoCloseable {
                 "--sharding.retry-interval=300ms",
                 "--sharding.store.type=memory",
                 "--management.endpoints.web.exposure.include=health,sharding"));
-        args.addAll(List.of(moreArgs));
+        for (String more : moreArgs) {
+            // an argument given again replaces the default (Spring would join the two values into a list)
+            String key = more.contains("=") ? more.substring(0, more.indexOf('=') + 1) : more;
+            args.removeIf(arg -> arg.startsWith(key));
+            args.add(more);
+        }
         ConfigurableApplicationContext context = new SpringApplicationBuilder(this.application)
                 .web(WebApplicationType.NONE)
                 .bannerMode(Banner.Mode.OFF)

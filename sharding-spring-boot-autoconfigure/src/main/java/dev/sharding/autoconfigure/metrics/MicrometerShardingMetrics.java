@@ -1,0 +1,170 @@
+package dev.sharding.autoconfigure.metrics;
+
+import dev.sharding.spi.EntityTypeMetrics;
+import dev.sharding.spi.ShardingMetrics;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The node's counts and times as Micrometer meters. Every meter of an entity type is registered when the node builds
+ * the type's region, for every outcome and reason, so recording looks up nothing and allocates nothing, and a series
+ * exists (at zero) before its first event.
+ *
+ * <ul>
+ * <li>{@code sharding.asks}: timer, tags {@code type}, {@code outcome} (success, timeout, unreachable, rejected,
+ * failed) and {@code remote} (true when the ask was last sent to another node);</li>
+ * <li>{@code sharding.tells}: counter, tag {@code type};</li>
+ * <li>{@code sharding.dropped}: counter of tells dropped, tags {@code type} and {@code reason} (buffer-full,
+ * rejected, partitioned, stopped);</li>
+ * <li>{@code sharding.passivations}: counter, tag {@code type};</li>
+ * <li>{@code sharding.handoffs}: timer of the handoffs of shards this node hosted, tag {@code type};</li>
+ * <li>{@code sharding.store.write}: timer of entity state writes, tags {@code type} and {@code outcome} (success,
+ * failure);</li>
+ * <li>{@code sharding.store.batch.size}: distribution summary of the writes per store transaction;</li>
+ * <li>{@code sharding.rebalance.rounds}: counter of the rebalance rounds that moved shards, on the coordinator's
+ * node.</li>
+ * </ul>
+ *
+ * The gauges are {@link ShardingNodeMeters}'.
+ */
+public final class MicrometerShardingMetrics implements ShardingMetrics {
+
+    private final MeterRegistry registry;
+
+    private final Counter rebalanceRounds;
+
+    private final DistributionSummary batchSize;
+
+    /**
+     * Registers the node-wide meters.
+     *
+     * @param registry where the meters go
+     */
+    public MicrometerShardingMetrics(MeterRegistry registry) {
+        this.registry = registry;
+        this.rebalanceRounds = Counter.builder("sharding.rebalance.rounds")
+                .description("Rebalance rounds that started moving shards, run by the coordinator on this node")
+                .baseUnit("rounds")
+                .register(registry);
+        this.batchSize = DistributionSummary.builder("sharding.store.batch.size")
+                .description("Operations per store transaction")
+                .baseUnit("operations")
+                .register(registry);
+    }
+
+    @Override
+    public EntityTypeMetrics entityType(String typeName) {
+        return new TypeMeters(registry, typeName);
+    }
+
+    @Override
+    public void rebalanceRound() {
+        rebalanceRounds.increment();
+    }
+
+    @Override
+    public void storeBatch(int writes) {
+        batchSize.record(writes);
+    }
+
+    /** The meters of one entity type. */
+    static final class TypeMeters implements EntityTypeMetrics {
+
+        private static final AskOutcome[] OUTCOMES = AskOutcome.values();
+
+        private static final DropReason[] REASONS = DropReason.values();
+
+        /** Indexed by {@code outcome.ordinal() * 2 + (remote ? 1 : 0)}. */
+        private final Timer[] asks = new Timer[OUTCOMES.length * 2];
+
+        private final Counter tells;
+
+        private final Counter[] dropped = new Counter[REASONS.length];
+
+        private final Counter passivations;
+
+        private final Timer handoffs;
+
+        private final Timer writesSucceeded;
+
+        private final Timer writesFailed;
+
+        TypeMeters(MeterRegistry registry, String type) {
+            for (AskOutcome outcome : OUTCOMES) {
+                for (boolean remote : new boolean[] {false, true}) {
+                    asks[outcome.ordinal() * 2 + (remote ? 1 : 0)] = Timer.builder("sharding.asks")
+                            .description("Asks sent on this node, from the ask to its outcome")
+                            .tag("type", type)
+                            .tag("outcome", outcome.tag())
+                            .tag("remote", String.valueOf(remote))
+                            .register(registry);
+                }
+            }
+            tells = Counter.builder("sharding.tells")
+                    .description("Tells accepted on this node")
+                    .baseUnit("messages")
+                    .tag("type", type)
+                    .register(registry);
+            for (DropReason reason : REASONS) {
+                dropped[reason.ordinal()] = Counter.builder("sharding.dropped")
+                        .description("Tells dropped on this node, by reason")
+                        .baseUnit("messages")
+                        .tag("type", type)
+                        .tag("reason", reason.tag())
+                        .register(registry);
+            }
+            passivations = Counter.builder("sharding.passivations")
+                    .description("Entities passivated on this node")
+                    .baseUnit("entities")
+                    .tag("type", type)
+                    .register(registry);
+            handoffs = Timer.builder("sharding.handoffs")
+                    .description("Handoffs of shards this node hosted, from BeginHandOff to the shard stopped")
+                    .tag("type", type)
+                    .register(registry);
+            writesSucceeded = write(registry, type, "success");
+            writesFailed = write(registry, type, "failure");
+        }
+
+        private static Timer write(MeterRegistry registry, String type, String outcome) {
+            return Timer.builder("sharding.store.write")
+                    .description("Entity state writes, from the write to the store's answer")
+                    .tag("type", type)
+                    .tag("outcome", outcome)
+                    .register(registry);
+        }
+
+        @Override
+        public void askCompleted(AskOutcome outcome, boolean remote, long nanos) {
+            asks[outcome.ordinal() * 2 + (remote ? 1 : 0)].record(nanos, TimeUnit.NANOSECONDS);
+        }
+
+        @Override
+        public void told() {
+            tells.increment();
+        }
+
+        @Override
+        public void dropped(DropReason reason) {
+            dropped[reason.ordinal()].increment();
+        }
+
+        @Override
+        public void passivated() {
+            passivations.increment();
+        }
+
+        @Override
+        public void handedOff(long nanos) {
+            handoffs.record(nanos, TimeUnit.NANOSECONDS);
+        }
+
+        @Override
+        public void stateWritten(long nanos, boolean succeeded) {
+            (succeeded ? writesSucceeded : writesFailed).record(nanos, TimeUnit.NANOSECONDS);
+        }
+    }
+}

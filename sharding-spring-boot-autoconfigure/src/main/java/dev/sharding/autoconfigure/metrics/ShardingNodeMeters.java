@@ -1,0 +1,84 @@
+package dev.sharding.autoconfigure.metrics;
+
+import dev.sharding.Member;
+import dev.sharding.ShardingNode;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import java.util.function.ToIntBiFunction;
+
+/**
+ * The node's gauges, read when the registry collects them: {@code sharding.entities.active},
+ * {@code sharding.shards.hosted} and {@code sharding.buffered} per entity type (tag {@code type}),
+ * {@code sharding.members} (the members of this node's view) and {@code sharding.coordinator} (1 on the node whose
+ * coordinator is active, else 0). A stopped node reads 0 everywhere.
+ */
+public final class ShardingNodeMeters implements MeterBinder {
+
+    private final ShardingNode node;
+
+    /** @param node the node to read */
+    public ShardingNodeMeters(ShardingNode node) {
+        this.node = node;
+    }
+
+    @Override
+    public void bindTo(MeterRegistry registry) {
+        for (String type : node.typeNames()) {
+            perType(
+                    registry,
+                    type,
+                    "sharding.entities.active",
+                    "Live entities on this node",
+                    "entities",
+                    ShardingNode::activeEntities);
+            perType(
+                    registry,
+                    type,
+                    "sharding.shards.hosted",
+                    "Shards hosted on this node",
+                    "shards",
+                    ShardingNode::hostedShards);
+            perType(
+                    registry,
+                    type,
+                    "sharding.buffered",
+                    "Messages waiting on this node for their shard's home",
+                    "messages",
+                    ShardingNode::bufferedMessages);
+        }
+        Gauge.builder("sharding.members", node, n -> n.isRunning() ? n.members().size() : 0)
+                .description("Members in this node's view of the cluster")
+                .baseUnit("members")
+                .register(registry);
+        Gauge.builder("sharding.coordinator", node, ShardingNodeMeters::coordinatorHere)
+                .description("1 on the node whose coordinator is active, else 0")
+                .register(registry);
+    }
+
+    private void perType(
+            MeterRegistry registry,
+            String type,
+            String name,
+            String description,
+            String unit,
+            ToIntBiFunction<ShardingNode, String> read) {
+        Gauge.builder(name, node, n -> n.isRunning() ? read.applyAsInt(n, type) : 0)
+                .description(description)
+                .baseUnit(unit)
+                .tag("type", type)
+                .register(registry);
+    }
+
+    private static double coordinatorHere(ShardingNode node) {
+        if (!node.isRunning()) {
+            return 0;
+        }
+        Member coordinator = node.coordinator();
+        try {
+            return coordinator != null && coordinator.equals(node.self()) ? 1 : 0;
+        } catch (RuntimeException e) {
+            return 0; // not joined yet
+        }
+    }
+}
