@@ -16,7 +16,9 @@ import org.jspecify.annotations.Nullable;
  * the jar), {@code --jfr=DIR} (a JFR recording of every node JVM), {@code --jvm-arg=FLAG} (repeatable: one more flag
  * for every node JVM), {@code --node-arg=--name=value} (repeatable: one more property for every node, named in the
  * line's {@code notes}), {@code --secret} (every node gets the same {@code sharding.jgroups.secret}, so all cluster
- * traffic is sealed: to measure what the secret costs). {@code --jfr-summary=FILE.jfr [--top=N]} summarises a recording instead ({@link JfrSummary}).
+ * traffic is sealed: to measure what the secret costs), {@code --no-meters} (no Micrometer meters of the node: they are
+ * on by default, in a Prometheus registry, as in an application with the actuator and Prometheus; to measure what
+ * they cost). {@code --jfr-summary=FILE.jfr [--top=N]} summarises a recording instead ({@link JfrSummary}).
  *
  * <p>D1, the deposit workload ({@link DepositScenario}), D0, its baseline without sharding ({@link PlainDeposits}),
  * and D2 and D0-READS, the same two with 90% reads,
@@ -47,6 +49,9 @@ record LaunchOptions(
         int top,
         List<String> stores,
         DepositScenario.Options deposit) {
+
+    /** The auto-configuration {@code --no-meters} leaves out. */
+    static final String NO_METERS = "dev.sharding.autoconfigure.metrics.ShardingMetricsAutoConfiguration";
 
     /** Reads the options; null (after saying why on standard error) when they are wrong. */
     static @Nullable LaunchOptions parse(String[] args) {
@@ -83,6 +88,8 @@ record LaunchOptions(
                 jvmArgs.add(value);
             } else if (arg.startsWith("--node-arg=")) {
                 nodeArgs.add(value);
+            } else if (arg.equals("--no-meters")) {
+                nodeArgs.add("--spring.autoconfigure.exclude=" + NO_METERS);
             } else if (arg.equals("--secret")) {
                 nodeArgs.add("--sharding.jgroups.secret=" + Launcher.BENCH_SECRET);
             } else if (arg.startsWith("--jfr-summary=")) {
@@ -107,7 +114,7 @@ record LaunchOptions(
             } else {
                 System.err.println("Unknown option " + arg
                         + "; options: --workloads=W1,..,W7,D0,D1,D2,D0-READS --runs=N --logs=DIR"
-                        + " --jfr=DIR --jvm-arg=FLAG --node-arg=--property=value --secret, for D0, D1, D2, D0-READS --store=h2|postgresql"
+                        + " --jfr=DIR --jvm-arg=FLAG --node-arg=--property=value --secret --no-meters, for D0, D1, D2, D0-READS --store=h2|postgresql"
                         + " --d1-callers=N --d1-accounts=N --d1-warmup-s=S --d1-measure-s=S --pg-conf=name=value,"
                         + " or --jfr-summary=FILE.jfr [--top=N]");
                 return null;

@@ -108,6 +108,7 @@ class ClusterProcessIT {
             home.put(id, first.node());
         }
         assertOneHomeEach(NODES, ids, expected, home);
+        assertMetersScraped(ids);
         Map<String, Long> perNode =
                 home.values().stream().collect(Collectors.groupingBy(n -> n, TreeMap::new, Collectors.counting()));
         System.out.println("Accounts per node: " + perNode);
@@ -379,6 +380,58 @@ class ClusterProcessIT {
         System.out.println("All accounts answered at " + Instant.now());
         System.out.println("Statuses while recovering from the kill of " + victim.name + ": " + statuses);
         return millis;
+    }
+
+    /**
+     * Each node's /actuator/prometheus: asks counted by outcome where they were sent, the gauges agree with the
+     * cluster (one coordinator, three members seen by each, every shard hosted once).
+     */
+    private static void assertMetersScraped(List<String> ids) {
+        double asks = 0;
+        double coordinators = 0;
+        double hosted = 0;
+        for (Node node : NODES) {
+            JsonHttp.Answer a = HTTP.get(node.url("/actuator/prometheus"));
+            assertThat(a.status()).as("prometheus of %s: %s", node.name, a).isEqualTo(200);
+            String text = a.text();
+            asks += meter(text, "sharding_asks_seconds_count", "outcome=\"success\"");
+            assertThat(meter(text, "sharding_asks_seconds_count", "outcome=\"failed\""))
+                    .as("no failed ask on %s", node.name)
+                    .isZero();
+            assertThat(meter(text, "sharding_members", ""))
+                    .as("members seen by %s", node.name)
+                    .isEqualTo(3);
+            coordinators += meter(text, "sharding_coordinator", "");
+            hosted += meter(text, "sharding_shards_hosted", "type=\"account\"");
+            assertThat(meter(text, "sharding_store_write_seconds_count", "outcome=\"success\""))
+                    .as("state writes on %s", node.name)
+                    .isPositive();
+        }
+        assertThat(asks).as("two deposits and three reads per account").isGreaterThanOrEqualTo(5.0 * ids.size());
+        assertThat(coordinators).isEqualTo(1);
+        long shards = ids.stream()
+                .map(id -> dev.sharding.EntityType.shardOf(id, 100))
+                .distinct()
+                .count();
+        assertThat(hosted).as("every shard of the accounts hosted once").isEqualTo(shards);
+    }
+
+    /** The sum of a meter's samples whose labels contain a text, in Prometheus' text format. */
+    private static double meter(String text, String name, String label) {
+        double sum = 0;
+        boolean found = false;
+        for (String line : text.split("\n")) {
+            if (line.startsWith(name + "{") || line.startsWith(name + " ")) {
+                if (line.contains(label)) {
+                    sum += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+                    found = true;
+                }
+            }
+        }
+        assertThat(found)
+                .as("%s{%s} in %s", name, label, text.length() > 2000 ? text.substring(0, 2000) : text)
+                .isTrue();
+        return sum;
     }
 
     private static void report(String line) {

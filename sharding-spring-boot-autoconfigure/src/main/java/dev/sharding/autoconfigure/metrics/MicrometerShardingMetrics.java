@@ -47,11 +47,9 @@ public final class MicrometerShardingMetrics implements ShardingMetrics {
         this.registry = registry;
         this.rebalanceRounds = Counter.builder("sharding.rebalance.rounds")
                 .description("Rebalance rounds that started moving shards, run by the coordinator on this node")
-                .baseUnit("rounds")
                 .register(registry);
         this.batchSize = DistributionSummary.builder("sharding.store.batch.size")
                 .description("Operations per store transaction")
-                .baseUnit("operations")
                 .register(registry);
     }
 
@@ -105,20 +103,17 @@ public final class MicrometerShardingMetrics implements ShardingMetrics {
             }
             tells = Counter.builder("sharding.tells")
                     .description("Tells accepted on this node")
-                    .baseUnit("messages")
                     .tag("type", type)
                     .register(registry);
             for (DropReason reason : REASONS) {
                 dropped[reason.ordinal()] = Counter.builder("sharding.dropped")
                         .description("Tells dropped on this node, by reason")
-                        .baseUnit("messages")
                         .tag("type", type)
                         .tag("reason", reason.tag())
                         .register(registry);
             }
             passivations = Counter.builder("sharding.passivations")
                     .description("Entities passivated on this node")
-                    .baseUnit("entities")
                     .tag("type", type)
                     .register(registry);
             handoffs = Timer.builder("sharding.handoffs")

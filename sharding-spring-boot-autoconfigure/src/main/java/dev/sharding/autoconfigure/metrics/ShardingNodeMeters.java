@@ -30,26 +30,17 @@ public final class ShardingNodeMeters implements MeterBinder {
                     type,
                     "sharding.entities.active",
                     "Live entities on this node",
-                    "entities",
                     ShardingNode::activeEntities);
-            perType(
-                    registry,
-                    type,
-                    "sharding.shards.hosted",
-                    "Shards hosted on this node",
-                    "shards",
-                    ShardingNode::hostedShards);
+            perType(registry, type, "sharding.shards.hosted", "Shards hosted on this node", ShardingNode::hostedShards);
             perType(
                     registry,
                     type,
                     "sharding.buffered",
                     "Messages waiting on this node for their shard's home",
-                    "messages",
                     ShardingNode::bufferedMessages);
         }
         Gauge.builder("sharding.members", node, n -> n.isRunning() ? n.members().size() : 0)
                 .description("Members in this node's view of the cluster")
-                .baseUnit("members")
                 .register(registry);
         Gauge.builder("sharding.coordinator", node, ShardingNodeMeters::coordinatorHere)
                 .description("1 on the node whose coordinator is active, else 0")
@@ -61,11 +52,9 @@ public final class ShardingNodeMeters implements MeterBinder {
             String type,
             String name,
             String description,
-            String unit,
             ToIntBiFunction<ShardingNode, String> read) {
         Gauge.builder(name, node, n -> n.isRunning() ? read.applyAsInt(n, type) : 0)
                 .description(description)
-                .baseUnit(unit)
                 .tag("type", type)
                 .register(registry);
     }
