@@ -261,7 +261,11 @@ final class Scenarios {
                 : w.startsWith("D0")
                         ? reads + D0_NOTES + "; " + depositNotes(launcher, store)
                         : NOTES.get(w) + "; " + COMMON_NOTES;
+        boolean meters = !w.equals("D0")
+                && !w.equals("D0-READS")
+                && launcher.extraNodeArgs().stream().noneMatch(arg -> arg.contains(LaunchOptions.NO_METERS));
         line.put("notes", extra + notes);
+        line.put("meters", meters ? "on (Micrometer, a Prometheus registry)" : "off");
         line.put("jvm_flags", String.join(" ", launcher.jvmFlags(heap(w))));
         line.put("java", System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"));
         if (store != null) {
