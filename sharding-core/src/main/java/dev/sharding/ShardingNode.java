@@ -225,6 +225,17 @@ public final class ShardingNode implements AutoCloseable {
     }
 
     /**
+     * The number of shards of a type.
+     *
+     * @param typeName the type
+     * @return the count
+     * @throws IllegalArgumentException for an unknown type
+     */
+    public int numberOfShards(String typeName) {
+        return ((Region<?>) region(typeName)).numberOfShards();
+    }
+
+    /**
      * Live entities of a type on this node now; cheap enough for a gauge.
      *
      * @param typeName the type

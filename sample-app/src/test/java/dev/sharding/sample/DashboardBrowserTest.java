@@ -35,6 +35,7 @@ class DashboardBrowserTest {
                 if (c.dataset.owner) { owners[c.dataset.owner] = (owners[c.dataset.owner] || 0) + 1; }
                 return owners;
               }, {}),
+              cellCount: document.querySelectorAll('.grid .cell').length,
               problem: document.getElementById('problem').hidden ? '' : document.getElementById('problem').textContent
             })""";
 
@@ -83,6 +84,9 @@ class DashboardBrowserTest {
                         assertThat(shown.get().path("figures").toString())
                                 .contains(expected.get("n1") + " shard")
                                 .contains(expected.get("n2") + " shard");
+                        assertThat(shown.get().path("cellCount").asInt())
+                                .as("a cell for each of the type's shards, placed or not")
+                                .isEqualTo(100);
                     });
             int total = shards.values().stream().mapToInt(Integer::intValue).sum();
 

@@ -88,7 +88,8 @@ public class ShardingEndpoint {
                     List.of(),
                     Map.of(),
                     List.of(),
-                    List.of());
+                    List.of(),
+                    Map.of());
         }
         ClusterState state = gather();
         Map<String, List<RegionDescriptor>> types = new TreeMap<>();
@@ -105,7 +106,16 @@ public class ShardingEndpoint {
                 state.handoffs(),
                 state.rebalances().stream()
                         .map(r -> new RebalanceDescriptor(r.startedAt(), r.moved(), r.from(), r.to()))
-                        .toList());
+                        .toList(),
+                shardCounts());
+    }
+
+    private Map<String, Integer> shardCounts() {
+        Map<String, Integer> counts = new TreeMap<>();
+        for (String type : this.node.typeNames()) {
+            counts.put(type, this.node.numberOfShards(type));
+        }
+        return counts;
     }
 
     /**
@@ -304,6 +314,7 @@ public class ShardingEndpoint {
      * @param entityTypes per entity type name, one region per member
      * @param handoffs shards being moved now, as "type/shard"
      * @param rebalances the coordinator's recent rebalance rounds that moved shards, newest first
+     * @param numberOfShards per entity type name this node runs, its number of shards (ids 0 to one less)
      */
     public record ClusterDescriptor(
             boolean running,
@@ -312,7 +323,8 @@ public class ShardingEndpoint {
             List<MemberDescriptor> members,
             Map<String, List<RegionDescriptor>> entityTypes,
             List<String> handoffs,
-            List<RebalanceDescriptor> rebalances)
+            List<RebalanceDescriptor> rebalances,
+            Map<String, Integer> numberOfShards)
             implements OperationResponseBody {}
 
     /**

@@ -206,7 +206,7 @@
           entities.set(Number(shard), count);
         }
       }
-      const grid = gridOf(container, type, owners);
+      const grid = gridOf(container, type, owners, (cluster.numberOfShards || {})[type]);
       let hosted = 0;
       grid.cells.forEach((cell, shard) => {
         const owner = owners.get(shard);
@@ -230,8 +230,11 @@
     }
   }
 
-  /** The grid of a type, made on first sight, with enough cells for the highest shard id seen. */
-  function gridOf(container, type, owners) {
+  /**
+   * The grid of a type, made on first sight: a cell per shard of the type, or, for a type the serving node does not
+   * know, enough whole rows for the highest shard id seen.
+   */
+  function gridOf(container, type, owners, numberOfShards) {
     let grid = page.grids.get(type);
     if (!grid) {
       const count = element('span', 'count');
@@ -242,7 +245,9 @@
       page.grids.set(type, grid);
     }
     const highest = Math.max(-1, ...owners.keys());
-    const length = Math.max(ROW, Math.ceil((highest + 1) / ROW) * ROW);
+    const length = numberOfShards
+      ? Math.max(numberOfShards, highest + 1)
+      : Math.max(ROW, Math.ceil((highest + 1) / ROW) * ROW);
     while (grid.cells.length < length) {
       const cell = element('div', 'cell', grid.cells.length);
       cell.dataset.shard = String(grid.cells.length);

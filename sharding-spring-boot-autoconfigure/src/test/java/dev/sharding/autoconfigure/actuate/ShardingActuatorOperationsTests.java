@@ -103,7 +103,8 @@ class ShardingActuatorOperationsTests {
         assertThat(json)
                 .contains(
                         "\"rebalances\":[{\"startedAt\":\"",
-                        "\"moved\":" + round.moved() + ",\"from\":{\"n1\":" + round.moved() + "},\"to\":{\"n2\":");
+                        "\"moved\":" + round.moved() + ",\"from\":{\"n1\":" + round.moved() + "},\"to\":{\"n2\":",
+                        "\"numberOfShards\":{\"account\":20");
     }
 
     @Test
