@@ -1,6 +1,6 @@
 /**
  * Service provider interfaces: how shards are allocated, how messages are encoded, how entity instances are made,
- * where state is stored and where metrics go.
+ * where state is stored, where metrics go and how messages are traced.
  */
 @NullMarked
 package dev.sharding.spi;

@@ -130,6 +130,36 @@ class BadInputClusterTest {
         overrun[overrun.length - 2] = 50;
         send(homeAddress, overrun);
         send(homeAddress, new byte[] {Outbox.BATCH_MAGIC, 0});
+        // headers blocks over the limits make the whole frame malformed: dropped unanswered, the message not applied
+        Map<String, String> seventeen = new java.util.HashMap<>();
+        for (int i = 0; i <= dev.sharding.spi.MessageTracing.MAX_HEADERS; i++) {
+            seventeen.put("h" + i, "v");
+        }
+        for (Map<String, String> headers : List.of(
+                seventeen,
+                Map.of("k".repeat(dev.sharding.spi.MessageTracing.MAX_KEY_BYTES + 1), "v"),
+                Map.of("traceparent", "v".repeat(dev.sharding.spi.MessageTracing.MAX_VALUE_BYTES + 1)),
+                Map.<String, String>of())) {
+            send(
+                    homeAddress,
+                    protocol.encode(new EntityEnvelope(
+                            "counter", id, shard, 16, rawMember, add, 0, add.length, null, headers)));
+        }
+        // headers within the limits, at a node that does not trace: served as without them
+        byte[] addNothing = declared.encode(new Counter.Add(0));
+        send(
+                homeAddress,
+                protocol.encode(new EntityEnvelope(
+                        "counter",
+                        id,
+                        shard,
+                        17,
+                        rawMember,
+                        addNothing,
+                        0,
+                        addNothing.length,
+                        null,
+                        Map.of("traceparent", "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"))));
 
         Awaitility.await("the rejections sent back to the forging member")
                 .atMost(Duration.ofSeconds(10))
@@ -147,6 +177,9 @@ class BadInputClusterTest {
         assertThat(failures.get(12L).message()).contains("undeclared type").contains(Undeclared.class.getName());
         assertThat(failures.get(13L).message()).contains("belongs to shard " + shard);
         assertThat(failures.get(14L).message()).contains("Malformed payload");
+        Awaitility.await("the reply to the envelope with headers")
+                .atMost(Duration.ofSeconds(10))
+                .until(() -> received.stream().anyMatch(m -> m instanceof Reply r && r.correlationId() == 17));
 
         // nothing changed, and both nodes still serve
         for (ShardingNode via : nodes) {

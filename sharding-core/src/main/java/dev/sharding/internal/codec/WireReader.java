@@ -105,9 +105,19 @@ public final class WireReader {
      * @return the string
      */
     public String string() {
+        return string(MAX_STRING_BYTES);
+    }
+
+    /**
+     * Reads a string no longer than a limit of its own, checked before anything is allocated.
+     *
+     * @param maxBytes the most UTF-8 bytes allowed
+     * @return the string
+     */
+    public String string(int maxBytes) {
         int len = varInt();
-        if (len > MAX_STRING_BYTES) {
-            throw new MalformedFrameException("String of " + len + " bytes is over the limit");
+        if (len > maxBytes) {
+            throw new MalformedFrameException("String of " + len + " bytes is over the limit of " + maxBytes);
         }
         need(len);
         String s = new String(buf, pos, len, StandardCharsets.UTF_8);

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sharding.Member;
 import dev.sharding.internal.codec.MalformedFrameException;
+import dev.sharding.spi.MessageTracing;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
@@ -57,6 +58,20 @@ class ProtocolCodecTest {
                 new EntityEnvelope("account", "ü-ß-" + "x".repeat(300), 3, Long.MAX_VALUE, A, payload, 2, 3),
                 new EntityEnvelope("account", "e-2", 3, 0, null, payload, 0, payload.length, "tell-id"),
                 new EntityEnvelope("account", "e-3", 3, 77, A, payload, 1, 2, "ü-" + "k".repeat(255)),
+                new EntityEnvelope(
+                        "account",
+                        "e-4",
+                        3,
+                        78,
+                        A,
+                        payload,
+                        0,
+                        payload.length,
+                        null,
+                        Map.of("traceparent", "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01")),
+                new EntityEnvelope(
+                        "account", "e-5", 3, 0, null, payload, 0, payload.length, "id-5", Map.of("ü", "", "b", "ß")),
+                new EntityEnvelope("account", "e-6", 3, 79, B, payload, 0, payload.length, null, fullestHeaders()),
                 new Reply(17, payload),
                 new Reply(18, null),
                 new Failure(19, FailureKind.ENTITY_FAILED, "java.lang.IllegalStateException", "boom"),
@@ -100,6 +115,20 @@ class ProtocolCodecTest {
                         List.of(
                                 new RebalanceReport(1500, 2, Map.of("n1", 2), Map.of("n2", 1, "n3", 1)),
                                 new RebalanceReport(60_000, 1, Map.of("n1", 1), Map.of()))));
+    }
+
+    /** As many headers as an envelope may carry, each name and value as long as allowed, some in two-byte letters. */
+    static Map<String, String> fullestHeaders() {
+        Map<String, String> headers = new java.util.HashMap<>();
+        for (int i = 0; i < MessageTracing.MAX_HEADERS; i++) {
+            String key = (i % 2 == 0 ? "k" : "é") + String.format("%02d", i);
+            headers.put(
+                    key + "k".repeat(MessageTracing.MAX_KEY_BYTES - EnvelopeHeaders.utf8Length(key)),
+                    i % 2 == 0
+                            ? "v".repeat(MessageTracing.MAX_VALUE_BYTES)
+                            : "ü".repeat(MessageTracing.MAX_VALUE_BYTES / 2));
+        }
+        return headers;
     }
 
     @ParameterizedTest
@@ -224,5 +253,117 @@ class ProtocolCodecTest {
                 // the only failure allowed
             }
         }
+    }
+
+    private EntityEnvelope envelopeWith(Map<String, String> headers) {
+        byte[] payload = {1, 2, 3};
+        return new EntityEnvelope("t", "e", 0, 5, A, payload, 0, payload.length, null, headers);
+    }
+
+    private void assertRejected(byte[] frame, String reason) {
+        assertThatThrownBy(() -> codec.decode(frame, 0, frame.length))
+                .isInstanceOf(MalformedFrameException.class)
+                .hasMessageContaining(reason);
+    }
+
+    @Test
+    void headersBlocksOverTheLimitsAreRejected() {
+        Map<String, String> seventeen = new java.util.HashMap<>();
+        for (int i = 0; i <= MessageTracing.MAX_HEADERS; i++) {
+            seventeen.put("h" + i, "v");
+        }
+        assertRejected(codec.encode(envelopeWith(seventeen)), "17 headers");
+        assertRejected(codec.encode(envelopeWith(Map.of())), "0 headers");
+        assertRejected(
+                codec.encode(envelopeWith(Map.of("k".repeat(MessageTracing.MAX_KEY_BYTES + 1), "v"))),
+                "over the limit of 64");
+        assertRejected(codec.encode(envelopeWith(Map.of("é".repeat(33), "v"))), "66 bytes is over the limit of 64");
+        assertRejected(
+                codec.encode(envelopeWith(Map.of("k", "v".repeat(MessageTracing.MAX_VALUE_BYTES + 1)))),
+                "over the limit of 1024");
+        assertRejected(codec.encode(envelopeWith(Map.of("", "v"))), "has no name");
+
+        byte[] twice = codec.encode(envelopeWith(new java.util.TreeMap<>(Map.of("a", "1", "b", "1"))));
+        int b = indexOf(twice, new byte[] {1, 'b', 1, '1'});
+        twice[b + 1] = 'a';
+        assertRejected(twice, "[a] appears twice");
+    }
+
+    @Test
+    void anUnknownEnvelopeFlagIsRejected() {
+        byte[] frame = codec.encode(new EntityEnvelope("t", "e", 0, 0, null, new byte[0], 0, 0));
+        int flags = 3 + 2 + 2 + 1 + 8; // magic, version, tag; type, id, shard, correlation id
+        assertThat(frame[flags]).isZero();
+        frame[flags] = 8;
+        assertRejected(frame, "Bad envelope flags 8");
+    }
+
+    @Test
+    void mutatedEnvelopesWithHeadersEitherDecodeWithinTheLimitsOrAreMalformed() {
+        byte[] payload = "payload".getBytes(StandardCharsets.UTF_8);
+        byte[] original =
+                codec.encode(new EntityEnvelope("t", "e", 0, 9, A, payload, 0, payload.length, "m", fullestHeaders()));
+        byte[] small = codec.encode(new EntityEnvelope(
+                "t", "e", 0, 9, A, payload, 0, payload.length, null, Map.of("traceparent", "00-abc-def-01")));
+        Random random = new Random(13);
+        int decoded = 0;
+        for (int i = 0; i < 20_000; i++) {
+            byte[] frame = (i % 2 == 0 ? small : original).clone();
+            for (int k = 0; k <= random.nextInt(3); k++) {
+                frame[3 + random.nextInt(frame.length - 3)] = (byte) random.nextInt(256);
+            }
+            try {
+                if (codec.decode(frame, 0, frame.length) instanceof EntityEnvelope e && e.headers() != null) {
+                    decoded++;
+                    assertThat(e.headers()).hasSizeBetween(1, MessageTracing.MAX_HEADERS);
+                    // read from at most that many bytes (a mutated byte may no longer be UTF-8, and reads as U+FFFD)
+                    e.headers().forEach((key, value) -> {
+                        assertThat(key.length()).isBetween(1, MessageTracing.MAX_KEY_BYTES);
+                        assertThat(value.length()).isLessThanOrEqualTo(MessageTracing.MAX_VALUE_BYTES);
+                    });
+                }
+            } catch (MalformedFrameException expected) {
+                // the only failure allowed
+            }
+        }
+        assertThat(decoded)
+                .as("some mutations hit only letters and still decode")
+                .isPositive();
+    }
+
+    @Test
+    void aSenderLeavesOutTheHeadersOverTheLimits() {
+        Map<String, String> given = new java.util.LinkedHashMap<>();
+        given.put("traceparent", "00-1-2-01");
+        given.put("", "no name");
+        given.put("k".repeat(MessageTracing.MAX_KEY_BYTES + 1), "long name");
+        given.put("é".repeat(33), "long name in two-byte letters");
+        given.put("long", "v".repeat(MessageTracing.MAX_VALUE_BYTES + 1));
+        for (int i = 0; i < 20; i++) {
+            given.put("h" + i, String.valueOf(i));
+        }
+        Map<String, String> kept = EnvelopeHeaders.sendable(given);
+        assertThat(kept).hasSize(MessageTracing.MAX_HEADERS).containsEntry("traceparent", "00-1-2-01");
+        assertThat(kept.keySet()).doesNotContain("", "long").allMatch(k -> k.length() <= 4 || k.equals("traceparent"));
+        assertThat(kept).containsEntry("h14", "14").doesNotContainKey("h15");
+        byte[] frame = codec.encode(envelopeWith(kept));
+        assertThat(codec.decode(frame, 0, frame.length)).isEqualTo(envelopeWith(kept));
+
+        assertThat(EnvelopeHeaders.sendable(Map.of())).isNull();
+        assertThat(EnvelopeHeaders.sendable(Map.of("", "x"))).isNull();
+        assertThat(EnvelopeHeaders.utf8Length("a\u00e9\u20ac\ud83d\ude00")).isEqualTo(1 + 2 + 3 + 4);
+    }
+
+    private static int indexOf(byte[] haystack, byte[] needle) {
+        outer:
+        for (int i = 0; i + needle.length <= haystack.length; i++) {
+            for (int j = 0; j < needle.length; j++) {
+                if (haystack[i + j] != needle[j]) {
+                    continue outer;
+                }
+            }
+            return i;
+        }
+        throw new AssertionError("not found");
     }
 }

@@ -2,7 +2,10 @@ package dev.sharding.internal.transport;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sharding.EntityType;
 import dev.sharding.ShardingNode;
+import dev.sharding.internal.codec.JacksonMessageCodec;
+import dev.sharding.internal.protocol.EntityEnvelope;
 import dev.sharding.internal.protocol.ProtocolCodec;
 import dev.sharding.test.Counter;
 import dev.sharding.test.TestCluster;
@@ -25,7 +28,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Random and mutated frames at a node, with the secret off (from a member: garbage of every shape) and on (from a
+ * Random and mutated frames at a node, with the secret off (from a member: garbage of every shape, and envelopes
+ * whose flags and headers block are mutated) and on (from a
  * non-member: garbage, frames that claim to be sealed, and real sealed traffic captured on the wire, replayed as it
  * was and with bytes, counters or salts changed). The node keeps serving, the membership does not change, and no
  * frame reaches an entity: the victim's total is exactly what the legitimate asks added.
@@ -76,6 +80,33 @@ class FrameFuzzClusterTest {
                 frame[2] = (byte) random.nextInt(40);
             } else if (frame.length > 0 && i % 8 == 0) {
                 frame[0] = Outbox.BATCH_MAGIC;
+            }
+            raw.send(new BytesMessage(victim.homeAddress, frame));
+        }
+        // a real envelope with a headers block (a tell that changes nothing), mutated before its payload: each copy is
+        // refused as malformed, or read with headers within their limits
+        byte[] get = new JacksonMessageCodec(List.of(Counter.Get.class), 1 << 20).encode(new Counter.Get());
+        byte[] traced = new ProtocolCodec(1 << 20)
+                .encode(new EntityEnvelope(
+                        "counter",
+                        victim.id,
+                        EntityType.shardOf(victim.id, 20),
+                        0,
+                        null,
+                        get,
+                        0,
+                        get.length,
+                        null,
+                        Map.of(
+                                "traceparent", "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
+                                "tracestate", "vendor=1")));
+        for (int i = 0; i < ROUNDS; i++) {
+            byte[] frame = traced.clone();
+            for (int k = 0; k <= random.nextInt(3); k++) {
+                frame[3 + random.nextInt(frame.length - get.length - 4)] = (byte) random.nextInt(256);
+            }
+            if (i % 5 == 0) {
+                frame = java.util.Arrays.copyOf(frame, 3 + random.nextInt(frame.length - 3));
             }
             raw.send(new BytesMessage(victim.homeAddress, frame));
         }
