@@ -4,6 +4,7 @@ import dev.sharding.internal.NodeAssembly;
 import dev.sharding.internal.NodeRuntime;
 import dev.sharding.internal.Region;
 import dev.sharding.spi.MessageCodec;
+import dev.sharding.spi.MessageTracing;
 import dev.sharding.spi.ShardAllocationStrategy;
 import dev.sharding.spi.ShardingMetrics;
 import dev.sharding.spi.ShardingStore;
@@ -473,6 +474,19 @@ public final class ShardingNode implements AutoCloseable {
          */
         public Builder metrics(ShardingMetrics value) {
             assembly.metrics(value);
+            return this;
+        }
+
+        /**
+         * How the node traces messages from their sender to the entity that handles them, with the trace context
+         * carried in the envelope between nodes; none by default, which costs nothing per message. The Spring Boot
+         * starter sets one based on Micrometer's Observation API when an {@code ObservationRegistry} is present.
+         *
+         * @param value the tracing
+         * @return this builder
+         */
+        public Builder tracing(MessageTracing value) {
+            assembly.tracing(value);
             return this;
         }
 

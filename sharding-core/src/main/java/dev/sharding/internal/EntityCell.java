@@ -275,6 +275,20 @@ final class EntityCell implements Runnable, Passivation.Candidate {
             return true; // started without a message (remembered entity)
         }
         messages++;
+        if (message instanceof TracedMessage traced) {
+            TracedSink tracedSink = TracedSink.start(region, entityId, traced, sink);
+            return handle(region, entity, traced.message(), tracedSink != null ? tracedSink : sink, tracedSink);
+        }
+        return handle(region, entity, message, sink, null);
+    }
+
+    /**
+     * Hands one message to the entity's handler, unless the entity applied its id lately, and its outcome to the sink
+     * (with a trace, the handler runs in the trace's scope); false when the mailbox must wait for a completion.
+     */
+    private boolean handle(
+            Region<?> region, Object entity, Object delivered, ReplySink sink, @Nullable TracedSink traced) {
+        Object message = delivered;
         String messageId = null;
         if (message instanceof IdentifiedMessage identified) {
             messageId = identified.messageId();
@@ -285,7 +299,9 @@ final class EntityCell implements Runnable, Passivation.Candidate {
         }
         Object result;
         try {
-            result = region.handlers().invoke(entity, message);
+            result = traced == null
+                    ? region.handlers().invoke(entity, message)
+                    : traced.invoke(region.handlers(), entity, message);
         } catch (UnhandledMessageException e) {
             if (sink.isTell()) {
                 log.warn("Dropped a tell: {}", e.getMessage());
@@ -393,6 +409,9 @@ final class EntityCell implements Runnable, Passivation.Candidate {
             log.warn("Entity [{}/{}] failed handling a tell", typeName(), entityId, failure);
         } else if (log.isDebugEnabled()) {
             log.debug("Entity [{}/{}] failed handling an ask", typeName(), entityId, failure);
+        }
+        if (sink instanceof TracedSink traced) {
+            traced.failedWith(failure);
         }
         sink.fail(FailureKind.ENTITY_FAILED, failure.getClass().getName(), failure.getMessage());
     }

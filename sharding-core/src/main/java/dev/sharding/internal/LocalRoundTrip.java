@@ -30,23 +30,30 @@ final class LocalRoundTrip {
      * @param codec the node's codec
      * @param local the shard
      * @param entityId the entity
-     * @param message the message as sent, possibly wrapped with its message id
+     * @param message the message as sent, possibly wrapped with its headers and its message id
      * @param sink where the outcome goes
      */
     static void deliver(MessageCodec codec, Shard local, String entityId, Object message, ReplySink sink) {
         Object copy;
         try {
-            if (message instanceof IdentifiedMessage identified) {
-                copy = new IdentifiedMessage(identified.messageId(), roundTrip(codec, identified.message()));
-            } else {
-                copy = roundTrip(codec, message);
-            }
+            copy = copyOf(codec, message);
         } catch (MessageRejectedException e) {
             log.warn("Rejected a message for entity [{}]: {}", entityId, e.getMessage());
             sink.fail(FailureKind.REJECTED, MessageRejectedException.class.getName(), e.getMessage());
             return;
         }
         local.deliver(entityId, copy, sink == ReplySink.TELL ? sink : new RoundTripSink(codec, sink));
+    }
+
+    /** The message as the entity's node would read it: the wrappers kept, what they wrap sent through the codec. */
+    private static Object copyOf(MessageCodec codec, Object message) {
+        if (message instanceof TracedMessage traced) {
+            return new TracedMessage(traced.headers(), copyOf(codec, traced.message()));
+        }
+        if (message instanceof IdentifiedMessage identified) {
+            return new IdentifiedMessage(identified.messageId(), roundTrip(codec, identified.message()));
+        }
+        return roundTrip(codec, message);
     }
 
     private static Object roundTrip(MessageCodec codec, Object value) {

@@ -9,6 +9,7 @@ import dev.sharding.internal.transport.JGroupsTransport;
 import dev.sharding.internal.transport.JdbcDiscovery;
 import dev.sharding.spi.LeastShardAllocationStrategy;
 import dev.sharding.spi.MessageCodec;
+import dev.sharding.spi.MessageTracing;
 import dev.sharding.spi.ShardAllocationStrategy;
 import dev.sharding.spi.ShardingMetrics;
 import dev.sharding.spi.ShardingStore;
@@ -54,6 +55,8 @@ public final class NodeAssembly {
     private boolean serializeLocalMessages;
 
     private ShardingMetrics metrics = ShardingMetrics.NONE;
+
+    private MessageTracing tracing = MessageTracing.NONE;
 
     /**
      * Starts with the defaults: no entity type, the least-shard strategy, the default codec and executor, a store in
@@ -110,6 +113,11 @@ public final class NodeAssembly {
         this.metrics = Objects.requireNonNull(value);
     }
 
+    /** @param value how the node traces messages */
+    public void tracing(MessageTracing value) {
+        this.tracing = Objects.requireNonNull(value);
+    }
+
     /**
      * @param dataSource where JDBC discovery keeps its table
      * @param tablePrefix prepended to the table name
@@ -163,6 +171,7 @@ public final class NodeAssembly {
                 store,
                 executor,
                 serializeLocalMessages,
-                metrics);
+                metrics,
+                tracing);
     }
 }

@@ -13,6 +13,7 @@ import dev.sharding.internal.protocol.ProtocolCodec;
 import dev.sharding.internal.protocol.ProtocolMessage;
 import dev.sharding.internal.transport.Transport;
 import dev.sharding.spi.MessageCodec;
+import dev.sharding.spi.MessageTracing;
 import dev.sharding.spi.ShardingMetrics;
 import dev.sharding.spi.ShardingStore;
 import java.util.List;
@@ -55,6 +56,8 @@ final class NodeLinks implements RegionHost, LeaseHost {
 
     private final ShardingMetrics metrics;
 
+    private final MessageTracing tracing;
+
     private @Nullable ServingGate gate;
 
     private @Nullable LeaseKeeper leases;
@@ -78,7 +81,8 @@ final class NodeLinks implements RegionHost, LeaseHost {
             Outbound outbound,
             BooleanSupplier running,
             boolean serializeLocalMessages,
-            ShardingMetrics metrics) {
+            ShardingMetrics metrics,
+            MessageTracing tracing) {
         this.settings = settings;
         this.transport = transport;
         this.codec = codec;
@@ -92,6 +96,7 @@ final class NodeLinks implements RegionHost, LeaseHost {
         this.running = running;
         this.serializeLocalMessages = serializeLocalMessages;
         this.metrics = metrics;
+        this.tracing = tracing;
     }
 
     /** Links the parts built after this one; called once, in the node's constructor. */
@@ -289,6 +294,11 @@ final class NodeLinks implements RegionHost, LeaseHost {
     @Override
     public ShardingMetrics metrics() {
         return metrics;
+    }
+
+    @Override
+    public MessageTracing tracing() {
+        return tracing;
     }
 
     @Override

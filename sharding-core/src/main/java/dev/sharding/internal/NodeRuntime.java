@@ -14,6 +14,7 @@ import dev.sharding.internal.protocol.ProtocolCodec;
 import dev.sharding.internal.protocol.ProtocolMessage;
 import dev.sharding.internal.transport.Transport;
 import dev.sharding.spi.MessageCodec;
+import dev.sharding.spi.MessageTracing;
 import dev.sharding.spi.ShardAllocationStrategy;
 import dev.sharding.spi.ShardingMetrics;
 import dev.sharding.spi.ShardingStore;
@@ -179,6 +180,45 @@ public final class NodeRuntime implements Transport.Listener {
             @Nullable ExecutorService executor,
             boolean serializeLocalMessages,
             ShardingMetrics metrics) {
+        this(
+                settings,
+                types,
+                strategy,
+                codec,
+                transport,
+                store,
+                executor,
+                serializeLocalMessages,
+                metrics,
+                MessageTracing.NONE);
+    }
+
+    /**
+     * Creates a node; {@link #start()} joins the cluster.
+     *
+     * @param settings the settings
+     * @param types the entity types it runs
+     * @param strategy the allocation strategy of its coordinator
+     * @param codec the message codec
+     * @param transport the transport
+     * @param store where entity state, shard epochs and remembered entities are kept
+     * @param executor the entity executor, or {@code null} for a work-stealing pool sized to the processors
+     * @param serializeLocalMessages whether messages and replies delivered within the node go through the codec and
+     *     back, as between nodes (a test mode)
+     * @param metrics where the node's counts and times go
+     * @param tracing how the node traces messages
+     */
+    public NodeRuntime(
+            ShardingSettings settings,
+            List<EntityType<?>> types,
+            ShardAllocationStrategy strategy,
+            MessageCodec codec,
+            Transport transport,
+            ShardingStore store,
+            @Nullable ExecutorService executor,
+            boolean serializeLocalMessages,
+            ShardingMetrics metrics,
+            MessageTracing tracing) {
         this.settings = settings.validate();
         this.regions = new LocalRegions(MemberProfile.of(settings.member()));
         this.transport = transport;
@@ -202,7 +242,8 @@ public final class NodeRuntime implements Transport.Listener {
                 this::send,
                 () -> running,
                 serializeLocalMessages,
-                metrics);
+                metrics,
+                tracing);
         this.leases = new LeaseKeeper(links, settings.splitBrain(), LeaseTimes.stableAfterNanos(settings, -1));
         Coordinator coordinatorTables;
         this.coordinator = new CoordinatorDriver(

@@ -10,6 +10,7 @@ import dev.sharding.UnhandledMessageException;
 import dev.sharding.internal.protocol.EntityEnvelope;
 import dev.sharding.internal.protocol.EntityTransfer;
 import dev.sharding.spi.EntityTypeMetrics;
+import dev.sharding.spi.MessageTracing;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
@@ -81,6 +82,9 @@ public final class Region<T> implements ShardRegion<T> {
 
     private final EntityTypeMetrics metrics;
 
+    /** How messages are traced, read once per message; {@code null} when the node does not trace. */
+    private final @Nullable MessageTracing tracing;
+
     Region(RegionHost node, EntityType<T> type, EntityHandlers handlers, int numberOfShards, boolean proxyOnly) {
         this.node = node;
         this.type = type;
@@ -89,6 +93,7 @@ public final class Region<T> implements ShardRegion<T> {
         this.proxyOnly = proxyOnly;
         this.rememberEntities = node.settings().entity(type.name()).rememberEntities();
         this.metrics = java.util.Objects.requireNonNull(node.metrics().entityType(type.name()), "metrics");
+        this.tracing = node.tracing() == MessageTracing.NONE ? null : node.tracing();
         this.slots = new ShardSlot[numberOfShards];
         for (int i = 0; i < numberOfShards; i++) {
             slots[i] = new ShardSlot(i);
@@ -307,7 +312,12 @@ public final class Region<T> implements ShardRegion<T> {
                             + message.getClass().getName());
         }
         node.checkRunning();
-        router.route(slots[shard], entityId, message, null);
+        MessageTracing t = tracing;
+        if (t == null) {
+            router.route(slots[shard], entityId, message, null);
+        } else {
+            TracedMessage.tell(t, router, slots[shard], type.name(), entityId, message);
+        }
         metrics.told();
     }
 
@@ -354,6 +364,10 @@ public final class Region<T> implements ShardRegion<T> {
         Objects.requireNonNull(timeout, "timeout");
         PendingAsk<R> ask =
                 new PendingAsk<>(replyType, type.name(), entityId, System.nanoTime(), timeout.toNanos(), metrics);
+        MessageTracing t = tracing;
+        if (t != null) {
+            routed = TracedMessage.ask(t, type.name(), entityId, message, routed, ask);
+        }
         if (!handlers.handles(message.getClass())) {
             ask.fail(new UnhandledMessageException(
                     "Entity type " + type.name() + " (" + type.entityClass().getName() + ") has no @EntityHandler for "
@@ -429,6 +443,12 @@ public final class Region<T> implements ShardRegion<T> {
     /** The type's recorder of counts and times. */
     EntityTypeMetrics metrics() {
         return metrics;
+    }
+
+    /** How messages are traced, or {@code null} when the node does not trace. */
+    @Nullable
+    MessageTracing tracing() {
+        return tracing;
     }
 
     /** Members left: forget homes on them so that the next message asks the coordinator. Control thread. */

@@ -8,6 +8,7 @@ import dev.sharding.internal.protocol.ProtocolCodec;
 import dev.sharding.internal.protocol.ProtocolMessage;
 import dev.sharding.internal.transport.Transport;
 import dev.sharding.spi.MessageCodec;
+import dev.sharding.spi.MessageTracing;
 import dev.sharding.spi.ShardingMetrics;
 import dev.sharding.spi.ShardingStore;
 import java.util.List;
@@ -99,6 +100,9 @@ interface RegionHost {
 
     /** Where the node's counts and times go. */
     ShardingMetrics metrics();
+
+    /** How the node traces messages; {@link MessageTracing#NONE} when it does not. */
+    MessageTracing tracing();
 
     ProtocolCodec protocol();
 

@@ -8,9 +8,11 @@ import dev.sharding.internal.protocol.EntityEnvelope;
 import dev.sharding.internal.protocol.FailureKind;
 import dev.sharding.spi.EntityTypeMetrics;
 import dev.sharding.spi.EntityTypeMetrics.DropReason;
+import dev.sharding.spi.MessageTracing;
 import dev.sharding.spi.ShardIdFunction;
 import java.util.Arrays;
 import java.util.Collection;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -60,6 +62,12 @@ final class ShardRouter {
 
     private final EntityTypeMetrics metrics;
 
+    /**
+     * Read once: whether the node traces messages, so that only then are headers looked for in messages sent and
+     * carried from received envelopes to their entities ({@link TracedMessage}).
+     */
+    private final boolean traced;
+
     ShardRouter(
             RegionHost node, String typeName, ShardSlot[] slots, ShardIdFunction shardIds, EntityTypeMetrics metrics) {
         this.node = node;
@@ -69,6 +77,7 @@ final class ShardRouter {
         this.slots = slots;
         this.shardIds = shardIds;
         this.serializeLocalMessages = node.serializeLocalMessages();
+        this.traced = node.tracing() != MessageTracing.NONE;
     }
 
     /**
@@ -154,6 +163,11 @@ final class ShardRouter {
                 return;
             }
         }
+        Map<String, String> headers = null;
+        if (traced && message instanceof TracedMessage tracedMessage) {
+            headers = tracedMessage.headers();
+            message = tracedMessage.message();
+        }
         String messageId = null;
         if (message instanceof IdentifiedMessage identified) {
             messageId = identified.messageId();
@@ -169,7 +183,16 @@ final class ShardRouter {
             replyTo = node.self();
         }
         EntityEnvelope envelope = new EntityEnvelope(
-                typeName, entityId, slot.shardId, correlationId, replyTo, payload, 0, payload.length, messageId);
+                typeName,
+                entityId,
+                slot.shardId,
+                correlationId,
+                replyTo,
+                payload,
+                0,
+                payload.length,
+                messageId,
+                headers);
         node.transport().send(home, node.protocol().encode(envelope), false);
     }
 
@@ -279,7 +302,8 @@ final class ShardRouter {
                                 copy,
                                 env.payloadOffset() - offset,
                                 env.payloadLength(),
-                                env.messageId());
+                                env.messageId(),
+                                env.headers());
                         try {
                             buffer(slot, new ShardSlot.Buffered(env.entityId(), null, null, copy, own), null);
                         } catch (BufferFullException e) {
@@ -331,7 +355,12 @@ final class ShardRouter {
                 ? ReplySink.TELL
                 : new RemoteReplySink(node, env.replyTo(), env.correlationId(), typeName, env.entityId());
         String messageId = env.messageId();
-        local.deliver(env.entityId(), messageId == null ? message : new IdentifiedMessage(messageId, message), sink);
+        Object delivered = messageId == null ? message : new IdentifiedMessage(messageId, message);
+        Map<String, String> headers = env.headers();
+        if (traced && headers != null) {
+            delivered = new TracedMessage(headers, delivered);
+        }
+        local.deliver(env.entityId(), delivered, sink);
     }
 
     private void reject(EntityEnvelope env, String reason) {
