@@ -128,6 +128,12 @@ public class ShardingProperties {
     private final DashboardProperties dashboard = new DashboardProperties();
 
     /**
+     * Observations of messages, traced across nodes.
+     */
+    @NestedConfigurationProperty
+    private final ObservationProperties observation = new ObservationProperties();
+
+    /**
      * The roles of this node. An entity type with a role (sharding.entities.<type>.role) is hosted only on nodes that
      * have that role; the other nodes route its messages to them.
      */
@@ -481,6 +487,15 @@ public class ShardingProperties {
      */
     public DashboardProperties getDashboard() {
         return this.dashboard;
+    }
+
+    /**
+     * The observation properties.
+     *
+     * @return the properties under {@code sharding.observation}
+     */
+    public ObservationProperties getObservation() {
+        return this.observation;
     }
 
     /**
