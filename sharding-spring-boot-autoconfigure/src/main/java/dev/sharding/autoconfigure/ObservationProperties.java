@@ -1,5 +1,7 @@
 package dev.sharding.autoconfigure;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Observations of asks, tells and their handling, bound from {@code sharding.observation.*}.
  */
@@ -7,16 +9,17 @@ public class ObservationProperties {
 
     /**
      * Whether asks, tells and their handling by entities are Micrometer observations, when the application has an
-     * ObservationRegistry: traced across nodes when it also has a tracer, and timed by the observation's own meters.
-     * When off, the node traces nothing and spends nothing on it per message.
+     * ObservationRegistry. By default only when the application also has a tracer (Micrometer Tracing with a bridge),
+     * so that messages are traced across nodes; true also without a tracer (each message is then an observation that
+     * Boot times); false never. When not observed, the node spends nothing on it per message.
      */
-    private boolean enabled = true;
+    private @Nullable Boolean enabled;
 
-    public boolean isEnabled() {
+    public @Nullable Boolean getEnabled() {
         return this.enabled;
     }
 
-    public void setEnabled(boolean enabled) {
+    public void setEnabled(@Nullable Boolean enabled) {
         this.enabled = enabled;
     }
 }

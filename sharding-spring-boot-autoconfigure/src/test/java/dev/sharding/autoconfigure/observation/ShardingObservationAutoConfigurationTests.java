@@ -58,6 +58,8 @@ class ShardingObservationAutoConfigurationTests {
     @Configuration(proxyBeanMethods = false)
     static class Recorder {
 
+        final List<Observation.Context> started = new CopyOnWriteArrayList<>();
+
         final List<Observation.Context> stopped = new CopyOnWriteArrayList<>();
 
         @Bean
@@ -66,6 +68,7 @@ class ShardingObservationAutoConfigurationTests {
                 @Override
                 @SuppressWarnings("unchecked")
                 public void onStart(Observation.Context context) {
+                    Recorder.this.started.add(context);
                     if (context instanceof SenderContext<?> sender && sender.getCarrier() != null) {
                         ((SenderContext<Object>) sender)
                                 .getSetter()
@@ -109,48 +112,64 @@ class ShardingObservationAutoConfigurationTests {
     }
 
     @Test
-    void asksTellsAndTheirHandlingAreObservedWithTheirEntityAndOutcome() {
+    void withARegistryButNoTracerMessagesAreObservedOnlyWhenAskedFor() {
         this.withRegistry.run(context -> {
-            assertThat(context).hasNotFailed().hasSingleBean(ObservationMessageTracing.class);
-            ShardRegion<Vault> vaults = vaults(context);
-            vaults.ask("v-1", new Vault.Put(2), Vault.Reply.class).get(10, TimeUnit.SECONDS);
-
-            ShardingSendContext ask = stopped(context, ShardingSendContext.class, ShardingSendContext::isAsk);
-            assertThat(ask.getName()).isEqualTo(ObservationMessageTracing.ASK);
-            assertThat(ask.getContextualName()).isEqualTo("ask vault");
-            assertThat(ask.getTypeName()).isEqualTo("vault");
-            assertThat(ask.getEntityId()).isEqualTo("v-1");
-            assertThat(ask.getOutcome()).isEqualTo(AskOutcome.SUCCESS);
-            assertThat(ask.isRemote()).isFalse();
-            assertThat(ask.getLowCardinalityKeyValues())
-                    .containsExactlyInAnyOrder(
-                            KeyValue.of("sharding.type", "vault"),
-                            KeyValue.of("sharding.outcome", "success"),
-                            KeyValue.of("sharding.remote", "false"));
-            assertThat(ask.getHighCardinalityKeyValues()).containsExactly(KeyValue.of("sharding.entity.id", "v-1"));
-
-            ShardingHandleContext handled = stopped(context, ShardingHandleContext.class, ShardingHandleContext::isAsk);
-            assertThat(handled.getCarrier())
-                    .as("the headers the sender's observation gave")
-                    .isEqualTo(ask.getCarrier());
-            assertThat(handled.getName()).isEqualTo(ObservationMessageTracing.HANDLE);
-            assertThat(handled.getOutcome()).isEqualTo(AskOutcome.SUCCESS);
-            assertThat(handled.getLowCardinalityKeyValues())
-                    .containsExactlyInAnyOrder(
-                            KeyValue.of("sharding.type", "vault"),
-                            KeyValue.of("sharding.kind", "ask"),
-                            KeyValue.of("sharding.outcome", "success"));
-
-            vaults.tell("v-1", new Vault.Put(1));
-            ShardingSendContext tell = stopped(context, ShardingSendContext.class, c -> !c.isAsk());
-            assertThat(tell.getName()).isEqualTo(ObservationMessageTracing.TELL);
-            assertThat(tell.getLowCardinalityKeyValues())
-                    .containsExactlyInAnyOrder(
-                            KeyValue.of("sharding.type", "vault"), KeyValue.of("sharding.outcome", "success"));
-            assertThat(stopped(context, ShardingHandleContext.class, c -> !c.isAsk())
-                            .getOutcome())
-                    .isEqualTo(AskOutcome.SUCCESS);
+            assertThat(context).hasNotFailed();
+            vaults(context).ask("v-3", new Vault.Put(1), Vault.Reply.class).get(10, TimeUnit.SECONDS);
+            vaults(context).tell("v-3", new Vault.Put(1));
+            assertThat(context.getBean(Recorder.class).started)
+                    .as("an ask's and a tell's observation start on the caller's thread, within the call")
+                    .noneMatch(c -> c instanceof ShardingSendContext || c instanceof ShardingHandleContext);
         });
+    }
+
+    @Test
+    void asksTellsAndTheirHandlingAreObservedWithTheirEntityAndOutcome() {
+        this.withRegistry
+                .withPropertyValues("sharding.observation.enabled=true")
+                .run(context -> {
+                    assertThat(context).hasNotFailed().hasSingleBean(ObservationMessageTracing.class);
+                    ShardRegion<Vault> vaults = vaults(context);
+                    vaults.ask("v-1", new Vault.Put(2), Vault.Reply.class).get(10, TimeUnit.SECONDS);
+
+                    ShardingSendContext ask = stopped(context, ShardingSendContext.class, ShardingSendContext::isAsk);
+                    assertThat(ask.getName()).isEqualTo(ObservationMessageTracing.ASK);
+                    assertThat(ask.getContextualName()).isEqualTo("ask vault");
+                    assertThat(ask.getTypeName()).isEqualTo("vault");
+                    assertThat(ask.getEntityId()).isEqualTo("v-1");
+                    assertThat(ask.getOutcome()).isEqualTo(AskOutcome.SUCCESS);
+                    assertThat(ask.isRemote()).isFalse();
+                    assertThat(ask.getLowCardinalityKeyValues())
+                            .containsExactlyInAnyOrder(
+                                    KeyValue.of("sharding.type", "vault"),
+                                    KeyValue.of("sharding.outcome", "success"),
+                                    KeyValue.of("sharding.remote", "false"));
+                    assertThat(ask.getHighCardinalityKeyValues())
+                            .containsExactly(KeyValue.of("sharding.entity.id", "v-1"));
+
+                    ShardingHandleContext handled =
+                            stopped(context, ShardingHandleContext.class, ShardingHandleContext::isAsk);
+                    assertThat(handled.getCarrier())
+                            .as("the headers the sender's observation gave")
+                            .isEqualTo(ask.getCarrier());
+                    assertThat(handled.getName()).isEqualTo(ObservationMessageTracing.HANDLE);
+                    assertThat(handled.getOutcome()).isEqualTo(AskOutcome.SUCCESS);
+                    assertThat(handled.getLowCardinalityKeyValues())
+                            .containsExactlyInAnyOrder(
+                                    KeyValue.of("sharding.type", "vault"),
+                                    KeyValue.of("sharding.kind", "ask"),
+                                    KeyValue.of("sharding.outcome", "success"));
+
+                    vaults.tell("v-1", new Vault.Put(1));
+                    ShardingSendContext tell = stopped(context, ShardingSendContext.class, c -> !c.isAsk());
+                    assertThat(tell.getName()).isEqualTo(ObservationMessageTracing.TELL);
+                    assertThat(tell.getLowCardinalityKeyValues())
+                            .containsExactlyInAnyOrder(
+                                    KeyValue.of("sharding.type", "vault"), KeyValue.of("sharding.outcome", "success"));
+                    assertThat(stopped(context, ShardingHandleContext.class, c -> !c.isAsk())
+                                    .getOutcome())
+                            .isEqualTo(AskOutcome.SUCCESS);
+                });
     }
 
     @Test
