@@ -119,31 +119,6 @@ public final class NodeRuntime implements Transport.Listener {
             Transport transport,
             ShardingStore store,
             @Nullable ExecutorService executor) {
-        this(settings, types, strategy, codec, transport, store, executor, false);
-    }
-
-    /**
-     * Creates a node; {@link #start()} joins the cluster.
-     *
-     * @param settings the settings
-     * @param types the entity types it runs
-     * @param strategy the allocation strategy of its coordinator
-     * @param codec the message codec
-     * @param transport the transport
-     * @param store where entity state, shard epochs and remembered entities are kept
-     * @param executor the entity executor, or {@code null} for a work-stealing pool sized to the processors
-     * @param serializeLocalMessages whether messages and replies delivered within the node go through the codec and
-     *     back, as between nodes (a test mode)
-     */
-    public NodeRuntime(
-            ShardingSettings settings,
-            List<EntityType<?>> types,
-            ShardAllocationStrategy strategy,
-            MessageCodec codec,
-            Transport transport,
-            ShardingStore store,
-            @Nullable ExecutorService executor,
-            boolean serializeLocalMessages) {
         this(
                 settings,
                 types,
@@ -152,44 +127,8 @@ public final class NodeRuntime implements Transport.Listener {
                 transport,
                 store,
                 executor,
-                serializeLocalMessages,
-                ShardingMetrics.NONE);
-    }
-
-    /**
-     * Creates a node; {@link #start()} joins the cluster.
-     *
-     * @param settings the settings
-     * @param types the entity types it runs
-     * @param strategy the allocation strategy of its coordinator
-     * @param codec the message codec
-     * @param transport the transport
-     * @param store where entity state, shard epochs and remembered entities are kept
-     * @param executor the entity executor, or {@code null} for a work-stealing pool sized to the processors
-     * @param serializeLocalMessages whether messages and replies delivered within the node go through the codec and
-     *     back, as between nodes (a test mode)
-     * @param metrics where the node's counts and times go
-     */
-    public NodeRuntime(
-            ShardingSettings settings,
-            List<EntityType<?>> types,
-            ShardAllocationStrategy strategy,
-            MessageCodec codec,
-            Transport transport,
-            ShardingStore store,
-            @Nullable ExecutorService executor,
-            boolean serializeLocalMessages,
-            ShardingMetrics metrics) {
-        this(
-                settings,
-                types,
-                strategy,
-                codec,
-                transport,
-                store,
-                executor,
-                serializeLocalMessages,
-                metrics,
+                false,
+                ShardingMetrics.NONE,
                 MessageTracing.NONE);
     }
 
@@ -245,25 +184,20 @@ public final class NodeRuntime implements Transport.Listener {
                 metrics,
                 tracing);
         this.leases = new LeaseKeeper(links, settings.splitBrain(), LeaseTimes.stableAfterNanos(settings, -1));
-        Coordinator coordinatorTables;
-        this.coordinator = new CoordinatorDriver(
-                coordinatorTables = new Coordinator(
-                        membership::self,
-                        membership::nodeName,
-                        membership::storeId,
-                        strategy,
-                        leases,
-                        settings.rebalanceInterval().toNanos(),
-                        settings.rebalanceStableAfter().toNanos(),
-                        settings.retryInterval().toNanos(),
-                        settings.member().minNrOfMembers(),
-                        System.nanoTime()),
-                this::send,
-                store,
-                control.executor(),
+        Coordinator coordinatorTables = new Coordinator(
+                membership::self,
+                membership::nodeName,
+                membership::storeId,
+                strategy,
                 leases,
-                links::regionChanged);
+                settings.rebalanceInterval().toNanos(),
+                settings.rebalanceStableAfter().toNanos(),
+                settings.retryInterval().toNanos(),
+                settings.member().minNrOfMembers(),
+                System.nanoTime());
         coordinatorTables.onRebalanceRound(metrics::rebalanceRound);
+        this.coordinator = new CoordinatorDriver(
+                coordinatorTables, this::send, store, control.executor(), leases, links::regionChanged);
         this.gate =
                 new ServingGate(leases, regions, store, control, membership, this::reportShards, links::regionChanged);
         this.leave = new GracefulLeave(

@@ -79,8 +79,9 @@ final class PendingAsk<R> implements ReplySink {
         this.metrics = metrics;
     }
 
+    /** An ask with a given deadline and no metrics, for tests of the registry. */
     PendingAsk(Class<R> replyType, String typeName, String entityId, long deadlineNanos) {
-        this(replyType, typeName, entityId, deadlineNanos, 1, EntityTypeMetrics.NONE);
+        this(replyType, typeName, entityId, deadlineNanos - 1, 1, EntityTypeMetrics.NONE);
     }
 
     /** Claims the ask for an outcome and records it; false when another outcome came first. */
@@ -106,23 +107,31 @@ final class PendingAsk<R> implements ReplySink {
 
     @Override
     public void fail(FailureKind kind, String className, @Nullable String message) {
-        AskOutcome outcome = switch (kind) {
+        if (claim(outcomeOf(kind))) {
+            future.completeExceptionally(exceptionOf(kind, typeName, entityId, className, message));
+        }
+    }
+
+    /** The outcome a failure where the entity lives stands for. */
+    static AskOutcome outcomeOf(FailureKind kind) {
+        return switch (kind) {
             case ENTITY_FAILED -> AskOutcome.FAILED;
             case UNHANDLED, REJECTED, BUFFER_FULL -> AskOutcome.REJECTED;
             case UNAVAILABLE, PARTITIONED -> AskOutcome.UNREACHABLE;
         };
-        if (!claim(outcome)) {
-            return;
-        }
-        future.completeExceptionally(
-                switch (kind) {
-                    case ENTITY_FAILED -> new EntityException(typeName, entityId, className, message);
-                    case UNHANDLED -> new UnhandledMessageException(String.valueOf(message));
-                    case REJECTED -> new MessageRejectedException(String.valueOf(message));
-                    case BUFFER_FULL -> new BufferFullException(String.valueOf(message));
-                    case UNAVAILABLE -> new ShardingException(String.valueOf(message));
-                    case PARTITIONED -> new ClusterPartitionedException(String.valueOf(message));
-                });
+    }
+
+    /** The exception a caller gets for a failure where the entity lives. */
+    static ShardingException exceptionOf(
+            FailureKind kind, String typeName, String entityId, String className, @Nullable String message) {
+        return switch (kind) {
+            case ENTITY_FAILED -> new EntityException(typeName, entityId, className, message);
+            case UNHANDLED -> new UnhandledMessageException(String.valueOf(message));
+            case REJECTED -> new MessageRejectedException(String.valueOf(message));
+            case BUFFER_FULL -> new BufferFullException(String.valueOf(message));
+            case UNAVAILABLE -> new ShardingException(String.valueOf(message));
+            case PARTITIONED -> new ClusterPartitionedException(String.valueOf(message));
+        };
     }
 
     void fail(Throwable t) {

@@ -92,7 +92,7 @@ public final class Region<T> implements ShardRegion<T> {
         this.numberOfShards = numberOfShards;
         this.proxyOnly = proxyOnly;
         this.rememberEntities = node.settings().entity(type.name()).rememberEntities();
-        this.metrics = java.util.Objects.requireNonNull(node.metrics().entityType(type.name()), "metrics");
+        this.metrics = Objects.requireNonNull(node.metrics().entityType(type.name()), "metrics");
         this.tracing = node.tracing() == MessageTracing.NONE ? null : node.tracing();
         this.slots = new ShardSlot[numberOfShards];
         for (int i = 0; i < numberOfShards; i++) {

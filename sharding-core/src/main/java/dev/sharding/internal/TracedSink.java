@@ -1,11 +1,5 @@
 package dev.sharding.internal;
 
-import dev.sharding.BufferFullException;
-import dev.sharding.ClusterPartitionedException;
-import dev.sharding.EntityException;
-import dev.sharding.MessageRejectedException;
-import dev.sharding.ShardingException;
-import dev.sharding.UnhandledMessageException;
 import dev.sharding.internal.protocol.FailureKind;
 import dev.sharding.spi.EntityTypeMetrics.AskOutcome;
 import dev.sharding.spi.MessageTracing;
@@ -100,21 +94,8 @@ final class TracedSink implements ReplySink {
     public void fail(FailureKind kind, String className, @Nullable String message) {
         Throwable error = cause;
         end(
-                switch (kind) {
-                    case ENTITY_FAILED -> AskOutcome.FAILED;
-                    case UNHANDLED, REJECTED, BUFFER_FULL -> AskOutcome.REJECTED;
-                    case UNAVAILABLE, PARTITIONED -> AskOutcome.UNREACHABLE;
-                },
-                error != null
-                        ? error
-                        : switch (kind) {
-                            case ENTITY_FAILED -> new EntityException(typeName, entityId, className, message);
-                            case UNHANDLED -> new UnhandledMessageException(String.valueOf(message));
-                            case REJECTED -> new MessageRejectedException(String.valueOf(message));
-                            case BUFFER_FULL -> new BufferFullException(String.valueOf(message));
-                            case UNAVAILABLE -> new ShardingException(String.valueOf(message));
-                            case PARTITIONED -> new ClusterPartitionedException(String.valueOf(message));
-                        });
+                PendingAsk.outcomeOf(kind),
+                error != null ? error : PendingAsk.exceptionOf(kind, typeName, entityId, className, message));
         target.fail(kind, className, message);
     }
 

@@ -142,37 +142,31 @@ class ShardingMetricsTests {
                 .count();
     }
 
+    /** A one-node context of the vault application with the meters' auto-configuration, without a registry. */
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(
+                    AutoConfigurations.of(ShardingAutoConfiguration.class, ShardingMetricsAutoConfiguration.class))
+            .withUserConfiguration(VaultApplication.class)
+            .withPropertyValues(
+                    "sharding.cluster-name=metrics-" + UUID.randomUUID(),
+                    "sharding.jgroups.config=shared-loopback.xml",
+                    "sharding.store.type=memory");
+
     @Test
     void withoutARegistryThereIsNoMeterAndTheNodeRuns() {
-        new ApplicationContextRunner()
-                .withConfiguration(
-                        AutoConfigurations.of(ShardingAutoConfiguration.class, ShardingMetricsAutoConfiguration.class))
-                .withUserConfiguration(VaultApplication.class)
-                .withPropertyValues(
-                        "sharding.cluster-name=metrics-" + UUID.randomUUID(),
-                        "sharding.jgroups.config=shared-loopback.xml",
-                        "sharding.store.type=memory")
-                .run(context -> {
-                    assertThat(context).hasNotFailed().hasSingleBean(ShardingNode.class);
-                    assertThat(context).doesNotHaveBean(MicrometerShardingMetrics.class);
-                    assertThat(context).doesNotHaveBean(ShardingNodeMeters.class);
-                });
+        runner.run(context -> {
+            assertThat(context).hasNotFailed().hasSingleBean(ShardingNode.class);
+            assertThat(context).doesNotHaveBean(MicrometerShardingMetrics.class);
+            assertThat(context).doesNotHaveBean(ShardingNodeMeters.class);
+        });
     }
 
     @Test
     void withARegistryTheMetersExistBeforeAnyMessage() {
-        new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(
-                        ShardingAutoConfiguration.class,
-                        ShardingMetricsAutoConfiguration.class,
+        runner.withConfiguration(AutoConfigurations.of(
                         MetricsAutoConfiguration.class,
                         CompositeMeterRegistryAutoConfiguration.class,
                         SimpleMetricsExportAutoConfiguration.class))
-                .withUserConfiguration(VaultApplication.class)
-                .withPropertyValues(
-                        "sharding.cluster-name=metrics-" + UUID.randomUUID(),
-                        "sharding.jgroups.config=shared-loopback.xml",
-                        "sharding.store.type=memory")
                 .run(context -> {
                     assertThat(context).hasNotFailed().hasSingleBean(MicrometerShardingMetrics.class);
                     MeterRegistry registry = context.getBean(MeterRegistry.class);
