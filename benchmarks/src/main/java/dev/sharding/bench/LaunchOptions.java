@@ -113,7 +113,7 @@ record LaunchOptions(
                 pgConf.put(value.substring(0, value.indexOf('=')), value.substring(value.indexOf('=') + 1));
             } else {
                 System.err.println("Unknown option " + arg
-                        + "; options: --workloads=W1,..,W7,D0,D1,D2,D0-READS --runs=N --logs=DIR"
+                        + "; options: --workloads=W1,..,W7,W6-ASKS,W7-HANG,D0,D1,D2,D0-READS --runs=N --logs=DIR"
                         + " --jfr=DIR --jvm-arg=FLAG --node-arg=--property=value --secret --no-meters, for D0, D1, D2, D0-READS --store=h2|postgresql"
                         + " --d1-callers=N --d1-accounts=N --d1-warmup-s=S --d1-measure-s=S --pg-conf=name=value,"
                         + " or --jfr-summary=FILE.jfr [--top=N]");

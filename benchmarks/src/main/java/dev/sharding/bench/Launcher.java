@@ -32,7 +32,7 @@ final class Launcher {
     static final String BENCH_SECRET = "benchmark-secret-not-for-production";
 
     /** Workloads that run only when named. */
-    static final List<String> EXTRA = List.of("D0", "D1", "D2", "D0-READS", "W7-HANG");
+    static final List<String> EXTRA = List.of("D0", "D1", "D2", "D0-READS", "W6-ASKS", "W7-HANG");
 
     static final String SYSTEM = "sharding-jgroups";
 
@@ -327,6 +327,7 @@ final class Launcher {
                 Map.entry("W4", "remote-ask-throughput"),
                 Map.entry("W5", "activation"),
                 Map.entry("W6", "rebalance"),
+                Map.entry("W6-ASKS", "rebalance-under-asks"),
                 Map.entry("W7", "failover"),
                 Map.entry("D0", "deposit-plain-jdbc"),
                 Map.entry("D2", "balance-reads"),

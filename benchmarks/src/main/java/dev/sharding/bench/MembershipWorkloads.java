@@ -3,6 +3,7 @@ package dev.sharding.bench;
 import dev.sharding.ClusterState;
 import dev.sharding.EntityType;
 import dev.sharding.Member;
+import dev.sharding.ShardRegion;
 import dev.sharding.ShardingNode;
 import java.time.Duration;
 import java.util.HashSet;
@@ -29,9 +30,12 @@ final class MembershipWorkloads {
 
     private final AskSweep sweep;
 
-    MembershipWorkloads(ShardingNode node, AskSweep sweep) {
+    private final ShardRegion<Counter> region;
+
+    MembershipWorkloads(ShardingNode node, AskSweep sweep, ShardRegion<Counter> region) {
         this.node = node;
         this.sweep = sweep;
+        this.region = region;
     }
 
     /** Waits until this node sees {@code n} members and is registered with the coordinator. */
@@ -132,12 +136,20 @@ final class MembershipWorkloads {
 
     /**
      * W6: the clock starts when this node prints {@code W6-STARTED} (the launcher then tells the new node to join)
-     * and stops when the new member hosts at least 30 shards and afterwards every entity answered an ask.
+     * and stops when the new member hosts at least 30 shards and afterwards every entity answered an ask. W6-ASKS
+     * ({@code loadChains} > 0): the same with a steady ask load from this node from 2 s before the join until the
+     * shards per member have not changed for 3 s after the clock stopped; every ask of it that failed is counted.
      */
-    Map<String, Object> w6(int entities) throws Exception {
+    Map<String, Object> w6(int entities, int loadChains) throws Exception {
         String[] ids = Workloads.ids("e-", entities);
         Set<String> before = node.members().stream().map(Member::name).collect(Collectors.toSet());
         Map<String, Integer> shardsBefore = shardsPerNode();
+        SteadyAsks load = null;
+        if (loadChains > 0) {
+            load = new SteadyAsks(region, ids);
+            load.start(loadChains);
+            Thread.sleep(2_000);
+        }
         long t0 = System.nanoTime();
         NodeIo.emit("W6-STARTED", "");
         long deadline = t0 + Duration.ofSeconds(400).toNanos();
@@ -181,6 +193,14 @@ final class MembershipWorkloads {
                 Duration.ofSeconds(300),
                 0);
         long t2 = System.nanoTime();
+        Map<String, Object> loadResult = null;
+        Map<String, Integer> settled = null;
+        if (load != null) {
+            settled = awaitSettled(Duration.ofSeconds(3), Duration.ofSeconds(120));
+            loadResult = load.stop(t0);
+            loadResult.put("load_seconds_after_join", Workloads.round3(Workloads.seconds(System.nanoTime() - t0)));
+            loadResult.put("load_chains", loadChains);
+        }
         Map<String, Object> r = new LinkedHashMap<>();
         r.put("seconds", s.notDone() > 0 ? null : Workloads.round3(Workloads.seconds(t2 - t0)));
         r.put("n", entities);
@@ -195,7 +215,32 @@ final class MembershipWorkloads {
         r.put("probe_asks", s.asks());
         r.put("probe_rounds", s.rounds());
         r.put("probe_failures", s.failures());
+        if (loadResult != null) {
+            r.putAll(loadResult);
+            r.put("shards_settled", settled);
+        }
         return r;
+    }
+
+    /** Waits until the shards per member have stayed the same for {@code quiet}; returns them. */
+    private Map<String, Integer> awaitSettled(Duration quiet, Duration timeout) throws Exception {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        Map<String, Integer> last = shardsPerNode();
+        long since = System.nanoTime();
+        while (System.nanoTime() - since < quiet.toNanos() && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+            Map<String, Integer> now;
+            try {
+                now = shardsPerNode();
+            } catch (Exception e) {
+                continue;
+            }
+            if (!now.equals(last)) {
+                last = now;
+                since = System.nanoTime();
+            }
+        }
+        return last;
     }
 
     /**

@@ -30,6 +30,9 @@ final class Scenarios {
             + " through an injected ShardRegion<Account>; messages are the sample's records Deposit/GetBalance/Balance"
             + RUNTIME_NOTES;
 
+    /** W6-ASKS: the ask chains that run on A while C joins. */
+    static final int W6_LOAD_CHAINS = 16;
+
     static final Map<String, String> NOTES = Map.of(
             "W1",
                     "one JVM, single-node cluster (tells stay local, not serialized); one sender thread; confirmation ="
@@ -59,6 +62,13 @@ final class Scenarios {
                             + " Get asks (500 ms timeout) to all 10000 entities, silent ones asked again, until all answered;"
                             + " failure detection of the default TCP stack (FD_SOCK2, FD_ALL3 3000/1000, VERIFY_SUSPECT2"
                             + " 500ms)",
+            "W6-ASKS",
+                    "as W6, with a steady load beside it: " + W6_LOAD_CHAINS + " ask chains on A, each keeping one"
+                            + " ask(random of the 10000 entities, Add(id, 1), Total.class) with the default timeout (5 s)"
+                            + " outstanding, from 2 s before C's join until the shards per member have not changed for"
+                            + " 3 s after W6's clock stopped; load_failed = those asks that failed (load_failures by"
+                            + " exception), load_p50/p99/max_us = round trips of the answered ones; not one of"
+                            + " WORKLOAD.md's workloads",
             "W7-HANG",
                     "as W7, but C is stopped with SIGSTOP (kill -STOP) instead of killed: it hangs with its"
                             + " connections open, so only FD_ALL3's missing heartbeats (timeout 3 s) and VERIFY_SUSPECT2"
@@ -83,7 +93,9 @@ final class Scenarios {
             "D1",
             List.of("asks_per_s", "p50_us", "p99_us"),
             "W7-HANG",
-            List.of("seconds", "seconds_other_entities"));
+            List.of("seconds", "seconds_other_entities"),
+            "W6-ASKS",
+            List.of("seconds", "load_failed", "load_p99_us", "load_max_us"));
 
     /** D1's notes, whatever the store; {@link #depositNotes} adds the store's and the run's sizes. */
     static final String D1_NOTES = "entity = the sample app's own Account class (sample-app's plain classes,"
@@ -141,7 +153,7 @@ final class Scenarios {
     static int nodes(String w) {
         return switch (w) {
             case "W1", "W5" -> 1;
-            case "W6", "W7", "W7-HANG", "D0", "D1", "D2", "D0-READS" -> 3;
+            case "W6", "W6-ASKS", "W7", "W7-HANG", "D0", "D1", "D2", "D0-READS" -> 3;
             default -> 2;
         };
     }
@@ -181,7 +193,7 @@ final class Scenarios {
                 a.send("RUN " + w);
                 result = a.await("RESULT", Launcher.seconds(1800));
             }
-            case "W6" -> {
+            case "W6", "W6-ASKS" -> {
                 NodeProcess a = launcher.start(tag, "A", heap, Launcher.clusterArgs(cluster, ports.get(0), ports));
                 a.await("READY", Launcher.seconds(180));
                 members(1, a);
@@ -195,7 +207,7 @@ final class Scenarios {
                 NodeProcess c = launcher.start(tag, "C", heap, late);
                 c.await("WAITING-JOIN", Launcher.seconds(180));
                 Thread.sleep(1_000);
-                a.send("W6 10000");
+                a.send(w.equals("W6-ASKS") ? "W6 10000 " + W6_LOAD_CHAINS : "W6 10000");
                 a.await("W6-STARTED", Launcher.seconds(60));
                 c.send("JOIN");
                 result = a.await("RESULT", Launcher.seconds(900));

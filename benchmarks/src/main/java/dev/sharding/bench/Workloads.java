@@ -37,7 +37,7 @@ final class Workloads {
         this.region = region;
         this.sweep = new AskSweep(region);
         this.name = name;
-        this.membership = new MembershipWorkloads(node, sweep);
+        this.membership = new MembershipWorkloads(node, sweep, region);
     }
 
     /** Runs one command of the launcher. */
@@ -53,7 +53,11 @@ final class Workloads {
                         "SEEDED",
                         JSON.writeValueAsString(
                                 membership.seed(Integer.parseInt(words[1]), Integer.parseInt(words[2]))));
-            case "W6" -> NodeIo.emit("RESULT", JSON.writeValueAsString(membership.w6(Integer.parseInt(words[1]))));
+            case "W6" ->
+                NodeIo.emit(
+                        "RESULT",
+                        JSON.writeValueAsString(membership.w6(
+                                Integer.parseInt(words[1]), words.length > 2 ? Integer.parseInt(words[2]) : 0)));
             case "W7" ->
                 NodeIo.emit(
                         "RESULT",
