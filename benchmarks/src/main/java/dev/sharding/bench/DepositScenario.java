@@ -368,7 +368,8 @@ final class DepositScenario {
                 Statement st = c.createStatement();
                 ResultSet rs = st.executeQuery(
                         "SELECT calls, round(total_exec_time::numeric, 1), round(mean_exec_time::numeric * 1000, 1),"
-                                + " rows, wal_bytes, left(regexp_replace(query, '\\s+', ' ', 'g'), 160)"
+                                + " rows, wal_bytes, left(regexp_replace(query, '\\s+', ' ', 'g'), 160),"
+                                + " round(total_plan_time::numeric, 1)"
                                 + " FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT 15")) {
             while (rs.next()) {
                 Map<String, Object> row = new LinkedHashMap<>();
@@ -377,6 +378,7 @@ final class DepositScenario {
                 row.put("mean_us", rs.getBigDecimal(3));
                 row.put("rows", rs.getLong(4));
                 row.put("wal_bytes", rs.getBigDecimal(5));
+                row.put("plan_ms", rs.getBigDecimal(7)); // 0 unless pg_stat_statements.track_planning=on
                 row.put("query", rs.getString(6));
                 top.add(row);
             }

@@ -76,6 +76,33 @@ abstract class JdbcDialect extends PortableSql {
     abstract boolean[] insertStates(Connection connection, List<StateRow> rows) throws SQLException;
 
     /**
+     * Whether {@link #updateIfNotNewer} is supported: one statement that updates many existing rows at once, each
+     * only when its stored epoch is not above the write's.
+     *
+     * @return true when supported
+     */
+    boolean updatesIfNotNewer() {
+        return false;
+    }
+
+    /**
+     * Updates existing state rows of one type in one statement, each only when its stored epoch is at most the
+     * write's, adding the write count to its version; rows that do not exist or carry a newer epoch are left as they
+     * are. The shard epochs must already be locked and checked by the caller.
+     *
+     * @param connection the batch's connection
+     * @param typeName the entity type of every row
+     * @param rows the final rows, sorted by entity id, one per id; each row's {@code version} holds how many writes
+     *     of the batch it stands for
+     * @return the new version of each row that was updated, by entity id
+     * @throws SQLException on failure
+     */
+    java.util.Map<String, Long> updateIfNotNewer(Connection connection, String typeName, List<StateRow> rows)
+            throws SQLException {
+        throw new SQLFeatureNotSupportedException("Not supported by " + name());
+    }
+
+    /**
      * Remembers entity ids; those already remembered stay as they are.
      *
      * @param connection the batch's connection

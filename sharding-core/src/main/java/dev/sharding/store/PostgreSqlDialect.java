@@ -164,6 +164,63 @@ final class PostgreSqlDialect extends JdbcDialect {
     }
 
     @Override
+    boolean updatesIfNotNewer() {
+        return true;
+    }
+
+    /**
+     * One {@code UPDATE ... FROM unnest(...)} for the whole list: one round trip, planned once, instead of a locking
+     * {@code SELECT} and an update per row. Each row is locked by the update itself and its epoch condition is
+     * evaluated on the latest committed version. The ids are also given as {@code entity_id = ANY(...)}, so that the
+     * rows are found through the primary key rather than by joining every row of the type.
+     */
+    @Override
+    java.util.Map<String, Long> updateIfNotNewer(Connection connection, String typeName, List<StateRow> rows)
+            throws SQLException {
+        java.util.Map<String, Long> updated = new java.util.HashMap<>();
+        if (rows.isEmpty()) {
+            return updated;
+        }
+        int n = rows.size();
+        String[] ids = new String[n];
+        Long[] epochs = new Long[n];
+        Long[] writes = new Long[n];
+        byte[][] values = new byte[n][];
+        byte[][] applied = new byte[n][];
+        for (int i = 0; i < n; i++) {
+            StateRow row = rows.get(i);
+            ids[i] = row.entityId();
+            epochs[i] = row.epoch();
+            writes[i] = row.version();
+            values[i] = row.state();
+            applied[i] = row.applied();
+        }
+        try (PreparedStatement ps = prepare(
+                connection,
+                "UPDATE " + states + " AS s SET state = u.state, version = s.version + u.writes, epoch = u.epoch,"
+                        + " applied_messages = u.applied, updated_at = CURRENT_TIMESTAMP"
+                        + " FROM unnest(?::text[], ?::bigint[], ?::bigint[], ?::bytea[], ?::bytea[])"
+                        + " AS u(entity_id, epoch, writes, state, applied)"
+                        + " WHERE s.type_name = ? AND s.entity_id = ANY(?::text[]) AND s.entity_id = u.entity_id"
+                        + " AND s.epoch <= u.epoch"
+                        + " RETURNING s.entity_id, s.version")) {
+            ps.setArray(1, connection.createArrayOf("text", ids));
+            ps.setArray(2, connection.createArrayOf("bigint", epochs));
+            ps.setArray(3, connection.createArrayOf("bigint", writes));
+            ps.setArray(4, connection.createArrayOf("bytea", values));
+            ps.setArray(5, connection.createArrayOf("bytea", applied));
+            ps.setString(6, typeName);
+            ps.setArray(7, connection.createArrayOf("text", ids));
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    updated.put(rs.getString(1), rs.getLong(2));
+                }
+            }
+        }
+        return updated;
+    }
+
+    @Override
     void rememberIds(Connection connection, List<RememberedId> ids) throws SQLException {
         if (ids.isEmpty()) {
             return;

@@ -25,8 +25,11 @@ import org.slf4j.LoggerFactory;
  * The operations of one group commit and what became of each.
  *
  * <h2>Algorithm</h2>
- * The state rows the batch touches are locked first ({@code SELECT ... FOR UPDATE}, in key order so that two nodes'
- * batches cannot deadlock on existing rows). The batch's operations are then replayed per key, in queue order,
+ * The epochs of the shards the batch touches are locked first, then the state rows ({@code SELECT ... FOR UPDATE},
+ * in key order so that two nodes' batches cannot deadlock on existing rows). Where the database can update many rows
+ * in one statement ({@link JdbcDialect#updatesIfNotNewer()}), the keys that only see writes under one epoch the
+ * shard's epoch allows are updated first by that statement, each only where its row exists with an epoch not above
+ * the writes'; the general path below then takes only the keys left. The batch's operations are replayed per key, in queue order,
  * against the locked version and epoch: a write or delete under a lower epoch than the row's is refused alone; the
  * others change the row, and only each key's final row is written (one update, insert or delete per key). Rows that
  * did not exist cannot be locked, so two nodes may insert the same new key at once: the loser's insert is skipped,
@@ -114,10 +117,20 @@ final class WriteBatch {
 
     private void writeStates(Connection connection, JdbcDialect dialect, SortedMap<EntityKey, List<Integer>> byKey)
             throws SQLException {
-        Map<EntityKey, Locked> locked = lock(connection, dialect, byKey.keySet());
+        if (byKey.isEmpty()) {
+            return;
+        }
         java.util.SortedSet<PortableSql.ShardKey> shards = new java.util.TreeSet<>();
         byKey.values().forEach(indexes -> indexes.forEach(i -> shards.add(shardOf(operations.get(i)))));
+        // shard epochs first, then state rows, on every path: the same order in every transaction
         Map<PortableSql.ShardKey, Long> shardEpochs = dialect.lockShardEpochs(connection, shards);
+        if (dialect.updatesIfNotNewer()) {
+            byKey = updateExisting(connection, dialect, byKey, shardEpochs);
+            if (byKey.isEmpty()) {
+                return;
+            }
+        }
+        Map<EntityKey, Locked> locked = lock(connection, dialect, byKey.keySet());
         List<EntityKey> pending = new ArrayList<>(byKey.keySet());
         for (int round = 0; !pending.isEmpty(); round++) {
             if (round == MAX_INSERT_ROUNDS) {
@@ -162,6 +175,72 @@ final class WriteBatch {
                 locked.putAll(lock(connection, dialect, pending));
             }
         }
+    }
+
+    /**
+     * The common case in one statement: the keys whose operations are all writes under one epoch that the shard's
+     * epoch does not fence off are updated where their row exists with an epoch not above it; the outcomes of those
+     * are decided here from the versions the update returns.
+     *
+     * @return the keys left for the general path: those with deletes, several epochs or a fenced write, and those
+     *     whose row was missing or newer
+     */
+    private SortedMap<EntityKey, List<Integer>> updateExisting(
+            Connection connection,
+            JdbcDialect dialect,
+            SortedMap<EntityKey, List<Integer>> byKey,
+            Map<PortableSql.ShardKey, Long> shardEpochs)
+            throws SQLException {
+        SortedMap<EntityKey, List<Integer>> rest = new TreeMap<>();
+        SortedMap<String, List<StateRow>> rowsByType = new TreeMap<>();
+        for (Map.Entry<EntityKey, List<Integer>> e : byKey.entrySet()) {
+            StateRow row = lastWrite(e.getValue(), shardEpochs);
+            if (row == null) {
+                rest.put(e.getKey(), e.getValue());
+            } else {
+                rowsByType
+                        .computeIfAbsent(row.typeName(), t -> new ArrayList<>())
+                        .add(row);
+            }
+        }
+        for (Map.Entry<String, List<StateRow>> e : rowsByType.entrySet()) {
+            Map<String, Long> versions = dialect.updateIfNotNewer(connection, e.getKey(), e.getValue());
+            for (StateRow row : e.getValue()) {
+                EntityKey key = new EntityKey(row.typeName(), row.entityId());
+                List<Integer> indexes = byKey.getOrDefault(key, List.of());
+                Long version = versions.get(row.entityId());
+                if (version == null) {
+                    rest.put(key, indexes);
+                    continue;
+                }
+                long first = version - indexes.size();
+                for (int k = 0; k < indexes.size(); k++) {
+                    StoreOperation.Write w = (StoreOperation.Write) operations.get(indexes.get(k));
+                    outcomes[indexes.get(k)] = new StoredState(w.state(), first + k + 1, w.epoch(), w.applied());
+                }
+            }
+        }
+        return rest;
+    }
+
+    /**
+     * The row a key's writes end with, its version holding how many writes they are; {@code null} when any of its
+     * operations is a delete, the writes carry different epochs, or the shard's epoch is above theirs.
+     */
+    private @Nullable StateRow lastWrite(List<Integer> indexes, Map<PortableSql.ShardKey, Long> shardEpochs) {
+        StoreOperation.@Nullable Write last = null;
+        for (int i : indexes) {
+            if (!(operations.get(i) instanceof StoreOperation.Write w)
+                    || (last != null && last.epoch() != w.epoch())
+                    || shardEpochs.getOrDefault(shardOf(w), 0L) > w.epoch()) {
+                return null;
+            }
+            last = w;
+        }
+        return last == null
+                ? null
+                : new StateRow(
+                        last.typeName(), last.entityId(), last.state(), indexes.size(), last.epoch(), last.applied());
     }
 
     /** Marks a key none of whose operations was accepted. */
