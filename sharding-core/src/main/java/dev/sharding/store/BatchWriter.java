@@ -17,6 +17,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -25,7 +26,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The writer side of a {@link JdbcShardingStore}: a queue and the one thread that drains it, committing each drain
  * as a {@link WriteBatch} in one transaction, and a completion thread that completes the batch's futures in commit
- * order. The writer keeps the connection it borrowed while more work is queued and gives it back when the queue is
+ * order. After a transaction of many operations (writes arriving from many callers at once) the writer lingers
+ * up to the store's batch linger for more before it begins the next, so that fewer, larger transactions carry the
+ * same writes. The writer keeps the connection it borrowed while more work is queued and gives it back when the queue is
  * empty, or when a transaction on it failed. A transaction is tried again at once (up to three times in all) only when the database reports a deadlock
  * or serialization failure; any other failure fails the batch (one that hit a time limit says which), and the writer pauses before the next one, longer
  * (up to a second) while failures go on, logging the first failure of a streak and its end.
@@ -35,6 +38,12 @@ final class BatchWriter {
     private static final Logger LOG = LoggerFactory.getLogger(JdbcShardingStore.class);
 
     private static final int TRANSACTION_ATTEMPTS = 3;
+
+    /** A lingering writer stops waiting once its batch holds this many operations. */
+    private static final int LINGER_UNTIL = 32;
+
+    /** How often a lingering writer looks at its queue. */
+    private static final long LINGER_SLICE_NANOS = 250_000;
 
     private static final long FIRST_FAILURE_PAUSE_MILLIS = 10;
 
@@ -63,6 +72,11 @@ final class BatchWriter {
     private final Dialects dialects;
 
     private final Duration queryTimeout;
+
+    private final long lingerNanos;
+
+    /** The size of the writer's previous batch; only the writer thread uses it. */
+    private int lastBatch;
 
     private final BlockingQueue<StoreOperation> queue = new LinkedBlockingQueue<>();
 
@@ -98,12 +112,15 @@ final class BatchWriter {
      *
      * @param dataSource where to commit
      * @param maxBatchSize the most operations per transaction
+     * @param batchLinger the longest to wait for more operations before a transaction, after a large one
      * @param dialects finds the database's dialect
      * @param queryTimeout the longest a statement may run; the network timeout is twice as long
      */
-    BatchWriter(DataSource dataSource, int maxBatchSize, Dialects dialects, Duration queryTimeout) {
+    BatchWriter(
+            DataSource dataSource, int maxBatchSize, Duration batchLinger, Dialects dialects, Duration queryTimeout) {
         this.dataSource = dataSource;
         this.maxBatchSize = maxBatchSize;
+        this.lingerNanos = batchLinger.toNanos();
         this.dialects = dialects;
         this.queryTimeout = queryTimeout;
         StoreThreads.factory("sharding-store-writer-").newThread(this::run).start();
@@ -154,6 +171,11 @@ final class BatchWriter {
         return finished;
     }
 
+    /** @return how many operations wait in the queue */
+    int queued() {
+        return queue.size();
+    }
+
     /**
      * The counters so far.
      *
@@ -161,6 +183,23 @@ final class BatchWriter {
      */
     JdbcStoreStatistics statistics() {
         return new JdbcStoreStatistics(batches.get(), operations.get(), failedBatches.get(), largestBatch.get());
+    }
+
+    /**
+     * Waits, in short slices, for more operations to join the batch, until it holds {@link #LINGER_UNTIL} or the
+     * linger is over; a {@link StoreOperation.Stop} ends the wait at once.
+     */
+    private void linger(List<StoreOperation> drained) {
+        long deadline = System.nanoTime() + lingerNanos;
+        while (drained.size() < Math.min(LINGER_UNTIL, maxBatchSize)
+                && !(drained.get(drained.size() - 1) instanceof StoreOperation.Stop)) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                return;
+            }
+            LockSupport.parkNanos(Math.min(left, LINGER_SLICE_NANOS));
+            queue.drainTo(drained, maxBatchSize - drained.size());
+        }
     }
 
     private void run() {
@@ -174,6 +213,10 @@ final class BatchWriter {
                 continue;
             }
             queue.drainTo(drained, maxBatchSize - 1);
+            if (lingerNanos > 0 && lastBatch >= JdbcStoreSettings.LINGER_AFTER_BATCH_OF) {
+                linger(drained);
+            }
+            lastBatch = drained.size();
             List<StoreOperation> batch = new ArrayList<>(drained.size());
             for (StoreOperation op : drained) {
                 if (op instanceof StoreOperation.Stop s) {

@@ -113,7 +113,8 @@ public final class JdbcShardingStore implements ShardingStore {
         this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
         this.settings = settings.validate();
         this.tasks = new ConnectionTasks(dataSource, settings, this::dialect);
-        this.writer = new BatchWriter(dataSource, settings.maxBatchSize(), this::dialect, settings.queryTimeout());
+        this.writer = new BatchWriter(
+                dataSource, settings.maxBatchSize(), settings.batchLinger(), this::dialect, settings.queryTimeout());
     }
 
     /**
@@ -171,6 +172,15 @@ public final class JdbcShardingStore implements ShardingStore {
      */
     public JdbcStoreStatistics statistics() {
         return writer.statistics();
+    }
+
+    /**
+     * How many operations wait in the writer's queue, not yet taken into a transaction; for tests.
+     *
+     * @return the count
+     */
+    int queuedOperations() {
+        return writer.queued();
     }
 
     @Override

@@ -96,6 +96,18 @@ public final class JdbcShardingStoreBuilder {
     }
 
     /**
+     * Sets the longest the writer waits for more writes before it begins a transaction, when writes arrive from many
+     * callers at once (1 ms by default; zero never waits).
+     *
+     * @param value the linger
+     * @return this builder
+     */
+    public JdbcShardingStoreBuilder batchLinger(Duration value) {
+        settings = settings.withBatchLinger(value);
+        return this;
+    }
+
+    /**
      * Starts the store; the database is first used by its first operation.
      *
      * @return the store

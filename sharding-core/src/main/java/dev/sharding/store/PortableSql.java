@@ -136,7 +136,18 @@ abstract class PortableSql {
     }
 
     /**
-     * Prepares a statement with the query timeout.
+     * Whether every transaction of the store limits its statements' time on the server, so that statements need no
+     * query timeout of the driver's: a driver that enforces one runs a timer per statement.
+     *
+     * @return true when the server limits them
+     */
+    boolean limitsStatementsOnTheServer() {
+        return false;
+    }
+
+    /**
+     * Prepares a statement with the query timeout, unless the server limits statements itself
+     * ({@link #limitsStatementsOnTheServer()}).
      *
      * @param connection the connection
      * @param sql the statement
@@ -145,6 +156,9 @@ abstract class PortableSql {
      */
     final PreparedStatement prepare(Connection connection, String sql) throws SQLException {
         PreparedStatement ps = connection.prepareStatement(sql);
+        if (limitsStatementsOnTheServer()) {
+            return ps;
+        }
         try {
             ps.setQueryTimeout(queryTimeoutSeconds);
         } catch (SQLException | RuntimeException e) {
@@ -155,7 +169,7 @@ abstract class PortableSql {
     }
 
     /**
-     * Creates a statement with the query timeout.
+     * Creates a statement with the query timeout, unless the server limits statements itself.
      *
      * @param connection the connection
      * @return the statement
@@ -163,6 +177,9 @@ abstract class PortableSql {
      */
     final Statement statement(Connection connection) throws SQLException {
         Statement st = connection.createStatement();
+        if (limitsStatementsOnTheServer()) {
+            return st;
+        }
         try {
             st.setQueryTimeout(queryTimeoutSeconds);
         } catch (SQLException | RuntimeException e) {

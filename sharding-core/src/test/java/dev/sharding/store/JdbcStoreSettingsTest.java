@@ -14,6 +14,25 @@ class JdbcStoreSettingsTest {
         assertThat(defaults.tablePrefix()).isEqualTo("sharding_");
         assertThat(defaults.maxBatchSize()).isEqualTo(1000);
         assertThat(defaults.queryTimeout()).isEqualTo(Duration.ofSeconds(10));
+        assertThat(defaults.batchLinger()).isEqualTo(Duration.ofMillis(1));
+        assertThat(new JdbcStoreSettings("p_", 10, 1, Duration.ZERO, Duration.ofSeconds(1)).batchLinger())
+                .isEqualTo(JdbcStoreSettings.DEFAULT_BATCH_LINGER);
+        assertThat(defaults.withBatchLinger(Duration.ZERO).validate().batchLinger())
+                .isZero();
+    }
+
+    @Test
+    void rejectsANegativeOrLongBatchLinger() {
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> JdbcStoreSettings.defaults()
+                        .withBatchLinger(Duration.ofMillis(-1))
+                        .validate())
+                .withMessage("Invalid setting sharding.store.batch-linger=PT-0.001S: must not be negative");
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> JdbcStoreSettings.defaults()
+                        .withBatchLinger(Duration.ofMillis(1001))
+                        .validate())
+                .withMessage("Invalid setting sharding.store.batch-linger=PT1.001S: must be at most PT1S");
     }
 
     @Test

@@ -58,6 +58,7 @@ final class ShardingStoreFactory {
         JdbcShardingStore store = JdbcShardingStore.builder(applicationDataSource)
                 .tablePrefix(properties.getTablePrefix())
                 .queryTimeout(properties.getQueryTimeout())
+                .batchLinger(properties.getBatchLinger())
                 .build();
         if (properties.getInitializeSchema() == DatabaseInitializationMode.ALWAYS) {
             createSchema(store, url, properties);
@@ -86,6 +87,7 @@ final class ShardingStoreFactory {
         JdbcShardingStore store = JdbcShardingStore.builder(pool)
                 .tablePrefix(properties.getTablePrefix())
                 .queryTimeout(properties.getQueryTimeout())
+                .batchLinger(properties.getBatchLinger())
                 .build();
         try {
             if (properties.getInitializeSchema() == DatabaseInitializationMode.NEVER) {

@@ -50,6 +50,13 @@ public class StoreProperties {
      */
     private Duration queryTimeout = Duration.ofSeconds(10);
 
+    /**
+     * Longest time the JDBC store's writer waits for more writes before it begins a transaction, and only after a
+     * transaction of at least 8 operations (writes arriving from many callers at once): fewer, larger transactions
+     * carry the same writes, for up to this much more time per write. 0 never waits.
+     */
+    private Duration batchLinger = Duration.ofMillis(1);
+
     public StoreType getType() {
         return this.type;
     }
@@ -96,6 +103,14 @@ public class StoreProperties {
 
     public void setQueryTimeout(Duration queryTimeout) {
         this.queryTimeout = queryTimeout;
+    }
+
+    public Duration getBatchLinger() {
+        return this.batchLinger;
+    }
+
+    public void setBatchLinger(Duration batchLinger) {
+        this.batchLinger = batchLinger;
     }
 
     /** The kinds of store. */

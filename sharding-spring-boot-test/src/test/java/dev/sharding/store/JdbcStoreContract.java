@@ -130,6 +130,33 @@ abstract class JdbcStoreContract extends ShardingStoreContract {
     }
 
     @Test
+    void afterALargeTransactionTheWriterLingersForWritesThatFollow() throws Exception {
+        JdbcShardingStore s = newStore(JdbcStoreSettings.defaults().withBatchLinger(Duration.ofSeconds(1)));
+        List<CompletableFuture<StoredState>> queued = new ArrayList<>();
+        try {
+            queued.add(holdWriterWith(s, "first"));
+            for (int i = 0; i < JdbcStoreSettings.LINGER_AFTER_BATCH_OF + 4; i++) {
+                queued.add(s.write(type, "queued-" + i, SHARD, 1, bytes("q" + i)));
+            }
+        } finally {
+            dataSource().release();
+        }
+        for (CompletableFuture<StoredState> f : queued) {
+            await(f);
+        }
+        long batchesBefore = s.statistics().batches();
+        // the writer takes the first alone and, after a transaction of twelve, waits for more before it begins
+        CompletableFuture<StoredState> first = s.write(type, "late-1", SHARD, 1, bytes("l1"));
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> s.queuedOperations() == 0);
+        CompletableFuture<StoredState> second = s.write(type, "late-2", SHARD, 1, bytes("l2"));
+        assertThat(await(first).version()).isEqualTo(1);
+        assertThat(await(second).version()).isEqualTo(1);
+        assertThat(s.statistics().batches() - batchesBefore)
+                .as("both late writes in one transaction: %s", s.statistics())
+                .isEqualTo(1);
+    }
+
+    @Test
     void closeCommitsWhatIsQueuedAndThenRefusesOperations() throws Exception {
         JdbcShardingStore s = newStore(JdbcStoreSettings.defaults());
         List<CompletableFuture<StoredState>> queued = new ArrayList<>();
