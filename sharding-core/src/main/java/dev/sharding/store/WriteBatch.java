@@ -28,13 +28,13 @@ import org.slf4j.LoggerFactory;
  * The epochs of the shards the batch touches are locked first, then the state rows ({@code SELECT ... FOR UPDATE},
  * in key order so that two nodes' batches cannot deadlock on existing rows). Where the database can update many rows
  * in one statement ({@link JdbcDialect#updatesIfNotNewer()}), the keys that only see writes under one epoch the
- * shard's epoch allows are updated first by that statement, each only where its row exists with an epoch not above
- * the writes'; the general path below then takes only the keys left. The batch's operations are replayed per key, in queue order,
- * against the locked version and epoch: a write or delete under a lower epoch than the row's is refused alone; the
- * others change the row, and only each key's final row is written (one update, insert or delete per key). Rows that
- * did not exist cannot be locked, so two nodes may insert the same new key at once: the loser's insert is skipped,
- * the row the winner committed is locked, and that key is replayed again, so the higher epoch wins whichever
- * committed first. Remembered entity changes are reduced to their final presence per id the same way. Nothing is
+ * shard's epoch allows are updated by that statement before any state row is locked, each only where its row exists
+ * with an epoch not above the writes'; the general path takes the keys left. It replays their operations per key,
+ * in queue order, against the locked version and epoch: a write or delete under a lower epoch than the row's is
+ * refused alone; the others change the row, and only each key's final row is written (one update, insert or delete
+ * per key). Rows that did not exist cannot be locked, so two nodes may insert the same new key at once: the loser's
+ * insert is skipped, the row the winner committed is locked, and that key is replayed again, so the higher epoch wins
+ * whichever committed first. Remembered entity changes are reduced to their final presence per id the same way. Nothing is
  * completed here: the caller commits, then calls {@link #complete()}, or {@link #fail} when anything went wrong.
  */
 final class WriteBatch {
