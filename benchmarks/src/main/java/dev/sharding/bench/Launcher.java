@@ -243,7 +243,23 @@ final class Launcher {
         line.set("machine", machine);
         System.err.println("[bench] " + label + " run " + run + " done in " + machine.get("run_wall_s") + " s"
                 + (line.has("error") ? ": " + line.get("error") : ""));
+        if (!line.has("error")) {
+            // a D run leaves over a gigabyte of database files; a failed run keeps them to be looked at
+            deleteTree(logs.resolve(tag + "-store"));
+        }
         return line;
+    }
+
+    private static void deleteTree(Path dir) {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (java.util.stream.Stream<Path> paths = Files.walk(dir)) {
+            paths.sorted(java.util.Comparator.reverseOrder())
+                    .forEach(p -> p.toFile().delete());
+        } catch (IOException | java.io.UncheckedIOException e) {
+            System.err.println("[bench] could not delete " + dir + ": " + e);
+        }
     }
 
     /** Starts one node JVM of the current run. */
