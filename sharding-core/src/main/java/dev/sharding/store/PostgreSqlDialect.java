@@ -214,13 +214,14 @@ final class PostgreSqlDialect extends JdbcDialect {
                         + " WHERE s.type_name = ? AND s.entity_id = ANY(?::text[]) AND s.entity_id = u.entity_id"
                         + " AND s.epoch <= u.epoch"
                         + " RETURNING s.entity_id, s.version")) {
-            ps.setArray(1, connection.createArrayOf("text", ids));
+            java.sql.Array idArray = connection.createArrayOf("text", ids);
+            ps.setArray(1, idArray);
             ps.setArray(2, connection.createArrayOf("bigint", epochs));
             ps.setArray(3, connection.createArrayOf("bigint", writes));
             ps.setArray(4, connection.createArrayOf("bytea", values));
             ps.setArray(5, connection.createArrayOf("bytea", applied));
             ps.setString(6, typeName);
-            ps.setArray(7, connection.createArrayOf("text", ids));
+            ps.setArray(7, idArray);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     updated.put(rs.getString(1), rs.getLong(2));

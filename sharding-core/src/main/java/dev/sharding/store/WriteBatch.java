@@ -34,8 +34,8 @@ import org.slf4j.LoggerFactory;
  * refused alone; the others change the row, and only each key's final row is written (one update, insert or delete
  * per key). Rows that did not exist cannot be locked, so two nodes may insert the same new key at once: the loser's
  * insert is skipped, the row the winner committed is locked, and that key is replayed again, so the higher epoch wins
- * whichever committed first. Remembered entity changes are reduced to their final presence per id the same way. Nothing is
- * completed here: the caller commits, then calls {@link #complete()}, or {@link #fail} when anything went wrong.
+ * whichever committed first. Remembered entity changes are reduced to their final presence per id the same way.
+ * Nothing is completed here: the caller commits, then calls {@link #complete()}, or {@link #fail} when anything went wrong.
  */
 final class WriteBatch {
 
