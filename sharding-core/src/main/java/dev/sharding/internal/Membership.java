@@ -48,6 +48,9 @@ final class Membership {
 
     private volatile List<Member> view = List.of();
 
+    /** The members of {@link #view}, for {@link #isMember} on every message sent to another node. */
+    private volatile Set<Member> viewSet = Set.of();
+
     private volatile @Nullable Member coordinator;
 
     private volatile boolean registered;
@@ -74,13 +77,20 @@ final class Membership {
         storeId = id;
     }
 
-    /** Takes a new view. Control thread. */
+    /** The members of the current view that a new view no longer holds; publishes nothing. Control thread. */
+    Set<Member> goneIn(List<Member> members) {
+        Set<Member> gone = new HashSet<>(view);
+        members.forEach(gone::remove);
+        return gone;
+    }
+
+    /** Takes a new view and publishes it to every thread. Control thread. */
     ViewChange update(List<Member> members) {
         List<Member> old = view;
-        Set<Member> gone = new HashSet<>(old);
-        gone.removeAll(members);
+        Set<Member> gone = goneIn(members);
         Set<Member> joined = new HashSet<>(members);
         old.forEach(joined::remove);
+        viewSet = Set.copyOf(members);
         view = members;
         Member newCoordinator = members.isEmpty() ? null : members.get(0);
         Member previous = coordinator;
@@ -166,6 +176,11 @@ final class Membership {
 
     List<Member> view() {
         return view;
+    }
+
+    /** Whether a member is in the current view. Any thread. */
+    boolean isMember(Member member) {
+        return viewSet.contains(member);
     }
 
     @Nullable

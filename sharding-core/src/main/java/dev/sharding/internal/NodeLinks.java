@@ -147,6 +147,11 @@ final class NodeLinks implements RegionHost, LeaseHost {
     }
 
     @Override
+    public boolean isMember(Member member) {
+        return membership.isMember(member);
+    }
+
+    @Override
     public void checkRunning() {
         if (!running.getAsBoolean()) {
             throw new ShardingException("Sharding node " + nodeName() + " is not running");

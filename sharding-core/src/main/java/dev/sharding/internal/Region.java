@@ -451,10 +451,17 @@ public final class Region<T> implements ShardRegion<T> {
         return tracing;
     }
 
-    /** Members left: forget homes on them so that the next message asks the coordinator. Control thread. */
-    void membersGone(Collection<Member> gone) {
-        handOffs.check();
+    /**
+     * Members are about to leave the view: forget homes on them so that the next message asks the coordinator. Runs
+     * before the view that drops them is published. Control thread.
+     */
+    void forgetHomesOn(Collection<Member> gone) {
         router.forgetHomesOn(gone);
+    }
+
+    /** Members left, in the view now published: handoffs that waited for them go on. Control thread. */
+    void membersGone() {
+        handOffs.check();
     }
 
     /** An envelope arrived from another node; delivers, forwards, or buffers it ({@link ShardRouter#receive}). */

@@ -33,6 +33,9 @@ interface RegionHost {
     /** The members of the current view. */
     List<Member> members();
 
+    /** Whether a member is in the current view; on every message sent to another node. Any thread. */
+    boolean isMember(Member member);
+
     /** Throws if the node does not take messages now: stopped, or cut off on the losing side of a partition. */
     void checkRunning();
 

@@ -111,7 +111,10 @@ final class ShardRouter {
         return droppedTells.get();
     }
 
-    /** Members left: forget homes on them so that the next message asks the coordinator. Control thread. */
+    /**
+     * Members are leaving the view: forget homes on them so that the next message asks the coordinator. Runs before
+     * the view is published. Control thread.
+     */
     void forgetHomesOn(Collection<Member> gone) {
         for (ShardSlot slot : slots) {
             Member home = slot.home;
@@ -120,7 +123,8 @@ final class ShardRouter {
                     slot.home = null;
                     if (!slot.buffer.isEmpty() && !slot.requested) {
                         slot.requested = true;
-                        node.requestShardHome(typeName, slot.shardId);
+                        // once the view is applied, so that the request goes to the coordinator of the new view
+                        node.control().execute(() -> node.requestShardHome(typeName, slot.shardId));
                     }
                 }
             }
@@ -141,13 +145,28 @@ final class ShardRouter {
                     }
                 }
             }
-            sendTo(slot, home, entityId, message, ask);
+            while (!sendTo(slot, home, entityId, message, ask)) {
+                // the home left the view after it was read: the view's change cleared it first, so the slot now
+                // holds no home (the message waits in its buffer) or a newer one
+                synchronized (slot) {
+                    home = slot.home;
+                    if (home == null) {
+                        buffer(slot, new ShardSlot.Buffered(entityId, message, ask, null, null), ask);
+                        return;
+                    }
+                }
+            }
         } finally {
             slot.senders.decrementAndGet();
         }
     }
 
-    private void sendTo(ShardSlot slot, Member home, String entityId, Object message, @Nullable PendingAsk<?> ask) {
+    /**
+     * Sends a message to the home read from its slot; false, having sent nothing, when that home is no longer in the
+     * view. An ask is registered before the view is looked at, so a view published after the look fails it (the
+     * view's change fails every ask registered for a member gone once it published the view).
+     */
+    private boolean sendTo(ShardSlot slot, Member home, String entityId, Object message, @Nullable PendingAsk<?> ask) {
         if (home.equals(node.self())) {
             Shard local = slot.local;
             if (local != null) {
@@ -160,8 +179,20 @@ final class ShardRouter {
                 } else {
                     local.deliver(entityId, message, sink);
                 }
-                return;
+                return true;
             }
+        }
+        long correlationId = 0;
+        Member replyTo = null;
+        if (ask != null) {
+            ask.target = home;
+            ask.remote = true;
+            correlationId = node.asks().register(ask);
+            replyTo = node.self();
+        }
+        if (!node.isMember(home)) {
+            // taken back unless the view's change failed it already (then it is done: nothing more to send)
+            return ask != null && node.asks().remove(correlationId) != ask;
         }
         Map<String, String> headers = null;
         if (traced && message instanceof TracedMessage tracedMessage) {
@@ -174,14 +205,6 @@ final class ShardRouter {
             message = identified.message();
         }
         byte[] payload = node.codec().encode(message);
-        long correlationId = 0;
-        Member replyTo = null;
-        if (ask != null) {
-            ask.target = home;
-            ask.remote = true;
-            correlationId = node.asks().register(ask);
-            replyTo = node.self();
-        }
         EntityEnvelope envelope = new EntityEnvelope(
                 typeName,
                 entityId,
@@ -194,6 +217,7 @@ final class ShardRouter {
                 messageId,
                 headers);
         node.transport().send(home, node.protocol().encode(envelope), false);
+        return true;
     }
 
     /** Adds to a slot's buffer; caller holds the slot's monitor. */
@@ -280,6 +304,9 @@ final class ShardRouter {
         slot.senders.incrementAndGet();
         try {
             Member home = slot.home;
+            if (home != null && !home.equals(node.self()) && !node.isMember(home)) {
+                home = slot.home; // the view dropped it after it was read, and its change cleared it before that
+            }
             if (home == null) {
                 Shard local = slot.local;
                 if (local != null && !local.stopping) {

@@ -4,13 +4,15 @@ import dev.sharding.Member;
 import dev.sharding.internal.lease.LeaseKeeper;
 import dev.sharding.internal.transport.Transport;
 import java.util.List;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A new JGroups view, applied to each part of the node in order: the membership (who left, who joined, whether the
- * coordinator changed), the lease keeper's split-brain decision, the asks sent to members that left, the regions'
- * homes and handoffs, the statistics, the coordinator; and a new registration when the coordinator changed.
+ * A new JGroups view, applied to each part of the node in order: the regions' homes on members that left, the
+ * membership (who left, who joined, whether the coordinator changed), the lease keeper's split-brain decision, the
+ * asks sent to members that left, the regions' handoffs, the statistics, the coordinator; and a new registration
+ * when the coordinator changed.
  *
  * <p>Control thread only.
  */
@@ -49,11 +51,19 @@ final class ViewChanges {
         this.coordinator = coordinator;
     }
 
-    /** Applies a new view: membership, leases, asks sent to members gone, regions, statistics, coordinator. */
+    /** Applies a new view: homes, membership, leases, asks sent to members gone, handoffs, statistics, coordinator. */
     void apply(List<Member> members) {
         try {
             if (membership.self() == null) {
                 membership.joined(transport.self()); // the first view can arrive while the transport connects
+            }
+            // Routing stops on the members gone before the view that drops them is published, and asks sent to them
+            // fail after it: a caller that sees the new view routes no message to a member gone, and a sender that
+            // read a home before the view looks at the view again after registering its ask (ShardRouter#sendTo),
+            // so every ask registered for a member gone is either failed here or sent elsewhere.
+            Set<Member> gone = membership.goneIn(members);
+            for (Region<?> r : regions.all()) {
+                r.forgetHomesOn(gone);
             }
             Membership.ViewChange change = membership.update(members);
             log.info(
@@ -65,7 +75,7 @@ final class ViewChanges {
             leases.onView(members, System.nanoTime());
             asks.failSentTo(change.gone());
             for (Region<?> r : regions.all()) {
-                r.membersGone(change.gone());
+                r.membersGone();
             }
             statistics.membersGone(change.gone());
             coordinator.onView(members, change.gone(), change.joined());

@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.sharding.AdminResult;
 import dev.sharding.EntityException;
 import dev.sharding.EntityType;
-import dev.sharding.EntityUnreachableException;
 import dev.sharding.ShardRegion;
 import dev.sharding.ShardingNode;
 import dev.sharding.test.ControllableStore;
@@ -51,23 +50,6 @@ class EntityStateClusterTest {
         return via.region(Wallet.class)
                 .ask(id, new Wallet.Read(), Wallet.Reply.class)
                 .get(30, TimeUnit.SECONDS);
-    }
-
-    /**
-     * A read right after a crash, asked again when it fails as unreachable: the node publishes the new view a moment
-     * before its regions stop routing to the member that left, so a read sent in that moment goes to the dead member
-     * and fails as unreachable, as any ask in flight to a member that crashes does; a caller asks again.
-     */
-    private static Wallet.Reply readAfterCrash(ShardingNode via, String id) throws Exception {
-        for (int attempt = 1; ; attempt++) {
-            try {
-                return read(via, id);
-            } catch (ExecutionException e) {
-                if (!(e.getCause() instanceof EntityUnreachableException) || attempt == 3) {
-                    throw e;
-                }
-            }
-        }
     }
 
     @Test
@@ -147,7 +129,7 @@ class EntityStateClusterTest {
         victim.crash();
         cluster.awaitConverged();
         for (String id : IDS) {
-            Wallet.Reply r = readAfterCrash(via, id);
+            Wallet.Reply r = read(via, id);
             assertThat(r.amount()).as(id).isEqualTo(15);
             assertThat(r.node()).isNotEqualTo(victim.nodeName());
         }

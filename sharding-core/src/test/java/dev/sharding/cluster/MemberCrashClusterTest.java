@@ -9,12 +9,14 @@ import dev.sharding.ShardingNode;
 import dev.sharding.test.Counter;
 import dev.sharding.test.TestCluster;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -91,6 +93,52 @@ class MemberCrashClusterTest {
         assertThat(hosted)
                 .containsOnlyKeys(homes.keySet())
                 .allSatisfy((id, count) -> assertThat(count).isOne());
+    }
+
+    /**
+     * A caller that sees the crashed member leave the view and asks its entities at once: the new view is published
+     * only once the regions stopped routing to the member, and a sender that read its home just before looks at the
+     * view again, so no such ask is sent to the member gone (it would fail as unreachable, or wait for its timeout).
+     */
+    @Test
+    void asksSentAsSoonAsTheViewDropsACrashedMemberReachTheEntitiesNewHomes() throws Exception {
+        List<ShardingNode> nodes = cluster.startNodes(3);
+        ShardingNode via = nodes.get(0);
+        ShardingNode victim = nodes.get(2);
+        ShardRegion<Counter> region = via.region(Counter.class);
+        List<String> onVictim = new ArrayList<>();
+        for (int i = 0; i < 200; i++) {
+            String id = "v-" + i;
+            if (region.ask(id, new Counter.Add(1), Counter.Total.class)
+                    .get(10, TimeUnit.SECONDS)
+                    .node()
+                    .equals(victim.nodeName())) {
+                onVictim.add(id);
+            }
+        }
+        assertThat(onVictim).isNotEmpty();
+        cluster.awaitStable(); // a member lost right after a join cannot be told from a split
+
+        AtomicBoolean gone = new AtomicBoolean();
+        CompletableFuture<List<CompletableFuture<Counter.Total>>> sent = CompletableFuture.supplyAsync(() -> {
+            while (via.members().contains(victim.self())) {
+                Thread.onSpinWait();
+            }
+            gone.set(true);
+            List<CompletableFuture<Counter.Total>> asks = new ArrayList<>();
+            for (int round = 0; round < 20; round++) {
+                for (String id : onVictim) {
+                    asks.add(region.ask(id, new Counter.Get(), Counter.Total.class, Duration.ofSeconds(60)));
+                }
+            }
+            return asks;
+        });
+        victim.crash();
+        List<CompletableFuture<Counter.Total>> asks = sent.get(60, TimeUnit.SECONDS);
+        assertThat(gone).isTrue();
+        for (CompletableFuture<Counter.Total> ask : asks) {
+            assertThat(ask.get(60, TimeUnit.SECONDS).node()).isNotEqualTo(victim.nodeName());
+        }
     }
 
     @Test
