@@ -178,6 +178,11 @@ final class EntityCell implements Runnable, Passivation.Candidate {
         return true;
     }
 
+    /** Whether this entity's shard was dropped without a handoff (the node stopped serving). */
+    boolean shardDropped() {
+        return shard.dropped;
+    }
+
     /** Runs the mailbox again after it waited: for a completion, or for the node to serve again. */
     void resume() {
         shard.region().executor().execute(this);

@@ -76,11 +76,15 @@ final class ServingGate {
         return new ClusterPartitionedException("Sharding node " + membership.nodeName() + " does not serve: " + reason);
     }
 
-    /** An entity waits for the node to serve again. Entity threads. */
+    /**
+     * An entity waits for the node to serve again. Entity threads. Its shard may have been dropped (and every parked
+     * entity run again) after the entity looked and before it got here: then no one would run it again, and the
+     * object would outlive its shard with its message unanswered until the node served again, so it runs now.
+     */
     void park(EntityCell cell) {
         parked.add(cell);
-        if (serving() && parked.remove(cell)) {
-            cell.resume(); // the node served again meanwhile
+        if ((serving() || cell.shardDropped()) && parked.remove(cell)) {
+            cell.resume(); // the node served again meanwhile, or the shard was dropped
         }
     }
 
