@@ -73,6 +73,88 @@ class JdbcShardingStorePostgreSqlTest extends JdbcStoreLimitsContract {
         return postgres.getDatabase("postgres", name);
     }
 
+    /**
+     * The server keeps one plan per statement and connection, made for unknown parameters and for the table's size
+     * when it is made. The plan of the batch update, made under the store's settings over an empty table, over a
+     * thousand rows the statistics do not know of yet (a sequential scan without the settings), and over many rows,
+     * must look rows up by type and ids through the primary key: such a plan stays right at any size.
+     */
+    @Test
+    void theBatchUpdateIsPlannedAsALookupOfTheListedIdsWhateverTheTablesSize() throws Exception {
+        String prefix = "plans" + OTHER_DATABASES.incrementAndGet() + "_";
+        JdbcStoreSettings settings = JdbcStoreSettings.defaults().withTablePrefix(prefix);
+        newStore(settings);
+        try (Connection c = dataSource().getConnection();
+                Statement st = c.createStatement()) {
+            PostgreSqlDialect dialect = (PostgreSqlDialect) JdbcDialect.detect(c, settings);
+            assertThat(c.getMetaData().getDatabaseMajorVersion())
+                    .as("generic plans are used from version 17")
+                    .isGreaterThanOrEqualTo(17);
+            st.execute("VACUUM ANALYZE " + prefix + "entity_state");
+            int rows = 0;
+            for (int size : new int[] {0, 1_000, 20_000}) {
+                st.execute("INSERT INTO " + prefix + "entity_state"
+                        + " (type_name, entity_id, state, version, epoch, updated_at)"
+                        + " SELECT 'account', 'a-' || g, '\\x0102'::bytea, 1, 1, now()"
+                        + " FROM generate_series(" + (rows + 1) + ", " + size + ") g");
+                rows = Math.max(rows, size);
+                assertThat(genericPlan(c, dialect))
+                        .as("plan over %d rows", rows)
+                        .contains("Index Cond: (((type_name)::text = $6) AND ((entity_id)::text = ANY ($7)))")
+                        .doesNotContain("Seq Scan");
+            }
+            st.execute("ANALYZE " + prefix + "entity_state");
+            assertThat(genericPlan(c, dialect))
+                    .as("plan over %d rows, analyzed", rows)
+                    .contains("Index Cond: (((type_name)::text = $6) AND ((entity_id)::text = ANY ($7)))")
+                    .doesNotContain("Seq Scan");
+        }
+    }
+
+    /**
+     * The plan the server keeps for the batch update on a connection, made in a transaction of the store (so under
+     * its settings, {@code force_generic_plan} among them): for unknown parameters, whatever values are given.
+     */
+    private static String genericPlan(Connection c, PostgreSqlDialect dialect) throws SQLException {
+        String sql = dialect.updateIfNotNewerSql();
+        StringBuilder numbered = new StringBuilder();
+        int n = 0;
+        for (char ch : sql.toCharArray()) {
+            if (ch == '?') {
+                numbered.append('$').append(++n);
+            } else {
+                numbered.append(ch);
+            }
+        }
+        c.setAutoCommit(false);
+        try (Statement st = c.createStatement()) {
+            dialect.beginTransaction(c, Duration.ofSeconds(10));
+            st.execute(
+                    "PREPARE batch_update (text[], bigint[], bigint[], bytea[], bytea[], text, text[]) AS " + numbered);
+            StringBuilder plan = new StringBuilder();
+            try (java.sql.ResultSet rs = st.executeQuery(
+                    "EXPLAIN EXECUTE batch_update('{a-1}', '{1}', '{1}', '{\\\\x01}', '{\\\\x01}', 'account',"
+                            + " '{a-1}')")) {
+                while (rs.next()) {
+                    plan.append(rs.getString(1)).append('\n');
+                }
+            }
+            st.execute("DEALLOCATE batch_update");
+            c.rollback();
+            c.setAutoCommit(true);
+            return plan.toString();
+        } catch (SQLException | RuntimeException e) {
+            if (!c.isClosed()) {
+                c.rollback();
+                try (Statement st = c.createStatement()) {
+                    st.execute("DEALLOCATE ALL");
+                }
+                c.setAutoCommit(true);
+            }
+            throw e;
+        }
+    }
+
     @Test
     void aNodeFrozenInATransactionLosesItsSessionAndItsLocksAfterTheLimit() throws Exception {
         JdbcShardingStore s = newStore(JdbcStoreSettings.defaults().withQueryTimeout(Duration.ofSeconds(8)));
