@@ -191,8 +191,13 @@ final class ShardRouter {
             replyTo = node.self();
         }
         if (!node.isMember(home)) {
-            // taken back unless the view's change failed it already (then it is done: nothing more to send)
-            return ask != null && node.asks().remove(correlationId) != ask;
+            if (ask != null) {
+                if (node.asks().remove(correlationId) != ask) {
+                    return true; // the view's change failed it already: nothing more to send
+                }
+                ask.remote = false; // taken back; sent again wherever the shard's home is now
+            }
+            return false;
         }
         Map<String, String> headers = null;
         if (traced && message instanceof TracedMessage tracedMessage) {
