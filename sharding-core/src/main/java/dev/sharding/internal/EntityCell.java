@@ -25,7 +25,7 @@ import org.slf4j.LoggerFactory;
  * <p>The instance is created on the first message (on an entity thread) and destroyed by a stop signal, after the
  * messages before it. Its durable state, read, written through and carried, is {@link DurableEntityState}.
  */
-final class EntityCell implements Runnable, Passivation.Candidate {
+final class EntityCell implements Runnable, Passivation.Candidate, ParkedEntities.Parked {
 
     private static final Logger log = LoggerFactory.getLogger(EntityCell.class);
 
@@ -178,13 +178,14 @@ final class EntityCell implements Runnable, Passivation.Candidate {
         return true;
     }
 
-    /** Whether this entity's shard was dropped without a handoff (the node stopped serving). */
-    boolean shardDropped() {
+    @Override
+    public boolean shardDropped() {
         return shard.dropped;
     }
 
     /** Runs the mailbox again after it waited: for a completion, or for the node to serve again. */
-    void resume() {
+    @Override
+    public void resume() {
         shard.region().executor().execute(this);
     }
 

@@ -7,7 +7,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -47,7 +46,7 @@ final class ServingGate {
     private volatile boolean verifying;
 
     /** Entities whose message waits for the node to serve again. */
-    private final ConcurrentLinkedQueue<EntityCell> parked = new ConcurrentLinkedQueue<>();
+    private final ParkedEntities parked = new ParkedEntities(this::serving);
 
     ServingGate(
             LeaseKeeper leases,
@@ -76,24 +75,14 @@ final class ServingGate {
         return new ClusterPartitionedException("Sharding node " + membership.nodeName() + " does not serve: " + reason);
     }
 
-    /**
-     * An entity waits for the node to serve again. Entity threads. Its shard may have been dropped (and every parked
-     * entity run again) after the entity looked and before it got here: then no one would run it again, and the
-     * object would outlive its shard with its message unanswered until the node served again, so it runs now.
-     */
+    /** An entity waits for the node to serve again ({@link ParkedEntities#park}). Entity threads. */
     void park(EntityCell cell) {
-        parked.add(cell);
-        if ((serving() || cell.shardDropped()) && parked.remove(cell)) {
-            cell.resume(); // the node served again meanwhile, or the shard was dropped
-        }
+        parked.park(cell);
     }
 
     /** Runs every waiting entity again: the node serves again, or shards were dropped. Any thread. */
     void unparkAll() {
-        EntityCell cell;
-        while ((cell = parked.poll()) != null) {
-            cell.resume();
-        }
+        parked.resumeAll();
     }
 
     /** The node lost its side or its lease: every shard stops now, and the coordinator hears it hosts none. */
