@@ -32,9 +32,13 @@ final class Membership {
 
     private static final Logger log = LoggerFactory.getLogger(Membership.class);
 
-    /** How the view changed: who left, who joined, and whether the coordinator moved. */
+    /** How a new view changes the current one: who left, who joined, and whether the coordinator moved. */
     record ViewChange(
-            Set<Member> gone, Set<Member> joined, @Nullable Member newCoordinator, boolean coordinatorChanged) {}
+            List<Member> members,
+            Set<Member> gone,
+            Set<Member> joined,
+            @Nullable Member newCoordinator,
+            boolean coordinatorChanged) {}
 
     private final LocalRegions regions;
 
@@ -77,25 +81,22 @@ final class Membership {
         storeId = id;
     }
 
-    /** The members of the current view that a new view no longer holds; publishes nothing. Control thread. */
-    Set<Member> goneIn(List<Member> members) {
+    /** How a new view would change the current one; publishes nothing. Control thread. */
+    ViewChange changeTo(List<Member> members) {
         Set<Member> gone = new HashSet<>(view);
         members.forEach(gone::remove);
-        return gone;
+        Set<Member> joined = new HashSet<>(members);
+        view.forEach(joined::remove);
+        Member newCoordinator = members.isEmpty() ? null : members.get(0);
+        return new ViewChange(
+                members, gone, joined, newCoordinator, newCoordinator != null && !newCoordinator.equals(coordinator));
     }
 
-    /** Takes a new view and publishes it to every thread. Control thread. */
-    ViewChange update(List<Member> members) {
-        List<Member> old = view;
-        Set<Member> gone = goneIn(members);
-        Set<Member> joined = new HashSet<>(members);
-        old.forEach(joined::remove);
-        viewSet = Set.copyOf(members);
-        view = members;
-        Member newCoordinator = members.isEmpty() ? null : members.get(0);
-        Member previous = coordinator;
-        coordinator = newCoordinator;
-        return new ViewChange(gone, joined, newCoordinator, newCoordinator != null && !newCoordinator.equals(previous));
+    /** Takes the new view of a change and publishes it to every thread. Control thread. */
+    void publish(ViewChange change) {
+        viewSet = Set.copyOf(change.members());
+        view = change.members();
+        coordinator = change.newCoordinator();
     }
 
     /** Registers this node's regions with the coordinator of the view. Control thread. */

@@ -4,7 +4,6 @@ import dev.sharding.Member;
 import dev.sharding.internal.lease.LeaseKeeper;
 import dev.sharding.internal.transport.Transport;
 import java.util.List;
-import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -61,11 +60,11 @@ final class ViewChanges {
             // fail after it: a caller that sees the new view routes no message to a member gone, and a sender that
             // read a home before the view looks at the view again after registering its ask (ShardRouter#sendTo),
             // so every ask registered for a member gone is either failed here or sent elsewhere.
-            Set<Member> gone = membership.goneIn(members);
+            Membership.ViewChange change = membership.changeTo(members);
             for (Region<?> r : regions.all()) {
-                r.forgetHomesOn(gone);
+                r.forgetHomesOn(change.gone());
             }
-            Membership.ViewChange change = membership.update(members);
+            membership.publish(change);
             log.info(
                     "View on {}: {} (left: {}, joined: {})",
                     membership.nodeName(),

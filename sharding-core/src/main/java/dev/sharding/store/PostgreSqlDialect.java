@@ -36,6 +36,9 @@ final class PostgreSqlDialect extends JdbcDialect {
     /** What each transaction sets besides its time limits: how statements are planned. */
     private final String planSettings;
 
+    /** The statement of {@link #updateIfNotNewer}, made once. */
+    private final String updateIfNotNewerSql;
+
     /**
      * Creates the dialect for the tables of a prefix.
      *
@@ -45,6 +48,14 @@ final class PostgreSqlDialect extends JdbcDialect {
     PostgreSqlDialect(String prefix, Duration queryTimeout, int majorVersion) {
         super(prefix, queryTimeout);
         this.planSettings = planSettings(majorVersion);
+        this.updateIfNotNewerSql = "UPDATE " + states
+                + " AS s SET state = u.state, version = s.version + u.writes, epoch = u.epoch,"
+                + " applied_messages = u.applied, updated_at = CURRENT_TIMESTAMP"
+                + " FROM unnest(?::text[], ?::bigint[], ?::bigint[], ?::bytea[], ?::bytea[])"
+                + " AS u(entity_id, epoch, writes, state, applied)"
+                + " WHERE s.type_name = ? AND s.entity_id = ANY(?::text[]) AND s.entity_id = u.entity_id"
+                + " AND s.epoch <= u.epoch"
+                + " RETURNING s.entity_id, s.version";
     }
 
     /**
@@ -256,13 +267,7 @@ final class PostgreSqlDialect extends JdbcDialect {
 
     /** The statement of {@link #updateIfNotNewer}: ids, epochs, writes, states, applied ids, type, ids. */
     String updateIfNotNewerSql() {
-        return "UPDATE " + states + " AS s SET state = u.state, version = s.version + u.writes, epoch = u.epoch,"
-                + " applied_messages = u.applied, updated_at = CURRENT_TIMESTAMP"
-                + " FROM unnest(?::text[], ?::bigint[], ?::bigint[], ?::bytea[], ?::bytea[])"
-                + " AS u(entity_id, epoch, writes, state, applied)"
-                + " WHERE s.type_name = ? AND s.entity_id = ANY(?::text[]) AND s.entity_id = u.entity_id"
-                + " AND s.epoch <= u.epoch"
-                + " RETURNING s.entity_id, s.version";
+        return updateIfNotNewerSql;
     }
 
     @Override
