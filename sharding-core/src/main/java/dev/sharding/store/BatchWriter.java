@@ -248,11 +248,8 @@ final class BatchWriter {
                 JdbcDialect dialect = dialects.of(connection);
                 @SuppressWarnings("NullAway") // no result: Void
                 ReadTask.Body<Void> write = () -> {
-                    if (!limitsSet) {
-                        dialect.beginTransaction(connection);
-                        limitsSet = dialect.limitsLastForTheSession();
-                    }
-                    batch.execute(connection, dialect);
+                    batch.execute(connection, dialect, !limitsSet);
+                    limitsSet = dialect.limitsLastForTheSession();
                     return null;
                 };
                 JdbcTransactions.inTransaction(connection, write);

@@ -76,31 +76,50 @@ abstract class JdbcDialect extends PortableSql {
     abstract boolean[] insertStates(Connection connection, List<StateRow> rows) throws SQLException;
 
     /**
-     * Whether {@link #updateIfNotNewer} is supported: one statement that updates many existing rows at once, each
-     * only when its stored epoch is not above the write's.
+     * Whether a write batch begins with {@link #lockAndUpdate}: one round trip that gives the transaction its time
+     * limits, locks the epochs of the batch's shards and updates the rows that exist under the fence of their own
+     * epoch, leaving the check of the shards' epochs to the caller. Otherwise the batch locks the epochs
+     * ({@link #lockShardEpochs}) and decides every row on the general path.
      *
      * @return true when supported
      */
-    boolean updatesIfNotNewer() {
+    boolean locksAndUpdatesAtOnce() {
         return false;
     }
 
     /**
-     * Updates existing state rows of one type in one statement, each only when its stored epoch is at most the
-     * write's, adding the write count to its version; rows that do not exist or carry a newer epoch are left as they
-     * are. The shard epochs must already be locked and checked by the caller.
+     * Begins a write batch in one round trip, in this order: gives the transaction its time limits when asked
+     * ({@link #beginTransaction(Connection)}); locks the epoch rows of the shards, by type and then shard, as
+     * {@link #lockShardEpochs} does; then, for each type, updates those of its rows that exist with an epoch not
+     * above the row's write, adding each row's write count to its version. Rows that do not exist or carry a newer
+     * epoch are left as they are. The shards' epochs are not checked by the update: the caller must compare them
+     * with the writes' epochs and roll the transaction back when one of the updated rows was fenced off by its
+     * shard.
      *
      * @param connection the batch's connection
-     * @param typeName the entity type of every row
-     * @param rows the final rows, sorted by entity id, one per id; each row's {@code version} holds how many writes
-     *     of the batch it stands for
-     * @return the new version of each row that was updated, by entity id
+     * @param setLimits whether the transaction's time limits are still to be set
+     * @param shards every shard the batch touches, sorted
+     * @param rowsByType the candidate rows per type: one per id, sorted by id; each row's {@code version} holds how
+     *     many writes of the batch it stands for
+     * @return the epoch of each shard (0 for those without one) and the new version of each row updated
      * @throws SQLException on failure
      */
-    java.util.Map<String, Long> updateIfNotNewer(Connection connection, String typeName, List<StateRow> rows)
+    LockedAndUpdated lockAndUpdate(
+            Connection connection,
+            boolean setLimits,
+            java.util.SortedSet<ShardKey> shards,
+            java.util.SortedMap<String, List<StateRow>> rowsByType)
             throws SQLException {
         throw new SQLFeatureNotSupportedException("Not supported by " + name());
     }
+
+    /**
+     * What {@link #lockAndUpdate} found and did.
+     *
+     * @param epochs the epoch of each shard locked, 0 for those without one
+     * @param versions the new version of each row updated
+     */
+    record LockedAndUpdated(java.util.Map<ShardKey, Long> epochs, java.util.Map<EntityKey, Long> versions) {}
 
     /**
      * Remembers entity ids; those already remembered stay as they are.

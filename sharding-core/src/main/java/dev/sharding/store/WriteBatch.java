@@ -26,10 +26,10 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>Algorithm</h2>
  * The epochs of the shards the batch touches are locked first, then the state rows ({@code SELECT ... FOR UPDATE},
- * in key order so that two nodes' batches cannot deadlock on existing rows). Where the database can update many rows
- * in one statement ({@link JdbcDialect#updatesIfNotNewer()}), the keys that only see writes under one epoch the
- * shard's epoch allows are updated by that statement before any state row is locked, each only where its row exists
- * with an epoch not above the writes'; the general path takes the keys left. It replays their operations per key,
+ * in key order so that two nodes' batches cannot deadlock on existing rows). Where the database can lock the epochs
+ * and update many rows in one round trip ({@link JdbcDialect#locksAndUpdatesAtOnce()}), the keys that only see writes
+ * under one epoch are updated there, before any state row is locked, each only where its row exists with an epoch
+ * not above the writes' and its shard's epoch is not above it either; the general path takes the keys left. It replays their operations per key,
  * in queue order, against the locked version and epoch: a write or delete under a lower epoch than the row's is
  * refused alone; the others change the row, and only each key's final row is written (one update, insert or delete
  * per key). Rows that did not exist cannot be locked, so two nodes may insert the same new key at once: the loser's
@@ -51,6 +51,12 @@ final class WriteBatch {
     private final @Nullable Object[] outcomes;
 
     /**
+     * Set when a shard's epoch, locked in the first round trip, turned out to fence off a row that round trip
+     * updated: the transaction is rolled back and the batch done again without that round trip.
+     */
+    private boolean generalPathOnly;
+
+    /**
      * Creates a batch; nothing runs yet.
      *
      * @param operations the operations, in queue order, without {@link StoreOperation.Stop}
@@ -70,15 +76,17 @@ final class WriteBatch {
     }
 
     /**
-     * Applies the batch in the connection's current transaction, whose time limits the caller has set
-     * ({@link JdbcDialect#beginTransaction(Connection)}); the caller commits. May be called again, on a new
+     * Applies the batch in the connection's current transaction; the caller commits. May be called again, on a new
      * transaction, after a failure: every outcome is computed anew.
      *
      * @param connection a connection with auto-commit off
      * @param dialect the database's dialect
+     * @param setLimits whether the transaction's time limits are still to be set
+     *     ({@link JdbcDialect#beginTransaction(Connection)}): they are, before anything else runs, with the first
+     *     statements where the dialect can ({@link JdbcDialect#locksAndUpdatesAtOnce()})
      * @throws SQLException when any statement fails; the transaction must be rolled back
      */
-    void execute(Connection connection, JdbcDialect dialect) throws SQLException {
+    void execute(Connection connection, JdbcDialect dialect, boolean setLimits) throws SQLException {
         SortedMap<EntityKey, List<Integer>> byKey = new TreeMap<>();
         Map<RememberedId, Boolean> rememberedChanges = new LinkedHashMap<>();
         int firstClear = -1;
@@ -104,7 +112,12 @@ final class WriteBatch {
                 throw new IllegalStateException("Not a batch operation: " + op.describe());
             }
         }
-        writeStates(connection, dialect, byKey);
+        boolean limitsWithTheWrites =
+                setLimits && dialect.locksAndUpdatesAtOnce() && !generalPathOnly && !byKey.isEmpty();
+        if (setLimits && !limitsWithTheWrites) {
+            dialect.beginTransaction(connection);
+        }
+        writeStates(connection, dialect, byKey, limitsWithTheWrites);
         if (firstClear >= 0) {
             outcomes[firstClear] = dialect.clearShardingData(connection);
         }
@@ -115,7 +128,8 @@ final class WriteBatch {
         dialect.rememberIds(connection, remember);
     }
 
-    private void writeStates(Connection connection, JdbcDialect dialect, SortedMap<EntityKey, List<Integer>> byKey)
+    private void writeStates(
+            Connection connection, JdbcDialect dialect, SortedMap<EntityKey, List<Integer>> byKey, boolean setLimits)
             throws SQLException {
         if (byKey.isEmpty()) {
             return;
@@ -123,12 +137,43 @@ final class WriteBatch {
         java.util.SortedSet<PortableSql.ShardKey> shards = new java.util.TreeSet<>();
         byKey.values().forEach(indexes -> indexes.forEach(i -> shards.add(shardOf(operations.get(i)))));
         // shard epochs first, then state rows, on every path: the same order in every transaction
-        Map<PortableSql.ShardKey, Long> shardEpochs = dialect.lockShardEpochs(connection, shards);
-        if (dialect.updatesIfNotNewer()) {
-            byKey = updateExisting(connection, dialect, byKey, shardEpochs);
+        Map<PortableSql.ShardKey, Long> shardEpochs;
+        if (dialect.locksAndUpdatesAtOnce() && !generalPathOnly) {
+            SortedMap<EntityKey, List<Integer>> rest = new TreeMap<>();
+            SortedMap<String, List<StateRow>> rowsByType = new TreeMap<>();
+            Map<EntityKey, StoreOperation.Write> lastWrites = new java.util.HashMap<>();
+            for (Map.Entry<EntityKey, List<Integer>> e : byKey.entrySet()) {
+                @Nullable StateRow row = lastWrite(e.getValue());
+                if (row == null) {
+                    rest.put(e.getKey(), e.getValue());
+                } else {
+                    rowsByType
+                            .computeIfAbsent(row.typeName(), t -> new ArrayList<>())
+                            .add(row);
+                    List<Integer> indexes = e.getValue();
+                    lastWrites.put(e.getKey(), (StoreOperation.Write) operations.get(indexes.get(indexes.size() - 1)));
+                }
+            }
+            JdbcDialect.LockedAndUpdated done = dialect.lockAndUpdate(connection, setLimits, shards, rowsByType);
+            shardEpochs = done.epochs();
+            for (EntityKey key : done.versions().keySet()) {
+                StoreOperation.@Nullable Write w = lastWrites.get(key);
+                if (w != null && shardEpochs.getOrDefault(shardOf(w), 0L) > w.epoch()) {
+                    // the shard was allocated again since these writes were made: decide every key again, the
+                    // general way, in a new transaction (rare: only writes in flight when a shard moves)
+                    generalPathOnly = true;
+                    throw new SQLTransactionRollbackException(
+                            "The epoch of the shard of " + key + " is above its writes'; the batch is done again",
+                            "40001");
+                }
+            }
+            decideUpdated(rowsByType, done.versions(), byKey, rest);
+            byKey = rest;
             if (byKey.isEmpty()) {
                 return;
             }
+        } else {
+            shardEpochs = dialect.lockShardEpochs(connection, shards);
         }
         Map<EntityKey, Locked> locked = lock(connection, dialect, byKey.keySet());
         List<EntityKey> pending = new ArrayList<>(byKey.keySet());
@@ -178,37 +223,20 @@ final class WriteBatch {
     }
 
     /**
-     * The common case in one statement: the keys whose operations are all writes under one epoch that the shard's
-     * epoch does not fence off are updated where their row exists with an epoch not above it; the outcomes of those
-     * are decided here from the versions the update returns.
-     *
-     * @return the keys left for the general path: those with deletes, several epochs or a fenced write, and those
-     *     whose row was missing or newer
+     * Decides the outcomes of the candidate rows {@link JdbcDialect#lockAndUpdate} updated, from the versions it
+     * returned; the keys of the others (their row was missing, or it or its shard had a newer epoch) go to the rest,
+     * for the general path.
      */
-    private SortedMap<EntityKey, List<Integer>> updateExisting(
-            Connection connection,
-            JdbcDialect dialect,
+    private void decideUpdated(
+            SortedMap<String, List<StateRow>> rowsByType,
+            Map<EntityKey, Long> versions,
             SortedMap<EntityKey, List<Integer>> byKey,
-            Map<PortableSql.ShardKey, Long> shardEpochs)
-            throws SQLException {
-        SortedMap<EntityKey, List<Integer>> rest = new TreeMap<>();
-        SortedMap<String, List<StateRow>> rowsByType = new TreeMap<>();
-        for (Map.Entry<EntityKey, List<Integer>> e : byKey.entrySet()) {
-            StateRow row = lastWrite(e.getValue(), shardEpochs);
-            if (row == null) {
-                rest.put(e.getKey(), e.getValue());
-            } else {
-                rowsByType
-                        .computeIfAbsent(row.typeName(), t -> new ArrayList<>())
-                        .add(row);
-            }
-        }
-        for (Map.Entry<String, List<StateRow>> e : rowsByType.entrySet()) {
-            Map<String, Long> versions = dialect.updateIfNotNewer(connection, e.getKey(), e.getValue());
-            for (StateRow row : e.getValue()) {
+            SortedMap<EntityKey, List<Integer>> rest) {
+        for (List<StateRow> rows : rowsByType.values()) {
+            for (StateRow row : rows) {
                 EntityKey key = new EntityKey(row.typeName(), row.entityId());
                 List<Integer> indexes = byKey.getOrDefault(key, List.of());
-                Long version = versions.get(row.entityId());
+                Long version = versions.get(key);
                 if (version == null) {
                     rest.put(key, indexes);
                     continue;
@@ -220,19 +248,16 @@ final class WriteBatch {
                 }
             }
         }
-        return rest;
     }
 
     /**
      * The row a key's writes end with, its version holding how many writes they are; {@code null} when any of its
-     * operations is a delete, the writes carry different epochs, or the shard's epoch is above theirs.
+     * operations is a delete or the writes carry different epochs.
      */
-    private @Nullable StateRow lastWrite(List<Integer> indexes, Map<PortableSql.ShardKey, Long> shardEpochs) {
+    private @Nullable StateRow lastWrite(List<Integer> indexes) {
         StoreOperation.@Nullable Write last = null;
         for (int i : indexes) {
-            if (!(operations.get(i) instanceof StoreOperation.Write w)
-                    || (last != null && last.epoch() != w.epoch())
-                    || shardEpochs.getOrDefault(shardOf(w), 0L) > w.epoch()) {
+            if (!(operations.get(i) instanceof StoreOperation.Write w) || (last != null && last.epoch() != w.epoch())) {
                 return null;
             }
             last = w;

@@ -116,7 +116,7 @@ class JdbcShardingStorePostgreSqlTest extends JdbcStoreLimitsContract {
      * its settings, {@code force_generic_plan} among them): for unknown parameters, whatever values are given.
      */
     private static String genericPlan(Connection c, PostgreSqlDialect dialect) throws SQLException {
-        String sql = dialect.updateIfNotNewerSql();
+        String sql = dialect.updateSql();
         StringBuilder numbered = new StringBuilder();
         int n = 0;
         for (char ch : sql.toCharArray()) {

@@ -105,6 +105,72 @@ abstract class JdbcStoreContract extends ShardingStoreContract {
         assertThat(await(s.remembered(type, 1))).containsExactly("queued-1");
     }
 
+    /**
+     * One transaction with rows of two types on shards that share ids: each write is fenced by the epoch of its own
+     * type's shard, whether its row exists (updated in the batch's first round trip where the database can) or not.
+     */
+    @Test
+    void aBatchOfTwoTypesFencesEachWriteByItsOwnTypesShard() throws Exception {
+        JdbcShardingStore s = newStore(JdbcStoreSettings.defaults());
+        String other = type + "-other";
+        for (String t : List.of(type, other)) {
+            for (int shard : new int[] {1, 2}) {
+                assertThat(await(s.nextEpoch(t, shard))).isEqualTo(1);
+                await(s.write(t, "row-" + shard, shard, 1, bytes(t + " " + shard)));
+            }
+        }
+        // shard 2 of the first type moves on; shard 2 of the other type stays at epoch 1
+        assertThat(await(s.nextEpoch(type, 2))).isEqualTo(2);
+        CompletableFuture<StoredState> first;
+        List<CompletableFuture<StoredState>> accepted = new ArrayList<>();
+        List<CompletableFuture<StoredState>> fenced = new ArrayList<>();
+        long batchesBefore;
+        try {
+            first = holdWriterWith(s, "first");
+            batchesBefore = s.statistics().batches();
+            accepted.add(s.write(type, "row-1", 1, 1, bytes("a1 once")));
+            accepted.add(s.write(type, "row-1", 1, 1, bytes("a1 twice")));
+            fenced.add(s.write(type, "row-2", 2, 1, bytes("a2 late")));
+            fenced.add(s.write(type, "new-2", 2, 1, bytes("a2 new late")));
+            accepted.add(s.write(other, "row-1", 1, 1, bytes("b1 once")));
+            accepted.add(s.write(other, "row-2", 2, 1, bytes("b2 once")));
+            accepted.add(s.write(other, "new-2", 2, 1, bytes("b2 new")));
+            accepted.add(s.write(type, "next-2", 2, 2, bytes("a2 by the new owner")));
+        } finally {
+            dataSource().release();
+        }
+        await(first);
+        assertThat(s.statistics().batches() - batchesBefore)
+                .as("the queued writes in one batch")
+                .isEqualTo(1);
+        for (CompletableFuture<StoredState> f : fenced) {
+            assertThatThrownBy(() -> await(f)).isInstanceOf(StaleEpochException.class);
+        }
+        assertThat(accepted.stream()
+                        .map(f -> {
+                            try {
+                                StoredState stored = await(f);
+                                return text(stored) + " v" + stored.version() + " e" + stored.epoch();
+                            } catch (Exception e) {
+                                return e.toString();
+                            }
+                        })
+                        .toList())
+                .containsExactly(
+                        "a1 once v2 e1",
+                        "a1 twice v3 e1",
+                        "b1 once v2 e1",
+                        "b2 once v2 e1",
+                        "b2 new v1 e1",
+                        "a2 by the new owner v1 e2");
+        assertThat(text(await(s.read(type, "row-1")).orElseThrow())).isEqualTo("a1 twice");
+        assertThat(text(await(s.read(type, "row-2")).orElseThrow())).isEqualTo(type + " 2");
+        assertThat(text(await(s.read(type, "next-2")).orElseThrow())).isEqualTo("a2 by the new owner");
+        assertThat(await(s.read(type, "new-2"))).isEmpty();
+        assertThat(text(await(s.read(other, "row-2")).orElseThrow())).isEqualTo("b2 once");
+        assertThat(text(await(s.read(other, "new-2")).orElseThrow())).isEqualTo("b2 new");
+    }
+
     @Test
     void noBatchHoldsMoreThanTheMaximum() throws Exception {
         JdbcShardingStore s = newStore(JdbcStoreSettings.defaults().withMaxBatchSize(10));
