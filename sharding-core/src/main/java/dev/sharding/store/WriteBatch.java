@@ -29,10 +29,11 @@ import org.slf4j.LoggerFactory;
  * in key order so that two nodes' batches cannot deadlock on existing rows). Where the database can lock the epochs
  * and update many rows in one round trip ({@link JdbcDialect#locksAndUpdatesAtOnce()}), the keys that only see writes
  * under one epoch are updated there, before any state row is locked, each only where its row exists with an epoch
- * not above the writes' and its shard's epoch is not above it either; the general path takes the keys left. It replays their operations per key,
- * in queue order, against the locked version and epoch: a write or delete under a lower epoch than the row's is
- * refused alone; the others change the row, and only each key's final row is written (one update, insert or delete
- * per key). Rows that did not exist cannot be locked, so two nodes may insert the same new key at once: the loser's
+ * not above the writes'; when a shard's epoch, returned by the same round trip, fences off a row it updated, the
+ * transaction is rolled back and the batch done again without that round trip. The general path takes the keys left.
+ * It replays their operations per key, in queue order, against the locked version and epoch: a write or delete under
+ * a lower epoch than the row's is refused alone; the others change the row, and only each key's final row is written
+ * (one update, insert or delete per key). Rows that did not exist cannot be locked, so two nodes may insert the same new key at once: the loser's
  * insert is skipped, the row the winner committed is locked, and that key is replayed again, so the higher epoch wins
  * whichever committed first. Remembered entity changes are reduced to their final presence per id the same way.
  * Nothing is completed here: the caller commits, then calls {@link #complete()}, or {@link #fail} when anything went wrong.
@@ -224,8 +225,8 @@ final class WriteBatch {
 
     /**
      * Decides the outcomes of the candidate rows {@link JdbcDialect#lockAndUpdate} updated, from the versions it
-     * returned; the keys of the others (their row was missing, or it or its shard had a newer epoch) go to the rest,
-     * for the general path.
+     * returned; the keys of the others (their row was missing or had a newer epoch) go to the rest, for the general
+     * path.
      */
     private void decideUpdated(
             SortedMap<String, List<StateRow>> rowsByType,
