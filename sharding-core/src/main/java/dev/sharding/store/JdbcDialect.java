@@ -88,8 +88,8 @@ abstract class JdbcDialect extends PortableSql {
     }
 
     /**
-     * Begins a write batch in one round trip, in this order: gives the transaction its time limits when asked
-     * ({@link #beginTransaction(Connection)}); locks the epoch rows of the shards, by type and then shard, as
+     * Begins a write batch in one round trip, in this order: gives the transaction its time limits (as
+     * {@link #beginTransaction(Connection)} does); locks the epoch rows of the shards, by type and then shard, as
      * {@link #lockShardEpochs} does; then, for each type, updates those of its rows that exist with an epoch not
      * above the row's write, adding each row's write count to its version. Rows that do not exist or carry a newer
      * epoch are left as they are. The shards' epochs are not checked by the update: the caller must compare them
@@ -97,7 +97,6 @@ abstract class JdbcDialect extends PortableSql {
      * shard.
      *
      * @param connection the batch's connection
-     * @param setLimits whether the transaction's time limits are still to be set
      * @param shards every shard the batch touches, sorted
      * @param rowsByType the candidate rows per type: one per id, sorted by id; each row's {@code version} holds how
      *     many writes of the batch it stands for
@@ -106,7 +105,6 @@ abstract class JdbcDialect extends PortableSql {
      */
     LockedAndUpdated lockAndUpdate(
             Connection connection,
-            boolean setLimits,
             java.util.SortedSet<ShardKey> shards,
             java.util.SortedMap<String, List<StateRow>> rowsByType)
             throws SQLException {

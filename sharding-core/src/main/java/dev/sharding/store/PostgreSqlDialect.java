@@ -245,7 +245,6 @@ final class PostgreSqlDialect extends JdbcDialect {
     @Override
     LockedAndUpdated lockAndUpdate(
             Connection connection,
-            boolean setLimits,
             java.util.SortedSet<ShardKey> shards,
             java.util.SortedMap<String, List<StateRow>> rowsByType)
             throws SQLException {
@@ -258,12 +257,11 @@ final class PostgreSqlDialect extends JdbcDialect {
         int typesLocked = shardsByType.size();
         int typesUpdated = rowsByType.size();
         String sql = lockAndUpdateSql.computeIfAbsent(
-                (typesLocked << 16) | (typesUpdated << 1) | (setLimits ? 1 : 0),
-                k -> lockAndUpdateSql(setLimits, typesLocked, typesUpdated));
+                (typesLocked << 16) | typesUpdated, k -> lockAndUpdateSql(typesLocked, typesUpdated));
         java.util.Map<ShardKey, Long> epochsByShard = new java.util.HashMap<>();
         java.util.Map<EntityKey, Long> versions = new java.util.HashMap<>();
         try (PreparedStatement ps = prepare(connection, sql)) {
-            int p = setLimits ? bindLimits(ps, 1, queryTimeout()) : 1;
+            int p = bindLimits(ps, 1, queryTimeout());
             for (java.util.Map.Entry<String, List<Integer>> e : shardsByType.entrySet()) {
                 ps.setString(p++, e.getKey());
                 ps.setArray(
@@ -272,10 +270,8 @@ final class PostgreSqlDialect extends JdbcDialect {
             for (java.util.Map.Entry<String, List<StateRow>> e : rowsByType.entrySet()) {
                 p = bindUpdate(connection, ps, p, e.getKey(), e.getValue());
             }
-            boolean result = ps.execute();
-            if (setLimits) {
-                result = ps.getMoreResults();
-            }
+            ps.execute();
+            boolean result = ps.getMoreResults(); // past the limits' row
             for (java.util.Map.Entry<String, List<Integer>> e : shardsByType.entrySet()) {
                 try (ResultSet rs = resultOf(ps, result)) {
                     while (rs.next()) {
@@ -307,11 +303,9 @@ final class PostgreSqlDialect extends JdbcDialect {
         return rs;
     }
 
-    private String lockAndUpdateSql(boolean setLimits, int typesLocked, int typesUpdated) {
+    private String lockAndUpdateSql(int typesLocked, int typesUpdated) {
         List<String> statements = new java.util.ArrayList<>();
-        if (setLimits) {
-            statements.add(limitsSql);
-        }
+        statements.add(limitsSql);
         statements.addAll(Collections.nCopies(typesLocked, lockEpochsSql));
         statements.addAll(Collections.nCopies(typesUpdated, updateSql));
         return String.join(";\n", statements);

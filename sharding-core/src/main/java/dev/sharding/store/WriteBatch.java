@@ -83,8 +83,9 @@ final class WriteBatch {
      * @param connection a connection with auto-commit off
      * @param dialect the database's dialect
      * @param setLimits whether the transaction's time limits are still to be set
-     *     ({@link JdbcDialect#beginTransaction(Connection)}): they are, before anything else runs, with the first
-     *     statements where the dialect can ({@link JdbcDialect#locksAndUpdatesAtOnce()})
+     *     ({@link JdbcDialect#beginTransaction(Connection)}); they are set before anything else runs. A batch that
+     *     writes states on a dialect that locks and updates at once ({@link JdbcDialect#locksAndUpdatesAtOnce()})
+     *     sets them in that round trip in every transaction
      * @throws SQLException when any statement fails; the transaction must be rolled back
      */
     void execute(Connection connection, JdbcDialect dialect, boolean setLimits) throws SQLException {
@@ -113,12 +114,11 @@ final class WriteBatch {
                 throw new IllegalStateException("Not a batch operation: " + op.describe());
             }
         }
-        boolean limitsWithTheWrites =
-                setLimits && dialect.locksAndUpdatesAtOnce() && !generalPathOnly && !byKey.isEmpty();
-        if (setLimits && !limitsWithTheWrites) {
+        boolean oneRoundTrip = dialect.locksAndUpdatesAtOnce() && !generalPathOnly && !byKey.isEmpty();
+        if (setLimits && !oneRoundTrip) {
             dialect.beginTransaction(connection);
         }
-        writeStates(connection, dialect, byKey, limitsWithTheWrites);
+        writeStates(connection, dialect, byKey, oneRoundTrip);
         if (firstClear >= 0) {
             outcomes[firstClear] = dialect.clearShardingData(connection);
         }
@@ -130,7 +130,7 @@ final class WriteBatch {
     }
 
     private void writeStates(
-            Connection connection, JdbcDialect dialect, SortedMap<EntityKey, List<Integer>> byKey, boolean setLimits)
+            Connection connection, JdbcDialect dialect, SortedMap<EntityKey, List<Integer>> byKey, boolean oneRoundTrip)
             throws SQLException {
         if (byKey.isEmpty()) {
             return;
@@ -139,10 +139,9 @@ final class WriteBatch {
         byKey.values().forEach(indexes -> indexes.forEach(i -> shards.add(shardOf(operations.get(i)))));
         // shard epochs first, then state rows, on every path: the same order in every transaction
         Map<PortableSql.ShardKey, Long> shardEpochs;
-        if (dialect.locksAndUpdatesAtOnce() && !generalPathOnly) {
+        if (oneRoundTrip) {
             SortedMap<EntityKey, List<Integer>> rest = new TreeMap<>();
             SortedMap<String, List<StateRow>> rowsByType = new TreeMap<>();
-            Map<EntityKey, StoreOperation.Write> lastWrites = new java.util.HashMap<>();
             for (Map.Entry<EntityKey, List<Integer>> e : byKey.entrySet()) {
                 @Nullable StateRow row = lastWrite(e.getValue());
                 if (row == null) {
@@ -151,21 +150,21 @@ final class WriteBatch {
                     rowsByType
                             .computeIfAbsent(row.typeName(), t -> new ArrayList<>())
                             .add(row);
-                    List<Integer> indexes = e.getValue();
-                    lastWrites.put(e.getKey(), (StoreOperation.Write) operations.get(indexes.get(indexes.size() - 1)));
                 }
             }
-            JdbcDialect.LockedAndUpdated done = dialect.lockAndUpdate(connection, setLimits, shards, rowsByType);
+            JdbcDialect.LockedAndUpdated done = dialect.lockAndUpdate(connection, shards, rowsByType);
             shardEpochs = done.epochs();
             for (EntityKey key : done.versions().keySet()) {
-                StoreOperation.@Nullable Write w = lastWrites.get(key);
-                if (w != null && shardEpochs.getOrDefault(shardOf(w), 0L) > w.epoch()) {
-                    // the shard was allocated again since these writes were made: decide every key again, the
-                    // general way, in a new transaction (rare: only writes in flight when a shard moves)
-                    generalPathOnly = true;
-                    throw new SQLTransactionRollbackException(
-                            "The epoch of the shard of " + key + " is above its writes'; the batch is done again",
-                            "40001");
+                for (int i : byKey.getOrDefault(key, List.of())) {
+                    StoreOperation op = operations.get(i);
+                    if (shardEpochs.getOrDefault(shardOf(op), 0L) > ((StoreOperation.Write) op).epoch()) {
+                        // the shard was allocated again since these writes were made: decide every key again, the
+                        // general way, in a new transaction (rare: only writes in flight when a shard moves)
+                        generalPathOnly = true;
+                        throw new SQLTransactionRollbackException(
+                                "The epoch of the shard of " + key + " is above its writes'; the batch is done again",
+                                "40001");
+                    }
                 }
             }
             decideUpdated(rowsByType, done.versions(), byKey, rest);
