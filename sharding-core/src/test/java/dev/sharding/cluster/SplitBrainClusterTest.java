@@ -11,6 +11,7 @@ import dev.sharding.test.Ledger;
 import dev.sharding.test.OwnerLog;
 import dev.sharding.test.PartitionCluster;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -92,6 +93,14 @@ class SplitBrainClusterTest {
                 .isEmpty();
     }
 
+    /**
+     * With the strategy off, the side cut off keeps serving the entities it hosts while the other side takes their
+     * shards over: one entity lives on both sides, and the cut-off copy answers a balance the other side has moved
+     * past. The store's coordinator lease (which the in-memory store holds, as the JDBC one does) still keeps the side
+     * without it from placing new shards, so the overlap is made on purpose: a deposit through the majority to an
+     * entity the cut-off node hosts, then a read of it through that node. After the heal the copy of the newest epoch
+     * is the one that stays.
+     */
     @Test
     void withTheStrategyOffBothSidesServeAndTheCheckerSeesTheOverlap() throws Exception {
         OwnerLog unsafe = new OwnerLog();
@@ -100,32 +109,64 @@ class SplitBrainClusterTest {
                 s -> s.withSplitBrain(s.splitBrain().withStrategy(dev.sharding.SplitBrainSettings.Strategy.OFF)),
                 Ledger.type(unsafe))) {
             List<ShardingNode> nodes = off.startNodes(3);
+            ShardingNode cutOff = nodes.get(2);
+            ShardingNode majority = nodes.get(0);
             try (DepositLoad load = new DepositLoad(off::running, 30, 3)) {
                 awaitDeposits(load, 200);
-                off.split(nodes.subList(0, 2), nodes.subList(2, 3));
-                off.awaitView(nodes.subList(2, 3), SIDE_TIMEOUT);
-                off.awaitView(nodes.subList(0, 2), SIDE_TIMEOUT);
-                assertThat(nodes.get(2).partitionedReason()).isNull();
-                Awaitility.await("an entity lives on both sides")
+            }
+            String id = cutOff.localEntities("ledger").values().stream()
+                    .flatMap(Collection::stream)
+                    .findFirst()
+                    .orElseThrow(() -> new AssertionError("the load placed no entity on " + cutOff.nodeName()));
+            long before = read(cutOff, id).balance();
+            off.split(nodes.subList(0, 2), nodes.subList(2, 3));
+            off.awaitView(nodes.subList(2, 3), SIDE_TIMEOUT);
+            off.awaitView(nodes.subList(0, 2), SIDE_TIMEOUT);
+            assertThat(cutOff.partitionedReason()).isNull();
+
+            Ledger.Receipt deposited = Awaitility.await("a deposit to " + id + " through the majority")
+                    .atMost(SIDE_TIMEOUT)
+                    .ignoreExceptions()
+                    .until(
+                            () -> majority.region(Ledger.class)
+                                    .ask(id, new Ledger.Deposit(1), Ledger.Receipt.class, Duration.ofSeconds(1))
+                                    .get(5, TimeUnit.SECONDS),
+                            r -> true);
+            assertThat(deposited.node()).isNotEqualTo(cutOff.nodeName());
+            assertThat(deposited.balance()).isEqualTo(before + 1);
+            Ledger.Receipt stale = read(cutOff, id);
+            assertThat(stale.node()).isEqualTo(cutOff.nodeName());
+            assertThat(stale.balance()).as("the cut-off copy's balance").isEqualTo(before);
+            assertThat(unsafe.overlaps()).anyMatch(o -> o.startsWith(id + ": "));
+
+            // the merge keeps each shard where its epoch is newest and stops the other copy
+            off.heal();
+            off.awaitConverged();
+            Awaitility.await("one copy of each entity after the merge")
+                    .atMost(SIDE_TIMEOUT)
+                    .pollInterval(Duration.ofMillis(50))
+                    .until(() -> {
+                        Map<String, Integer> copies = new HashMap<>();
+                        for (ShardingNode n : off.running()) {
+                            n.localEntities("ledger")
+                                    .values()
+                                    .forEach(ids -> ids.forEach(e -> copies.merge(e, 1, Integer::sum)));
+                        }
+                        return copies.values().stream().allMatch(c -> c == 1);
+                    });
+            for (ShardingNode n : off.running()) {
+                Awaitility.await(id + " through " + n.nodeName() + " after the merge")
                         .atMost(SIDE_TIMEOUT)
-                        .until(() -> !unsafe.overlaps().isEmpty());
-                // the merge keeps each shard where its epoch is newest and stops the other copy
-                off.heal();
-                off.awaitConverged();
-                Awaitility.await("one copy of each entity after the merge")
-                        .atMost(SIDE_TIMEOUT)
-                        .pollInterval(Duration.ofMillis(50))
-                        .until(() -> {
-                            Map<String, Integer> copies = new HashMap<>();
-                            for (ShardingNode n : off.running()) {
-                                n.localEntities("ledger")
-                                        .values()
-                                        .forEach(ids -> ids.forEach(id -> copies.merge(id, 1, Integer::sum)));
-                            }
-                            return copies.values().stream().allMatch(c -> c == 1);
-                        });
+                        .ignoreExceptions()
+                        .until(() -> read(n, id).balance() == deposited.balance());
             }
         }
+    }
+
+    private static Ledger.Receipt read(ShardingNode via, String id) throws Exception {
+        return via.region(Ledger.class)
+                .ask(id, new Ledger.Read(), Ledger.Receipt.class, Duration.ofSeconds(2))
+                .get(10, TimeUnit.SECONDS);
     }
 
     private void splitUnderLoad(List<ShardingNode> winners, List<ShardingNode> losers) throws Exception {
