@@ -194,7 +194,8 @@ public final class JGroupsTransport implements Transport, Receiver {
                 return;
             }
         }
-        peer.send(buffer, offset, length, outOfBand);
+        // a thread delivering a message never waits to send one: the frame waits in the queue instead
+        peer.send(buffer, offset, length, outOfBand, DeliveryRelay.delivering());
     }
 
     private Outbox.@Nullable Peer startPeer(Member to) {

@@ -112,9 +112,11 @@ public final class Outbox {
          * @param offset where the frame starts
          * @param length its length
          * @param oob whether it may overtake regular frames
+         * @param queued whether the caller must not wait: the frame is queued for the sender thread, never sent on
+         *     the caller's thread, and the caller does not wait for room (a thread delivering messages)
          */
-        void send(byte[] buffer, int offset, int length, boolean oob) {
-            (oob ? outOfBand : regular).send(buffer, offset, length);
+        void send(byte[] buffer, int offset, int length, boolean oob, boolean queued) {
+            (oob ? outOfBand : regular).send(buffer, offset, length, queued);
         }
 
         /**
@@ -203,14 +205,17 @@ public final class Outbox {
                 return frames.isEmpty() && !taking.get();
             }
 
-            void send(byte[] buffer, int offset, int length) {
+            void send(byte[] buffer, int offset, int length, boolean queued) {
                 if (closed) {
                     return;
                 }
                 long now = System.nanoTime();
                 long previous = lastSendNanos;
                 lastSendNanos = now;
-                if (now - previous > INLINE_GAP_NANOS && frames.isEmpty() && taking.compareAndSet(false, true)) {
+                if (!queued
+                        && now - previous > INLINE_GAP_NANOS
+                        && frames.isEmpty()
+                        && taking.compareAndSet(false, true)) {
                     // a frame after a pause goes out on the sender's thread: no hand-off to wait for
                     try {
                         if (frames.isEmpty()) {
@@ -231,7 +236,7 @@ public final class Outbox {
                 if (parked) {
                     LockSupport.unpark(thread);
                 }
-                if (pending > maxPendingBytes) {
+                if (pending > maxPendingBytes && !queued) {
                     awaitRoom();
                 }
             }

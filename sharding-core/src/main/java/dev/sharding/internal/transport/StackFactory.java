@@ -29,7 +29,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Builds a node's channel: the built-in TCP stack filled in from the settings (bind address, ports, discovery,
- * frame limit), or a stack of one's own; then the {@link ClusterGuard} above discovery, in every stack.
+ * frame limit), or a stack of one's own; then the {@link ClusterGuard} above discovery and the {@link DeliveryRelay}
+ * directly above the transport, in every stack.
  */
 final class StackFactory {
 
@@ -45,7 +46,7 @@ final class StackFactory {
     private StackFactory() {}
 
     /**
-     * The channel of a node, not connected, with the guard in place.
+     * The channel of a node, not connected, with the guard and the relay in place.
      *
      * @param settings the settings
      * @param port the port the built-in stack binds to (ignored for a stack of one's own)
@@ -72,6 +73,9 @@ final class StackFactory {
         }
         guard.setProtocolStack(stack);
         stack.insertProtocolInStack(guard, below, ProtocolStack.Position.ABOVE);
+        DeliveryRelay relay = new DeliveryRelay();
+        relay.setProtocolStack(stack);
+        stack.insertProtocolInStack(relay, stack.getTransport(), ProtocolStack.Position.ABOVE);
         return ch;
     }
 

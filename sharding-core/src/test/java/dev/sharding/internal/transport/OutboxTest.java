@@ -76,7 +76,7 @@ class OutboxTest {
 
     /** Sends on another thread: a frame after a pause goes out on the caller's thread, which the gate may hold. */
     private Thread sendInBackground(byte[] frame, boolean oob) {
-        Thread t = new Thread(() -> peer.send(frame, 0, frame.length, oob));
+        Thread t = new Thread(() -> peer.send(frame, 0, frame.length, oob, false));
         t.start();
         return t;
     }
@@ -94,7 +94,7 @@ class OutboxTest {
         sendInBackground(frame(0, 0, 40), false);
         await().atMost(Duration.ofSeconds(10)).until(() -> channel.inSend.get() == 1);
         for (int i = 1; i <= 100; i++) {
-            peer.send(frame(0, i, 40), 0, 40, false);
+            peer.send(frame(0, i, 40), 0, 40, false, false);
         }
         channel.gate.countDown();
         await().atMost(Duration.ofSeconds(10)).until(() -> channel.frames().size() == 101);
@@ -119,7 +119,7 @@ class OutboxTest {
             long pauseStart = System.nanoTime();
             await().atMost(Duration.ofSeconds(10))
                     .until(() -> System.nanoTime() - pauseStart > 2 * Outbox.INLINE_GAP_NANOS);
-            peer.send(frame(0, i, 20), 0, 20, false);
+            peer.send(frame(0, i, 20), 0, 20, false, false);
         }
         assertThat(senders).hasSize(3).containsOnly(Thread.currentThread());
     }
@@ -137,7 +137,7 @@ class OutboxTest {
                     int size = 9 + (i % 7 == 0 ? 300 : 20);
                     byte[] buf = new byte[size + 6];
                     System.arraycopy(frame(sender, i, size), 0, buf, 3, size); // a slice, as when forwarding
-                    peer.send(buf, 3, size, false);
+                    peer.send(buf, 3, size, false, false);
                 }
             });
             t.start();
@@ -168,8 +168,8 @@ class OutboxTest {
         sendInBackground(frame(0, 0, 20), false);
         sendInBackground(frame(1, 0, 20), true);
         await().atMost(Duration.ofSeconds(10)).until(() -> channel.inSend.get() == 2);
-        peer.send(frame(1, 1, 20), 0, 20, true);
-        peer.send(frame(0, 1, 20), 0, 20, false);
+        peer.send(frame(1, 1, 20), 0, 20, true, false);
+        peer.send(frame(0, 1, 20), 0, 20, false, false);
         channel.gate.countDown();
         await().atMost(Duration.ofSeconds(10)).until(() -> peer.frames() == 4);
 
@@ -199,7 +199,7 @@ class OutboxTest {
         CountDownLatch done = new CountDownLatch(1);
         Thread sender = new Thread(() -> {
             for (int i = 1; i <= 500; i++) {
-                peer.send(frame(0, i, 100), 0, 100, false);
+                peer.send(frame(0, i, 100), 0, 100, false, false);
             }
             done.countDown();
         });
@@ -224,7 +224,7 @@ class OutboxTest {
         sendInBackground(frame(0, 1, 30), false); // each ordering has its own queue: hold both
         await().atMost(Duration.ofSeconds(10)).until(() -> channel.inSend.get() == 2);
         for (int i = 2; i < 50; i++) {
-            peer.send(frame(0, i, 30), 0, 30, i % 2 == 0);
+            peer.send(frame(0, i, 30), 0, 30, i % 2 == 0, false);
         }
         assertThat(peer.awaitSent(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50)))
                 .isFalse();
@@ -235,10 +235,39 @@ class OutboxTest {
     }
 
     @Test
+    void aQueuedFrameNeverGoesOutOnTheCallersThreadNorMakesItWaitForRoom() throws Exception {
+        List<Thread> senders = Collections.synchronizedList(new ArrayList<>());
+        CountDownLatch gate = new CountDownLatch(1);
+        Outbox.Channel held = (d, b, o, n, oob) -> {
+            senders.add(Thread.currentThread());
+            try {
+                gate.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        };
+        peer = new Outbox.Peer("test-send", held, "b", 1_000);
+        // after a pause, on an idle queue: an unqueued frame would go out here, on this thread
+        long pauseStart = System.nanoTime();
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> System.nanoTime() - pauseStart > 2 * Outbox.INLINE_GAP_NANOS);
+        peer.send(frame(0, 0, 100), 0, 100, false, true);
+        await().atMost(Duration.ofSeconds(10)).until(() -> senders.size() == 1);
+        // the channel is held, and the queue goes far past its limit: the caller returns every time
+        for (int i = 1; i <= 200; i++) {
+            peer.send(frame(0, i, 100), 0, 100, false, true);
+        }
+        assertThat(senders).doesNotContain(Thread.currentThread());
+        gate.countDown();
+        await().atMost(Duration.ofSeconds(10)).until(() -> peer.frames() == 201);
+        assertThat(senders).doesNotContain(Thread.currentThread());
+    }
+
+    @Test
     void aClosedPeerSendsNothingMore() {
         peer = new Outbox.Peer("test-send", channel, "b", 1 << 20);
         peer.close();
-        peer.send(frame(0, 0, 20), 0, 20, false);
+        peer.send(frame(0, 0, 20), 0, 20, false, false);
         assertThat(channel.messages).isEmpty();
     }
 

@@ -1,0 +1,189 @@
+package dev.sharding.internal.transport;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.jgroups.Address;
+import org.jgroups.Event;
+import org.jgroups.Message;
+import org.jgroups.View;
+import org.jgroups.conf.ClassConfigurator;
+import org.jgroups.stack.Protocol;
+import org.jgroups.util.MessageBatch;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Keeps the threads that deliver messages from ever waiting to write one.
+ *
+ * <p>The built-in stack delivers every message on the thread that read it from its connection (no hand-off to a
+ * pool thread per message). Such a thread must never wait to send: if it waited for room in a full socket while the
+ * node at the other end waited likewise, neither would read again. What the protocols above send while handling a
+ * message (acknowledgements, flow-control credits, retransmissions, failure-detection answers) is therefore handed,
+ * here, to a lane per destination, which a relay thread drains in the order the messages were sent: a destination
+ * whose socket is full holds up its own lane only. Everything else (the sharding frames, which their own sender
+ * threads write, and the timers' messages) goes down on the sending thread, as before. The sharding transport, for
+ * its part, never writes a frame on a delivering thread either: it queues it for the member's sender thread
+ * ({@link #delivering()}).
+ *
+ * <p>Placed directly above the transport protocol, so that every message passes through it both ways.
+ */
+public final class DeliveryRelay extends Protocol {
+
+    /** The protocol id (ids of 1024 and more are free for applications). */
+    static final short ID = 1751;
+
+    static {
+        ClassConfigurator.addProtocol(ID, DeliveryRelay.class);
+    }
+
+    private static final Logger logger = LoggerFactory.getLogger(DeliveryRelay.class);
+
+    /** How deep the current thread is in deliveries (a delivery may send to itself, which delivers again). */
+    private static final ThreadLocal<int[]> DEPTH = ThreadLocal.withInitial(() -> new int[1]);
+
+    /** The lane of messages to every member at once. */
+    private static final Object EVERYONE = new Object();
+
+    private final Map<Object, Lane> lanes = new ConcurrentHashMap<>();
+
+    private final AtomicLong relayed = new AtomicLong();
+
+    private volatile boolean running;
+
+    private volatile @Nullable ExecutorService relays;
+
+    /** The messages for one destination, drained by at most one relay thread at a time. */
+    private final class Lane implements Runnable {
+
+        private final ConcurrentLinkedQueue<Message> queue = new ConcurrentLinkedQueue<>();
+
+        private final AtomicBoolean draining = new AtomicBoolean();
+
+        void add(Message msg, ExecutorService pool) {
+            queue.offer(msg);
+            if (draining.compareAndSet(false, true)) {
+                try {
+                    pool.execute(this);
+                } catch (RejectedExecutionException e) {
+                    draining.set(false); // stopping: dropped, as the transport drops what it has not written
+                }
+            }
+        }
+
+        @Override
+        public void run() {
+            while (true) {
+                Message msg;
+                while (running && (msg = queue.poll()) != null) {
+                    try {
+                        down_prot.down(msg);
+                    } catch (RuntimeException e) {
+                        logger.debug("Dropped a relayed message to {}: {}", msg.getDest(), e.toString());
+                    }
+                }
+                draining.set(false);
+                // a message added after the last poll and before the flag was cleared found it set: take it
+                if (!running || queue.isEmpty() || !draining.compareAndSet(false, true)) {
+                    return;
+                }
+            }
+        }
+    }
+
+    /**
+     * Whether the current thread is delivering a message of a channel: then it must not wait to send one.
+     *
+     * @return true on a delivering thread
+     */
+    public static boolean delivering() {
+        return DEPTH.get()[0] > 0;
+    }
+
+    /**
+     * Messages sent while delivering, which a relay thread wrote instead.
+     *
+     * @return the count
+     */
+    public long relayed() {
+        return relayed.get();
+    }
+
+    @Override
+    public void start() throws Exception {
+        super.start();
+        AtomicInteger threads = new AtomicInteger();
+        String node = getProtocolStack() == null || getProtocolStack().getChannel() == null
+                ? ""
+                : "-" + getProtocolStack().getChannel().getName();
+        relays = Executors.newCachedThreadPool(r -> {
+            Thread t = new Thread(r, "sharding-relay" + node + "-" + threads.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+        running = true;
+    }
+
+    @Override
+    public void stop() {
+        running = false;
+        ExecutorService pool = relays;
+        if (pool != null) {
+            pool.shutdown();
+        }
+        lanes.clear(); // as the transport drops what it had not written when it stops
+        super.stop();
+    }
+
+    @Override
+    public @Nullable Object up(Message msg) {
+        int[] depth = DEPTH.get();
+        depth[0]++;
+        try {
+            return up_prot.up(msg);
+        } finally {
+            depth[0]--;
+        }
+    }
+
+    @Override
+    public void up(MessageBatch batch) {
+        int[] depth = DEPTH.get();
+        depth[0]++;
+        try {
+            up_prot.up(batch);
+        } finally {
+            depth[0]--;
+        }
+    }
+
+    @Override
+    public @Nullable Object down(Message msg) {
+        ExecutorService pool = relays;
+        if (running && pool != null && DEPTH.get()[0] > 0) {
+            Address dest = msg.getDest();
+            lanes.computeIfAbsent(dest == null ? EVERYONE : dest, k -> new Lane())
+                    .add(msg, pool);
+            relayed.incrementAndGet();
+            return null;
+        }
+        return down_prot.down(msg);
+    }
+
+    @Override
+    public Object down(Event evt) {
+        if (evt.getType() == Event.VIEW_CHANGE) {
+            View view = evt.getArg();
+            // lanes of members gone: what they still hold is written, and a new lane is made if one comes back
+            lanes.keySet().removeIf(k -> k != EVERYONE && !view.containsMember((Address) k));
+        }
+        return down_prot.down(evt);
+    }
+}
