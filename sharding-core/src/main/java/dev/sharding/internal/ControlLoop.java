@@ -1,5 +1,6 @@
 package dev.sharding.internal;
 
+import dev.sharding.internal.transport.SendingThreads;
 import java.util.concurrent.Callable;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -21,7 +22,14 @@ final class ControlLoop {
 
     ControlLoop() {
         thread = new ScheduledThreadPoolExecutor(1, r -> {
-            Thread t = new Thread(r, "sharding-control");
+            Thread t = new Thread(
+                    () -> {
+                        // its frames are queued, never waited for: a member that stopped reading must not hold up
+                        // the lease renewals and shard homes of all the others
+                        SendingThreads.neverWait();
+                        r.run();
+                    },
+                    "sharding-control");
             t.setDaemon(true);
             return t;
         });

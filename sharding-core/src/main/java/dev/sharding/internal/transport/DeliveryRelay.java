@@ -31,7 +31,7 @@ import org.slf4j.LoggerFactory;
  * whose socket is full holds up its own lane only. Everything else (the sharding frames, which their own sender
  * threads write, and the timers' messages) goes down on the sending thread, as before. The sharding transport, for
  * its part, never writes a frame on a delivering thread either: it queues it for the member's sender thread
- * ({@link #delivering()}).
+ * ({@link SendingThreads}).
  *
  * <p>Placed directly above the transport protocol, so that every message passes through it both ways.
  */
@@ -45,9 +45,6 @@ public final class DeliveryRelay extends Protocol {
     }
 
     private static final Logger logger = LoggerFactory.getLogger(DeliveryRelay.class);
-
-    /** How deep the current thread is in deliveries (a delivery may send to itself, which delivers again). */
-    private static final ThreadLocal<int[]> DEPTH = ThreadLocal.withInitial(() -> new int[1]);
 
     /** The lane of messages to every member at once. */
     private static final Object EVERYONE = new Object();
@@ -104,7 +101,7 @@ public final class DeliveryRelay extends Protocol {
      * @return true on a delivering thread
      */
     public static boolean delivering() {
-        return DEPTH.get()[0] > 0;
+        return SendingThreads.state()[0] > 0;
     }
 
     /**
@@ -144,7 +141,8 @@ public final class DeliveryRelay extends Protocol {
 
     @Override
     public @Nullable Object up(Message msg) {
-        int[] depth = DEPTH.get();
+        // how deep the thread is in deliveries: a delivery may send to itself, which delivers again
+        int[] depth = SendingThreads.state();
         depth[0]++;
         try {
             return up_prot.up(msg);
@@ -155,7 +153,8 @@ public final class DeliveryRelay extends Protocol {
 
     @Override
     public void up(MessageBatch batch) {
-        int[] depth = DEPTH.get();
+        // how deep the thread is in deliveries: a delivery may send to itself, which delivers again
+        int[] depth = SendingThreads.state();
         depth[0]++;
         try {
             up_prot.up(batch);
@@ -167,7 +166,7 @@ public final class DeliveryRelay extends Protocol {
     @Override
     public @Nullable Object down(Message msg) {
         ExecutorService pool = relays;
-        if (running && pool != null && DEPTH.get()[0] > 0) {
+        if (running && pool != null && SendingThreads.state()[0] > 0) {
             Address dest = msg.getDest();
             lanes.computeIfAbsent(dest == null ? EVERYONE : dest, k -> new Lane())
                     .add(msg, pool);

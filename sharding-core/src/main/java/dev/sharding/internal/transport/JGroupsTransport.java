@@ -194,8 +194,8 @@ public final class JGroupsTransport implements Transport, Receiver {
                 return;
             }
         }
-        // a thread delivering a message never waits to send one: the frame waits in the queue instead
-        peer.send(buffer, offset, length, outOfBand, DeliveryRelay.delivering());
+        // a thread delivering a message, or the control thread, never waits to send: the frame waits in the queue
+        peer.send(buffer, offset, length, outOfBand, !SendingThreads.mayWait());
     }
 
     private Outbox.@Nullable Peer startPeer(Member to) {

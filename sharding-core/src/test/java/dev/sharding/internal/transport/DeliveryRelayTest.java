@@ -115,14 +115,16 @@ class DeliveryRelayTest {
             @Override
             public Object up(Message msg) {
                 seen.add(DeliveryRelay.delivering());
+                seen.add(SendingThreads.mayWait());
                 return null;
             }
         };
         relay.setUpProtocol(probe);
         assertThat(DeliveryRelay.delivering()).isFalse();
         relay.up(to(null, 0));
-        assertThat(seen).containsExactly(true);
+        assertThat(seen).containsExactly(true, false);
         assertThat(DeliveryRelay.delivering()).isFalse();
+        assertThat(SendingThreads.mayWait()).isTrue();
 
         // a delivery that throws leaves the thread as it was
         relay.setUpProtocol(new Protocol() {
