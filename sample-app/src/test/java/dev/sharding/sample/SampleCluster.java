@@ -306,20 +306,50 @@ final class SampleCluster implements AutoCloseable {
         }
     }
 
+    /**
+     * Ports free now, below the range the kernel takes ephemeral ports from: a port from that range, free when it was
+     * picked, can be taken by any outgoing connection (a node's own discovery, for one) before the node binds it.
+     */
     static int[] freePorts(int count) throws IOException {
+        int ephemeralStart = ephemeralPortRangeStart();
+        int low = 10_000;
+        int high = Math.max(low + 1_000, ephemeralStart);
         List<ServerSocket> sockets = new ArrayList<>();
         try {
             int[] ports = new int[count];
-            for (int i = 0; i < count; i++) {
-                ServerSocket s = new ServerSocket(0);
-                sockets.add(s);
-                ports[i] = s.getLocalPort();
+            java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
+            for (int i = 0, tries = 0; i < count; tries++) {
+                if (tries > 10_000) {
+                    throw new IOException("No free port between " + low + " and " + high);
+                }
+                int port = random.nextInt(low, high);
+                try {
+                    ServerSocket s = new ServerSocket();
+                    s.setReuseAddress(false);
+                    s.bind(new java.net.InetSocketAddress(port));
+                    sockets.add(s);
+                    ports[i++] = port;
+                } catch (IOException taken) {
+                    // in use: try another
+                }
             }
             return ports;
         } finally {
             for (ServerSocket s : sockets) {
                 s.close();
             }
+        }
+    }
+
+    /** The first port of the kernel's ephemeral range (Linux), or 32768, the usual start, where it cannot be read. */
+    static int ephemeralPortRangeStart() {
+        try {
+            // read by line: procfs reports a size of 0, and a read of the whole file may stop after one byte
+            List<String> lines = Files.readAllLines(Paths.get("/proc/sys/net/ipv4/ip_local_port_range"));
+            int start = Integer.parseInt(lines.get(0).trim().split("\\s+")[0]);
+            return start > 11_000 ? start : 32_768;
+        } catch (IOException | RuntimeException e) {
+            return 32_768;
         }
     }
 
