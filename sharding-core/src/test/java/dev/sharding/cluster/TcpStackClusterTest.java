@@ -5,13 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.sharding.ShardingNode;
 import dev.sharding.ShardingSettings;
 import dev.sharding.test.Counter;
-import java.net.InetAddress;
-import java.net.ServerSocket;
+import dev.sharding.test.LoopbackTcp;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
@@ -38,21 +36,13 @@ class TcpStackClusterTest {
         nodes.forEach(ShardingNode::close);
     }
 
-    private static int freePort() throws Exception {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        }
-    }
-
     @Test
     void defaultTcpStackFormsAClusterWithTheTunedSettings() throws Exception {
-        int p1 = freePort();
-        int p2 = freePort();
-        String hosts = "127.0.0.1[" + p1 + "],127.0.0.1[" + p2 + "]";
-        String cluster = "tcp-" + UUID.randomUUID();
-        for (int port : new int[] {p1, p2}) {
-            ShardingSettings settings =
-                    ShardingSettings.defaults().withClusterName(cluster).withNetwork("127.0.0.1", port, 0, hosts);
+        List<ShardingSettings> all = LoopbackTcp.nodes("tcp", 2);
+        int p1 = all.get(0).bindPort();
+        int p2 = all.get(1).bindPort();
+        for (ShardingSettings settings : all) {
+            int port = settings.bindPort();
             ShardingNode node = ShardingNode.builder(settings)
                     .entityType(Counter.type())
                     .channelCustomizer(ch -> channels.put("127.0.0.1:" + port, ch))

@@ -7,16 +7,14 @@ import dev.sharding.EntityHandler;
 import dev.sharding.EntityType;
 import dev.sharding.ShardingNode;
 import dev.sharding.ShardingSettings;
+import dev.sharding.test.LoopbackTcp;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadInfo;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -95,21 +93,9 @@ class TwoWayFloodClusterTest {
         RECEIVED.clear();
     }
 
-    private static int freePort() throws Exception {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        }
-    }
-
     @Test
     void twoNodesFloodingEachOtherThroughSmallSocketBuffersDeliverEverything() throws Exception {
-        int p1 = freePort();
-        int p2 = freePort();
-        String hosts = "127.0.0.1[" + p1 + "],127.0.0.1[" + p2 + "]";
-        String cluster = "flood-" + UUID.randomUUID();
-        for (int port : new int[] {p1, p2}) {
-            ShardingSettings settings =
-                    ShardingSettings.defaults().withClusterName(cluster).withNetwork("127.0.0.1", port, 0, hosts);
+        for (ShardingSettings settings : LoopbackTcp.nodes("flood", 2)) {
             ShardingNode node = ShardingNode.builder(settings)
                     .entityType(Sink.type())
                     .channelCustomizer(ch -> ((BasicTCP) ch.getProtocolStack().getTransport())
