@@ -6,13 +6,11 @@ import dev.sharding.ShardingNode;
 import dev.sharding.ShardingSettings;
 import dev.sharding.test.Counter;
 import dev.sharding.test.LoopbackTcp;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import org.awaitility.Awaitility;
 import org.jgroups.JChannel;
 import org.jgroups.protocols.BasicTCP;
 import org.jgroups.protocols.FD_SOCK2;
@@ -39,20 +37,14 @@ class TcpStackClusterTest {
     @Test
     void defaultTcpStackFormsAClusterWithTheTunedSettings() throws Exception {
         List<ShardingSettings> all = LoopbackTcp.nodes("tcp", 2);
+        LoopbackTcp.start(
+                all,
+                settings -> ShardingNode.builder(settings)
+                        .entityType(Counter.type())
+                        .channelCustomizer(ch -> channels.put("127.0.0.1:" + settings.bindPort(), ch)),
+                nodes);
         int p1 = all.get(0).bindPort();
         int p2 = all.get(1).bindPort();
-        for (ShardingSettings settings : all) {
-            int port = settings.bindPort();
-            ShardingNode node = ShardingNode.builder(settings)
-                    .entityType(Counter.type())
-                    .channelCustomizer(ch -> channels.put("127.0.0.1:" + port, ch))
-                    .build();
-            node.start();
-            nodes.add(node);
-        }
-        Awaitility.await("two-member view on both nodes")
-                .atMost(Duration.ofSeconds(30))
-                .until(() -> nodes.stream().allMatch(n -> n.members().size() == 2 && n.isRegistered()));
 
         assertThat(nodes.get(0).nodeName()).isEqualTo("127.0.0.1:" + p1);
         assertThat(nodes.get(1).nodeName()).isEqualTo("127.0.0.1:" + p2);

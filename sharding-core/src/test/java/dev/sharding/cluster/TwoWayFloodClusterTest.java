@@ -6,7 +6,6 @@ import dev.sharding.EntityContext;
 import dev.sharding.EntityHandler;
 import dev.sharding.EntityType;
 import dev.sharding.ShardingNode;
-import dev.sharding.ShardingSettings;
 import dev.sharding.test.LoopbackTcp;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadInfo;
@@ -95,19 +94,15 @@ class TwoWayFloodClusterTest {
 
     @Test
     void twoNodesFloodingEachOtherThroughSmallSocketBuffersDeliverEverything() throws Exception {
-        for (ShardingSettings settings : LoopbackTcp.nodes("flood", 2)) {
-            ShardingNode node = ShardingNode.builder(settings)
-                    .entityType(Sink.type())
-                    .channelCustomizer(ch -> ((BasicTCP) ch.getProtocolStack().getTransport())
-                            .setSendBufSize(SOCKET_BUFFER)
-                            .setRecvBufSize(SOCKET_BUFFER))
-                    .build();
-            node.start();
-            nodes.add(node);
-        }
-        Awaitility.await("two-member view on both nodes")
-                .atMost(Duration.ofSeconds(30))
-                .until(() -> nodes.stream().allMatch(n -> n.members().size() == 2 && n.isRegistered()));
+        LoopbackTcp.start(
+                LoopbackTcp.nodes("flood", 2),
+                settings -> ShardingNode.builder(settings)
+                        .entityType(Sink.type())
+                        .channelCustomizer(
+                                ch -> ((BasicTCP) ch.getProtocolStack().getTransport())
+                                        .setSendBufSize(SOCKET_BUFFER)
+                                        .setRecvBufSize(SOCKET_BUFFER)),
+                nodes);
 
         // entities on each node, found by asking through the other one
         Map<String, List<String>> homes = new ConcurrentHashMap<>();
@@ -156,25 +151,26 @@ class TwoWayFloodClusterTest {
         }
 
         long expected = (long) CHUNK * CHUNKS_PER_SENDER * SENDERS_PER_NODE;
-        long lastTotal = -1;
-        long lastProgress = System.nanoTime();
-        while (true) {
-            long total = received(nodes.get(0)) + received(nodes.get(1)) + answered.get();
-            if (received(nodes.get(0)) == expected && received(nodes.get(1)) == expected) {
-                break;
-            }
-            if (total != lastTotal) {
-                lastTotal = total;
-                lastProgress = System.nanoTime();
-            } else if (System.nanoTime() - lastProgress > NO_PROGRESS_LIMIT.toNanos()) {
-                String stacks = threads();
-                throw new AssertionError("No progress for " + NO_PROGRESS_LIMIT.toSeconds() + " s: received "
-                        + received(nodes.get(0)) + " and " + received(nodes.get(1)) + " of " + expected
-                        + " bytes, " + answered.get() + " asks answered, failures " + failures + "\n"
-                        + stacks);
-            }
-            Thread.sleep(50);
-        }
+        long[] last = {-1, System.nanoTime()}; // the last total seen, and when it last grew
+        Awaitility.await("every chunk delivered both ways")
+                .atMost(Duration.ofMinutes(10))
+                .pollInterval(Duration.ofMillis(50))
+                .until(() -> {
+                    if (received(nodes.get(0)) == expected && received(nodes.get(1)) == expected) {
+                        return true;
+                    }
+                    long total = received(nodes.get(0)) + received(nodes.get(1)) + answered.get();
+                    if (total != last[0]) {
+                        last[0] = total;
+                        last[1] = System.nanoTime();
+                    } else if (System.nanoTime() - last[1] > NO_PROGRESS_LIMIT.toNanos()) {
+                        throw new AssertionError("No progress for " + NO_PROGRESS_LIMIT.toSeconds() + " s: received "
+                                + received(nodes.get(0)) + " and " + received(nodes.get(1)) + " of " + expected
+                                + " bytes, " + answered.get() + " asks answered, failures " + failures + "\n"
+                                + threads());
+                    }
+                    return false;
+                });
         for (Thread t : senders) {
             t.join(TimeUnit.SECONDS.toMillis(60));
         }

@@ -53,8 +53,7 @@ public final class DeliveryRelay extends Protocol {
 
     private final AtomicLong relayed = new AtomicLong();
 
-    private volatile boolean running;
-
+    /** The relay threads; {@code null} before start and after stop, when nothing is relayed. */
     private volatile @Nullable ExecutorService relays;
 
     /** The messages for one destination, drained by at most one relay thread at a time. */
@@ -79,7 +78,7 @@ public final class DeliveryRelay extends Protocol {
         public void run() {
             while (true) {
                 Message msg;
-                while (running && (msg = queue.poll()) != null) {
+                while (relays != null && (msg = queue.poll()) != null) {
                     try {
                         down_prot.down(msg);
                     } catch (RuntimeException e) {
@@ -88,20 +87,11 @@ public final class DeliveryRelay extends Protocol {
                 }
                 draining.set(false);
                 // a message added after the last poll and before the flag was cleared found it set: take it
-                if (!running || queue.isEmpty() || !draining.compareAndSet(false, true)) {
+                if (relays == null || queue.isEmpty() || !draining.compareAndSet(false, true)) {
                     return;
                 }
             }
         }
-    }
-
-    /**
-     * Whether the current thread is delivering a message of a channel: then it must not wait to send one.
-     *
-     * @return true on a delivering thread
-     */
-    public static boolean delivering() {
-        return SendingThreads.state()[0] > 0;
     }
 
     /**
@@ -125,13 +115,12 @@ public final class DeliveryRelay extends Protocol {
             t.setDaemon(true);
             return t;
         });
-        running = true;
     }
 
     @Override
     public void stop() {
-        running = false;
         ExecutorService pool = relays;
+        relays = null;
         if (pool != null) {
             pool.shutdown();
         }
@@ -166,7 +155,7 @@ public final class DeliveryRelay extends Protocol {
     @Override
     public @Nullable Object down(Message msg) {
         ExecutorService pool = relays;
-        if (running && pool != null && SendingThreads.state()[0] > 0) {
+        if (pool != null && SendingThreads.delivering()) {
             Address dest = msg.getDest();
             lanes.computeIfAbsent(dest == null ? EVERYONE : dest, k -> new Lane())
                     .add(msg, pool);

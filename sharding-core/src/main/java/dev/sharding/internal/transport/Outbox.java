@@ -113,7 +113,7 @@ public final class Outbox {
          * @param length its length
          * @param oob whether it may overtake regular frames
          * @param queued whether the caller must not wait: the frame is queued for the sender thread, never sent on
-         *     the caller's thread, and the caller does not wait for room (a thread delivering messages)
+         *     the caller's thread, and the caller does not wait for room ({@link SendingThreads#mayWait()})
          */
         void send(byte[] buffer, int offset, int length, boolean oob, boolean queued) {
             (oob ? outOfBand : regular).send(buffer, offset, length, queued);

@@ -36,6 +36,15 @@ public final class SendingThreads {
         return s[0] == 0 && s[1] == 0;
     }
 
+    /**
+     * Whether the current thread is delivering a message of a channel.
+     *
+     * @return true while it delivers
+     */
+    static boolean delivering() {
+        return STATE.get()[0] > 0;
+    }
+
     /** The current thread's state, for {@link DeliveryRelay} to count deliveries in. */
     static int[] state() {
         return STATE.get();

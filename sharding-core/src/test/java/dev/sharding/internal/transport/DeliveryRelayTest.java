@@ -114,16 +114,16 @@ class DeliveryRelayTest {
         Protocol probe = new Protocol() {
             @Override
             public Object up(Message msg) {
-                seen.add(DeliveryRelay.delivering());
+                seen.add(SendingThreads.delivering());
                 seen.add(SendingThreads.mayWait());
                 return null;
             }
         };
         relay.setUpProtocol(probe);
-        assertThat(DeliveryRelay.delivering()).isFalse();
+        assertThat(SendingThreads.delivering()).isFalse();
         relay.up(to(null, 0));
         assertThat(seen).containsExactly(true, false);
-        assertThat(DeliveryRelay.delivering()).isFalse();
+        assertThat(SendingThreads.delivering()).isFalse();
         assertThat(SendingThreads.mayWait()).isTrue();
 
         // a delivery that throws leaves the thread as it was
@@ -138,7 +138,7 @@ class DeliveryRelayTest {
         } catch (IllegalStateException expected) {
             // as thrown
         }
-        assertThat(DeliveryRelay.delivering()).isFalse();
+        assertThat(SendingThreads.delivering()).isFalse();
     }
 
     @Test
