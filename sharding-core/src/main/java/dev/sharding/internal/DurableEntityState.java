@@ -132,7 +132,7 @@ final class DurableEntityState {
         }
         write.whenComplete((v, t) -> {
             completeAfterWrite(sink, value, write, writeStart);
-            cell.resume();
+            cell.resumeAfterCompletion();
         });
         return false;
     }

@@ -189,6 +189,22 @@ final class EntityCell implements Runnable, Passivation.Candidate, ParkedEntitie
         shard.region().executor().execute(this);
     }
 
+    /**
+     * Runs the mailbox again after a completion that leaves nothing taken (a state write, a handler's stage), on the
+     * completing thread: when no message waits, the mailbox is released here, as a run finding it empty would do,
+     * instead of by a task on the entity executor that would find nothing to do (a thread hand-off per durable
+     * write). A message that races in is seen either here or by its sender, as at the end of {@link #run()}.
+     */
+    void resumeAfterCompletion() {
+        if (pending == null && lifecycle == EntityLifecycle.ACTIVE && mailbox.isEmpty()) {
+            state.set(IDLE);
+            if (mailbox.isEmpty() || !state.compareAndSet(IDLE, SCHEDULED)) {
+                return;
+            }
+        }
+        shard.region().executor().execute(this);
+    }
+
     /** Handles one delivery; false when the mailbox must wait for a completion. */
     private boolean process(Delivery d) {
         if (d.message() instanceof StopSignal stop) {
@@ -324,7 +340,7 @@ final class EntityCell implements Runnable, Passivation.Candidate, ParkedEntitie
                 String id = messageId;
                 f.whenComplete((v, t) -> {
                     if (durable.afterHandler(sink, v, t == null ? null : DurableEntityState.unwrap(t), id)) {
-                        resume();
+                        resumeAfterCompletion();
                     }
                 });
                 return false;

@@ -19,6 +19,8 @@ public class ControllableStore extends ForwardingStore {
 
     private final AtomicLong reads = new AtomicLong();
 
+    private final AtomicLong held = new AtomicLong();
+
     private volatile Predicate<String> failWrites = id -> false;
 
     private volatile java.util.function.BiPredicate<String, Long> holdWrites = (id, epoch) -> false;
@@ -40,6 +42,11 @@ public class ControllableStore extends ForwardingStore {
     public void release() {
         holdWrites = (id, epoch) -> false;
         release.complete(null);
+    }
+
+    /** Writes held back so far. @return the count */
+    public long held() {
+        return held.get();
     }
 
     /** Reads made so far. @return the count */
@@ -71,6 +78,7 @@ public class ControllableStore extends ForwardingStore {
             return CompletableFuture.failedFuture(new IllegalStateException("store unavailable for " + entityId));
         }
         if (holdWrites.test(entityId, epoch)) {
+            held.incrementAndGet();
             return release.thenCompose(v -> super.write(typeName, entityId, shardId, epoch, state, applied));
         }
         return super.write(typeName, entityId, shardId, epoch, state, applied);
