@@ -27,8 +27,8 @@ import org.slf4j.LoggerFactory;
  * The writer side of a {@link JdbcShardingStore}: a queue and the one thread that drains it, committing each drain
  * as a {@link WriteBatch} in one transaction, and a completion thread that completes the batch's futures in commit
  * order. After a transaction of many operations (writes arriving from many callers at once) the writer lingers
- * up to the store's batch linger for more before it begins the next, so that fewer, larger transactions carry the
- * same writes. The writer keeps the connection it borrowed while more work is queued and gives it back when the
+ * up to the store's batch linger for more before it begins the next, until it holds as many as that one, so that
+ * fewer, larger transactions carry the same writes. The writer keeps the connection it borrowed while more work is queued and gives it back when the
  * queue is empty, or when a transaction on it failed. A transaction is tried again at once (up to three times in
  * all) only when the database reports a deadlock or serialization failure; any other failure fails the batch (one
  * that hit a time limit says which), and the writer pauses before the next one, longer (up to a second) while
@@ -40,11 +40,11 @@ final class BatchWriter {
 
     private static final int TRANSACTION_ATTEMPTS = 3;
 
-    /** A lingering writer stops waiting once its batch holds this many operations. */
+    /** A lingering writer stops waiting once its batch holds this many operations, however large the one before. */
     private static final int LINGER_UNTIL = 32;
 
     /** How often a lingering writer looks at its queue. */
-    private static final long LINGER_SLICE_NANOS = 250_000;
+    private static final long LINGER_SLICE_NANOS = 100_000;
 
     private static final long FIRST_FAILURE_PAUSE_MILLIS = 10;
 
@@ -187,13 +187,15 @@ final class BatchWriter {
     }
 
     /**
-     * Waits, in short slices, for more operations to join the batch, until it holds {@link #LINGER_UNTIL} or the
-     * linger is over; a {@link StoreOperation.Stop} ends the wait at once.
+     * Waits, in short slices, for more operations to join the batch, until it holds as many as the writer's previous
+     * transaction (the callers whose writes made that one are the ones coming back; waiting for more only adds to
+     * every write's time), or {@link #LINGER_UNTIL}, or the linger is over; a {@link StoreOperation.Stop} ends the
+     * wait at once.
      */
     private void linger(List<StoreOperation> drained) {
         long deadline = System.nanoTime() + lingerNanos;
-        while (drained.size() < Math.min(LINGER_UNTIL, maxBatchSize)
-                && !(drained.get(drained.size() - 1) instanceof StoreOperation.Stop)) {
+        int until = Math.min(lastBatch, Math.min(LINGER_UNTIL, maxBatchSize));
+        while (drained.size() < until && !(drained.get(drained.size() - 1) instanceof StoreOperation.Stop)) {
             long left = deadline - System.nanoTime();
             if (left <= 0) {
                 return;

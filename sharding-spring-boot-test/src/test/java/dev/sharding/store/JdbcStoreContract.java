@@ -222,6 +222,43 @@ abstract class JdbcStoreContract extends ShardingStoreContract {
                 .isEqualTo(1);
     }
 
+    /**
+     * A lingering writer begins its transaction once it holds as many operations as the one before: a write that
+     * comes after that goes into the next transaction, although the linger (a second) is far from over.
+     */
+    @Test
+    void aLingeringWriterBeginsOnceItHoldsAsManyAsItsPreviousTransaction() throws Exception {
+        JdbcShardingStore s = newStore(JdbcStoreSettings.defaults().withBatchLinger(Duration.ofSeconds(1)));
+        int previous = JdbcStoreSettings.LINGER_AFTER_BATCH_OF + 4;
+        List<CompletableFuture<StoredState>> queued = new ArrayList<>();
+        try {
+            queued.add(holdWriterWith(s, "first"));
+            for (int i = 0; i < previous; i++) {
+                queued.add(s.write(type, "queued-" + i, SHARD, 1, bytes("q" + i)));
+            }
+        } finally {
+            dataSource().release();
+        }
+        for (CompletableFuture<StoredState> f : queued) {
+            await(f);
+        }
+        long batchesBefore = s.statistics().batches();
+        List<CompletableFuture<StoredState>> late = new ArrayList<>();
+        for (int i = 0; i < previous; i++) {
+            late.add(s.write(type, "late-" + i, SHARD, 1, bytes("l" + i)));
+        }
+        // every late write taken by the writer: it holds as many as its previous transaction and stops waiting
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> s.queuedOperations() == 0);
+        CompletableFuture<StoredState> after = s.write(type, "after", SHARD, 1, bytes("a"));
+        for (CompletableFuture<StoredState> f : late) {
+            assertThat(await(f).version()).isEqualTo(1);
+        }
+        assertThat(await(after).version()).isEqualTo(1);
+        assertThat(s.statistics().batches() - batchesBefore)
+                .as("the late writes in one transaction, the one after them in the next: %s", s.statistics())
+                .isEqualTo(2);
+    }
+
     @Test
     void closeCommitsWhatIsQueuedAndThenRefusesOperations() throws Exception {
         JdbcShardingStore s = newStore(JdbcStoreSettings.defaults());
