@@ -195,13 +195,12 @@ abstract class JdbcStoreContract extends ShardingStoreContract {
         assertThat(stats.largestBatch()).isEqualTo(10);
     }
 
-    @Test
-    void afterALargeTransactionTheWriterLingersForWritesThatFollow() throws Exception {
-        JdbcShardingStore s = newStore(JdbcStoreSettings.defaults().withBatchLinger(Duration.ofSeconds(1)));
+    /** Makes the writer's last transaction one of {@code size} writes (queued while it waits for a connection). */
+    private void commitATransactionOf(JdbcShardingStore s, int size) throws Exception {
         List<CompletableFuture<StoredState>> queued = new ArrayList<>();
         try {
             queued.add(holdWriterWith(s, "first"));
-            for (int i = 0; i < JdbcStoreSettings.LINGER_AFTER_BATCH_OF + 4; i++) {
+            for (int i = 0; i < size; i++) {
                 queued.add(s.write(type, "queued-" + i, SHARD, 1, bytes("q" + i)));
             }
         } finally {
@@ -210,6 +209,12 @@ abstract class JdbcStoreContract extends ShardingStoreContract {
         for (CompletableFuture<StoredState> f : queued) {
             await(f);
         }
+    }
+
+    @Test
+    void afterALargeTransactionTheWriterLingersForWritesThatFollow() throws Exception {
+        JdbcShardingStore s = newStore(JdbcStoreSettings.defaults().withBatchLinger(Duration.ofSeconds(1)));
+        commitATransactionOf(s, JdbcStoreSettings.LINGER_AFTER_BATCH_OF + 4);
         long batchesBefore = s.statistics().batches();
         // the writer takes the first alone and, after a transaction of twelve, waits for more before it begins
         CompletableFuture<StoredState> first = s.write(type, "late-1", SHARD, 1, bytes("l1"));
@@ -230,18 +235,7 @@ abstract class JdbcStoreContract extends ShardingStoreContract {
     void aLingeringWriterBeginsOnceItHoldsAsManyAsItsPreviousTransaction() throws Exception {
         JdbcShardingStore s = newStore(JdbcStoreSettings.defaults().withBatchLinger(Duration.ofSeconds(1)));
         int previous = JdbcStoreSettings.LINGER_AFTER_BATCH_OF + 4;
-        List<CompletableFuture<StoredState>> queued = new ArrayList<>();
-        try {
-            queued.add(holdWriterWith(s, "first"));
-            for (int i = 0; i < previous; i++) {
-                queued.add(s.write(type, "queued-" + i, SHARD, 1, bytes("q" + i)));
-            }
-        } finally {
-            dataSource().release();
-        }
-        for (CompletableFuture<StoredState> f : queued) {
-            await(f);
-        }
+        commitATransactionOf(s, previous);
         long batchesBefore = s.statistics().batches();
         List<CompletableFuture<StoredState>> late = new ArrayList<>();
         for (int i = 0; i < previous; i++) {
