@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.fail;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -17,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
@@ -317,7 +319,7 @@ final class SampleCluster implements AutoCloseable {
         List<ServerSocket> sockets = new ArrayList<>();
         try {
             int[] ports = new int[count];
-            java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
+            ThreadLocalRandom random = ThreadLocalRandom.current();
             for (int i = 0, tries = 0; i < count; tries++) {
                 if (tries > 10_000) {
                     throw new IOException("No free port between " + low + " and " + high);
@@ -326,7 +328,7 @@ final class SampleCluster implements AutoCloseable {
                 try {
                     ServerSocket s = new ServerSocket();
                     s.setReuseAddress(false);
-                    s.bind(new java.net.InetSocketAddress(port));
+                    s.bind(new InetSocketAddress(port));
                     sockets.add(s);
                     ports[i++] = port;
                 } catch (IOException taken) {

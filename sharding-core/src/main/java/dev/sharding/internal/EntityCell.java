@@ -161,6 +161,14 @@ final class EntityCell implements Runnable, Passivation.Candidate, ParkedEntitie
                 return; // suspended; a completion reschedules this cell
             }
         }
+        release();
+    }
+
+    /**
+     * Releases the mailbox, then schedules it again if a message raced in: such a message is seen either here or by
+     * its sender, which schedules the cell once it is released.
+     */
+    private void release() {
         state.set(IDLE);
         if (!mailbox.isEmpty() && state.compareAndSet(IDLE, SCHEDULED)) {
             shard.region().executor().execute(this);
@@ -193,16 +201,14 @@ final class EntityCell implements Runnable, Passivation.Candidate, ParkedEntitie
      * Runs the mailbox again after a completion that leaves nothing taken (a state write, a handler's stage), on the
      * completing thread: when no message waits, the mailbox is released here, as a run finding it empty would do,
      * instead of by a task on the entity executor that would find nothing to do (a thread hand-off per durable
-     * write). A message that races in is seen either here or by its sender, as at the end of {@link #run()}.
+     * write).
      */
     void resumeAfterCompletion() {
         if (pending == null && lifecycle == EntityLifecycle.ACTIVE && mailbox.isEmpty()) {
-            state.set(IDLE);
-            if (mailbox.isEmpty() || !state.compareAndSet(IDLE, SCHEDULED)) {
-                return;
-            }
+            release();
+        } else {
+            resume();
         }
-        shard.region().executor().execute(this);
     }
 
     /** Handles one delivery; false when the mailbox must wait for a completion. */

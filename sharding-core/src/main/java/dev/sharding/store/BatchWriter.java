@@ -28,11 +28,11 @@ import org.slf4j.LoggerFactory;
  * as a {@link WriteBatch} in one transaction, and a completion thread that completes the batch's futures in commit
  * order. After a transaction of many operations (writes arriving from many callers at once) the writer lingers
  * up to the store's batch linger for more before it begins the next, until it holds as many as that one, so that
- * fewer, larger transactions carry the same writes. The writer keeps the connection it borrowed while more work is queued and gives it back when the
- * queue is empty, or when a transaction on it failed. A transaction is tried again at once (up to three times in
- * all) only when the database reports a deadlock or serialization failure; any other failure fails the batch (one
- * that hit a time limit says which), and the writer pauses before the next one, longer (up to a second) while
- * failures go on, logging the first failure of a streak and its end.
+ * fewer, larger transactions carry the same writes. The writer keeps the connection it borrowed while more work is
+ * queued and gives it back when the queue is empty, or when a transaction on it failed. A transaction is tried again
+ * at once (up to three times in all) only when the database reports a deadlock or serialization failure; any other
+ * failure fails the batch (one that hit a time limit says which), and the writer pauses before the next one, longer
+ * (up to a second) while failures go on, logging the first failure of a streak and its end.
  */
 final class BatchWriter {
 
