@@ -9,6 +9,12 @@ import java.util.concurrent.CompletableFuture;
  *
  * <p>Messages from one thread to one entity arrive in the order they were sent. Methods never block.
  *
+ * <p>The stages a caller chains on an ask's future without an executor ({@code thenApply}, {@code whenComplete},
+ * {@code exceptionally}...) run on the node's entity executor, or on the executor given to
+ * {@link ShardingNode.Builder#callbackExecutor}; never on the node's own threads (its control thread, the store's
+ * threads, the transport's threads), whichever of them decided the outcome. A stage chained on a future already
+ * complete runs on the caller's thread, as always with {@link CompletableFuture}.
+ *
  * @param <T> the entity class
  */
 public interface ShardRegion<T> {

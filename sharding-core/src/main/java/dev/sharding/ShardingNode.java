@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.function.Consumer;
 import javax.sql.DataSource;
@@ -422,6 +423,23 @@ public final class ShardingNode implements AutoCloseable {
          */
         public Builder executor(ExecutorService value) {
             assembly.executor(value);
+            return this;
+        }
+
+        /**
+         * Runs the stages that callers chain on the futures of {@link ShardRegion#ask} (a non-async
+         * {@code thenApply}, {@code whenComplete}, {@code exceptionally}...) on an executor of one's own, one task per
+         * ask, instead of on the entity executor. Either way they never run on the node's own threads (its control
+         * thread, the store's threads, the transport's threads), so a callback that blocks holds up only the executor
+         * it runs on; give one here when callbacks block for long (a blocking call, or {@code join()} on another ask),
+         * so that they do not hold up the entities. The node does not shut it down. If it refuses a task, the future
+         * completes on the thread that decided the outcome.
+         *
+         * @param value the executor
+         * @return this builder
+         */
+        public Builder callbackExecutor(Executor value) {
+            assembly.callbackExecutor(value);
             return this;
         }
 

@@ -37,7 +37,24 @@ final class AskRegistry {
 
     private final AtomicLong ids = new AtomicLong();
 
+    private final AskCompletions completions;
+
     private long sweptUpTo = System.nanoTime() / TICK_NANOS;
+
+    /** A registry whose asks complete in place, for tests. */
+    AskRegistry() {
+        this(AskCompletions.INLINE);
+    }
+
+    /** @param completions where the asks' futures complete */
+    AskRegistry(AskCompletions completions) {
+        this.completions = completions;
+    }
+
+    /** Where the asks' futures complete. */
+    AskCompletions completions() {
+        return completions;
+    }
 
     /** Starts the ask's timeout. */
     void track(PendingAsk<?> ask) {

@@ -21,7 +21,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Frames from the transport, on its threads, never blocking: each is decoded; entity traffic goes straight into a
  * mailbox (or is forwarded) or completes the ask waiting for it, and every other message is handed to the control
- * thread. A malformed frame is counted, logged (the first, then at powers of two) and dropped: the node keeps
+ * thread. Replies and failures of asks are handed to the executor the asks' callbacks run on ({@link AskCompletions}),
+ * which completes them there. A malformed frame is counted, logged (the first, then at powers of two) and dropped: the node keeps
  * serving.
  */
 final class InboundTraffic implements EntityTraffic.Handler {
@@ -125,18 +126,19 @@ final class InboundTraffic implements EntityTraffic.Handler {
                 value = codec.decode(payload, 0, payload.length);
             } catch (MessageRejectedException e) {
                 log.warn("Rejected the reply of [{}/{}]: {}", ask.typeName, ask.entityId, e.getMessage());
-                executor.execute(() -> ask.fail(e));
+                executor.execute(() -> ask.failOnCallbackThread(e));
                 return;
             }
         }
-        executor.execute(() -> ask.reply(value));
+        executor.execute(() -> ask.replyOnCallbackThread(value));
     }
 
     @Override
     public void onFailure(Member from, Failure failure) {
         PendingAsk<?> ask = asks.remove(failure.correlationId());
         if (ask != null) {
-            executor.execute(() -> ask.fail(failure.kind(), failure.className(), failure.message()));
+            executor.execute(
+                    () -> ask.failOnCallbackThread(failure.kind(), failure.className(), failure.message()));
         }
     }
 }

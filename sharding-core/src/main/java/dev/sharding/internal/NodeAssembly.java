@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.function.Consumer;
 import javax.sql.DataSource;
@@ -45,6 +46,8 @@ public final class NodeAssembly {
     private @Nullable MessageCodec codec;
 
     private @Nullable ExecutorService executor;
+
+    private @Nullable Executor callbackExecutor;
 
     private ShardingStore store = new InMemoryShardingStore();
 
@@ -91,6 +94,11 @@ public final class NodeAssembly {
     /** @param value the entity executor instead of a pool of the node's own */
     public void executor(ExecutorService value) {
         this.executor = value;
+    }
+
+    /** @param value where the stages callers chain on an ask's future run, instead of the entity executor */
+    public void callbackExecutor(Executor value) {
+        this.callbackExecutor = Objects.requireNonNull(value);
     }
 
     /** @param value the store */
@@ -170,6 +178,7 @@ public final class NodeAssembly {
                 new JGroupsTransport(settings, channelCustomizer, jdbc),
                 store,
                 executor,
+                callbackExecutor,
                 serializeLocalMessages,
                 metrics,
                 tracing);

@@ -21,6 +21,7 @@ import dev.sharding.spi.ShardingStore;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -62,7 +63,7 @@ public final class NodeRuntime implements Transport.Listener {
 
     private final ShardingStore store;
 
-    private final AskRegistry asks = new AskRegistry();
+    private final AskRegistry asks;
 
     private final ExecutorService executor;
 
@@ -127,6 +128,7 @@ public final class NodeRuntime implements Transport.Listener {
                 transport,
                 store,
                 executor,
+                null,
                 false,
                 ShardingMetrics.NONE,
                 MessageTracing.NONE);
@@ -142,6 +144,8 @@ public final class NodeRuntime implements Transport.Listener {
      * @param transport the transport
      * @param store where entity state, shard epochs and remembered entities are kept
      * @param executor the entity executor, or {@code null} for a work-stealing pool sized to the processors
+     * @param callbackExecutor where the stages callers chain on an ask's future run, or {@code null} for the entity
+     *     executor
      * @param serializeLocalMessages whether messages and replies delivered within the node go through the codec and
      *     back, as between nodes (a test mode)
      * @param metrics where the node's counts and times go
@@ -155,6 +159,7 @@ public final class NodeRuntime implements Transport.Listener {
             Transport transport,
             ShardingStore store,
             @Nullable ExecutorService executor,
+            @Nullable Executor callbackExecutor,
             boolean serializeLocalMessages,
             ShardingMetrics metrics,
             MessageTracing tracing) {
@@ -167,6 +172,7 @@ public final class NodeRuntime implements Transport.Listener {
                 new KnownStrings(types.stream().map(EntityType::name).toList()));
         this.ownExecutor = executor == null;
         this.executor = executor != null ? executor : EntityExecutors.workStealing();
+        this.asks = new AskRegistry(AskCompletions.of(this.executor, callbackExecutor));
         this.membership = new Membership(regions, this::send);
         this.links = new NodeLinks(
                 settings,
@@ -214,7 +220,12 @@ public final class NodeRuntime implements Transport.Listener {
         this.dispatch = new ControlDispatch(
                 membership, regions, coordinator, leases, leave, statistics, admin, this::send, () -> running);
         this.inbound = new InboundTraffic(
-                protocol, codec, regions, asks, this.executor, this::send, this::toControl, membership::nodeName);
+                protocol,
+                codec,
+                regions,
+                asks,
+                asks.completions().executor(),
+                this::send, this::toControl, membership::nodeName);
         this.tick = new PeriodicTick(settings, regions, leases, asks, membership, leave, coordinator, () -> running);
         links.wire(gate, leases, tick, leave, coordinator);
         this.views = new ViewChanges(membership, transport, leases, asks, regions, statistics, coordinator);

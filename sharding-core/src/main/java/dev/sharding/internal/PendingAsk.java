@@ -25,9 +25,13 @@ import org.jspecify.annotations.Nullable;
  * <p>The first outcome wins: it claims the ask ({@link #claim}), is recorded in the type's metrics with the ask's
  * time, and only then completes the future; later outcomes (a reply racing the timeout) change nothing.
  *
+ * <p>The future is completed where {@link AskCompletions} allows, so that the callers' stages never run on the thread
+ * that decided the outcome when that is a thread of the runtime: in place on an entity thread, otherwise by this ask
+ * run as a task (it carries its outcome in two fields, so the hand-off allocates nothing more).
+ *
  * @param <R> the reply type
  */
-final class PendingAsk<R> implements ReplySink {
+final class PendingAsk<R> implements ReplySink, Runnable {
 
     final CompletableFuture<R> future = new CompletableFuture<>();
 
@@ -50,6 +54,13 @@ final class PendingAsk<R> implements ReplySink {
 
     private final EntityTypeMetrics metrics;
 
+    private final AskCompletions completions;
+
+    /** The outcome a hand-off carries (written before the hand-off, read by {@link #run}). */
+    private @Nullable Object value;
+
+    private @Nullable Throwable failure;
+
     /** 1 once an outcome claimed the ask. */
     @SuppressWarnings("unused") // through CLAIMED
     private volatile int claimed;
@@ -70,18 +81,20 @@ final class PendingAsk<R> implements ReplySink {
             String entityId,
             long startNanos,
             long timeoutNanos,
-            EntityTypeMetrics metrics) {
+            EntityTypeMetrics metrics,
+            AskCompletions completions) {
         this.replyType = replyType;
         this.typeName = typeName;
         this.entityId = entityId;
         this.startNanos = startNanos;
         this.deadlineNanos = startNanos + Math.max(1, timeoutNanos);
         this.metrics = metrics;
+        this.completions = completions;
     }
 
     /** An ask with a given deadline and no metrics, for tests of the registry. */
     PendingAsk(Class<R> replyType, String typeName, String entityId, long deadlineNanos) {
-        this(replyType, typeName, entityId, deadlineNanos - 1, 1, EntityTypeMetrics.NONE);
+        this(replyType, typeName, entityId, deadlineNanos - 1, 1, EntityTypeMetrics.NONE, AskCompletions.INLINE);
     }
 
     /** Claims the ask for an outcome and records it; false when another outcome came first. */
@@ -95,20 +108,66 @@ final class PendingAsk<R> implements ReplySink {
 
     @Override
     public void reply(@Nullable Object value) {
+        reply(value, completions.inlineHere());
+    }
+
+    /** A reply, on a thread of the callbacks' executor (the transport handed it there). */
+    void replyOnCallbackThread(@Nullable Object value) {
+        reply(value, true);
+    }
+
+    private void reply(@Nullable Object value, boolean inline) {
         if (value == null || replyType.isInstance(value)) {
             if (claim(AskOutcome.SUCCESS)) {
-                future.complete(replyType.cast(value));
+                settle(value, null, inline);
             }
         } else if (claim(AskOutcome.REJECTED)) {
-            future.completeExceptionally(new MessageRejectedException("Entity [" + typeName + "/" + entityId
-                    + "] replied with " + value.getClass().getName() + ", not the expected " + replyType.getName()));
+            settle(
+                    null,
+                    new MessageRejectedException("Entity [" + typeName + "/" + entityId + "] replied with "
+                            + value.getClass().getName() + ", not the expected " + replyType.getName()),
+                    inline);
         }
     }
 
     @Override
     public void fail(FailureKind kind, String className, @Nullable String message) {
+        fail(kind, className, message, completions.inlineHere());
+    }
+
+    /** A failure where the entity lives, on a thread of the callbacks' executor (the transport handed it there). */
+    void failOnCallbackThread(FailureKind kind, String className, @Nullable String message) {
+        fail(kind, className, message, true);
+    }
+
+    private void fail(FailureKind kind, String className, @Nullable String message, boolean inline) {
         if (claim(outcomeOf(kind))) {
-            future.completeExceptionally(exceptionOf(kind, typeName, entityId, className, message));
+            settle(null, exceptionOf(kind, typeName, entityId, className, message), inline);
+        }
+    }
+
+    /** Completes the future here, or hands the completion to the callbacks' executor. */
+    private void settle(@Nullable Object result, @Nullable Throwable cause, boolean inline) {
+        if (inline) {
+            finish(result, cause);
+        } else {
+            this.value = result;
+            this.failure = cause;
+            completions.handOff(this);
+        }
+    }
+
+    /** The handed-off completion, on the callbacks' executor. */
+    @Override
+    public void run() {
+        finish(value, failure);
+    }
+
+    private void finish(@Nullable Object result, @Nullable Throwable cause) {
+        if (cause == null) {
+            future.complete(replyType.cast(result));
+        } else {
+            future.completeExceptionally(cause);
         }
     }
 
@@ -135,8 +194,17 @@ final class PendingAsk<R> implements ReplySink {
     }
 
     void fail(Throwable t) {
+        fail(t, completions.inlineHere());
+    }
+
+    /** A failure, on a thread of the callbacks' executor (the transport handed it there). */
+    void failOnCallbackThread(Throwable t) {
+        fail(t, true);
+    }
+
+    private void fail(Throwable t, boolean inline) {
         if (claim(outcomeOf(t))) {
-            future.completeExceptionally(t);
+            settle(null, t, inline);
         }
     }
 
@@ -167,11 +235,13 @@ final class PendingAsk<R> implements ReplySink {
         if (!claim(AskOutcome.TIMEOUT)) {
             return;
         }
-        future.completeExceptionally(new AskTimeoutException("Ask to [" + typeName + "/" + entityId
-                + "] timed out"
-                + (target == null
-                        ? " before its shard's home was known"
-                        : " waiting for the entity's reply from " + target)));
+        settle(
+                null,
+                new AskTimeoutException("Ask to [" + typeName + "/" + entityId + "] timed out"
+                        + (target == null
+                                ? " before its shard's home was known"
+                                : " waiting for the entity's reply from " + target)),
+                completions.inlineHere());
     }
 
     /** Whether an outcome claimed it, or its caller cancelled it. */

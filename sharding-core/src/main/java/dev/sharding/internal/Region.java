@@ -363,7 +363,14 @@ public final class Region<T> implements ShardRegion<T> {
         Objects.requireNonNull(replyType, "replyType");
         Objects.requireNonNull(timeout, "timeout");
         PendingAsk<R> ask =
-                new PendingAsk<>(replyType, type.name(), entityId, System.nanoTime(), timeout.toNanos(), metrics);
+                new PendingAsk<>(
+                replyType,
+                type.name(),
+                entityId,
+                System.nanoTime(),
+                timeout.toNanos(),
+                metrics,
+                node.asks().completions());
         MessageTracing t = tracing;
         if (t != null) {
             routed = TracedMessage.ask(t, type.name(), entityId, message, routed, ask);
