@@ -42,8 +42,7 @@ final class AskCompletions {
         if (callbackExecutor != null) {
             return new AskCompletions(callbackExecutor, null, false);
         }
-        return new AskCompletions(
-                entityExecutor, entityExecutor instanceof ForkJoinPool pool ? pool : null, false);
+        return new AskCompletions(entityExecutor, entityExecutor instanceof ForkJoinPool pool ? pool : null, false);
     }
 
     /** Whether this thread may complete an ask's future in place. */

@@ -137,8 +137,7 @@ final class InboundTraffic implements EntityTraffic.Handler {
     public void onFailure(Member from, Failure failure) {
         PendingAsk<?> ask = asks.remove(failure.correlationId());
         if (ask != null) {
-            executor.execute(
-                    () -> ask.failOnCallbackThread(failure.kind(), failure.className(), failure.message()));
+            executor.execute(() -> ask.failOnCallbackThread(failure.kind(), failure.className(), failure.message()));
         }
     }
 }

@@ -225,7 +225,9 @@ public final class NodeRuntime implements Transport.Listener {
                 regions,
                 asks,
                 asks.completions().executor(),
-                this::send, this::toControl, membership::nodeName);
+                this::send,
+                this::toControl,
+                membership::nodeName);
         this.tick = new PeriodicTick(settings, regions, leases, asks, membership, leave, coordinator, () -> running);
         links.wire(gate, leases, tick, leave, coordinator);
         this.views = new ViewChanges(membership, transport, leases, asks, regions, statistics, coordinator);

@@ -362,8 +362,7 @@ public final class Region<T> implements ShardRegion<T> {
         Object message = unwrapped == null ? routed : unwrapped;
         Objects.requireNonNull(replyType, "replyType");
         Objects.requireNonNull(timeout, "timeout");
-        PendingAsk<R> ask =
-                new PendingAsk<>(
+        PendingAsk<R> ask = new PendingAsk<>(
                 replyType,
                 type.name(),
                 entityId,

@@ -68,7 +68,9 @@ class AskCallbackIsolationTest {
         Awaitility.await("a second ask's timeout while the first one's callback blocks")
                 .atMost(Duration.ofSeconds(3))
                 .until(second::isDone);
-        assertThat(second).failsWithin(Duration.ZERO).withThrowableOfType(ExecutionException.class)
+        assertThat(second)
+                .failsWithin(Duration.ZERO)
+                .withThrowableOfType(ExecutionException.class)
                 .withCauseInstanceOf(AskTimeoutException.class);
 
         // longer than a lease: every node keeps serving, and asks through the coordinator's node are answered
@@ -92,7 +94,8 @@ class AskCallbackIsolationTest {
         ds.setURL("jdbc:h2:mem:callbacks-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
         try (JdbcShardingStore store = new JdbcShardingStore(ds)) {
             store.createSchema();
-            cluster = new TestCluster(s -> ShardingNode.builder(s).entityType(Wallet.type()).store(store));
+            cluster = new TestCluster(
+                    s -> ShardingNode.builder(s).entityType(Wallet.type()).store(store));
             ShardingNode node = cluster.startNode();
             ShardRegion<Wallet> wallets = node.region(Wallet.class);
 
