@@ -15,11 +15,15 @@ import dev.sharding.test.TestCluster;
 import dev.sharding.test.Wallet;
 import java.time.Duration;
 import java.util.List;
+import java.util.Queue;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
 import org.h2.jdbcx.JdbcDataSource;
@@ -42,6 +46,7 @@ class AskCallbackIsolationTest {
     @AfterEach
     void stop() {
         release.countDown();
+        Mute.answerAll(); // so that the entities stop at once
         cluster.close();
     }
 
@@ -122,6 +127,27 @@ class AskCallbackIsolationTest {
         }
     }
 
+    @Test
+    void callbacksRunOnTheExecutorTheApplicationGives() throws Exception {
+        ExecutorService callbacks = Executors.newSingleThreadExecutor(r -> new Thread(r, "app-callbacks"));
+        try {
+            cluster = new TestCluster(
+                    s -> ShardingNode.builder(s).entityType(Mute.type()).callbackExecutor(callbacks));
+            ShardRegion<Mute> region = cluster.startNode().region(Mute.class);
+            CompletableFuture<String> timedOut = region.ask(
+                            "a", new Mute.Ignore(), Object.class, Duration.ofMillis(100))
+                    .handle((v, t) -> Thread.currentThread().getName());
+            assertThat(timedOut.get(10, TimeUnit.SECONDS)).isEqualTo("app-callbacks");
+            CompletableFuture<String> answered = region.ask("b", new Mute.Slow(), String.class)
+                    .thenApply(v -> Thread.currentThread().getName());
+            assertThat(answered.get(10, TimeUnit.SECONDS)).isEqualTo("app-callbacks");
+        } finally {
+            Mute.answerAll();
+            cluster.close();
+            callbacks.shutdownNow();
+        }
+    }
+
     private void awaitRelease() {
         try {
             release.await(30, TimeUnit.SECONDS);
@@ -155,14 +181,35 @@ class AskCallbackIsolationTest {
             return "pong";
         }
 
-        /** Never answers. */
+        /** Answers a little later, from another thread. */
+        @EntityHandler
+        public CompletionStage<String> on(Slow slow) {
+            return CompletableFuture.supplyAsync(
+                    () -> "slow", CompletableFuture.delayedExecutor(50, TimeUnit.MILLISECONDS));
+        }
+
+        private static final Queue<CompletableFuture<String>> UNANSWERED = new ConcurrentLinkedQueue<>();
+
+        /** Never answers (until {@link #answerAll}). */
         @EntityHandler
         public CompletionStage<String> on(Ignore ignore) {
-            return new CompletableFuture<>();
+            CompletableFuture<String> never = new CompletableFuture<>();
+            UNANSWERED.add(never);
+            return never;
+        }
+
+        /** Answers every ignored message, so that the entities can stop. */
+        static void answerAll() {
+            for (CompletableFuture<String> f; (f = UNANSWERED.poll()) != null; ) {
+                f.complete("late");
+            }
         }
 
         /** Answered. */
         public record Ping() {}
+
+        /** Answered a little later. */
+        public record Slow() {}
 
         /** Never answered. */
         public record Ignore() {}
