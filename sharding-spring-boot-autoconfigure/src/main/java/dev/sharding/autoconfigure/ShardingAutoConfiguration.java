@@ -85,8 +85,21 @@ public final class ShardingAutoConfiguration {
             }
             return settings.validate();
         } catch (InvalidSettingException e) {
-            throw new InvalidConfigurationPropertyValueException(propertyName(e.setting()), e.value(), e.rule());
+            String property = propertyName(e.setting());
+            if (isSecret(property)) {
+                // Boot's report of an invalid property prints the value it finds in the environment
+                throw new ShardingConfigurationException(
+                        "The value of configuration property '" + property + "' is invalid: " + e.rule(),
+                        "Review the value of the property " + property + " (not shown here: it is a secret).",
+                        null);
+            }
+            throw new InvalidConfigurationPropertyValueException(property, e.value(), e.rule());
         }
+    }
+
+    /** Whether a property holds a secret, whose value no report may show. */
+    static boolean isSecret(String property) {
+        return property.endsWith(".secret") || property.endsWith(".password");
     }
 
     /**

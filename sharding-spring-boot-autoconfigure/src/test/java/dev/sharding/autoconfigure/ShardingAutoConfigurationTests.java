@@ -358,7 +358,6 @@ class ShardingAutoConfigurationTests {
             sharding.entities.greeter.applied-messages.max-count=0 | sharding.entities.greeter.applied-messages.max-count=0
             sharding.entities.greeter.applied-messages.max-age=0s  | sharding.entities.greeter.applied-messages.max-age=PT0S
             sharding.passivation.active-entity-limit=0             | sharding.passivation.active-entity-limit=0
-            sharding.jgroups.secret=too-short            | sharding.jgroups.secret
             sharding.jgroups.max-frame-size=1KB          | sharding.jgroups.max-frame-size=1024
             sharding.jgroups.discovery=dns               | sharding.jgroups.dns-query
             sharding.jgroups.fd-port=70000               | sharding.jgroups.fd-port=70000

@@ -10,6 +10,9 @@ import dev.sharding.autoconfigure.mistakes.NoHandler;
 import dev.sharding.autoconfigure.mistakes.NoInitialState;
 import dev.sharding.autoconfigure.mistakes.TwoHandlers;
 import dev.sharding.autoconfigure.mistakes.Wallet;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.util.Map;
 import java.util.UUID;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
@@ -20,6 +23,7 @@ import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.ContextConsumer;
+import org.springframework.core.env.MapPropertySource;
 import org.springframework.core.env.StandardEnvironment;
 
 /**
@@ -65,6 +69,30 @@ class StartupFailureAnalysisTests {
                             .contains(rule);
                     assertThat(analysis.getAction()).contains("Review the value of the property");
                 }));
+    }
+
+    @Test
+    void aTooShortSecretIsReportedWithoutItsValue() {
+        String secret = "short-secret-42";
+        this.runner
+                .withUserConfiguration(GreeterConfiguration.class)
+                .withPropertyValues("sharding.jgroups.secret=" + secret)
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    StandardEnvironment environment = new StandardEnvironment();
+                    environment
+                            .getPropertySources()
+                            .addFirst(new MapPropertySource("application", Map.of("sharding.jgroups.secret", secret)));
+                    FailureAnalysis analysis = FailureAnalyses.analyze(context.getStartupFailure(), environment);
+                    assertThat(analysis).isNotNull();
+                    assertThat(analysis.getDescription())
+                            .contains("sharding.jgroups.secret", "at least 16 characters")
+                            .doesNotContain(secret);
+                    assertThat(analysis.getAction()).doesNotContain(secret);
+                    StringWriter trace = new StringWriter();
+                    context.getStartupFailure().printStackTrace(new PrintWriter(trace));
+                    assertThat(trace.toString()).doesNotContain(secret);
+                });
     }
 
     @Test
