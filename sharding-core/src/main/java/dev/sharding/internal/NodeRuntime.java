@@ -411,6 +411,11 @@ public final class NodeRuntime implements Transport.Listener {
         return gate.serving();
     }
 
+    /** How views are applied, for tests that make a step fail. */
+    ViewChanges views() {
+        return views;
+    }
+
     /** The control thread, for tests that run a step there. */
     ScheduledExecutorService control() {
         return control.executor();

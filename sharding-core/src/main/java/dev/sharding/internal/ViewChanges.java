@@ -4,6 +4,8 @@ import dev.sharding.Member;
 import dev.sharding.internal.lease.LeaseKeeper;
 import dev.sharding.internal.transport.Transport;
 import java.util.List;
+import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -50,39 +52,65 @@ final class ViewChanges {
         this.coordinator = coordinator;
     }
 
-    /** Applies a new view: homes, membership, leases, asks sent to members gone, handoffs, statistics, coordinator. */
+    /** For tests: called with each step's name before the step runs (and may throw, as a failing step would). */
+    volatile @Nullable Consumer<String> beforeStep;
+
+    /**
+     * Applies a new view: homes, membership, leases, asks sent to members gone, handoffs, statistics, coordinator. Each
+     * step runs even if one before it threw (that one is logged): a step that fails must not leave the asks sent to a
+     * member gone waiting, or the coordinator with a member that left.
+     */
     void apply(List<Member> members) {
+        if (membership.self() == null) {
+            step("join", members, () -> membership.joined(transport.self())); // the view can come while connecting
+        }
+        // Routing stops on the members gone before the view that drops them is published, and asks sent to them fail
+        // after it: a caller that sees the new view routes no message to a member gone, and a sender that read a home
+        // before the view looks at the view again after registering its ask (ShardRouter#sendTo), so every ask
+        // registered for a member gone is either failed here or sent elsewhere.
+        Membership.ViewChange change;
         try {
-            if (membership.self() == null) {
-                membership.joined(transport.self()); // the first view can arrive while the transport connects
-            }
-            // Routing stops on the members gone before the view that drops them is published, and asks sent to them
-            // fail after it: a caller that sees the new view routes no message to a member gone, and a sender that
-            // read a home before the view looks at the view again after registering its ask (ShardRouter#sendTo),
-            // so every ask registered for a member gone is either failed here or sent elsewhere.
-            Membership.ViewChange change = membership.changeTo(members);
-            for (Region<?> r : regions.all()) {
-                r.forgetHomesOn(change.gone());
-            }
-            membership.publish(change);
-            log.info(
-                    "View on {}: {} (left: {}, joined: {})",
-                    membership.nodeName(),
-                    members,
-                    change.gone(),
-                    change.joined());
-            leases.onView(members, System.nanoTime());
-            asks.failSentTo(change.gone());
-            for (Region<?> r : regions.all()) {
-                r.membersGone();
-            }
-            statistics.membersGone(change.gone());
-            coordinator.onView(members, change.gone(), change.joined());
-            if (change.coordinatorChanged()) {
-                membership.register();
-            }
+            change = membership.changeTo(members);
         } catch (RuntimeException e) {
             log.error("Applying view {} on {} failed", members, membership.nodeName(), e);
+            return; // nothing to apply without the change
+        }
+        for (Region<?> r : regions.all()) {
+            step("homes", members, () -> r.forgetHomesOn(change.gone()));
+        }
+        step("publish", members, () -> membership.publish(change));
+        log.info(
+                "View on {}: {} (left: {}, joined: {})",
+                membership.nodeName(),
+                members,
+                change.gone(),
+                change.joined());
+        step("leases", members, () -> leases.onView(members, System.nanoTime()));
+        step("asks", members, () -> asks.failSentTo(change.gone()));
+        for (Region<?> r : regions.all()) {
+            step("handoffs", members, r::membersGone);
+        }
+        step("statistics", members, () -> statistics.membersGone(change.gone()));
+        step("coordinator", members, () -> coordinator.onView(members, change.gone(), change.joined()));
+        if (change.coordinatorChanged()) {
+            step("register", members, membership::register);
+        }
+    }
+
+    private void step(String name, List<Member> members, Runnable step) {
+        try {
+            Consumer<String> hook = beforeStep;
+            if (hook != null) {
+                hook.accept(name);
+            }
+            step.run();
+        } catch (RuntimeException e) {
+            log.error(
+                    "Applying view {} on {} failed in step {}; going on with the next",
+                    members,
+                    membership.nodeName(),
+                    name,
+                    e);
         }
     }
 }
