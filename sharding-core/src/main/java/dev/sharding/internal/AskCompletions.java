@@ -3,7 +3,6 @@ package dev.sharding.internal;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.ForkJoinWorkerThread;
-import java.util.concurrent.RejectedExecutionException;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -59,13 +58,13 @@ final class AskCompletions {
     }
 
     /**
-     * Runs a completion on the callbacks' executor; in place if that executor no longer takes tasks (the node, or the
+     * Runs a completion on the callbacks' executor; in place if that executor does not take it (the node, or the
      * application's executor, stopped), so that no caller waits for ever.
      */
     void handOff(Runnable completion) {
         try {
             executor.execute(completion);
-        } catch (RejectedExecutionException stopped) {
+        } catch (RuntimeException refused) { // RejectedExecutionException, or anything an application's executor throws
             completion.run();
         }
     }

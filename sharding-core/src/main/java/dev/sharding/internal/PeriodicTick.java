@@ -100,8 +100,10 @@ final class PeriodicTick implements Runnable {
                 lastRetryNanos = now;
                 retry();
             }
-        } catch (RuntimeException e) {
-            log.error("Periodic task of {} failed", membership.nodeName(), e);
+        } catch (Throwable t) {
+            // never rethrown, an Error included: the executor would cancel every later tick in silence, and a node
+            // with no tick renews no lease and never notices it lapsed, serving as a zombie
+            log.error("Periodic task of {} failed", membership.nodeName(), t);
         }
     }
 
