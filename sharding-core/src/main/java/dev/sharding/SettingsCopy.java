@@ -31,6 +31,12 @@ final class SettingsCopy {
 
     Duration rebalanceStableAfter = ShardingSettings.DEFAULT_REBALANCE_STABLE_AFTER;
 
+    long bufferBytes = ShardingSettings.DEFAULT_BUFFER_BYTES;
+
+    int mailboxSize = ShardingSettings.DEFAULT_MAILBOX_SIZE;
+
+    Duration blockedThreadThreshold = ShardingSettings.DEFAULT_BLOCKED_THREAD_THRESHOLD;
+
     double rebalanceRelativeLimit = ShardingSettings.DEFAULT_REBALANCE_RELATIVE_LIMIT;
 
     Duration handoffTimeout = ShardingSettings.DEFAULT_HANDOFF_TIMEOUT;
@@ -93,6 +99,9 @@ final class SettingsCopy {
         shardFailureBackoff = s.shardFailureBackoff();
         passivationActiveEntityLimit = s.passivationActiveEntityLimit();
         rebalanceStableAfter = s.rebalanceStableAfter();
+        bufferBytes = s.bufferBytes();
+        mailboxSize = s.mailboxSize();
+        blockedThreadThreshold = s.blockedThreadThreshold();
     }
 
     ShardingSettings build() {
@@ -122,6 +131,9 @@ final class SettingsCopy {
                 entityRestartBackoff,
                 shardFailureBackoff,
                 passivationActiveEntityLimit,
-                rebalanceStableAfter);
+                rebalanceStableAfter,
+                bufferBytes,
+                mailboxSize,
+                blockedThreadThreshold);
     }
 }

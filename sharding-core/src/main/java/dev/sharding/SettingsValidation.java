@@ -14,6 +14,13 @@ final class SettingsValidation {
         require(s.numberOfShards() > 0, "number-of-shards", s.numberOfShards(), "must be positive");
         require(positive(s.askTimeout()), "ask-timeout", s.askTimeout(), "must be positive");
         require(s.bufferSize() > 0, "buffer-size", s.bufferSize(), "must be positive");
+        require(s.bufferBytes() > 0, "buffer-bytes", s.bufferBytes(), "must be positive");
+        require(s.mailboxSize() > 0, "mailbox-size", s.mailboxSize(), "must be positive");
+        require(
+                !s.blockedThreadThreshold().isNegative(),
+                "blocked-thread-threshold",
+                s.blockedThreadThreshold(),
+                "must be zero (no check) or positive");
         require(positive(s.retryInterval()), "retry-interval", s.retryInterval(), "must be positive");
         require(s.maxPayloadSize() >= 1024, "max-payload-size", s.maxPayloadSize(), "must be at least 1024 bytes");
         require(positive(s.rebalanceInterval()), "rebalance-interval", s.rebalanceInterval(), "must be positive");

@@ -41,6 +41,12 @@ import org.jspecify.annotations.Nullable;
  *     has a limit ({@link PassivationStrategy#limited()}), divided evenly over those types
  * @param rebalanceStableAfter how long no member may have joined or left before the coordinator moves shards; a
  *     change of membership starts a round once it has been stable that long, without waiting for the interval
+ * @param bufferBytes the most bytes of messages from other nodes a region holds while it waits for shard homes (with
+ *     {@code bufferSize} bounding the messages of every origin)
+ * @param mailboxSize the most messages that may wait in one entity's mailbox; beyond it asks fail with
+ *     {@link BufferFullException} and tells are dropped and counted
+ * @param blockedThreadThreshold how long one piece of work may hold one of the node's own threads (the control
+ *     thread, the transport's threads) before a WARN with its stack is logged and counted; zero turns the check off
  */
 public record ShardingSettings(
         String clusterName,
@@ -68,7 +74,10 @@ public record ShardingSettings(
         Duration entityRestartBackoff,
         Duration shardFailureBackoff,
         int passivationActiveEntityLimit,
-        Duration rebalanceStableAfter) {
+        Duration rebalanceStableAfter,
+        long bufferBytes,
+        int mailboxSize,
+        Duration blockedThreadThreshold) {
 
     /** Default cluster name. */
     public static final String DEFAULT_CLUSTER_NAME = "sharding";
@@ -78,6 +87,12 @@ public record ShardingSettings(
     public static final Duration DEFAULT_ASK_TIMEOUT = Duration.ofSeconds(5);
     /** Default region buffer size. */
     public static final int DEFAULT_BUFFER_SIZE = 100_000;
+    /** Default bytes of messages from other nodes a region buffers: 256 MiB. */
+    public static final long DEFAULT_BUFFER_BYTES = 256L * 1024 * 1024;
+    /** Default most messages waiting in one entity's mailbox. */
+    public static final int DEFAULT_MAILBOX_SIZE = 100_000;
+    /** Default time one piece of work may hold a thread of the node before it is reported. */
+    public static final Duration DEFAULT_BLOCKED_THREAD_THRESHOLD = Duration.ofMillis(500);
     /** Default retry interval. */
     public static final Duration DEFAULT_RETRY_INTERVAL = Duration.ofSeconds(1);
     /** Default largest payload: 1 MiB. */
@@ -135,6 +150,7 @@ public record ShardingSettings(
         Objects.requireNonNull(entityRestartBackoff, "entityRestartBackoff");
         Objects.requireNonNull(shardFailureBackoff, "shardFailureBackoff");
         Objects.requireNonNull(rebalanceStableAfter, "rebalanceStableAfter");
+        Objects.requireNonNull(blockedThreadThreshold, "blockedThreadThreshold");
     }
 
     /**
@@ -255,6 +271,36 @@ public record ShardingSettings(
      */
     public ShardingSettings withBufferSize(int value) {
         return copy(c -> c.bufferSize = value);
+    }
+
+    /**
+     * Copy with another bound on the bytes a region buffers.
+     *
+     * @param value the new value
+     * @return the copy
+     */
+    public ShardingSettings withBufferBytes(long value) {
+        return copy(c -> c.bufferBytes = value);
+    }
+
+    /**
+     * Copy with another bound on an entity's mailbox.
+     *
+     * @param value the new value
+     * @return the copy
+     */
+    public ShardingSettings withMailboxSize(int value) {
+        return copy(c -> c.mailboxSize = value);
+    }
+
+    /**
+     * Copy with another blocked-thread threshold.
+     *
+     * @param value the new value; zero turns the check off
+     * @return the copy
+     */
+    public ShardingSettings withBlockedThreadThreshold(Duration value) {
+        return copy(c -> c.blockedThreadThreshold = value);
     }
 
     /**

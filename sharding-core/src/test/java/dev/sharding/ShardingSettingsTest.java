@@ -77,7 +77,10 @@ class ShardingSettingsTest {
                 Duration.ofSeconds(10),
                 Duration.ofSeconds(10),
                 1000,
-                Duration.ofSeconds(2));
+                Duration.ofSeconds(2),
+                1 << 20,
+                100,
+                Duration.ofMillis(500));
         map.put("x", new ShardingSettings.EntityTypeSettings(3, true));
         assertThat(s.entities()).isEmpty();
         ShardingSettings t = s.withEntity("x", new ShardingSettings.EntityTypeSettings(3, true));

@@ -6,6 +6,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -20,20 +21,57 @@ final class ControlLoop {
 
     private final ScheduledThreadPoolExecutor thread;
 
+    /** Marks each task's start and end for the blocked-thread checker, once the node set one. */
+    private volatile @Nullable BlockedThreads blocked;
+
+    private BlockedThreads.@Nullable Watched watched;
+
+    /** What {@link BlockedThreads#enter} returned for the running task; the control thread's only. */
+    private long outer;
+
     ControlLoop() {
-        thread = new ScheduledThreadPoolExecutor(1, r -> {
-            Thread t = new Thread(
-                    () -> {
-                        // its frames are queued, never waited for: a member that stopped reading must not hold up
-                        // the lease renewals and shard homes of all the others
-                        SendingThreads.neverWait();
-                        r.run();
-                    },
-                    "sharding-control");
-            t.setDaemon(true);
-            return t;
-        });
+        thread =
+                new ScheduledThreadPoolExecutor(1, r -> {
+                    Thread t = new Thread(
+                            () -> {
+                                // its frames are queued, never waited for: a member that stopped reading must not hold
+                                // up
+                                // the lease renewals and shard homes of all the others
+                                SendingThreads.neverWait();
+                                r.run();
+                            },
+                            "sharding-control");
+                    t.setDaemon(true);
+                    return t;
+                }) {
+                    @Override
+                    protected void beforeExecute(Thread t, Runnable r) {
+                        BlockedThreads.Watched w = watched;
+                        if (w == null || w.thread != t) { // the first task, or a new thread after one that died
+                            BlockedThreads b = blocked;
+                            if (b == null) {
+                                return;
+                            }
+                            w = b.watch(t, BlockedThreads.CONTROL);
+                            watched = w;
+                        }
+                        outer = BlockedThreads.enter(w);
+                    }
+
+                    @Override
+                    protected void afterExecute(Runnable r, @Nullable Throwable t) {
+                        BlockedThreads.Watched w = watched;
+                        if (w != null) {
+                            BlockedThreads.exit(w, outer);
+                        }
+                    }
+                };
         thread.setRemoveOnCancelPolicy(true);
+    }
+
+    /** Has every task from now on watched by the blocked-thread checker. */
+    void watchWith(BlockedThreads checker) {
+        this.blocked = checker;
     }
 
     /**

@@ -71,6 +71,9 @@ public final class NodeRuntime implements Transport.Listener {
 
     private final ControlLoop control = new ControlLoop();
 
+    /** Reports the node's own threads held too long by one piece of work. */
+    private final BlockedThreads blockedThreads;
+
     private final LocalRegions regions;
 
     private final Membership membership;
@@ -174,6 +177,8 @@ public final class NodeRuntime implements Transport.Listener {
         this.executor = executor != null ? executor : EntityExecutors.workStealing();
         this.asks = new AskRegistry(AskCompletions.of(this.executor, callbackExecutor));
         this.membership = new Membership(regions, this::send);
+        this.blockedThreads = new BlockedThreads(settings.blockedThreadThreshold(), metrics, membership::nodeName);
+        control.watchWith(blockedThreads);
         this.links = new NodeLinks(
                 settings,
                 transport,
@@ -295,6 +300,7 @@ public final class NodeRuntime implements Transport.Listener {
                             + "{}",
                     e.toString());
         }
+        blockedThreads.start();
         try {
             transport.start(this);
         } catch (Exception e) {
@@ -360,6 +366,7 @@ public final class NodeRuntime implements Transport.Listener {
     }
 
     private void shutdownThreads() {
+        blockedThreads.stop();
         control.shutdown();
         if (ownExecutor) {
             executor.shutdown();
@@ -370,7 +377,13 @@ public final class NodeRuntime implements Transport.Listener {
 
     @Override
     public void onFrame(Member from, byte[] buffer, int offset, int length) {
-        inbound.onFrame(from, buffer, offset, length);
+        BlockedThreads.Watched reader = blockedThreads.transportThread();
+        long outer = BlockedThreads.enter(reader);
+        try {
+            inbound.onFrame(from, buffer, offset, length);
+        } finally {
+            BlockedThreads.exit(reader, outer);
+        }
     }
 
     @Override

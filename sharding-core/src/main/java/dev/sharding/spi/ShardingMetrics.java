@@ -36,4 +36,12 @@ public interface ShardingMetrics {
      * @param writes the writes in it
      */
     default void storeBatch(int writes) {}
+
+    /**
+     * One of the node's own threads was held by one piece of work longer than the {@code blocked-thread-threshold}
+     * (it is logged at WARN with its stack); counted once per piece of work.
+     *
+     * @param thread what the thread does: {@code control}, {@code transport}
+     */
+    default void blockedThread(String thread) {}
 }

@@ -58,6 +58,24 @@ public class ShardingProperties {
     private int bufferSize = ShardingSettings.DEFAULT_BUFFER_SIZE;
 
     /**
+     * Most bytes of messages from other nodes a region holds per entity type while it waits to learn where their
+     * shards live. Beyond it, asks fail with BufferFullException and tells are dropped.
+     */
+    private DataSize bufferBytes = DataSize.ofBytes(ShardingSettings.DEFAULT_BUFFER_BYTES);
+
+    /**
+     * Most messages that may wait in one entity's mailbox. Beyond it, asks fail with BufferFullException and tells are
+     * dropped and counted.
+     */
+    private int mailboxSize = ShardingSettings.DEFAULT_MAILBOX_SIZE;
+
+    /**
+     * How long one piece of work may hold one of the node's own threads (its control thread, the transport's threads)
+     * before a warning with the thread's stack is logged and counted. Zero turns the check off.
+     */
+    private Duration blockedThreadThreshold = ShardingSettings.DEFAULT_BLOCKED_THREAD_THRESHOLD;
+
+    /**
      * How often a region repeats a registration or shard-home request that got no answer.
      */
     private Duration retryInterval = ShardingSettings.DEFAULT_RETRY_INTERVAL;
@@ -363,6 +381,60 @@ public class ShardingProperties {
     }
 
     /**
+     * The bound on the bytes a region buffers.
+     *
+     * @return the most bytes of buffered messages from other nodes per entity type
+     */
+    public DataSize getBufferBytes() {
+        return this.bufferBytes;
+    }
+
+    /**
+     * Sets the bound on the bytes a region buffers.
+     *
+     * @param bufferBytes the most bytes of buffered messages from other nodes per entity type
+     */
+    public void setBufferBytes(DataSize bufferBytes) {
+        this.bufferBytes = bufferBytes;
+    }
+
+    /**
+     * The bound on an entity's mailbox.
+     *
+     * @return the most messages waiting for one entity
+     */
+    public int getMailboxSize() {
+        return this.mailboxSize;
+    }
+
+    /**
+     * Sets the bound on an entity's mailbox.
+     *
+     * @param mailboxSize the most messages waiting for one entity
+     */
+    public void setMailboxSize(int mailboxSize) {
+        this.mailboxSize = mailboxSize;
+    }
+
+    /**
+     * The blocked-thread threshold.
+     *
+     * @return how long one piece of work may hold a thread of the node before it is reported
+     */
+    public Duration getBlockedThreadThreshold() {
+        return this.blockedThreadThreshold;
+    }
+
+    /**
+     * Sets the blocked-thread threshold.
+     *
+     * @param blockedThreadThreshold how long one piece of work may hold a thread of the node; zero for no check
+     */
+    public void setBlockedThreadThreshold(Duration blockedThreadThreshold) {
+        this.blockedThreadThreshold = blockedThreadThreshold;
+    }
+
+    /**
      * The retry interval.
      *
      * @return the interval
@@ -519,6 +591,9 @@ public class ShardingProperties {
                 .withNumberOfShards(this.numberOfShards)
                 .withAskTimeout(this.askTimeout)
                 .withBufferSize(this.bufferSize)
+                .withBufferBytes(this.bufferBytes.toBytes())
+                .withMailboxSize(this.mailboxSize)
+                .withBlockedThreadThreshold(this.blockedThreadThreshold)
                 .withRetryInterval(this.retryInterval)
                 .withMaxPayloadSize((int) payload)
                 .withRebalanceInterval(this.rebalanceInterval)

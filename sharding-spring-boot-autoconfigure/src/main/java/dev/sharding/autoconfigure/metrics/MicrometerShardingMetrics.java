@@ -25,7 +25,9 @@ import java.util.concurrent.TimeUnit;
  * failure);</li>
  * <li>{@code sharding.store.batch.size}: distribution summary of the writes per store transaction;</li>
  * <li>{@code sharding.rebalance.rounds}: counter of the rebalance rounds that moved shards, on the coordinator's
- * node.</li>
+ * node;</li>
+ * <li>{@code sharding.blocked.threads}: counter of the times one of the node's own threads was held by one piece of
+ * work longer than {@code sharding.blocked-thread-threshold}, tag {@code thread} (control, transport).</li>
  * </ul>
  *
  * The gauges are {@link ShardingNodeMeters}'.
@@ -37,6 +39,10 @@ public final class MicrometerShardingMetrics implements ShardingMetrics {
     private final Counter rebalanceRounds;
 
     private final DistributionSummary batchSize;
+
+    private final Counter blockedControl;
+
+    private final Counter blockedTransport;
 
     /**
      * Registers the node-wide meters.
@@ -50,6 +56,16 @@ public final class MicrometerShardingMetrics implements ShardingMetrics {
                 .register(registry);
         this.batchSize = DistributionSummary.builder("sharding.store.batch.size")
                 .description("Operations per store transaction")
+                .register(registry);
+        this.blockedControl = blocked(registry, "control");
+        this.blockedTransport = blocked(registry, "transport");
+    }
+
+    private static Counter blocked(MeterRegistry registry, String thread) {
+        return Counter.builder("sharding.blocked.threads")
+                .description("Times one of the node's own threads was held by one piece of work longer than the"
+                        + " blocked-thread threshold")
+                .tag("thread", thread)
                 .register(registry);
     }
 
@@ -66,6 +82,15 @@ public final class MicrometerShardingMetrics implements ShardingMetrics {
     @Override
     public void storeBatch(int writes) {
         batchSize.record(writes);
+    }
+
+    @Override
+    public void blockedThread(String thread) {
+        switch (thread) {
+            case "control" -> blockedControl.increment();
+            case "transport" -> blockedTransport.increment();
+            default -> blocked(registry, thread).increment();
+        }
     }
 
     /** The meters of one entity type. */
