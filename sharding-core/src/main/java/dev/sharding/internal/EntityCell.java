@@ -5,6 +5,8 @@ import dev.sharding.EntityState;
 import dev.sharding.UnhandledMessageException;
 import dev.sharding.internal.protocol.EntityTransfer;
 import dev.sharding.internal.protocol.FailureKind;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -42,6 +44,20 @@ final class EntityCell implements Runnable, Passivation.Candidate, ParkedEntitie
     private final ConcurrentLinkedQueue<Delivery> mailbox = new ConcurrentLinkedQueue<>();
 
     private final AtomicInteger state = new AtomicInteger(IDLE);
+
+    /** Messages (not signals) in the mailbox, bounded by {@code mailbox-size}; through {@link #QUEUED}. */
+    @SuppressWarnings("unused")
+    private volatile int queued;
+
+    private static final VarHandle QUEUED;
+
+    static {
+        try {
+            QUEUED = MethodHandles.lookup().findVarHandle(EntityCell.class, "queued", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     private @Nullable Object instance;
 
@@ -83,14 +99,25 @@ final class EntityCell implements Runnable, Passivation.Candidate, ParkedEntitie
      *     to a new cell
      */
     boolean enqueue(Delivery delivery) {
+        boolean message = !(delivery.message() instanceof Signal);
+        if (message) {
+            Region<?> region = shard.region();
+            if ((int) QUEUED.getAndAdd(this, 1) >= region.mailboxSize()) {
+                QUEUED.getAndAdd(this, -1);
+                region.mailboxFull(this, delivery.sink()); // signals always fit: they stop and passivate
+                return true;
+            }
+        }
         mailbox.offer(delivery);
         if (lifecycle == EntityLifecycle.RETIRED && mailbox.remove(delivery)) {
             // the cell retired after its last message; the retiring thread checks the mailbox after marking it dead,
             // so either it saw this delivery (and revived) or this thread sees dead and takes it back
+            taken(delivery);
             return false;
         }
         StartBackoff waiting = backoff;
         if (waiting != null && !waiting.offered(delivery) && mailbox.remove(delivery)) {
+            taken(delivery);
             waiting.reject(delivery); // the entity cannot start and enough messages wait for it
             return true;
         }
@@ -98,6 +125,13 @@ final class EntityCell implements Runnable, Passivation.Candidate, ParkedEntitie
             shard.region().executor().execute(this);
         }
         return true;
+    }
+
+    /** A delivery left the mailbox. */
+    private void taken(Delivery d) {
+        if (!(d.message() instanceof Signal)) {
+            QUEUED.getAndAdd(this, -1);
+        }
     }
 
     @Override
@@ -149,6 +183,9 @@ final class EntityCell implements Runnable, Passivation.Candidate, ParkedEntitie
                 pending = null;
             } else {
                 d = mailbox.poll();
+                if (d != null) {
+                    taken(d);
+                }
             }
             if (d == null) {
                 if (lifecycle == EntityLifecycle.PASSIVATED && !forceStopped && retire()) {

@@ -9,6 +9,7 @@ import dev.sharding.ShardingSettings;
 import dev.sharding.UnhandledMessageException;
 import dev.sharding.internal.protocol.EntityEnvelope;
 import dev.sharding.internal.protocol.EntityTransfer;
+import dev.sharding.internal.protocol.FailureKind;
 import dev.sharding.spi.EntityTypeMetrics;
 import dev.sharding.spi.MessageTracing;
 import java.time.Duration;
@@ -18,7 +19,10 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The region of one entity type on this node: the only door to the type's entities, and the composition of the parts
@@ -56,6 +60,8 @@ import org.jspecify.annotations.Nullable;
  */
 public final class Region<T> implements ShardRegion<T> {
 
+    private static final Logger log = LoggerFactory.getLogger(Region.class);
+
     private final RegionHost node;
 
     private final EntityType<T> type;
@@ -85,6 +91,12 @@ public final class Region<T> implements ShardRegion<T> {
     /** How messages are traced, read once per message; {@code null} when the node does not trace. */
     private final @Nullable MessageTracing tracing;
 
+    /** The most messages waiting in one entity's mailbox ({@code mailbox-size}), read on every message. */
+    private final int mailboxSize;
+
+    /** Messages refused because their entity's mailbox was full. */
+    private final AtomicLong mailboxRefusals = new AtomicLong();
+
     Region(RegionHost node, EntityType<T> type, EntityHandlers handlers, int numberOfShards, boolean proxyOnly) {
         this.node = node;
         this.type = type;
@@ -94,6 +106,7 @@ public final class Region<T> implements ShardRegion<T> {
         this.rememberEntities = node.settings().entity(type.name()).rememberEntities();
         this.metrics = Objects.requireNonNull(node.metrics().entityType(type.name()), "metrics");
         this.tracing = node.tracing() == MessageTracing.NONE ? null : node.tracing();
+        this.mailboxSize = node.settings().mailboxSize();
         this.slots = new ShardSlot[numberOfShards];
         for (int i = 0; i < numberOfShards; i++) {
             slots[i] = new ShardSlot(i);
@@ -166,6 +179,43 @@ public final class Region<T> implements ShardRegion<T> {
     /** The most messages a region, or an entity that cannot start, holds. */
     int bufferSize() {
         return node.settings().bufferSize();
+    }
+
+    /** The most messages waiting in one entity's mailbox. */
+    int mailboxSize() {
+        return mailboxSize;
+    }
+
+    /**
+     * A message did not fit its entity's full mailbox: an ask fails with {@link dev.sharding.BufferFullException}, a
+     * tell is dropped and counted (logged the first time, then at powers of two).
+     */
+    void mailboxFull(EntityCell cell, ReplySink sink) {
+        String reason = "Mailbox of entity [" + type.name() + "/" + cell.entityId() + "] on " + nodeName()
+                + " is full (" + mailboxSize + " messages waiting; setting mailbox-size)";
+        long n = mailboxRefusals.incrementAndGet();
+        if (sink.isTell()) {
+            metrics.dropped(EntityTypeMetrics.DropReason.BUFFER_FULL);
+            if (n == 1 || Long.bitCount(n) == 1) {
+                log.warn("Dropped a tell ({} messages refused by full mailboxes so far): {}", n, reason);
+            }
+        }
+        sink.fail(FailureKind.BUFFER_FULL, dev.sharding.BufferFullException.class.getName(), reason);
+    }
+
+    /** The shard of an entity id. */
+    int shardOf(String entityId) {
+        return router.shardOf(entityId);
+    }
+
+    /** Bytes of messages from other nodes waiting for shard homes now. */
+    long bufferedBytes() {
+        return router.bufferedBytes();
+    }
+
+    /** Messages refused so far because their entity's mailbox was full. */
+    long mailboxRefusals() {
+        return mailboxRefusals.get();
     }
 
     dev.sharding.spi.ShardingStore store() {

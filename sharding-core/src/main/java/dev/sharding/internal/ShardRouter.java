@@ -29,7 +29,8 @@ import org.slf4j.LoggerFactory;
  * home is this node, or as one unicast to the home's region otherwise (which may forward it again if its own
  * knowledge is newer).</li>
  * <li>When the home is unknown (not asked yet, or a handoff is under way), the message joins the slot's buffer, at
- * most {@code buffer-size} messages over the region, and the region asks the coordinator once; the answer
+ * most {@code buffer-size} messages over the region (and {@code buffer-bytes} of frames from other nodes), and the
+ * region asks the coordinator once; the answer
  * ({@link #homeKnown}) sends the buffer on in arrival order and only then publishes the home, so a caller that sees
  * the home never overtakes a message it buffered earlier.</li>
  * <li>Each slot counts the threads between reading its home and finishing their send ({@link ShardSlot#senders}), so
@@ -54,6 +55,9 @@ final class ShardRouter {
     private final ShardIdFunction shardIds;
 
     private final AtomicInteger buffered = new AtomicInteger();
+
+    /** Bytes of the frames from other nodes in the buffers, bounded by {@code buffer-bytes}. */
+    private final AtomicLong bufferedBytes = new AtomicLong();
 
     private final AtomicLong droppedTells = new AtomicLong();
 
@@ -227,10 +231,21 @@ final class ShardRouter {
 
     /** Adds to a slot's buffer; caller holds the slot's monitor. */
     private void buffer(ShardSlot slot, ShardSlot.Buffered item, @Nullable PendingAsk<?> ask) {
+        String reason = null;
+        byte[] frame = item.frame();
         if (buffered.incrementAndGet() > node.settings().bufferSize()) {
             buffered.decrementAndGet();
-            String reason = "Buffer of region " + typeName + " on " + node.nodeName() + " is full ("
+            reason = "Buffer of region " + typeName + " on " + node.nodeName() + " is full ("
                     + node.settings().bufferSize() + " messages waiting for shard homes; setting buffer-size)";
+        } else if (frame != null
+                && bufferedBytes.addAndGet(frame.length) > node.settings().bufferBytes()) {
+            bufferedBytes.addAndGet(-frame.length);
+            buffered.decrementAndGet();
+            reason = "Buffer of region " + typeName + " on " + node.nodeName() + " is full (more than "
+                    + node.settings().bufferBytes() + " bytes of messages from other nodes waiting for shard homes;"
+                    + " setting buffer-bytes)";
+        }
+        if (reason != null) {
             if (item.envelope() != null) {
                 EntityEnvelope env = item.envelope();
                 if (env.replyTo() != null) {
@@ -255,6 +270,20 @@ final class ShardRouter {
             slot.requested = true;
             node.control().execute(() -> node.requestShardHome(typeName, slot.shardId));
         }
+    }
+
+    /** An item left a buffer. */
+    private void unbuffered(ShardSlot.Buffered item) {
+        buffered.decrementAndGet();
+        byte[] frame = item.frame();
+        if (frame != null) {
+            bufferedBytes.addAndGet(-frame.length);
+        }
+    }
+
+    /** Bytes of frames from other nodes waiting for shard homes now. */
+    long bufferedBytes() {
+        return bufferedBytes.get();
     }
 
     private void dropTell(String reason, DropReason why) {
@@ -439,7 +468,7 @@ final class ShardRouter {
         synchronized (slot) {
             ShardSlot.Buffered item;
             while ((item = slot.buffer.pollFirst()) != null) {
-                buffered.decrementAndGet();
+                unbuffered(item);
                 flush(slot, home, item);
             }
             slot.requested = false;
@@ -500,7 +529,7 @@ final class ShardRouter {
             synchronized (slot) {
                 ShardSlot.Buffered item;
                 while ((item = slot.buffer.pollFirst()) != null) {
-                    buffered.decrementAndGet();
+                    unbuffered(item);
                     EntityEnvelope env = item.envelope();
                     Member replyTo = env == null ? null : env.replyTo();
                     PendingAsk<?> ask = item.ask();
