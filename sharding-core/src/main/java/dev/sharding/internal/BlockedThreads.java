@@ -12,8 +12,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Watches the node's own threads that must never be held for long (the control thread, and the transport's threads
- * where they enter the node), and logs one WARN with the holder's stack, and counts it
+ * Watches the node's own threads that must never be held for long (the control thread, the transport's threads where
+ * they deliver frames, the store's threads where they complete writes into the node), and logs one WARN with the holder's stack, and counts it
  * ({@link ShardingMetrics#blockedThread}), each time one of them stays in one piece of work longer than the
  * {@code blocked-thread-threshold}.
  *
@@ -30,6 +30,15 @@ final class BlockedThreads {
 
     /** The role of the transport's threads delivering frames, as the meter's tag. */
     static final String TRANSPORT = "transport";
+
+    /** The role of the store's threads completing writes into the node, as the meter's tag. */
+    static final String STORE = "store";
+
+    /** The prefix of the names of the JDBC store's threads. */
+    private static final String STORE_THREADS = "sharding-store-";
+
+    /** Marks a thread that {@link #storeThread} does not watch. */
+    private static final Watched UNWATCHED = new Watched(new Thread(() -> {}), "none");
 
     /** One watched thread. */
     static final class Watched {
@@ -59,6 +68,8 @@ final class BlockedThreads {
     private final CopyOnWriteArrayList<Watched> watched = new CopyOnWriteArrayList<>();
 
     private final ThreadLocal<@Nullable Watched> transportThreads = new ThreadLocal<>();
+
+    private final ThreadLocal<@Nullable Watched> storeThreads = new ThreadLocal<>();
 
     private volatile boolean stopped;
 
@@ -104,6 +115,21 @@ final class BlockedThreads {
             transportThreads.set(w);
         }
         return w;
+    }
+
+    /**
+     * The calling thread's watch when it is one of the store's threads (it completes a write into the node), made on
+     * its first call; null for any other thread (a write completed by an entity's or the application's thread).
+     */
+    @Nullable
+    Watched storeThread() {
+        Watched w = storeThreads.get();
+        if (w == null) {
+            Thread t = Thread.currentThread();
+            w = t.getName().startsWith(STORE_THREADS) ? watch(t, STORE) : UNWATCHED;
+            storeThreads.set(w);
+        }
+        return w == UNWATCHED ? null : w;
     }
 
     /**

@@ -131,8 +131,16 @@ final class DurableEntityState {
             return true;
         }
         write.whenComplete((v, t) -> {
-            completeAfterWrite(sink, value, write, writeStart);
-            cell.resumeAfterCompletion();
+            BlockedThreads.Watched store = shard.region().blockedThreads().storeThread();
+            long outer = store == null ? 0 : BlockedThreads.enter(store);
+            try {
+                completeAfterWrite(sink, value, write, writeStart);
+                cell.resumeAfterCompletion();
+            } finally {
+                if (store != null) {
+                    BlockedThreads.exit(store, outer);
+                }
+            }
         });
         return false;
     }

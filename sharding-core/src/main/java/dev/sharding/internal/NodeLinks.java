@@ -58,6 +58,8 @@ final class NodeLinks implements RegionHost, LeaseHost {
 
     private final MessageTracing tracing;
 
+    private final BlockedThreads blockedThreads;
+
     private @Nullable ServingGate gate;
 
     private @Nullable LeaseKeeper leases;
@@ -82,7 +84,8 @@ final class NodeLinks implements RegionHost, LeaseHost {
             BooleanSupplier running,
             boolean serializeLocalMessages,
             ShardingMetrics metrics,
-            MessageTracing tracing) {
+            MessageTracing tracing,
+            BlockedThreads blockedThreads) {
         this.settings = settings;
         this.transport = transport;
         this.codec = codec;
@@ -97,6 +100,7 @@ final class NodeLinks implements RegionHost, LeaseHost {
         this.serializeLocalMessages = serializeLocalMessages;
         this.metrics = metrics;
         this.tracing = tracing;
+        this.blockedThreads = blockedThreads;
     }
 
     /** Links the parts built after this one; called once, in the node's constructor. */
@@ -314,6 +318,11 @@ final class NodeLinks implements RegionHost, LeaseHost {
     @Override
     public ShardingStore store() {
         return store;
+    }
+
+    @Override
+    public BlockedThreads blockedThreads() {
+        return blockedThreads;
     }
 
     @Override

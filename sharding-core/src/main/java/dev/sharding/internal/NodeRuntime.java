@@ -193,7 +193,8 @@ public final class NodeRuntime implements Transport.Listener {
                 () -> running,
                 serializeLocalMessages,
                 metrics,
-                tracing);
+                tracing,
+                blockedThreads);
         this.leases = new LeaseKeeper(links, settings.splitBrain(), LeaseTimes.stableAfterNanos(settings, -1));
         Coordinator coordinatorTables = new Coordinator(
                 membership::self,

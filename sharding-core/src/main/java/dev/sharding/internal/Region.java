@@ -203,6 +203,11 @@ public final class Region<T> implements ShardRegion<T> {
         sink.fail(FailureKind.BUFFER_FULL, dev.sharding.BufferFullException.class.getName(), reason);
     }
 
+    /** Reports the node's own threads held too long. */
+    BlockedThreads blockedThreads() {
+        return node.blockedThreads();
+    }
+
     /** The shard of an entity id. */
     int shardOf(String entityId) {
         return router.shardOf(entityId);

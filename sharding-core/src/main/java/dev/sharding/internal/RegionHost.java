@@ -111,6 +111,9 @@ interface RegionHost {
 
     ShardingStore store();
 
+    /** Reports the node's own threads held too long. */
+    BlockedThreads blockedThreads();
+
     AskRegistry asks();
 
     /** The entity executor. */
