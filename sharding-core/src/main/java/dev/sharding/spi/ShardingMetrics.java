@@ -41,7 +41,8 @@ public interface ShardingMetrics {
      * One of the node's own threads was held by one piece of work longer than the {@code blocked-thread-threshold}
      * (it is logged at WARN with its stack); counted once per piece of work.
      *
-     * @param thread what the thread does: {@code control}, {@code transport}
+     * @param thread what the thread does: {@code control} (the node's control thread), {@code transport} (a thread of
+     *     the transport delivering a frame), {@code store} (a thread of the store completing a state write)
      */
     default void blockedThread(String thread) {}
 }

@@ -27,7 +27,7 @@ import java.util.concurrent.TimeUnit;
  * <li>{@code sharding.rebalance.rounds}: counter of the rebalance rounds that moved shards, on the coordinator's
  * node;</li>
  * <li>{@code sharding.blocked.threads}: counter of the times one of the node's own threads was held by one piece of
- * work longer than {@code sharding.blocked-thread-threshold}, tag {@code thread} (control, transport).</li>
+ * work longer than {@code sharding.blocked-thread-threshold}, tag {@code thread} (control, transport, store).</li>
  * </ul>
  *
  * The gauges are {@link ShardingNodeMeters}'.
@@ -44,6 +44,8 @@ public final class MicrometerShardingMetrics implements ShardingMetrics {
 
     private final Counter blockedTransport;
 
+    private final Counter blockedStore;
+
     /**
      * Registers the node-wide meters.
      *
@@ -59,6 +61,7 @@ public final class MicrometerShardingMetrics implements ShardingMetrics {
                 .register(registry);
         this.blockedControl = blocked(registry, "control");
         this.blockedTransport = blocked(registry, "transport");
+        this.blockedStore = blocked(registry, "store");
     }
 
     private static Counter blocked(MeterRegistry registry, String thread) {
@@ -89,6 +92,7 @@ public final class MicrometerShardingMetrics implements ShardingMetrics {
         switch (thread) {
             case "control" -> blockedControl.increment();
             case "transport" -> blockedTransport.increment();
+            case "store" -> blockedStore.increment();
             default -> blocked(registry, thread).increment();
         }
     }
