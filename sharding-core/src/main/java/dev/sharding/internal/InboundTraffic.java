@@ -11,7 +11,6 @@ import dev.sharding.internal.protocol.ProtocolCodec;
 import dev.sharding.internal.protocol.ProtocolMessage;
 import dev.sharding.internal.protocol.Reply;
 import dev.sharding.spi.MessageCodec;
-import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiConsumer;
 import java.util.function.Supplier;
@@ -37,8 +36,6 @@ final class InboundTraffic implements EntityTraffic.Handler {
 
     private final AskRegistry asks;
 
-    private final Executor executor;
-
     private final Outbound out;
 
     private final BiConsumer<Member, ProtocolMessage> toControl;
@@ -52,7 +49,6 @@ final class InboundTraffic implements EntityTraffic.Handler {
             MessageCodec codec,
             LocalRegions regions,
             AskRegistry asks,
-            Executor executor,
             Outbound out,
             BiConsumer<Member, ProtocolMessage> toControl,
             Supplier<String> nodeName) {
@@ -60,7 +56,6 @@ final class InboundTraffic implements EntityTraffic.Handler {
         this.codec = codec;
         this.regions = regions;
         this.asks = asks;
-        this.executor = executor;
         this.out = out;
         this.toControl = toControl;
         this.nodeName = nodeName;
@@ -126,18 +121,19 @@ final class InboundTraffic implements EntityTraffic.Handler {
                 value = codec.decode(payload, 0, payload.length);
             } catch (MessageRejectedException e) {
                 log.warn("Rejected the reply of [{}/{}]: {}", ask.typeName, ask.entityId, e.getMessage());
-                executor.execute(() -> ask.failOnCallbackThread(e));
+                asks.completions().handOff(() -> ask.failOnCallbackThread(e));
                 return;
             }
         }
-        executor.execute(() -> ask.replyOnCallbackThread(value));
+        asks.completions().handOff(() -> ask.replyOnCallbackThread(value));
     }
 
     @Override
     public void onFailure(Member from, Failure failure) {
         PendingAsk<?> ask = asks.remove(failure.correlationId());
         if (ask != null) {
-            executor.execute(() -> ask.failOnCallbackThread(failure.kind(), failure.className(), failure.message()));
+            asks.completions()
+                    .handOff(() -> ask.failOnCallbackThread(failure.kind(), failure.className(), failure.message()));
         }
     }
 }

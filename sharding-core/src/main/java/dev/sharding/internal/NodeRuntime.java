@@ -225,15 +225,8 @@ public final class NodeRuntime implements Transport.Listener {
         AdminClient admin = new AdminClient(membership, this::send, () -> running);
         this.dispatch = new ControlDispatch(
                 membership, regions, coordinator, leases, leave, statistics, admin, this::send, () -> running);
-        this.inbound = new InboundTraffic(
-                protocol,
-                codec,
-                regions,
-                asks,
-                asks.completions().executor(),
-                this::send,
-                this::toControl,
-                membership::nodeName);
+        this.inbound =
+                new InboundTraffic(protocol, codec, regions, asks, this::send, this::toControl, membership::nodeName);
         this.tick = new PeriodicTick(settings, regions, leases, asks, membership, leave, coordinator, () -> running);
         links.wire(gate, leases, tick, leave, coordinator);
         this.views = new ViewChanges(membership, transport, leases, asks, regions, statistics, coordinator);
