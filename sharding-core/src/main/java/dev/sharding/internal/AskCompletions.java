@@ -52,11 +52,6 @@ final class AskCompletions {
                         && worker.getPool() == inlinePool);
     }
 
-    /** The executor callbacks run on. */
-    Executor executor() {
-        return executor;
-    }
-
     /**
      * Runs a completion on the callbacks' executor; in place if that executor does not take it (the node, or the
      * application's executor, stopped), so that no caller waits for ever.
