@@ -28,7 +28,8 @@ public interface ShardRegion<T> {
 
     /**
      * Sends a message without waiting for a reply. Delivery is at most once: a message to a node that crashes before
-     * handling it is lost.
+     * handling it is lost, and one that finds its entity's mailbox full ({@code mailbox-size} messages waiting) is
+     * dropped and counted.
      *
      * @param entityId the entity id (not empty, at most {@link ShardingSettings#MAX_ENTITY_ID_LENGTH} characters)
      * @param message the message, an instance of a type the entity declares

@@ -22,7 +22,9 @@ import org.slf4j.LoggerFactory;
  * order with no lock. The mailbox suspends (the task ends without releasing it, and a completion resumes it) while
  * the entity's stored state is read before it starts, while a handler's {@link CompletionStage} is unfinished, and
  * while a changed {@link EntityState} is written: the reply goes out, and the next message is taken, only once the
- * write is durable.
+ * write is durable. It holds at most {@code mailbox-size} messages (signals of the runtime always fit): beyond, a
+ * message is refused as {@link Region#mailboxFull} says, so a slow store or an unfinished stage cannot make it grow
+ * without bound.
  *
  * <p>The instance is created on the first message (on an entity thread) and destroyed by a stop signal, after the
  * messages before it. Its durable state, read, written through and carried, is {@link DurableEntityState}.
