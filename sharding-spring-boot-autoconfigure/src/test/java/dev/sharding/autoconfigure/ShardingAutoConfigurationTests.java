@@ -266,6 +266,23 @@ class ShardingAutoConfigurationTests {
     }
 
     @Test
+    void bindsTheBoundsAndTheBlockedThreadThreshold() {
+        this.runner
+                .withUserConfiguration(GreeterConfiguration.class)
+                .withPropertyValues(
+                        uniqueCluster(),
+                        "sharding.buffer-bytes=64MB",
+                        "sharding.mailbox-size=500",
+                        "sharding.blocked-thread-threshold=2s")
+                .run(context -> {
+                    ShardingSettings settings = context.getBean(ShardingSettings.class);
+                    assertThat(settings.bufferBytes()).isEqualTo(64L * 1024 * 1024);
+                    assertThat(settings.mailboxSize()).isEqualTo(500);
+                    assertThat(settings.blockedThreadThreshold()).isEqualTo(Duration.ofSeconds(2));
+                });
+    }
+
+    @Test
     void bindsTheDiscoveryAndSecurityProperties() {
         this.runner
                 .withUserConfiguration(GreeterConfiguration.class)
@@ -358,6 +375,9 @@ class ShardingAutoConfigurationTests {
             sharding.entities.greeter.applied-messages.max-count=0 | sharding.entities.greeter.applied-messages.max-count=0
             sharding.entities.greeter.applied-messages.max-age=0s  | sharding.entities.greeter.applied-messages.max-age=PT0S
             sharding.passivation.active-entity-limit=0             | sharding.passivation.active-entity-limit=0
+            sharding.mailbox-size=0                      | sharding.mailbox-size=0
+            sharding.buffer-bytes=0B                     | sharding.buffer-bytes=0
+            sharding.blocked-thread-threshold=-1s        | sharding.blocked-thread-threshold=PT-1S
             sharding.jgroups.max-frame-size=1KB          | sharding.jgroups.max-frame-size=1024
             sharding.jgroups.discovery=dns               | sharding.jgroups.dns-query
             sharding.jgroups.fd-port=70000               | sharding.jgroups.fd-port=70000
