@@ -286,14 +286,19 @@ final class BatchWriter {
     /**
      * The writer's connection, borrowed when work arrives and kept, with auto-commit off, while more is queued: a
      * connection taken from the pool and given back for every transaction costs round trips (and, on H2, a rollback
-     * that writes the file) that a steady stream of batches does not need.
+     * that writes the file) that a steady stream of batches does not need. A connection newly borrowed is first made
+     * to commit durably ({@link JdbcDialect#ensureDurableCommits}).
      */
     private Connection borrow() throws SQLException {
         StoreConnection c = held;
         if (c == null) {
             c = StoreConnection.open(dataSource, queryTimeout.multipliedBy(2));
             try {
-                c.connection().setAutoCommit(false);
+                Connection connection = c.connection();
+                // after auto-commit goes off: H2 then fails the connection rather than reconnect it (AUTO_RECONNECT)
+                // to a server that may have another write delay
+                connection.setAutoCommit(false);
+                dialects.of(connection).ensureDurableCommits(connection);
             } catch (SQLException | RuntimeException e) {
                 try {
                     c.close();

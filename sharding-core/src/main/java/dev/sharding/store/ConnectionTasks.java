@@ -154,6 +154,7 @@ final class ConnectionTasks {
                 for (int attempt = 1; ; attempt++) {
                     try {
                         return JdbcTransactions.inTransaction(connection, () -> {
+                            d.ensureDurableCommits(connection);
                             d.beginTransaction(connection, limit);
                             return work.run(connection, d);
                         });

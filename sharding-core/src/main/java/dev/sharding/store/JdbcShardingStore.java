@@ -36,11 +36,17 @@ import org.jspecify.annotations.Nullable;
  * ({@link ConnectionTasks}).
  *
  * <h2>Durability</h2>
- * A future completes after its transaction committed; how durable a commit is depends on the database. An H2 file
- * database needs {@code WRITE_DELAY=0} in its URL: with H2's default (500 ms) a commit returns before it is written,
- * and a process killed then loses it. Shared by several processes ({@code AUTO_SERVER=TRUE}), the pool in front of
- * it must also discard connections H2 reports broken (codes 90067, 90121), because H2 does not reconnect a
- * connection in a transaction, and the store writes in transactions.
+ * A future completes after its transaction committed, and the store makes sure a commit is on disk (or, for H2,
+ * written to the file) before it returns, whatever the URL: H2's write delay (500 ms unless set, when a commit
+ * returns before it is written) is set to 0 by the store on every connection it borrows to write that finds it
+ * otherwise (a setting of the whole database, which H2 keeps in the file); PostgreSQL's {@code synchronous_commit}
+ * is raised from {@code off} to {@code local} in every transaction of the store. Where the store cannot (an H2 user
+ * without admin rights; PostgreSQL with {@code fsync=off}), it refuses to work with a
+ * {@link NonDurableCommitsException} that names the setting, unless
+ * {@link JdbcStoreSettings#allowNonDurableCommits()}. H2 does not force its file to the disk: a commit survives a
+ * kill of any process, not a power loss of the machine. Shared by several processes ({@code AUTO_SERVER=TRUE}), the
+ * pool in front of an H2 file database must also discard connections H2 reports broken (codes 90067, 90121),
+ * because H2 does not reconnect a connection in a transaction, and the store writes in transactions.
  *
  * <h2>Coordinator lease and store id</h2>
  * {@link #acquireCoordinatorLease} and {@link #releaseCoordinatorLease} run on a thread of their own, each on a
@@ -148,6 +154,7 @@ public final class JdbcShardingStore implements ShardingStore {
             JdbcDialect d = dialect(connection);
             @SuppressWarnings("NullAway") // no result: Void
             ReadTask.Body<Void> create = () -> {
+                d.ensureDurableCommits(connection);
                 d.beginTransaction(connection);
                 try (Statement st = d.statement(connection)) {
                     for (String sql : d.schemaStatements()) {
@@ -160,6 +167,30 @@ public final class JdbcShardingStore implements ShardingStore {
         } catch (SQLException e) {
             throw new ShardingException(
                     "Could not create the sharding tables (prefix " + settings.tablePrefix() + "): "
+                            + StoreTimeouts.reason(e, settings.queryTimeout(), settings.queryTimeout()),
+                    e);
+        }
+    }
+
+    /**
+     * Checks that the database's commits reach the disk before they return, or makes them do so for the store's
+     * connections (H2's write delay set to 0; PostgreSQL's {@code synchronous_commit} raised in the store's
+     * transactions), unless {@link JdbcStoreSettings#allowNonDurableCommits()}. The store checks this by itself
+     * before its first operation and, on H2, on every connection it borrows to write; call it at startup to fail
+     * early.
+     *
+     * @throws NonDurableCommitsException when the database acknowledges commits before they are on disk and the
+     *     store cannot change that (H2: its user has no admin rights; PostgreSQL: {@code fsync=off})
+     * @throws ShardingException when the database cannot be reached
+     */
+    public void checkDurability() {
+        try (StoreConnection borrowed =
+                StoreConnection.open(dataSource, settings.queryTimeout().multipliedBy(2))) {
+            Connection connection = borrowed.connection();
+            dialect(connection).ensureDurableCommits(connection);
+        } catch (SQLException e) {
+            throw new ShardingException(
+                    "Could not check the durability of the sharding store's database: "
                             + StoreTimeouts.reason(e, settings.queryTimeout(), settings.queryTimeout()),
                     e);
         }
@@ -388,10 +419,15 @@ public final class JdbcShardingStore implements ShardingStore {
         return false;
     }
 
+    /**
+     * The database's dialect, found on the first connection, whose durability it checks first: a database the store
+     * refuses fails every operation, each with the report.
+     */
     private JdbcDialect dialect(Connection connection) throws SQLException {
         JdbcDialect d = dialect;
         if (d == null) {
             d = JdbcDialect.detect(connection, settings);
+            d.checkDurability(connection);
             dialect = d;
         }
         return d;
