@@ -18,6 +18,8 @@ public class NonDurableCommitsException extends ShardingException {
 
     private final String value;
 
+    private final String problem;
+
     private final String fix;
 
     /**
@@ -32,6 +34,7 @@ public class NonDurableCommitsException extends ShardingException {
         super(problem + " " + fix);
         this.setting = setting;
         this.value = value;
+        this.problem = problem;
         this.fix = fix;
     }
 
@@ -51,6 +54,15 @@ public class NonDurableCommitsException extends ShardingException {
      */
     public String value() {
         return value;
+    }
+
+    /**
+     * What the setting does and why the store cannot change it.
+     *
+     * @return the description
+     */
+    public String problem() {
+        return problem;
     }
 
     /**

@@ -57,6 +57,16 @@ public class StoreProperties {
      */
     private Duration batchLinger = Duration.ofMillis(1);
 
+    /**
+     * Whether the JDBC store may use a database that acknowledges commits before they are on disk, and leave its
+     * settings as they are: H2 with a write delay above 0, PostgreSQL with fsync=off or synchronous_commit=off. Such a
+     * database loses acknowledged writes when its process (for H2, the node that serves the file) or its machine
+     * dies. When false, the store sets H2's write delay to 0 and raises PostgreSQL's synchronous_commit to local in
+     * its own transactions, and refuses to start where it cannot (an H2 user without admin rights, PostgreSQL with
+     * fsync=off, an H2 URL that sets a write delay above 0).
+     */
+    private boolean allowNonDurableCommits;
+
     public StoreType getType() {
         return this.type;
     }
@@ -111,6 +121,14 @@ public class StoreProperties {
 
     public void setBatchLinger(Duration batchLinger) {
         this.batchLinger = batchLinger;
+    }
+
+    public boolean isAllowNonDurableCommits() {
+        return this.allowNonDurableCommits;
+    }
+
+    public void setAllowNonDurableCommits(boolean allowNonDurableCommits) {
+        this.allowNonDurableCommits = allowNonDurableCommits;
     }
 
     /** The kinds of store. */
