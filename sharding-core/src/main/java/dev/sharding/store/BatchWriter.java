@@ -7,6 +7,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -17,6 +18,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
@@ -105,6 +107,20 @@ final class BatchWriter {
 
     private final AtomicInteger largestBatch = new AtomicInteger();
 
+    private final StoreWatchdog watchdog;
+
+    /** How long the writer may take over a batch, connection included, before the queued writes fail. */
+    private final Duration writeDeadline;
+
+    /** What disarms the watchdog of the held connection's transaction; only the writer thread uses it. */
+    private Runnable armed = StoreWatchdog.DISARMED;
+
+    /** When the writer began its current batch ({@link System#nanoTime()}), 0 while it has none. */
+    private volatile long busySince;
+
+    /** The batch the writer holds while it waits for a connection, which {@link #sweep()} may fail instead. */
+    private final AtomicReference<@Nullable WriteBatch> unstarted = new AtomicReference<>();
+
     /** Told of every transaction's size. */
     private volatile ShardingMetrics metrics = ShardingMetrics.NONE;
 
@@ -118,13 +134,22 @@ final class BatchWriter {
      * @param queryTimeout the longest a statement may run; the network timeout is twice as long
      */
     BatchWriter(
-            DataSource dataSource, int maxBatchSize, Duration batchLinger, Dialects dialects, Duration queryTimeout) {
+            DataSource dataSource,
+            int maxBatchSize,
+            Duration batchLinger,
+            Dialects dialects,
+            Duration queryTimeout,
+            StoreWatchdog watchdog) {
         this.dataSource = dataSource;
         this.maxBatchSize = maxBatchSize;
         this.lingerNanos = batchLinger.toNanos();
         this.dialects = dialects;
         this.queryTimeout = queryTimeout;
+        this.watchdog = watchdog;
+        this.writeDeadline = queryTimeout.multipliedBy(2);
         StoreThreads.factory("sharding-store-writer-").newThread(this::run).start();
+        long sweep = Math.max(10, Math.min(250, queryTimeout.toMillis() / 4));
+        watchdog.every(Duration.ofMillis(sweep), this::sweep);
     }
 
     /**
@@ -243,10 +268,26 @@ final class BatchWriter {
     }
 
     private void commit(WriteBatch batch) {
+        busySince = System.nanoTime();
+        unstarted.set(batch);
         @Nullable Exception failure = null;
         for (int attempt = 1; attempt <= TRANSACTION_ATTEMPTS; attempt++) {
             try {
                 Connection connection = borrow();
+                if (attempt == 1 && !unstarted.compareAndSet(batch, null)) {
+                    // failed by the sweep while the writer waited for the connection: not to be written any more
+                    busySince = 0;
+                    if (queue.isEmpty()) {
+                        giveBack();
+                    }
+                    return;
+                }
+                if (armed == StoreWatchdog.DISARMED) {
+                    armed = watchdog.arm(
+                            Objects.requireNonNull(held),
+                            writeDeadline,
+                            "write transaction of " + batch.size() + " operations");
+                }
                 JdbcDialect dialect = dialects.of(connection);
                 @SuppressWarnings("NullAway") // no result: Void
                 ReadTask.Body<Void> write = () -> {
@@ -254,18 +295,24 @@ final class BatchWriter {
                     limitsSet = dialect.limitsLastForTheSession();
                     return null;
                 };
-                JdbcTransactions.inTransaction(connection, write);
+                try {
+                    JdbcTransactions.inTransaction(connection, write);
+                } finally {
+                    disarm();
+                }
                 // decided before the callers hear of the commit, so that what they do next finds the connection back
                 boolean idle = queue.isEmpty();
+                busySince = 0;
                 committed(batch);
                 if (idle) {
                     giveBack();
                 }
                 return;
             } catch (SQLException e) {
+                StoreConnection failed = held;
                 // the connection may be what failed: the next attempt borrows another
                 giveBack();
-                failure = e;
+                failure = failed == null ? e : failed.explain(e);
                 if (!JdbcTransactions.isTransient(e)) {
                     break;
                 }
@@ -280,7 +327,53 @@ final class BatchWriter {
                 break;
             }
         }
+        unstarted.set(null);
+        busySince = 0;
         failed(batch, failure);
+    }
+
+    private void disarm() {
+        armed.run();
+        armed = StoreWatchdog.DISARMED;
+    }
+
+    /**
+     * Fails the writes that cannot be committed in time, on the watchdog's thread: when the writer has spent more than
+     * the write deadline on one batch (waiting for a connection, or in a transaction the watchdog is about to
+     * abort), the writes still queued behind it and the batch that has not got its connection fail now, none of
+     * them applied, rather than wait for a database that does not answer.
+     */
+    private void sweep() {
+        long since = busySince;
+        if (since == 0 || System.nanoTime() - since < writeDeadline.toNanos()) {
+            return;
+        }
+        String reason = "the database does not answer, or no connection is free: the store's writer has been"
+                + " waiting for it for more than " + StoreTimeouts.format(writeDeadline) + " (twice "
+                + StoreTimeouts.limit(queryTimeout, queryTimeout) + ")";
+        @Nullable WriteBatch waiting = unstarted.getAndSet(null);
+        if (waiting != null) {
+            completeLater(() -> waiting.fail(reason, null));
+        }
+        List<StoreOperation> late = new ArrayList<>();
+        queue.drainTo(late);
+        List<StoreOperation> failing = new ArrayList<>(late.size());
+        for (StoreOperation op : late) {
+            if (op instanceof StoreOperation.Stop) {
+                queue.add(op);
+            } else {
+                failing.add(op);
+            }
+        }
+        if (!failing.isEmpty()) {
+            completeLater(() -> {
+                for (StoreOperation op : failing) {
+                    op.future()
+                            .completeExceptionally(new ShardingException("The store could not begin the "
+                                    + op.describe() + ": " + reason + "; it was not applied"));
+                }
+            });
+        }
     }
 
     /**
@@ -293,6 +386,7 @@ final class BatchWriter {
         StoreConnection c = held;
         if (c == null) {
             c = StoreConnection.open(dataSource, queryTimeout.multipliedBy(2));
+            armed = watchdog.arm(c, writeDeadline, "write transaction");
             try {
                 Connection connection = c.connection();
                 // after auto-commit goes off: H2 then fails the connection rather than reconnect it (AUTO_RECONNECT)
@@ -300,10 +394,14 @@ final class BatchWriter {
                 connection.setAutoCommit(false);
                 dialects.of(connection).ensureDurableCommits(connection);
             } catch (SQLException | RuntimeException e) {
+                disarm();
                 try {
                     c.close();
                 } catch (SQLException closing) {
                     e.addSuppressed(closing);
+                }
+                if (e instanceof SQLException sql) {
+                    throw c.explain(sql);
                 }
                 throw e;
             }

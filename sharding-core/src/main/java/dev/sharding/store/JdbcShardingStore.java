@@ -59,10 +59,16 @@ import org.jspecify.annotations.Nullable;
  * Every statement has the query timeout ({@link JdbcStoreSettings#queryTimeout()}); every transaction waits for row
  * locks no longer, and on PostgreSQL a node frozen within a transaction loses its session (and its locks) after it
  * too. The driver waits for any answer of the database twice as long (a network timeout, where the driver has one),
- * so that a hung server or a cut network fails operations rather than stalls the writer. Reads, new epochs, the store
- * id and lease requests also fail once they have waited twice the query timeout in all (a lease request: the lease
- * duration, if shorter), whatever the database does; writes have no such deadline, because a batch that may still
- * commit must not be reported failed. Failures that come from a time limit say so and name the setting.
+ * so that a hung server or a cut network fails operations rather than stalls the writer. Where the driver has none
+ * (H2's client, talking to another process's server: {@code AUTO_SERVER} or {@code tcp://}), a watchdog aborts the
+ * connection of a call that has used it for twice the query timeout (twice its limit, for a lease request), closing
+ * its sockets, which frees the thread and fails the call. Reads, new epochs, the store id and lease requests also fail
+ * once they have waited twice the query timeout in all (a lease request: the lease duration, if shorter), whatever
+ * the database does. A write fails when its transaction fails, which the limits above bound; and when the writer has
+ * spent twice the query timeout on one batch without a connection (a pool that waits for a database that does not
+ * answer), that batch and the writes queued behind it fail at once, none of them applied, rather than wait. So during
+ * an outage every operation fails within about twice the query timeout, and the store works again as soon as the
+ * database answers. Failures that come from a time limit say so and name the setting.
  */
 public final class JdbcShardingStore implements ShardingStore {
 
@@ -82,6 +88,8 @@ public final class JdbcShardingStore implements ShardingStore {
     private final ConnectionTasks tasks;
 
     private final BatchWriter writer;
+
+    private final StoreWatchdog watchdog;
 
     private volatile @Nullable String storeId;
 
@@ -118,9 +126,15 @@ public final class JdbcShardingStore implements ShardingStore {
     public JdbcShardingStore(DataSource dataSource, JdbcStoreSettings settings) {
         this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
         this.settings = settings.validate();
-        this.tasks = new ConnectionTasks(dataSource, settings, this::dialect);
+        this.watchdog = new StoreWatchdog();
+        this.tasks = new ConnectionTasks(dataSource, settings, this::dialect, watchdog);
         this.writer = new BatchWriter(
-                dataSource, settings.maxBatchSize(), settings.batchLinger(), this::dialect, settings.queryTimeout());
+                dataSource,
+                settings.maxBatchSize(),
+                settings.batchLinger(),
+                this::dialect,
+                settings.queryTimeout(),
+                watchdog);
     }
 
     /**
@@ -391,6 +405,16 @@ public final class JdbcShardingStore implements ShardingStore {
         long deadline = System.nanoTime() + settings.closeTimeout().toNanos();
         writer.stop(deadline);
         tasks.stop(deadline);
+        watchdog.stop();
+    }
+
+    /**
+     * How many connections the store aborted because a call on them passed its deadline; for tests.
+     *
+     * @return the count
+     */
+    long abortedConnections() {
+        return watchdog.aborted();
     }
 
     /**
