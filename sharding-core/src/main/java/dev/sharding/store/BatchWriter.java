@@ -418,11 +418,23 @@ final class BatchWriter {
             return;
         }
         held = null;
+        // resetting the connection asks the database too (and so may the pool): watched, and counted as busy, so that
+        // a database that stops answering now neither holds the writer nor the writes queued meanwhile
+        boolean idle = busySince == 0;
+        if (idle) {
+            busySince = System.nanoTime();
+        }
+        Runnable release = watchdog.arm(c, writeDeadline, "release of the writer's connection");
         try (c) {
             c.connection().setAutoCommit(true);
         } catch (SQLException | RuntimeException e) {
             // a broken connection is the pool's to discard
             LOG.debug("Could not give the store writer's connection back cleanly: {}", e.toString());
+        } finally {
+            release.run();
+            if (idle) {
+                busySince = 0;
+            }
         }
     }
 

@@ -169,13 +169,6 @@ final class ConnectionTasks {
         }
     }
 
-    /** What disarms the watchdog when a task's connection goes back, in its try-with-resources. */
-    @FunctionalInterface
-    private interface Disarm extends AutoCloseable {
-        @Override
-        void close();
-    }
-
     private <T> CompletableFuture<T> submit(
             ThreadPoolExecutor pool, String what, Duration limit, Mode mode, ReadTask.Work<T> work) {
         CompletableFuture<T> future = new CompletableFuture<>();
@@ -185,13 +178,17 @@ final class ConnectionTasks {
         }
         Duration twice = limit.multipliedBy(2);
         ReadTask<T> task = new ReadTask<>(what, future, limit, queryTimeout, () -> {
-            try (StoreConnection borrowed = StoreConnection.open(dataSource, twice);
-                    Disarm disarm = watchdog.arm(borrowed, twice, what)::run) {
+            StoreConnection borrowed = StoreConnection.open(dataSource, twice);
+            // watched until the connection is back in the pool, which may ask the database to reset it
+            Runnable disarm = watchdog.arm(borrowed, twice, what);
+            try (borrowed) {
                 try {
                     return run(borrowed, future, mode, limit, work);
                 } catch (SQLException e) {
                     throw borrowed.explain(e);
                 }
+            } finally {
+                disarm.run();
             }
         });
         try {

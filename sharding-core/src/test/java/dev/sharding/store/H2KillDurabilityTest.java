@@ -109,6 +109,66 @@ class H2KillDurabilityTest {
         assertEveryAcknowledgedWriteStored(node);
     }
 
+    /**
+     * The node serving the file stops (SIGSTOP) without closing its sockets, as a process that hangs does: H2's
+     * client would wait for it forever. The other node's writes fail within about twice the store's query timeout
+     * (the watchdog aborts the connection, the writer fails what it cannot begin), and once the node goes on
+     * (SIGCONT) the other writes again; nothing acknowledged is lost across a kill of both afterwards.
+     */
+    @Test
+    void writesOfTheOtherNodeFailPromptlyWhileTheOwnerIsStoppedAndSucceedOnceItGoesOn() throws Exception {
+        String url = "jdbc:h2:file:" + folder.resolve("sharding") + PRODUCT_OPTIONS;
+        Duration queryTimeout = Duration.ofSeconds(1);
+        Child owner = start(url, "a", queryTimeout);
+        waitFor(() -> owner.ready, "node a opening the database", owner);
+        Child guest = start(url, "b", queryTimeout);
+        waitFor(() -> guest.ready, "node b connecting to node a's server", guest);
+        assertThat(guest.mode).as("how node b reaches the database").isEqualTo("remote");
+        waitFor(() -> owner.acked.size() >= 500 && guest.acked.size() >= 200, "both nodes writing", owner, guest);
+
+        signal(owner, "STOP");
+        long stopped = System.nanoTime();
+        int failedBefore = guest.failed.size();
+        // every write node b has in flight fails, and so do the ones it makes after them
+        waitFor(
+                () -> guest.failed.size() >= failedBefore + 2 * H2DurabilityChild.IN_FLIGHT,
+                "node b's writes failing while node a is stopped",
+                queryTimeout.multipliedBy(2).plusSeconds(3),
+                guest);
+        System.out.printf(
+                "node a stopped: node b's first failure after %d ms, %d failures after %d ms%n",
+                (guest.firstFailureAfter(failedBefore) - stopped) / 1_000_000,
+                guest.failed.size() - failedBefore,
+                (System.nanoTime() - stopped) / 1_000_000);
+        assertThat(guest.failed.get(guest.failed.size() - 1))
+                .as("why node b's writes fail")
+                .contains("sharding.store.query-timeout");
+
+        int ackedBefore = guest.acked.size();
+        signal(owner, "CONT");
+        long resumed = System.nanoTime();
+        waitFor(
+                () -> guest.acked.size() >= ackedBefore + 300 && owner.acked.size() > 0,
+                "node b writing again after node a went on",
+                owner,
+                guest);
+        System.out.printf(
+                "node a went on: node b writing again (300 acknowledged) %d ms later%n",
+                (System.nanoTime() - resumed) / 1_000_000);
+        kill(guest);
+        kill(owner);
+        assertEveryAcknowledgedWriteStored(owner, guest);
+    }
+
+    private static void signal(Child node, String signal) throws Exception {
+        Process kill = new ProcessBuilder("kill", "-" + signal, String.valueOf(node.process.pid()))
+                .inheritIO()
+                .start();
+        assertThat(kill.waitFor(10, TimeUnit.SECONDS) && kill.exitValue() == 0)
+                .as("SIG" + signal + " sent to node " + node.name)
+                .isTrue();
+    }
+
     private static void kill(Child node) throws InterruptedException {
         node.process.destroyForcibly();
         assertThat(node.process.waitFor(10, TimeUnit.SECONDS))
@@ -148,6 +208,10 @@ class H2KillDurabilityTest {
     }
 
     private Child start(String url, String name) throws IOException {
+        return start(url, name, JdbcStoreSettings.DEFAULT_QUERY_TIMEOUT);
+    }
+
+    private Child start(String url, String name, Duration queryTimeout) throws IOException {
         Path log = folder.resolve("node-" + name + ".log");
         ProcessBuilder builder = new ProcessBuilder(
                         Path.of(System.getProperty("java.home"), "bin", "java").toString(),
@@ -159,7 +223,8 @@ class H2KillDurabilityTest {
                         System.getProperty("java.class.path"),
                         H2DurabilityChild.class.getName(),
                         url,
-                        name)
+                        name,
+                        String.valueOf(queryTimeout.toMillis()))
                 .redirectError(log.toFile());
         Child child = new Child(name, builder.start(), log);
         children.add(child);
@@ -167,9 +232,13 @@ class H2KillDurabilityTest {
     }
 
     private static void waitFor(BooleanSupplier condition, String phase, Child... nodes) {
+        waitFor(condition, phase, Duration.ofSeconds(60), nodes);
+    }
+
+    private static void waitFor(BooleanSupplier condition, String phase, Duration atMost, Child... nodes) {
         try {
             Awaitility.await(phase)
-                    .atMost(Duration.ofSeconds(60))
+                    .atMost(atMost)
                     .pollInterval(Duration.ofMillis(20))
                     .failFast("a node died", () -> Arrays.stream(nodes).anyMatch(n -> !n.process.isAlive()))
                     .until(condition::getAsBoolean);
@@ -215,6 +284,7 @@ class H2KillDurabilityTest {
         final OutputStream stdin;
         final Set<String> acked = ConcurrentHashMap.newKeySet();
         final List<String> failed = new CopyOnWriteArrayList<>();
+        final List<Long> failedAt = new CopyOnWriteArrayList<>();
         final List<String> lines = new CopyOnWriteArrayList<>();
         final Thread reader;
         volatile boolean ready;
@@ -230,6 +300,11 @@ class H2KillDurabilityTest {
             reader.start();
         }
 
+        /** When the first failure after the given count was read ({@link System#nanoTime()}). */
+        long firstFailureAfter(int count) {
+            return failedAt.get(count);
+        }
+
         private void read() {
             try (BufferedReader out =
                     new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
@@ -238,6 +313,7 @@ class H2KillDurabilityTest {
                     if (line.startsWith("ACK ")) {
                         acked.add(line.substring(4));
                     } else if (line.startsWith("FAIL ")) {
+                        failedAt.add(System.nanoTime());
                         failed.add(line.substring(5));
                     } else if (line.startsWith("READY ")) {
                         mode = line.substring(6);
