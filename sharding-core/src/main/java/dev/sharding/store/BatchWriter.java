@@ -109,6 +109,9 @@ final class BatchWriter {
 
     private final StoreWatchdog watchdog;
 
+    /** Told of every failed transaction: the database may have moved ({@link JdbcDialect#mayHaveMoved()}). */
+    private final Runnable onFailure;
+
     /** How long the writer may take over a batch, connection included, before the queued writes fail. */
     private final Duration writeDeadline;
 
@@ -132,6 +135,8 @@ final class BatchWriter {
      * @param batchLinger the longest to wait for more operations before a transaction, after a large one
      * @param dialects finds the database's dialect
      * @param queryTimeout the longest a statement may run; the network timeout is twice as long
+     * @param watchdog aborts connections that pass their deadline, and runs the sweep of late writes
+     * @param onFailure told of every failed transaction
      */
     BatchWriter(
             DataSource dataSource,
@@ -139,8 +144,10 @@ final class BatchWriter {
             Duration batchLinger,
             Dialects dialects,
             Duration queryTimeout,
-            StoreWatchdog watchdog) {
+            StoreWatchdog watchdog,
+            Runnable onFailure) {
         this.dataSource = dataSource;
+        this.onFailure = onFailure;
         this.maxBatchSize = maxBatchSize;
         this.lingerNanos = batchLinger.toNanos();
         this.dialects = dialects;
@@ -269,12 +276,13 @@ final class BatchWriter {
 
     private void commit(WriteBatch batch) {
         busySince = System.nanoTime();
-        unstarted.set(batch);
         @Nullable Exception failure = null;
         for (int attempt = 1; attempt <= TRANSACTION_ATTEMPTS; attempt++) {
             try {
+                // nothing of the batch is applied until its transaction begins: till then the sweep may fail it
+                unstarted.set(batch);
                 Connection connection = borrow();
-                if (attempt == 1 && !unstarted.compareAndSet(batch, null)) {
+                if (!unstarted.compareAndSet(batch, null)) {
                     // failed by the sweep while the writer waited for the connection: not to be written any more
                     busySince = 0;
                     if (queue.isEmpty()) {
@@ -313,6 +321,7 @@ final class BatchWriter {
                 // the connection may be what failed: the next attempt borrows another
                 giveBack();
                 failure = failed == null ? e : failed.explain(e);
+                onFailure.run();
                 if (!JdbcTransactions.isTransient(e)) {
                     break;
                 }

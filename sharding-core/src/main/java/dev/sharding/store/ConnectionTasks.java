@@ -56,16 +56,26 @@ final class ConnectionTasks {
 
     private final StoreWatchdog watchdog;
 
+    /** Told of every failed task: the database may have moved ({@link JdbcDialect#mayHaveMoved()}). */
+    private final Runnable onFailure;
+
     /**
      * Starts the threads.
      *
      * @param dataSource where to borrow connections
      * @param settings the store's validated settings
      * @param dialects finds the database's dialect
+     * @param watchdog aborts connections that pass their deadline
+     * @param onFailure told of every failed task
      */
     ConnectionTasks(
-            DataSource dataSource, JdbcStoreSettings settings, BatchWriter.Dialects dialects, StoreWatchdog watchdog) {
+            DataSource dataSource,
+            JdbcStoreSettings settings,
+            BatchWriter.Dialects dialects,
+            StoreWatchdog watchdog,
+            Runnable onFailure) {
         this.dataSource = dataSource;
+        this.onFailure = onFailure;
         this.watchdog = watchdog;
         this.queryTimeout = settings.queryTimeout();
         this.dialects = dialects;
@@ -178,13 +188,20 @@ final class ConnectionTasks {
         }
         Duration twice = limit.multipliedBy(2);
         ReadTask<T> task = new ReadTask<>(what, future, limit, queryTimeout, () -> {
-            StoreConnection borrowed = StoreConnection.open(dataSource, twice);
+            StoreConnection borrowed;
+            try {
+                borrowed = StoreConnection.open(dataSource, twice);
+            } catch (SQLException e) {
+                onFailure.run();
+                throw e;
+            }
             // watched until the connection is back in the pool, which may ask the database to reset it
             Runnable disarm = watchdog.arm(borrowed, twice, what);
             try (borrowed) {
                 try {
                     return run(borrowed, future, mode, limit, work);
                 } catch (SQLException e) {
+                    onFailure.run();
                     throw borrowed.explain(e);
                 }
             } finally {

@@ -23,9 +23,9 @@ import org.slf4j.LoggerFactory;
  * which H2 applies at every connection opened with it, also through another process's server ({@code AUTO_SERVER}).
  * H2 writes a value set into the file but does not take it from there: the process that opens the file (the next
  * node to serve it, after a crash) starts with its URL's value, or 500 ms. So the store looks at the write delay
- * on every connection it borrows for a transaction that writes, with auto-commit off (so that H2 fails the
- * connection rather than reconnect it to another server unchecked), and sets it to 0 when it is not; a user
- * without admin rights cannot, and then the store refuses to write.
+ * on the connections it borrows for transactions that write, with auto-commit off (so that H2 fails the connection
+ * rather than reconnect it to another server unchecked), at most every 100 ms and always after a failed call, and
+ * sets it to 0 when it is not; a user without admin rights cannot, and then the store refuses to write.
  */
 final class H2Dialect extends JdbcDialect {
 
@@ -33,6 +33,18 @@ final class H2Dialect extends JdbcDialect {
 
     private static final String WRITE_DELAY_SQL =
             "SELECT SETTING_VALUE FROM INFORMATION_SCHEMA.SETTINGS WHERE SETTING_NAME = 'WRITE_DELAY'";
+
+    /**
+     * How long a write delay found 0 is taken for granted: reading it costs a query that builds every setting's row
+     * (about 150 us, ten times a trivial query), which a writer borrowing its connection for every transaction would
+     * pay each time. No server can take the file over within this time of a check that reached the one before it (the
+     * file lock of a dead server takes seconds to go stale; a restarted server takes longer), and
+     * {@link #mayHaveMoved()} ends it early.
+     */
+    private static final long RECHECK_AFTER_NANOS = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(100);
+
+    /** When the write delay was last found 0 ({@link System#nanoTime()}). */
+    private volatile long verifiedAt = System.nanoTime() - RECHECK_AFTER_NANOS;
 
     /** H2's error code for a statement that needs admin rights. */
     private static final int ADMIN_RIGHTS_REQUIRED = 90040;
@@ -61,13 +73,21 @@ final class H2Dialect extends JdbcDialect {
      */
     @Override
     void ensureDurableCommits(Connection connection) throws SQLException {
-        if (allowNonDurableCommits) {
+        if (allowNonDurableCommits || System.nanoTime() - verifiedAt < RECHECK_AFTER_NANOS) {
             return;
         }
-        int delay = writeDelay(connection);
+        int delay;
+        try {
+            delay = writeDelay(connection);
+        } catch (SQLException | RuntimeException e) {
+            verifiedAt = System.nanoTime() - RECHECK_AFTER_NANOS;
+            throw e;
+        }
         if (delay == 0) {
+            verifiedAt = System.nanoTime();
             return;
         }
+        verifiedAt = System.nanoTime() - RECHECK_AFTER_NANOS;
         try (Statement st = statement(connection)) {
             st.execute("SET WRITE_DELAY 0");
         } catch (SQLException e) {
@@ -88,6 +108,7 @@ final class H2Dialect extends JdbcDialect {
                             + " or set"
                             + " sharding.store.allow-non-durable-commits=true to accept losing acknowledged writes.");
         }
+        verifiedAt = System.nanoTime();
         LOG.warn(
                 "The H2 database's write delay was {} ms (WRITE_DELAY): its commits returned before they were written"
                         + " to the file, and a kill of the process holding the file would have lost up to {} ms of"
@@ -104,6 +125,12 @@ final class H2Dialect extends JdbcDialect {
      * The larger of the write delay in force and the one kept in the file: H2 lists both when they differ (a file
      * whose kept 0 was not taken at its opening), and {@code SET} changes both.
      */
+    /** The database may be served by another process now: look at the write delay on the next connection. */
+    @Override
+    void mayHaveMoved() {
+        verifiedAt = System.nanoTime() - RECHECK_AFTER_NANOS;
+    }
+
     private int writeDelay(Connection connection) throws SQLException {
         try (Statement st = statement(connection);
                 ResultSet rs = st.executeQuery(WRITE_DELAY_SQL)) {

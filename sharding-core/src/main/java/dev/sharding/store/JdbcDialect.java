@@ -90,6 +90,12 @@ abstract class JdbcDialect extends PortableSql {
     void ensureDurableCommits(Connection connection) throws SQLException {}
 
     /**
+     * Told that a call of the store failed: the database may be another process now (H2's file taken over by
+     * another node), so {@link #ensureDurableCommits} looks again on the next connection.
+     */
+    void mayHaveMoved() {}
+
+    /**
      * The product name, as used in the schema script's name.
      *
      * @return "h2" or "postgresql"

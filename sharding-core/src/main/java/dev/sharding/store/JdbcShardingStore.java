@@ -127,14 +127,15 @@ public final class JdbcShardingStore implements ShardingStore {
         this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
         this.settings = settings.validate();
         this.watchdog = new StoreWatchdog();
-        this.tasks = new ConnectionTasks(dataSource, settings, this::dialect, watchdog);
+        this.tasks = new ConnectionTasks(dataSource, settings, this::dialect, watchdog, this::failed);
         this.writer = new BatchWriter(
                 dataSource,
                 settings.maxBatchSize(),
                 settings.batchLinger(),
                 this::dialect,
                 settings.queryTimeout(),
-                watchdog);
+                watchdog,
+                this::failed);
     }
 
     /**
@@ -441,6 +442,14 @@ public final class JdbcShardingStore implements ShardingStore {
             }
         }
         return false;
+    }
+
+    /** A call failed: the database may be served by another process now. */
+    private void failed() {
+        JdbcDialect d = dialect;
+        if (d != null) {
+            d.mayHaveMoved();
+        }
     }
 
     /**

@@ -15,7 +15,9 @@ import org.jspecify.annotations.Nullable;
  * @param closeTimeout how long {@link JdbcShardingStore#close()} lets queued work finish before failing the rest
  * @param queryTimeout the longest one statement may run, waiting for row locks included; the database enforces it.
  *     Reads, new epochs, coordinator lease requests and the store id also fail once they have waited twice as long in
- *     all (queued, connecting and running), even when the database does not answer at all
+ *     all (queued, connecting and running), and writes once the writer has waited that long for a connection, even
+ *     when the database does not answer at all; a connection whose driver has no network timeout (H2's client of
+ *     another process's server) is aborted once a call has used it for twice as long
  * @param batchLinger the longest the writer waits for more writes before it begins a transaction, and only when
  *     its previous transaction held at least {@link #LINGER_AFTER_BATCH_OF} operations (writes arriving from many
  *     callers at once): fewer, larger transactions for a little more time per write; zero never waits

@@ -45,8 +45,9 @@ public class StoreProperties {
      * Longest time one statement of the JDBC store may run, waiting for row locks included, before it fails with
      * an error naming this property: a hung database, or a frozen node holding row locks, then fails the operations
      * that need it instead of stalling them. Reads, new epochs and coordinator lease requests also fail once they
-     * have waited twice as long in all, even when the database does not answer at all. Also bounds the wait for a
-     * connection of the embedded H2 database.
+     * have waited twice as long in all, and writes once the writer has waited that long for a connection, even when
+     * the database does not answer at all; a connection whose driver has no network timeout (H2's client of another
+     * node's server) is aborted after twice this. Also bounds the wait for a connection of the embedded H2 database.
      */
     private Duration queryTimeout = Duration.ofSeconds(10);
 
