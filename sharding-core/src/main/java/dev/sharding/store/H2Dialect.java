@@ -103,10 +103,11 @@ final class H2Dialect extends JdbcDialect {
                             + " it to 0: its database user ["
                             + connection.getMetaData().getUserName() + "] has no"
                             + " admin rights.",
-                    "Add WRITE_DELAY=0 to the URL of every process that opens this database (H2 takes it from the"
-                            + " URL of the process that opens the file, 500 ms if it has none), or connect as an admin;"
-                            + " or set"
-                            + " sharding.store.allow-non-durable-commits=true to accept losing acknowledged writes.");
+                    "Connect as a user with admin rights (the store then sets it itself); or have the file opened by an"
+                            + " admin whose URL has WRITE_DELAY=0 (the process that opens the file takes the write delay"
+                            + " from its URL, 500 ms if it has none; a user without admin rights cannot put it in"
+                            + " a URL); or set sharding.store.allow-non-durable-commits=true to accept losing"
+                            + " acknowledged writes.");
         }
         verifiedAt = System.nanoTime();
         LOG.warn(
