@@ -422,6 +422,8 @@ final class BatchWriter {
 
     /** Gives the writer's connection back to the pool, auto-commit on again, when it has one. */
     private void giveBack() {
+        // the watch of the held connection ends with it, whatever ended its transaction
+        disarm();
         StoreConnection c = held;
         if (c == null) {
             return;
