@@ -7,6 +7,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -17,6 +18,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
@@ -105,6 +107,23 @@ final class BatchWriter {
 
     private final AtomicInteger largestBatch = new AtomicInteger();
 
+    private final StoreWatchdog watchdog;
+
+    /** Told of every failed transaction: the database may have moved ({@link JdbcDialect#mayHaveMoved()}). */
+    private final Runnable onFailure;
+
+    /** How long the writer may take over a batch, connection included, before the queued writes fail. */
+    private final Duration writeDeadline;
+
+    /** What disarms the watchdog of the held connection's transaction; only the writer thread uses it. */
+    private Runnable armed = StoreWatchdog.DISARMED;
+
+    /** When the writer began its current batch ({@link System#nanoTime()}), 0 while it has none. */
+    private volatile long busySince;
+
+    /** The batch the writer holds while it waits for a connection, which {@link #sweep()} may fail instead. */
+    private final AtomicReference<@Nullable WriteBatch> unstarted = new AtomicReference<>();
+
     /** Told of every transaction's size. */
     private volatile ShardingMetrics metrics = ShardingMetrics.NONE;
 
@@ -116,15 +135,28 @@ final class BatchWriter {
      * @param batchLinger the longest to wait for more operations before a transaction, after a large one
      * @param dialects finds the database's dialect
      * @param queryTimeout the longest a statement may run; the network timeout is twice as long
+     * @param watchdog aborts connections that pass their deadline, and runs the sweep of late writes
+     * @param onFailure told of every failed transaction
      */
     BatchWriter(
-            DataSource dataSource, int maxBatchSize, Duration batchLinger, Dialects dialects, Duration queryTimeout) {
+            DataSource dataSource,
+            int maxBatchSize,
+            Duration batchLinger,
+            Dialects dialects,
+            Duration queryTimeout,
+            StoreWatchdog watchdog,
+            Runnable onFailure) {
         this.dataSource = dataSource;
+        this.onFailure = onFailure;
         this.maxBatchSize = maxBatchSize;
         this.lingerNanos = batchLinger.toNanos();
         this.dialects = dialects;
         this.queryTimeout = queryTimeout;
+        this.watchdog = watchdog;
+        this.writeDeadline = queryTimeout.multipliedBy(2);
         StoreThreads.factory("sharding-store-writer-").newThread(this::run).start();
+        long sweep = Math.max(10, Math.min(250, queryTimeout.toMillis() / 4));
+        watchdog.every(Duration.ofMillis(sweep), this::sweep);
     }
 
     /**
@@ -243,10 +275,27 @@ final class BatchWriter {
     }
 
     private void commit(WriteBatch batch) {
+        busySince = System.nanoTime();
         @Nullable Exception failure = null;
         for (int attempt = 1; attempt <= TRANSACTION_ATTEMPTS; attempt++) {
             try {
+                // nothing of the batch is applied until its transaction begins: till then the sweep may fail it
+                unstarted.set(batch);
                 Connection connection = borrow();
+                if (!unstarted.compareAndSet(batch, null)) {
+                    // failed by the sweep while the writer waited for the connection: not to be written any more
+                    busySince = 0;
+                    if (queue.isEmpty()) {
+                        giveBack();
+                    }
+                    return;
+                }
+                if (armed == StoreWatchdog.DISARMED) {
+                    armed = watchdog.arm(
+                            Objects.requireNonNull(held),
+                            writeDeadline,
+                            "write transaction of " + batch.size() + " operations");
+                }
                 JdbcDialect dialect = dialects.of(connection);
                 @SuppressWarnings("NullAway") // no result: Void
                 ReadTask.Body<Void> write = () -> {
@@ -254,18 +303,25 @@ final class BatchWriter {
                     limitsSet = dialect.limitsLastForTheSession();
                     return null;
                 };
-                JdbcTransactions.inTransaction(connection, write);
+                try {
+                    JdbcTransactions.inTransaction(connection, write);
+                } finally {
+                    disarm();
+                }
                 // decided before the callers hear of the commit, so that what they do next finds the connection back
                 boolean idle = queue.isEmpty();
+                busySince = 0;
                 committed(batch);
                 if (idle) {
                     giveBack();
                 }
                 return;
             } catch (SQLException e) {
+                StoreConnection failed = held;
                 // the connection may be what failed: the next attempt borrows another
                 giveBack();
-                failure = e;
+                failure = failed == null ? e : failed.explain(e);
+                onFailure.run();
                 if (!JdbcTransactions.isTransient(e)) {
                     break;
                 }
@@ -280,25 +336,81 @@ final class BatchWriter {
                 break;
             }
         }
+        unstarted.set(null);
+        busySince = 0;
         failed(batch, failure);
+    }
+
+    private void disarm() {
+        armed.run();
+        armed = StoreWatchdog.DISARMED;
+    }
+
+    /**
+     * Fails the writes that cannot be committed in time, on the watchdog's thread: when the writer has spent more than
+     * the write deadline on one batch (waiting for a connection, or in a transaction the watchdog is about to
+     * abort), the writes still queued behind it and the batch that has not got its connection fail now, none of
+     * them applied, rather than wait for a database that does not answer.
+     */
+    private void sweep() {
+        long since = busySince;
+        if (since == 0 || System.nanoTime() - since < writeDeadline.toNanos()) {
+            return;
+        }
+        String reason = "the database does not answer, or no connection is free: the store's writer has been"
+                + " waiting for it for more than " + StoreTimeouts.format(writeDeadline) + " (twice "
+                + StoreTimeouts.limit(queryTimeout, queryTimeout) + ")";
+        @Nullable WriteBatch waiting = unstarted.getAndSet(null);
+        if (waiting != null) {
+            completeLater(() -> waiting.fail(reason, null));
+        }
+        List<StoreOperation> late = new ArrayList<>();
+        queue.drainTo(late);
+        List<StoreOperation> failing = new ArrayList<>(late.size());
+        for (StoreOperation op : late) {
+            if (op instanceof StoreOperation.Stop) {
+                queue.add(op);
+            } else {
+                failing.add(op);
+            }
+        }
+        if (!failing.isEmpty()) {
+            completeLater(() -> {
+                for (StoreOperation op : failing) {
+                    op.future()
+                            .completeExceptionally(new ShardingException("The store could not begin the "
+                                    + op.describe() + ": " + reason + "; it was not applied"));
+                }
+            });
+        }
     }
 
     /**
      * The writer's connection, borrowed when work arrives and kept, with auto-commit off, while more is queued: a
      * connection taken from the pool and given back for every transaction costs round trips (and, on H2, a rollback
-     * that writes the file) that a steady stream of batches does not need.
+     * that writes the file) that a steady stream of batches does not need. A connection newly borrowed is first made
+     * to commit durably ({@link JdbcDialect#ensureDurableCommits}).
      */
     private Connection borrow() throws SQLException {
         StoreConnection c = held;
         if (c == null) {
             c = StoreConnection.open(dataSource, queryTimeout.multipliedBy(2));
+            armed = watchdog.arm(c, writeDeadline, "write transaction");
             try {
-                c.connection().setAutoCommit(false);
+                Connection connection = c.connection();
+                // after auto-commit goes off: H2 then fails the connection rather than reconnect it (AUTO_RECONNECT)
+                // to a server that may have another write delay
+                connection.setAutoCommit(false);
+                dialects.of(connection).ensureDurableCommits(connection);
             } catch (SQLException | RuntimeException e) {
+                disarm();
                 try {
                     c.close();
                 } catch (SQLException closing) {
                     e.addSuppressed(closing);
+                }
+                if (e instanceof SQLException sql) {
+                    throw c.explain(sql);
                 }
                 throw e;
             }
@@ -310,16 +422,30 @@ final class BatchWriter {
 
     /** Gives the writer's connection back to the pool, auto-commit on again, when it has one. */
     private void giveBack() {
+        // the watch of the held connection ends with it, whatever ended its transaction
+        disarm();
         StoreConnection c = held;
         if (c == null) {
             return;
         }
         held = null;
+        // resetting the connection asks the database too (and so may the pool): watched, and counted as busy, so that
+        // a database that stops answering now neither holds the writer nor the writes queued meanwhile
+        boolean idle = busySince == 0;
+        if (idle) {
+            busySince = System.nanoTime();
+        }
+        Runnable release = watchdog.arm(c, writeDeadline, "release of the writer's connection");
         try (c) {
             c.connection().setAutoCommit(true);
         } catch (SQLException | RuntimeException e) {
             // a broken connection is the pool's to discard
             LOG.debug("Could not give the store writer's connection back cleanly: {}", e.toString());
+        } finally {
+            release.run();
+            if (idle) {
+                busySince = 0;
+            }
         }
     }
 

@@ -22,7 +22,9 @@ import javax.sql.DataSource;
  * connection of its own ({@link StoreConnection}, with a network timeout of twice its time limit) and, unless it only
  * reads, runs in a transaction given its time limit ({@link JdbcDialect#beginTransaction(Connection, Duration)}).
  * Its future fails if it is not done within twice the limit from when it was submitted, whatever the database does
- * (a task that had not started by then, or not yet got its connection, does not run).
+ * (a task that had not started by then, or not yet got its connection, does not run); and a connection whose driver
+ * cannot time out by itself (H2) is aborted by the {@link StoreWatchdog} once it has been used for twice the limit,
+ * which frees the thread.
  */
 final class ConnectionTasks {
 
@@ -52,15 +54,29 @@ final class ConnectionTasks {
 
     private final AtomicBoolean stopped = new AtomicBoolean();
 
+    private final StoreWatchdog watchdog;
+
+    /** Told of every failed task: the database may have moved ({@link JdbcDialect#mayHaveMoved()}). */
+    private final Runnable onFailure;
+
     /**
      * Starts the threads.
      *
      * @param dataSource where to borrow connections
      * @param settings the store's validated settings
      * @param dialects finds the database's dialect
+     * @param watchdog aborts connections that pass their deadline
+     * @param onFailure told of every failed task
      */
-    ConnectionTasks(DataSource dataSource, JdbcStoreSettings settings, BatchWriter.Dialects dialects) {
+    ConnectionTasks(
+            DataSource dataSource,
+            JdbcStoreSettings settings,
+            BatchWriter.Dialects dialects,
+            StoreWatchdog watchdog,
+            Runnable onFailure) {
         this.dataSource = dataSource;
+        this.onFailure = onFailure;
+        this.watchdog = watchdog;
         this.queryTimeout = settings.queryTimeout();
         this.dialects = dialects;
         this.readers = new ThreadPoolExecutor(
@@ -131,6 +147,38 @@ final class ConnectionTasks {
         deadlines.shutdownNow();
     }
 
+    /** Runs a task's work on its borrowed connection, in the mode asked. */
+    private <T> T run(
+            StoreConnection borrowed, CompletableFuture<T> future, Mode mode, Duration limit, ReadTask.Work<T> work)
+            throws SQLException {
+        if (future.isDone()) {
+            // failed by its deadline while it waited for the connection: a late lease request must not
+            // take the lease for a member that has been told it failed
+            throw new SQLTimeoutException("Abandoned at its deadline");
+        }
+        Connection connection = borrowed.connection();
+        JdbcDialect d = dialects.of(connection);
+        if (mode == Mode.AUTO_COMMIT) {
+            return work.run(connection, d);
+        }
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return JdbcTransactions.inTransaction(connection, () -> {
+                    d.ensureDurableCommits(connection);
+                    d.beginTransaction(connection, limit);
+                    return work.run(connection, d);
+                });
+            } catch (SQLException e) {
+                if (mode != Mode.RETRIED_TRANSACTION
+                        || attempt == TRANSACTION_ATTEMPTS
+                        || !JdbcTransactions.isTransient(e)
+                        || future.isDone()) {
+                    throw e;
+                }
+            }
+        }
+    }
+
     private <T> CompletableFuture<T> submit(
             ThreadPoolExecutor pool, String what, Duration limit, Mode mode, ReadTask.Work<T> work) {
         CompletableFuture<T> future = new CompletableFuture<>();
@@ -140,32 +188,24 @@ final class ConnectionTasks {
         }
         Duration twice = limit.multipliedBy(2);
         ReadTask<T> task = new ReadTask<>(what, future, limit, queryTimeout, () -> {
-            try (StoreConnection borrowed = StoreConnection.open(dataSource, twice)) {
-                if (future.isDone()) {
-                    // failed by its deadline while it waited for the connection: a late lease request must not
-                    // take the lease for a member that has been told it failed
-                    throw new SQLTimeoutException("Abandoned at its deadline");
+            StoreConnection borrowed;
+            try {
+                borrowed = StoreConnection.open(dataSource, twice);
+            } catch (SQLException e) {
+                onFailure.run();
+                throw e;
+            }
+            // watched until the connection is back in the pool, which may ask the database to reset it
+            Runnable disarm = watchdog.arm(borrowed, twice, what);
+            try (borrowed) {
+                try {
+                    return run(borrowed, future, mode, limit, work);
+                } catch (SQLException e) {
+                    onFailure.run();
+                    throw borrowed.explain(e);
                 }
-                Connection connection = borrowed.connection();
-                JdbcDialect d = dialects.of(connection);
-                if (mode == Mode.AUTO_COMMIT) {
-                    return work.run(connection, d);
-                }
-                for (int attempt = 1; ; attempt++) {
-                    try {
-                        return JdbcTransactions.inTransaction(connection, () -> {
-                            d.beginTransaction(connection, limit);
-                            return work.run(connection, d);
-                        });
-                    } catch (SQLException e) {
-                        if (mode != Mode.RETRIED_TRANSACTION
-                                || attempt == TRANSACTION_ATTEMPTS
-                                || !JdbcTransactions.isTransient(e)
-                                || future.isDone()) {
-                            throw e;
-                        }
-                    }
-                }
+            } finally {
+                disarm.run();
             }
         });
         try {

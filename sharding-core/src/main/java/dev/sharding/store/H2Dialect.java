@@ -8,14 +8,46 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * H2 (2.x, any compatibility mode). H2 rolls back only the failed statement, not the transaction, so a duplicate key
  * on insert is caught and reported per row; epochs are incremented through a data change delta table. H2's lock
  * timeout and query timeout are settings of the session (the connection), set again by every transaction and
  * statement of the store; H2 has no limit on a session idle in a transaction.
+ *
+ * <p>Durability: H2's write delay ({@code WRITE_DELAY}, 500 ms unless set) lets a commit return before its changes
+ * are written to the file, and a process killed meanwhile loses them. It is a setting of the whole database that
+ * any connection can change: {@code SET WRITE_DELAY n} (admin rights required), or a URL with {@code WRITE_DELAY=n},
+ * which H2 applies at every connection opened with it, also through another process's server ({@code AUTO_SERVER}).
+ * H2 writes a value set into the file but does not take it from there: the process that opens the file (the next
+ * node to serve it, after a crash) starts with its URL's value, or 500 ms. So the store looks at the write delay
+ * on the connections it borrows for transactions that write, with auto-commit off (so that H2 fails the connection
+ * rather than reconnect it to another server unchecked), at most every 100 ms and always after a failed call, and
+ * sets it to 0 when it is not; a user without admin rights cannot, and then the store refuses to write.
  */
 final class H2Dialect extends JdbcDialect {
+
+    private static final Logger LOG = LoggerFactory.getLogger(JdbcShardingStore.class);
+
+    private static final String WRITE_DELAY_SQL =
+            "SELECT SETTING_VALUE FROM INFORMATION_SCHEMA.SETTINGS WHERE SETTING_NAME = 'WRITE_DELAY'";
+
+    /**
+     * How long a write delay found 0 is taken for granted: reading it costs a query that builds every setting's row
+     * (about 150 us, ten times a trivial query), which a writer borrowing its connection for every transaction would
+     * pay each time. No server can take the file over within this time of a check that reached the one before it (the
+     * file lock of a dead server takes seconds to go stale; a restarted server takes longer), and
+     * {@link #mayHaveMoved()} ends it early.
+     */
+    private static final long RECHECK_AFTER_NANOS = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(100);
+
+    /** When the write delay was last found 0 ({@link System#nanoTime()}). */
+    private volatile long verifiedAt = System.nanoTime() - RECHECK_AFTER_NANOS;
+
+    /** H2's error code for a statement that needs admin rights. */
+    private static final int ADMIN_RIGHTS_REQUIRED = 90040;
 
     private static final String DUPLICATE_KEY = "23505";
 
@@ -26,8 +58,94 @@ final class H2Dialect extends JdbcDialect {
      *
      * @param prefix the validated table prefix
      */
-    H2Dialect(String prefix, Duration queryTimeout) {
-        super(prefix, queryTimeout);
+    H2Dialect(String prefix, Duration queryTimeout, boolean allowNonDurableCommits) {
+        super(prefix, queryTimeout, allowNonDurableCommits);
+    }
+
+    @Override
+    void checkDurability(Connection connection) throws SQLException {
+        ensureDurableCommits(connection);
+    }
+
+    /**
+     * Reads the database's write delay and sets it to 0 when it is not. One query when it is 0 already (a local
+     * call on the node that serves the file, one round trip on the others).
+     */
+    @Override
+    void ensureDurableCommits(Connection connection) throws SQLException {
+        if (allowNonDurableCommits || System.nanoTime() - verifiedAt < RECHECK_AFTER_NANOS) {
+            return;
+        }
+        int delay;
+        try {
+            delay = writeDelay(connection);
+        } catch (SQLException | RuntimeException e) {
+            verifiedAt = System.nanoTime() - RECHECK_AFTER_NANOS;
+            throw e;
+        }
+        if (delay == 0) {
+            verifiedAt = System.nanoTime();
+            return;
+        }
+        verifiedAt = System.nanoTime() - RECHECK_AFTER_NANOS;
+        try (Statement st = statement(connection)) {
+            st.execute("SET WRITE_DELAY 0");
+        } catch (SQLException e) {
+            if (e.getErrorCode() != ADMIN_RIGHTS_REQUIRED) {
+                throw e;
+            }
+            throw new NonDurableCommitsException(
+                    "WRITE_DELAY",
+                    String.valueOf(delay),
+                    "The H2 database's write delay is " + delay + " ms (WRITE_DELAY=" + delay + "): a commit returns"
+                            + " before it is written to the file, so a kill of the process that holds the file loses"
+                            + " the writes acknowledged in the last " + delay + " ms. The sharding store could not set"
+                            + " it to 0: its database user ["
+                            + connection.getMetaData().getUserName() + "] has no"
+                            + " admin rights.",
+                    "Connect as a user with admin rights (the store then sets it itself); or have the file opened by an"
+                            + " admin whose URL has WRITE_DELAY=0 (the process that opens the file takes the write delay"
+                            + " from its URL, 500 ms if it has none; a user without admin rights cannot put it in"
+                            + " a URL); or set sharding.store.allow-non-durable-commits=true to accept losing"
+                            + " acknowledged writes.");
+        }
+        verifiedAt = System.nanoTime();
+        LOG.warn(
+                "The H2 database's write delay was {} ms (WRITE_DELAY): its commits returned before they were written"
+                        + " to the file, and a kill of the process holding the file would have lost up to {} ms of"
+                        + " acknowledged writes. The sharding store set it to 0 for the whole database, and sets it"
+                        + " again whenever it finds it otherwise: each process that opens the file starts with the"
+                        + " write delay of its URL (500 ms when the URL has none), and a URL with WRITE_DELAY sets it"
+                        + " at every connection opened with it. Add WRITE_DELAY=0 to every URL of this database to"
+                        + " have it so from the start",
+                delay,
+                delay);
+    }
+
+    /**
+     * The larger of the write delay in force and the one kept in the file: H2 lists both when they differ (a file
+     * whose kept 0 was not taken at its opening), and {@code SET} changes both.
+     */
+    /** The database may be served by another process now: look at the write delay on the next connection. */
+    @Override
+    void mayHaveMoved() {
+        verifiedAt = System.nanoTime() - RECHECK_AFTER_NANOS;
+    }
+
+    private int writeDelay(Connection connection) throws SQLException {
+        try (Statement st = statement(connection);
+                ResultSet rs = st.executeQuery(WRITE_DELAY_SQL)) {
+            int delay = -1;
+            while (rs.next()) {
+                delay = Math.max(delay, Integer.parseInt(rs.getString(1).strip()));
+            }
+            if (delay < 0) {
+                throw new SQLException("H2 did not report its WRITE_DELAY setting");
+            }
+            return delay;
+        } catch (NumberFormatException e) {
+            throw new SQLException("H2 reported an unreadable WRITE_DELAY setting", e);
+        }
     }
 
     @Override

@@ -27,14 +27,19 @@ import org.jspecify.annotations.Nullable;
  */
 abstract class JdbcDialect extends PortableSql {
 
+    /** Whether the store accepts commits that return before they are on disk, leaving the database's settings be. */
+    protected final boolean allowNonDurableCommits;
+
     /**
      * Creates the dialect for the tables of a prefix.
      *
      * @param prefix the validated table prefix
      * @param queryTimeout the longest a statement may run, lock waits included
+     * @param allowNonDurableCommits whether to accept commits that return before they are on disk
      */
-    protected JdbcDialect(String prefix, Duration queryTimeout) {
+    protected JdbcDialect(String prefix, Duration queryTimeout, boolean allowNonDurableCommits) {
         super(prefix, queryTimeout);
+        this.allowNonDurableCommits = allowNonDurableCommits;
     }
 
     /**
@@ -49,14 +54,46 @@ abstract class JdbcDialect extends PortableSql {
         String product = connection.getMetaData().getDatabaseProductName();
         String prefix = settings.tablePrefix();
         if ("H2".equalsIgnoreCase(product)) {
-            return new H2Dialect(prefix, settings.queryTimeout());
+            return new H2Dialect(prefix, settings.queryTimeout(), settings.allowNonDurableCommits());
         }
         if ("PostgreSQL".equalsIgnoreCase(product)) {
             return new PostgreSqlDialect(
-                    prefix, settings.queryTimeout(), connection.getMetaData().getDatabaseMajorVersion());
+                    prefix,
+                    settings.queryTimeout(),
+                    connection.getMetaData().getDatabaseMajorVersion(),
+                    settings.allowNonDurableCommits());
         }
         throw new SQLFeatureNotSupportedException("The JDBC sharding store supports H2 and PostgreSQL, not " + product);
     }
+
+    /**
+     * Checks, once for the database, that its commits reach the disk before they return, or that the store makes
+     * them do so on its own connections; unless {@link #allowNonDurableCommits}, refuses a database where neither
+     * holds. Runs when the store first meets the database, before the dialect is used.
+     *
+     * @param connection an open connection in auto-commit mode
+     * @throws NonDurableCommitsException when the database's commits are not durable and the store cannot fix that
+     * @throws SQLException when the database cannot be asked
+     */
+    abstract void checkDurability(Connection connection) throws SQLException;
+
+    /**
+     * Makes the commits of a connection the store borrowed for a transaction that writes reach the disk before they
+     * return, where a setting that any connection can change (H2's write delay) may have changed since the store
+     * last looked; nothing where the store's transactions see to it themselves.
+     *
+     * @param connection an open connection, before the first statement of its transaction; with auto-commit off,
+     *     so that H2 fails it rather than reconnect it to another server ({@code AUTO_RECONNECT}) unchecked
+     * @throws NonDurableCommitsException when the store cannot make the commits durable
+     * @throws SQLException when the database cannot be asked
+     */
+    void ensureDurableCommits(Connection connection) throws SQLException {}
+
+    /**
+     * Told that a call of the store failed: the database may be another process now (H2's file taken over by
+     * another node), so {@link #ensureDurableCommits} looks again on the next connection.
+     */
+    void mayHaveMoved() {}
 
     /**
      * The product name, as used in the schema script's name.

@@ -36,11 +36,17 @@ import org.jspecify.annotations.Nullable;
  * ({@link ConnectionTasks}).
  *
  * <h2>Durability</h2>
- * A future completes after its transaction committed; how durable a commit is depends on the database. An H2 file
- * database needs {@code WRITE_DELAY=0} in its URL: with H2's default (500 ms) a commit returns before it is written,
- * and a process killed then loses it. Shared by several processes ({@code AUTO_SERVER=TRUE}), the pool in front of
- * it must also discard connections H2 reports broken (codes 90067, 90121), because H2 does not reconnect a
- * connection in a transaction, and the store writes in transactions.
+ * A future completes after its transaction committed, and the store makes sure a commit is on disk (or, for H2,
+ * written to the file) before it returns, whatever the URL: H2's write delay (500 ms unless set, when a commit
+ * returns before it is written) is set to 0 by the store on every connection it borrows to write that finds it
+ * otherwise (a setting of the whole database, which H2 keeps in the file); PostgreSQL's {@code synchronous_commit}
+ * is raised from {@code off} to {@code local} in every transaction of the store. Where the store cannot (an H2 user
+ * without admin rights; PostgreSQL with {@code fsync=off}), it refuses to work with a
+ * {@link NonDurableCommitsException} that names the setting, unless
+ * {@link JdbcStoreSettings#allowNonDurableCommits()}. H2 does not force its file to the disk: a commit survives a
+ * kill of any process, not a power loss of the machine. Shared by several processes ({@code AUTO_SERVER=TRUE}), the
+ * pool in front of an H2 file database must also discard connections H2 reports broken (codes 90067, 90121),
+ * because H2 does not reconnect a connection in a transaction, and the store writes in transactions.
  *
  * <h2>Coordinator lease and store id</h2>
  * {@link #acquireCoordinatorLease} and {@link #releaseCoordinatorLease} run on a thread of their own, each on a
@@ -53,10 +59,16 @@ import org.jspecify.annotations.Nullable;
  * Every statement has the query timeout ({@link JdbcStoreSettings#queryTimeout()}); every transaction waits for row
  * locks no longer, and on PostgreSQL a node frozen within a transaction loses its session (and its locks) after it
  * too. The driver waits for any answer of the database twice as long (a network timeout, where the driver has one),
- * so that a hung server or a cut network fails operations rather than stalls the writer. Reads, new epochs, the store
- * id and lease requests also fail once they have waited twice the query timeout in all (a lease request: the lease
- * duration, if shorter), whatever the database does; writes have no such deadline, because a batch that may still
- * commit must not be reported failed. Failures that come from a time limit say so and name the setting.
+ * so that a hung server or a cut network fails operations rather than stalls the writer. Where the driver has none
+ * (H2's client, talking to another process's server: {@code AUTO_SERVER} or {@code tcp://}), a watchdog aborts the
+ * connection of a call that has used it for twice the query timeout (twice its limit, for a lease request), closing
+ * its sockets, which frees the thread and fails the call. Reads, new epochs, the store id and lease requests also fail
+ * once they have waited twice the query timeout in all (a lease request: the lease duration, if shorter), whatever
+ * the database does. A write fails when its transaction fails, which the limits above bound; and when the writer has
+ * spent twice the query timeout on one batch without a connection (a pool that waits for a database that does not
+ * answer), that batch and the writes queued behind it fail at once, none of them applied, rather than wait. So during
+ * an outage every operation fails within about twice the query timeout, and the store works again as soon as the
+ * database answers. Failures that come from a time limit say so and name the setting.
  */
 public final class JdbcShardingStore implements ShardingStore {
 
@@ -76,6 +88,8 @@ public final class JdbcShardingStore implements ShardingStore {
     private final ConnectionTasks tasks;
 
     private final BatchWriter writer;
+
+    private final StoreWatchdog watchdog;
 
     private volatile @Nullable String storeId;
 
@@ -112,9 +126,16 @@ public final class JdbcShardingStore implements ShardingStore {
     public JdbcShardingStore(DataSource dataSource, JdbcStoreSettings settings) {
         this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
         this.settings = settings.validate();
-        this.tasks = new ConnectionTasks(dataSource, settings, this::dialect);
+        this.watchdog = new StoreWatchdog();
+        this.tasks = new ConnectionTasks(dataSource, settings, this::dialect, watchdog, this::failed);
         this.writer = new BatchWriter(
-                dataSource, settings.maxBatchSize(), settings.batchLinger(), this::dialect, settings.queryTimeout());
+                dataSource,
+                settings.maxBatchSize(),
+                settings.batchLinger(),
+                this::dialect,
+                settings.queryTimeout(),
+                watchdog,
+                this::failed);
     }
 
     /**
@@ -148,6 +169,7 @@ public final class JdbcShardingStore implements ShardingStore {
             JdbcDialect d = dialect(connection);
             @SuppressWarnings("NullAway") // no result: Void
             ReadTask.Body<Void> create = () -> {
+                d.ensureDurableCommits(connection);
                 d.beginTransaction(connection);
                 try (Statement st = d.statement(connection)) {
                     for (String sql : d.schemaStatements()) {
@@ -160,6 +182,30 @@ public final class JdbcShardingStore implements ShardingStore {
         } catch (SQLException e) {
             throw new ShardingException(
                     "Could not create the sharding tables (prefix " + settings.tablePrefix() + "): "
+                            + StoreTimeouts.reason(e, settings.queryTimeout(), settings.queryTimeout()),
+                    e);
+        }
+    }
+
+    /**
+     * Checks that the database's commits reach the disk before they return, or makes them do so for the store's
+     * connections (H2's write delay set to 0; PostgreSQL's {@code synchronous_commit} raised in the store's
+     * transactions), unless {@link JdbcStoreSettings#allowNonDurableCommits()}. The store checks this by itself
+     * before its first operation and, on H2, on every connection it borrows to write; call it at startup to fail
+     * early.
+     *
+     * @throws NonDurableCommitsException when the database acknowledges commits before they are on disk and the
+     *     store cannot change that (H2: its user has no admin rights; PostgreSQL: {@code fsync=off})
+     * @throws ShardingException when the database cannot be reached
+     */
+    public void checkDurability() {
+        try (StoreConnection borrowed =
+                StoreConnection.open(dataSource, settings.queryTimeout().multipliedBy(2))) {
+            Connection connection = borrowed.connection();
+            dialect(connection).ensureDurableCommits(connection);
+        } catch (SQLException e) {
+            throw new ShardingException(
+                    "Could not check the durability of the sharding store's database: "
                             + StoreTimeouts.reason(e, settings.queryTimeout(), settings.queryTimeout()),
                     e);
         }
@@ -360,6 +406,16 @@ public final class JdbcShardingStore implements ShardingStore {
         long deadline = System.nanoTime() + settings.closeTimeout().toNanos();
         writer.stop(deadline);
         tasks.stop(deadline);
+        watchdog.stop();
+    }
+
+    /**
+     * How many connections the store aborted because a call on them passed its deadline; for tests.
+     *
+     * @return the count
+     */
+    long abortedConnections() {
+        return watchdog.aborted();
     }
 
     /**
@@ -388,10 +444,23 @@ public final class JdbcShardingStore implements ShardingStore {
         return false;
     }
 
+    /** A call failed: the database may be served by another process now. */
+    private void failed() {
+        JdbcDialect d = dialect;
+        if (d != null) {
+            d.mayHaveMoved();
+        }
+    }
+
+    /**
+     * The database's dialect, found on the first connection, whose durability it checks first: a database the store
+     * refuses fails every operation, each with the report.
+     */
     private JdbcDialect dialect(Connection connection) throws SQLException {
         JdbcDialect d = dialect;
         if (d == null) {
             d = JdbcDialect.detect(connection, settings);
+            d.checkDurability(connection);
             dialect = d;
         }
         return d;

@@ -108,6 +108,20 @@ public final class JdbcShardingStoreBuilder {
     }
 
     /**
+     * Sets whether the store accepts a database whose commits may return before they are on disk (H2's write delay,
+     * PostgreSQL's {@code fsync=off} or {@code synchronous_commit=off}) and leaves its settings as they are; false
+     * by default, when the store makes its commits durable or refuses to work. True loses acknowledged writes when
+     * the database's process or machine dies.
+     *
+     * @param value whether to accept non-durable commits
+     * @return this builder
+     */
+    public JdbcShardingStoreBuilder allowNonDurableCommits(boolean value) {
+        settings = settings.withAllowNonDurableCommits(value);
+        return this;
+    }
+
+    /**
      * Starts the store; the database is first used by its first operation.
      *
      * @return the store

@@ -15,10 +15,18 @@ import org.jspecify.annotations.Nullable;
  * @param closeTimeout how long {@link JdbcShardingStore#close()} lets queued work finish before failing the rest
  * @param queryTimeout the longest one statement may run, waiting for row locks included; the database enforces it.
  *     Reads, new epochs, coordinator lease requests and the store id also fail once they have waited twice as long in
- *     all (queued, connecting and running), even when the database does not answer at all
+ *     all (queued, connecting and running), and writes once the writer has waited that long for a connection, even
+ *     when the database does not answer at all; a connection whose driver has no network timeout (H2's client of
+ *     another process's server) is aborted once a call has used it for twice as long
  * @param batchLinger the longest the writer waits for more writes before it begins a transaction, and only when
  *     its previous transaction held at least {@link #LINGER_AFTER_BATCH_OF} operations (writes arriving from many
  *     callers at once): fewer, larger transactions for a little more time per write; zero never waits
+ * @param allowNonDurableCommits whether the store accepts a database whose commits may return before they are on
+ *     disk (H2's {@code WRITE_DELAY} above 0, PostgreSQL's {@code fsync=off} or {@code synchronous_commit=off}), and
+ *     leaves such settings as they are. Off by default: the store then makes its own commits durable where it can
+ *     (H2's write delay set to 0, PostgreSQL's {@code synchronous_commit} raised to {@code local} in its
+ *     transactions) and refuses to work where it cannot. On, an acknowledged write can be lost when the database's
+ *     process (H2: the node that serves the file) or machine dies
  */
 public record JdbcStoreSettings(
         String tablePrefix,
@@ -26,7 +34,8 @@ public record JdbcStoreSettings(
         int readThreads,
         Duration closeTimeout,
         Duration queryTimeout,
-        Duration batchLinger) {
+        Duration batchLinger,
+        boolean allowNonDurableCommits) {
 
     /** Default table prefix. */
     public static final String DEFAULT_TABLE_PREFIX = "sharding_";
@@ -72,6 +81,26 @@ public record JdbcStoreSettings(
     }
 
     /**
+     * Settings that refuse non-durable commits.
+     *
+     * @param tablePrefix prepended to every table name
+     * @param maxBatchSize the most queued operations committed in one transaction
+     * @param readThreads how many threads run reads and epoch increments
+     * @param closeTimeout how long closing lets queued work finish
+     * @param queryTimeout the longest one statement may run
+     * @param batchLinger the longest the writer waits for more writes
+     */
+    public JdbcStoreSettings(
+            String tablePrefix,
+            int maxBatchSize,
+            int readThreads,
+            Duration closeTimeout,
+            Duration queryTimeout,
+            Duration batchLinger) {
+        this(tablePrefix, maxBatchSize, readThreads, closeTimeout, queryTimeout, batchLinger, false);
+    }
+
+    /**
      * Settings with the default batch linger.
      *
      * @param tablePrefix prepended to every table name
@@ -97,7 +126,8 @@ public record JdbcStoreSettings(
                 DEFAULT_READ_THREADS,
                 DEFAULT_CLOSE_TIMEOUT,
                 DEFAULT_QUERY_TIMEOUT,
-                DEFAULT_BATCH_LINGER);
+                DEFAULT_BATCH_LINGER,
+                false);
     }
 
     /**
@@ -148,7 +178,8 @@ public record JdbcStoreSettings(
      * @return the copy
      */
     public JdbcStoreSettings withTablePrefix(String value) {
-        return new JdbcStoreSettings(value, maxBatchSize, readThreads, closeTimeout, queryTimeout, batchLinger);
+        return new JdbcStoreSettings(
+                value, maxBatchSize, readThreads, closeTimeout, queryTimeout, batchLinger, allowNonDurableCommits);
     }
 
     /**
@@ -158,7 +189,8 @@ public record JdbcStoreSettings(
      * @return the copy
      */
     public JdbcStoreSettings withMaxBatchSize(int value) {
-        return new JdbcStoreSettings(tablePrefix, value, readThreads, closeTimeout, queryTimeout, batchLinger);
+        return new JdbcStoreSettings(
+                tablePrefix, value, readThreads, closeTimeout, queryTimeout, batchLinger, allowNonDurableCommits);
     }
 
     /**
@@ -168,7 +200,8 @@ public record JdbcStoreSettings(
      * @return the copy
      */
     public JdbcStoreSettings withReadThreads(int value) {
-        return new JdbcStoreSettings(tablePrefix, maxBatchSize, value, closeTimeout, queryTimeout, batchLinger);
+        return new JdbcStoreSettings(
+                tablePrefix, maxBatchSize, value, closeTimeout, queryTimeout, batchLinger, allowNonDurableCommits);
     }
 
     /**
@@ -178,7 +211,8 @@ public record JdbcStoreSettings(
      * @return the copy
      */
     public JdbcStoreSettings withCloseTimeout(Duration value) {
-        return new JdbcStoreSettings(tablePrefix, maxBatchSize, readThreads, value, queryTimeout, batchLinger);
+        return new JdbcStoreSettings(
+                tablePrefix, maxBatchSize, readThreads, value, queryTimeout, batchLinger, allowNonDurableCommits);
     }
 
     /**
@@ -188,7 +222,8 @@ public record JdbcStoreSettings(
      * @return the copy
      */
     public JdbcStoreSettings withQueryTimeout(Duration value) {
-        return new JdbcStoreSettings(tablePrefix, maxBatchSize, readThreads, closeTimeout, value, batchLinger);
+        return new JdbcStoreSettings(
+                tablePrefix, maxBatchSize, readThreads, closeTimeout, value, batchLinger, allowNonDurableCommits);
     }
 
     /**
@@ -198,6 +233,18 @@ public record JdbcStoreSettings(
      * @return the copy
      */
     public JdbcStoreSettings withBatchLinger(Duration value) {
-        return new JdbcStoreSettings(tablePrefix, maxBatchSize, readThreads, closeTimeout, queryTimeout, value);
+        return new JdbcStoreSettings(
+                tablePrefix, maxBatchSize, readThreads, closeTimeout, queryTimeout, value, allowNonDurableCommits);
+    }
+
+    /**
+     * Copy that accepts, or refuses, a database whose commits may return before they are on disk.
+     *
+     * @param value whether to accept it
+     * @return the copy
+     */
+    public JdbcStoreSettings withAllowNonDurableCommits(boolean value) {
+        return new JdbcStoreSettings(
+                tablePrefix, maxBatchSize, readThreads, closeTimeout, queryTimeout, batchLinger, value);
     }
 }

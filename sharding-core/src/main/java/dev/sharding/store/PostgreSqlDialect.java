@@ -5,11 +5,14 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * PostgreSQL. A failed statement aborts the whole transaction there, so conflicts are never raised but skipped with
@@ -22,6 +25,16 @@ final class PostgreSqlDialect extends JdbcDialect {
 
     /** Most rows in one multi-row insert: 5 parameters each stays far below the protocol's 32767. */
     private static final int INSERT_CHUNK = 200;
+
+    /**
+     * Raises {@code synchronous_commit} from {@code off} (set for the server, the database, the role or the session)
+     * to {@code local} for the transaction: its commit returns once it is flushed to the server's disk. Any other
+     * value is already durable on the server and is kept, with what it asks of standbys.
+     */
+    static final String DURABLE_COMMIT = ", set_config('synchronous_commit', CASE current_setting('synchronous_commit')"
+            + " WHEN 'off' THEN 'local' ELSE current_setting('synchronous_commit') END, true)";
+
+    private static final Logger LOG = LoggerFactory.getLogger(JdbcShardingStore.class);
 
     /** The first version with {@code plan_cache_mode}. */
     private static final int PLAN_CACHE_MODE_SINCE = 12;
@@ -52,11 +65,12 @@ final class PostgreSqlDialect extends JdbcDialect {
      * @param prefix the validated table prefix
      * @param majorVersion the server's major version
      */
-    PostgreSqlDialect(String prefix, Duration queryTimeout, int majorVersion) {
-        super(prefix, queryTimeout);
-        // besides the time limits, each transaction sets how its statements are planned
+    PostgreSqlDialect(String prefix, Duration queryTimeout, int majorVersion, boolean allowNonDurableCommits) {
+        super(prefix, queryTimeout, allowNonDurableCommits);
+        // besides the time limits, each transaction sets how its statements are planned, and that it commits to disk
         this.limitsSql = "SELECT set_config('lock_timeout', ?, true), set_config('statement_timeout', ?, true),"
-                + " set_config('idle_in_transaction_session_timeout', ?, true)" + planSettings(majorVersion);
+                + " set_config('idle_in_transaction_session_timeout', ?, true)" + planSettings(majorVersion)
+                + (allowNonDurableCommits ? "" : DURABLE_COMMIT);
         this.lockEpochsSql = "SELECT shard_id, epoch FROM " + epochs
                 + " WHERE type_name = ? AND shard_id = ANY(?::integer[]) ORDER BY shard_id FOR UPDATE";
         this.updateSql = "UPDATE " + states
@@ -105,6 +119,44 @@ final class PostgreSqlDialect extends JdbcDialect {
         try (PreparedStatement ps = prepare(connection, limitsSql)) {
             bindLimits(ps, 1, limit);
             ps.executeQuery().close();
+        }
+    }
+
+    /**
+     * Refuses a server that runs with {@code fsync=off} (no setting of a session can make its commits reach the disk;
+     * PostgreSQL's documentation warns of unrecoverable corruption after a crash); says so, once, when
+     * {@code synchronous_commit} is off, which the store's transactions raise for themselves.
+     */
+    @Override
+    void checkDurability(Connection connection) throws SQLException {
+        String fsync;
+        String synchronousCommit;
+        try (Statement st = statement(connection);
+                ResultSet rs =
+                        st.executeQuery("SELECT current_setting('fsync'), current_setting('synchronous_commit')")) {
+            rs.next();
+            fsync = rs.getString(1);
+            synchronousCommit = rs.getString(2);
+        }
+        if ("off".equalsIgnoreCase(fsync) && !allowNonDurableCommits) {
+            throw new NonDurableCommitsException(
+                    "fsync",
+                    fsync,
+                    "The PostgreSQL server runs with fsync=off: it does not force its commits to the disk, so a crash"
+                            + " of its machine can lose acknowledged writes and corrupt the database, and no setting"
+                            + " of a session changes that.",
+                    "Set fsync = on in the server's configuration (postgresql.conf or ALTER SYSTEM, then reload);"
+                            + " or set sharding.store.allow-non-durable-commits=true to accept losing acknowledged"
+                            + " writes.");
+        }
+        if ("off".equalsIgnoreCase(synchronousCommit)) {
+            LOG.info(
+                    "PostgreSQL's synchronous_commit is off for the sharding store's connections; {}",
+                    allowNonDurableCommits
+                            ? "sharding.store.allow-non-durable-commits=true keeps it so: an acknowledged write can be"
+                                    + " lost when the server crashes"
+                            : "the store's transactions set it to local for themselves, so that their commits are"
+                                    + " on disk before they return");
         }
     }
 

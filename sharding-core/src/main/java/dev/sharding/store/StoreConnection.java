@@ -13,7 +13,8 @@ import org.slf4j.LoggerFactory;
  * A connection borrowed for one unit of work, with a network timeout for as long as it is borrowed: the driver gives
  * up on a database that sends nothing for that long (a hung server, a cut network), where a statement timeout cannot
  * help because the database never gets to enforce it. The connection's own network timeout is put back before it
- * goes back to the pool, which may share it with the application. Drivers without network timeouts (H2) go without.
+ * goes back to the pool, which may share it with the application. Drivers without network timeouts (H2) go without;
+ * the {@link StoreWatchdog} aborts their connections instead ({@link #abort()}).
  */
 final class StoreConnection implements AutoCloseable {
 
@@ -28,10 +29,15 @@ final class StoreConnection implements AutoCloseable {
 
     private final boolean changed;
 
-    private StoreConnection(Connection connection, int previousTimeout, boolean changed) {
+    private final boolean timesOut;
+
+    private volatile boolean aborted;
+
+    private StoreConnection(Connection connection, int previousTimeout, boolean changed, boolean timesOut) {
         this.connection = connection;
         this.previousTimeout = previousTimeout;
         this.changed = changed;
+        this.timesOut = timesOut;
     }
 
     /**
@@ -46,10 +52,13 @@ final class StoreConnection implements AutoCloseable {
         Connection connection = dataSource.getConnection();
         int previous = 0;
         boolean changed = false;
+        boolean timesOut = false;
         try {
             previous = connection.getNetworkTimeout();
             connection.setNetworkTimeout(DIRECT, StoreTimeouts.millis(networkTimeout));
             changed = true;
+            // H2's driver accepts the call and does nothing (and a pool in front of it reports the value set)
+            timesOut = !connection.getMetaData().getDriverName().startsWith("H2");
         } catch (SQLFeatureNotSupportedException | AbstractMethodError | UnsupportedOperationException e) {
             // a driver without network timeouts: the statement timeouts still apply
         } catch (SQLException | RuntimeException e) {
@@ -60,7 +69,54 @@ final class StoreConnection implements AutoCloseable {
             }
             throw e;
         }
-        return new StoreConnection(connection, previous, changed);
+        return new StoreConnection(connection, previous, changed, timesOut);
+    }
+
+    /**
+     * The failure of a call on this connection, as the caller should see it: when the watchdog aborted the
+     * connection, one that says so (and that {@link StoreTimeouts} recognizes), with the driver's as its cause.
+     *
+     * @param failure what the driver threw
+     * @return the failure to report
+     */
+    SQLException explain(SQLException failure) {
+        return aborted ? new AbortedConnectionException(failure) : failure;
+    }
+
+    /** A call failed because the watchdog aborted its connection at its deadline. */
+    static final class AbortedConnectionException extends java.sql.SQLTimeoutException {
+
+        @java.io.Serial
+        private static final long serialVersionUID = 1L;
+
+        AbortedConnectionException(SQLException cause) {
+            super("The database did not answer, and the store aborted the connection at its deadline", "08006", cause);
+        }
+    }
+
+    /**
+     * Whether the driver gives up by itself on a database that sends nothing for the network timeout; when not (H2),
+     * the {@link StoreWatchdog} watches the connection.
+     *
+     * @return true when the network timeout took
+     */
+    boolean timesOutByItself() {
+        return timesOut;
+    }
+
+    /**
+     * Aborts the connection from another thread, so that the thread blocked on it gets an error: through
+     * {@link Connection#abort}, and for H2, whose abort does nothing, by closing its sockets. The pool then finds
+     * the connection broken.
+     */
+    void abort() {
+        aborted = true;
+        try {
+            connection.abort(DIRECT);
+        } catch (SQLException | RuntimeException | AbstractMethodError e) {
+            LOG.debug("Could not abort a store connection: {}", e.toString());
+        }
+        H2Sockets.close(connection);
     }
 
     /**

@@ -66,6 +66,10 @@ final class StoreTimeouts {
                     }
                 }
             }
+            if (t instanceof StoreConnection.AbortedConnectionException) {
+                return "the database did not answer at all for twice the query timeout, so the store aborted the"
+                        + " connection";
+            }
             if (t instanceof SocketTimeoutException) {
                 return "the database did not answer at all for twice the query timeout";
             }

@@ -27,19 +27,23 @@ public final class H2DurabilityChild {
     /** The entity type the children write. */
     public static final String TYPE = "durability";
 
-    private static final int IN_FLIGHT = 16;
+    static final int IN_FLIGHT = 16;
 
     private H2DurabilityChild() {}
 
     /**
      * Runs the node.
      *
-     * @param args the JDBC URL and the node's name (the prefix of its entity ids)
+     * @param args the JDBC URL, the node's name (the prefix of its entity ids) and, optionally, the store's query
+     *     timeout in milliseconds
      * @throws Exception when the node cannot start
      */
     public static void main(String[] args) throws Exception {
         String url = args[0];
         String name = args[1];
+        JdbcStoreSettings settings = args.length > 2
+                ? JdbcStoreSettings.defaults().withQueryTimeout(java.time.Duration.ofMillis(Long.parseLong(args[2])))
+                : JdbcStoreSettings.defaults();
         HikariConfig config = new HikariConfig();
         config.setPoolName("child-" + name);
         config.setJdbcUrl(url);
@@ -67,7 +71,7 @@ public final class H2DurabilityChild {
         stdin.setDaemon(true);
         stdin.start();
         try (HikariDataSource pool = new HikariDataSource(config);
-                JdbcShardingStore store = new JdbcShardingStore(pool)) {
+                JdbcShardingStore store = new JdbcShardingStore(pool, settings)) {
             store.createSchema();
             try (Connection c = pool.getConnection()) {
                 boolean remote = c.unwrap(JdbcConnection.class).getSession() instanceof SessionRemote;

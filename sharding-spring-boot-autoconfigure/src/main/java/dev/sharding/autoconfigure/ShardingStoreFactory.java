@@ -4,12 +4,15 @@ import dev.sharding.ShardingException;
 import dev.sharding.spi.ShardingStore;
 import dev.sharding.store.InMemoryShardingStore;
 import dev.sharding.store.JdbcShardingStore;
+import dev.sharding.store.NonDurableCommitsException;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
 import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -55,15 +58,25 @@ final class ShardingStoreFactory {
             return embedded(properties);
         }
         String url = checkDatabase(applicationDataSource);
+        if (!properties.isAllowNonDurableCommits()) {
+            checkWriteDelayOfTheUrl(applicationDataSource);
+        }
         JdbcShardingStore store = JdbcShardingStore.builder(applicationDataSource)
                 .tablePrefix(properties.getTablePrefix())
                 .queryTimeout(properties.getQueryTimeout())
                 .batchLinger(properties.getBatchLinger())
+                .allowNonDurableCommits(properties.isAllowNonDurableCommits())
                 .build();
-        if (properties.getInitializeSchema() == DatabaseInitializationMode.ALWAYS) {
-            createSchema(store, url, properties);
-        } else {
-            checkTables(applicationDataSource, url, properties);
+        try {
+            checkDurability(store, url);
+            if (properties.getInitializeSchema() == DatabaseInitializationMode.ALWAYS) {
+                createSchema(store, url, properties);
+            } else {
+                checkTables(applicationDataSource, url, properties);
+            }
+        } catch (RuntimeException e) {
+            store.close();
+            throw e;
         }
         log.info("Sharding store: the application's DataSource, {}", url);
         return store;
@@ -88,14 +101,17 @@ final class ShardingStoreFactory {
                 .tablePrefix(properties.getTablePrefix())
                 .queryTimeout(properties.getQueryTimeout())
                 .batchLinger(properties.getBatchLinger())
+                .allowNonDurableCommits(properties.isAllowNonDurableCommits())
                 .build();
         try {
+            checkDurability(store, url);
             if (properties.getInitializeSchema() == DatabaseInitializationMode.NEVER) {
                 checkTables(pool, url, properties);
             } else {
                 createSchema(store, url, properties);
             }
         } catch (RuntimeException e) {
+            store.close();
             pool.dispose();
             throw e;
         }
@@ -145,6 +161,39 @@ final class ShardingStoreFactory {
                     null);
         }
         return url;
+    }
+
+    /**
+     * Refuses an H2 URL that sets a write delay above 0: H2 applies it to the whole database at every connection
+     * opened with it, so the pool would undo the store's setting each time it opens one.
+     */
+    private static void checkWriteDelayOfTheUrl(DataSource dataSource) {
+        String configured = DataSourceUrls.describe(dataSource);
+        Matcher m = WRITE_DELAY_IN_URL.matcher(configured);
+        if (configured.toLowerCase(Locale.ROOT).contains("jdbc:h2:") && m.find() && Long.parseLong(m.group(1)) > 0) {
+            throw new ShardingConfigurationException(
+                    "The sharding store refuses the application's DataSource" + configured + ": its URL sets H2's"
+                            + " write delay to " + m.group(1) + " ms (WRITE_DELAY=" + m.group(1) + "), so that a"
+                            + " commit returns before it is written to the file, and a kill of the process that holds"
+                            + " the file loses the writes acknowledged meanwhile. H2 applies it to the whole database"
+                            + " at every connection opened with this URL, undoing what the store sets.",
+                    "Remove WRITE_DELAY from the URL, or set WRITE_DELAY=0 (the store sets 0 itself when the URL has"
+                            + " none); or set sharding.store.allow-non-durable-commits=true to accept losing"
+                            + " acknowledged writes.",
+                    null);
+        }
+    }
+
+    private static final Pattern WRITE_DELAY_IN_URL = Pattern.compile("(?i);\\s*WRITE_DELAY\\s*=\\s*(\\d+)");
+
+    /** Lets the store check, and fix where it can, that its commits are durable; reports what it cannot fix. */
+    private static void checkDurability(JdbcShardingStore store, String url) {
+        try {
+            store.checkDurability();
+        } catch (NonDurableCommitsException e) {
+            throw new ShardingConfigurationException(
+                    "The sharding store refuses its database " + url + ": " + e.problem(), e.fix(), e);
+        }
     }
 
     private static boolean isInMemory(String url) {

@@ -45,8 +45,9 @@ public class StoreProperties {
      * Longest time one statement of the JDBC store may run, waiting for row locks included, before it fails with
      * an error naming this property: a hung database, or a frozen node holding row locks, then fails the operations
      * that need it instead of stalling them. Reads, new epochs and coordinator lease requests also fail once they
-     * have waited twice as long in all, even when the database does not answer at all. Also bounds the wait for a
-     * connection of the embedded H2 database.
+     * have waited twice as long in all, and writes once the writer has waited that long for a connection, even when
+     * the database does not answer at all; a connection whose driver has no network timeout (H2's client of another
+     * node's server) is aborted after twice this. Also bounds the wait for a connection of the embedded H2 database.
      */
     private Duration queryTimeout = Duration.ofSeconds(10);
 
@@ -56,6 +57,16 @@ public class StoreProperties {
      * carry the same writes, for up to this much more time per write. 0 never waits.
      */
     private Duration batchLinger = Duration.ofMillis(1);
+
+    /**
+     * Whether the JDBC store may use a database that acknowledges commits before they are on disk, and leave its
+     * settings as they are: H2 with a write delay above 0, PostgreSQL with fsync=off or synchronous_commit=off. Such a
+     * database loses acknowledged writes when its process (for H2, the node that serves the file) or its machine
+     * dies. When false, the store sets H2's write delay to 0 and raises PostgreSQL's synchronous_commit to local in
+     * its own transactions, and refuses to start where it cannot (an H2 user without admin rights, PostgreSQL with
+     * fsync=off, an H2 URL that sets a write delay above 0).
+     */
+    private boolean allowNonDurableCommits;
 
     public StoreType getType() {
         return this.type;
@@ -111,6 +122,14 @@ public class StoreProperties {
 
     public void setBatchLinger(Duration batchLinger) {
         this.batchLinger = batchLinger;
+    }
+
+    public boolean isAllowNonDurableCommits() {
+        return this.allowNonDurableCommits;
+    }
+
+    public void setAllowNonDurableCommits(boolean allowNonDurableCommits) {
+        this.allowNonDurableCommits = allowNonDurableCommits;
     }
 
     /** The kinds of store. */

@@ -6,6 +6,7 @@ import dev.sharding.autoconfigure.greeting.GreeterConfiguration;
 import dev.sharding.spi.ShardingStore;
 import dev.sharding.store.InMemoryShardingStore;
 import dev.sharding.store.JdbcShardingStore;
+import dev.sharding.store.JdbcStoreSettings;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -236,5 +237,79 @@ class ShardingStoreAutoConfigurationTests {
         this.runner
                 .withBean(ShardingStore.class, () -> own)
                 .run(context -> assertThat(context.getBean(ShardingStore.class)).isSameAs(own));
+    }
+
+    private static int writeDelay(DataSource dataSource) throws Exception {
+        try (Connection c = dataSource.getConnection();
+                ResultSet rs = c.createStatement()
+                        .executeQuery("SELECT MAX(CAST(SETTING_VALUE AS INT)) FROM INFORMATION_SCHEMA.SETTINGS"
+                                + " WHERE SETTING_NAME = 'WRITE_DELAY'")) {
+            rs.next();
+            return rs.getInt(1);
+        }
+    }
+
+    @Test
+    void storePropertiesDefaultToTheCoreDefaults() {
+        StoreProperties properties = new StoreProperties();
+        JdbcStoreSettings defaults = JdbcStoreSettings.defaults();
+        assertThat(properties.getTablePrefix()).isEqualTo(defaults.tablePrefix());
+        assertThat(properties.getQueryTimeout()).isEqualTo(defaults.queryTimeout());
+        assertThat(properties.getBatchLinger()).isEqualTo(defaults.batchLinger());
+        assertThat(properties.isAllowNonDurableCommits()).isEqualTo(defaults.allowNonDurableCommits());
+    }
+
+    @Test
+    void setsTheWriteDelayOfAnH2UrlWithoutOneToZero() throws Exception {
+        JdbcDataSource dataSource = fileDatabase("plain");
+        // kept open, so that H2 keeps the database open between the store's connections (it would open it again
+        // with its default write delay, which the store would set again before its next write)
+        try (Connection open = dataSource.getConnection()) {
+            assertThat(writeDelay(dataSource)).as("H2's default").isEqualTo(500);
+            this.runner
+                    .withBean(DataSource.class, () -> dataSource)
+                    .withPropertyValues("sharding.store.initialize-schema=always")
+                    .run(context -> {
+                        assertThat(context).hasNotFailed();
+                        assertThat(writeDelay(dataSource)).isZero();
+                    });
+        }
+    }
+
+    @Test
+    void refusesAnH2UrlThatSetsAWriteDelay() {
+        JdbcDataSource dataSource = fileDatabase("delayed");
+        dataSource.setURL(dataSource.getURL() + ";WRITE_DELAY=500");
+        this.runner.withBean(DataSource.class, () -> dataSource).run(reports(analysis -> {
+            assertThat(analysis.getDescription()).contains("WRITE_DELAY=500", "write delay", "acknowledged");
+            assertThat(analysis.getAction())
+                    .contains("Remove WRITE_DELAY", "sharding.store.allow-non-durable-commits=true");
+        }));
+    }
+
+    @Test
+    void refusesAnH2UserWhoCannotSetTheWriteDelayUnlessNonDurableCommitsAreAllowed() throws Exception {
+        JdbcDataSource admin = fileDatabase("restricted");
+        try (Connection c = admin.getConnection()) {
+            c.createStatement().execute("CREATE USER teller PASSWORD 'teller'");
+            c.createStatement().execute("GRANT ALTER ANY SCHEMA TO teller");
+        }
+        JdbcDataSource teller = fileDatabase("restricted");
+        teller.setUser("teller");
+        teller.setPassword("teller");
+        this.runner
+                .withBean(DataSource.class, () -> teller)
+                .withPropertyValues("sharding.store.initialize-schema=always")
+                .run(reports(analysis -> {
+                    assertThat(analysis.getDescription())
+                            .contains("write delay is 500 ms (WRITE_DELAY=500)", "TELLER", "no admin rights");
+                    assertThat(analysis.getAction())
+                            .contains("WRITE_DELAY=0", "sharding.store.allow-non-durable-commits=true");
+                }));
+        this.runner
+                .withBean(DataSource.class, () -> teller)
+                .withPropertyValues(
+                        "sharding.store.initialize-schema=always", "sharding.store.allow-non-durable-commits=true")
+                .run(context -> assertThat(context).hasNotFailed());
     }
 }

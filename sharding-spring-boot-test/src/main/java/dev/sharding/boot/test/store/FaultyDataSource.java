@@ -15,9 +15,10 @@ import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A {@link DataSource} in front of a real one that can be told to fail ({@link #inject}) or to hold every caller of
- * {@link #getConnection()} until released ({@link #hold()}), so that tests can make a store's transactions fail or
- * make operations queue up behind a transaction that has not started yet.
+ * A {@link DataSource} in front of a real one that can be told to fail or hang ({@link #inject}) or to hold every
+ * caller of {@link #getConnection()} until released ({@link #hold()}), so that tests can make a store's transactions
+ * fail, make operations queue up behind a transaction that has not started yet, or make a connection wait for a
+ * database that does not answer until it is aborted.
  */
 public final class FaultyDataSource implements DataSource {
 
@@ -28,6 +29,14 @@ public final class FaultyDataSource implements DataSource {
     private volatile @Nullable CountDownLatch gate;
 
     private final AtomicInteger waiting = new AtomicInteger();
+
+    private final AtomicInteger aborted = new AtomicInteger();
+
+    private final AtomicInteger hanging = new AtomicInteger();
+
+    /** The calls that wait under {@link StoreFault#HANGS}: every one that would ask the database something. */
+    private static final java.util.Set<String> HANGING_CALLS = java.util.Set.of(
+            "commit", "rollback", "createStatement", "prepareStatement", "prepareCall", "setAutoCommit", "isValid");
 
     /**
      * Wraps a data source; no fault at first.
@@ -74,6 +83,24 @@ public final class FaultyDataSource implements DataSource {
         return waiting.get();
     }
 
+    /**
+     * How many connections handed out were aborted ({@link Connection#abort}).
+     *
+     * @return the count
+     */
+    public int aborted() {
+        return aborted.get();
+    }
+
+    /**
+     * How many calls wait now under {@link StoreFault#HANGS}.
+     *
+     * @return the count
+     */
+    public int hanging() {
+        return hanging.get();
+    }
+
     @Override
     public Connection getConnection() throws SQLException {
         CountDownLatch g = gate;
@@ -102,10 +129,35 @@ public final class FaultyDataSource implements DataSource {
     }
 
     private Connection withFaultyCommit(Connection connection) {
+        CountDownLatch abort = new CountDownLatch(1);
         return (Connection) Proxy.newProxyInstance(
                 Connection.class.getClassLoader(), new Class<?>[] {Connection.class}, (proxy, method, args) -> {
-                    if (method.getName().equals("commit") && fault == StoreFault.COMMIT_FAILS) {
+                    String name = method.getName();
+                    if (name.equals("commit") && fault == StoreFault.COMMIT_FAILS) {
                         throw new SQLException("Injected fault: the connection was lost during commit", "08006");
+                    }
+                    if (name.equals("abort")) {
+                        aborted.incrementAndGet();
+                        abort.countDown();
+                    }
+                    if (fault == StoreFault.HANGS && HANGING_CALLS.contains(name)) {
+                        hanging.incrementAndGet();
+                        try {
+                            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+                            while (fault == StoreFault.HANGS && System.nanoTime() < until) {
+                                if (abort.await(5, TimeUnit.MILLISECONDS)) {
+                                    throw new SQLException(
+                                            "Injected fault: the connection was aborted while it"
+                                                    + " waited for the database",
+                                            "08006");
+                                }
+                            }
+                        } finally {
+                            hanging.decrementAndGet();
+                        }
+                    }
+                    if (abort.getCount() == 0 && !name.equals("close") && !name.equals("abort")) {
+                        throw new SQLException("Injected fault: the connection was aborted", "08003");
                     }
                     try {
                         return method.invoke(connection, args);

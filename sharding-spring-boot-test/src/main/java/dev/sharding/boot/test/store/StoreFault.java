@@ -9,5 +9,12 @@ public enum StoreFault {
     UNREACHABLE,
 
     /** Statements run but every commit fails, as when the connection is lost at the last moment. */
-    COMMIT_FAILS
+    COMMIT_FAILS,
+
+    /**
+     * Connections open, but every statement and commit waits for an answer that does not come, as from a database
+     * server that stopped (SIGSTOP, a long pause) without closing its sockets, until the connection is aborted
+     * ({@link java.sql.Connection#abort}) or the fault is healed. At most 60 s, then the call fails.
+     */
+    HANGS
 }
