@@ -64,6 +64,8 @@ final class SettingsCopy {
 
     Duration shardFailureBackoff = ShardingSettings.DEFAULT_SHARD_FAILURE_BACKOFF;
 
+    BackpressureSettings backpressure = BackpressureSettings.DEFAULT;
+
     SettingsCopy() {}
 
     SettingsCopy(ShardingSettings s) {
@@ -93,6 +95,7 @@ final class SettingsCopy {
         shardFailureBackoff = s.shardFailureBackoff();
         passivationActiveEntityLimit = s.passivationActiveEntityLimit();
         rebalanceStableAfter = s.rebalanceStableAfter();
+        backpressure = s.backpressure();
     }
 
     ShardingSettings build() {
@@ -122,6 +125,7 @@ final class SettingsCopy {
                 entityRestartBackoff,
                 shardFailureBackoff,
                 passivationActiveEntityLimit,
-                rebalanceStableAfter);
+                rebalanceStableAfter,
+                backpressure);
     }
 }

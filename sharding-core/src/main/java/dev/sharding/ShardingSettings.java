@@ -41,6 +41,8 @@ import org.jspecify.annotations.Nullable;
  *     has a limit ({@link PassivationStrategy#limited()}), divided evenly over those types
  * @param rebalanceStableAfter how long no member may have joined or left before the coordinator moves shards; a
  *     change of membership starts a round once it has been stable that long, without waiting for the interval
+ * @param backpressure how much is queued toward a member that reads slowly, how long senders wait for room there,
+ *     and when such a member is suspected
  */
 public record ShardingSettings(
         String clusterName,
@@ -68,7 +70,8 @@ public record ShardingSettings(
         Duration entityRestartBackoff,
         Duration shardFailureBackoff,
         int passivationActiveEntityLimit,
-        Duration rebalanceStableAfter) {
+        Duration rebalanceStableAfter,
+        BackpressureSettings backpressure) {
 
     /** Default cluster name. */
     public static final String DEFAULT_CLUSTER_NAME = "sharding";
@@ -135,6 +138,7 @@ public record ShardingSettings(
         Objects.requireNonNull(entityRestartBackoff, "entityRestartBackoff");
         Objects.requireNonNull(shardFailureBackoff, "shardFailureBackoff");
         Objects.requireNonNull(rebalanceStableAfter, "rebalanceStableAfter");
+        Objects.requireNonNull(backpressure, "backpressure");
     }
 
     /**
@@ -189,6 +193,16 @@ public record ShardingSettings(
             c.entityRestartBackoff = entityRestart;
             c.shardFailureBackoff = shardFailure;
         });
+    }
+
+    /**
+     * Copy with other backpressure settings.
+     *
+     * @param value the new value
+     * @return the copy
+     */
+    public ShardingSettings withBackpressure(BackpressureSettings value) {
+        return copy(c -> c.backpressure = value);
     }
 
     private ShardingSettings copy(java.util.function.Consumer<SettingsCopy> change) {

@@ -61,8 +61,48 @@ public final class JGroupsTransport implements Transport, Receiver {
     private final java.util.concurrent.atomic.AtomicLong malformedBatches =
             new java.util.concurrent.atomic.AtomicLong();
 
-    /** The bytes queued for one member (regular or out of band) beyond which its senders wait. */
-    static final long MAX_PENDING_BYTES = 1024 * 1024;
+    /** The bounds of the queues toward one member, and the longest wait for room there. */
+    private final Outbox.Limits limits;
+
+    /** How long a member may stay behind before it is reported; 0 for never. */
+    private final long suspectAfterNanos;
+
+    /** Frames refused because their member was behind, over all members. */
+    private final java.util.concurrent.atomic.AtomicLong refused = new java.util.concurrent.atomic.AtomicLong();
+
+    /** Members reported to failure detection for staying behind. */
+    private final java.util.concurrent.atomic.AtomicLong reportedBehind = new java.util.concurrent.atomic.AtomicLong();
+
+    /** When each member was last reported (watch thread only). */
+    private final Map<Member, Long> reportedAt = new ConcurrentHashMap<>();
+
+    /** When the watch last said that this node is behind toward most members (watch thread only). */
+    private long selfBehindLoggedAt;
+
+    private volatile org.jgroups.protocols.@Nullable UFC ufc;
+
+    /** The credits a member must have for a lone frame to go out on its caller's thread. */
+    private volatile long readyCredits;
+
+    private volatile @Nullable BehindReports reports;
+
+    private volatile @Nullable DeliveryRelay relay;
+
+    private volatile java.util.concurrent.@Nullable ScheduledExecutorService watch;
+
+    /** The channel as the member's queues use it. */
+    private final Outbox.Channel outboxChannel = new Outbox.Channel() {
+        @Override
+        public void send(Object destination, byte[] buffer, int offset, int length, boolean outOfBand) {
+            channelSend(destination, buffer, offset, length, outOfBand);
+        }
+
+        @Override
+        public boolean ready(Object destination, int length) {
+            org.jgroups.protocols.UFC u = ufc;
+            return u == null || u.getSenderCreditsFor((Address) destination) >= Math.max(length, readyCredits);
+        }
+    };
 
     /** How long {@link #close()} waits for queued frames to go out. */
     static final java.time.Duration CLOSE_FLUSH_TIMEOUT = java.time.Duration.ofSeconds(2);
@@ -89,6 +129,9 @@ public final class JGroupsTransport implements Transport, Receiver {
         this.settings = settings;
         this.customizer = customizer;
         this.jdbcDiscovery = jdbcDiscovery;
+        dev.sharding.BackpressureSettings bp = settings.backpressure();
+        this.limits = Outbox.Limits.of(bp.maxQueuedBytes(), bp.maxWait().toNanos());
+        this.suspectAfterNanos = bp.suspectAfter().toNanos();
     }
 
     @Override
@@ -131,6 +174,27 @@ public final class JGroupsTransport implements Transport, Receiver {
             throw e;
         }
         self();
+        org.jgroups.stack.ProtocolStack stack = ch.getProtocolStack();
+        org.jgroups.protocols.UFC u = stack.findProtocol(org.jgroups.protocols.UFC.class);
+        if (u != null) {
+            readyCredits = u.getMaxCredits() / 2;
+            ufc = u;
+        }
+        reports = stack.findProtocol(BehindReports.class);
+        relay = stack.findProtocol(DeliveryRelay.class);
+        if (suspectAfterNanos > 0) {
+            java.util.concurrent.ScheduledExecutorService w =
+                    java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+                        Thread t = new Thread(r, "sharding-behind-watch-" + nodeName);
+                        t.setDaemon(true);
+                        return t;
+                    });
+            long period = Math.max(
+                    java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(20),
+                    Math.min(suspectAfterNanos / 5, java.util.concurrent.TimeUnit.SECONDS.toNanos(1)));
+            w.scheduleWithFixedDelay(this::watchPeers, period, period, java.util.concurrent.TimeUnit.NANOSECONDS);
+            watch = w;
+        }
         View view = ch.getView();
         if (view != null) {
             viewAccepted(view);
@@ -180,22 +244,125 @@ public final class JGroupsTransport implements Transport, Receiver {
     }
 
     @Override
-    public void send(Member to, byte[] frame, boolean outOfBand) {
-        send(to, frame, 0, frame.length, outOfBand);
+    public boolean send(Member to, byte[] frame, boolean outOfBand) {
+        return send(to, frame, 0, frame.length, outOfBand, false);
     }
 
     @Override
-    public void send(Member to, byte[] buffer, int offset, int length, boolean outOfBand) {
+    public boolean send(Member to, byte[] buffer, int offset, int length, boolean outOfBand) {
+        return send(to, buffer, offset, length, outOfBand, false);
+    }
+
+    @Override
+    public boolean sendControl(Member to, byte[] frame, boolean outOfBand) {
+        return send(to, frame, 0, frame.length, outOfBand, true);
+    }
+
+    private boolean send(Member to, byte[] buffer, int offset, int length, boolean outOfBand, boolean control) {
         Outbox.Peer peer = peers.get(to);
         if (peer == null) {
             peer = startPeer(to);
             if (peer == null) {
                 sendNow(to, buffer, offset, length, outOfBand); // not a member now: the channel drops it
-                return;
+                return true;
             }
         }
         // a thread delivering a message, or the control thread, never waits to send: the frame waits in the queue
-        peer.send(buffer, offset, length, outOfBand, !SendingThreads.mayWait());
+        if (peer.send(buffer, offset, length, outOfBand, SendingThreads.mayWait(), control)) {
+            return true;
+        }
+        refused.incrementAndGet();
+        long n = peer.refused();
+        if (n == 1 || Long.bitCount(n) == 1) {
+            log.warn(
+                    "Refused a {} frame to {}: {} bytes are queued toward it and it does not keep up ({} refused"
+                            + " toward it so far; settings sharding.backpressure.max-wait and"
+                            + " sharding.backpressure.max-queued-bytes)",
+                    control ? "control" : "data",
+                    to.name(),
+                    peer.queuedBytes(),
+                    n);
+        }
+        return false;
+    }
+
+    /** Reports the members that stay behind to failure detection (watch thread). */
+    private void watchPeers() {
+        try {
+            long now = System.nanoTime();
+            List<Member> behind = new ArrayList<>();
+            peers.forEach((m, p) -> {
+                if (p.behindNanos(now) > suspectAfterNanos) {
+                    behind.add(m);
+                }
+            });
+            reportedAt.keySet().retainAll(peers.keySet());
+            if (behind.isEmpty()) {
+                return;
+            }
+            int others = Math.max(1, viewMembers.size() - 1);
+            if (behind.size() > 1 && behind.size() * 2 > others) {
+                // behind toward most members: this node is the slow part, not them
+                if (now - selfBehindLoggedAt > suspectAfterNanos || selfBehindLoggedAt == 0) {
+                    selfBehindLoggedAt = now;
+                    log.warn(
+                            "This node has stayed behind toward {} of its {} peers for more than {} ms: its own network"
+                                    + " or CPU is the slow part, so it reports none of them",
+                            behind.size(),
+                            others,
+                            suspectAfterNanos / 1_000_000);
+                }
+                return;
+            }
+            BehindReports r = reports;
+            for (Member m : behind) {
+                Long last = reportedAt.get(m);
+                Outbox.Peer p = peers.get(m);
+                Address a = addresses.get(m);
+                if (p == null || a == null || r == null || (last != null && now - last < suspectAfterNanos)) {
+                    continue;
+                }
+                reportedAt.put(m, now);
+                log.warn(
+                        "Member {} has stayed behind for {} ms ({} bytes queued toward it, {} frames refused): reporting"
+                                + " it to failure detection (setting sharding.backpressure.suspect-after)",
+                        m.name(),
+                        p.behindNanos(now) / 1_000_000,
+                        p.queuedBytes(),
+                        p.refused());
+                if (r.report(a)) {
+                    reportedBehind.incrementAndGet();
+                }
+            }
+        } catch (RuntimeException e) {
+            log.warn("Watching members behind failed", e);
+        }
+    }
+
+    /**
+     * The most bytes queued toward one member now.
+     *
+     * @return the bytes
+     */
+    @Override
+    public long maxQueuedBytes() {
+        long max = 0;
+        for (Outbox.Peer p : peers.values()) {
+            max = Math.max(max, p.queuedBytes());
+        }
+        DeliveryRelay d = relay;
+        return d == null ? max : Math.max(max, d.maxLaneBytes());
+    }
+
+    @Override
+    public long refusedFrames() {
+        DeliveryRelay d = relay;
+        return refused.get() + (d == null ? 0 : d.dropped());
+    }
+
+    @Override
+    public long membersReportedBehind() {
+        return reportedBehind.get();
     }
 
     private Outbox.@Nullable Peer startPeer(Member to) {
@@ -206,8 +373,7 @@ public final class JGroupsTransport implements Transport, Receiver {
         synchronized (peers) {
             Outbox.Peer peer = peers.get(to);
             if (peer == null && !stopped && viewMembers.contains(dest)) {
-                peer = new Outbox.Peer(
-                        "sharding-send-" + nodeName + "-to-" + to.name(), this::channelSend, dest, MAX_PENDING_BYTES);
+                peer = new Outbox.Peer("sharding-send-" + nodeName + "-to-" + to.name(), outboxChannel, dest, limits);
                 peers.put(to, peer);
             }
             return peer;
@@ -254,6 +420,10 @@ public final class JGroupsTransport implements Transport, Receiver {
     }
 
     private void stopPeers() {
+        java.util.concurrent.ScheduledExecutorService w = watch;
+        if (w != null) {
+            w.shutdownNow();
+        }
         synchronized (peers) {
             stopped = true;
             peers.values().forEach(Outbox.Peer::close);
