@@ -26,8 +26,10 @@ import org.jspecify.annotations.Nullable;
  * thread, the control thread) is refused at once when the queue holds {@link Limits#maxQueuedBytes()}. Control frames
  * (leases, shard homes) have a reserve above that bound, so that a queue full of data does not starve them. A frame
  * is never refused for being one too many: an empty queue takes any frame. The caller decides what a refusal means
- * (a tell dropped, an ask failed), and the member stays queued behind; a member that stays behind is the transport's
- * to report ({@link Peer#behindNanos}).
+ * (a tell dropped, an ask failed). A member that has taken nothing for longer than the longest wait (frames wait and
+ * no send to it completes, or one send to it does not return) gets no more data frames at all, room or not, until it
+ * takes some again: a small ask to a stuck member fails at once instead of waiting for its timeout in the queue. A
+ * member that stays behind is the transport's to report ({@link Peer#behindNanos}).
  *
  * <p>No thread but the member's sender thread calls the channel when the member may be slow: a lone frame goes out on
  * its caller's thread only while nothing is being sent to that member and the channel says a send would not wait for
@@ -377,6 +379,11 @@ public final class Outbox {
                             LockSupport.unpark(thread);
                         }
                     }
+                }
+                if (!control && behindNanos(now) > limits.maxWaitNanos()) {
+                    // the member has taken nothing for longer than anyone may wait: refuse at once, even with room
+                    refused.incrementAndGet();
+                    return false;
                 }
                 boolean room = control
                         ? reserve(length, limits.maxQueuedBytes() + limits.controlReserve())
