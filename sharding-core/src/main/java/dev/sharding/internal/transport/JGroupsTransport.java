@@ -56,6 +56,15 @@ public final class JGroupsTransport implements Transport, Receiver {
 
     private volatile java.util.Set<Address> viewMembers = java.util.Set.of();
 
+    /** The last view, to publish again when a member's name becomes known. */
+    private volatile @Nullable View lastView;
+
+    /** Members whose name JGroups did not know when they were first seen: named by their UUID until it does. */
+    private final java.util.Set<Address> unnamed = ConcurrentHashMap.newKeySet();
+
+    /** Whether {@link #unnamed} holds any: read on every frame, so a volatile flag rather than the set. */
+    private volatile boolean anyUnnamed;
+
     private volatile boolean stopped;
 
     private final java.util.concurrent.atomic.AtomicLong malformedBatches =
@@ -478,6 +487,9 @@ public final class JGroupsTransport implements Transport, Receiver {
         if (l == null || src == null) {
             return;
         }
+        if (anyUnnamed) {
+            learnName(l, src);
+        }
         deliver(l, toMember(src), msg.getArray(), msg.getOffset(), msg.getLength());
     }
 
@@ -486,6 +498,9 @@ public final class JGroupsTransport implements Transport, Receiver {
         Listener l = listener;
         if (l == null) {
             return;
+        }
+        if (anyUnnamed) {
+            learnName(l, batch.sender());
         }
         Member from = toMember(batch.sender());
         for (Message msg : batch) {
@@ -512,14 +527,63 @@ public final class JGroupsTransport implements Transport, Receiver {
         }
     }
 
+    /** A frame from a member still named by its UUID: if JGroups knows its name now, the view is published again. */
+    private void learnName(Listener l, Address from) {
+        View view = lastView;
+        if (unnamed.contains(from) && rename(from) && view != null) {
+            List<Member> list = new ArrayList<>(view.size());
+            for (Address a : view.getMembers()) {
+                list.add(toMember(a));
+            }
+            log.info("Learnt the name of member {}: publishing view {} again", from, list);
+            l.onView(List.copyOf(list));
+        }
+    }
+
+    /** Gives a member first seen without a name the name JGroups knows now; true if it changed. */
+    private boolean rename(Address a) {
+        String name = NameCache.get(a);
+        if (name == null) {
+            return false;
+        }
+        synchronized (unnamed) {
+            Member old = members.get(a);
+            unnamed.remove(a);
+            anyUnnamed = !unnamed.isEmpty();
+            if (old == null || old.name().equals(name)) {
+                return false;
+            }
+            Member named = new Member(old.mostSignificantBits(), old.leastSignificantBits(), name);
+            members.put(a, named);
+            addresses.remove(old); // an equal key: removed first, so that the map keeps the named one
+            addresses.put(named, a);
+            if (old.equals(self)) {
+                self = named;
+            }
+            return true;
+        }
+    }
+
     @Override
     public void viewAccepted(View view) {
+        lastView = view;
+        for (Address a : view.getMembers()) {
+            if (anyUnnamed && unnamed.contains(a)) {
+                rename(a);
+            }
+        }
         List<Member> list = new ArrayList<>(view.size());
         for (Address a : view.getMembers()) {
             list.add(toMember(a));
         }
         members.keySet().retainAll(view.getMembers());
         addresses.values().retainAll(view.getMembers());
+        if (anyUnnamed) {
+            synchronized (unnamed) {
+                unnamed.retainAll(view.getMembers());
+                anyUnnamed = !unnamed.isEmpty();
+            }
+        }
         synchronized (peers) {
             viewMembers = java.util.Set.copyOf(view.getMembers());
             peers.entrySet().removeIf(e -> {
@@ -550,6 +614,13 @@ public final class JGroupsTransport implements Transport, Receiver {
         }
         members.put(a, m);
         addresses.put(m, a);
+        if (name == null) {
+            // named by its UUID until JGroups learns its name: looked up again on each view and frame from it
+            synchronized (unnamed) {
+                unnamed.add(a);
+                anyUnnamed = true;
+            }
+        }
         return m;
     }
 }
