@@ -26,9 +26,10 @@ import org.jspecify.annotations.Nullable;
  * thread, the control thread) is refused at once when the queue holds {@link Limits#maxQueuedBytes()}. Control frames
  * (leases, shard homes) have a reserve above that bound, so that a queue full of data does not starve them. A frame
  * is never refused for being one too many: an empty queue takes any frame. The caller decides what a refusal means
- * (a tell dropped, an ask failed). A member that has taken nothing for longer than the longest wait (frames wait and
- * no send to it completes, or one send to it does not return) gets no more data frames at all, room or not, until it
- * takes some again: a small ask to a stuck member fails at once instead of waiting for its timeout in the queue. A
+ * (a tell dropped, an ask failed). A member that has taken nothing for {@link Limits#stuckNanos()} (a second, or the
+ * longest wait if longer: frames wait and no send to it completes, or one send to it does not return) gets no more
+ * data frames at all, room or not, until it takes some again: a small ask to a stuck member fails at once instead of
+ * waiting for its timeout in the queue. A
  * member that stays behind is the transport's to report ({@link Peer#behindNanos}).
  *
  * <p>No thread but the member's sender thread calls the channel when the member may be slow: a lone frame goes out on
@@ -88,8 +89,24 @@ public final class Outbox {
      * @param maxQueuedBytes the queued bytes beyond which a data frame is refused, whoever sends it
      * @param controlReserve the bytes a control frame may queue beyond {@code maxQueuedBytes}
      * @param maxWaitNanos the longest a thread waits for room before its frame is refused
+     * @param stuckNanos how long a member may take nothing while frames wait before it gets no more data frames
      */
-    record Limits(long waitAbove, long maxQueuedBytes, long controlReserve, long maxWaitNanos) {
+    record Limits(long waitAbove, long maxQueuedBytes, long controlReserve, long maxWaitNanos, long stuckNanos) {
+
+        /** How long a member may take nothing before it gets no more data frames, unless the longest wait is longer. */
+        static final long STUCK_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+        /**
+         * Limits whose member is stuck after the longest wait, or a second, whichever is longer.
+         *
+         * @param waitAbove the queued bytes above which a thread that may wait waits
+         * @param maxQueuedBytes the bound of data frames
+         * @param controlReserve the reserve of control frames
+         * @param maxWaitNanos the longest wait
+         */
+        Limits(long waitAbove, long maxQueuedBytes, long controlReserve, long maxWaitNanos) {
+            this(waitAbove, maxQueuedBytes, controlReserve, maxWaitNanos, Math.max(maxWaitNanos, STUCK_NANOS));
+        }
 
         /**
          * The limits for a bound and a longest wait: threads that may wait wait above a quarter of the bound, and
@@ -380,8 +397,8 @@ public final class Outbox {
                         }
                     }
                 }
-                if (!control && behindNanos(now) > limits.maxWaitNanos()) {
-                    // the member has taken nothing for longer than anyone may wait: refuse at once, even with room
+                if (!control && behindNanos(now) > limits.stuckNanos()) {
+                    // the member has taken nothing for a long while: refuse at once, even with room
                     refused.incrementAndGet();
                     return false;
                 }

@@ -227,7 +227,11 @@ class OutboxTest {
     @Test
     void aSenderThatFindsNoRoomWithinTheLongestWaitIsRefusedAndNothingOfItsFrameIsQueued() throws Exception {
         peer = new Outbox.Peer(
-                "test-send", channel, "b", new Outbox.Limits(1_000, 4_000, 1_000, TimeUnit.MILLISECONDS.toNanos(5)));
+                "test-send",
+                channel,
+                "b",
+                new Outbox.Limits(
+                        1_000, 4_000, 1_000, TimeUnit.MILLISECONDS.toNanos(5), TimeUnit.MILLISECONDS.toNanos(5)));
         channel.gate = new CountDownLatch(1);
         sendInBackground(frame(0, 0, 100), false);
         await().atMost(Duration.ofSeconds(10)).until(() -> channel.inSend.get() == 1);
