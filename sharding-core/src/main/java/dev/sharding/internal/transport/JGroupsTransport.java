@@ -79,25 +79,14 @@ public final class JGroupsTransport implements Transport, Receiver {
     /** Frames refused because their member was behind, over all members. */
     private final java.util.concurrent.atomic.AtomicLong refused = new java.util.concurrent.atomic.AtomicLong();
 
-    /** Members reported to failure detection for staying behind. */
-    private final java.util.concurrent.atomic.AtomicLong reportedBehind = new java.util.concurrent.atomic.AtomicLong();
-
-    /** When each member was last reported (watch thread only). */
-    private final Map<Member, Long> reportedAt = new ConcurrentHashMap<>();
-
-    /** When the watch last said that this node is behind toward most members (watch thread only). */
-    private long selfBehindLoggedAt;
-
     private volatile org.jgroups.protocols.@Nullable UFC ufc;
 
     /** The credits a member must have for a lone frame to go out on its caller's thread. */
     private volatile long readyCredits;
 
-    private volatile @Nullable BehindReports reports;
-
     private volatile @Nullable DeliveryRelay relay;
 
-    private volatile java.util.concurrent.@Nullable ScheduledExecutorService watch;
+    private volatile @Nullable BehindWatch watch;
 
     /** The channel as the member's queues use it. */
     private final Outbox.Channel outboxChannel = new Outbox.Channel() {
@@ -189,20 +178,10 @@ public final class JGroupsTransport implements Transport, Receiver {
             readyCredits = u.getMaxCredits() / 2;
             ufc = u;
         }
-        reports = stack.findProtocol(BehindReports.class);
         relay = stack.findProtocol(DeliveryRelay.class);
-        if (suspectAfterNanos > 0) {
-            java.util.concurrent.ScheduledExecutorService w =
-                    java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
-                        Thread t = new Thread(r, "sharding-behind-watch-" + nodeName);
-                        t.setDaemon(true);
-                        return t;
-                    });
-            long period = Math.max(
-                    java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(20),
-                    Math.min(suspectAfterNanos / 5, java.util.concurrent.TimeUnit.SECONDS.toNanos(1)));
-            w.scheduleWithFixedDelay(this::watchPeers, period, period, java.util.concurrent.TimeUnit.NANOSECONDS);
-            watch = w;
+        BehindReports reports = stack.findProtocol(BehindReports.class);
+        if (suspectAfterNanos > 0 && reports != null) {
+            watch = new BehindWatch(nodeName, peers, addresses, () -> viewMembers.size(), reports, suspectAfterNanos);
         }
         View view = ch.getView();
         if (view != null) {
@@ -295,59 +274,6 @@ public final class JGroupsTransport implements Transport, Receiver {
         return false;
     }
 
-    /** Reports the members that stay behind to failure detection (watch thread). */
-    private void watchPeers() {
-        try {
-            long now = System.nanoTime();
-            List<Member> behind = new ArrayList<>();
-            peers.forEach((m, p) -> {
-                if (p.behindNanos(now) > suspectAfterNanos) {
-                    behind.add(m);
-                }
-            });
-            reportedAt.keySet().retainAll(peers.keySet());
-            if (behind.isEmpty()) {
-                return;
-            }
-            int others = Math.max(1, viewMembers.size() - 1);
-            if (behind.size() > 1 && behind.size() * 2 > others) {
-                // behind toward most members: this node is the slow part, not them
-                if (now - selfBehindLoggedAt > suspectAfterNanos || selfBehindLoggedAt == 0) {
-                    selfBehindLoggedAt = now;
-                    log.warn(
-                            "This node has stayed behind toward {} of its {} peers for more than {} ms: its own network"
-                                    + " or CPU is the slow part, so it reports none of them",
-                            behind.size(),
-                            others,
-                            suspectAfterNanos / 1_000_000);
-                }
-                return;
-            }
-            BehindReports r = reports;
-            for (Member m : behind) {
-                Long last = reportedAt.get(m);
-                Outbox.Peer p = peers.get(m);
-                Address a = addresses.get(m);
-                if (p == null || a == null || r == null || (last != null && now - last < suspectAfterNanos)) {
-                    continue;
-                }
-                reportedAt.put(m, now);
-                log.warn(
-                        "Member {} has stayed behind for {} ms ({} bytes queued toward it, {} frames refused): reporting"
-                                + " it to failure detection (setting sharding.backpressure.suspect-after)",
-                        m.name(),
-                        p.behindNanos(now) / 1_000_000,
-                        p.queuedBytes(),
-                        p.refused());
-                if (r.report(a)) {
-                    reportedBehind.incrementAndGet();
-                }
-            }
-        } catch (RuntimeException e) {
-            log.warn("Watching members behind failed", e);
-        }
-    }
-
     /**
      * The most bytes queued toward one member now.
      *
@@ -371,7 +297,8 @@ public final class JGroupsTransport implements Transport, Receiver {
 
     @Override
     public long membersReportedBehind() {
-        return reportedBehind.get();
+        BehindWatch w = watch;
+        return w == null ? 0 : w.reported();
     }
 
     private Outbox.@Nullable Peer startPeer(Member to) {
@@ -429,9 +356,9 @@ public final class JGroupsTransport implements Transport, Receiver {
     }
 
     private void stopPeers() {
-        java.util.concurrent.ScheduledExecutorService w = watch;
+        BehindWatch w = watch;
         if (w != null) {
-            w.shutdownNow();
+            w.stop();
         }
         synchronized (peers) {
             stopped = true;
