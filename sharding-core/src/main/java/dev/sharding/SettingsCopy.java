@@ -70,6 +70,8 @@ final class SettingsCopy {
 
     Duration shardFailureBackoff = ShardingSettings.DEFAULT_SHARD_FAILURE_BACKOFF;
 
+    BackpressureSettings backpressure = BackpressureSettings.DEFAULT;
+
     SettingsCopy() {}
 
     SettingsCopy(ShardingSettings s) {
@@ -102,6 +104,7 @@ final class SettingsCopy {
         bufferBytes = s.bufferBytes();
         mailboxSize = s.mailboxSize();
         blockedThreadThreshold = s.blockedThreadThreshold();
+        backpressure = s.backpressure();
     }
 
     ShardingSettings build() {
@@ -134,6 +137,7 @@ final class SettingsCopy {
                 rebalanceStableAfter,
                 bufferBytes,
                 mailboxSize,
-                blockedThreadThreshold);
+                blockedThreadThreshold,
+                backpressure);
     }
 }

@@ -88,6 +88,7 @@ final class SettingsValidation {
         });
         s.splitBrain().validate();
         s.member().validate();
+        s.backpressure().validate();
         require(
                 positive(s.entityRestartBackoff()),
                 "entity-restart-backoff",

@@ -176,6 +176,31 @@ public final class ShardingNode implements AutoCloseable {
         return runtime.status().droppedControlMessages();
     }
 
+    /**
+     * {@return the most bytes queued now toward one member, waiting to be sent} It stays below
+     * {@code sharding.backpressure.max-queued-bytes} and a quarter more for control messages.
+     */
+    public long maxQueuedBytes() {
+        return runtime.status().maxQueuedBytes();
+    }
+
+    /**
+     * {@return how many frames this node refused or dropped since start because the member they were for was behind}
+     * Asks among them failed with {@link MemberBehindException}, tells among them are also counted as dropped for
+     * backpressure in their type's meters, and replies among them leave their askers to time out.
+     */
+    public long refusedFrames() {
+        return runtime.status().refusedFrames();
+    }
+
+    /**
+     * {@return how many members this node reported to failure detection since start because they stayed behind for
+     * {@code sharding.backpressure.suspect-after}}
+     */
+    public long membersReportedBehind() {
+        return runtime.status().membersReportedBehind();
+    }
+
     /** {@return whether this node hosts the active coordinator and it has rebuilt its table} */
     public boolean isCoordinatorReady() {
         return runtime.status().isCoordinatorReady();

@@ -47,6 +47,8 @@ import org.jspecify.annotations.Nullable;
  *     {@link BufferFullException} and tells are dropped and counted
  * @param blockedThreadThreshold how long one piece of work may hold one of the node's own threads (the control
  *     thread, the transport's threads) before a WARN with its stack is logged and counted; zero turns the check off
+ * @param backpressure how much is queued toward a member that reads slowly, how long senders wait for room there,
+ *     and when such a member is suspected
  */
 public record ShardingSettings(
         String clusterName,
@@ -77,7 +79,8 @@ public record ShardingSettings(
         Duration rebalanceStableAfter,
         long bufferBytes,
         int mailboxSize,
-        Duration blockedThreadThreshold) {
+        Duration blockedThreadThreshold,
+        BackpressureSettings backpressure) {
 
     /** Default cluster name. */
     public static final String DEFAULT_CLUSTER_NAME = "sharding";
@@ -151,6 +154,7 @@ public record ShardingSettings(
         Objects.requireNonNull(shardFailureBackoff, "shardFailureBackoff");
         Objects.requireNonNull(rebalanceStableAfter, "rebalanceStableAfter");
         Objects.requireNonNull(blockedThreadThreshold, "blockedThreadThreshold");
+        Objects.requireNonNull(backpressure, "backpressure");
     }
 
     /**
@@ -205,6 +209,16 @@ public record ShardingSettings(
             c.entityRestartBackoff = entityRestart;
             c.shardFailureBackoff = shardFailure;
         });
+    }
+
+    /**
+     * Copy with other backpressure settings.
+     *
+     * @param value the new value
+     * @return the copy
+     */
+    public ShardingSettings withBackpressure(BackpressureSettings value) {
+        return copy(c -> c.backpressure = value);
     }
 
     private ShardingSettings copy(java.util.function.Consumer<SettingsCopy> change) {

@@ -80,13 +80,38 @@ class ShardingSettingsTest {
                 Duration.ofSeconds(2),
                 1 << 20,
                 100,
-                Duration.ofMillis(500));
+                Duration.ofMillis(500),
+                BackpressureSettings.DEFAULT);
         map.put("x", new ShardingSettings.EntityTypeSettings(3, true));
         assertThat(s.entities()).isEmpty();
         ShardingSettings t = s.withEntity("x", new ShardingSettings.EntityTypeSettings(3, true));
         assertThat(t.entity("x").proxyOnly()).isTrue();
         assertThat(t.withClusterName("d").clusterName()).isEqualTo("d");
         assertThat(t.withClusterName("d").entity("x").numberOfShards()).isEqualTo(3);
+    }
+
+    @Test
+    void backpressureSettingsAreCheckedAndNamed() {
+        BackpressureSettings d = BackpressureSettings.DEFAULT;
+        assertThat(ShardingSettings.defaults().backpressure()).isEqualTo(d);
+        assertThatThrownBy(() -> ShardingSettings.defaults()
+                        .withBackpressure(d.withMaxWait(Duration.ofMillis(-1)))
+                        .validate())
+                .hasMessageContaining("sharding.backpressure.max-wait");
+        assertThatThrownBy(() -> ShardingSettings.defaults()
+                        .withBackpressure(d.withMaxQueuedBytes(1000))
+                        .validate())
+                .hasMessageContaining("sharding.backpressure.max-queued-bytes=1000");
+        assertThatThrownBy(() -> ShardingSettings.defaults()
+                        .withBackpressure(d.withSuspectAfter(Duration.ofMillis(10)))
+                        .validate())
+                .hasMessageContaining("sharding.backpressure.suspect-after");
+        assertThat(ShardingSettings.defaults()
+                        .withBackpressure(d.withSuspectAfter(Duration.ZERO).withMaxWait(Duration.ZERO))
+                        .validate()
+                        .backpressure()
+                        .suspectAfter())
+                .isZero();
     }
 
     @Test

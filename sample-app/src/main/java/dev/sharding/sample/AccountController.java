@@ -205,9 +205,10 @@ public class AccountController {
     }
 
     /**
-     * The cluster could not reach the account in time: its node crashed or left, no node can host it yet, a buffer
-     * is full, or this node is on the losing side of a network partition (ask another node). 503; a retry may succeed
-     * once the cluster has settled.
+     * The cluster could not reach the account in time: its node crashed or left, does not keep up with what this node
+     * sends it ({@code MemberBehindException}, an {@code EntityUnreachableException}), no node can host it yet, a
+     * buffer is full, or this node is on the losing side of a network partition (ask another node). 503; a retry may
+     * succeed once the cluster has settled.
      *
      * @param e the failure
      * @return the problem

@@ -400,17 +400,25 @@ public final class NodeRuntime implements Transport.Listener {
 
     // ---- sending -----------------------------------------------------------------------------------------------
 
-    /** Sends a protocol message; to this node it is handled locally without the transport. */
-    void send(Member to, ProtocolMessage msg, boolean outOfBand) {
+    /**
+     * Sends a protocol message; to this node it is handled locally without the transport. Entity traffic is data
+     * to the transport, the rest control, which has a reserve toward a member that is behind.
+     *
+     * @return false when the transport refused it because the member is behind
+     */
+    boolean send(Member to, ProtocolMessage msg, boolean outOfBand) {
         if (to.equals(membership.self())) {
             if (msg instanceof EntityTraffic traffic) {
                 traffic.dispatchTo(inbound, to, new byte[0], 0, 0);
             } else {
                 toControl(to, msg);
             }
-            return;
+            return true;
         }
-        transport.send(to, protocol.encode(msg), outOfBand);
+        byte[] frame = protocol.encode(msg);
+        return msg instanceof EntityTraffic
+                ? transport.send(to, frame, outOfBand)
+                : transport.sendControl(to, frame, outOfBand);
     }
 
     /** Whether this node may deliver to its entities now (its lease lasts). Any thread. */

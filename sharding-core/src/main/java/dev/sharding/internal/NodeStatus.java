@@ -196,6 +196,33 @@ public final class NodeStatus {
     }
 
     /**
+     * The most bytes queued now toward one member.
+     *
+     * @return the bytes
+     */
+    public long maxQueuedBytes() {
+        return links.transport().maxQueuedBytes();
+    }
+
+    /**
+     * Frames refused or dropped since start because the member they were for was behind.
+     *
+     * @return the count
+     */
+    public long refusedFrames() {
+        return links.transport().refusedFrames();
+    }
+
+    /**
+     * Members this node reported to failure detection since start because they stayed behind.
+     *
+     * @return the count
+     */
+    public long membersReportedBehind() {
+        return links.transport().membersReportedBehind();
+    }
+
+    /**
      * Whether this node hosts the active coordinator.
      *
      * @return true on the coordinator

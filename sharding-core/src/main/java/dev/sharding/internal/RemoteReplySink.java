@@ -45,6 +45,7 @@ final class RemoteReplySink implements ReplySink {
                 return;
             }
         }
+        // refused when the asker's node is behind: the transport counts and logs it, and the asker times out
         node.send(replyTo, new Reply(correlationId, payload), true);
     }
 

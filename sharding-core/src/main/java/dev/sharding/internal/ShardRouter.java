@@ -2,6 +2,7 @@ package dev.sharding.internal;
 
 import dev.sharding.BufferFullException;
 import dev.sharding.Member;
+import dev.sharding.MemberBehindException;
 import dev.sharding.MessageRejectedException;
 import dev.sharding.ShardingSettings;
 import dev.sharding.internal.protocol.EntityEnvelope;
@@ -225,7 +226,16 @@ final class ShardRouter {
                 payload.length,
                 messageId,
                 headers);
-        node.transport().send(home, node.protocol().encode(envelope), false);
+        if (!node.transport().send(home, node.protocol().encode(envelope), false)) {
+            String reason = "The queue toward node " + home.name() + " hosting shard " + slot.shardId + " of "
+                    + typeName + " is full: it does not keep up (settings sharding.backpressure.max-wait and"
+                    + " sharding.backpressure.max-queued-bytes); nothing was sent";
+            if (ask == null) {
+                dropTell(reason, DropReason.BACKPRESSURE);
+            } else if (node.asks().remove(correlationId) == ask) {
+                ask.fail(new MemberBehindException("Ask to [" + typeName + "/" + entityId + "] refused: " + reason));
+            }
+        }
         return true;
     }
 
@@ -390,7 +400,20 @@ final class ShardRouter {
             }
             deliverLocally(local, env);
         } else {
-            node.transport().send(home, frame, offset, length, false);
+            if (!node.transport().send(home, frame, offset, length, false)) {
+                String reason = "The queue toward node " + home.name() + " hosting shard " + slot.shardId + " of "
+                        + typeName + " is full on " + node.nodeName() + ", which forwards to it: it does not keep up";
+                if (env.replyTo() != null) {
+                    node.sendFailure(
+                            env.replyTo(),
+                            env.correlationId(),
+                            FailureKind.UNAVAILABLE,
+                            MemberBehindException.class.getName(),
+                            reason);
+                } else {
+                    dropTell(reason, DropReason.BACKPRESSURE);
+                }
+            }
         }
     }
 

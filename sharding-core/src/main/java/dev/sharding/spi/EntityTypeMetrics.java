@@ -92,7 +92,12 @@ public interface EntityTypeMetrics {
         /** The node receiving it is on the losing side of a partition and serves nobody. */
         PARTITIONED("partitioned"),
         /** It was still buffered when the node stopped, or it could not be sent once its shard's home was known. */
-        STOPPED("stopped");
+        STOPPED("stopped"),
+        /**
+         * The node hosting its entity was behind: the queue toward it stayed full for
+         * {@code sharding.backpressure.max-wait}, or was full for a thread that never waits.
+         */
+        BACKPRESSURE("backpressure");
 
         private final String tag;
 

@@ -5,9 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.sharding.JgroupsSettings;
 import dev.sharding.ShardingNode;
 import dev.sharding.ShardingSettings;
+import dev.sharding.internal.transport.BoundedFdSock;
 import dev.sharding.test.Counter;
 import java.io.DataOutputStream;
 import java.io.InputStream;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryMXBean;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
@@ -25,7 +28,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@code sharding.jgroups.max-frame-size}: the built-in TCP stack refuses a length prefix above the limit by closing
- * the connection, before it allocates or waits for that many bytes, and the node keeps serving.
+ * the connection, before it allocates or waits for that many bytes, and the node keeps serving. The failure-detection
+ * port does the same with its own limit ({@link BoundedFdSock#MAX_FRAME}).
  */
 class MaxFrameSizeClusterTest {
 
@@ -71,6 +75,36 @@ class MaxFrameSizeClusterTest {
                 assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
             }
         }
+        // the failure-detection port (transport port + 100) too, with its own small limit: prefixes of 512 MiB (which
+        // the test's heap could hold, so that a server without a limit would take it and wait) and 1.75 GiB close the
+        // connection, and nothing near that is allocated
+        BoundedFdSock fd = channel.getProtocolStack().findProtocol(BoundedFdSock.class);
+        assertThat(fd).as("the stack's FD_SOCK2").isNotNull();
+        MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
+        long heapBefore = memory.getHeapMemoryUsage().getUsed();
+        for (int fdPort : new int[] {port + JgroupsSettings.DEFAULT_FD_OFFSET, port}) {
+            for (int length : new int[] {0x20000000, 0x70000000, BoundedFdSock.MAX_FRAME + 1}) {
+                if (fdPort == port && length == BoundedFdSock.MAX_FRAME + 1) {
+                    continue;
+                }
+                try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), fdPort)) {
+                    socket.setSoTimeout(10_000);
+                    DataOutputStream out = new DataOutputStream(socket.getOutputStream());
+                    out.write(handshake(freePort()));
+                    out.writeInt(length);
+                    out.flush();
+                    InputStream in = socket.getInputStream();
+                    // closed rather than waited for: a read timeout here fails the test
+                    while (in.read() != -1) {
+                        // skip the handshake
+                    }
+                }
+            }
+        }
+        assertThat(memory.getHeapMemoryUsage().getUsed() - heapBefore)
+                .as("heap growth after the huge prefixes")
+                .isLessThan(256L * 1024 * 1024);
+
         Counter.Total t = node.region(Counter.class)
                 .ask("after", new Counter.Add(1), Counter.Total.class)
                 .get(10, TimeUnit.SECONDS);

@@ -2,6 +2,7 @@ package dev.sharding.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sharding.BackpressureSettings;
 import dev.sharding.EntityContext;
 import dev.sharding.EntityHandler;
 import dev.sharding.EntityType;
@@ -96,7 +97,11 @@ class TwoWayFloodClusterTest {
     void twoNodesFloodingEachOtherThroughSmallSocketBuffersDeliverEverything() throws Exception {
         LoopbackTcp.start(
                 LoopbackTcp.nodes("flood", 2),
-                settings -> ShardingNode.builder(settings)
+                // senders may wait as long as it takes (no tell is dropped for backpressure), and nobody is
+                // suspected for being behind: this test is about connections never stopping for good
+                settings -> ShardingNode.builder(settings.withBackpressure(BackpressureSettings.DEFAULT
+                                .withMaxWait(Duration.ofSeconds(60))
+                                .withSuspectAfter(Duration.ZERO)))
                         .entityType(Sink.type())
                         .channelCustomizer(
                                 ch -> ((BasicTCP) ch.getProtocolStack().getTransport())

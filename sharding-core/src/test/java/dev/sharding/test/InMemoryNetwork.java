@@ -111,11 +111,11 @@ public final class InMemoryNetwork {
         }
 
         @Override
-        public void send(Member to, byte[] frame, boolean outOfBand) {
+        public boolean send(Member to, byte[] frame, boolean outOfBand) {
             Node target =
                     members.stream().filter(n -> n.self.equals(to)).findFirst().orElse(null);
             if (target == null) {
-                return;
+                return true;
             }
             int copies = 1;
             ProtocolMessage msg = codec.decode(frame, 0, frame.length);
@@ -129,6 +129,7 @@ public final class InMemoryNetwork {
             for (int i = 0; i < copies; i++) {
                 target.inbox.execute(() -> target.listener.onFrame(self, frame, 0, frame.length));
             }
+            return true;
         }
 
         @Override

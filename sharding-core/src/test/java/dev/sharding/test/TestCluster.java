@@ -71,8 +71,18 @@ public final class TestCluster implements AutoCloseable {
                 .withNodeName(name)
                 .withJgroupsConfig(STACK)
                 .withRetryInterval(Duration.ofMillis(300))
-                .withSplitBrain(dev.sharding.SplitBrainSettings.DEFAULT.withStableAfter(STABLE_AFTER));
+                .withSplitBrain(dev.sharding.SplitBrainSettings.DEFAULT.withStableAfter(STABLE_AFTER))
+                .withBackpressure(BACKPRESSURE);
     }
+
+    /**
+     * The backpressure of test clusters: a test that tells in a loop as fast as it can, faster than the busy nodes of
+     * one JVM take it, expects to be slowed down, not to lose tells after the default 50 ms; tests of backpressure
+     * set their own.
+     */
+    public static final dev.sharding.BackpressureSettings BACKPRESSURE = dev.sharding.BackpressureSettings.DEFAULT
+            .withMaxWait(Duration.ofSeconds(10))
+            .withSuspectAfter(Duration.ofSeconds(30));
 
     /**
      * The stable-after of test clusters: the in-JVM stack notices a lost member in 1.8 s (FD_ALL3 1.5 s +

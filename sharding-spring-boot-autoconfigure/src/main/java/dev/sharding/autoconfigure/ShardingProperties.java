@@ -123,6 +123,13 @@ public class ShardingProperties {
     private final PassivationProperties passivation = new PassivationProperties();
 
     /**
+     * How much is queued toward a member that reads slowly, how long senders wait for room there, and when such a
+     * member is suspected.
+     */
+    @NestedConfigurationProperty
+    private final BackpressureProperties backpressure = new BackpressureProperties();
+
+    /**
      * Further classes that may cross the network as messages or replies, besides the parameter and return types of
      * the entities' handler methods.
      */
@@ -544,6 +551,15 @@ public class ShardingProperties {
     }
 
     /**
+     * The backpressure properties.
+     *
+     * @return the properties under {@code sharding.backpressure}
+     */
+    public BackpressureProperties getBackpressure() {
+        return this.backpressure;
+    }
+
+    /**
      * The JGroups transport properties.
      *
      * @return the properties under {@code sharding.jgroups}
@@ -619,7 +635,8 @@ public class ShardingProperties {
                                 .collect(Collectors.toSet()),
                         this.appVersion == null ? "" : this.appVersion.trim(),
                         this.minNrOfMembers))
-                .withBackoff(this.entityRestartBackoff, this.shardFailureBackoff);
+                .withBackoff(this.entityRestartBackoff, this.shardFailureBackoff)
+                .withBackpressure(this.backpressure.toSettings());
         for (Map.Entry<String, EntityTypeProperties> entity : this.entities.entrySet()) {
             EntityTypeProperties.AppliedMessages applied = entity.getValue().getAppliedMessages();
             ShardingSettings.AppliedMessageWindow window;

@@ -379,6 +379,8 @@ class ShardingAutoConfigurationTests {
             sharding.buffer-bytes=0B                     | sharding.buffer-bytes=0
             sharding.blocked-thread-threshold=-1s        | sharding.blocked-thread-threshold=PT-1S
             sharding.jgroups.max-frame-size=1KB          | sharding.jgroups.max-frame-size=1024
+            sharding.backpressure.max-queued-bytes=1KB   | sharding.backpressure.max-queued-bytes=1024
+            sharding.backpressure.max-wait=-1ms          | sharding.backpressure.max-wait=PT-0.001S
             sharding.jgroups.discovery=dns               | sharding.jgroups.dns-query
             sharding.jgroups.fd-port=70000               | sharding.jgroups.fd-port=70000
             sharding.split-brain.strategy=static-quorum  | sharding.split-brain.quorum-size=0

@@ -84,17 +84,17 @@ public final class FakeTransport implements Transport {
     }
 
     @Override
-    public void send(Member to, byte[] frame, boolean outOfBand) {
+    public boolean send(Member to, byte[] frame, boolean outOfBand) {
         Listener l = listener;
         Member r = remote;
         if (frame.length > 2 && frame[2] == EntityEnvelope.TAG) {
             envelopes.incrementAndGet();
             if (!answerAsks) {
-                return; // a tell: counted and dropped without decoding, as the network would take it
+                return true; // a tell: counted and dropped without decoding, as the network would take it
             }
         }
         if (l == null || r == null || !to.equals(r)) {
-            return;
+            return true;
         }
         ProtocolMessage m = protocol.decode(frame, 0, frame.length);
         if (m instanceof Register) {
@@ -105,6 +105,7 @@ public final class FakeTransport implements Transport {
             byte[] payload = codec.encode(new Total(e.entityId(), 1, 1));
             deliver(l, r, protocol.encode(new Reply(e.correlationId(), payload)));
         }
+        return true;
     }
 
     private static void deliver(Listener l, Member from, byte[] frame) {

@@ -33,6 +33,13 @@ import org.slf4j.LoggerFactory;
  * its part, never writes a frame on a delivering thread either: it queues it for the member's sender thread
  * ({@link SendingThreads}).
  *
+ * <p>A lane holds at most {@code maxLaneBytes}; a message beyond that is dropped and counted ({@link #dropped()}).
+ * That is survivable, as the transport dropping it would be: what delivering threads send is acknowledgements (the
+ * next one covers it: they are cumulative), flow-control credits (the sender asks again after its longest block),
+ * retransmissions (sent again at the next retransmission interval), and answers to failure-detection and view
+ * messages (asked again, or their timeout passes). A lane that full belongs to a member that reads far more slowly
+ * than this node sends, which the sharding transport reports to failure detection.
+ *
  * <p>Placed directly above the transport protocol, so that every message passes through it both ways.
  */
 public final class DeliveryRelay extends Protocol {
@@ -53,18 +60,41 @@ public final class DeliveryRelay extends Protocol {
 
     private final AtomicLong relayed = new AtomicLong();
 
+    private final AtomicLong dropped = new AtomicLong();
+
+    private final long maxLaneBytes;
+
     /** The relay threads; {@code null} before start and after stop, when nothing is relayed. */
     private volatile @Nullable ExecutorService relays;
+
+    /** A message waiting in a lane, with the size it was counted at. */
+    private record Relayed(Message msg, int size) {}
 
     /** The messages for one destination, drained by at most one relay thread at a time. */
     private final class Lane implements Runnable {
 
-        private final ConcurrentLinkedQueue<Message> queue = new ConcurrentLinkedQueue<>();
+        private final ConcurrentLinkedQueue<Relayed> queue = new ConcurrentLinkedQueue<>();
 
         private final AtomicBoolean draining = new AtomicBoolean();
 
+        private final AtomicLong bytes = new AtomicLong();
+
         void add(Message msg, ExecutorService pool) {
-            queue.offer(msg);
+            int size = msg.size();
+            if (bytes.addAndGet(size) > maxLaneBytes && bytes.get() != size) {
+                bytes.addAndGet(-size);
+                long n = dropped.incrementAndGet();
+                if (n == 1 || Long.bitCount(n) == 1) {
+                    logger.warn(
+                            "Dropped a message to {} while delivering: {} bytes wait to be written to it ({} dropped"
+                                    + " so far; JGroups sends it again; setting sharding.backpressure.max-queued-bytes)",
+                            msg.getDest() == null ? "all members" : msg.getDest(),
+                            bytes.get(),
+                            n);
+                }
+                return;
+            }
+            queue.offer(new Relayed(msg, size));
             if (draining.compareAndSet(false, true)) {
                 try {
                     pool.execute(this);
@@ -77,12 +107,15 @@ public final class DeliveryRelay extends Protocol {
         @Override
         public void run() {
             while (true) {
-                Message msg;
-                while (relays != null && (msg = queue.poll()) != null) {
+                Relayed r;
+                while (relays != null && (r = queue.poll()) != null) {
                     try {
-                        down_prot.down(msg);
+                        down_prot.down(r.msg());
                     } catch (RuntimeException e) {
-                        logger.debug("Dropped a relayed message to {}: {}", msg.getDest(), e.toString());
+                        logger.debug(
+                                "Dropped a relayed message to {}: {}", r.msg().getDest(), e.toString());
+                    } finally {
+                        bytes.addAndGet(-r.size());
                     }
                 }
                 draining.set(false);
@@ -92,6 +125,42 @@ public final class DeliveryRelay extends Protocol {
                 }
             }
         }
+    }
+
+    /** Creates the relay with the default bound per lane. */
+    public DeliveryRelay() {
+        this(dev.sharding.BackpressureSettings.DEFAULT_MAX_QUEUED_BYTES);
+    }
+
+    /**
+     * Creates the relay.
+     *
+     * @param maxLaneBytes the most bytes a lane holds; a message beyond that is dropped
+     */
+    public DeliveryRelay(long maxLaneBytes) {
+        this.maxLaneBytes = maxLaneBytes;
+    }
+
+    /**
+     * Messages dropped because their lane was full.
+     *
+     * @return the count
+     */
+    public long dropped() {
+        return dropped.get();
+    }
+
+    /**
+     * The bytes waiting in the fullest lane.
+     *
+     * @return the bytes
+     */
+    public long maxLaneBytes() {
+        long max = 0;
+        for (Lane lane : lanes.values()) {
+            max = Math.max(max, lane.bytes.get());
+        }
+        return max;
     }
 
     /**

@@ -56,13 +56,51 @@ public final class JGroupsTransport implements Transport, Receiver {
 
     private volatile java.util.Set<Address> viewMembers = java.util.Set.of();
 
+    /** The last view, to publish again when a member's name becomes known. */
+    private volatile @Nullable View lastView;
+
+    /** Members whose name JGroups did not know when they were first seen: named by their UUID until it does. */
+    private final java.util.Set<Address> unnamed = ConcurrentHashMap.newKeySet();
+
+    /** Whether {@link #unnamed} holds any: read on every frame, so a volatile flag rather than the set. */
+    private volatile boolean anyUnnamed;
+
     private volatile boolean stopped;
 
     private final java.util.concurrent.atomic.AtomicLong malformedBatches =
             new java.util.concurrent.atomic.AtomicLong();
 
-    /** The bytes queued for one member (regular or out of band) beyond which its senders wait. */
-    static final long MAX_PENDING_BYTES = 1024 * 1024;
+    /** The bounds of the queues toward one member, and the longest wait for room there. */
+    private final Outbox.Limits limits;
+
+    /** How long a member may stay behind before it is reported; 0 for never. */
+    private final long suspectAfterNanos;
+
+    /** Frames refused because their member was behind, over all members. */
+    private final java.util.concurrent.atomic.AtomicLong refused = new java.util.concurrent.atomic.AtomicLong();
+
+    private volatile org.jgroups.protocols.@Nullable UFC ufc;
+
+    /** The credits a member must have for a lone frame to go out on its caller's thread. */
+    private volatile long readyCredits;
+
+    private volatile @Nullable DeliveryRelay relay;
+
+    private volatile @Nullable BehindWatch watch;
+
+    /** The channel as the member's queues use it. */
+    private final Outbox.Channel outboxChannel = new Outbox.Channel() {
+        @Override
+        public void send(Object destination, byte[] buffer, int offset, int length, boolean outOfBand) {
+            channelSend(destination, buffer, offset, length, outOfBand);
+        }
+
+        @Override
+        public boolean ready(Object destination, int length) {
+            org.jgroups.protocols.UFC u = ufc;
+            return u == null || u.getSenderCreditsFor((Address) destination) >= Math.max(length, readyCredits);
+        }
+    };
 
     /** How long {@link #close()} waits for queued frames to go out. */
     static final java.time.Duration CLOSE_FLUSH_TIMEOUT = java.time.Duration.ofSeconds(2);
@@ -89,6 +127,9 @@ public final class JGroupsTransport implements Transport, Receiver {
         this.settings = settings;
         this.customizer = customizer;
         this.jdbcDiscovery = jdbcDiscovery;
+        dev.sharding.BackpressureSettings bp = settings.backpressure();
+        this.limits = Outbox.Limits.of(bp.maxQueuedBytes(), bp.maxWait().toNanos());
+        this.suspectAfterNanos = bp.suspectAfter().toNanos();
     }
 
     @Override
@@ -131,6 +172,17 @@ public final class JGroupsTransport implements Transport, Receiver {
             throw e;
         }
         self();
+        org.jgroups.stack.ProtocolStack stack = ch.getProtocolStack();
+        org.jgroups.protocols.UFC u = stack.findProtocol(org.jgroups.protocols.UFC.class);
+        if (u != null) {
+            readyCredits = u.getMaxCredits() / 2;
+            ufc = u;
+        }
+        relay = stack.findProtocol(DeliveryRelay.class);
+        BehindReports reports = stack.findProtocol(BehindReports.class);
+        if (suspectAfterNanos > 0 && reports != null) {
+            watch = new BehindWatch(nodeName, peers, addresses, () -> viewMembers.size(), reports, suspectAfterNanos);
+        }
         View view = ch.getView();
         if (view != null) {
             viewAccepted(view);
@@ -180,22 +232,73 @@ public final class JGroupsTransport implements Transport, Receiver {
     }
 
     @Override
-    public void send(Member to, byte[] frame, boolean outOfBand) {
-        send(to, frame, 0, frame.length, outOfBand);
+    public boolean send(Member to, byte[] frame, boolean outOfBand) {
+        return send(to, frame, 0, frame.length, outOfBand, false);
     }
 
     @Override
-    public void send(Member to, byte[] buffer, int offset, int length, boolean outOfBand) {
+    public boolean send(Member to, byte[] buffer, int offset, int length, boolean outOfBand) {
+        return send(to, buffer, offset, length, outOfBand, false);
+    }
+
+    @Override
+    public boolean sendControl(Member to, byte[] frame, boolean outOfBand) {
+        return send(to, frame, 0, frame.length, outOfBand, true);
+    }
+
+    private boolean send(Member to, byte[] buffer, int offset, int length, boolean outOfBand, boolean control) {
         Outbox.Peer peer = peers.get(to);
         if (peer == null) {
             peer = startPeer(to);
             if (peer == null) {
                 sendNow(to, buffer, offset, length, outOfBand); // not a member now: the channel drops it
-                return;
+                return true;
             }
         }
         // a thread delivering a message, or the control thread, never waits to send: the frame waits in the queue
-        peer.send(buffer, offset, length, outOfBand, !SendingThreads.mayWait());
+        if (peer.send(buffer, offset, length, outOfBand, SendingThreads.mayWait(), control)) {
+            return true;
+        }
+        refused.incrementAndGet();
+        long n = peer.refused();
+        if (n == 1 || Long.bitCount(n) == 1) {
+            log.warn(
+                    "Refused a {} frame to {}: {} bytes are queued toward it and it does not keep up ({} refused"
+                            + " toward it so far; settings sharding.backpressure.max-wait and"
+                            + " sharding.backpressure.max-queued-bytes)",
+                    control ? "control" : "data",
+                    to.name(),
+                    peer.queuedBytes(),
+                    n);
+        }
+        return false;
+    }
+
+    /**
+     * The most bytes queued toward one member now.
+     *
+     * @return the bytes
+     */
+    @Override
+    public long maxQueuedBytes() {
+        long max = 0;
+        for (Outbox.Peer p : peers.values()) {
+            max = Math.max(max, p.queuedBytes());
+        }
+        DeliveryRelay d = relay;
+        return d == null ? max : Math.max(max, d.maxLaneBytes());
+    }
+
+    @Override
+    public long refusedFrames() {
+        DeliveryRelay d = relay;
+        return refused.get() + (d == null ? 0 : d.dropped());
+    }
+
+    @Override
+    public long membersReportedBehind() {
+        BehindWatch w = watch;
+        return w == null ? 0 : w.reported();
     }
 
     private Outbox.@Nullable Peer startPeer(Member to) {
@@ -206,8 +309,7 @@ public final class JGroupsTransport implements Transport, Receiver {
         synchronized (peers) {
             Outbox.Peer peer = peers.get(to);
             if (peer == null && !stopped && viewMembers.contains(dest)) {
-                peer = new Outbox.Peer(
-                        "sharding-send-" + nodeName + "-to-" + to.name(), this::channelSend, dest, MAX_PENDING_BYTES);
+                peer = new Outbox.Peer("sharding-send-" + nodeName + "-to-" + to.name(), outboxChannel, dest, limits);
                 peers.put(to, peer);
             }
             return peer;
@@ -254,6 +356,10 @@ public final class JGroupsTransport implements Transport, Receiver {
     }
 
     private void stopPeers() {
+        BehindWatch w = watch;
+        if (w != null) {
+            w.stop();
+        }
         synchronized (peers) {
             stopped = true;
             peers.values().forEach(Outbox.Peer::close);
@@ -308,6 +414,9 @@ public final class JGroupsTransport implements Transport, Receiver {
         if (l == null || src == null) {
             return;
         }
+        if (anyUnnamed) {
+            learnName(l, src);
+        }
         deliver(l, toMember(src), msg.getArray(), msg.getOffset(), msg.getLength());
     }
 
@@ -316,6 +425,9 @@ public final class JGroupsTransport implements Transport, Receiver {
         Listener l = listener;
         if (l == null) {
             return;
+        }
+        if (anyUnnamed) {
+            learnName(l, batch.sender());
         }
         Member from = toMember(batch.sender());
         for (Message msg : batch) {
@@ -342,14 +454,63 @@ public final class JGroupsTransport implements Transport, Receiver {
         }
     }
 
+    /** A frame from a member still named by its UUID: if JGroups knows its name now, the view is published again. */
+    private void learnName(Listener l, Address from) {
+        View view = lastView;
+        if (unnamed.contains(from) && rename(from) && view != null) {
+            List<Member> list = new ArrayList<>(view.size());
+            for (Address a : view.getMembers()) {
+                list.add(toMember(a));
+            }
+            log.info("Learnt the name of member {}: publishing view {} again", from, list);
+            l.onView(List.copyOf(list));
+        }
+    }
+
+    /** Gives a member first seen without a name the name JGroups knows now; true if it changed. */
+    private boolean rename(Address a) {
+        String name = NameCache.get(a);
+        if (name == null) {
+            return false;
+        }
+        synchronized (unnamed) {
+            Member old = members.get(a);
+            unnamed.remove(a);
+            anyUnnamed = !unnamed.isEmpty();
+            if (old == null || old.name().equals(name)) {
+                return false;
+            }
+            Member named = new Member(old.mostSignificantBits(), old.leastSignificantBits(), name);
+            members.put(a, named);
+            addresses.remove(old); // an equal key: removed first, so that the map keeps the named one
+            addresses.put(named, a);
+            if (old.equals(self)) {
+                self = named;
+            }
+            return true;
+        }
+    }
+
     @Override
     public void viewAccepted(View view) {
+        lastView = view;
+        for (Address a : view.getMembers()) {
+            if (anyUnnamed && unnamed.contains(a)) {
+                rename(a);
+            }
+        }
         List<Member> list = new ArrayList<>(view.size());
         for (Address a : view.getMembers()) {
             list.add(toMember(a));
         }
         members.keySet().retainAll(view.getMembers());
         addresses.values().retainAll(view.getMembers());
+        if (anyUnnamed) {
+            synchronized (unnamed) {
+                unnamed.retainAll(view.getMembers());
+                anyUnnamed = !unnamed.isEmpty();
+            }
+        }
         synchronized (peers) {
             viewMembers = java.util.Set.copyOf(view.getMembers());
             peers.entrySet().removeIf(e -> {
@@ -380,6 +541,13 @@ public final class JGroupsTransport implements Transport, Receiver {
         }
         members.put(a, m);
         addresses.put(m, a);
+        if (name == null) {
+            // named by its UUID until JGroups learns its name: looked up again on each view and frame from it
+            synchronized (unnamed) {
+                unnamed.add(a);
+                anyUnnamed = true;
+            }
+        }
         return m;
     }
 }

@@ -20,8 +20,21 @@ import org.jspecify.annotations.Nullable;
  * Order is kept per member (and per out-of-band flag) because exactly one thread at a time takes frames from a
  * queue.
  *
- * <p>Backpressure: a destination holding more than {@code maxPendingBytes} makes its senders wait, or send the
- * queue themselves when nobody else is, until it is below again. A frame is never dropped for being one too many.
+ * <p>Backpressure, with a deadline ({@link Limits}): the bytes queued for one member are bounded. A thread that may
+ * wait ({@link SendingThreads#mayWait()}) waits while the queue holds more than {@link Limits#waitAbove()}, but never
+ * longer than {@link Limits#maxWaitNanos()}; then its frame is refused. A thread that never waits (a delivering
+ * thread, the control thread) is refused at once when the queue holds {@link Limits#maxQueuedBytes()}. Control frames
+ * (leases, shard homes) have a reserve above that bound, so that a queue full of data does not starve them. A frame
+ * is never refused for being one too many: an empty queue takes any frame. The caller decides what a refusal means
+ * (a tell dropped, an ask failed). A member that has taken nothing for {@link Limits#stuckNanos()} (a second, or the
+ * longest wait if longer: frames wait and no send to it completes, or one send to it does not return) gets no more
+ * data frames at all, room or not, until it takes some again: a small ask to a stuck member fails at once instead of
+ * waiting for its timeout in the queue. A
+ * member that stays behind is the transport's to report ({@link Peer#behindNanos}).
+ *
+ * <p>No thread but the member's sender thread calls the channel when the member may be slow: a lone frame goes out on
+ * its caller's thread only while nothing is being sent to that member and the channel says a send would not wait for
+ * flow-control credits ({@link Channel#ready}).
  *
  * <p>The batches are written in {@link BatchFormat}.
  */
@@ -46,7 +59,7 @@ public final class Outbox {
     /** Channel send, as the transport does it. */
     interface Channel {
         /**
-         * Sends one message; may block while the destination has no flow-control credits.
+         * Sends one message; may block while the destination has no flow-control credits or no room in its socket.
          *
          * @param destination where to
          * @param buffer the array
@@ -55,14 +68,65 @@ public final class Outbox {
          * @param outOfBand whether it is out of band
          */
         void send(Object destination, byte[] buffer, int offset, int length, boolean outOfBand);
+
+        /**
+         * Whether a message of this length to the destination would go out now without waiting for flow-control
+         * credits: a lone frame is sent on its caller's thread only then.
+         *
+         * @param destination where to
+         * @param length the message's length
+         * @return true when it would not wait, as far as the channel can tell
+         */
+        default boolean ready(Object destination, int length) {
+            return true;
+        }
+    }
+
+    /**
+     * How many bytes one member's queues may hold, and how long a sender waits for room.
+     *
+     * @param waitAbove the queued bytes above which a thread that may wait waits for room
+     * @param maxQueuedBytes the queued bytes beyond which a data frame is refused, whoever sends it
+     * @param controlReserve the bytes a control frame may queue beyond {@code maxQueuedBytes}
+     * @param maxWaitNanos the longest a thread waits for room before its frame is refused
+     * @param stuckNanos how long a member may take nothing while frames wait before it gets no more data frames
+     */
+    record Limits(long waitAbove, long maxQueuedBytes, long controlReserve, long maxWaitNanos, long stuckNanos) {
+
+        /** How long a member may take nothing before it gets no more data frames, unless the longest wait is longer. */
+        static final long STUCK_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+        /**
+         * Limits whose member is stuck after the longest wait, or a second, whichever is longer.
+         *
+         * @param waitAbove the queued bytes above which a thread that may wait waits
+         * @param maxQueuedBytes the bound of data frames
+         * @param controlReserve the reserve of control frames
+         * @param maxWaitNanos the longest wait
+         */
+        Limits(long waitAbove, long maxQueuedBytes, long controlReserve, long maxWaitNanos) {
+            this(waitAbove, maxQueuedBytes, controlReserve, maxWaitNanos, Math.max(maxWaitNanos, STUCK_NANOS));
+        }
+
+        /**
+         * The limits for a bound and a longest wait: threads that may wait wait above a quarter of the bound, and
+         * control frames have a quarter of it in reserve.
+         *
+         * @param maxQueuedBytes the bound
+         * @param maxWaitNanos the longest wait
+         * @return the limits
+         */
+        static Limits of(long maxQueuedBytes, long maxWaitNanos) {
+            return new Limits(maxQueuedBytes / 4, maxQueuedBytes, maxQueuedBytes / 4, maxWaitNanos);
+        }
     }
 
     private Outbox() {}
 
     /**
      * The queues of one member, regular and out of band, and the thread that sends them. A member has a thread of
-     * its own so that one that stops granting flow-control credits (hung, not yet suspected) holds up only the
-     * frames sent to it, as a blocking send did.
+     * its own so that one that stops granting flow-control credits or reading its socket (slow, hung, not yet
+     * suspected) holds up only the frames sent to it.
      */
     static final class Peer {
 
@@ -70,7 +134,7 @@ public final class Outbox {
 
         private final Object address;
 
-        private final long maxPendingBytes;
+        private final Limits limits;
 
         private final Queue regular;
 
@@ -86,18 +150,27 @@ public final class Outbox {
 
         private final AtomicLong frames = new AtomicLong();
 
+        /** The bytes in both queues. */
+        private final AtomicLong queued = new AtomicLong();
+
+        /** Frames refused for want of room. */
+        private final AtomicLong refused = new AtomicLong();
+
+        /** When a channel send to the member last completed, or the queue last went from empty to not. */
+        private volatile long lastProgressNanos = System.nanoTime();
+
         /**
          * Starts the sender thread of one member.
          *
          * @param name the thread's name
          * @param channel sends
          * @param address the member's channel address
-         * @param maxPendingBytes the bytes a queue may hold before its senders wait
+         * @param limits the bounds of its queues
          */
-        Peer(String name, Channel channel, Object address, long maxPendingBytes) {
+        Peer(String name, Channel channel, Object address, Limits limits) {
             this.channel = channel;
             this.address = address;
-            this.maxPendingBytes = maxPendingBytes;
+            this.limits = limits;
             this.regular = new Queue(false);
             this.outOfBand = new Queue(true);
             this.thread = new Thread(this::loop, name);
@@ -106,17 +179,34 @@ public final class Outbox {
         }
 
         /**
-         * Queues a frame: a whole array, or a slice (which the caller must not change afterwards).
+         * Queues a data frame, or sends it at once: a whole array, or a slice (which the caller must not change
+         * afterwards).
          *
          * @param buffer the array
          * @param offset where the frame starts
          * @param length its length
          * @param oob whether it may overtake regular frames
-         * @param queued whether the caller must not wait: the frame is queued for the sender thread, never sent on
-         *     the caller's thread, and the caller does not wait for room ({@link SendingThreads#mayWait()})
+         * @param mayWait whether the caller may wait for room, and send a lone frame on its own thread; false for the
+         *     threads {@link SendingThreads#mayWait()} says never wait
+         * @return false when the frame was refused for want of room: nothing was sent or queued
          */
-        void send(byte[] buffer, int offset, int length, boolean oob, boolean queued) {
-            (oob ? outOfBand : regular).send(buffer, offset, length, queued);
+        boolean send(byte[] buffer, int offset, int length, boolean oob, boolean mayWait) {
+            return send(buffer, offset, length, oob, mayWait, false);
+        }
+
+        /**
+         * Queues a frame, or sends it at once.
+         *
+         * @param buffer the array
+         * @param offset where the frame starts
+         * @param length its length
+         * @param oob whether it may overtake regular frames
+         * @param mayWait whether the caller may wait for room and send on its own thread
+         * @param control whether it is a control frame: it never waits, and may use the reserve
+         * @return false when the frame was refused for want of room
+         */
+        boolean send(byte[] buffer, int offset, int length, boolean oob, boolean mayWait, boolean control) {
+            return (oob ? outOfBand : regular).send(buffer, offset, length, mayWait, control);
         }
 
         /**
@@ -135,6 +225,37 @@ public final class Outbox {
          */
         long messages() {
             return messages.get();
+        }
+
+        /**
+         * The bytes queued now, in both queues.
+         *
+         * @return the bytes
+         */
+        long queuedBytes() {
+            return queued.get();
+        }
+
+        /**
+         * Frames refused so far for want of room.
+         *
+         * @return the count
+         */
+        long refused() {
+            return refused.get();
+        }
+
+        /**
+         * How long this member has been behind: frames waiting and no channel send completed, or one channel send
+         * not returning.
+         *
+         * @param now {@link System#nanoTime()}
+         * @return the time in nanoseconds, 0 when it keeps up
+         */
+        long behindNanos(long now) {
+            long behind = queued.get() > 0 ? now - lastProgressNanos : 0;
+            behind = Math.max(behind, regular.sendingFor(now));
+            return Math.max(behind, outOfBand.sendingFor(now));
         }
 
         /**
@@ -170,12 +291,48 @@ public final class Outbox {
                             LockSupport.park(this);
                         }
                     } else {
-                        // a waiting sender is taking a queue itself: look again shortly
+                        // a frame was queued while the queue was being taken: look again shortly
                         LockSupport.parkNanos(this, 50_000);
                     }
                     parked = false;
                 }
             }
+        }
+
+        /** Reserves room for a frame; false, having reserved nothing, when the queue holds {@code limit} or more. */
+        private boolean reserve(int length, long limit) {
+            while (true) {
+                long current = queued.get();
+                if (current != 0 && current + length > limit) {
+                    return false;
+                }
+                if (queued.compareAndSet(current, current + length)) {
+                    if (current == 0) {
+                        lastProgressNanos = System.nanoTime();
+                    }
+                    return true;
+                }
+            }
+        }
+
+        /** Reserves room, waiting at most the longest wait for the queue to go below the waiting threshold. */
+        private boolean reserveWaiting(int length) {
+            if (reserve(length, limits.waitAbove())) {
+                return true;
+            }
+            long deadline = System.nanoTime() + limits.maxWaitNanos();
+            long waitNanos = 10_000;
+            while (!closed) {
+                if (System.nanoTime() - deadline >= 0) {
+                    return false;
+                }
+                LockSupport.parkNanos(this, waitNanos);
+                waitNanos = Math.min(waitNanos * 2, TimeUnit.MILLISECONDS.toNanos(1));
+                if (reserve(length, limits.waitAbove())) {
+                    return true;
+                }
+            }
+            return true; // closed: the frame is dropped with the rest
         }
 
         /** One ordering's queue. */
@@ -185,13 +342,14 @@ public final class Outbox {
 
             private final ConcurrentLinkedQueue<Object> frames = new ConcurrentLinkedQueue<>();
 
-            private final AtomicLong pendingBytes = new AtomicLong();
-
             /** Held by the one thread taking frames from the queue. */
             private final AtomicBoolean taking = new AtomicBoolean();
 
             /** When the last frame was given to this queue (racy: a hint only). */
             private volatile long lastSendNanos;
+
+            /** When the channel send in progress from this queue began; 0 when none is. */
+            private volatile long sendingSince;
 
             Queue(boolean oob) {
                 this.oob = oob;
@@ -205,24 +363,32 @@ public final class Outbox {
                 return frames.isEmpty() && !taking.get();
             }
 
-            void send(byte[] buffer, int offset, int length, boolean queued) {
+            long sendingFor(long now) {
+                long since = sendingSince;
+                return since == 0 ? 0 : now - since;
+            }
+
+            boolean send(byte[] buffer, int offset, int length, boolean mayWait, boolean control) {
                 if (closed) {
-                    return;
+                    return true; // dropped, as the channel drops frames to a gone member
                 }
                 long now = System.nanoTime();
                 long previous = lastSendNanos;
                 lastSendNanos = now;
-                if (!queued
+                if (mayWait
                         && now - previous > INLINE_GAP_NANOS
-                        && frames.isEmpty()
+                        && queued.get() == 0
+                        && regular.sendingSince == 0
+                        && outOfBand.sendingSince == 0
+                        && channel.ready(address, length)
                         && taking.compareAndSet(false, true)) {
                     // a frame after a pause goes out on the sender's thread: no hand-off to wait for
                     try {
                         if (frames.isEmpty()) {
                             Peer.this.frames.incrementAndGet();
                             messages.incrementAndGet();
-                            channel.send(address, buffer, offset, length, oob);
-                            return;
+                            channelSend(buffer, offset, length);
+                            return true;
                         }
                     } finally {
                         taking.set(false);
@@ -231,25 +397,23 @@ public final class Outbox {
                         }
                     }
                 }
+                if (!control && behindNanos(now) > limits.stuckNanos()) {
+                    // the member has taken nothing for a long while: refuse at once, even with room
+                    refused.incrementAndGet();
+                    return false;
+                }
+                boolean room = control
+                        ? reserve(length, limits.maxQueuedBytes() + limits.controlReserve())
+                        : mayWait ? reserveWaiting(length) : reserve(length, limits.maxQueuedBytes());
+                if (!room) {
+                    refused.incrementAndGet();
+                    return false;
+                }
                 frames.offer(offset == 0 && length == buffer.length ? buffer : new Slice(buffer, offset, length));
-                long pending = pendingBytes.addAndGet(length);
                 if (parked) {
                     LockSupport.unpark(thread);
                 }
-                if (pending > maxPendingBytes && !queued) {
-                    awaitRoom();
-                }
-            }
-
-            /** Waits until this queue is below its limit, sending its frames itself when nobody else is. */
-            private void awaitRoom() {
-                long waitNanos = 10_000;
-                while (pendingBytes.get() > maxPendingBytes && !closed) {
-                    if (!take(Integer.MAX_VALUE)) {
-                        LockSupport.parkNanos(this, waitNanos);
-                        waitNanos = Math.min(waitNanos * 2, TimeUnit.MILLISECONDS.toNanos(1));
-                    }
-                }
+                return true;
             }
 
             /** Sends up to {@code maxBatches} batches unless another thread is taking; true if it sent any. */
@@ -267,7 +431,6 @@ public final class Outbox {
                         sent = true;
                         Object second = frames.peek();
                         if (second == null || length(first) + length(second) + 11 > MAX_BATCH_BYTES) {
-                            pendingBytes.addAndGet(-length(first));
                             sendAlone(first);
                         } else {
                             sendBatch(first);
@@ -279,14 +442,28 @@ public final class Outbox {
                 return sent;
             }
 
+            private void channelSend(byte[] buffer, int offset, int length) {
+                sendingSince = System.nanoTime() | 1; // never 0
+                try {
+                    channel.send(address, buffer, offset, length, oob);
+                } finally {
+                    sendingSince = 0;
+                    lastProgressNanos = System.nanoTime();
+                }
+            }
+
             private void sendAlone(Object frame) {
                 Peer.this.frames.incrementAndGet();
                 messages.incrementAndGet();
-                if (frame instanceof byte[] bytes) {
-                    channel.send(address, bytes, 0, bytes.length, oob);
-                } else {
-                    Slice s = (Slice) frame;
-                    channel.send(address, s.buffer, s.offset, s.length, oob);
+                try {
+                    if (frame instanceof byte[] bytes) {
+                        channelSend(bytes, 0, bytes.length);
+                    } else {
+                        Slice s = (Slice) frame;
+                        channelSend(s.buffer, s.offset, s.length);
+                    }
+                } finally {
+                    queued.addAndGet(-length(frame));
                 }
             }
 
@@ -326,10 +503,13 @@ public final class Outbox {
                     pos += len;
                     payload += len;
                 }
-                pendingBytes.addAndGet(-payload);
                 Peer.this.frames.addAndGet(count);
                 messages.incrementAndGet();
-                channel.send(address, batch, 0, bytes, oob);
+                try {
+                    channelSend(batch, 0, bytes);
+                } finally {
+                    queued.addAndGet(-payload);
+                }
             }
         }
     }

@@ -1,10 +1,11 @@
 package dev.sharding.internal.transport;
 
 /**
- * Which threads may wait to send a frame. A sender waits when the member's queue is over its limit, or writes a lone
- * frame itself and then waits for flow-control credits or room in the socket: right for the application's threads,
- * whose waiting is the backpressure. Two kinds of threads must never wait, and their frames are always queued for
- * the member's sender thread instead:
+ * Which threads may wait to send a frame. A sender that may wait waits, for {@code sharding.backpressure.max-wait} at
+ * most, when the member's queue is over its waiting threshold, and writes a lone frame itself when the member keeps
+ * up: right for the application's, the entities' and the store's threads, whose waiting is the backpressure. Two kinds
+ * of threads must never wait; their frames are always queued for the member's sender thread instead, or refused when
+ * the queue is at its bound ({@link Outbox}):
  *
  * <ul>
  * <li>a thread delivering a message (see {@link DeliveryRelay}): while it waits, nothing more is read from its

@@ -21,7 +21,9 @@ import org.jgroups.conf.ProtocolConfiguration;
 import org.jgroups.conf.ProtocolStackConfigurator;
 import org.jgroups.protocols.BasicTCP;
 import org.jgroups.protocols.Discovery;
+import org.jgroups.protocols.FD_SOCK2;
 import org.jgroups.protocols.JDBC_PING2;
+import org.jgroups.protocols.pbcast.GMS;
 import org.jgroups.stack.Protocol;
 import org.jgroups.stack.ProtocolStack;
 import org.jgroups.util.Util;
@@ -29,8 +31,9 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Builds a node's channel: the built-in TCP stack filled in from the settings (bind address, ports, discovery,
- * frame limit), or a stack of one's own; then the {@link ClusterGuard} above discovery and the {@link DeliveryRelay}
- * directly above the transport, in every stack.
+ * frame limit), or a stack of one's own; then the {@link ClusterGuard} above discovery, the {@link DeliveryRelay}
+ * directly above the transport and {@link BehindReports} directly below GMS, in every stack. FD_SOCK2 is replaced by
+ * {@link BoundedFdSock} wherever a stack names it, so that its port has a frame limit too.
  */
 final class StackFactory {
 
@@ -73,9 +76,15 @@ final class StackFactory {
         }
         guard.setProtocolStack(stack);
         stack.insertProtocolInStack(guard, below, ProtocolStack.Position.ABOVE);
-        DeliveryRelay relay = new DeliveryRelay();
+        DeliveryRelay relay = new DeliveryRelay(settings.backpressure().maxQueuedBytes());
         relay.setProtocolStack(stack);
         stack.insertProtocolInStack(relay, stack.getTransport(), ProtocolStack.Position.ABOVE);
+        Protocol gms = stack.findProtocol(GMS.class);
+        if (gms != null) {
+            BehindReports reports = new BehindReports();
+            reports.setProtocolStack(stack);
+            stack.insertProtocolInStack(reports, gms, ProtocolStack.Position.BELOW);
+        }
         return ch;
     }
 
@@ -200,7 +209,25 @@ final class StackFactory {
 
         @Override
         public List<ProtocolConfiguration> getProtocolStack() {
-            return base.getProtocolStack();
+            List<ProtocolConfiguration> configs = new java.util.ArrayList<>(base.getProtocolStack());
+            configs.replaceAll(Hooks::boundedFdSock);
+            return configs;
+        }
+
+        /** FD_SOCK2 as {@link BoundedFdSock}, with the same properties. */
+        private static ProtocolConfiguration boundedFdSock(ProtocolConfiguration config) {
+            String name = config.getProtocolName();
+            if (!name.equals("FD_SOCK2") && !name.equals(FD_SOCK2.class.getName())) {
+                return config;
+            }
+            ProtocolConfiguration bounded = new ProtocolConfiguration(
+                    BoundedFdSock.class.getName(),
+                    new java.util.HashMap<>(config.getProperties()),
+                    BoundedFdSock.class.getClassLoader());
+            if (config.getSubtrees() != null) {
+                config.getSubtrees().forEach(bounded::addSubtree);
+            }
+            return bounded;
         }
 
         @Override

@@ -25,13 +25,30 @@ public interface Transport {
     Member self();
 
     /**
-     * Sends a frame to one member. Never blocks for long; a frame to a member that is gone is dropped.
+     * Sends a data frame (an envelope, a reply, a failure) to one member. Waits at most the backpressure setting's
+     * longest wait for room toward that member, and not at all on a thread that never waits
+     * ({@link SendingThreads}); a frame to a member that is gone is dropped.
      *
      * @param to the member, never this node
      * @param frame the frame
      * @param outOfBand whether it may overtake earlier frames (replies)
+     * @return false when the frame was refused because the member is behind: nothing was sent, and the caller
+     *     fails the ask or drops and counts the tell
      */
-    void send(Member to, byte[] frame, boolean outOfBand);
+    boolean send(Member to, byte[] frame, boolean outOfBand);
+
+    /**
+     * Sends a control frame (leases, shard homes, registrations) to one member, in order with its data frames. Never
+     * waits; it may use a reserve beyond the bound of data frames, so that data does not starve it.
+     *
+     * @param to the member, never this node
+     * @param frame the frame
+     * @param outOfBand whether it may overtake earlier frames
+     * @return false when the frame was refused because even the reserve toward that member is full
+     */
+    default boolean sendControl(Member to, byte[] frame, boolean outOfBand) {
+        return send(to, frame, outOfBand);
+    }
 
     /**
      * Sends a slice of an array as a frame (forwarding a received frame without copying it). The array must not
@@ -42,9 +59,10 @@ public interface Transport {
      * @param offset where the frame starts
      * @param length its length
      * @param outOfBand whether it may overtake earlier frames
+     * @return false when the frame was refused because the member is behind ({@link #send(Member, byte[], boolean)})
      */
-    default void send(Member to, byte[] buffer, int offset, int length, boolean outOfBand) {
-        send(
+    default boolean send(Member to, byte[] buffer, int offset, int length, boolean outOfBand) {
+        return send(
                 to,
                 offset == 0 && length == buffer.length
                         ? buffer
@@ -59,6 +77,33 @@ public interface Transport {
      */
     default long failureDetectionNanos() {
         return -1;
+    }
+
+    /**
+     * The most bytes queued now toward one member, waiting to be written.
+     *
+     * @return the bytes
+     */
+    default long maxQueuedBytes() {
+        return 0;
+    }
+
+    /**
+     * Frames refused or dropped so far because the member they were for was behind.
+     *
+     * @return the count
+     */
+    default long refusedFrames() {
+        return 0;
+    }
+
+    /**
+     * Members reported to failure detection so far because they stayed behind.
+     *
+     * @return the count
+     */
+    default long membersReportedBehind() {
+        return 0;
     }
 
     /**

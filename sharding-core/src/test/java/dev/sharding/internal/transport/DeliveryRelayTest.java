@@ -100,6 +100,39 @@ class DeliveryRelayTest {
     }
 
     @Test
+    void aLaneHoldsAtMostItsBoundTheRestIsDroppedAndCountedAndOtherLanesGoOn() throws Exception {
+        DeliveryRelay bounded = new DeliveryRelay(64 * 1024);
+        bounded.setDownProtocol(transport);
+        bounded.setUpProtocol(new Protocol() {
+            @Override
+            public Object up(Message msg) {
+                // a delivery that answers with a thousand retransmissions of 1 KiB to a member that reads nothing
+                for (int i = 0; i < 1000; i++) {
+                    bounded.down(new BytesMessage(slow, new byte[1024]));
+                }
+                bounded.down(to(other, 6));
+                return null;
+            }
+        });
+        bounded.start();
+        try {
+            Thread reader = new Thread(() -> bounded.up(to(null, 0)), "reader");
+            reader.start();
+            await("the delivery returned").atMost(Duration.ofSeconds(10)).until(() -> !reader.isAlive());
+            await().atMost(Duration.ofSeconds(10)).until(() -> written.contains("other-6"));
+            assertThat(bounded.maxLaneBytes()).isLessThanOrEqualTo(64 * 1024);
+            long dropped = bounded.dropped();
+            assertThat(dropped).isBetween(1000L - 64, 1000L - 55);
+
+            slowSocket.countDown();
+            await().atMost(Duration.ofSeconds(10)).until(() -> written.size() == 1 + 1000 - dropped);
+            await().atMost(Duration.ofSeconds(10)).until(() -> bounded.maxLaneBytes() == 0);
+        } finally {
+            bounded.stop();
+        }
+    }
+
+    @Test
     void aThreadThatIsNotDeliveringWritesItself() {
         slowSocket.countDown();
         relay.down(to(other, 7));

@@ -62,6 +62,9 @@ class OutboxTest {
         }
     }
 
+    /** Wide limits: senders wait above 1 MiB, for half a minute at most. */
+    private static final Outbox.Limits LIMITS = Outbox.Limits.of(4L << 20, TimeUnit.SECONDS.toNanos(30));
+
     private final RecordingChannel channel = new RecordingChannel();
 
     private Outbox.Peer peer;
@@ -76,7 +79,7 @@ class OutboxTest {
 
     /** Sends on another thread: a frame after a pause goes out on the caller's thread, which the gate may hold. */
     private Thread sendInBackground(byte[] frame, boolean oob) {
-        Thread t = new Thread(() -> peer.send(frame, 0, frame.length, oob, false));
+        Thread t = new Thread(() -> peer.send(frame, 0, frame.length, oob, true));
         t.start();
         return t;
     }
@@ -89,12 +92,12 @@ class OutboxTest {
 
     @Test
     void aLoneFrameGoesOutUnchangedAndFramesQueuedBehindABlockedSendGoOutAsOneBatch() {
-        peer = new Outbox.Peer("test-send", channel, "b", 1 << 20);
+        peer = new Outbox.Peer("test-send", channel, "b", LIMITS);
         channel.gate = new CountDownLatch(1);
         sendInBackground(frame(0, 0, 40), false);
         await().atMost(Duration.ofSeconds(10)).until(() -> channel.inSend.get() == 1);
         for (int i = 1; i <= 100; i++) {
-            peer.send(frame(0, i, 40), 0, 40, false, false);
+            peer.send(frame(0, i, 40), 0, 40, false, true);
         }
         channel.gate.countDown();
         await().atMost(Duration.ofSeconds(10)).until(() -> channel.frames().size() == 101);
@@ -114,19 +117,19 @@ class OutboxTest {
     void aFrameAfterAPauseGoesOutOnTheCallersThread() throws Exception {
         List<Thread> senders = Collections.synchronizedList(new ArrayList<>());
         Outbox.Channel recordThread = (d, b, o, n, oob) -> senders.add(Thread.currentThread());
-        peer = new Outbox.Peer("test-send", recordThread, "b", 1 << 20);
+        peer = new Outbox.Peer("test-send", recordThread, "b", LIMITS);
         for (int i = 0; i < 3; i++) {
             long pauseStart = System.nanoTime();
             await().atMost(Duration.ofSeconds(10))
                     .until(() -> System.nanoTime() - pauseStart > 2 * Outbox.INLINE_GAP_NANOS);
-            peer.send(frame(0, i, 20), 0, 20, false, false);
+            peer.send(frame(0, i, 20), 0, 20, false, true);
         }
         assertThat(senders).hasSize(3).containsOnly(Thread.currentThread());
     }
 
     @Test
     void keepsEachSendersOrderAndCutsBatchesAtTheSizeLimit() throws Exception {
-        peer = new Outbox.Peer("test-send", channel, "b", 1 << 20);
+        peer = new Outbox.Peer("test-send", channel, "b", LIMITS);
         int senders = 4;
         int perSender = 20_000;
         List<Thread> threads = new ArrayList<>();
@@ -137,7 +140,7 @@ class OutboxTest {
                     int size = 9 + (i % 7 == 0 ? 300 : 20);
                     byte[] buf = new byte[size + 6];
                     System.arraycopy(frame(sender, i, size), 0, buf, 3, size); // a slice, as when forwarding
-                    peer.send(buf, 3, size, false, false);
+                    peer.send(buf, 3, size, false, true);
                 }
             });
             t.start();
@@ -163,13 +166,13 @@ class OutboxTest {
 
     @Test
     void outOfBandFramesHaveTheirOwnQueueAndFlag() {
-        peer = new Outbox.Peer("test-send", channel, "b", 1 << 20);
+        peer = new Outbox.Peer("test-send", channel, "b", LIMITS);
         channel.gate = new CountDownLatch(1);
         sendInBackground(frame(0, 0, 20), false);
         sendInBackground(frame(1, 0, 20), true);
         await().atMost(Duration.ofSeconds(10)).until(() -> channel.inSend.get() == 2);
-        peer.send(frame(1, 1, 20), 0, 20, true, false);
-        peer.send(frame(0, 1, 20), 0, 20, false, false);
+        peer.send(frame(1, 1, 20), 0, 20, true, true);
+        peer.send(frame(0, 1, 20), 0, 20, false, true);
         channel.gate.countDown();
         await().atMost(Duration.ofSeconds(10)).until(() -> peer.frames() == 4);
 
@@ -191,15 +194,17 @@ class OutboxTest {
     }
 
     @Test
-    void aSenderWaitsWhileTheQueueIsOverItsLimitAndNothingIsDropped() throws Exception {
-        peer = new Outbox.Peer("test-send", channel, "b", 10_000);
+    void aSenderWaitsWhileTheQueueIsOverItsLimitAndNothingIsDroppedWhenRoomComesInTime() throws Exception {
+        peer = new Outbox.Peer(
+                "test-send", channel, "b", new Outbox.Limits(10_000, 40_000, 10_000, TimeUnit.SECONDS.toNanos(60)));
         channel.gate = new CountDownLatch(1);
         sendInBackground(frame(0, 0, 100), false);
         await().atMost(Duration.ofSeconds(10)).until(() -> channel.inSend.get() == 1);
         CountDownLatch done = new CountDownLatch(1);
+        List<Boolean> accepted = Collections.synchronizedList(new ArrayList<>());
         Thread sender = new Thread(() -> {
             for (int i = 1; i <= 500; i++) {
-                peer.send(frame(0, i, 100), 0, 100, false, false);
+                accepted.add(peer.send(frame(0, i, 100), 0, 100, false, true));
             }
             done.countDown();
         });
@@ -207,24 +212,123 @@ class OutboxTest {
         // the queue fills past 10,000 bytes while the channel is held: the sender waits instead of dropping
         await().atMost(Duration.ofSeconds(10)).until(() -> sender.getState() == Thread.State.TIMED_WAITING);
         assertThat(done.getCount()).isEqualTo(1);
+        assertThat(peer.queuedBytes()).isLessThanOrEqualTo(10_000);
         channel.gate.countDown();
         assertThat(done.await(10, TimeUnit.SECONDS)).isTrue();
         await().atMost(Duration.ofSeconds(10)).until(() -> channel.frames().size() == 501);
+        assertThat(accepted).containsOnly(true);
         List<byte[]> frames = channel.frames();
         for (int i = 0; i <= 500; i++) {
             assertThat(ByteBuffer.wrap(frames.get(i)).getInt(5)).isEqualTo(i);
         }
+        assertThat(peer.refused()).isZero();
+    }
+
+    @Test
+    void aSenderThatFindsNoRoomWithinTheLongestWaitIsRefusedAndNothingOfItsFrameIsQueued() throws Exception {
+        peer = new Outbox.Peer(
+                "test-send",
+                channel,
+                "b",
+                new Outbox.Limits(
+                        1_000, 4_000, 1_000, TimeUnit.MILLISECONDS.toNanos(5), TimeUnit.MILLISECONDS.toNanos(5)));
+        channel.gate = new CountDownLatch(1);
+        sendInBackground(frame(0, 0, 100), false);
+        await().atMost(Duration.ofSeconds(10)).until(() -> channel.inSend.get() == 1);
+        // the member reads nothing: the queue fills to the waiting threshold, and then every frame is refused
+        List<Integer> accepted = new ArrayList<>();
+        for (int i = 1; i <= 50; i++) {
+            if (peer.send(frame(0, i, 100), 0, 100, false, true)) {
+                accepted.add(i);
+            }
+        }
+        assertThat(accepted).hasSizeLessThanOrEqualTo(10);
+        assertThat(peer.refused()).isEqualTo(50 - accepted.size());
+        assertThat(peer.queuedBytes()).isLessThanOrEqualTo(1_000 + 100);
+        // taking nothing for longer than the longest wait, it gets no data frame at all, however small
+        long stuckSince = System.nanoTime();
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> peer.behindNanos(System.nanoTime()) > TimeUnit.MILLISECONDS.toNanos(5)
+                        && System.nanoTime() - stuckSince > TimeUnit.MILLISECONDS.toNanos(5));
+        assertThat(peer.send(frame(0, 98, 10), 0, 10, false, true)).isFalse();
+        assertThat(peer.send(frame(0, 98, 10), 0, 10, false, false)).isFalse();
+        assertThat(peer.send(frame(1, 98, 10), 0, 10, false, false, true)).isTrue();
+
+        // once it reads again, what was accepted goes out in order, and nothing refused does
+        channel.gate.countDown();
+        await().atMost(Duration.ofSeconds(10)).until(() -> channel.frames().size() == 2 + accepted.size());
+        List<byte[]> frames = channel.frames();
+        for (int i = 0; i < accepted.size(); i++) {
+            assertThat(ByteBuffer.wrap(frames.get(i + 1)).getInt(5)).isEqualTo(accepted.get(i));
+        }
+        await().atMost(Duration.ofSeconds(10)).until(() -> peer.queuedBytes() == 0);
+        assertThat(peer.behindNanos(System.nanoTime())).isZero();
+        assertThat(peer.send(frame(0, 99, 100), 0, 100, false, true)).isTrue();
+    }
+
+    @Test
+    void threadsThatNeverWaitAreRefusedAtTheBoundControlFramesHaveAReserveAndMemoryStaysBounded() {
+        peer = new Outbox.Peer(
+                "test-send", channel, "b", new Outbox.Limits(1_000, 4_000, 1_000, TimeUnit.SECONDS.toNanos(60)));
+        channel.gate = new CountDownLatch(1);
+        sendInBackground(frame(0, 0, 100), false);
+        await().atMost(Duration.ofSeconds(10)).until(() -> channel.inSend.get() == 1);
+        // a delivering thread forwarding a flood toward a member that reads nothing: a million frames, 100 MB
+        int acceptedData = 0;
+        for (int i = 1; i <= 1_000_000; i++) {
+            if (peer.send(frame(0, i, 100), 0, 100, false, false)) {
+                acceptedData++;
+            }
+        }
+        assertThat(acceptedData).isBetween(39, 40);
+        assertThat(peer.queuedBytes()).isLessThanOrEqualTo(4_000 + 100);
+        assertThat(peer.refused()).isEqualTo(1_000_000 - acceptedData);
+        // a lease renewal still finds room, in the reserve; beyond the reserve, it is refused too
+        int acceptedControl = 0;
+        for (int i = 0; i < 100; i++) {
+            if (peer.send(frame(1, i, 100), 0, 100, false, false, true)) {
+                acceptedControl++;
+            }
+        }
+        assertThat(acceptedControl).isBetween(9, 11);
+        assertThat(peer.queuedBytes()).isLessThanOrEqualTo(5_000 + 100);
+        channel.gate.countDown();
+        await().atMost(Duration.ofSeconds(10)).until(() -> peer.queuedBytes() == 0);
+        assertThat(channel.frames()).hasSize(1 + acceptedData + acceptedControl);
+    }
+
+    @Test
+    void aLoneFrameIsNotSentOnTheCallersThreadWhenTheChannelSaysItWouldWait() throws Exception {
+        List<Thread> senders = Collections.synchronizedList(new ArrayList<>());
+        Outbox.Channel noCredits = new Outbox.Channel() {
+            @Override
+            public void send(Object d, byte[] b, int o, int n, boolean oob) {
+                senders.add(Thread.currentThread());
+            }
+
+            @Override
+            public boolean ready(Object destination, int length) {
+                return false;
+            }
+        };
+        peer = new Outbox.Peer("test-send", noCredits, "b", LIMITS);
+        long pauseStart = System.nanoTime();
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> System.nanoTime() - pauseStart > 2 * Outbox.INLINE_GAP_NANOS);
+        assertThat(peer.send(frame(0, 0, 20), 0, 20, false, true)).isTrue();
+        await().atMost(Duration.ofSeconds(10)).until(() -> senders.size() == 1);
+        assertThat(senders).doesNotContain(Thread.currentThread());
     }
 
     @Test
     void awaitSentReturnsOnceEveryQueuedFrameReachedTheChannel() throws Exception {
-        peer = new Outbox.Peer("test-send", channel, "b", 1 << 20);
+        peer = new Outbox.Peer("test-send", channel, "b", LIMITS);
         channel.gate = new CountDownLatch(1);
         sendInBackground(frame(0, 0, 30), true);
         sendInBackground(frame(0, 1, 30), false); // each ordering has its own queue: hold both
         await().atMost(Duration.ofSeconds(10)).until(() -> channel.inSend.get() == 2);
         for (int i = 2; i < 50; i++) {
-            peer.send(frame(0, i, 30), 0, 30, i % 2 == 0, false);
+            peer.send(frame(0, i, 30), 0, 30, i % 2 == 0, true);
         }
         assertThat(peer.awaitSent(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50)))
                 .isFalse();
@@ -246,28 +350,28 @@ class OutboxTest {
                 Thread.currentThread().interrupt();
             }
         };
-        peer = new Outbox.Peer("test-send", held, "b", 1_000);
+        peer = new Outbox.Peer("test-send", held, "b", LIMITS);
         // after a pause, on an idle queue: an unqueued frame would go out here, on this thread
         long pauseStart = System.nanoTime();
         await().atMost(Duration.ofSeconds(10))
                 .until(() -> System.nanoTime() - pauseStart > 2 * Outbox.INLINE_GAP_NANOS);
-        peer.send(frame(0, 0, 100), 0, 100, false, true);
+        peer.send(frame(0, 0, 100), 0, 100, false, false);
         await().atMost(Duration.ofSeconds(10)).until(() -> senders.size() == 1);
-        // the channel is held, and the queue goes far past its limit: the caller returns every time
-        for (int i = 1; i <= 200; i++) {
-            peer.send(frame(0, i, 100), 0, 100, false, true);
+        // the channel is held, and the queue goes past the waiting threshold: the caller returns every time
+        for (int i = 1; i <= 20_000; i++) {
+            assertThat(peer.send(frame(0, i, 100), 0, 100, false, false)).isTrue();
         }
         assertThat(senders).doesNotContain(Thread.currentThread());
         gate.countDown();
-        await().atMost(Duration.ofSeconds(10)).until(() -> peer.frames() == 201);
+        await().atMost(Duration.ofSeconds(10)).until(() -> peer.frames() == 20_001);
         assertThat(senders).doesNotContain(Thread.currentThread());
     }
 
     @Test
     void aClosedPeerSendsNothingMore() {
-        peer = new Outbox.Peer("test-send", channel, "b", 1 << 20);
+        peer = new Outbox.Peer("test-send", channel, "b", LIMITS);
         peer.close();
-        peer.send(frame(0, 0, 20), 0, 20, false, false);
+        peer.send(frame(0, 0, 20), 0, 20, false, true);
         assertThat(channel.messages).isEmpty();
     }
 

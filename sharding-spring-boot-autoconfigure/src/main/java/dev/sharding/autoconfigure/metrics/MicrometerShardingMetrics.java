@@ -18,7 +18,7 @@ import java.util.concurrent.TimeUnit;
  * failed) and {@code remote} (true when the ask was last sent to another node);</li>
  * <li>{@code sharding.tells}: counter, tag {@code type};</li>
  * <li>{@code sharding.dropped}: counter of tells dropped, tags {@code type} and {@code reason} (buffer-full,
- * rejected, partitioned, stopped);</li>
+ * rejected, partitioned, stopped, backpressure);</li>
  * <li>{@code sharding.passivations}: counter, tag {@code type};</li>
  * <li>{@code sharding.handoffs}: timer of the handoffs of shards this node hosted, tag {@code type};</li>
  * <li>{@code sharding.store.write}: timer of entity state writes, tags {@code type} and {@code outcome} (success,

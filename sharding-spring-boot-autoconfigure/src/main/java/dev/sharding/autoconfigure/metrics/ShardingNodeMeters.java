@@ -2,6 +2,7 @@ package dev.sharding.autoconfigure.metrics;
 
 import dev.sharding.Member;
 import dev.sharding.ShardingNode;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
@@ -11,7 +12,10 @@ import java.util.function.ToIntBiFunction;
  * The node's gauges, read when the registry collects them: {@code sharding.entities.active},
  * {@code sharding.shards.hosted} and {@code sharding.buffered} per entity type (tag {@code type}),
  * {@code sharding.members} (the members of this node's view) and {@code sharding.coordinator} (1 on the node whose
- * coordinator is active, else 0). A stopped node reads 0 everywhere.
+ * coordinator is active, else 0); and for backpressure {@code sharding.backpressure.queued.bytes} (the most bytes
+ * queued now toward one member), {@code sharding.backpressure.refused} (a counter of the frames refused or dropped
+ * because the member they were for was behind) and {@code sharding.backpressure.suspected} (a counter of the members
+ * this node reported to failure detection for staying behind). A stopped node reads 0 everywhere.
  */
 public final class ShardingNodeMeters implements MeterBinder {
 
@@ -44,6 +48,17 @@ public final class ShardingNodeMeters implements MeterBinder {
                 .register(registry);
         Gauge.builder("sharding.coordinator", node, ShardingNodeMeters::coordinatorHere)
                 .description("1 on the node whose coordinator is active, else 0")
+                .register(registry);
+        Gauge.builder("sharding.backpressure.queued.bytes", node, n -> n.isRunning() ? n.maxQueuedBytes() : 0)
+                .description("The most bytes queued now toward one member")
+                .baseUnit("bytes")
+                .register(registry);
+        FunctionCounter.builder("sharding.backpressure.refused", node, n -> n.isRunning() ? n.refusedFrames() : 0)
+                .description("Frames refused or dropped because the member they were for was behind")
+                .register(registry);
+        FunctionCounter.builder(
+                        "sharding.backpressure.suspected", node, n -> n.isRunning() ? n.membersReportedBehind() : 0)
+                .description("Members this node reported to failure detection for staying behind")
                 .register(registry);
     }
 

@@ -112,6 +112,17 @@ class ShardingMetricsTests {
         assertThat(gauge(n1, "sharding.entities.active") + gauge(n2, "sharding.entities.active"))
                 .isEqualTo(ids.size());
         assertThat(gauge(n1, "sharding.buffered")).isZero();
+        assertThat(gauge(n1, "sharding.backpressure.queued.bytes")).isGreaterThanOrEqualTo(0);
+        assertThat(n1.getBean(MeterRegistry.class)
+                        .get("sharding.backpressure.refused")
+                        .functionCounter()
+                        .count())
+                .isZero();
+        assertThat(n1.getBean(MeterRegistry.class)
+                        .get("sharding.backpressure.suspected")
+                        .functionCounter()
+                        .count())
+                .isZero();
 
         int shard = EntityType.shardOf("m-0", 10);
         ShardingNode node1 = n1.getBean(ShardingNode.class);
