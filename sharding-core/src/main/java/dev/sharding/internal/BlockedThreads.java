@@ -1,5 +1,6 @@
 package dev.sharding.internal;
 
+import dev.sharding.internal.transport.SendingThreads;
 import dev.sharding.spi.ShardingMetrics;
 import java.io.Serial;
 import java.time.Duration;
@@ -126,7 +127,12 @@ final class BlockedThreads {
         Watched w = storeThreads.get();
         if (w == null) {
             Thread t = Thread.currentThread();
-            w = t.getName().startsWith(STORE_THREADS) ? watch(t, STORE) : UNWATCHED;
+            if (t.getName().startsWith(STORE_THREADS)) {
+                w = watch(t, STORE);
+                SendingThreads.nodeThread(); // its replies wait at most max-wait for a slow member
+            } else {
+                w = UNWATCHED;
+            }
             storeThreads.set(w);
         }
         return w == UNWATCHED ? null : w;

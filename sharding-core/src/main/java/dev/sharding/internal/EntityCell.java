@@ -5,6 +5,7 @@ import dev.sharding.EntityState;
 import dev.sharding.UnhandledMessageException;
 import dev.sharding.internal.protocol.EntityTransfer;
 import dev.sharding.internal.protocol.FailureKind;
+import dev.sharding.internal.transport.SendingThreads;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.CompletableFuture;
@@ -179,6 +180,7 @@ final class EntityCell implements Runnable, Passivation.Candidate, ParkedEntitie
 
     @Override
     public void run() {
+        SendingThreads.nodeThread(); // what an entity sends waits at most max-wait for a slow member
         for (int i = 0; i < THROUGHPUT; i++) {
             Delivery d = pending;
             if (d != null) {

@@ -7,6 +7,7 @@ import dev.sharding.MessageRejectedException;
 import dev.sharding.ShardingSettings;
 import dev.sharding.internal.protocol.EntityEnvelope;
 import dev.sharding.internal.protocol.FailureKind;
+import dev.sharding.internal.transport.SendingThreads;
 import dev.sharding.spi.EntityTypeMetrics;
 import dev.sharding.spi.EntityTypeMetrics.DropReason;
 import dev.sharding.spi.MessageTracing;
@@ -226,7 +227,10 @@ final class ShardRouter {
                 payload.length,
                 messageId,
                 headers);
-        if (!node.transport().send(home, node.protocol().encode(envelope), false)) {
+        byte[] frame = node.protocol().encode(envelope);
+        if (!(ask == null
+                ? node.transport().sendTell(home, frame)
+                : node.transport().send(home, frame, false))) {
             String reason = "The queue toward node " + home.name() + " hosting shard " + slot.shardId + " of "
                     + typeName + " is full: it does not keep up (settings sharding.backpressure.max-wait and"
                     + " sharding.backpressure.max-queued-bytes); nothing was sent";
@@ -490,9 +494,17 @@ final class ShardRouter {
     void publish(ShardSlot slot, Member home) {
         synchronized (slot) {
             ShardSlot.Buffered item;
-            while ((item = slot.buffer.pollFirst()) != null) {
-                unbuffered(item);
-                flush(slot, home, item);
+            if (!slot.buffer.isEmpty()) {
+                // what the buffer held is queued toward the home whatever its queue holds: the buffer bounded it
+                SendingThreads.beginFlush();
+                try {
+                    while ((item = slot.buffer.pollFirst()) != null) {
+                        unbuffered(item);
+                        flush(slot, home, item);
+                    }
+                } finally {
+                    SendingThreads.endFlush();
+                }
             }
             slot.requested = false;
             slot.home = home;

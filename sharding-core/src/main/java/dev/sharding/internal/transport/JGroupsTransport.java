@@ -128,7 +128,12 @@ public final class JGroupsTransport implements Transport, Receiver {
         this.customizer = customizer;
         this.jdbcDiscovery = jdbcDiscovery;
         dev.sharding.BackpressureSettings bp = settings.backpressure();
-        this.limits = Outbox.Limits.of(bp.maxQueuedBytes(), bp.maxWait().toNanos());
+        this.limits = Outbox.Limits.of(
+                bp.maxQueuedBytes(),
+                bp.maxWait().toNanos(),
+                bp.suspectAfter().isZero()
+                        ? Outbox.Limits.PATIENT_WAIT_NANOS
+                        : bp.suspectAfter().toNanos());
         this.suspectAfterNanos = bp.suspectAfter().toNanos();
     }
 
@@ -233,20 +238,26 @@ public final class JGroupsTransport implements Transport, Receiver {
 
     @Override
     public boolean send(Member to, byte[] frame, boolean outOfBand) {
-        return send(to, frame, 0, frame.length, outOfBand, false);
+        return send(to, frame, 0, frame.length, outOfBand, false, false);
     }
 
     @Override
     public boolean send(Member to, byte[] buffer, int offset, int length, boolean outOfBand) {
-        return send(to, buffer, offset, length, outOfBand, false);
+        return send(to, buffer, offset, length, outOfBand, false, false);
+    }
+
+    @Override
+    public boolean sendTell(Member to, byte[] frame) {
+        return send(to, frame, 0, frame.length, false, false, true);
     }
 
     @Override
     public boolean sendControl(Member to, byte[] frame, boolean outOfBand) {
-        return send(to, frame, 0, frame.length, outOfBand, true);
+        return send(to, frame, 0, frame.length, outOfBand, true, false);
     }
 
-    private boolean send(Member to, byte[] buffer, int offset, int length, boolean outOfBand, boolean control) {
+    private boolean send(
+            Member to, byte[] buffer, int offset, int length, boolean outOfBand, boolean control, boolean tell) {
         Outbox.Peer peer = peers.get(to);
         if (peer == null) {
             peer = startPeer(to);
@@ -256,7 +267,7 @@ public final class JGroupsTransport implements Transport, Receiver {
             }
         }
         // a thread delivering a message, or the control thread, never waits to send: the frame waits in the queue
-        if (peer.send(buffer, offset, length, outOfBand, SendingThreads.mayWait(), control)) {
+        if (peer.send(buffer, offset, length, outOfBand, SendingThreads.dataWait(tell), control)) {
             return true;
         }
         refused.incrementAndGet();

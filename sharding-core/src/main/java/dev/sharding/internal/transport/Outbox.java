@@ -88,13 +88,43 @@ public final class Outbox {
      * @param waitAbove the queued bytes above which a thread that may wait waits for room
      * @param maxQueuedBytes the queued bytes beyond which a data frame is refused, whoever sends it
      * @param controlReserve the bytes a control frame may queue beyond {@code maxQueuedBytes}
-     * @param maxWaitNanos the longest a thread waits for room before its frame is refused
+     * @param maxWaitNanos the longest one of the node's own threads waits for room before its frame is refused
      * @param stuckNanos how long a member may take nothing while frames wait before it gets no more data frames
+     * @param patientWaitNanos the longest an application's thread waits for room for a tell, while the member keeps
+     *     taking frames ({@link Wait#PATIENT})
      */
-    record Limits(long waitAbove, long maxQueuedBytes, long controlReserve, long maxWaitNanos, long stuckNanos) {
+    record Limits(
+            long waitAbove,
+            long maxQueuedBytes,
+            long controlReserve,
+            long maxWaitNanos,
+            long stuckNanos,
+            long patientWaitNanos) {
 
         /** How long a member may take nothing before it gets no more data frames, unless the longest wait is longer. */
         static final long STUCK_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+        /** The longest patient wait when none is given: the default time after which a member behind is suspected. */
+        static final long PATIENT_WAIT_NANOS = TimeUnit.SECONDS.toNanos(5);
+
+        /**
+         * Limits whose member is stuck after the longest wait, or a second, whichever is longer.
+         *
+         * @param waitAbove the queued bytes above which a thread that may wait waits
+         * @param maxQueuedBytes the bound of data frames
+         * @param controlReserve the reserve of control frames
+         * @param maxWaitNanos the longest wait
+         * @param stuckNanos how long a member may take nothing
+         */
+        Limits(long waitAbove, long maxQueuedBytes, long controlReserve, long maxWaitNanos, long stuckNanos) {
+            this(
+                    waitAbove,
+                    maxQueuedBytes,
+                    controlReserve,
+                    maxWaitNanos,
+                    stuckNanos,
+                    Math.max(maxWaitNanos, PATIENT_WAIT_NANOS));
+        }
 
         /**
          * Limits whose member is stuck after the longest wait, or a second, whichever is longer.
@@ -119,6 +149,44 @@ public final class Outbox {
         static Limits of(long maxQueuedBytes, long maxWaitNanos) {
             return new Limits(maxQueuedBytes / 4, maxQueuedBytes, maxQueuedBytes / 4, maxWaitNanos);
         }
+
+        /**
+         * The limits for a bound, a longest wait and a longest patient wait.
+         *
+         * @param maxQueuedBytes the bound
+         * @param maxWaitNanos the longest wait of the node's own threads
+         * @param patientWaitNanos the longest wait of an application's thread sending a tell
+         * @return the limits
+         */
+        static Limits of(long maxQueuedBytes, long maxWaitNanos, long patientWaitNanos) {
+            return new Limits(
+                    maxQueuedBytes / 4,
+                    maxQueuedBytes,
+                    maxQueuedBytes / 4,
+                    maxWaitNanos,
+                    Math.max(maxWaitNanos, STUCK_NANOS),
+                    Math.max(maxWaitNanos, patientWaitNanos));
+        }
+    }
+
+    /** How a sender may wait for room toward a member. */
+    enum Wait {
+        /** Never: a delivering thread, the control thread. Refused at once at the bound. */
+        NEVER,
+        /** At most {@link Limits#maxWaitNanos()}: the node's own threads (entities, store), and asks and replies. */
+        BOUNDED,
+        /**
+         * A tell from an application's thread: waits while the member keeps taking frames, at most
+         * {@link Limits#patientWaitNanos()}, so that a sender faster than a healthy member is slowed down rather than
+         * losing tells; refused once the member has taken nothing for {@link Limits#stuckNanos()}.
+         */
+        PATIENT,
+        /**
+         * The messages a region held while it waited for a shard's home, sent on once the home is known: never waits
+         * and is never refused for room (the region's buffer bounded them already), so that nothing buffered during a
+         * handoff is lost to a burst.
+         */
+        FLUSH
     }
 
     private Outbox() {}
@@ -206,7 +274,22 @@ public final class Outbox {
          * @return false when the frame was refused for want of room
          */
         boolean send(byte[] buffer, int offset, int length, boolean oob, boolean mayWait, boolean control) {
-            return (oob ? outOfBand : regular).send(buffer, offset, length, mayWait, control);
+            return send(buffer, offset, length, oob, mayWait ? Wait.BOUNDED : Wait.NEVER, control);
+        }
+
+        /**
+         * Queues a frame, or sends it at once.
+         *
+         * @param buffer the array
+         * @param offset where the frame starts
+         * @param length its length
+         * @param oob whether it may overtake regular frames
+         * @param wait how the caller may wait for room
+         * @param control whether it is a control frame: it never waits, and may use the reserve
+         * @return false when the frame was refused for want of room
+         */
+        boolean send(byte[] buffer, int offset, int length, boolean oob, Wait wait, boolean control) {
+            return (oob ? outOfBand : regular).send(buffer, offset, length, wait, control);
         }
 
         /**
@@ -315,15 +398,20 @@ public final class Outbox {
             }
         }
 
-        /** Reserves room, waiting at most the longest wait for the queue to go below the waiting threshold. */
-        private boolean reserveWaiting(int length) {
+        /**
+         * Reserves room, waiting for the queue to go below the waiting threshold: at most the longest wait, or, for a
+         * patient sender, at most the longest patient wait and only while the member keeps taking frames.
+         */
+        private boolean reserveWaiting(int length, boolean patient) {
             if (reserve(length, limits.waitAbove())) {
                 return true;
             }
-            long deadline = System.nanoTime() + limits.maxWaitNanos();
+            long start = System.nanoTime();
+            long deadline = start + (patient ? limits.patientWaitNanos() : limits.maxWaitNanos());
             long waitNanos = 10_000;
             while (!closed) {
-                if (System.nanoTime() - deadline >= 0) {
+                long now = System.nanoTime();
+                if (now - deadline >= 0 || (patient && behindNanos(now) > limits.stuckNanos())) {
                     return false;
                 }
                 LockSupport.parkNanos(this, waitNanos);
@@ -368,14 +456,14 @@ public final class Outbox {
                 return since == 0 ? 0 : now - since;
             }
 
-            boolean send(byte[] buffer, int offset, int length, boolean mayWait, boolean control) {
+            boolean send(byte[] buffer, int offset, int length, Wait wait, boolean control) {
                 if (closed) {
                     return true; // dropped, as the channel drops frames to a gone member
                 }
                 long now = System.nanoTime();
                 long previous = lastSendNanos;
                 lastSendNanos = now;
-                if (mayWait
+                if ((wait == Wait.BOUNDED || wait == Wait.PATIENT)
                         && now - previous > INLINE_GAP_NANOS
                         && queued.get() == 0
                         && regular.sendingSince == 0
@@ -397,14 +485,22 @@ public final class Outbox {
                         }
                     }
                 }
-                if (!control && behindNanos(now) > limits.stuckNanos()) {
+                if (!control && wait != Wait.FLUSH && behindNanos(now) > limits.stuckNanos()) {
                     // the member has taken nothing for a long while: refuse at once, even with room
                     refused.incrementAndGet();
                     return false;
                 }
-                boolean room = control
-                        ? reserve(length, limits.maxQueuedBytes() + limits.controlReserve())
-                        : mayWait ? reserveWaiting(length) : reserve(length, limits.maxQueuedBytes());
+                boolean room = switch (wait) {
+                    case FLUSH -> reserve(length, Long.MAX_VALUE);
+                    case NEVER ->
+                        reserve(
+                                length,
+                                control ? limits.maxQueuedBytes() + limits.controlReserve() : limits.maxQueuedBytes());
+                    case BOUNDED, PATIENT ->
+                        control
+                                ? reserve(length, limits.maxQueuedBytes() + limits.controlReserve())
+                                : reserveWaiting(length, wait == Wait.PATIENT);
+                };
                 if (!room) {
                     refused.incrementAndGet();
                     return false;

@@ -38,6 +38,18 @@ public interface Transport {
     boolean send(Member to, byte[] frame, boolean outOfBand);
 
     /**
+     * Sends a tell's envelope to one member, as {@link #send(Member, byte[], boolean)} does, but from an application's
+     * thread it waits longer for room, while the member keeps taking frames ({@link SendingThreads}).
+     *
+     * @param to the member, never this node
+     * @param frame the frame
+     * @return false when the frame was refused because the member is behind
+     */
+    default boolean sendTell(Member to, byte[] frame) {
+        return send(to, frame, false);
+    }
+
+    /**
      * Sends a control frame (leases, shard homes, registrations) to one member, in order with its data frames. Never
      * waits; it may use a reserve beyond the bound of data frames, so that data does not starve it.
      *

@@ -267,6 +267,111 @@ class OutboxTest {
     }
 
     @Test
+    void aPatientTellWaitsPastTheLongestWaitWhileTheMemberIsNotStuckAndGoesOutWhenRoomComes() throws Exception {
+        peer = new Outbox.Peer(
+                "test-send",
+                channel,
+                "b",
+                new Outbox.Limits(
+                        1_000,
+                        4_000,
+                        1_000,
+                        TimeUnit.MILLISECONDS.toNanos(5),
+                        TimeUnit.SECONDS.toNanos(60),
+                        TimeUnit.SECONDS.toNanos(60)));
+        channel.gate = new CountDownLatch(1);
+        sendInBackground(frame(0, 0, 100), false);
+        await().atMost(Duration.ofSeconds(10)).until(() -> channel.inSend.get() == 1);
+        for (int i = 1; i <= 10; i++) {
+            assertThat(peer.send(frame(0, i, 100), 0, 100, false, Outbox.Wait.BOUNDED, false))
+                    .isTrue();
+        }
+        // the queue is at the waiting threshold: an application's tell waits for room
+        List<Boolean> patient = Collections.synchronizedList(new ArrayList<>());
+        Thread sender =
+                new Thread(() -> patient.add(peer.send(frame(0, 11, 100), 0, 100, false, Outbox.Wait.PATIENT, false)));
+        sender.start();
+        await().atMost(Duration.ofSeconds(10)).until(() -> sender.getState() == Thread.State.TIMED_WAITING);
+        // while it waits, a bounded sender (an entity's thread, an ask) waits its 5 ms and is refused
+        assertThat(peer.send(frame(0, 99, 100), 0, 100, false, Outbox.Wait.BOUNDED, false))
+                .isFalse();
+        assertThat(peer.refused()).isEqualTo(1);
+        assertThat(patient).isEmpty();
+        assertThat(sender.isAlive()).isTrue();
+        // the member takes frames again: the patient tell goes out, after the ten before it
+        channel.gate.countDown();
+        sender.join(10_000);
+        assertThat(patient).containsExactly(true);
+        await().atMost(Duration.ofSeconds(10)).until(() -> channel.frames().size() == 12);
+        List<byte[]> frames = channel.frames();
+        for (int i = 0; i <= 11; i++) {
+            assertThat(ByteBuffer.wrap(frames.get(i)).getInt(5)).isEqualTo(i);
+        }
+        assertThat(peer.refused()).isEqualTo(1);
+    }
+
+    @Test
+    void aPatientTellIsRefusedOnceTheMemberHasTakenNothingForTheStuckTime() throws Exception {
+        peer = new Outbox.Peer(
+                "test-send",
+                channel,
+                "b",
+                new Outbox.Limits(
+                        1_000,
+                        4_000,
+                        1_000,
+                        TimeUnit.MILLISECONDS.toNanos(5),
+                        TimeUnit.MILLISECONDS.toNanos(300),
+                        TimeUnit.SECONDS.toNanos(60)));
+        channel.gate = new CountDownLatch(1);
+        sendInBackground(frame(0, 0, 100), false);
+        await().atMost(Duration.ofSeconds(10))
+                .pollInterval(Duration.ofMillis(1))
+                .until(() -> channel.inSend.get() == 1);
+        int accepted = 0;
+        for (int i = 1; i <= 10; i++) {
+            if (peer.send(frame(0, i, 100), 0, 100, false, Outbox.Wait.BOUNDED, false)) {
+                accepted++;
+            }
+        }
+        // the member takes nothing: the patient tell is refused once that has lasted the stuck time, long before
+        // its longest patient wait (a minute)
+        assertThat(peer.send(frame(0, 11, 100), 0, 100, false, Outbox.Wait.PATIENT, false))
+                .isFalse();
+        assertThat(peer.behindNanos(System.nanoTime())).isGreaterThan(TimeUnit.MILLISECONDS.toNanos(300));
+        channel.gate.countDown();
+        int sent = 1 + accepted;
+        await().atMost(Duration.ofSeconds(10)).until(() -> channel.frames().size() == sent);
+    }
+
+    @Test
+    void aRegionsFlushIsQueuedBeyondTheBoundAndGoesOutInOrder() {
+        peer = new Outbox.Peer(
+                "test-send", channel, "b", new Outbox.Limits(1_000, 4_000, 1_000, TimeUnit.SECONDS.toNanos(60)));
+        channel.gate = new CountDownLatch(1);
+        sendInBackground(frame(0, 0, 100), false);
+        await().atMost(Duration.ofSeconds(10)).until(() -> channel.inSend.get() == 1);
+        // the control thread sends on 200 buffered messages (20,000 bytes) toward a member whose bound is 4,000: a
+        // handoff's buffer is bounded by the region, and nothing of it is refused here
+        for (int i = 1; i <= 200; i++) {
+            assertThat(peer.send(frame(0, i, 100), 0, 100, false, Outbox.Wait.FLUSH, false))
+                    .isTrue();
+        }
+        assertThat(peer.queuedBytes()).isEqualTo(20_000);
+        assertThat(peer.refused()).isZero();
+        // a thread that never waits is still refused at the bound meanwhile
+        assertThat(peer.send(frame(0, 999, 100), 0, 100, false, Outbox.Wait.NEVER, false))
+                .isFalse();
+        channel.gate.countDown();
+        await().atMost(Duration.ofSeconds(10)).until(() -> peer.queuedBytes() == 0);
+        List<byte[]> frames = channel.frames();
+        assertThat(frames).hasSize(201);
+        for (int i = 0; i <= 200; i++) {
+            assertThat(ByteBuffer.wrap(frames.get(i)).getInt(5)).isEqualTo(i);
+        }
+    }
+
+    @Test
     void threadsThatNeverWaitAreRefusedAtTheBoundControlFramesHaveAReserveAndMemoryStaysBounded() {
         peer = new Outbox.Peer(
                 "test-send", channel, "b", new Outbox.Limits(1_000, 4_000, 1_000, TimeUnit.SECONDS.toNanos(60)));
