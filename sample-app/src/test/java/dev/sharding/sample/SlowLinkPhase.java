@@ -57,6 +57,12 @@ final class SlowLinkPhase {
 
     static final Duration P99_MAX = Duration.ofSeconds(2);
 
+    /**
+     * Whether the others' rate and p99 are asserted, or only reported: {@code -Dpartition.it.strict=false}, as for the
+     * scenario's own expectations. Losses and balances are asserted either way.
+     */
+    private static final boolean STRICT = !"false".equals(System.getProperty("partition.it.strict"));
+
     private static final int ACCOUNTS = 100;
 
     private static final Duration SETTLE = Duration.ofSeconds(30);
@@ -119,6 +125,7 @@ final class SlowLinkPhase {
         long rejoinedMs;
         boolean rejoined;
         boolean recovered;
+        @Nullable Thread watch = null;
         load.start();
         try {
             assertThat(poll(SETTLE, () -> load.accountsWithAck() == ACCOUNTS))
@@ -139,7 +146,7 @@ final class SlowLinkPhase {
                     RATE,
                     SLOW.toSeconds(),
                     BASELINE.toSeconds()));
-            Thread watch = watchMembership(observer, slow, baselineAt, removedAt, backAt);
+            watch = watchMembership(observer, slow, removedAt, backAt);
             pauseUntil(baselineAt + BASELINE.toNanos());
 
             slowAt = System.nanoTime();
@@ -159,6 +166,8 @@ final class SlowLinkPhase {
                             && nodes.stream().allMatch(n -> status(n.url("/accounts/" + ids.get(0))) == 200));
             rejoinedMs = millisSince(restoredAt);
             watch.interrupt();
+            watch.join(5_000);
+            watch = null;
             load.divert(null);
             load.merged();
             recovered = poll(SETTLE, () -> load.accountsDepositedAfterMerge() == ACCOUNTS);
@@ -180,7 +189,7 @@ final class SlowLinkPhase {
                             ? "never removed from the view"
                             : "removed " + (removedAt.get() - slowAt) / 1_000_000 + " ms after the slowdown"
                                     + (backAt.get() < 0
-                                            ? ", not back while watched"
+                                            ? ", back in every view within " + rejoinedMs + " ms of the restore"
                                             : ", back " + (backAt.get() - restoredAt) / 1_000_000
                                                     + " ms after the restore")));
             soft.assertThat(rejoined)
@@ -191,6 +200,9 @@ final class SlowLinkPhase {
                     .isTrue();
         } finally {
             lab.unslow(slow.ns());
+            if (watch != null) {
+                watch.interrupt();
+            }
             load.stop();
         }
         report.accept(String.format("%sload stopped %d ms after the phase started", tag, millisSince(phaseStarted)));
@@ -209,14 +221,21 @@ final class SlowLinkPhase {
         report.accept(tag + "deposits for the others' accounts through the others, before: " + before);
         report.accept(tag + "deposits for the others' accounts through the others, slowed:  " + during);
         report.accept(tag + "deposits through " + slow.name() + " or for its accounts, slowed: " + mine);
-        soft.assertThat(during.rate())
+        report.accept(tag + "the others' acknowledged deposits a second, by host, from the baseline on: "
+                + timeline(samples, others, slowAt - BASELINE.toNanos(), restoredAt));
+        SoftAssertions timing = STRICT ? soft : new SoftAssertions();
+        timing.assertThat(during.rate())
                 .as(
                         "%sthe others' acknowledged deposits a second while %s is slow, against %.1f before",
                         tag, slow.name(), before.rate())
                 .isGreaterThanOrEqualTo(before.rate() / 2);
-        soft.assertThat(during.p99Millis())
+        timing.assertThat(during.p99Millis())
                 .as("%sp99 of the others' deposits while %s is slow (ms)", tag, slow.name())
                 .isLessThan(P99_MAX.toMillis());
+        if (!STRICT) {
+            timing.errorsCollected()
+                    .forEach(e -> report.accept(tag + "not asserted (-Dpartition.it.strict=false): " + e.getMessage()));
+        }
         balances.check(load, soft);
         soft.assertThat(load.violations())
                 .as("%sanswers showing less than had been acknowledged", tag)
@@ -234,6 +253,29 @@ final class SlowLinkPhase {
                     "%d sent, %.1f acknowledged/s, p99 %d ms, max %d ms, by status %s",
                     count, rate, p99Millis, maxMillis, statuses);
         }
+    }
+
+    /** Per second from {@code from} to {@code to}: acknowledged deposits of a kind, by the host that answered. */
+    private static String timeline(
+            Queue<DepositLoad.Sample> samples, Predicate<DepositLoad.Sample> kind, long from, long to) {
+        int seconds = (int) Math.max(1, (to - from + 999_999_999L) / 1_000_000_000L);
+        Map<String, int[]> byHost = new TreeMap<>();
+        for (DepositLoad.Sample s : samples) {
+            if (s.startNanos() < from || s.startNanos() >= to || !kind.test(s) || s.host() == null) {
+                continue;
+            }
+            int second = (int) ((s.startNanos() - from) / 1_000_000_000L);
+            byHost.computeIfAbsent(s.host(), h -> new int[seconds])[second]++;
+        }
+        StringBuilder b = new StringBuilder();
+        byHost.forEach((host, counts) -> b.append(System.lineSeparator())
+                .append("    ")
+                .append(host)
+                .append(": ")
+                .append(java.util.Arrays.stream(counts)
+                        .mapToObj(Integer::toString)
+                        .collect(Collectors.joining(" "))));
+        return b.toString();
     }
 
     private static Window window(
@@ -257,8 +299,8 @@ final class SlowLinkPhase {
         return new Window(millis.size(), acked / ((to - from) / 1e9), p99, max, statuses);
     }
 
-    /** Polls the observer's view from the baseline on: when the slow member left it, and when it came back. */
-    private Thread watchMembership(Node observer, Node slow, long since, AtomicLong removedAt, AtomicLong backAt) {
+    /** Polls the observer's view until interrupted: when the slow member left it, and when it came back. */
+    private Thread watchMembership(Node observer, Node slow, AtomicLong removedAt, AtomicLong backAt) {
         Thread t = new Thread(
                 () -> {
                     while (!Thread.currentThread().isInterrupted()) {
