@@ -151,8 +151,8 @@ final class SlowLinkPhase {
 
             slowAt = System.nanoTime();
             lab.slow(slow.ns(), RATE);
-            Thread dumps =
-                    dumpThreadsLater(nodes.stream().filter(n -> n != slow).toList(), slowAt + SLOW.toNanos() / 2, name);
+            Thread dumps = dumpThreadsLater(
+                    nodes.stream().filter(n -> n != slow).toList(), slowAt + SLOW.toNanos() * 7 / 10, name);
             pauseUntil(slowAt + SLOW.toNanos());
             report.accept(tag + "link of " + slow.name() + " at the end: " + lab.shaping(slow.ns()));
             lab.unslow(slow.ns());
@@ -223,6 +223,10 @@ final class SlowLinkPhase {
         report.accept(tag + "deposits through " + slow.name() + " or for its accounts, slowed: " + mine);
         report.accept(tag + "the others' acknowledged deposits a second, by host, from the baseline on: "
                 + timeline(samples, others, slowAt - BASELINE.toNanos(), restoredAt));
+        report.accept(String.format(
+                "%slongest time without an acknowledged deposit for the others' accounts while slowed: %d ms (the"
+                        + " clients wait for their answers, so a stall shows here more than in the p99)",
+                tag, longestGapMillis(samples, others, slowAt, slowAt + SLOW.toNanos())));
         SoftAssertions timing = STRICT ? soft : new SoftAssertions();
         timing.assertThat(during.rate())
                 .as(
@@ -276,6 +280,23 @@ final class SlowLinkPhase {
                         .mapToObj(Integer::toString)
                         .collect(Collectors.joining(" "))));
         return b.toString();
+    }
+
+    /** The longest time between acknowledgements of a kind within a window (its edges count as acknowledgements). */
+    private static long longestGapMillis(
+            Queue<DepositLoad.Sample> samples, Predicate<DepositLoad.Sample> kind, long from, long to) {
+        List<Long> acked = new ArrayList<>(List.of(from, to));
+        for (DepositLoad.Sample s : samples) {
+            if (kind.test(s) && "200".equals(s.status()) && s.endNanos() >= from && s.endNanos() < to) {
+                acked.add(s.endNanos());
+            }
+        }
+        acked.sort(null);
+        long gap = 0;
+        for (int i = 1; i < acked.size(); i++) {
+            gap = Math.max(gap, acked.get(i) - acked.get(i - 1));
+        }
+        return gap / 1_000_000;
     }
 
     private static Window window(
