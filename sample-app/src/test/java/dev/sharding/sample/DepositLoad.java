@@ -19,6 +19,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Consumer;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.jspecify.annotations.Nullable;
@@ -53,6 +54,28 @@ final class DepositLoad {
 
     /** A node the clients send to, and whether it is on the side that is cut off or frozen. */
     record Target(String name, String baseUrl, boolean minority) {}
+
+    /**
+     * One request as it ended, for a test that judges rates and latencies itself.
+     *
+     * @param startNanos when it was sent ({@link System#nanoTime()})
+     * @param endNanos when its answer or failure came
+     * @param target the node asked
+     * @param home the node that had last answered 200 for the account when it was sent, or null
+     * @param host the node the answer says hosts the account (200 only), or null
+     */
+    record Sample(
+            long startNanos,
+            long endNanos,
+            String target,
+            int account,
+            boolean read,
+            String status,
+            @Nullable String home,
+            @Nullable String host) {}
+
+    /** Clients kept for the traffic of a diverted node, so that waiting on it holds up none of the others. */
+    private static final int DIVERTED_THREADS = 3;
 
     private static final int THREADS = 8;
 
@@ -104,6 +127,10 @@ final class DepositLoad {
 
     private volatile long cutAt;
 
+    private volatile @Nullable Consumer<Sample> listener;
+
+    private volatile @Nullable String diverted;
+
     DepositLoad(List<Target> targets, List<String> ids) {
         this.targets = List.copyOf(targets);
         this.minorityNames =
@@ -132,6 +159,26 @@ final class DepositLoad {
             threads.add(thread);
             thread.start();
         }
+        for (int t = 0; t < DIVERTED_THREADS; t++) {
+            Thread thread = new Thread(this::divertedLoop, "deposit-client-diverted-" + t);
+            thread.setDaemon(true);
+            threads.add(thread);
+            thread.start();
+        }
+    }
+
+    /** Hands every request, as it ends, to a listener (null: none). */
+    void listen(@Nullable Consumer<Sample> l) {
+        listener = l;
+    }
+
+    /**
+     * Moves the traffic of one node to clients of its own: requests sent to it, and those for accounts it last
+     * hosted, go from then on through {@value #DIVERTED_THREADS} separate clients, so that while it is slow the
+     * others' accounts are measured on clients that never wait on it (null: back to everyone on the shared clients).
+     */
+    void divert(@Nullable String node) {
+        diverted = node;
     }
 
     /** Stops the clients and waits for the requests in flight. */
@@ -172,7 +219,39 @@ final class DepositLoad {
             long k = counter.getAndIncrement();
             int a = (int) (k % ids.size());
             int t = pick((int) ((k + k / ids.size()) % targets.size()));
+            String d = diverted;
+            if (d != null && (d.equals(targets.get(t).name()) || d.equals(lastHome.get(a)))) {
+                continue;
+            }
             one(a, targets.get(t), t, ThreadLocalRandom.current().nextInt(4) == 0);
+        }
+    }
+
+    /** The diverted node's traffic: a random target, and a random account it hosts unless sent to it. */
+    private void divertedLoop() {
+        ThreadLocalRandom random = ThreadLocalRandom.current();
+        while (running.get()) {
+            String d = diverted;
+            if (d == null) {
+                SampleCluster.pause(Duration.ofMillis(50));
+                continue;
+            }
+            int t = random.nextInt(targets.size());
+            int a = random.nextInt(ids.size());
+            if (!d.equals(targets.get(t).name())) {
+                int start = a;
+                while (!d.equals(lastHome.get(a))) {
+                    a = (a + 1) % ids.size();
+                    if (a == start) {
+                        break;
+                    }
+                }
+                if (!d.equals(lastHome.get(a))) {
+                    SampleCluster.pause(Duration.ofMillis(50));
+                    continue;
+                }
+            }
+            one(a, targets.get(t), t, random.nextInt(4) == 0);
         }
     }
 
@@ -193,6 +272,8 @@ final class DepositLoad {
         long amount = 1 + ThreadLocalRandom.current().nextInt(100);
         Phase started = phaseNow();
         long ackedBefore = acked.get(a);
+        @Nullable String home = lastHome.get(a);
+        long sentAt = System.nanoTime();
         String status;
         @Nullable JsonNode body = null;
         try {
@@ -211,6 +292,18 @@ final class DepositLoad {
             firstRefusal.putIfAbsent(status, body.path("detail").asString());
         }
         boolean ok = "200".equals(status);
+        Consumer<Sample> l = listener;
+        if (l != null) {
+            l.accept(new Sample(
+                    sentAt,
+                    System.nanoTime(),
+                    target.name(),
+                    a,
+                    read,
+                    status,
+                    home,
+                    ok && body != null ? body.path("node").asString() : null));
+        }
         if (!read) {
             if (ok) {
                 acked.addAndGet(a, amount);
@@ -307,6 +400,13 @@ final class DepositLoad {
     int accountsDepositedAfterMerge() {
         return (int) IntStream.range(0, ids.size())
                 .filter(i -> depositedAfterMerge.get(i) > 0)
+                .count();
+    }
+
+    /** How many accounts last answered 200 from the given node. */
+    long hostedBy(String node) {
+        return IntStream.range(0, ids.size())
+                .filter(i -> node.equals(lastHome.get(i)))
                 .count();
     }
 

@@ -47,6 +47,8 @@ final class NetnsLab implements AutoCloseable {
 
     private static final @Nullable String IPTABLES = command("iptables");
 
+    private static final @Nullable String TC = command("tc");
+
     private final List<String> namespaces = new CopyOnWriteArrayList<>();
 
     private final List<Process> processes = new CopyOnWriteArrayList<>();
@@ -187,6 +189,63 @@ final class NetnsLab implements AutoCloseable {
         must(ip(), "netns", "exec", ns, iptables(), "-w", "-F");
     }
 
+    /**
+     * Why links cannot be slowed here, or empty when they can: {@code tc} missing, or no {@code tbf} queueing
+     * discipline in the kernel (tried on the lab's own veth, and removed at once).
+     */
+    Optional<String> shapingUnavailable() {
+        if (TC == null) {
+            return Optional.of("needs `tc` (Debian package iproute2)");
+        }
+        Result r = run(List.of(
+                tc(), "qdisc", "add", "dev", HOST_VETH, "root", "tbf", "rate", "1mbit", "burst", "16kb", "latency",
+                "50ms"));
+        run(List.of(tc(), "qdisc", "del", "dev", HOST_VETH, "root"));
+        return r.status() == 0
+                ? Optional.empty()
+                : Optional.of("needs the tbf queueing discipline: " + r.output().trim());
+    }
+
+    /**
+     * Slows a host's link both ways with a token bucket ({@code tbf}): on its {@code eth0} (what it sends) and on its
+     * port of the bridge (what it receives). Packets beyond the bucket and a short queue are dropped, as on a congested
+     * link.
+     *
+     * @param ns the host's namespace, as {@link #addHost} returned it
+     * @param rate the rate, in tc's units ({@code 8kbit})
+     */
+    void slow(String ns, String rate) throws IOException, InterruptedException {
+        List<String> tbf = List.of("root", "tbf", "rate", rate, "burst", "1600", "latency", "400ms");
+        List<String> out = new ArrayList<>(List.of(ip(), "netns", "exec", ns, tc(), "qdisc", "add", "dev", "eth0"));
+        out.addAll(tbf);
+        must(out.toArray(String[]::new));
+        List<String> in =
+                new ArrayList<>(List.of(ip(), "netns", "exec", BRIDGE_NS, tc(), "qdisc", "add", "dev", bridgePort(ns)));
+        in.addAll(tbf);
+        must(in.toArray(String[]::new));
+    }
+
+    /** Removes what {@link #slow} added; a link that is not slowed is left as it is. */
+    void unslow(String ns) {
+        run(List.of(ip(), "netns", "exec", ns, tc(), "qdisc", "del", "dev", "eth0", "root"));
+        run(List.of(ip(), "netns", "exec", BRIDGE_NS, tc(), "qdisc", "del", "dev", bridgePort(ns), "root"));
+    }
+
+    /** The queueing disciplines of a host's two ends, with their counters ({@code tc -s qdisc}). */
+    String shaping(String ns) {
+        return run(List.of(ip(), "netns", "exec", ns, tc(), "-s", "qdisc", "show", "dev", "eth0"))
+                        .output()
+                        .trim()
+                + " | bridge port: "
+                + run(List.of(ip(), "netns", "exec", BRIDGE_NS, tc(), "-s", "qdisc", "show", "dev", bridgePort(ns)))
+                        .output()
+                        .trim();
+    }
+
+    private static String bridgePort(String ns) {
+        return "v-" + ns.substring(PREFIX.length());
+    }
+
     /** Sends a signal (STOP, CONT, ...) to a process. */
     static void signal(Process p, String signal) throws IOException, InterruptedException {
         must("kill", "-" + signal, Long.toString(p.pid()));
@@ -283,6 +342,10 @@ final class NetnsLab implements AutoCloseable {
 
     private static String ip() {
         return java.util.Objects.requireNonNull(IP, "ip");
+    }
+
+    private static String tc() {
+        return java.util.Objects.requireNonNull(TC, "tc");
     }
 
     private static String iptables() {

@@ -46,7 +46,8 @@ import tools.jackson.databind.JsonNode;
  * <p>Afterwards the five nodes must form one cluster again and agree on every balance, with no acknowledged deposit
  * lost and nothing counted that was never sent; and no answer at any time may show a balance below what had been
  * acknowledged before the request. The test prints what each side answered in each phase, when the majority served
- * the minority's accounts, and how long the merge took (also in {@code target/partition-it/report.txt}).
+ * the minority's accounts, and how long the merge took (also in {@code target/partition-it/report.txt}). After the
+ * cut has healed, the same cluster meets a slow member ({@link SlowLinkPhase}, about 45 s more).
  *
  * <p>From 15 s into the cut the minority must have stopped serving: the cut nodes answer only 503 and no entity on
  * the minority answers at all ({@code -Dpartition.it.strict=false} only reports it). Needs root, {@code ip} and
@@ -214,6 +215,10 @@ class PartitionProcessIT {
             }
             report(String.format("[%s] %d nodes formed one cluster in %d ms", name, NODES, millisSince(started)));
             run(name, freeze, nodes, minorityIndexes);
+            if (!freeze) {
+                new SlowLinkPhase(net, nodes, PartitionProcessIT::report)
+                        .run(name, (load, soft) -> checkBalances(name + "/slow-link", nodes, load, soft));
+            }
         } catch (Throwable t) {
             printLogTails(nodes);
             for (Node n : nodes) {
