@@ -8,6 +8,7 @@ import dev.sharding.EntityException;
 import dev.sharding.EntityType;
 import dev.sharding.ShardRegion;
 import dev.sharding.ShardingNode;
+import dev.sharding.StoreUnavailableException;
 import dev.sharding.test.ControllableStore;
 import dev.sharding.test.TestCluster;
 import dev.sharding.test.Wallet;
@@ -186,17 +187,25 @@ class EntityStateClusterTest {
     void aFailedWriteFailsTheAskAndLeavesTheStoredState() throws Exception {
         List<ShardingNode> nodes = cluster.startNodes(2);
         ShardRegion<Wallet> region = nodes.get(1).region(Wallet.class);
-        region.ask("f", new Wallet.Deposit(7), Wallet.Reply.class).get(10, TimeUnit.SECONDS);
+        String home = region.ask("f", new Wallet.Deposit(7), Wallet.Reply.class)
+                .get(10, TimeUnit.SECONDS)
+                .node();
         store.failWrites("f"::equals);
-        assertThatThrownBy(() -> region.ask("f", new Wallet.Deposit(100), Wallet.Reply.class)
-                        .get(10, TimeUnit.SECONDS))
-                .cause()
-                .isInstanceOf(EntityException.class)
-                .hasMessageContaining("could not be stored")
-                .hasMessageContaining("store unavailable for f");
-        assertThat(read(nodes.get(0), "f").amount())
-                .as("state back to the stored value")
-                .isEqualTo(7);
+        // the store failed: a distinct, retryable exception, to an asker on the entity's node and on another
+        for (ShardingNode asker : nodes) {
+            assertThatThrownBy(() -> asker.region(Wallet.class)
+                            .ask("f", new Wallet.Deposit(100), Wallet.Reply.class)
+                            .get(10, TimeUnit.SECONDS))
+                    .as(asker.nodeName().equals(home) ? "local ask" : "remote ask")
+                    .cause()
+                    .isExactlyInstanceOf(StoreUnavailableException.class)
+                    .hasMessageContaining("[wallet/f] could not be stored because the store failed")
+                    .hasMessageContaining("no effect")
+                    .hasMessageContaining("store unavailable for f");
+            assertThat(read(asker, "f").amount())
+                    .as("state back to the stored value")
+                    .isEqualTo(7);
+        }
         assertThatThrownBy(() -> region.ask("f", new Wallet.DepositThenFail(50), Wallet.Reply.class)
                         .get(10, TimeUnit.SECONDS))
                 .cause()
