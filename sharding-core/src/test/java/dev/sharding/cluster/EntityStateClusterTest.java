@@ -184,6 +184,41 @@ class EntityStateClusterTest {
     }
 
     @Test
+    void aHandOffWhileTheStoreCannotReadAnEntitysStateFailsItsWaitingAskAsStoreUnavailable() throws Exception {
+        // long waits between start attempts and a long handoff timeout: the handoff must not wait for either
+        List<ShardingNode> nodes = cluster.startNodes(
+                2,
+                s -> s.withBackoff(Duration.ofMinutes(5), Duration.ofSeconds(1))
+                        .withHandoffTimeout(Duration.ofMinutes(5)));
+        String id = "r";
+        int shard = EntityType.shardOf(id, 12);
+        store.failReads(id::equals);
+        CompletableFuture<Wallet.Reply> waiting = nodes.get(0)
+                .region(Wallet.class)
+                .ask(id, new Wallet.Deposit(100), Wallet.Reply.class, Duration.ofMinutes(5));
+        Awaitility.await("the first start failed")
+                .atMost(Duration.ofSeconds(10))
+                .until(() -> store.reads() > 0);
+        ShardingNode owner = nodes.stream()
+                .filter(n -> n.localEntities("wallet").containsKey(shard))
+                .findFirst()
+                .orElseThrow();
+        ShardingNode other = nodes.stream().filter(n -> n != owner).findFirst().orElseThrow();
+        assertThat(owner.handOff("wallet", shard, other.nodeName())
+                        .get(30, TimeUnit.SECONDS)
+                        .accepted())
+                .isTrue();
+        assertThatThrownBy(() -> waiting.get(60, TimeUnit.SECONDS))
+                .isInstanceOf(ExecutionException.class)
+                .cause()
+                .isExactlyInstanceOf(StoreUnavailableException.class)
+                .hasMessageContaining("could not start")
+                .hasMessageContaining("store unavailable for r");
+        store.failReads(x -> false);
+        assertThat(read(other, id).amount()).as("the deposit had no effect").isZero();
+    }
+
+    @Test
     void aFailedWriteFailsTheAskAndLeavesTheStoredState() throws Exception {
         List<ShardingNode> nodes = cluster.startNodes(2);
         ShardRegion<Wallet> region = nodes.get(1).region(Wallet.class);
