@@ -275,15 +275,25 @@ final class DurableEntityState {
      */
     private void notStored(ReplySink sink, Throwable writeFailure, boolean byStore, long writeNanos) {
         shard.region().metrics().stateWritten(writeNanos, false);
-        log.warn(
-                "State of [{}/{}] not stored; it is back to the stored value: {}",
-                cell.typeName(),
-                cell.entityId(),
-                writeFailure.toString());
+        boolean storeFailed = byStore && isStoreFailure(writeFailure);
+        if (storeFailed && log.isDebugEnabled()) {
+            // an outage fails every write: the store says so once per streak, the caller each time
+            log.debug(
+                    "State of [{}/{}] not stored; it is back to the stored value: {}",
+                    cell.typeName(),
+                    cell.entityId(),
+                    writeFailure.toString());
+        } else if (!storeFailed) {
+            log.warn(
+                    "State of [{}/{}] not stored; it is back to the stored value: {}",
+                    cell.typeName(),
+                    cell.entityId(),
+                    writeFailure.toString());
+        }
         if (writeFailure instanceof StaleEpochException) {
             shard.region().shardFenced(shard.shardId(), shard.epoch());
         }
-        if (byStore && isStoreFailure(writeFailure)) {
+        if (storeFailed) {
             sink.fail(
                     FailureKind.STORE_FAILED,
                     writeFailure.getClass().getName(),
