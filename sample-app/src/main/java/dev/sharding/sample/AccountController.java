@@ -8,6 +8,7 @@ import dev.sharding.EntityUnreachableException;
 import dev.sharding.MessageRejectedException;
 import dev.sharding.ShardRegion;
 import dev.sharding.ShardingException;
+import dev.sharding.StoreUnavailableException;
 import dev.sharding.UnhandledMessageException;
 import jakarta.servlet.http.HttpServletRequest;
 import java.util.concurrent.CompletableFuture;
@@ -46,7 +47,8 @@ import tools.jackson.databind.json.JsonMapper;
  * </ul>
  * Both answer {@code {"id": …, "balance": …, "node": …}}, where {@code node} names the node hosting the account.
  * Errors are RFC 9457 problem documents: 400 for an invalid id or body, 422 when the account refuses the deposit,
- * 503 when the cluster cannot reach the account in time (a retry may succeed).
+ * 503 with {@code Retry-After} when the cluster cannot reach the account in time or the database failed to store the
+ * deposit (nothing changed; a retry may succeed).
  *
  * <p>The controller never blocks a request thread while the account works: it returns the ask's future.
  */
@@ -207,8 +209,9 @@ public class AccountController {
     /**
      * The cluster could not reach the account in time: its node crashed or left, does not keep up with what this node
      * sends it ({@code MemberBehindException}, an {@code EntityUnreachableException}), no node can host it yet, a
-     * buffer is full, or this node is on the losing side of a network partition (ask another node). 503; a retry may
-     * succeed once the cluster has settled.
+     * buffer is full, or this node is on the losing side of a network partition (ask another node); or the database
+     * failed, so the deposit could not be stored and had no effect (never a 422: the account did not refuse it). 503
+     * with {@code Retry-After}; a retry may succeed once the cluster has settled or the database answers again.
      *
      * @param e the failure
      * @return the problem
@@ -217,7 +220,8 @@ public class AccountController {
         AskTimeoutException.class,
         EntityUnreachableException.class,
         BufferFullException.class,
-        ClusterPartitionedException.class
+        ClusterPartitionedException.class,
+        StoreUnavailableException.class
     })
     ResponseEntity<ProblemDetail> unavailable(ShardingException e) {
         log.debug("Account unavailable: {}", e.getMessage());

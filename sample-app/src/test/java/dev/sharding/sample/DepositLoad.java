@@ -109,6 +109,11 @@ final class DepositLoad {
 
     private final Map<String, LongAdder> answers = new ConcurrentSkipListMap<>();
 
+    /** Per key of {@link #answers}: the milliseconds the answers took, in all, and the longest. */
+    private final Map<String, LongAdder> answerMillis = new ConcurrentHashMap<>();
+
+    private final Map<String, AtomicLong> longestMillis = new ConcurrentHashMap<>();
+
     private final Map<Phase, LongAdder> servedByMinority = new ConcurrentHashMap<>();
 
     private final Map<String, String> firstRefusal = new ConcurrentSkipListMap<>();
@@ -276,6 +281,7 @@ final class DepositLoad {
         long sentAt = System.nanoTime();
         String status;
         @Nullable JsonNode body = null;
+        long sent = System.nanoTime();
         try {
             JsonHttp.Answer answer = read
                     ? http.get(target.baseUrl() + "/accounts/" + id)
@@ -286,8 +292,11 @@ final class DepositLoad {
             status = failure(e);
             skipUntil.set(t, System.nanoTime() + SKIP_AFTER_NO_ANSWER.toNanos());
         }
-        answers.computeIfAbsent(key(started, target.minority(), read, status), x -> new LongAdder())
-                .increment();
+        long tookMillis = (System.nanoTime() - sent) / 1_000_000;
+        String key = key(started, target.minority(), read, status);
+        answers.computeIfAbsent(key, x -> new LongAdder()).increment();
+        answerMillis.computeIfAbsent(key, x -> new LongAdder()).add(tookMillis);
+        longestMillis.computeIfAbsent(key, x -> new AtomicLong()).accumulateAndGet(tookMillis, Math::max);
         if (body != null && !"200".equals(status)) {
             firstRefusal.putIfAbsent(status, body.path("detail").asString());
         }
@@ -435,6 +444,39 @@ final class DepositLoad {
         return byStatus;
     }
 
+    /** The answers to reads (or deposits) started in a phase, through either side, by status. */
+    Map<String, Long> answersOf(Phase p, boolean read) {
+        Map<String, Long> byStatus = new ConcurrentSkipListMap<>();
+        answers.forEach((k, v) -> {
+            String[] f = k.split("\\|");
+            if (f[0].equals(Integer.toString(p.ordinal())) && f[3].equals(read ? "read" : "deposit")) {
+                byStatus.merge(f[4], v.sum(), Long::sum);
+            }
+        });
+        return byStatus;
+    }
+
+    /**
+     * How long the reads (or deposits) started in a phase and answered with a status took, through either side: the
+     * mean and the longest, in milliseconds ({@code {0, 0}} when there were none).
+     */
+    long[] millisOf(Phase p, boolean read, String status) {
+        long count = 0;
+        long sum = 0;
+        long longest = 0;
+        for (Map.Entry<String, LongAdder> e : answers.entrySet()) {
+            String[] f = e.getKey().split("\\|");
+            if (f[0].equals(Integer.toString(p.ordinal()))
+                    && f[3].equals(read ? "read" : "deposit")
+                    && f[4].equals(status)) {
+                count += e.getValue().sum();
+                sum += answerMillis.get(e.getKey()).sum();
+                longest = Math.max(longest, longestMillis.get(e.getKey()).get());
+            }
+        }
+        return new long[] {count == 0 ? 0 : sum / count, longest};
+    }
+
     /** How many 200 answers of requests started in a phase came from an entity hosted on the minority. */
     long servedByMinority(Phase p) {
         LongAdder n = servedByMinority.get(p);
@@ -452,7 +494,16 @@ final class DepositLoad {
         lines.add("Answers by phase, side (of the node asked), operation and status:");
         answers.forEach((k, v) -> {
             String[] f = k.split("\\|");
-            lines.add(String.format("  %-26s %-8s %-7s %-15s %7d", f[1], f[2], f[3], f[4], v.sum()));
+            long n = v.sum();
+            lines.add(String.format(
+                    "  %-26s %-8s %-7s %-15s %7d  (mean %d ms, longest %d ms)",
+                    f[1],
+                    f[2],
+                    f[3],
+                    f[4],
+                    n,
+                    n == 0 ? 0 : answerMillis.get(k).sum() / n,
+                    longestMillis.get(k).get()));
         });
         firstRefusal.forEach((status, detail) -> lines.add("  first " + status + " said: " + detail));
         lines.add("Stale answers (200 with less than acknowledged before the request): " + violations() + " "

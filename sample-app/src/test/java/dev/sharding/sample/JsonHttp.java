@@ -40,12 +40,14 @@ final class JsonHttp {
      * @param contentType the Content-Type header, or empty
      * @param text the body as text
      * @param json the body as JSON, or {@code null} when it is not JSON
+     * @param retryAfter the Retry-After header, or {@code null}
      */
     record Answer(
             int status,
             String contentType,
             String text,
-            @Nullable JsonNode json) {
+            @Nullable JsonNode json,
+            @Nullable String retryAfter) {
 
         /** The body as JSON; fails the test when it is not JSON. */
         JsonNode body() {
@@ -98,7 +100,12 @@ final class JsonHttp {
                     json = null;
                 }
             }
-            return new Answer(r.statusCode(), type, r.body(), json);
+            return new Answer(
+                    r.statusCode(),
+                    type,
+                    r.body(),
+                    json,
+                    r.headers().firstValue("Retry-After").orElse(null));
         } catch (IOException e) {
             throw new UncheckedIOException(
                     request.build().method() + " " + request.build().uri() + " failed: " + e, e);

@@ -111,20 +111,26 @@ final class DurableEntityState {
         }
         long writeStart = System.nanoTime();
         CompletableFuture<Void> write;
-        if (messageId == null) {
-            write = Objects.requireNonNull(s)
-                    .writeThrough(
-                            shard.region().store(),
-                            cell.typeName(),
-                            cell.entityId(),
-                            cell.shardId(),
-                            shard.epoch(),
-                            appliedStored);
-        } else {
-            write = recordApplied(sink, s, messageId, value);
-            if (write == null) {
-                return true; // failed and answered
+        try {
+            if (messageId == null) {
+                write = Objects.requireNonNull(s)
+                        .writeThrough(
+                                shard.region().store(),
+                                cell.typeName(),
+                                cell.entityId(),
+                                cell.shardId(),
+                                shard.epoch(),
+                                appliedStored);
+            } else {
+                write = recordApplied(sink, s, messageId, value);
+                if (write == null) {
+                    return true; // failed and answered
+                }
             }
+        } catch (RuntimeException unstorable) {
+            // the codec could not encode the state: no store was asked, the value is back to the stored one
+            notStored(sink, unstorable, false, System.nanoTime() - writeStart);
+            return true;
         }
         if (write.isDone()) {
             completeAfterWrite(sink, value, write, writeStart);
@@ -255,23 +261,62 @@ final class DurableEntityState {
         } catch (Throwable t) {
             writeFailure = unwrap(t);
         }
-        shard.region().metrics().stateWritten(System.nanoTime() - writeStart, writeFailure == null);
         if (writeFailure == null) {
+            shard.region().metrics().stateWritten(System.nanoTime() - writeStart, true);
             cell.complete(sink, value, null);
             return;
         }
-        log.warn(
-                "State of [{}/{}] not stored; it is back to the stored value: {}",
-                cell.typeName(),
-                cell.entityId(),
-                writeFailure.toString());
+        notStored(sink, writeFailure, true, System.nanoTime() - writeStart);
+    }
+
+    /**
+     * The state write failed (the store failed it: {@code byStore}), or could not be made: the message fails with no
+     * effect.
+     */
+    private void notStored(ReplySink sink, Throwable writeFailure, boolean byStore, long writeNanos) {
+        shard.region().metrics().stateWritten(writeNanos, false);
+        boolean storeFailed = byStore && isStoreFailure(writeFailure);
+        if (storeFailed && log.isDebugEnabled()) {
+            // an outage fails every write: the store says so once per streak, the caller each time
+            log.debug(
+                    "State of [{}/{}] not stored; it is back to the stored value: {}",
+                    cell.typeName(),
+                    cell.entityId(),
+                    writeFailure.toString());
+        } else if (!storeFailed) {
+            log.warn(
+                    "State of [{}/{}] not stored; it is back to the stored value: {}",
+                    cell.typeName(),
+                    cell.entityId(),
+                    writeFailure.toString());
+        }
         if (writeFailure instanceof StaleEpochException) {
             shard.region().shardFenced(shard.shardId(), shard.epoch());
+        }
+        if (storeFailed) {
+            sink.fail(
+                    FailureKind.STORE_FAILED,
+                    writeFailure.getClass().getName(),
+                    "The state of [" + cell.typeName() + "/" + cell.entityId()
+                            + "] could not be stored because the store failed, so the message had no effect"
+                            + " (retry it): " + writeFailure);
+            return;
         }
         sink.fail(
                 FailureKind.ENTITY_FAILED,
                 writeFailure.getClass().getName(),
                 "the entity's state could not be stored, so the message had no effect: " + writeFailure.getMessage());
+    }
+
+    /**
+     * Whether a failure of the store's future is the store failing (an outage: retryable) rather than the store
+     * refusing this write for what it is: a stale epoch (the shard moved), a store that cannot keep what was asked
+     * (applied message ids), or a value or key it cannot hold. Failures of the codec never reach the store.
+     */
+    static boolean isStoreFailure(Throwable failure) {
+        return !(failure instanceof StaleEpochException
+                || failure instanceof UnsupportedOperationException
+                || failure instanceof IllegalArgumentException);
     }
 
     /** The entity's durable state; see {@link dev.sharding.EntityContext#state}. */

@@ -305,7 +305,7 @@ final class EntityCell implements Runnable, Passivation.Candidate, ParkedEntitie
                 Throwable failure = durable.takeLoadFailure();
                 if (failure != null) {
                     moveTo(EntityLifecycle.NEW);
-                    return startFailed(d, failure);
+                    return startFailed(d, failure, DurableEntityState.isStoreFailure(failure));
                 }
                 pending = d;
                 if (lifecycle != EntityLifecycle.LOADING) {
@@ -326,7 +326,7 @@ final class EntityCell implements Runnable, Passivation.Candidate, ParkedEntitie
                 }
                 durable.creationFailed();
                 if (!UnreadableStateException.isCause(t)) {
-                    return startFailed(d, t);
+                    return startFailed(d, t, false);
                 }
                 // a stored state its class cannot read: trying again cannot help until the class reads it
                 log.warn("Creating entity [{}/{}] failed", typeName(), entityId, t);
@@ -439,7 +439,7 @@ final class EntityCell implements Runnable, Passivation.Candidate, ParkedEntitie
      * The entity could not start: the delivery waits in the cell and the start is tried again after a wait
      * ({@link StartBackoff}). Returns false: the mailbox waits.
      */
-    private boolean startFailed(Delivery d, Throwable failure) {
+    private boolean startFailed(Delivery d, Throwable failure, boolean byStore) {
         StartBackoff waiting = backoff;
         if (waiting == null) {
             waiting = new StartBackoff(this, shard.region().bufferSize());
@@ -448,7 +448,8 @@ final class EntityCell implements Runnable, Passivation.Candidate, ParkedEntitie
                 waiting.requestStop(); // the shard stops: no wait, the messages before the stop fail
             }
         }
-        if (!waiting.failed(failure, shard.region().scheduler(), shard.region().entityRestartBackoff())) {
+        if (!waiting.failed(
+                failure, byStore, shard.region().scheduler(), shard.region().entityRestartBackoff())) {
             waiting.failStopping(d.sink());
             return true;
         }

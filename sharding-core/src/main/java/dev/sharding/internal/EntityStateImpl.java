@@ -137,23 +137,36 @@ final class EntityStateImpl<S> implements EntityState<S> {
      *
      * @param applied the ids of applied messages to store with it, or {@code null} for none; a cleared state whose
      *     row keeps ids is written empty rather than deleted
-     * @return completes when durable, or failed
+     * @return completes when durable, or failed as the store failed it
+     * @throws RuntimeException when the codec cannot encode the value (or, in the test mode of local round trips, read
+     *     it back); the value is then back to the stored one, and the store was not called
      */
     CompletableFuture<Void> writeThrough(
             ShardingStore store, String typeName, String entityId, int shardId, long epoch, byte @Nullable [] applied) {
         dirty = false;
-        CompletableFuture<Void> done;
-        byte[] bytes = null;
-        try {
-            if (clearing && applied == null) {
-                done = store.delete(typeName, entityId, shardId, epoch);
-            } else {
+        boolean deleting = clearing && applied == null;
+        byte[] bytes = EMPTY;
+        if (!deleting) {
+            try {
                 bytes = clearing ? EMPTY : codec.encode(current);
                 if (readBackWrites && !clearing) {
                     current = readBack(bytes);
                 }
+            } catch (RuntimeException e) {
+                // not a failure of the store: thrown, so that the caller tells the two apart
+                clearing = false;
+                current = storedValue();
+                throw e;
+            }
+        }
+        clearing = false;
+        CompletableFuture<Void> done;
+        try {
+            if (deleting) {
+                done = store.delete(typeName, entityId, shardId, epoch);
+            } else {
                 byte[] written = bytes;
-                done = store.write(typeName, entityId, shardId, epoch, bytes, applied)
+                done = store.write(typeName, entityId, shardId, epoch, written, applied)
                         .thenAccept(s -> {
                             stored = written.length == 0 ? null : written;
                             storedVersion = s.version();
@@ -162,8 +175,6 @@ final class EntityStateImpl<S> implements EntityState<S> {
         } catch (RuntimeException e) {
             done = CompletableFuture.failedFuture(e);
         }
-        boolean deleting = clearing && applied == null;
-        clearing = false;
         return done.whenComplete((v, failure) -> {
             if (failure != null) {
                 current = storedValue();

@@ -8,6 +8,7 @@ import dev.sharding.EntityUnreachableException;
 import dev.sharding.Member;
 import dev.sharding.MessageRejectedException;
 import dev.sharding.ShardingException;
+import dev.sharding.StoreUnavailableException;
 import dev.sharding.UndecodableTypeException;
 import dev.sharding.UnhandledMessageException;
 import dev.sharding.internal.protocol.FailureKind;
@@ -174,7 +175,7 @@ final class PendingAsk<R> implements ReplySink, Runnable {
     /** The outcome a failure where the entity lives stands for. */
     static AskOutcome outcomeOf(FailureKind kind) {
         return switch (kind) {
-            case ENTITY_FAILED -> AskOutcome.FAILED;
+            case ENTITY_FAILED, STORE_FAILED -> AskOutcome.FAILED;
             case UNHANDLED, REJECTED, BUFFER_FULL -> AskOutcome.REJECTED;
             case UNAVAILABLE, PARTITIONED -> AskOutcome.UNREACHABLE;
         };
@@ -190,6 +191,7 @@ final class PendingAsk<R> implements ReplySink, Runnable {
             case BUFFER_FULL -> new BufferFullException(String.valueOf(message));
             case UNAVAILABLE -> new ShardingException(String.valueOf(message));
             case PARTITIONED -> new ClusterPartitionedException(String.valueOf(message));
+            case STORE_FAILED -> new StoreUnavailableException(String.valueOf(message));
         };
     }
 
@@ -220,7 +222,7 @@ final class PendingAsk<R> implements ReplySink, Runnable {
                 || t instanceof IllegalArgumentException) {
             return AskOutcome.REJECTED;
         }
-        if (t instanceof EntityException) {
+        if (t instanceof EntityException || t instanceof StoreUnavailableException) {
             return AskOutcome.FAILED;
         }
         if (t instanceof EntityUnreachableException

@@ -16,10 +16,13 @@ import org.slf4j.LoggerFactory;
 /**
  * An entity whose start failed (its creation threw, or its stored state could not be read) and that waits to try
  * again: the message that started it waits in the cell, later ones in its mailbox, at most {@code buffer-size} of them
- * (beyond, asks fail with {@link BufferFullException} and tells are dropped). The first retry comes after
+ * (beyond, asks fail with {@link BufferFullException} and tells are dropped); asks that wait longer than their
+ * timeout fail at the asker with an {@link dev.sharding.AskTimeoutException}. The first retry comes after
  * {@value #FIRST_MILLIS} ms and the wait doubles, up to {@code sharding.entity-restart-backoff}. A stop of the shard
  * (handoff, drop, node stop) cuts the wait short: the waiting messages then fail with the start's failure, and the
- * stop goes on at once instead of waiting for the handoff timeout.
+ * stop goes on at once instead of waiting for the handoff timeout (with a
+ * {@link dev.sharding.StoreUnavailableException} when the store could not read the state, an
+ * {@link dev.sharding.EntityException} when the creation threw).
  *
  * <p>The cell holds one while its start keeps failing, and drops it once the entity started.
  */
@@ -44,6 +47,9 @@ final class StartBackoff {
 
     private @Nullable Throwable lastFailure;
 
+    /** The last attempt failed because the store could not read the entity's state. */
+    private boolean storeFailed;
+
     private @Nullable ScheduledFuture<?> timer;
 
     StartBackoff(EntityCell cell, int bound) {
@@ -67,13 +73,15 @@ final class StartBackoff {
      * The start failed (again): waits, then resumes the cell, which tries again. Entity thread.
      *
      * @param failure why
+     * @param byStore whether the store failed to read the entity's state (rather than its creation failing)
      * @param scheduler where the wait is timed
      * @param max the longest wait
      * @return false when the shard stops: no wait, the message fails ({@link #failStopping})
      */
-    boolean failed(Throwable failure, ScheduledExecutorService scheduler, Duration max) {
+    boolean failed(Throwable failure, boolean byStore, ScheduledExecutorService scheduler, Duration max) {
         attempts++;
         lastFailure = failure;
+        storeFailed = byStore;
         if (stopRequested) {
             return false;
         }
@@ -155,7 +163,7 @@ final class StartBackoff {
         waiting.decrementAndGet();
         Throwable f = lastFailure;
         sink.fail(
-                FailureKind.ENTITY_FAILED,
+                storeFailed ? FailureKind.STORE_FAILED : FailureKind.ENTITY_FAILED,
                 f == null ? "ShardingException" : f.getClass().getName(),
                 "Entity [" + cell.typeName() + "/" + cell.entityId() + "] could not start (" + describe()
                         + ") and its shard stopped on " + cell.nodeName() + "; the message had no effect");

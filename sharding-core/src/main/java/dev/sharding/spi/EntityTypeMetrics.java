@@ -68,7 +68,10 @@ public interface EntityTypeMetrics {
          * invalid id, a full buffer.
          */
         REJECTED("rejected"),
-        /** The handler threw, or the state write failed ({@link dev.sharding.EntityException} and the like). */
+        /**
+         * The handler threw, or the state write failed ({@link dev.sharding.EntityException}, or
+         * {@link dev.sharding.StoreUnavailableException} when the store failed).
+         */
         FAILED("failed");
 
         private final String tag;

@@ -8,6 +8,7 @@ import dev.sharding.EntityException;
 import dev.sharding.EntityType;
 import dev.sharding.ShardRegion;
 import dev.sharding.ShardingNode;
+import dev.sharding.StoreUnavailableException;
 import dev.sharding.test.ControllableStore;
 import dev.sharding.test.TestCluster;
 import dev.sharding.test.Wallet;
@@ -183,20 +184,63 @@ class EntityStateClusterTest {
     }
 
     @Test
+    void aHandOffWhileTheStoreCannotReadAnEntitysStateFailsItsWaitingAskAsStoreUnavailable() throws Exception {
+        // long waits between start attempts and a long handoff timeout: the handoff must not wait for either
+        List<ShardingNode> nodes = cluster.startNodes(
+                2,
+                s -> s.withBackoff(Duration.ofMinutes(5), Duration.ofSeconds(1))
+                        .withHandoffTimeout(Duration.ofMinutes(5)));
+        String id = "r";
+        int shard = EntityType.shardOf(id, 12);
+        store.failReads(id::equals);
+        CompletableFuture<Wallet.Reply> waiting = nodes.get(0)
+                .region(Wallet.class)
+                .ask(id, new Wallet.Deposit(100), Wallet.Reply.class, Duration.ofMinutes(5));
+        Awaitility.await("the first start failed")
+                .atMost(Duration.ofSeconds(10))
+                .until(() -> store.reads() > 0);
+        ShardingNode owner = nodes.stream()
+                .filter(n -> n.localEntities("wallet").containsKey(shard))
+                .findFirst()
+                .orElseThrow();
+        ShardingNode other = nodes.stream().filter(n -> n != owner).findFirst().orElseThrow();
+        assertThat(owner.handOff("wallet", shard, other.nodeName())
+                        .get(30, TimeUnit.SECONDS)
+                        .accepted())
+                .isTrue();
+        assertThatThrownBy(() -> waiting.get(60, TimeUnit.SECONDS))
+                .isInstanceOf(ExecutionException.class)
+                .cause()
+                .isExactlyInstanceOf(StoreUnavailableException.class)
+                .hasMessageContaining("could not start")
+                .hasMessageContaining("store unavailable for r");
+        store.failReads(x -> false);
+        assertThat(read(other, id).amount()).as("the deposit had no effect").isZero();
+    }
+
+    @Test
     void aFailedWriteFailsTheAskAndLeavesTheStoredState() throws Exception {
         List<ShardingNode> nodes = cluster.startNodes(2);
         ShardRegion<Wallet> region = nodes.get(1).region(Wallet.class);
-        region.ask("f", new Wallet.Deposit(7), Wallet.Reply.class).get(10, TimeUnit.SECONDS);
+        String home = region.ask("f", new Wallet.Deposit(7), Wallet.Reply.class)
+                .get(10, TimeUnit.SECONDS)
+                .node();
         store.failWrites("f"::equals);
-        assertThatThrownBy(() -> region.ask("f", new Wallet.Deposit(100), Wallet.Reply.class)
-                        .get(10, TimeUnit.SECONDS))
-                .cause()
-                .isInstanceOf(EntityException.class)
-                .hasMessageContaining("could not be stored")
-                .hasMessageContaining("store unavailable for f");
-        assertThat(read(nodes.get(0), "f").amount())
-                .as("state back to the stored value")
-                .isEqualTo(7);
+        // the store failed: a distinct, retryable exception, to an asker on the entity's node and on another
+        for (ShardingNode asker : nodes) {
+            assertThatThrownBy(() -> asker.region(Wallet.class)
+                            .ask("f", new Wallet.Deposit(100), Wallet.Reply.class)
+                            .get(10, TimeUnit.SECONDS))
+                    .as(asker.nodeName().equals(home) ? "local ask" : "remote ask")
+                    .cause()
+                    .isExactlyInstanceOf(StoreUnavailableException.class)
+                    .hasMessageContaining("[wallet/f] could not be stored because the store failed")
+                    .hasMessageContaining("no effect")
+                    .hasMessageContaining("store unavailable for f");
+            assertThat(read(asker, "f").amount())
+                    .as("state back to the stored value")
+                    .isEqualTo(7);
+        }
         assertThatThrownBy(() -> region.ask("f", new Wallet.DepositThenFail(50), Wallet.Reply.class)
                         .get(10, TimeUnit.SECONDS))
                 .cause()

@@ -10,6 +10,7 @@ import dev.sharding.ShardRegion;
 import dev.sharding.ShardingNode;
 import dev.sharding.ShardingSettings;
 import dev.sharding.ShardingSettings.AppliedMessageWindow;
+import dev.sharding.StoreUnavailableException;
 import dev.sharding.test.ControllableStore;
 import dev.sharding.test.Counter;
 import dev.sharding.test.TestCluster;
@@ -212,7 +213,7 @@ class IdempotentAskClusterTest {
         assertThatThrownBy(() -> region.ask("f", new Wallet.Deposit(5), Wallet.Reply.class, TIMEOUT, "pay")
                         .get(10, TimeUnit.SECONDS))
                 .cause()
-                .isInstanceOf(EntityException.class)
+                .isInstanceOf(StoreUnavailableException.class)
                 .hasMessageContaining("could not be stored");
         store.failWrites(id -> false);
         assertThat(deposit(nodes.get(0), "f", 5, "pay").amount()).isEqualTo(6);

@@ -7,7 +7,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
 
 /**
- * A store shared by the nodes of one JVM whose writes a test can hold back or fail, and which counts reads, to test
+ * A store shared by the nodes of one JVM whose writes a test can hold back or fail, whose reads it can fail, and which
+ * counts reads, to test
  * what the runtime does around the store.
  */
 public class ControllableStore extends ForwardingStore {
@@ -23,6 +24,8 @@ public class ControllableStore extends ForwardingStore {
 
     private volatile Predicate<String> failWrites = id -> false;
 
+    private volatile Predicate<String> failReads = id -> false;
+
     private volatile java.util.function.BiPredicate<String, Long> holdWrites = (id, epoch) -> false;
 
     private volatile CompletableFuture<Void> release = new CompletableFuture<>();
@@ -30,6 +33,11 @@ public class ControllableStore extends ForwardingStore {
     /** Fails the writes of the matching entity ids. @param ids which */
     public void failWrites(Predicate<String> ids) {
         failWrites = ids;
+    }
+
+    /** Fails the reads of the matching entity ids. @param ids which */
+    public void failReads(Predicate<String> ids) {
+        failReads = ids;
     }
 
     /** Holds the matching writes (by entity id and epoch) until {@link #release()}. @param writes which */
@@ -57,6 +65,9 @@ public class ControllableStore extends ForwardingStore {
     @Override
     public CompletableFuture<Optional<StoredState>> read(String typeName, String entityId) {
         reads.incrementAndGet();
+        if (failReads.test(entityId)) {
+            return CompletableFuture.failedFuture(new IllegalStateException("store unavailable for " + entityId));
+        }
         return super.read(typeName, entityId);
     }
 

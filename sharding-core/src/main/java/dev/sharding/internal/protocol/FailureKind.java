@@ -15,7 +15,9 @@ public enum FailureKind {
     /** The node hosting the entity is stopping. */
     UNAVAILABLE(5),
     /** The node that got the message is partitioned from the cluster, or its lease to serve expired. */
-    PARTITIONED(6);
+    PARTITIONED(6),
+    /** The store failed to write the entity's state, or to read it for the entity to start; no effect, retryable. */
+    STORE_FAILED(7);
 
     private final int code;
 

@@ -98,6 +98,7 @@ class ProtocolCodecTest {
                 new StopShard("account", 5, 12),
                 new RegisterRefused("other store"),
                 new Failure(21, FailureKind.PARTITIONED, "dev.sharding.ClusterPartitionedException", "lost"),
+                new Failure(22, FailureKind.STORE_FAILED, "java.sql.SQLTimeoutException", "no answer"),
                 new RegionStats(
                         5,
                         true,
@@ -192,6 +193,21 @@ class ProtocolCodecTest {
                     .as("truncated to %d of %d", l, frame.length)
                     .isInstanceOf(MalformedFrameException.class);
         }
+    }
+
+    @Test
+    void everyFailureKindRoundTripsUnderItsStableCode() {
+        for (FailureKind kind : FailureKind.values()) {
+            Failure f = new Failure(1, kind, "x", "y");
+            byte[] frame = codec.encode(f);
+            assertThat(codec.decode(frame, 0, frame.length)).isEqualTo(f);
+            assertThat(FailureKind.of(kind.code())).isEqualTo(kind);
+        }
+        assertThat(Stream.of(FailureKind.values()).map(FailureKind::code)).doesNotHaveDuplicates();
+        // codes cross the wire between versions: never renumber one
+        assertThat(FailureKind.ENTITY_FAILED.code()).isEqualTo(1);
+        assertThat(FailureKind.PARTITIONED.code()).isEqualTo(6);
+        assertThat(FailureKind.STORE_FAILED.code()).isEqualTo(7);
     }
 
     @Test
