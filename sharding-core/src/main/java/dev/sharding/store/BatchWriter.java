@@ -35,6 +35,11 @@ import org.slf4j.LoggerFactory;
  * at once (up to three times in all) only when the database reports a deadlock or serialization failure; any other
  * failure fails the batch (one that hit a time limit says which), and the writer pauses before the next one, longer
  * (up to a second) while failures go on, logging the first failure of a streak and its end.
+ *
+ * <p>Operations of a shard whose rows another transaction holds (its previous owner, slow or cut off in the middle of
+ * a write) are left out of the transaction by {@link WriteBatch} and kept here; they go first into every following
+ * batch, or after a short pause when nothing else arrives, until their shard is free, or until the write deadline
+ * (twice the query timeout) fails them unapplied. The other shards' writes go on meanwhile.
  */
 final class BatchWriter {
 
@@ -51,6 +56,10 @@ final class BatchWriter {
     private static final long FIRST_FAILURE_PAUSE_MILLIS = 10;
 
     private static final long MAX_FAILURE_PAUSE_MILLIS = 1000;
+
+    private static final long FIRST_DEFERRED_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
+
+    private static final long MAX_DEFERRED_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 
     /**
      * Finds the dialect for a connection.
@@ -126,6 +135,15 @@ final class BatchWriter {
 
     /** Told of every transaction's size. */
     private volatile ShardingMetrics metrics = ShardingMetrics.NONE;
+
+    /**
+     * Operations the last transaction left for later ({@link WriteBatch#deferred()}), in queue order, and when each
+     * was first left; only the writer thread uses them. They go first into the next batch.
+     */
+    private final java.util.LinkedHashMap<StoreOperation, Long> deferred = new java.util.LinkedHashMap<>();
+
+    /** How long the writer waits for new work before it tries deferred operations again; only the writer uses it. */
+    private long deferredPauseNanos = FIRST_DEFERRED_PAUSE_NANOS;
 
     /**
      * Creates the writer and starts its thread.
@@ -242,12 +260,23 @@ final class BatchWriter {
         StoreOperation.@Nullable Stop stop = null;
         while (stop == null && !abandoned) {
             try {
-                drained.add(queue.take());
+                if (deferred.isEmpty()) {
+                    drained.add(queue.take());
+                } else {
+                    // operations of a shard another transaction holds: try them again after a pause, or with the
+                    // next work that arrives
+                    drained.addAll(deferred.keySet());
+                    @Nullable StoreOperation next = queue.poll(deferredPauseNanos, TimeUnit.NANOSECONDS);
+                    if (next != null) {
+                        drained.add(next);
+                    }
+                }
             } catch (InterruptedException e) {
                 // nothing interrupts this thread on purpose (an interrupted H2 closes its files): carry on
+                drained.clear();
                 continue;
             }
-            queue.drainTo(drained, maxBatchSize - 1);
+            queue.drainTo(drained, Math.max(0, maxBatchSize - drained.size()));
             if (lingerNanos > 0 && lastBatch >= JdbcStoreSettings.LINGER_AFTER_BATCH_OF) {
                 linger(drained);
             }
@@ -257,21 +286,60 @@ final class BatchWriter {
                 if (op instanceof StoreOperation.Stop s) {
                     stop = s;
                 } else if (stop != null || abandoned) {
+                    deferred.remove(op);
                     op.future().completeExceptionally(closedException(op.describe()));
-                } else {
+                } else if (!expired(op)) {
                     batch.add(op);
                 }
             }
             drained.clear();
             if (!batch.isEmpty()) {
-                commit(new WriteBatch(batch));
+                commit(new WriteBatch(batch, !deferred.isEmpty()));
             }
         }
         giveBack();
         failQueued();
+        failDeferred(null);
         if (stop != null) {
             stop.future().complete(null);
         }
+    }
+
+    /**
+     * Fails a deferred operation whose shard has been held by another transaction for longer than the write
+     * deadline; true when it did.
+     */
+    private boolean expired(StoreOperation op) {
+        @Nullable Long since = deferred.get(op);
+        if (since == null || System.nanoTime() - since < writeDeadline.toNanos()) {
+            return false;
+        }
+        deferred.remove(op);
+        failDeferred(op);
+        return true;
+    }
+
+    /** Fails one deferred operation, or all of them (null). */
+    private void failDeferred(@Nullable StoreOperation one) {
+        List<StoreOperation> failing = one != null ? List.of(one) : new ArrayList<>(deferred.keySet());
+        if (one == null) {
+            deferred.clear();
+        }
+        if (failing.isEmpty()) {
+            return;
+        }
+        String reason =
+                "another transaction held the rows of its shard for more than " + StoreTimeouts.format(writeDeadline)
+                        + " (twice " + StoreTimeouts.limit(queryTimeout, queryTimeout)
+                        + "): the shard's previous owner, slow or"
+                        + " cut off in the middle of a write?";
+        completeLater(() -> {
+            for (StoreOperation op : failing) {
+                op.future()
+                        .completeExceptionally(new ShardingException("The store could not apply the " + op.describe()
+                                + ": " + reason + "; it was not applied"));
+            }
+        });
     }
 
     private void commit(WriteBatch batch) {
@@ -284,6 +352,7 @@ final class BatchWriter {
                 Connection connection = borrow();
                 if (!unstarted.compareAndSet(batch, null)) {
                     // failed by the sweep while the writer waited for the connection: not to be written any more
+                    deferred.clear();
                     busySince = 0;
                     if (queue.isEmpty()) {
                         giveBack();
@@ -308,10 +377,12 @@ final class BatchWriter {
                 } finally {
                     disarm();
                 }
+                List<StoreOperation> left = batch.deferred();
+                keepDeferred(left);
                 // decided before the callers hear of the commit, so that what they do next finds the connection back
-                boolean idle = queue.isEmpty();
+                boolean idle = queue.isEmpty() && deferred.isEmpty();
                 busySince = 0;
-                committed(batch);
+                committed(batch, left.size());
                 if (idle) {
                     giveBack();
                 }
@@ -454,11 +525,36 @@ final class BatchWriter {
         metrics = value;
     }
 
-    private void committed(WriteBatch batch) {
-        metrics.storeBatch(batch.size());
+    /**
+     * Keeps what the committed transaction left for later, with when each was first left, and sets the pause before
+     * they are tried again: longer while nothing of them gets through.
+     */
+    private void keepDeferred(List<StoreOperation> left) {
+        long now = System.nanoTime();
+        java.util.LinkedHashMap<StoreOperation, Long> before = new java.util.LinkedHashMap<>(deferred);
+        deferred.clear();
+        for (StoreOperation op : left) {
+            deferred.put(op, before.getOrDefault(op, now));
+        }
+        if (left.isEmpty()) {
+            deferredPauseNanos = FIRST_DEFERRED_PAUSE_NANOS;
+        } else if (!before.isEmpty() && deferred.keySet().containsAll(before.keySet())) {
+            deferredPauseNanos = Math.min(MAX_DEFERRED_PAUSE_NANOS, deferredPauseNanos * 2);
+        }
+        if (!left.isEmpty() && before.isEmpty()) {
+            LOG.debug(
+                    "{} store operations wait for shards whose rows another transaction holds: {}",
+                    left.size(),
+                    left.get(0).describe());
+        }
+    }
+
+    private void committed(WriteBatch batch, int leftForLater) {
+        int applied = batch.size() - leftForLater;
+        metrics.storeBatch(applied);
         batches.incrementAndGet();
-        operations.addAndGet(batch.size());
-        largestBatch.accumulateAndGet(batch.size(), Math::max);
+        operations.addAndGet(applied);
+        largestBatch.accumulateAndGet(applied, Math::max);
         completeLater(batch::complete);
         if (failureStreak > 0) {
             LOG.info("Store transactions succeed again, after {} failed", failureStreak);
@@ -467,6 +563,7 @@ final class BatchWriter {
     }
 
     private void failed(WriteBatch batch, @Nullable Exception failure) {
+        deferred.clear(); // every one of them was in the batch
         metrics.storeBatch(batch.size());
         failedBatches.incrementAndGet();
         if (failureStreak++ == 0) {

@@ -53,6 +53,9 @@ final class H2Dialect extends JdbcDialect {
 
     private static final int MAX_EPOCH_TRIES = 10;
 
+    /** H2's error code for a row lock not granted in time (or at once, under NOWAIT). */
+    private static final int LOCK_TIMEOUT = 50200;
+
     /**
      * Creates the dialect for the tables of a prefix.
      *
@@ -232,6 +235,20 @@ final class H2Dialect extends JdbcDialect {
     }
 
     @Override
+    void limitLockWaits(Connection connection, Duration limit) throws SQLException {
+        // a setting of the session: the next transaction on the connection sets its own (beginTransaction)
+        try (Statement st = statement(connection)) {
+            st.execute("SET LOCK_TIMEOUT " + StoreTimeouts.millis(limit));
+        }
+    }
+
+    @Override
+    boolean lockNotAvailable(SQLException e) {
+        // LOCK_TIMEOUT_1: H2 reports a lock it may not wait for (NOWAIT) as a lock wait that timed out
+        return e.getErrorCode() == LOCK_TIMEOUT;
+    }
+
+    @Override
     boolean lockByRowValues() {
         // H2 uses the primary key for a list of row values, but for "type_name = ? AND entity_id IN (...)" only
         // its first column: every row of the type would be read
@@ -279,6 +296,7 @@ final class H2Dialect extends JdbcDialect {
 
     @Override
     long nextEpoch(Connection connection, String typeName, int shardId) throws SQLException {
+        lockEpochBriefly(connection, typeName, shardId);
         try (PreparedStatement increment = prepare(
                         connection,
                         "SELECT epoch FROM FINAL TABLE (UPDATE " + epochs

@@ -127,7 +127,8 @@ abstract class JdbcDialect extends PortableSql {
     /**
      * Begins a write batch in one round trip, in this order: gives the transaction its time limits (as
      * {@link #beginTransaction(Connection)} does); locks the epoch rows of the shards, by type and then shard, as
-     * {@link #lockShardEpochs} does; then, for each type, updates those of its rows that exist with an epoch not
+     * {@link #lockShardEpochs} does but failing at once ({@link #lockNotAvailable}) when another transaction holds
+     * one; then, for each type, updates those of its rows that exist with an epoch not
      * above the row's write, adding each row's write count to its version. Rows that do not exist or carry a newer
      * epoch are left as they are. The shards' epochs are not checked by the update: the caller must compare them
      * with the writes' epochs and roll the transaction back when one of the updated rows was fenced off by its

@@ -46,6 +46,8 @@ final class PostgreSqlDialect extends JdbcDialect {
      */
     private static final int GENERIC_PLANS_SINCE = 17;
 
+    private static final String LOCK_NOT_AVAILABLE = "55P03";
+
     /** The statement that gives a transaction its time limits and plan settings. */
     private final String limitsSql;
 
@@ -72,7 +74,7 @@ final class PostgreSqlDialect extends JdbcDialect {
                 + " set_config('idle_in_transaction_session_timeout', ?, true)" + planSettings(majorVersion)
                 + (allowNonDurableCommits ? "" : DURABLE_COMMIT);
         this.lockEpochsSql = "SELECT shard_id, epoch FROM " + epochs
-                + " WHERE type_name = ? AND shard_id = ANY(?::integer[]) ORDER BY shard_id FOR UPDATE";
+                + " WHERE type_name = ? AND shard_id = ANY(?::integer[]) ORDER BY shard_id FOR UPDATE NOWAIT";
         this.updateSql = "UPDATE " + states
                 + " AS s SET state = u.state, version = s.version + u.writes, epoch = u.epoch,"
                 + " applied_messages = u.applied, updated_at = CURRENT_TIMESTAMP"
@@ -231,6 +233,20 @@ final class PostgreSqlDialect extends JdbcDialect {
     }
 
     @Override
+    void limitLockWaits(Connection connection, Duration limit) throws SQLException {
+        try (PreparedStatement ps = prepare(connection, "SELECT set_config('lock_timeout', ?, true)")) {
+            ps.setString(1, StoreTimeouts.millis(limit) + "ms");
+            ps.executeQuery().close();
+        }
+    }
+
+    @Override
+    boolean lockNotAvailable(SQLException e) {
+        // lock_not_available: a NOWAIT lock held by another transaction, or a wait past lock_timeout
+        return LOCK_NOT_AVAILABLE.equals(e.getSQLState());
+    }
+
+    @Override
     boolean lockByRowValues() {
         // a btree scan with "entity_id = ANY(...)" under "type_name = ?" finds exactly the listed rows
         return false;
@@ -286,7 +302,9 @@ final class PostgreSqlDialect extends JdbcDialect {
 
     /**
      * The statements, sent as one (the driver sends them in one round trip and the server runs them in order):
-     * {@code set_config} of the time limits, then one {@code SELECT ... FOR UPDATE} of the epochs per type, then one
+     * {@code set_config} of the time limits, then one {@code SELECT ... FOR UPDATE NOWAIT} of the epochs per type
+     * (an epoch row held by another transaction fails the round trip at once, and the batch is done again on the
+     * general path, which leaves that shard's writes for later: see {@link #lockShardEpochs}), then one
      * {@code UPDATE ... FROM unnest(...)} per type with candidate rows. Each row is locked by the update itself and
      * its epoch condition is evaluated on its latest committed version. The ids are also given as
      * {@code entity_id = ANY(...)}, so that the rows are found through the primary key rather than by joining every
@@ -420,6 +438,7 @@ final class PostgreSqlDialect extends JdbcDialect {
 
     @Override
     long nextEpoch(Connection connection, String typeName, int shardId) throws SQLException {
+        lockEpochBriefly(connection, typeName, shardId);
         try (PreparedStatement ps = prepare(
                 connection,
                 "INSERT INTO " + epochs

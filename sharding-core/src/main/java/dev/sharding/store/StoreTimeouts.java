@@ -28,6 +28,9 @@ final class StoreTimeouts {
      * @return the failure's text, preceded by an explanation when it is a timeout
      */
     static String reason(@Nullable Throwable failure, Duration limit, Duration queryTimeout) {
+        if (failure instanceof PortableSql.ShardRowBusyException busy) {
+            return String.valueOf(busy.getMessage()); // did not wait: no time limit to name
+        }
         String text = String.valueOf(failure);
         @Nullable String kind = kind(failure);
         return kind == null ? text : kind + " (" + limit(limit, queryTimeout) + "): " + text;

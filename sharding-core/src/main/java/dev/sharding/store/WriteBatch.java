@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -37,6 +38,12 @@ import org.slf4j.LoggerFactory;
  * insert is skipped, the row the winner committed is locked, and that key is replayed again, so the higher epoch wins
  * whichever committed first. Remembered entity changes are reduced to their final presence per id the same way.
  * Nothing is completed here: the caller commits, then calls {@link #complete()}, or {@link #fail} when anything went wrong.
+ *
+ * <h2>Shards another transaction holds</h2>
+ * The epoch rows are locked without waiting for rows another transaction holds ({@code SKIP LOCKED}, or
+ * {@code NOWAIT} in the one round trip, which then gives way to the general path). Such a shard's operations are
+ * {@linkplain #deferred() left out} of the transaction, and the writer puts them first in its next batch: a shard whose
+ * previous owner is slow, or cut off in the middle of a write, waits for it, and the node's other shards do not.
  */
 final class WriteBatch {
 
@@ -46,6 +53,9 @@ final class WriteBatch {
     private static final int MAX_INSERT_ROUNDS = 5;
 
     private static final Object DONE = new Object();
+
+    /** The outcome of an operation left for a later batch: another transaction held its shard's epoch row. */
+    private static final Object DEFERRED = new Object();
 
     private final List<StoreOperation> operations;
 
@@ -63,8 +73,20 @@ final class WriteBatch {
      * @param operations the operations, in queue order, without {@link StoreOperation.Stop}
      */
     WriteBatch(List<StoreOperation> operations) {
+        this(operations, false);
+    }
+
+    /**
+     * Creates a batch; nothing runs yet.
+     *
+     * @param operations the operations, in queue order, without {@link StoreOperation.Stop}
+     * @param generalPathOnly whether to skip the one round trip of {@link JdbcDialect#lockAndUpdate}: when operations
+     *     wait for a shard another transaction holds, that round trip would fail on it at once
+     */
+    WriteBatch(List<StoreOperation> operations, boolean generalPathOnly) {
         this.operations = operations;
         this.outcomes = new Object[operations.size()];
+        this.generalPathOnly = generalPathOnly;
     }
 
     /**
@@ -89,36 +111,73 @@ final class WriteBatch {
      * @throws SQLException when any statement fails; the transaction must be rolled back
      */
     void execute(Connection connection, JdbcDialect dialect, boolean setLimits) throws SQLException {
+        java.util.Arrays.fill(outcomes, null);
+        java.util.SortedSet<PortableSql.ShardKey> shards = new TreeSet<>();
+        boolean writesStates = false;
+        int lastClear = -1;
+        for (int i = 0; i < operations.size(); i++) {
+            StoreOperation op = operations.get(i);
+            if (op instanceof StoreOperation.Clear) {
+                lastClear = i;
+            } else if (op instanceof StoreOperation.Remember r) {
+                shards.add(new PortableSql.ShardKey(r.typeName(), r.shardId()));
+            } else if (op instanceof StoreOperation.Write || op instanceof StoreOperation.Delete) {
+                shards.add(shardOf(op));
+                writesStates = true;
+            } else {
+                throw new IllegalStateException("Not a batch operation: " + op.describe());
+            }
+        }
+        boolean oneRoundTrip = dialect.locksAndUpdatesAtOnce() && !generalPathOnly && writesStates;
+        if (setLimits && !oneRoundTrip) {
+            dialect.beginTransaction(connection);
+        }
+        // the shards' epoch rows first, on every path: whoever holds them holds the state and remembered rows of
+        // their shards too, so no statement after this one waits for another node's transaction
+        @Nullable Map<PortableSql.ShardKey, Long> shardEpochs = null;
+        Set<PortableSql.ShardKey> busy = Set.of();
+        if (!oneRoundTrip && !shards.isEmpty()) {
+            PortableSql.LockedEpochs locked = dialect.lockShardEpochs(connection, shards);
+            shardEpochs = locked.epochs();
+            busy = locked.busy();
+        }
         SortedMap<EntityKey, List<Integer>> byKey = new TreeMap<>();
         Map<RememberedId, Boolean> rememberedChanges = new LinkedHashMap<>();
         int firstClear = -1;
         for (int i = 0; i < operations.size(); i++) {
             StoreOperation op = operations.get(i);
             if (op instanceof StoreOperation.Write w) {
-                byKey.computeIfAbsent(new EntityKey(w.typeName(), w.entityId()), k -> new ArrayList<>())
-                        .add(i);
+                if (busy.contains(shardOf(op))) {
+                    outcomes[i] = DEFERRED;
+                } else {
+                    byKey.computeIfAbsent(new EntityKey(w.typeName(), w.entityId()), k -> new ArrayList<>())
+                            .add(i);
+                }
             } else if (op instanceof StoreOperation.Delete d) {
-                byKey.computeIfAbsent(new EntityKey(d.typeName(), d.entityId()), k -> new ArrayList<>())
-                        .add(i);
+                if (busy.contains(shardOf(op))) {
+                    outcomes[i] = DEFERRED;
+                } else {
+                    byKey.computeIfAbsent(new EntityKey(d.typeName(), d.entityId()), k -> new ArrayList<>())
+                            .add(i);
+                }
             } else if (op instanceof StoreOperation.Remember r) {
+                if (i > lastClear && busy.contains(new PortableSql.ShardKey(r.typeName(), r.shardId()))) {
+                    // before a clear of the batch it is cleared anyway; after the last one it waits for its shard
+                    outcomes[i] = DEFERRED;
+                    continue;
+                }
                 r.started().forEach(id -> rememberedChanges.put(new RememberedId(r.typeName(), r.shardId(), id), true));
                 r.stopped()
                         .forEach(id -> rememberedChanges.put(new RememberedId(r.typeName(), r.shardId(), id), false));
                 outcomes[i] = DONE;
-            } else if (op instanceof StoreOperation.Clear) {
-                // everything remembered before the clear is gone after it; a later clear of the batch finds nothing
+            } else {
+                // a clear: everything remembered before it is gone after it; a later clear of the batch finds nothing
                 rememberedChanges.clear();
                 firstClear = firstClear < 0 ? i : firstClear;
                 outcomes[i] = 0L;
-            } else {
-                throw new IllegalStateException("Not a batch operation: " + op.describe());
             }
         }
-        boolean oneRoundTrip = dialect.locksAndUpdatesAtOnce() && !generalPathOnly && !byKey.isEmpty();
-        if (setLimits && !oneRoundTrip) {
-            dialect.beginTransaction(connection);
-        }
-        writeStates(connection, dialect, byKey, oneRoundTrip);
+        writeStates(connection, dialect, byKey, shards, shardEpochs);
         if (firstClear >= 0) {
             outcomes[firstClear] = dialect.clearShardingData(connection);
         }
@@ -129,17 +188,22 @@ final class WriteBatch {
         dialect.rememberIds(connection, remember);
     }
 
+    /**
+     * Writes the states; {@code shardEpochs} is null when the dialect is to lock the epochs and update the rows it can
+     * in one round trip ({@link JdbcDialect#lockAndUpdate}).
+     */
     private void writeStates(
-            Connection connection, JdbcDialect dialect, SortedMap<EntityKey, List<Integer>> byKey, boolean oneRoundTrip)
+            Connection connection,
+            JdbcDialect dialect,
+            SortedMap<EntityKey, List<Integer>> byKey,
+            java.util.SortedSet<PortableSql.ShardKey> shards,
+            @Nullable Map<PortableSql.ShardKey, Long> lockedEpochs)
             throws SQLException {
         if (byKey.isEmpty()) {
             return;
         }
-        java.util.SortedSet<PortableSql.ShardKey> shards = new java.util.TreeSet<>();
-        byKey.values().forEach(indexes -> indexes.forEach(i -> shards.add(shardOf(operations.get(i)))));
-        // shard epochs first, then state rows, on every path: the same order in every transaction
         Map<PortableSql.ShardKey, Long> shardEpochs;
-        if (oneRoundTrip) {
+        if (lockedEpochs == null) {
             SortedMap<EntityKey, List<Integer>> rest = new TreeMap<>();
             SortedMap<String, List<StateRow>> rowsByType = new TreeMap<>();
             for (Map.Entry<EntityKey, List<Integer>> e : byKey.entrySet()) {
@@ -152,7 +216,22 @@ final class WriteBatch {
                             .add(row);
                 }
             }
-            JdbcDialect.LockedAndUpdated done = dialect.lockAndUpdate(connection, shards, rowsByType);
+            JdbcDialect.LockedAndUpdated done;
+            try {
+                done = dialect.lockAndUpdate(connection, shards, rowsByType);
+            } catch (SQLException e) {
+                if (!dialect.lockNotAvailable(e)) {
+                    throw e;
+                }
+                // another transaction holds a shard's epoch row (its previous owner, slow or cut off in a write):
+                // the general path leaves that shard's writes for a later batch and commits the others now
+                generalPathOnly = true;
+                throw new SQLTransactionRollbackException(
+                        "A shard's epoch row is held by another transaction; the batch is done again without waiting"
+                                + " for it",
+                        "40001",
+                        e);
+            }
             shardEpochs = done.epochs();
             for (EntityKey key : done.versions().keySet()) {
                 for (int i : byKey.getOrDefault(key, List.of())) {
@@ -173,7 +252,7 @@ final class WriteBatch {
                 return;
             }
         } else {
-            shardEpochs = dialect.lockShardEpochs(connection, shards);
+            shardEpochs = lockedEpochs;
         }
         Map<EntityKey, Locked> locked = lock(connection, dialect, byKey.keySet());
         List<EntityKey> pending = new ArrayList<>(byKey.keySet());
@@ -340,12 +419,34 @@ final class WriteBatch {
     }
 
     /**
-     * Completes every future with its outcome; call after the commit succeeded.
+     * The operations the committed transaction left for a later batch, in queue order: another transaction held the
+     * epoch rows of their shards ({@link PortableSql#lockShardEpochs}). Every operation of such a shard in the batch
+     * is among them, so that a later batch applies each key's operations in their order. Call after the commit, from
+     * the thread that executed the batch.
+     *
+     * @return the operations, none of them completed
+     */
+    List<StoreOperation> deferred() {
+        List<StoreOperation> deferred = new ArrayList<>();
+        for (int i = 0; i < operations.size(); i++) {
+            if (outcomes[i] == DEFERRED) {
+                deferred.add(operations.get(i));
+            }
+        }
+        return deferred;
+    }
+
+    /**
+     * Completes every future with its outcome, but for the {@link #deferred()} operations; call after the commit
+     * succeeded.
      */
     void complete() {
         for (int i = 0; i < operations.size(); i++) {
             StoreOperation op = operations.get(i);
             Object outcome = outcomes[i];
+            if (outcome == DEFERRED) {
+                continue;
+            }
             if (outcome instanceof Throwable t) {
                 op.future().completeExceptionally(t);
             } else if (outcome instanceof StoredState s) {

@@ -226,6 +226,9 @@ final class CoordinatorTables {
 
         boolean epochRequested;
 
+        /** Failed attempts to take the epoch: the first is logged as a warning, the others at debug level. */
+        int epochFailures;
+
         long sentNanos;
 
         private Allocation(

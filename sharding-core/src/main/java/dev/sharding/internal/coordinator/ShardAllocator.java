@@ -244,11 +244,20 @@ final class ShardAllocator {
             return;
         }
         allocation.epochRequested = false;
-        log.warn(
-                "Cannot take a new epoch for shard {} of {} from the store; trying again: {}",
-                key.shardId(),
-                key.typeName(),
-                failure);
+        if (allocation.epochFailures++ == 0) {
+            log.warn(
+                    "Cannot take a new epoch for shard {} of {} from the store; trying again until it can: {}",
+                    key.shardId(),
+                    key.typeName(),
+                    failure);
+        } else {
+            log.debug(
+                    "Cannot take a new epoch for shard {} of {} from the store (attempt {}): {}",
+                    key.shardId(),
+                    key.typeName(),
+                    allocation.epochFailures,
+                    failure);
+        }
     }
 
     private void sendHostShard(ShardKey key, Allocation allocation) {
