@@ -137,10 +137,10 @@ final class BatchWriter {
     private volatile ShardingMetrics metrics = ShardingMetrics.NONE;
 
     /**
-     * Operations the last transaction left for later ({@link WriteBatch#deferred()}), in queue order, and when each
-     * was first left; only the writer thread uses them. They go first into the next batch.
+     * Operations the last transaction left for later ({@link WriteBatch#deferred()}), in queue order; only the writer
+     * thread uses them. They go first into the next batch.
      */
-    private final java.util.LinkedHashMap<StoreOperation, Long> deferred = new java.util.LinkedHashMap<>();
+    private final java.util.LinkedHashSet<StoreOperation> deferred = new java.util.LinkedHashSet<>();
 
     /** How long the writer waits for new work before it tries deferred operations again; only the writer uses it. */
     private long deferredPauseNanos = FIRST_DEFERRED_PAUSE_NANOS;
@@ -265,7 +265,7 @@ final class BatchWriter {
                 } else {
                     // operations of a shard another transaction holds: try them again after a pause, or with the
                     // next work that arrives
-                    drained.addAll(deferred.keySet());
+                    drained.addAll(deferred);
                     @Nullable StoreOperation next = queue.poll(deferredPauseNanos, TimeUnit.NANOSECONDS);
                     if (next != null) {
                         drained.add(next);
@@ -299,47 +299,44 @@ final class BatchWriter {
         }
         giveBack();
         failQueued();
-        failDeferred(null);
+        failDeferred();
         if (stop != null) {
             stop.future().complete(null);
         }
     }
 
     /**
-     * Fails a deferred operation whose shard has been held by another transaction for longer than the write
-     * deadline; true when it did.
+     * Fails an operation queued for longer than the write deadline, unapplied, rather than begin a transaction for it:
+     * its caller has given up on it long ago, and a node whose link to the database is slow would otherwise go on
+     * holding its shards' rows with writes nobody waits for (after it lost the shards, those of their new owner
+     * wait behind them). True when it did.
      */
     private boolean expired(StoreOperation op) {
-        @Nullable Long since = deferred.get(op);
-        if (since == null || System.nanoTime() - since < writeDeadline.toNanos()) {
+        long queued = op.queuedNanos();
+        if (queued == 0 || System.nanoTime() - queued < writeDeadline.toNanos()) {
             return false;
         }
-        deferred.remove(op);
-        failDeferred(op);
+        boolean heldBack = deferred.remove(op);
+        String reason = (heldBack
+                        ? "another transaction held the rows of its shard (the shard's previous owner, slow or cut off"
+                                + " in the middle of a write?)"
+                        : "it waited for the store's writer (the database, or the link to it, is slow)")
+                + " for more than " + StoreTimeouts.format(writeDeadline) + ", twice "
+                + StoreTimeouts.limit(queryTimeout, queryTimeout);
+        completeLater(() -> op.future()
+                .completeExceptionally(new ShardingException(
+                        "The store could not apply the " + op.describe() + ": " + reason + "; it was not applied")));
         return true;
     }
 
-    /** Fails one deferred operation, or all of them (null). */
-    private void failDeferred(@Nullable StoreOperation one) {
-        List<StoreOperation> failing = one != null ? List.of(one) : new ArrayList<>(deferred.keySet());
-        if (one == null) {
-            deferred.clear();
+    /** Fails every deferred operation: the writer stops. */
+    private void failDeferred() {
+        List<StoreOperation> failing = new ArrayList<>(deferred);
+        deferred.clear();
+        if (!failing.isEmpty()) {
+            completeLater(
+                    () -> failing.forEach(op -> op.future().completeExceptionally(closedException(op.describe()))));
         }
-        if (failing.isEmpty()) {
-            return;
-        }
-        String reason =
-                "another transaction held the rows of its shard for more than " + StoreTimeouts.format(writeDeadline)
-                        + " (twice " + StoreTimeouts.limit(queryTimeout, queryTimeout)
-                        + "): the shard's previous owner, slow or"
-                        + " cut off in the middle of a write?";
-        completeLater(() -> {
-            for (StoreOperation op : failing) {
-                op.future()
-                        .completeExceptionally(new ShardingException("The store could not apply the " + op.describe()
-                                + ": " + reason + "; it was not applied"));
-            }
-        });
     }
 
     private void commit(WriteBatch batch) {
@@ -526,26 +523,23 @@ final class BatchWriter {
     }
 
     /**
-     * Keeps what the committed transaction left for later, with when each was first left, and sets the pause before
-     * they are tried again: longer while nothing of them gets through.
+     * Keeps what the committed transaction left for later and sets the pause before they are tried again: longer
+     * while nothing of them gets through.
      */
     private void keepDeferred(List<StoreOperation> left) {
-        long now = System.nanoTime();
-        java.util.LinkedHashMap<StoreOperation, Long> before = new java.util.LinkedHashMap<>(deferred);
-        deferred.clear();
-        for (StoreOperation op : left) {
-            deferred.put(op, before.getOrDefault(op, now));
-        }
-        if (left.isEmpty()) {
-            deferredPauseNanos = FIRST_DEFERRED_PAUSE_NANOS;
-        } else if (!before.isEmpty() && deferred.keySet().containsAll(before.keySet())) {
-            deferredPauseNanos = Math.min(MAX_DEFERRED_PAUSE_NANOS, deferredPauseNanos * 2);
-        }
-        if (!left.isEmpty() && before.isEmpty()) {
+        boolean noneThrough = !deferred.isEmpty() && new java.util.HashSet<>(left).containsAll(deferred);
+        if (!left.isEmpty() && deferred.isEmpty()) {
             LOG.debug(
                     "{} store operations wait for shards whose rows another transaction holds: {}",
                     left.size(),
                     left.get(0).describe());
+        }
+        deferred.clear();
+        deferred.addAll(left);
+        if (left.isEmpty()) {
+            deferredPauseNanos = FIRST_DEFERRED_PAUSE_NANOS;
+        } else if (noneThrough) {
+            deferredPauseNanos = Math.min(MAX_DEFERRED_PAUSE_NANOS, deferredPauseNanos * 2);
         }
     }
 

@@ -262,7 +262,8 @@ public final class JdbcShardingStore implements ShardingStore {
                                 epoch,
                                 state.clone(),
                                 applied == null ? null : applied.clone(),
-                                future),
+                                future,
+                                System.nanoTime()),
                         future);
     }
 
@@ -271,7 +272,9 @@ public final class JdbcShardingStore implements ShardingStore {
         CompletableFuture<Void> future = new CompletableFuture<>();
         return invalidKey(typeName, entityId, future)
                 ? future
-                : writer.submit(new StoreOperation.Delete(typeName, entityId, shardId, epoch, future), future);
+                : writer.submit(
+                        new StoreOperation.Delete(typeName, entityId, shardId, epoch, future, System.nanoTime()),
+                        future);
     }
 
     @Override
@@ -296,7 +299,8 @@ public final class JdbcShardingStore implements ShardingStore {
                 return future;
             }
         }
-        return writer.submit(new StoreOperation.Remember(typeName, shardId, add, remove, future), future);
+        return writer.submit(
+                new StoreOperation.Remember(typeName, shardId, add, remove, future, System.nanoTime()), future);
     }
 
     @Override

@@ -26,6 +26,16 @@ sealed interface StoreOperation {
     String describe();
 
     /**
+     * When the operation was queued ({@link System#nanoTime()}), for the writer's deadline; 0 for operations without
+     * one.
+     *
+     * @return the time
+     */
+    default long queuedNanos() {
+        return 0;
+    }
+
+    /**
      * Writes one entity's state.
      *
      * @param typeName the entity type
@@ -35,6 +45,7 @@ sealed interface StoreOperation {
      * @param state the encoded state (a private copy)
      * @param applied the encoded ids of the messages the entity applied lately (a private copy), or null
      * @param future completed with the stored state
+     * @param queuedNanos when it was queued
      */
     record Write(
             String typeName,
@@ -43,7 +54,8 @@ sealed interface StoreOperation {
             long epoch,
             byte[] state,
             byte @Nullable [] applied,
-            CompletableFuture<StoredState> future)
+            CompletableFuture<StoredState> future,
+            long queuedNanos)
             implements StoreOperation {
 
         @Override
@@ -60,8 +72,10 @@ sealed interface StoreOperation {
      * @param shardId the entity's shard, whose current epoch fences the delete
      * @param epoch the writer's epoch
      * @param future completed once deleted
+     * @param queuedNanos when it was queued
      */
-    record Delete(String typeName, String entityId, int shardId, long epoch, CompletableFuture<Void> future)
+    record Delete(
+            String typeName, String entityId, int shardId, long epoch, CompletableFuture<Void> future, long queuedNanos)
             implements StoreOperation {
 
         @Override
@@ -78,9 +92,15 @@ sealed interface StoreOperation {
      * @param started ids to remember
      * @param stopped ids to forget
      * @param future completed once stored
+     * @param queuedNanos when it was queued
      */
     record Remember(
-            String typeName, int shardId, List<String> started, List<String> stopped, CompletableFuture<Void> future)
+            String typeName,
+            int shardId,
+            List<String> started,
+            List<String> stopped,
+            CompletableFuture<Void> future,
+            long queuedNanos)
             implements StoreOperation {
 
         @Override
