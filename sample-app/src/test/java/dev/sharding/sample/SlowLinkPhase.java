@@ -58,13 +58,13 @@ final class SlowLinkPhase {
     static final Duration P99_MAX = Duration.ofSeconds(2);
 
     /**
-     * Whether the others' rate and p99 are asserted, or only reported. Only reported unless
-     * {@code -Dpartition.it.slow-link.timing=true}: in 2 runs of 5 the nodes that took over the slow member's shards
-     * stopped every durable write for 8 to 10 s, their single store writer waiting for the shard-epoch row lock that
-     * the slow member's fenced transaction held on the H2 server while it crawled over the slow link (H2 has no limit
-     * on a transaction left idle), and one of them fell below half the rate. Losses and balances are asserted always.
+     * Whether the others' rate and p99 are asserted (the default), or only reported
+     * ({@code -Dpartition.it.slow-link.timing=false}, for a machine too loaded to keep the baseline's pace). Losses and
+     * balances are asserted always. Before the store's writer stopped waiting for rows another transaction holds, 2
+     * runs of 5 failed here: the nodes that took over the slow member's shards stopped every durable write for 8 to
+     * 10 s, their writer waiting for a shard-epoch row the slow member's transaction held on the H2 server.
      */
-    private static final boolean STRICT = Boolean.getBoolean("partition.it.slow-link.timing");
+    private static final boolean STRICT = !"false".equals(System.getProperty("partition.it.slow-link.timing"));
 
     private static final int ACCOUNTS = 100;
 
@@ -242,7 +242,7 @@ final class SlowLinkPhase {
         if (!STRICT) {
             timing.errorsCollected()
                     .forEach(e -> report.accept(
-                            tag + "not asserted (only with -Dpartition.it.slow-link.timing=true): " + e.getMessage()));
+                            tag + "not asserted (-Dpartition.it.slow-link.timing=false): " + e.getMessage()));
         }
         balances.check(load, soft);
         soft.assertThat(load.violations())
