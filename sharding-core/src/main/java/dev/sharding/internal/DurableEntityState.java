@@ -2,6 +2,7 @@ package dev.sharding.internal;
 
 import dev.sharding.EntityState;
 import dev.sharding.ShardingSettings;
+import dev.sharding.StoreOutcomeUnknownException;
 import dev.sharding.internal.protocol.EntityTransfer;
 import dev.sharding.internal.protocol.FailureKind;
 import dev.sharding.spi.ShardingStore;
@@ -292,6 +293,19 @@ final class DurableEntityState {
         }
         if (writeFailure instanceof StaleEpochException) {
             shard.region().shardFenced(shard.shardId(), shard.epoch());
+        }
+        if (writeFailure instanceof StoreOutcomeUnknownException) {
+            // the write may be stored after all: the value in memory, back to the one before it, may be stale
+            cell.dropForReload();
+            sink.fail(
+                    FailureKind.STORE_OUTCOME_UNKNOWN,
+                    writeFailure.getClass().getName(),
+                    "The state of [" + cell.typeName() + "/" + cell.entityId()
+                            + "] may or may not have been stored: the store lost its connection while it committed it."
+                            + " The entity reads its state again before its next message; retry with the same"
+                            + " idempotency key, which answers the recorded reply if it was stored: "
+                            + writeFailure.getMessage());
+            return;
         }
         if (storeFailed) {
             sink.fail(

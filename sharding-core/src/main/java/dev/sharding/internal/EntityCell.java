@@ -528,6 +528,19 @@ final class EntityCell implements Runnable, Passivation.Candidate, ParkedEntitie
         }
     }
 
+    /**
+     * Destroys the instance and forgets its state, without keeping it for the next incarnation: its last write may or
+     * may not be stored ({@link dev.sharding.StoreOutcomeUnknownException}), so the next message starts the entity
+     * from what the store holds. Runs where the cell's messages run, while the mailbox waits for that write.
+     */
+    void dropForReload() {
+        if (instance == null || lifecycle != EntityLifecycle.ACTIVE) {
+            return;
+        }
+        moveTo(EntityLifecycle.PASSIVATED);
+        destroyInstance();
+    }
+
     /** The instance asked to be passivated once its current message is done. */
     void requestPassivation() {
         passivateRequested = true;

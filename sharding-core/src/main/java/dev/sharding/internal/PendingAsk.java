@@ -175,7 +175,7 @@ final class PendingAsk<R> implements ReplySink, Runnable {
     /** The outcome a failure where the entity lives stands for. */
     static AskOutcome outcomeOf(FailureKind kind) {
         return switch (kind) {
-            case ENTITY_FAILED, STORE_FAILED -> AskOutcome.FAILED;
+            case ENTITY_FAILED, STORE_FAILED, STORE_OUTCOME_UNKNOWN -> AskOutcome.FAILED;
             case UNHANDLED, REJECTED, BUFFER_FULL -> AskOutcome.REJECTED;
             case UNAVAILABLE, PARTITIONED -> AskOutcome.UNREACHABLE;
         };
@@ -192,6 +192,7 @@ final class PendingAsk<R> implements ReplySink, Runnable {
             case UNAVAILABLE -> new ShardingException(String.valueOf(message));
             case PARTITIONED -> new ClusterPartitionedException(String.valueOf(message));
             case STORE_FAILED -> new StoreUnavailableException(String.valueOf(message));
+            case STORE_OUTCOME_UNKNOWN -> new dev.sharding.StoreOutcomeUnknownException(String.valueOf(message));
         };
     }
 

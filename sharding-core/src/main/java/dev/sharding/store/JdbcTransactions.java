@@ -33,7 +33,11 @@ final class JdbcTransactions {
         }
         try {
             T result = body.run();
-            connection.commit();
+            try {
+                connection.commit();
+            } catch (SQLException e) {
+                throw rolledBack(e) ? e : new CommitOutcomeUnknownException(e);
+            }
             return result;
         } catch (SQLException | RuntimeException e) {
             try {
@@ -55,12 +59,66 @@ final class JdbcTransactions {
     }
 
     /**
+     * Whether a failed commit says the database rolled the transaction back: a serialization failure or deadlock
+     * (SQLSTATE class 40) or a constraint checked at commit (class 23). Any other failure (a connection that broke, a
+     * database that stopped answering and a connection the store aborted) leaves the outcome unknown: the commit may
+     * have reached the database before the connection failed.
+     */
+    private static boolean rolledBack(SQLException e) {
+        for (@Nullable SQLException x = e; x != null; x = x.getNextException()) {
+            String state = x.getSQLState();
+            if (x instanceof SQLTransactionRollbackException
+                    || (state != null && (state.startsWith("40") || state.startsWith("23")))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Whether a failure, or one of its causes, is a commit whose outcome is unknown.
+     *
+     * @param failure the failure
+     * @return true when the transaction may have been committed
+     */
+    static boolean outcomeUnknown(@Nullable Throwable failure) {
+        java.util.Map<Throwable, Boolean> seen = new java.util.IdentityHashMap<>();
+        for (@Nullable Throwable t = failure; t != null && seen.put(t, true) == null; t = t.getCause()) {
+            if (t instanceof CommitOutcomeUnknownException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * A commit failed in a way that leaves its outcome unknown: the transaction may have been committed, or not.
+     * Never tried again, and never reported as "nothing applied".
+     */
+    static final class CommitOutcomeUnknownException extends SQLException {
+
+        private static final long serialVersionUID = 1L;
+
+        CommitOutcomeUnknownException(SQLException cause) {
+            super(
+                    "The connection failed during the commit, so whether it was committed is unknown: "
+                            + cause.getMessage(),
+                    cause.getSQLState(),
+                    cause.getErrorCode(),
+                    cause);
+        }
+    }
+
+    /**
      * Whether a failed transaction is worth another try: deadlocks and serialization failures (SQLSTATE class 40).
      *
      * @param e the failure
      * @return whether to try again
      */
     static boolean isTransient(SQLException e) {
+        if (outcomeUnknown(e)) {
+            return false;
+        }
         for (@Nullable SQLException x = e; x != null; x = x.getNextException()) {
             String state = x.getSQLState();
             if (x instanceof SQLTransactionRollbackException || (state != null && state.startsWith("40"))) {

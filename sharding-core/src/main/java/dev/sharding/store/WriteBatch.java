@@ -1,6 +1,7 @@
 package dev.sharding.store;
 
 import dev.sharding.ShardingException;
+import dev.sharding.StoreOutcomeUnknownException;
 import dev.sharding.spi.ShardingStore.StoredState;
 import dev.sharding.spi.StaleEpochException;
 import dev.sharding.store.PortableSql.EntityKey;
@@ -466,12 +467,40 @@ final class WriteBatch {
     }
 
     /**
+     * Fails every future of a transaction whose commit may or may not have reached the database: those it held fail
+     * with {@link StoreOutcomeUnknownException}, those it left for later ({@link #deferred()}) as not applied.
+     */
+    private void failOutcomeUnknown(String reason, @Nullable Throwable cause) {
+        for (int i = 0; i < operations.size(); i++) {
+            StoreOperation op = operations.get(i);
+            if (outcomes[i] == DEFERRED) {
+                op.future()
+                        .completeExceptionally(new ShardingException(
+                                "The store could not apply the " + op.describe() + ": " + reason
+                                        + "; it was not part of the transaction, and was not applied",
+                                cause));
+            } else {
+                op.future()
+                        .completeExceptionally(new StoreOutcomeUnknownException(
+                                "The store lost its connection while it committed the " + op.describe()
+                                        + ", so it may have been stored or not (" + reason
+                                        + "); read it again, or retry with the same idempotency key",
+                                cause == null ? new IllegalStateException(reason) : cause));
+            }
+        }
+    }
+
+    /**
      * Fails every future: nothing of the batch was applied.
      *
      * @param reason what went wrong, for the message
      * @param cause the failure
      */
     void fail(String reason, @Nullable Throwable cause) {
+        if (JdbcTransactions.outcomeUnknown(cause)) {
+            failOutcomeUnknown(reason, cause);
+            return;
+        }
         for (StoreOperation op : operations) {
             op.future()
                     .completeExceptionally(new ShardingException(

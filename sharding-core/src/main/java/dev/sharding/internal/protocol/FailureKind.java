@@ -17,7 +17,9 @@ public enum FailureKind {
     /** The node that got the message is partitioned from the cluster, or its lease to serve expired. */
     PARTITIONED(6),
     /** The store failed to write the entity's state, or to read it for the entity to start; no effect, retryable. */
-    STORE_FAILED(7);
+    STORE_FAILED(7),
+    /** The connection to the database broke while the entity's state was committed: it may have been stored, or not. */
+    STORE_OUTCOME_UNKNOWN(8);
 
     private final int code;
 

@@ -136,6 +136,11 @@ public final class FaultyDataSource implements DataSource {
                     if (name.equals("commit") && fault == StoreFault.COMMIT_FAILS) {
                         throw new SQLException("Injected fault: the connection was lost during commit", "08006");
                     }
+                    if (name.equals("commit") && fault == StoreFault.COMMIT_LOST_AFTER_APPLYING) {
+                        connection.commit();
+                        throw new SQLException(
+                                "Injected fault: the connection was lost after the commit was sent", "08006");
+                    }
                     if (name.equals("abort")) {
                         aborted.incrementAndGet();
                         abort.countDown();

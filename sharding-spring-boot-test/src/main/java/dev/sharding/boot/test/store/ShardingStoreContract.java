@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.sharding.ShardingException;
+import dev.sharding.StoreOutcomeUnknownException;
 import dev.sharding.spi.ShardingStore;
 import dev.sharding.spi.ShardingStore.StoredState;
 import dev.sharding.spi.StaleEpochException;
@@ -373,20 +374,15 @@ public abstract class ShardingStoreContract extends CoordinatorLeaseContract {
     }
 
     @Test
-    void aTransactionThatFailsFailsItsOperationsAndChangesNothing() throws Exception {
+    void aCommitLostBeforeItReachedTheDatabaseSaysTheOutcomeIsUnknownAndChangesNothing() throws Exception {
         assumeTrue(canInjectFaults(), "this store cannot be made to fail");
         await(store.write(type, "a", SHARD, 1, bytes("before")));
         injectFault(StoreFault.COMMIT_FAILS);
-        List<CompletableFuture<?>> failing = List.of(
-                store.write(type, "a", SHARD, 1, bytes("lost")),
-                store.write(type, "b", SHARD, 1, bytes("lost")),
-                store.delete(type, "a", SHARD, 1),
-                store.updateRemembered(type, 1, List.of("b"), List.of()));
-        for (CompletableFuture<?> f : failing) {
+        for (CompletableFuture<?> f : commitLost()) {
             assertThat(failureOf(f))
-                    .isInstanceOf(ShardingException.class)
-                    .hasMessageContaining("could not commit")
-                    .hasMessageContaining("nothing of its batch")
+                    .as("the store cannot tell a commit lost on the way from one lost on the way back")
+                    .isInstanceOf(StoreOutcomeUnknownException.class)
+                    .hasMessageContaining("may have been stored or not")
                     .hasRootCauseMessage("Injected fault: the connection was lost during commit");
         }
         injectFault(null);
@@ -399,6 +395,36 @@ public abstract class ShardingStoreContract extends CoordinatorLeaseContract {
                 .isEqualTo(2);
         assertThat(await(store.write(type, "b", SHARD, 1, bytes("after"))).version())
                 .isEqualTo(1);
+    }
+
+    @Test
+    void aCommitLostOnTheWayBackSaysTheOutcomeIsUnknownAndIsStored() throws Exception {
+        assumeTrue(canInjectFaults(), "this store cannot be made to fail");
+        await(store.write(type, "a", SHARD, 1, bytes("before")));
+        injectFault(StoreFault.COMMIT_LOST_AFTER_APPLYING);
+        List<CompletableFuture<?>> lost = commitLost();
+        for (CompletableFuture<?> f : lost) {
+            assertThat(failureOf(f))
+                    .as("never reported as not applied: it was")
+                    .isInstanceOf(StoreOutcomeUnknownException.class)
+                    .hasMessageContaining("may have been stored or not")
+                    .hasRootCauseMessage("Injected fault: the connection was lost after the commit was sent");
+        }
+        injectFault(null);
+        assertThat(await(store.read(type, "a")))
+                .as("deleted after its write, in one transaction")
+                .isEmpty();
+        assertThat(text(await(store.read(type, "b")).orElseThrow())).isEqualTo("lost");
+        assertThat(await(store.remembered(type, 1))).containsExactly("b");
+    }
+
+    /** A write and a delete of "a", a write of "b" and a remembered "b", queued together while a commit fault acts. */
+    private List<CompletableFuture<?>> commitLost() {
+        return List.of(
+                store.write(type, "a", SHARD, 1, bytes("lost")),
+                store.write(type, "b", SHARD, 1, bytes("lost")),
+                store.delete(type, "a", SHARD, 1),
+                store.updateRemembered(type, 1, List.of("b"), List.of()));
     }
 
     @Test

@@ -8,8 +8,17 @@ public enum StoreFault {
     /** Connections cannot be opened, as when the database is down or the pool is closed. */
     UNREACHABLE,
 
-    /** Statements run but every commit fails, as when the connection is lost at the last moment. */
+    /**
+     * Statements run but every commit fails before it reaches the database, as when the connection is lost at the last
+     * moment: nothing is committed, and the store cannot know it.
+     */
     COMMIT_FAILS,
+
+    /**
+     * Every commit reaches the database and is committed, then the connection is lost before the answer comes back:
+     * the store cannot tell this from {@link #COMMIT_FAILS}.
+     */
+    COMMIT_LOST_AFTER_APPLYING,
 
     /**
      * Connections open, but every statement and commit waits for an answer that does not come, as from a database
