@@ -8,6 +8,7 @@ import dev.sharding.EntityUnreachableException;
 import dev.sharding.MessageRejectedException;
 import dev.sharding.ShardRegion;
 import dev.sharding.ShardingException;
+import dev.sharding.StoreOutcomeUnknownException;
 import dev.sharding.StoreUnavailableException;
 import dev.sharding.UnhandledMessageException;
 import jakarta.servlet.http.HttpServletRequest;
@@ -229,6 +230,20 @@ public class AccountController {
                 .header(HttpHeaders.RETRY_AFTER, "1")
                 .contentType(MediaType.APPLICATION_PROBLEM_JSON)
                 .body(detail(HttpStatus.SERVICE_UNAVAILABLE, "Account unavailable", e.getMessage()));
+    }
+
+    /**
+     * The database's connection broke while the deposit was committed: it may have been stored, or not. 504, without
+     * {@code Retry-After}: repeat the deposit with the same {@code Idempotency-Key} (it then applies once, whichever
+     * it was), or read the balance before deciding; a repeat without a key may deposit twice.
+     *
+     * @param e the failure
+     * @return the problem
+     */
+    @ExceptionHandler(StoreOutcomeUnknownException.class)
+    ResponseEntity<ProblemDetail> outcomeUnknown(StoreOutcomeUnknownException e) {
+        log.warn("Deposit outcome unknown: {}", e.getMessage());
+        return problem(HttpStatus.GATEWAY_TIMEOUT, "Deposit outcome unknown", e.getMessage());
     }
 
     /**

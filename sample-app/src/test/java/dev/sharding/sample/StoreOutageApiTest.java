@@ -2,6 +2,7 @@ package dev.sharding.sample;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sharding.StoreOutcomeUnknownException;
 import dev.sharding.boot.test.AutoConfigureShardingTest;
 import dev.sharding.spi.ShardingStore;
 import dev.sharding.store.InMemoryShardingStore;
@@ -24,7 +25,8 @@ import org.springframework.context.annotation.Bean;
 
 /**
  * A deposit whose write the store fails answers 503 with {@code Retry-After}, never 422 (the status of a deposit the
- * account refuses), and changes nothing; a deposit once the store answers again succeeds.
+ * account refuses), and changes nothing; a deposit once the store answers again succeeds. A deposit whose commit lost
+ * its answer answers 504, and the account goes on from what the store holds.
  */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT, properties = "sharding.node-name=outage-node")
 @AutoConfigureShardingTest
@@ -45,6 +47,35 @@ class StoreOutageApiTest {
     @AfterEach
     void storeAnswers() {
         store.failing = false;
+        store.lostAfterApplying = false;
+    }
+
+    @Test
+    void aDepositWhoseCommitWasLostAnswers504AndTheAccountGoesOnFromWhatWasStored() {
+        String deposit = url("/accounts/lost-1/deposit");
+        assertThat(http.postJson(deposit, "{\"amount\": 5}").status()).isEqualTo(200);
+
+        store.lostAfterApplying = true;
+        JsonHttp.Answer lost = http.postJson(deposit, "{\"amount\": 7}", "lost-key");
+        assertThat(lost.status()).as("%s", lost).isEqualTo(504);
+        assertThat(lost.contentType()).startsWith("application/problem+json");
+        assertThat(lost.body().get("detail").asString())
+                .contains("may or may not have been stored")
+                .contains("same idempotency key");
+        store.lostAfterApplying = false;
+
+        JsonHttp.Answer read = http.get(url("/accounts/lost-1"));
+        assertThat(read.status()).as("%s", read).isEqualTo(200);
+        assertThat(read.body().get("balance").longValue())
+                .as("the account read what was stored, not the balance from before the deposit")
+                .isEqualTo(12);
+        JsonHttp.Answer retried = http.postJson(deposit, "{\"amount\": 7}", "lost-key");
+        assertThat(retried.status()).as("%s", retried).isEqualTo(200);
+        assertThat(retried.body().get("balance").longValue())
+                .as("the retry with the same key answers the recorded deposit, once")
+                .isEqualTo(12);
+        JsonHttp.Answer next = http.postJson(deposit, "{\"amount\": 1}");
+        assertThat(next.body().get("balance").longValue()).isEqualTo(13);
     }
 
     @Test
@@ -91,6 +122,9 @@ class StoreOutageApiTest {
 
         volatile boolean failing;
 
+        /** Writes are stored, then fail as a commit whose answer the connection lost. */
+        volatile boolean lostAfterApplying;
+
         FailingWrites(ShardingStore store) {
             this.store = store;
         }
@@ -117,7 +151,15 @@ class StoreOutageApiTest {
         public CompletableFuture<StoredState> write(
                 String typeName, String entityId, int shardId, long epoch, byte[] state, byte @Nullable [] applied) {
             CompletableFuture<StoredState> failed = outage();
-            return failed != null ? failed : store.write(typeName, entityId, shardId, epoch, state, applied);
+            if (failed != null) {
+                return failed;
+            }
+            CompletableFuture<StoredState> written = store.write(typeName, entityId, shardId, epoch, state, applied);
+            return lostAfterApplying
+                    ? written.thenCompose(stored -> CompletableFuture.failedFuture(
+                            new StoreOutcomeUnknownException("the connection broke while the write of [" + typeName
+                                    + "/" + entityId + "] was committed")))
+                    : written;
         }
 
         @Override
