@@ -185,6 +185,12 @@ class StoreOutageApiTest {
         }
 
         @Override
+        public CompletableFuture<Void> updateRemembered(
+                String typeName, int shardId, long epoch, Collection<String> started, Collection<String> stopped) {
+            return store.updateRemembered(typeName, shardId, epoch, started, stopped);
+        }
+
+        @Override
         public CompletableFuture<Set<String>> remembered(String typeName, int shardId) {
             return store.remembered(typeName, shardId);
         }

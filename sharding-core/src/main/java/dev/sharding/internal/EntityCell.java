@@ -541,6 +541,11 @@ final class EntityCell implements Runnable, Passivation.Candidate, ParkedEntitie
         destroyInstance();
     }
 
+    /** The allocation epoch of the entity's shard on this node. */
+    long shardEpoch() {
+        return shard.epoch();
+    }
+
     /** The instance asked to be passivated once its current message is done. */
     void requestPassivation() {
         passivateRequested = true;

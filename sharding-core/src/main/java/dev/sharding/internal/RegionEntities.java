@@ -42,7 +42,7 @@ final class RegionEntities {
 
     void started(EntityCell cell) {
         if (journal != null) {
-            journal.started(cell.shardId(), cell.entityId());
+            journal.started(cell.shardId(), cell.shardEpoch(), cell.entityId());
         }
         int n = active.incrementAndGet();
         int max = limit.getAsInt();
@@ -59,7 +59,7 @@ final class RegionEntities {
         passivations.incrementAndGet();
         metrics.passivated();
         if (journal != null) {
-            journal.stopped(cell.shardId(), cell.entityId());
+            journal.stopped(cell.shardId(), cell.shardEpoch(), cell.entityId());
         }
     }
 

@@ -29,7 +29,19 @@ final class RememberJournal {
 
     private static final Logger log = LoggerFactory.getLogger(RememberJournal.class);
 
-    private record Event(int shardId, String entityId, boolean started) {}
+    private record Event(int shardId, long epoch, String entityId, boolean started) {}
+
+    /** A shard's events not yet stored, latest per entity, and the newest epoch they were recorded under. */
+    private static final class Unflushed {
+        final Map<String, Boolean> events = new LinkedHashMap<>();
+        long epoch;
+
+        void add(String entityId, boolean started, long eventEpoch) {
+            events.remove(entityId); // the latest event goes last, in the order of the events
+            events.put(entityId, started);
+            epoch = Math.max(epoch, eventEpoch);
+        }
+    }
 
     private final String typeName;
 
@@ -42,7 +54,7 @@ final class RememberJournal {
     private final ConcurrentLinkedQueue<Event> events = new ConcurrentLinkedQueue<>();
 
     /** Events taken from the queue and not yet stored, per shard, latest per entity. Control thread. */
-    private final Map<Integer, Map<String, Boolean>> unflushed = new HashMap<>();
+    private final Map<Integer, Unflushed> unflushed = new HashMap<>();
 
     /** Per shard, the write under way. Control thread. */
     private final Map<Integer, CompletableFuture<Void>> flushing = new HashMap<>();
@@ -66,14 +78,14 @@ final class RememberJournal {
         this.maxBackoff = maxBackoff;
     }
 
-    /** An entity started. Entity thread. */
-    void started(int shardId, String entityId) {
-        events.add(new Event(shardId, entityId, true));
+    /** An entity started, on its shard's allocation {@code epoch}. Entity thread. */
+    void started(int shardId, long epoch, String entityId) {
+        events.add(new Event(shardId, epoch, entityId, true));
     }
 
     /** An entity was passivated: it is not started again. Entity thread. */
-    void stopped(int shardId, String entityId) {
-        events.add(new Event(shardId, entityId, false));
+    void stopped(int shardId, long epoch, String entityId) {
+        events.add(new Event(shardId, epoch, entityId, false));
     }
 
     /**
@@ -84,7 +96,7 @@ final class RememberJournal {
     CompletableFuture<Void> flush(int shardId) {
         Event e;
         while ((e = events.poll()) != null) {
-            unflushed.computeIfAbsent(e.shardId(), k -> new LinkedHashMap<>()).put(e.entityId(), e.started());
+            unflushed.computeIfAbsent(e.shardId(), k -> new Unflushed()).add(e.entityId(), e.started(), e.epoch());
         }
         List<CompletableFuture<Void>> writes = new ArrayList<>();
         for (Integer shard : new ArrayList<>(unflushed.keySet())) {
@@ -103,39 +115,56 @@ final class RememberJournal {
                     (v, t) -> onControl.accept(() -> flushShard(shard).whenComplete((v2, t2) -> next.complete(null))));
             return next;
         }
-        Map<String, Boolean> shardEvents = unflushed.remove(shard);
-        if (shardEvents == null || shardEvents.isEmpty()) {
+        Unflushed shardEvents = unflushed.remove(shard);
+        if (shardEvents == null || shardEvents.events.isEmpty()) {
             return CompletableFuture.completedFuture(null);
         }
         List<String> started = new ArrayList<>();
         List<String> stopped = new ArrayList<>();
-        shardEvents.forEach((id, up) -> (up ? started : stopped).add(id));
+        shardEvents.events.forEach((id, up) -> (up ? started : stopped).add(id));
         CompletableFuture<Void> done = new CompletableFuture<>();
         flushing.put(shard, done);
         CompletableFuture<Void> write;
         try {
-            write = store.updateRemembered(typeName, shard, started, stopped);
+            write = store.updateRemembered(typeName, shard, shardEvents.epoch, started, stopped);
         } catch (RuntimeException ex) {
             write = CompletableFuture.failedFuture(ex);
         }
         write.whenComplete((v, failure) -> onControl.accept(() -> {
             flushing.remove(shard);
-            if (failure != null) {
+            if (failure != null && isStale(failure)) {
+                // the shard was allocated again since: its new owner keeps the set, and these changes are dropped
+                log.info(
+                        "Dropped {} remembered-entity changes of shard {} of {}: the shard has been allocated since"
+                                + " they were recorded (epoch {})",
+                        shardEvents.events.size(),
+                        shard,
+                        typeName,
+                        shardEvents.epoch);
+            } else if (failure != null) {
                 log.warn(
                         "Cannot store the remembered entities of shard {} of {}; trying again: {}",
                         shard,
                         typeName,
                         failure.toString());
-                Map<String, Boolean> merged = new LinkedHashMap<>(shardEvents);
-                Map<String, Boolean> newer = unflushed.get(shard);
+                Unflushed newer = unflushed.get(shard);
                 if (newer != null) {
-                    merged.putAll(newer);
+                    newer.events.forEach((id, up) -> shardEvents.add(id, up, newer.epoch));
                 }
-                unflushed.put(shard, merged);
+                unflushed.put(shard, shardEvents);
             }
             done.complete(null);
         }));
         return done;
+    }
+
+    private static boolean isStale(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof dev.sharding.spi.StaleEpochException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

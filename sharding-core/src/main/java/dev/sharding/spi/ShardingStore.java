@@ -121,6 +121,24 @@ public interface ShardingStore extends AutoCloseable {
             String typeName, int shardId, Collection<String> started, Collection<String> stopped);
 
     /**
+     * Records which entities of a shard started and stopped, fenced by the shard's epoch as state writes are: when the
+     * shard has been allocated again since {@code epoch} (a stale owner's late flush), nothing changes and the future
+     * fails with {@link StaleEpochException}. The runtime calls this one. The default ignores the epoch and calls
+     * {@link #updateRemembered(String, int, Collection, Collection)}: a store that can fence should override it.
+     *
+     * @param typeName the entity type
+     * @param shardId the shard
+     * @param epoch the epoch under which the shard's owner recorded the changes
+     * @param started ids now alive
+     * @param stopped ids no longer to be restarted
+     * @return completes once durable
+     */
+    default CompletableFuture<Void> updateRemembered(
+            String typeName, int shardId, long epoch, Collection<String> started, Collection<String> stopped) {
+        return updateRemembered(typeName, shardId, started, stopped);
+    }
+
+    /**
      * The remembered entities of a shard.
      *
      * @param typeName the entity type

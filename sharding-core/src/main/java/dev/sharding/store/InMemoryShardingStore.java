@@ -95,6 +95,17 @@ public final class InMemoryShardingStore implements ShardingStore {
 
     @Override
     public synchronized CompletableFuture<Void> updateRemembered(
+            String typeName, int shardId, long epoch, Collection<String> started, Collection<String> stopped) {
+        long shardEpoch = epochs.getOrDefault(key(typeName, Integer.toString(shardId)), 0L);
+        if (shardEpoch > epoch) {
+            return CompletableFuture.failedFuture(
+                    new StaleEpochException(typeName, "shard " + shardId, epoch, shardEpoch));
+        }
+        return updateRemembered(typeName, shardId, started, stopped);
+    }
+
+    @Override
+    public synchronized CompletableFuture<Void> updateRemembered(
             String typeName, int shardId, Collection<String> started, Collection<String> stopped) {
         Set<String> ids = remembered.computeIfAbsent(key(typeName, Integer.toString(shardId)), k -> new HashSet<>());
         ids.addAll(started);

@@ -286,6 +286,12 @@ public final class JdbcShardingStore implements ShardingStore {
     @Override
     public CompletableFuture<Void> updateRemembered(
             String typeName, int shardId, Collection<String> started, Collection<String> stopped) {
+        return updateRemembered(typeName, shardId, StoreOperation.Remember.UNFENCED, started, stopped);
+    }
+
+    @Override
+    public CompletableFuture<Void> updateRemembered(
+            String typeName, int shardId, long epoch, Collection<String> started, Collection<String> stopped) {
         CompletableFuture<Void> future = new CompletableFuture<>();
         List<String> add = List.copyOf(started);
         List<String> remove = List.copyOf(stopped);
@@ -300,7 +306,7 @@ public final class JdbcShardingStore implements ShardingStore {
             }
         }
         return writer.submit(
-                new StoreOperation.Remember(typeName, shardId, add, remove, future, System.nanoTime()), future);
+                new StoreOperation.Remember(typeName, shardId, epoch, add, remove, future, System.nanoTime()), future);
     }
 
     @Override

@@ -89,6 +89,8 @@ sealed interface StoreOperation {
      *
      * @param typeName the entity type
      * @param shardId the shard
+     * @param epoch the epoch of the shard's owner that recorded the changes, which fences them as it fences state
+     *     writes; {@link #UNFENCED} for none
      * @param started ids to remember
      * @param stopped ids to forget
      * @param future completed once stored
@@ -97,15 +99,20 @@ sealed interface StoreOperation {
     record Remember(
             String typeName,
             int shardId,
+            long epoch,
             List<String> started,
             List<String> stopped,
             CompletableFuture<Void> future,
             long queuedNanos)
             implements StoreOperation {
 
+        /** The epoch of changes that no epoch fences. */
+        static final long UNFENCED = Long.MAX_VALUE;
+
         @Override
         public String describe() {
-            return "update of the remembered entities of [" + typeName + "/shard " + shardId + "]";
+            return "update of the remembered entities of [" + typeName + "/shard " + shardId + "]"
+                    + (epoch == UNFENCED ? "" : " under epoch " + epoch);
         }
     }
 

@@ -143,8 +143,6 @@ final class WriteBatch {
             busy = locked.busy();
         }
         SortedMap<EntityKey, List<Integer>> byKey = new TreeMap<>();
-        Map<RememberedId, Boolean> rememberedChanges = new LinkedHashMap<>();
-        int firstClear = -1;
         for (int i = 0; i < operations.size(); i++) {
             StoreOperation op = operations.get(i);
             if (op instanceof StoreOperation.Write w) {
@@ -161,24 +159,37 @@ final class WriteBatch {
                     byKey.computeIfAbsent(new EntityKey(d.typeName(), d.entityId()), k -> new ArrayList<>())
                             .add(i);
                 }
-            } else if (op instanceof StoreOperation.Remember r) {
-                if (i > lastClear && busy.contains(new PortableSql.ShardKey(r.typeName(), r.shardId()))) {
+            }
+        }
+        Map<PortableSql.ShardKey, Long> epochs = writeStates(connection, dialect, byKey, shards, shardEpochs);
+        Map<RememberedId, Boolean> rememberedChanges = new LinkedHashMap<>();
+        int firstClear = -1;
+        for (int i = 0; i < operations.size(); i++) {
+            StoreOperation op = operations.get(i);
+            if (op instanceof StoreOperation.Remember r) {
+                PortableSql.ShardKey shard = new PortableSql.ShardKey(r.typeName(), r.shardId());
+                if (i > lastClear && busy.contains(shard)) {
                     // before a clear of the batch it is cleared anyway; after the last one it waits for its shard
                     outcomes[i] = DEFERRED;
+                    continue;
+                }
+                long fence = epochs.getOrDefault(shard, 0L);
+                if (fence > r.epoch()) {
+                    // a stale owner's late flush: the shard's new owner keeps its set
+                    outcomes[i] = new StaleEpochException(r.typeName(), "shard " + r.shardId(), r.epoch(), fence);
                     continue;
                 }
                 r.started().forEach(id -> rememberedChanges.put(new RememberedId(r.typeName(), r.shardId(), id), true));
                 r.stopped()
                         .forEach(id -> rememberedChanges.put(new RememberedId(r.typeName(), r.shardId(), id), false));
                 outcomes[i] = DONE;
-            } else {
+            } else if (op instanceof StoreOperation.Clear) {
                 // a clear: everything remembered before it is gone after it; a later clear of the batch finds nothing
                 rememberedChanges.clear();
                 firstClear = firstClear < 0 ? i : firstClear;
                 outcomes[i] = 0L;
             }
         }
-        writeStates(connection, dialect, byKey, shards, shardEpochs);
         if (firstClear >= 0) {
             outcomes[firstClear] = dialect.clearShardingData(connection);
         }
@@ -190,10 +201,10 @@ final class WriteBatch {
     }
 
     /**
-     * Writes the states; {@code shardEpochs} is null when the dialect is to lock the epochs and update the rows it can
-     * in one round trip ({@link JdbcDialect#lockAndUpdate}).
+     * Writes the states; {@code lockedEpochs} is null when the dialect is to lock the epochs and update the rows it
+     * can in one round trip ({@link JdbcDialect#lockAndUpdate}). Returns the epochs of the batch's shards, locked.
      */
-    private void writeStates(
+    private Map<PortableSql.ShardKey, Long> writeStates(
             Connection connection,
             JdbcDialect dialect,
             SortedMap<EntityKey, List<Integer>> byKey,
@@ -201,7 +212,7 @@ final class WriteBatch {
             @Nullable Map<PortableSql.ShardKey, Long> lockedEpochs)
             throws SQLException {
         if (byKey.isEmpty()) {
-            return;
+            return lockedEpochs == null ? Map.of() : lockedEpochs;
         }
         Map<PortableSql.ShardKey, Long> shardEpochs;
         if (lockedEpochs == null) {
@@ -250,7 +261,7 @@ final class WriteBatch {
             decideUpdated(rowsByType, done.versions(), byKey, rest);
             byKey = rest;
             if (byKey.isEmpty()) {
-                return;
+                return shardEpochs;
             }
         } else {
             shardEpochs = lockedEpochs;
@@ -300,6 +311,7 @@ final class WriteBatch {
                 locked.putAll(lock(connection, dialect, pending));
             }
         }
+        return shardEpochs;
     }
 
     /**

@@ -2,6 +2,7 @@ package dev.sharding.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sharding.spi.StaleEpochException;
 import dev.sharding.store.InMemoryShardingStore;
 import dev.sharding.test.ForwardingStore;
 import java.util.ArrayList;
@@ -21,7 +22,7 @@ class RememberJournalTest {
     /** Writes wait until the test completes them; each is recorded. */
     private static final class HeldStore extends ForwardingStore {
 
-        record Write(int shard, List<String> started, List<String> stopped, CompletableFuture<Void> done) {}
+        record Write(int shard, long epoch, List<String> started, List<String> stopped, CompletableFuture<Void> done) {}
 
         final List<Write> writes = new CopyOnWriteArrayList<>();
 
@@ -33,11 +34,12 @@ class RememberJournalTest {
         public CompletableFuture<Void> updateRemembered(
                 String typeName,
                 int shardId,
+                long epoch,
                 java.util.Collection<String> started,
                 java.util.Collection<String> stopped) {
             CompletableFuture<Void> done = new CompletableFuture<>();
-            writes.add(new Write(shardId, List.copyOf(started), List.copyOf(stopped), done));
-            return done.thenCompose(v -> super.updateRemembered(typeName, shardId, started, stopped));
+            writes.add(new Write(shardId, epoch, List.copyOf(started), List.copyOf(stopped), done));
+            return done.thenCompose(v -> super.updateRemembered(typeName, shardId, epoch, started, stopped));
         }
     }
 
@@ -65,10 +67,10 @@ class RememberJournalTest {
 
     @Test
     void aFlushWritesTheLatestEventOfEachEntityPerShard() {
-        journal.started(1, "a");
-        journal.started(1, "b");
-        journal.stopped(1, "a");
-        journal.started(2, "c");
+        journal.started(1, 1L, "a");
+        journal.started(1, 1L, "b");
+        journal.stopped(1, 1L, "a");
+        journal.started(2, 1L, "c");
 
         journal.flush(-1);
 
@@ -81,8 +83,8 @@ class RememberJournalTest {
 
     @Test
     void aFlushOfOneShardLeavesTheOthersForLater() {
-        journal.started(1, "a");
-        journal.started(2, "b");
+        journal.started(1, 1L, "a");
+        journal.started(2, 1L, "b");
 
         journal.flush(2);
 
@@ -93,9 +95,9 @@ class RememberJournalTest {
 
     @Test
     void oneWriteAtATimePerShardSoThatTheyCommitInOrder() {
-        journal.started(1, "a");
+        journal.started(1, 1L, "a");
         CompletableFuture<Void> first = journal.flush(1);
-        journal.stopped(1, "a");
+        journal.stopped(1, 1L, "a");
         CompletableFuture<Void> second = journal.flush(1);
 
         assertThat(store.writes).hasSize(1); // the second waits for the first
@@ -113,10 +115,10 @@ class RememberJournalTest {
 
     @Test
     void aFailedWriteIsTriedAgainUnderNewerEventsOfTheSameEntity() {
-        journal.started(1, "a");
-        journal.started(1, "b");
+        journal.started(1, 1L, "a");
+        journal.started(1, 1L, "b");
         journal.flush(1);
-        journal.stopped(1, "a"); // newer than the failing write's "a started"
+        journal.stopped(1, 1L, "a"); // newer than the failing write's "a started"
         store.writes.get(0).done().completeExceptionally(new IllegalStateException("database down"));
         runControl();
 
@@ -132,8 +134,25 @@ class RememberJournalTest {
     }
 
     @Test
+    void aWriteRefusedForAStaleEpochIsDroppedNotTriedAgain() {
+        journal.started(1, 1L, "a");
+        journal.started(1, 2L, "b");
+        journal.flush(1);
+        assertThat(store.writes.get(0).epoch())
+                .as("the newest epoch of the events")
+                .isEqualTo(2L);
+        store.writes.get(0).done().completeExceptionally(new StaleEpochException("counter", "shard 1", 2, 3));
+        runControl();
+
+        journal.flush(1);
+        assertThat(store.writes)
+                .as("a stale owner's changes are not written again")
+                .hasSize(1);
+    }
+
+    @Test
     void rememberedEntitiesStartOnlyIfTheShardIsStillHosted() {
-        store.updateRemembered("counter", 3, Set.of("x", "y"), Set.of());
+        store.updateRemembered("counter", 3, 1L, Set.of("x", "y"), Set.of());
         store.writes.get(0).done().complete(null);
         List<String> started = new ArrayList<>();
 

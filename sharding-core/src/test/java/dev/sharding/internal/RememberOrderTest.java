@@ -35,12 +35,12 @@ class RememberOrderTest {
         ForwardingStore store = new ForwardingStore(memory) {
             @Override
             public CompletableFuture<Void> updateRemembered(
-                    String typeName, int shardId, Collection<String> started, Collection<String> stopped) {
+                    String typeName, int shardId, long epoch, Collection<String> started, Collection<String> stopped) {
                 if (writes.incrementAndGet() == 1) {
                     // the first write (the entity started) hangs, then fails
                     return firstWrite.whenComplete((v, t) -> done.incrementAndGet());
                 }
-                return super.updateRemembered(typeName, shardId, started, stopped)
+                return super.updateRemembered(typeName, shardId, epoch, started, stopped)
                         .whenComplete((v, t) -> done.incrementAndGet());
             }
         };

@@ -68,6 +68,12 @@ public class ForwardingStore implements ShardingStore {
     }
 
     @Override
+    public CompletableFuture<Void> updateRemembered(
+            String typeName, int shardId, long epoch, Collection<String> started, Collection<String> stopped) {
+        return delegate.updateRemembered(typeName, shardId, epoch, started, stopped);
+    }
+
+    @Override
     public CompletableFuture<Set<String>> remembered(String typeName, int shardId) {
         return delegate.remembered(typeName, shardId);
     }

@@ -67,6 +67,12 @@ final class OwningStore implements ShardingStore {
     }
 
     @Override
+    public CompletableFuture<Void> updateRemembered(
+            String typeName, int shardId, long epoch, Collection<String> started, Collection<String> stopped) {
+        return this.store.updateRemembered(typeName, shardId, epoch, started, stopped);
+    }
+
+    @Override
     public CompletableFuture<Set<String>> remembered(String typeName, int shardId) {
         return this.store.remembered(typeName, shardId);
     }

@@ -306,6 +306,21 @@ public abstract class ShardingStoreContract extends CoordinatorLeaseContract {
     }
 
     @Test
+    void rememberedEntitiesOfAStaleOwnerAreRefusedAndTheNewOwnersSetStays() throws Exception {
+        int shard = 11;
+        long old = await(store.nextEpoch(type, shard));
+        await(store.updateRemembered(type, shard, old, List.of("a", "b"), List.of()));
+        long current = await(store.nextEpoch(type, shard));
+        await(store.updateRemembered(type, shard, current, List.of("c"), List.of("a")));
+        // the old owner's late flush, in one batch with the new owner's next change
+        CompletableFuture<Void> late = store.updateRemembered(type, shard, old, List.of("a", "stale"), List.of("c"));
+        CompletableFuture<Void> next = store.updateRemembered(type, shard, current, List.of("d"), List.of());
+        assertThatThrownBy(() -> await(late)).isInstanceOf(StaleEpochException.class);
+        await(next);
+        assertThat(await(store.remembered(type, shard))).containsExactlyInAnyOrder("b", "c", "d");
+    }
+
+    @Test
     void writesUnderAnEpochOlderThanTheShardsCurrentOneAreRefusedEvenOnRowsNeverWritten() throws Exception {
         assertThat(await(store.nextEpoch(type, 9))).isEqualTo(1);
         await(store.write(type, "old", 9, 1, bytes("by the first owner")));
