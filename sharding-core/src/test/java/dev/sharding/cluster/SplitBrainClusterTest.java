@@ -237,10 +237,7 @@ class SplitBrainClusterTest {
     }
 
     private static void awaitDeposits(DepositLoad load, long target) {
-        Awaitility.await("deposits acknowledged")
-                .atMost(Duration.ofSeconds(60))
-                .pollInterval(Duration.ofMillis(20))
-                .until(() -> load.acknowledged() >= target);
+        load.awaitAcknowledged(target);
     }
 
     private static Map<String, String> homes(ShardingNode via, int accounts) throws Exception {
@@ -259,22 +256,6 @@ class SplitBrainClusterTest {
 
     /** Every node answers the same balance for every account, no less than acknowledged, no more than sent. */
     private void checkEveryAccount(DepositLoad load) throws Exception {
-        for (int i = 0; i < load.accounts(); i++) {
-            String id = DepositLoad.id(i);
-            Long seen = null;
-            for (ShardingNode n : cluster.running()) {
-                long balance = n.region(Ledger.class)
-                        .ask(id, new Ledger.Read(), Ledger.Receipt.class)
-                        .get(10, TimeUnit.SECONDS)
-                        .balance();
-                if (seen != null) {
-                    assertThat(balance).as("%s through %s", id, n.nodeName()).isEqualTo(seen);
-                }
-                seen = balance;
-            }
-            assertThat(seen)
-                    .as("balance of %s", id)
-                    .isBetween(load.acknowledged(id), load.acknowledged(id) + load.unknown(id));
-        }
+        load.checkEveryAccount(cluster.running());
     }
 }

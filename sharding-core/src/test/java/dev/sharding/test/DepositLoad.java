@@ -124,6 +124,47 @@ public final class DepositLoad implements AutoCloseable {
         return accounts;
     }
 
+    /**
+     * Waits until at least this many deposits were acknowledged in all.
+     *
+     * @param target the count
+     */
+    public void awaitAcknowledged(long target) {
+        org.awaitility.Awaitility.await("deposits acknowledged")
+                .atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofMillis(20))
+                .until(() -> acknowledged() >= target);
+    }
+
+    /**
+     * Checks that every node answers the same balance for every account, no less than acknowledged and no more than
+     * acknowledged plus those with an unknown outcome; call after {@link #close()}.
+     *
+     * @param through the nodes to ask
+     * @throws Exception when an ask fails
+     */
+    public void checkEveryAccount(List<ShardingNode> through) throws Exception {
+        for (int i = 0; i < accounts; i++) {
+            String id = id(i);
+            Long seen = null;
+            for (ShardingNode n : through) {
+                long balance = n.region(Ledger.class)
+                        .ask(id, new Ledger.Read(), Ledger.Receipt.class)
+                        .get(10, TimeUnit.SECONDS)
+                        .balance();
+                if (seen != null && balance != seen) {
+                    throw new AssertionError(
+                            id + " through " + n.nodeName() + " has balance " + balance + ", another node " + seen);
+                }
+                seen = balance;
+            }
+            if (seen == null || seen < acknowledged(id) || seen > acknowledged(id) + unknown(id)) {
+                throw new AssertionError("Balance of " + id + " is " + seen + ", acknowledged " + acknowledged(id)
+                        + ", unknown " + unknown(id));
+            }
+        }
+    }
+
     @Override
     public void close() {
         running.set(false);

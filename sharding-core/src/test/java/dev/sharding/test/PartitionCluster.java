@@ -104,6 +104,55 @@ public final class PartitionCluster implements AutoCloseable {
     }
 
     /**
+     * Cuts one direction only: nothing {@code from} sends reaches {@code to}, while {@code to} still reaches
+     * {@code from} (a switch that drops one direction, a one-way firewall rule).
+     *
+     * @param from the sender whose messages are lost
+     * @param to the receiver that no longer hears it
+     */
+    public void cutOneWay(ShardingNode from, ShardingNode to) {
+        discard(to).addIgnoreMember(address(from));
+    }
+
+    /**
+     * Cuts the link between two nodes both ways while each still reaches every other node (A cannot reach B while both
+     * reach C).
+     *
+     * @param a one node
+     * @param b the other
+     */
+    public void cutBetween(ShardingNode a, ShardingNode b) {
+        cutOneWay(a, b);
+        cutOneWay(b, a);
+    }
+
+    /**
+     * Cuts the network between two sides and heals it again, over and over, until the time is up, then heals it.
+     * Runs on the calling thread.
+     *
+     * @param a one side
+     * @param b the other
+     * @param period how long each cut, and each healed spell after it, lasts
+     * @param duration how long to go on
+     * @return how many cuts were made
+     * @throws InterruptedException when interrupted
+     */
+    public int flap(Collection<ShardingNode> a, Collection<ShardingNode> b, Duration period, Duration duration)
+            throws InterruptedException {
+        long end = System.nanoTime() + duration.toNanos();
+        int cuts = 0;
+        while (System.nanoTime() < end) {
+            split(a, b);
+            cuts++;
+            Thread.sleep(period.toMillis());
+            heal();
+            Thread.sleep(period.toMillis());
+        }
+        heal();
+        return cuts;
+    }
+
+    /**
      * Suspends a node's transport: it neither sends nor receives anything, as if frozen.
      *
      * @param node the node

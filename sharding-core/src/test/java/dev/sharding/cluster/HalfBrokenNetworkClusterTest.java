@@ -1,0 +1,99 @@
+package dev.sharding.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sharding.ShardingNode;
+import dev.sharding.store.InMemoryShardingStore;
+import dev.sharding.test.DepositLoad;
+import dev.sharding.test.Ledger;
+import dev.sharding.test.OwnerLog;
+import dev.sharding.test.PartitionCluster;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Networks that break halfway, under load, with the default strategy: two members that cannot reach each other while
+ * both reach the rest, one direction of a link lost, and a cut that flaps. Whatever the views do meanwhile, no entity
+ * handles messages in two places at once ({@link OwnerLog#overlaps()}), no answer shows less than was acknowledged,
+ * and after the heal the cluster merges and every node answers the same balance for every account, within what was
+ * sent.
+ *
+ * <p>What these show besides (issue of half-broken networks, first measurements): under a one-way loss between two
+ * members, or a cut that flaps every second, the cluster stays safe but serves far less (in 8 s, 150 to 750
+ * deposits acknowledged against about 11,000 under the pairwise cut): JGroups' failure detection does not exclude a
+ * member that some members cannot hear while the coordinator can, so asks over the lost direction time out.
+ */
+class HalfBrokenNetworkClusterTest {
+
+    private static final Duration FAULT = Duration.ofSeconds(5);
+
+    private final OwnerLog owners = new OwnerLog();
+
+    private final PartitionCluster cluster =
+            new PartitionCluster(new InMemoryShardingStore(), s -> s, Ledger.type(owners));
+
+    @AfterEach
+    void stop() {
+        cluster.close();
+    }
+
+    @Test
+    void theCoordinatorAndAnotherMemberCannotReachEachOtherWhileBothReachTheRest() throws Exception {
+        List<ShardingNode> nodes = cluster.startNodes(5);
+        underLoad(() -> {
+            cluster.cutBetween(nodes.get(0), nodes.get(2));
+            Thread.sleep(FAULT.toMillis());
+            cluster.heal();
+        });
+    }
+
+    @Test
+    void oneDirectionOfALinkIsLost() throws Exception {
+        List<ShardingNode> nodes = cluster.startNodes(5);
+        underLoad(() -> {
+            cluster.cutOneWay(nodes.get(3), nodes.get(1));
+            Thread.sleep(FAULT.toMillis());
+            cluster.heal();
+        });
+    }
+
+    @Test
+    void aCutThatFlapsEverySecond() throws Exception {
+        List<ShardingNode> nodes = cluster.startNodes(5);
+        underLoad(() -> {
+            int cuts = cluster.flap(nodes.subList(0, 3), nodes.subList(3, 5), Duration.ofSeconds(1), FAULT);
+            System.out.println("Flapped " + cuts + " times");
+        });
+    }
+
+    @FunctionalInterface
+    private interface Fault {
+        void run() throws Exception;
+    }
+
+    private void underLoad(Fault fault) throws Exception {
+        try (DepositLoad load = new DepositLoad(cluster::running, 60, 4)) {
+            load.awaitAcknowledged(300);
+            long before = load.acknowledged();
+            fault.run();
+            long healed = System.nanoTime();
+            cluster.awaitConverged();
+            System.out.printf(
+                    "Converged %d ms after the heal; %d deposits acknowledged during the fault%n",
+                    (System.nanoTime() - healed) / 1_000_000, load.acknowledged() - before);
+            load.awaitAcknowledged(load.acknowledged() + 100);
+            load.close();
+            load.checkEveryAccount(cluster.running());
+            System.out.println("Failed deposits by cause: " + load.failures());
+            assertThat(load.staleAnswers())
+                    .as("answers below the acknowledged balance")
+                    .isEmpty();
+        }
+        assertThat(owners.overlaps()).as("entities that lived twice at once").isEmpty();
+        // a member cut off from the coordinator alone keeps its entities in memory, serving nothing, until its shards
+        // are dropped: their objects may outlive the start of the next copy, never their last message
+        System.out.println("Objects that existed twice at once, not serving: " + owners.objectOverlaps());
+    }
+}
