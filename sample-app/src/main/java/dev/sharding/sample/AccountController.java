@@ -5,6 +5,7 @@ import dev.sharding.BufferFullException;
 import dev.sharding.ClusterPartitionedException;
 import dev.sharding.EntityException;
 import dev.sharding.EntityUnreachableException;
+import dev.sharding.IdempotencyKeyReusedException;
 import dev.sharding.MessageRejectedException;
 import dev.sharding.ShardRegion;
 import dev.sharding.ShardingException;
@@ -230,6 +231,24 @@ public class AccountController {
                 .header(HttpHeaders.RETRY_AFTER, "1")
                 .contentType(MediaType.APPLICATION_PROBLEM_JSON)
                 .body(detail(HttpStatus.SERVICE_UNAVAILABLE, "Account unavailable", e.getMessage()));
+    }
+
+    /**
+     * The {@code Idempotency-Key} was used lately for another deposit to the same account: 422, nothing applied (a
+     * repeat must send the same body with the same key; a new deposit needs a new key).
+     *
+     * @param e the failure
+     * @param request the request, for its key
+     * @return the problem
+     */
+    @ExceptionHandler(IdempotencyKeyReusedException.class)
+    ResponseEntity<ProblemDetail> keyReused(
+            IdempotencyKeyReusedException e, org.springframework.web.context.request.WebRequest request) {
+        return problem(
+                HttpStatus.UNPROCESSABLE_CONTENT,
+                "Idempotency-Key reused",
+                "The Idempotency-Key " + request.getHeader(IDEMPOTENCY_KEY) + " was used for another deposit to this"
+                        + " account; nothing was applied. Send a new deposit with a new key: " + e.getMessage());
     }
 
     /**

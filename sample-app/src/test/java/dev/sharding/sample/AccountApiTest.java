@@ -66,6 +66,12 @@ class AccountApiTest {
         JsonHttp.Answer again = http.postJson(url, "{\"amount\": 5}", "order-1");
         assertThat(again.status()).isEqualTo(200);
         assertThat(again.text()).as("the same body").isEqualTo(first.text());
+        JsonHttp.Answer reused = http.postJson(url, "{\"amount\": 50}", "order-1");
+        assertProblem(reused, 422);
+        assertThat(reused.body().get("detail").asString()).contains("Idempotency-Key order-1", "another deposit");
+        assertThat(balance(id))
+                .as("a key reused for another deposit applies nothing")
+                .isEqualTo(5);
         assertThat(http.postJson(url, "{\"amount\": 5}", "order-2")
                         .body()
                         .get("balance")

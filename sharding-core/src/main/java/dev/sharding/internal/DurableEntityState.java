@@ -183,6 +183,7 @@ final class DurableEntityState {
                 .plus(
                         messageId,
                         System.currentTimeMillis(),
+                        fingerprint,
                         reply,
                         window.maxCount(),
                         window.maxAge().toMillis());
@@ -216,12 +217,15 @@ final class DurableEntityState {
      * @return the decoded reply (null for a handler that returned nothing), or {@link #NOT_APPLIED}
      */
     @Nullable
-    Object recordedReply(String messageId) {
+    Object recordedReply(String messageId, long fingerprint) {
         ShardingSettings.AppliedMessageWindow window = shard.region().appliedMessageWindow();
         AppliedMessages.Entry entry = appliedMessages()
                 .find(messageId, System.currentTimeMillis(), window.maxAge().toMillis());
         if (entry == null) {
             return NOT_APPLIED;
+        }
+        if (!entry.matches(fingerprint)) {
+            return KEY_REUSED;
         }
         byte[] reply = entry.reply();
         return reply == null ? null : shard.region().codec().decode(reply, 0, reply.length);
@@ -229,6 +233,32 @@ final class DurableEntityState {
 
     /** Says that a message id was not applied lately. */
     static final Object NOT_APPLIED = new Object();
+
+    /** Says that a message id was applied lately to another message. */
+    static final Object KEY_REUSED = new Object();
+
+    /**
+     * The fingerprint of the identified message being handled ({@link AppliedMessages#fingerprint}), recorded with its
+     * id; set before its handler runs, on the thread that runs the cell's messages.
+     */
+    private long fingerprint = AppliedMessages.NO_FINGERPRINT;
+
+    /**
+     * Computes the fingerprint of an identified message about to be handled, and keeps it for its record.
+     *
+     * @param message the message, without its id
+     * @return the fingerprint, or {@link AppliedMessages#NO_FINGERPRINT} when the codec cannot encode it
+     */
+    long fingerprint(Object message) {
+        long f;
+        try {
+            f = AppliedMessages.fingerprint(shard.region().codec().encode(message));
+        } catch (RuntimeException e) {
+            f = AppliedMessages.NO_FINGERPRINT; // refused by the codec later, or local only: no check
+        }
+        fingerprint = f;
+        return f;
+    }
 
     private AppliedMessages appliedMessages() {
         AppliedMessages a = applied;

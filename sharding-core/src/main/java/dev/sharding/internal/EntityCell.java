@@ -362,7 +362,7 @@ final class EntityCell implements Runnable, Passivation.Candidate, ParkedEntitie
         if (message instanceof IdentifiedMessage identified) {
             messageId = identified.messageId();
             message = identified.message();
-            if (repeated(messageId, sink)) {
+            if (repeated(messageId, message, sink)) {
                 return true;
             }
         }
@@ -405,7 +405,7 @@ final class EntityCell implements Runnable, Passivation.Candidate, ParkedEntitie
      * A message with an id: when the entity applied that id lately, answers with the recorded reply and returns true
      * (the handler does not run again).
      */
-    private boolean repeated(String messageId, ReplySink sink) {
+    private boolean repeated(String messageId, Object message, ReplySink sink) {
         if (shard.region().type().stateType() == null) {
             sink.fail(
                     FailureKind.REJECTED,
@@ -415,7 +415,7 @@ final class EntityCell implements Runnable, Passivation.Candidate, ParkedEntitie
         }
         Object recorded;
         try {
-            recorded = durable.recordedReply(messageId);
+            recorded = durable.recordedReply(messageId, durable.fingerprint(message));
         } catch (RuntimeException e) {
             sink.fail(
                     FailureKind.ENTITY_FAILED,
@@ -425,6 +425,15 @@ final class EntityCell implements Runnable, Passivation.Candidate, ParkedEntitie
         }
         if (recorded == DurableEntityState.NOT_APPLIED) {
             return false;
+        }
+        if (recorded == DurableEntityState.KEY_REUSED) {
+            sink.fail(
+                    FailureKind.KEY_REUSED,
+                    dev.sharding.IdempotencyKeyReusedException.class.getName(),
+                    "Message id " + messageId + " was applied lately by [" + typeName() + "/" + entityId
+                            + "] to another message (a " + message.getClass().getName()
+                            + " that encodes differently): a message id stands for one message; nothing was applied");
+            return true;
         }
         log.debug(
                 "Entity [{}/{}] applied message {} before; answering with the recorded reply",

@@ -176,7 +176,7 @@ final class PendingAsk<R> implements ReplySink, Runnable {
     static AskOutcome outcomeOf(FailureKind kind) {
         return switch (kind) {
             case ENTITY_FAILED, STORE_FAILED, STORE_OUTCOME_UNKNOWN -> AskOutcome.FAILED;
-            case UNHANDLED, REJECTED, BUFFER_FULL -> AskOutcome.REJECTED;
+            case UNHANDLED, REJECTED, BUFFER_FULL, KEY_REUSED -> AskOutcome.REJECTED;
             case UNAVAILABLE, PARTITIONED -> AskOutcome.UNREACHABLE;
         };
     }
@@ -193,6 +193,7 @@ final class PendingAsk<R> implements ReplySink, Runnable {
             case PARTITIONED -> new ClusterPartitionedException(String.valueOf(message));
             case STORE_FAILED -> new StoreUnavailableException(String.valueOf(message));
             case STORE_OUTCOME_UNKNOWN -> new dev.sharding.StoreOutcomeUnknownException(String.valueOf(message));
+            case KEY_REUSED -> new dev.sharding.IdempotencyKeyReusedException(String.valueOf(message));
         };
     }
 

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.sharding.AdminResult;
 import dev.sharding.EntityException;
 import dev.sharding.EntityType;
+import dev.sharding.IdempotencyKeyReusedException;
 import dev.sharding.ShardRegion;
 import dev.sharding.ShardingNode;
 import dev.sharding.ShardingSettings;
@@ -102,9 +103,15 @@ class IdempotentAskClusterTest {
         assertThat(deposit(nodes.get(1), "a", 10, "key-1"))
                 .as("the same reply, through another node")
                 .isEqualTo(first);
-        assertThat(deposit(nodes.get(0), "a", 99, "key-1"))
-                .as("a repeated id is not applied again, even with another message")
-                .isEqualTo(first);
+        for (ShardingNode via : nodes) {
+            assertThatThrownBy(() -> deposit(via, "a", 99, "key-1"))
+                    .as("an id applied to another message is refused, through %s", via.nodeName())
+                    .isInstanceOf(ExecutionException.class)
+                    .cause()
+                    .isInstanceOf(IdempotencyKeyReusedException.class)
+                    .hasMessageContaining("Message id key-1 was applied lately by [wallet/a] to another message");
+        }
+        assertThat(read(nodes.get(0), "a").amount()).as("nothing applied").isEqualTo(10);
         assertThat(deposit(nodes.get(1), "a", 5, "key-2").amount()).isEqualTo(15);
         assertThat(nodes.get(0)
                         .region(Wallet.class)

@@ -32,6 +32,38 @@ class AppliedMessagesTest {
     }
 
     @Test
+    void fingerprintsAreStoredAndTellAnotherMessageUnderTheSameId() {
+        long deposit5 = AppliedMessages.fingerprint(bytes("deposit 5"));
+        long deposit7 = AppliedMessages.fingerprint(bytes("deposit 7"));
+        assertThat(deposit5).isNotEqualTo(deposit7).isNotEqualTo(AppliedMessages.NO_FINGERPRINT);
+        assertThat(AppliedMessages.fingerprint(new byte[0])).isNotEqualTo(AppliedMessages.NO_FINGERPRINT);
+        AppliedMessages read = AppliedMessages.decode(
+                AppliedMessages.NONE.plus("k", 1_000, deposit5, null, 10, HOUR).encode());
+        AppliedMessages.Entry entry = read.find("k", 2_000, HOUR);
+        assertThat(entry.fingerprint()).isEqualTo(deposit5);
+        assertThat(entry.matches(deposit5)).isTrue();
+        assertThat(entry.matches(deposit7)).isFalse();
+        assertThat(entry.matches(AppliedMessages.NO_FINGERPRINT)).isTrue();
+    }
+
+    @Test
+    void windowsStoredBeforeFingerprintsMatchAnyMessage() {
+        // format 1: one entry "k" applied at 1000 with the reply "r", as stored before fingerprints were kept
+        byte[] stored = new dev.sharding.internal.codec.WireWriter(32)
+                .byte8(1)
+                .varInt(1)
+                .string("k")
+                .int64(1_000)
+                .bool(true)
+                .bytes(bytes("r"))
+                .toByteArray();
+        AppliedMessages.Entry entry = AppliedMessages.decode(stored).find("k", 2_000, HOUR);
+        assertThat(entry.reply()).isEqualTo(bytes("r"));
+        assertThat(entry.matches(AppliedMessages.fingerprint(bytes("anything"))))
+                .isTrue();
+    }
+
+    @Test
     void theEmptyWindowIsStoredAsNothing() {
         assertThat(AppliedMessages.NONE.encode()).isNull();
         assertThat(AppliedMessages.decode(null).size()).isZero();

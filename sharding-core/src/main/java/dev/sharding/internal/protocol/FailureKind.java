@@ -19,7 +19,9 @@ public enum FailureKind {
     /** The store failed to write the entity's state, or to read it for the entity to start; no effect, retryable. */
     STORE_FAILED(7),
     /** The connection to the database broke while the entity's state was committed: it may have been stored, or not. */
-    STORE_OUTCOME_UNKNOWN(8);
+    STORE_OUTCOME_UNKNOWN(8),
+    /** The message's id was applied lately to another message. */
+    KEY_REUSED(9);
 
     private final int code;
 
