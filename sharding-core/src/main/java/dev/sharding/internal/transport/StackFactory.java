@@ -195,8 +195,15 @@ final class StackFactory {
 
     /**
      * Sets what XML cannot carry on the protocols JGroups creates, before their {@code init()}: the discovery
-     * table's data source, and the frame limit on a TCP transport that sets none.
+     * table's data source, and the frame limit on a TCP transport that sets none; and turns JGroups' diagnostics off
+     * in a stack that does not set them.
      */
+    /** The transport's attribute that turns JGroups' diagnostics on or off. */
+    private static final String DIAGNOSTICS = "diag.enabled";
+
+    /** Its name before JGroups 5. */
+    private static final String OLD_DIAGNOSTICS = "enable_diagnostics";
+
     private record Hooks(
             ProtocolStackConfigurator base,
             int maxFrameSize,
@@ -211,7 +218,30 @@ final class StackFactory {
         public List<ProtocolConfiguration> getProtocolStack() {
             List<ProtocolConfiguration> configs = new java.util.ArrayList<>(base.getProtocolStack());
             configs.replaceAll(Hooks::boundedFdSock);
+            if (!configs.isEmpty()) {
+                configs.set(0, withoutDiagnostics(configs.get(0)));
+            }
             return configs;
+        }
+
+        /**
+         * The transport (the first protocol) with JGroups' diagnostics off unless the stack turns them on itself:
+         * they answer anyone on the network ({@code probe.sh}), below the guard and without the secret, and they are
+         * on by default in a stack of one's own.
+         */
+        private static ProtocolConfiguration withoutDiagnostics(ProtocolConfiguration transport) {
+            java.util.Map<String, String> properties = transport.getProperties();
+            if (properties.containsKey(DIAGNOSTICS) || properties.containsKey(OLD_DIAGNOSTICS)) {
+                return transport;
+            }
+            java.util.Map<String, String> off = new java.util.HashMap<>(properties);
+            off.put(DIAGNOSTICS, "false");
+            ProtocolConfiguration quiet =
+                    new ProtocolConfiguration(transport.getProtocolName(), off, transport.getClassLoader());
+            if (transport.getSubtrees() != null) {
+                transport.getSubtrees().forEach(quiet::addSubtree);
+            }
+            return quiet;
         }
 
         /** FD_SOCK2 as {@link BoundedFdSock}, with the same properties. */
