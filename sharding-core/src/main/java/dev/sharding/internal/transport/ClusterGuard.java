@@ -228,8 +228,12 @@ public final class ClusterGuard extends Protocol {
                     why,
                     refused.get());
         }
-        // at most one notice a second to each of at most MAX_PEERS senders; JGroups itself limits the address
-        // lookups of senders it does not know (TP's who-has cache)
+        // at most one notice a second to each of at most MAX_PEERS senders of the last second; JGroups itself limits
+        // the address lookups of senders it does not know (TP's who-has cache)
+        if (from != null && lastNotice.size() >= MAX_PEERS && !lastNotice.containsKey(from)) {
+            // the senders noticed more than a second ago may be noticed again anyway: they make room
+            lastNotice.values().removeIf(at -> now - at >= NOTICE_INTERVAL_NANOS);
+        }
         if (from != null
                 && (lastNotice.size() < MAX_PEERS || lastNotice.containsKey(from))
                 && due(lastNotice, from, now, NOTICE_INTERVAL_NANOS)) {
