@@ -198,7 +198,7 @@ public final class ClusterGuard extends Protocol {
                     "it is sealed: that node has a sharding.jgroups.secret and this one has none");
             return null;
         }
-        Message opened = cipher.open(header, msg);
+        Message opened = cipher.open(header, msg, local_addr);
         if (opened == GuardCipher.REPLAYED) {
             replayed.incrementAndGet();
             refused.incrementAndGet();

@@ -42,6 +42,9 @@ final class GuardCipher {
 
     private final Map<SaltKey, Peer> peers = new ConcurrentHashMap<>();
 
+    /** The highest counter seen from each member that left, by salt, until it comes back. */
+    private final Map<SaltKey, Long> departed = new ConcurrentHashMap<>();
+
     private final ThreadLocal<Cipher> ciphers = ThreadLocal.withInitial(GuardCipher::newCipher);
 
     /** Per thread: the buffer a message is serialised into before sealing, or opened into before parsing. */
@@ -129,12 +132,26 @@ final class GuardCipher {
     }
 
     /**
-     * Opens a sealed message.
+     * Opens a sealed message, whatever its destination.
      *
      * @return the original, {@link #REPLAYED}, or {@code null} when it is not sealed with the cluster key
      */
     @Nullable
     Message open(GuardHeader header, Message msg) {
+        return open(header, msg, null);
+    }
+
+    /**
+     * Opens a sealed message addressed to this node or to all: one sealed for another node (a copy of a frame from
+     * elsewhere on the network) counts as a replay, before it touches the sender's window.
+     *
+     * @param header the guard header
+     * @param msg the sealed message
+     * @param local this node's address, or {@code null} to accept any destination
+     * @return the original, {@link #REPLAYED}, or {@code null} when it is not sealed with the cluster key
+     */
+    @Nullable
+    Message open(GuardHeader header, Message msg, @Nullable Address local) {
         if (!msg.hasArray() || msg.getLength() < TAG_BITS / 8) {
             return null;
         }
@@ -150,30 +167,51 @@ final class GuardCipher {
         } catch (GeneralSecurityException | RuntimeException e) {
             return null; // the JDK throws ProviderException for some malformed input
         }
+        Message original;
+        try {
+            // the message's payload and headers are read into arrays of their own: the buffer is free again after
+            original = Util.messageFromBuffer(plain, 0, length);
+        } catch (Exception e) {
+            return null;
+        }
+        Address dest = original.getDest();
+        if (local != null && dest != null && !dest.equals(local)) {
+            return REPLAYED; // sealed for another node: neither delivered here nor counted in the sender's window
+        }
         if (peer == null) {
             if (peers.size() >= MAX_PEERS) {
                 peers.clear();
             }
-            peer = peers.computeIfAbsent(new SaltKey(header.salt()), s -> new Peer(spec));
+            SaltKey salt = new SaltKey(header.salt());
+            Long left = departed.remove(salt);
+            peer = peers.computeIfAbsent(salt, s -> new Peer(spec, left == null ? 0 : left));
         }
         if (!peer.window.accept(header.counter())) {
             return REPLAYED;
         }
-        try {
-            // the message's payload and headers are read into arrays of their own: the buffer is free again after
-            Message original = Util.messageFromBuffer(plain, 0, length);
-            if (peer.member == null) {
-                peer.member = original.getSrc();
-            }
-            return original;
-        } catch (Exception e) {
-            return null;
+        if (peer.member == null) {
+            peer.member = original.getSrc();
         }
+        return original;
     }
 
-    /** Forgets the windows of members that left (a restarted node comes back with a new salt). */
+    /**
+     * Forgets the windows of members that left (a restarted node comes back with a new salt), keeping of each only the
+     * highest counter seen: a member that comes back with the same salt (a merge after a partition) is heard again
+     * from above it, and its frames from before are refused as replays, as they were while its window was kept.
+     */
     void viewChanged(View view) {
-        peers.values().removeIf(p -> p.member != null && !view.containsMember(p.member));
+        peers.entrySet().removeIf(e -> {
+            Peer p = e.getValue();
+            if (p.member == null || view.containsMember(p.member)) {
+                return false;
+            }
+            if (departed.size() >= MAX_PEERS) {
+                departed.clear();
+            }
+            departed.put(e.getKey(), p.window.highest());
+            return true;
+        });
     }
 
     private static GCMParameterSpec nonce(long n) {
@@ -242,11 +280,12 @@ final class GuardCipher {
     /** What is kept per sending node: its session key, the counters seen, and the member it is. */
     private static final class Peer {
         final SecretKeySpec key;
-        final ReplayWindow window = new ReplayWindow();
+        final ReplayWindow window;
         volatile @Nullable Address member;
 
-        Peer(SecretKeySpec key) {
+        Peer(SecretKeySpec key, long floor) {
             this.key = key;
+            this.window = new ReplayWindow(floor);
         }
     }
 }

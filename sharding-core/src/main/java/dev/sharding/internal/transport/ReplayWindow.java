@@ -19,6 +19,29 @@ final class ReplayWindow {
 
     private long highest;
 
+    /** Counters up to this one are refused: they were seen before the window was forgotten. */
+    private final long floor;
+
+    /** A window that has seen nothing. */
+    ReplayWindow() {
+        this(0);
+    }
+
+    /**
+     * A window that refuses every counter up to {@code floor}: the window of a sender heard again after it left.
+     *
+     * @param floor the highest counter seen before
+     */
+    ReplayWindow(long floor) {
+        this.floor = floor;
+        this.highest = floor;
+    }
+
+    /** The highest counter accepted so far (the floor when none). @return the counter */
+    synchronized long highest() {
+        return highest;
+    }
+
     /**
      * Records a counter.
      *
@@ -26,7 +49,7 @@ final class ReplayWindow {
      * @return whether it is new; {@code false} for a replay or a counter older than the window
      */
     synchronized boolean accept(long counter) {
-        if (counter <= 0) {
+        if (counter <= floor) {
             return false;
         }
         if (counter > highest) {

@@ -121,5 +121,12 @@ class ClusterKeysTest {
         assertThat(w.accept(10 * ReplayWindow.SIZE)).isTrue();
         assertThat(w.accept(10 * ReplayWindow.SIZE - 1)).isTrue();
         assertThat(w.accept(10 * ReplayWindow.SIZE - 1)).isFalse();
+
+        ReplayWindow again = new ReplayWindow(100);
+        assertThat(again.accept(100)).as("seen before the window was forgotten").isFalse();
+        assertThat(again.accept(50)).isFalse();
+        assertThat(again.accept(102)).isTrue();
+        assertThat(again.accept(101)).isTrue();
+        assertThat(again.highest()).isEqualTo(102);
     }
 }

@@ -115,6 +115,50 @@ class GuardCipherTest {
         assertThat(receiver.open(sealed.getHeader(GUARD_ID), sealed)).isSameAs(GuardCipher.REPLAYED);
     }
 
+    @Test
+    void aFrameSealedForAnotherNodeIsRefusedThereAndLeavesTheSendersWindowAlone() throws Exception {
+        Address other = UUID.randomUUID();
+        GuardCipher sender = new GuardCipher(key);
+        GuardCipher receiver = new GuardCipher(key);
+        Message toReceiver = sender.seal(message(randomBytes(20), 1), GUARD_ID);
+        Message toOther = null;
+        // far enough ahead of the receiver's frame to push it out of the window, were it counted
+        for (int i = 0; i <= ReplayWindow.SIZE; i++) {
+            toOther = sender.seal(new BytesMessage(other, new byte[0]).setSrc(from), GUARD_ID);
+        }
+        assertThat(receiver.open(toOther.getHeader(GUARD_ID), toOther, to))
+                .as("a copy of a frame for another node")
+                .isSameAs(GuardCipher.REPLAYED);
+        assertThat(receiver.open(toReceiver.getHeader(GUARD_ID), toReceiver, to))
+                .as("the receiver's own frame, older by more than the window")
+                .isNotNull()
+                .isNotSameAs(GuardCipher.REPLAYED);
+        Message toAll = sender.seal(new BytesMessage(null, new byte[0]).setSrc(from), GUARD_ID);
+        assertThat(receiver.open(toAll.getHeader(GUARD_ID), toAll, to)).isNotSameAs(GuardCipher.REPLAYED);
+    }
+
+    @Test
+    void aMemberThatLeftIsHeardAgainOnlyAboveWhatWasSeenFromIt() throws Exception {
+        GuardCipher sender = new GuardCipher(key);
+        GuardCipher receiver = new GuardCipher(key);
+        Message first = sender.seal(message(randomBytes(20), 1), GUARD_ID);
+        Message second = sender.seal(message(randomBytes(20), 2), GUARD_ID);
+        assertThat(receiver.open(second.getHeader(GUARD_ID), second, to)).isNotSameAs(GuardCipher.REPLAYED);
+
+        receiver.viewChanged(org.jgroups.View.create(to, 2, to)); // the sender left
+        assertThat(receiver.open(first.getHeader(GUARD_ID), first, to))
+                .as("a frame from before it left, never opened here")
+                .isSameAs(GuardCipher.REPLAYED);
+        assertThat(receiver.open(second.getHeader(GUARD_ID), second, to))
+                .as("a frame opened before it left")
+                .isSameAs(GuardCipher.REPLAYED);
+        Message back = sender.seal(message(randomBytes(20), 3), GUARD_ID);
+        assertThat(receiver.open(back.getHeader(GUARD_ID), back, to))
+                .as("the same process merging back")
+                .isNotNull()
+                .isNotSameAs(GuardCipher.REPLAYED);
+    }
+
     private Message message(byte[] payload, long seqno) {
         return new BytesMessage(to, payload)
                 .setSrc(from)
