@@ -81,7 +81,10 @@ public final class JGroupsTransport implements Transport, Receiver {
 
     private volatile org.jgroups.protocols.@Nullable UFC ufc;
 
-    /** The credits a member must have for a lone frame to go out on its caller's thread. */
+    /**
+     * The credits a member must have for a lone frame to go out on its caller's thread: fewer than a member that keeps
+     * up ever has, more than one that has stopped topping them up keeps for long.
+     */
     private volatile long readyCredits;
 
     private volatile @Nullable DeliveryRelay relay;
@@ -180,7 +183,11 @@ public final class JGroupsTransport implements Transport, Receiver {
         org.jgroups.stack.ProtocolStack stack = ch.getProtocolStack();
         org.jgroups.protocols.UFC u = stack.findProtocol(org.jgroups.protocols.UFC.class);
         if (u != null) {
-            readyCredits = u.getMaxCredits() / 2;
+            // below where a receiver that keeps up tops the credits up again (min_credits, 0.4 of the most by default):
+            // a member that keeps up hardly goes below half of it, so a lone frame to it goes out on its caller's
+            // thread
+            // however far into the round of credits it is; a member that does not top up is under it soon
+            readyCredits = Math.max(1, u.getMinCredits() / 2);
             ufc = u;
         }
         relay = stack.findProtocol(DeliveryRelay.class);
