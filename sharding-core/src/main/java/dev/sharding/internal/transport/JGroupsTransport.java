@@ -183,11 +183,7 @@ public final class JGroupsTransport implements Transport, Receiver {
         org.jgroups.stack.ProtocolStack stack = ch.getProtocolStack();
         org.jgroups.protocols.UFC u = stack.findProtocol(org.jgroups.protocols.UFC.class);
         if (u != null) {
-            // below where a receiver that keeps up tops the credits up again (min_credits, 0.4 of the most by default):
-            // a member that keeps up hardly goes below half of it, so a lone frame to it goes out on its caller's
-            // thread
-            // however far into the round of credits it is; a member that does not top up is under it soon
-            readyCredits = Math.max(1, u.getMinCredits() / 2);
+            readyCredits = inlineSendCredits(u);
             ufc = u;
         }
         relay = stack.findProtocol(DeliveryRelay.class);
@@ -199,6 +195,18 @@ public final class JGroupsTransport implements Transport, Receiver {
         if (view != null) {
             viewAccepted(view);
         }
+    }
+
+    /**
+     * The credits a member must have for a lone frame to go out on its caller's thread: half of the credits at which a
+     * receiver tops them up again ({@code min_credits}, 0.4 of the most by default). A member that keeps up hardly
+     * goes below that, however far into a round of credits it is; one that stops topping them up soon does.
+     *
+     * @param ufc the channel's unicast flow control
+     * @return the credits
+     */
+    public static long inlineSendCredits(org.jgroups.protocols.UFC ufc) {
+        return Math.max(1, ufc.getMinCredits() / 2);
     }
 
     /**
