@@ -134,6 +134,54 @@ class BoundedBuffersTest {
     }
 
     @Test
+    void underConcurrentSendersEveryAcceptedMessageIsHandledAndTheCountComesBackToExactlyWhatWaits() throws Exception {
+        int bound = 200;
+        NodeRuntime node = startGates("a", bound);
+        awaitServing(node);
+        @SuppressWarnings("unchecked")
+        Region<Gate> region = (Region<Gate>) node.regions().get("gate");
+        List<String> ids = List.of("s0", "s1", "s2");
+        for (String id : ids) {
+            assertThat(region.ask(id, new Gate.Pass(""), String.class).get(10, TimeUnit.SECONDS))
+                    .isEqualTo("passed");
+        }
+        int passedBefore = Gate.PASSED.get();
+        int perThread = 30_000;
+        List<Thread> senders = new ArrayList<>();
+        for (int t = 0; t < 4; t++) {
+            Thread sender = new Thread(() -> {
+                for (int i = 0; i < perThread; i++) {
+                    region.tell(ids.get(i % ids.size()), new Gate.Pass(""));
+                }
+            });
+            senders.add(sender);
+            sender.start();
+        }
+        for (Thread sender : senders) {
+            sender.join(TimeUnit.SECONDS.toMillis(30));
+        }
+        long accepted = 4L * perThread - region.mailboxRefusals();
+        Awaitility.await("every accepted message handled (no mailbox left unscheduled)")
+                .atMost(Duration.ofSeconds(30))
+                .until(() -> Gate.PASSED.get() - passedBefore == accepted);
+
+        // nothing was counted twice or lost: a held entity takes exactly its bound again, less the held message
+        for (String id : ids) {
+            long refusals = region.mailboxRefusals();
+            Gate.hold("stress-" + id);
+            region.tell(id, new Gate.Pass("stress-" + id));
+            Awaitility.await("held").atMost(Duration.ofSeconds(10)).until(() -> Gate.holding("stress-" + id));
+            for (int i = 0; i < bound - 1; i++) {
+                region.tell(id, new Gate.Pass(""));
+            }
+            assertThat(region.mailboxRefusals()).as("refused by %s", id).isEqualTo(refusals);
+            region.tell(id, new Gate.Pass(""));
+            assertThat(region.mailboxRefusals()).as("refused by %s", id).isEqualTo(refusals + 1);
+            Gate.hold("stress-" + id).countDown();
+        }
+    }
+
+    @Test
     void aRegionBufferRefusesFramesFromOtherNodesBeyondItsByteBound() throws Exception {
         InMemoryNetwork network = new InMemoryNetwork();
         NodeRuntime a = start(network, "a", UnaryOperator.identity());
