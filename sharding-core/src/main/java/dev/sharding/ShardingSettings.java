@@ -44,7 +44,8 @@ import org.jspecify.annotations.Nullable;
  * @param bufferBytes the most bytes of messages from other nodes a region holds while it waits for shard homes (with
  *     {@code bufferSize} bounding the messages of every origin)
  * @param mailboxSize the most messages that may wait in one entity's mailbox; beyond it asks fail with
- *     {@link BufferFullException} and tells are dropped and counted
+ *     {@link BufferFullException} and tells are dropped and counted (the messages the entity's run under way has
+ *     taken, at most 32, count until the run ends, so a message may be refused with up to 32 fewer waiting)
  * @param blockedThreadThreshold how long one piece of work may hold one of the node's own threads (the control
  *     thread, the transport's threads) before a WARN with its stack is logged and counted; zero turns the check off
  * @param backpressure how much is queued toward a member that reads slowly, how long senders wait for room there,

@@ -3,6 +3,8 @@ package dev.sharding.internal;
 import dev.sharding.internal.transport.SendingThreads;
 import dev.sharding.spi.ShardingMetrics;
 import java.io.Serial;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -18,9 +20,13 @@ import org.slf4j.LoggerFactory;
  * ({@link ShardingMetrics#blockedThread}), each time one of them stays in one piece of work longer than the
  * {@code blocked-thread-threshold}.
  *
- * <p>A watched thread marks its work: {@link #enter} stores the time it started and {@link #exit} clears it, two
- * writes to a field of its own. A daemon checker looks at the marks every fifth of the threshold; a thread held past
- * the threshold is reported once for that piece of work, however long it stays held.
+ * <p>A watched thread marks its work in a counter of its own: {@link #enter} makes it odd (busy) and {@link #exit}
+ * even again, two plain increments published without a fence and without reading the clock, since they run for every
+ * frame a transport thread delivers. A daemon checker looks at the counters every tenth of the threshold and keeps, per
+ * thread, the odd value it saw and when it first saw it: a thread whose counter stays at the same odd value for the
+ * threshold has been held by one piece of work that long (or up to one check longer), and is reported once for it,
+ * however long it stays held. Work shorter than the threshold is never reported; a hold is reported within the
+ * threshold and two checks.
  */
 final class BlockedThreads {
 
@@ -44,19 +50,44 @@ final class BlockedThreads {
     /** One watched thread. */
     static final class Watched {
 
+        private static final VarHandle WORK;
+
+        static {
+            try {
+                WORK = MethodHandles.lookup().findVarHandle(Watched.class, "work", long.class);
+            } catch (ReflectiveOperationException e) {
+                throw new ExceptionInInitializerError(e);
+            }
+        }
+
         final Thread thread;
 
         final String role;
 
-        /** When its current piece of work started ({@link System#nanoTime}, never 0), or 0 while idle. */
-        volatile long since;
+        /**
+         * Odd while the thread is in a piece of work, even while idle; one more at each start and at each end. Written
+         * by the thread only (opaque: no fence), read by the checker (opaque: it may see it late by a little).
+         */
+        @SuppressWarnings("unused") // through WORK
+        private long work;
 
-        /** The start of the piece of work last reported; the checker's only. */
+        /** The odd value of {@link #work} the checker saw last, or 0; the checker's only. */
+        long seen;
+
+        /** When the checker first saw {@link #seen}; the checker's only. */
+        long seenSince;
+
+        /** The odd value of {@link #work} last reported; the checker's only. */
         long reported;
 
         Watched(Thread thread, String role) {
             this.thread = thread;
             this.role = role;
+        }
+
+        /** The counter, as the checker reads it. */
+        long work() {
+            return (long) WORK.getOpaque(this);
         }
     }
 
@@ -139,27 +170,28 @@ final class BlockedThreads {
     }
 
     /**
-     * The watched thread starts a piece of work; a piece started within another one belongs to the outer one.
+     * The watched thread starts a piece of work; a piece started within another one belongs to the outer one. Only
+     * the watched thread calls it.
      *
      * @return what {@link #exit} takes back
      */
     static long enter(Watched w) {
-        long outer = w.since;
-        if (outer == 0) {
-            w.since = System.nanoTime() | 1;
+        long work = (long) Watched.WORK.get(w); // its own field: a plain read
+        if ((work & 1) == 0) {
+            Watched.WORK.setOpaque(w, work + 1);
         }
-        return outer;
+        return work;
     }
 
     /** The watched thread finished the piece of work {@link #enter} returned {@code outer} for. */
     static void exit(Watched w, long outer) {
-        if (outer == 0) {
-            w.since = 0;
+        if ((outer & 1) == 0) {
+            Watched.WORK.setOpaque(w, outer + 2);
         }
     }
 
     private void check() {
-        long period = Math.max(TimeUnit.MILLISECONDS.toNanos(10), thresholdNanos / 5);
+        long period = Math.max(TimeUnit.MILLISECONDS.toNanos(10), thresholdNanos / 10);
         while (!stopped) {
             LockSupport.parkNanos(period);
             long now = System.nanoTime();
@@ -168,10 +200,15 @@ final class BlockedThreads {
                     watched.remove(w);
                     continue;
                 }
-                long since = w.since;
-                if (since != 0 && now - since > thresholdNanos && w.reported != since) {
-                    w.reported = since;
-                    report(w, now - since);
+                long work = w.work();
+                if ((work & 1) == 0) {
+                    w.seen = 0; // idle
+                } else if (work != w.seen) {
+                    w.seen = work; // a piece of work the checker had not seen: it started since the last check
+                    w.seenSince = now;
+                } else if (now - w.seenSince >= thresholdNanos && w.reported != work) {
+                    w.reported = work;
+                    report(w, now - w.seenSince);
                 }
             }
         }

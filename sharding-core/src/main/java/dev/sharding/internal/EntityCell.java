@@ -6,12 +6,10 @@ import dev.sharding.UnhandledMessageException;
 import dev.sharding.internal.protocol.EntityTransfer;
 import dev.sharding.internal.protocol.FailureKind;
 import dev.sharding.internal.transport.SendingThreads;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -27,6 +25,12 @@ import org.slf4j.LoggerFactory;
  * message is refused as {@link Region#mailboxFull} says, so a slow store or an unfinished stage cannot make it grow
  * without bound.
  *
+ * <p>The bound costs a sender one atomic add, on the word that also says whether the mailbox is scheduled (which the
+ * sender reads anyway), and the draining thread one atomic add per run rather than per message: the messages a run
+ * takes count against the bound until the run ends or suspends. So the mailbox never holds more than
+ * {@code mailbox-size} waiting messages, and refuses a message early by at most the {@link #THROUGHPUT} messages of
+ * the run under way (it may refuse with {@code mailbox-size - 32} waiting while the run's last handler runs).
+ *
  * <p>The instance is created on the first message (on an entity thread) and destroyed by a stop signal, after the
  * messages before it. Its durable state, read, written through and carried, is {@link DurableEntityState}.
  */
@@ -36,9 +40,11 @@ final class EntityCell implements Runnable, Passivation.Candidate, ParkedEntitie
 
     static final int THROUGHPUT = 32;
 
-    private static final int IDLE = 0;
+    /** The bit of {@link #state} set while the mailbox is scheduled: a run is queued, under way or suspended. */
+    private static final long SCHEDULED = 1;
 
-    private static final int SCHEDULED = 1;
+    /** One message counted in {@link #state}. */
+    private static final long ONE = 2;
 
     private final Shard shard;
 
@@ -46,21 +52,12 @@ final class EntityCell implements Runnable, Passivation.Candidate, ParkedEntitie
 
     private final ConcurrentLinkedQueue<Delivery> mailbox = new ConcurrentLinkedQueue<>();
 
-    private final AtomicInteger state = new AtomicInteger(IDLE);
-
-    /** Messages (not signals) in the mailbox, bounded by {@code mailbox-size}; through {@link #QUEUED}. */
-    @SuppressWarnings("unused")
-    private volatile int queued;
-
-    private static final VarHandle QUEUED;
-
-    static {
-        try {
-            QUEUED = MethodHandles.lookup().findVarHandle(EntityCell.class, "queued", int.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
+    /**
+     * {@link #SCHEDULED}, plus {@link #ONE} for each message (not signal) counted against {@code mailbox-size}: added
+     * by its sender before it enters the mailbox, taken off by the run that took it when that run ends or suspends,
+     * or by its sender when it takes it back.
+     */
+    private final AtomicLong state = new AtomicLong();
 
     private @Nullable Object instance;
 
@@ -102,11 +99,10 @@ final class EntityCell implements Runnable, Passivation.Candidate, ParkedEntitie
      *     to a new cell
      */
     boolean enqueue(Delivery delivery) {
-        boolean message = !(delivery.message() instanceof Signal);
-        if (message) {
+        if (!(delivery.message() instanceof Signal)) {
             Region<?> region = shard.region();
-            if ((int) QUEUED.getAndAdd(this, 1) >= region.mailboxSize()) {
-                QUEUED.getAndAdd(this, -1);
+            if ((state.getAndAdd(ONE) >>> 1) >= region.mailboxSize()) {
+                state.getAndAdd(-ONE);
                 region.mailboxFull(this, delivery.sink()); // signals always fit: they stop and passivate
                 return true;
             }
@@ -115,25 +111,39 @@ final class EntityCell implements Runnable, Passivation.Candidate, ParkedEntitie
         if (lifecycle == EntityLifecycle.RETIRED && mailbox.remove(delivery)) {
             // the cell retired after its last message; the retiring thread checks the mailbox after marking it dead,
             // so either it saw this delivery (and revived) or this thread sees dead and takes it back
-            taken(delivery);
+            takenBack(delivery);
             return false;
         }
         StartBackoff waiting = backoff;
         if (waiting != null && !waiting.offered(delivery) && mailbox.remove(delivery)) {
-            taken(delivery);
+            takenBack(delivery);
             waiting.reject(delivery); // the entity cannot start and enough messages wait for it
             return true;
         }
-        if (state.get() == IDLE && state.compareAndSet(IDLE, SCHEDULED)) {
-            shard.region().executor().execute(this);
-        }
+        schedule();
         return true;
     }
 
-    /** A delivery left the mailbox. */
-    private void taken(Delivery d) {
+    /**
+     * Schedules the mailbox unless it is scheduled. Read after the delivery entered the mailbox: a run that releases
+     * the mailbox clears the bit before it looks at the mailbox, so either it sees the delivery or this sees the bit
+     * clear.
+     */
+    private void schedule() {
+        long s = state.get();
+        while ((s & SCHEDULED) == 0) {
+            if (state.compareAndSet(s, s | SCHEDULED)) { // fails also when only the count moved: look again
+                shard.region().executor().execute(this);
+                return;
+            }
+            s = state.get();
+        }
+    }
+
+    /** Its sender took a delivery back out of the mailbox. */
+    private void takenBack(Delivery d) {
         if (!(d.message() instanceof Signal)) {
-            QUEUED.getAndAdd(this, -1);
+            state.getAndAdd(-ONE);
         }
     }
 
@@ -180,39 +190,46 @@ final class EntityCell implements Runnable, Passivation.Candidate, ParkedEntitie
 
     @Override
     public void run() {
-        SendingThreads.nodeThread(); // what an entity sends waits at most max-wait for a slow member
+        if (!(Thread.currentThread() instanceof EntityExecutors.EntityThread)) { // those are marked when they start
+            SendingThreads.nodeThread(); // what an entity sends waits at most max-wait for a slow member
+        }
+        long took = 0; // what this run took off the mailbox's count, in ONEs
         for (int i = 0; i < THROUGHPUT; i++) {
             Delivery d = pending;
             if (d != null) {
                 pending = null;
             } else {
                 d = mailbox.poll();
-                if (d != null) {
-                    taken(d);
+                if (d != null && !(d.message() instanceof Signal)) {
+                    took += ONE;
                 }
             }
             if (d == null) {
                 if (lifecycle == EntityLifecycle.PASSIVATED && !forceStopped && retire()) {
-                    state.set(IDLE);
+                    state.getAndAdd(-took - SCHEDULED);
                     return;
                 }
                 break;
             }
             if (!process(d)) {
+                if (took != 0) {
+                    state.getAndAdd(-took);
+                }
                 return; // suspended; a completion reschedules this cell
             }
         }
-        release();
+        release(took);
     }
 
     /**
-     * Releases the mailbox, then schedules it again if a message raced in: such a message is seen either here or by
-     * its sender, which schedules the cell once it is released.
+     * Releases the mailbox, and takes what the run took off the count in the same step; then schedules it again if a
+     * message raced in: such a message is seen either here or by its sender, which schedules the cell once it is
+     * released.
      */
-    private void release() {
-        state.set(IDLE);
-        if (!mailbox.isEmpty() && state.compareAndSet(IDLE, SCHEDULED)) {
-            shard.region().executor().execute(this);
+    private void release(long took) {
+        state.getAndAdd(-took - SCHEDULED);
+        if (!mailbox.isEmpty()) {
+            schedule();
         }
     }
 
@@ -246,7 +263,7 @@ final class EntityCell implements Runnable, Passivation.Candidate, ParkedEntitie
      */
     void resumeAfterCompletion() {
         if (pending == null && lifecycle == EntityLifecycle.ACTIVE && mailbox.isEmpty()) {
-            release();
+            release(0);
         } else {
             resume();
         }

@@ -1,5 +1,6 @@
 package dev.sharding.internal;
 
+import dev.sharding.internal.transport.SendingThreads;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.ForkJoinWorkerThread;
@@ -19,12 +20,29 @@ final class EntityExecutors {
         return new ForkJoinPool(
                 parallelism,
                 pool -> {
-                    ForkJoinWorkerThread t = ForkJoinPool.defaultForkJoinWorkerThreadFactory.newThread(pool);
+                    ForkJoinWorkerThread t = new EntityThread(pool);
                     t.setName("sharding-entity-" + t.getPoolIndex());
                     t.setDaemon(true);
                     return t;
                 },
                 (t, e) -> log.error("Uncaught failure on {}", t.getName(), e),
                 true);
+    }
+
+    /**
+     * A thread of the node's own entity pool: marked as one of the node's threads once, when it starts, so that a run
+     * of a mailbox on it need not mark it ({@link SendingThreads#nodeThread()}).
+     */
+    static final class EntityThread extends ForkJoinWorkerThread {
+
+        EntityThread(ForkJoinPool pool) {
+            super(pool);
+        }
+
+        @Override
+        protected void onStart() {
+            super.onStart();
+            SendingThreads.nodeThread();
+        }
     }
 }

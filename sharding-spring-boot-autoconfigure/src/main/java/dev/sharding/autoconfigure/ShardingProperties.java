@@ -65,7 +65,8 @@ public class ShardingProperties {
 
     /**
      * Most messages that may wait in one entity's mailbox. Beyond it, asks fail with BufferFullException and tells are
-     * dropped and counted.
+     * dropped and counted. The messages the entity's run under way has taken (at most 32) count until the run ends, so
+     * a message may be refused with up to 32 fewer waiting.
      */
     private int mailboxSize = ShardingSettings.DEFAULT_MAILBOX_SIZE;
 

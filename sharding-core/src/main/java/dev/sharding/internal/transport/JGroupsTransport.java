@@ -81,7 +81,10 @@ public final class JGroupsTransport implements Transport, Receiver {
 
     private volatile org.jgroups.protocols.@Nullable UFC ufc;
 
-    /** The credits a member must have for a lone frame to go out on its caller's thread. */
+    /**
+     * The credits a member must have for a lone frame to go out on its caller's thread: fewer than a member that keeps
+     * up ever has, more than one that has stopped topping them up keeps for long.
+     */
     private volatile long readyCredits;
 
     private volatile @Nullable DeliveryRelay relay;
@@ -180,7 +183,7 @@ public final class JGroupsTransport implements Transport, Receiver {
         org.jgroups.stack.ProtocolStack stack = ch.getProtocolStack();
         org.jgroups.protocols.UFC u = stack.findProtocol(org.jgroups.protocols.UFC.class);
         if (u != null) {
-            readyCredits = u.getMaxCredits() / 2;
+            readyCredits = inlineSendCredits(u);
             ufc = u;
         }
         relay = stack.findProtocol(DeliveryRelay.class);
@@ -192,6 +195,18 @@ public final class JGroupsTransport implements Transport, Receiver {
         if (view != null) {
             viewAccepted(view);
         }
+    }
+
+    /**
+     * The credits a member must have for a lone frame to go out on its caller's thread: half of the credits at which a
+     * receiver tops them up again ({@code min_credits}, 0.4 of the most by default). A member that keeps up hardly
+     * goes below that, however far into a round of credits it is; one that stops topping them up soon does.
+     *
+     * @param ufc the channel's unicast flow control
+     * @return the credits
+     */
+    public static long inlineSendCredits(org.jgroups.protocols.UFC ufc) {
+        return Math.max(1, ufc.getMinCredits() / 2);
     }
 
     /**
