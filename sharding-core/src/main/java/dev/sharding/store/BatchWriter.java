@@ -20,7 +20,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
-import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -68,7 +67,7 @@ final class BatchWriter {
         JdbcDialect of(Connection connection) throws SQLException;
     }
 
-    private final DataSource dataSource;
+    private final ConnectionSource connections;
 
     private final int maxBatchSize;
 
@@ -130,7 +129,7 @@ final class BatchWriter {
     /**
      * Creates the writer and starts its thread.
      *
-     * @param dataSource where to commit
+     * @param connections where to commit
      * @param maxBatchSize the most operations per transaction
      * @param batchLinger the longest to wait for more operations before a transaction, after a large one
      * @param dialects finds the database's dialect
@@ -139,14 +138,14 @@ final class BatchWriter {
      * @param onFailure told of every failed transaction
      */
     BatchWriter(
-            DataSource dataSource,
+            ConnectionSource connections,
             int maxBatchSize,
             Duration batchLinger,
             Dialects dialects,
             Duration queryTimeout,
             StoreWatchdog watchdog,
             Runnable onFailure) {
-        this.dataSource = dataSource;
+        this.connections = connections;
         this.onFailure = onFailure;
         this.maxBatchSize = maxBatchSize;
         this.lingerNanos = batchLinger.toNanos();
@@ -394,7 +393,9 @@ final class BatchWriter {
     private Connection borrow() throws SQLException {
         StoreConnection c = held;
         if (c == null) {
-            c = StoreConnection.open(dataSource, queryTimeout.multipliedBy(2));
+            // no longer than the batch may take: the sweep fails it then, and the writer goes on with the next
+            c = StoreConnection.open(
+                    connections, queryTimeout.multipliedBy(2), busySince + writeDeadline.toNanos(), writeDeadline);
             armed = watchdog.arm(c, writeDeadline, "write transaction");
             try {
                 Connection connection = c.connection();

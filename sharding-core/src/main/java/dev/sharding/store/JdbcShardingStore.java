@@ -91,6 +91,8 @@ public final class JdbcShardingStore implements ShardingStore {
 
     private final StoreWatchdog watchdog;
 
+    private final ConnectionSource connections;
+
     private volatile @Nullable String storeId;
 
     private final AtomicBoolean closed = new AtomicBoolean();
@@ -127,9 +129,10 @@ public final class JdbcShardingStore implements ShardingStore {
         this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
         this.settings = settings.validate();
         this.watchdog = new StoreWatchdog();
-        this.tasks = new ConnectionTasks(dataSource, settings, this::dialect, watchdog, this::failed);
+        this.connections = new ConnectionSource(dataSource);
+        this.tasks = new ConnectionTasks(connections, settings, this::dialect, watchdog, this::failed);
         this.writer = new BatchWriter(
-                dataSource,
+                connections,
                 settings.maxBatchSize(),
                 settings.batchLinger(),
                 this::dialect,
@@ -163,8 +166,11 @@ public final class JdbcShardingStore implements ShardingStore {
      * @throws ShardingException when the database cannot be reached or refuses the script
      */
     public void createSchema() {
-        try (StoreConnection borrowed =
-                StoreConnection.open(dataSource, settings.queryTimeout().multipliedBy(2))) {
+        try (StoreConnection borrowed = StoreConnection.open(
+                connections,
+                settings.queryTimeout().multipliedBy(2),
+                System.nanoTime() + settings.queryTimeout().multipliedBy(2).toNanos(),
+                settings.queryTimeout().multipliedBy(2))) {
             Connection connection = borrowed.connection();
             JdbcDialect d = dialect(connection);
             @SuppressWarnings("NullAway") // no result: Void
@@ -199,8 +205,11 @@ public final class JdbcShardingStore implements ShardingStore {
      * @throws ShardingException when the database cannot be reached
      */
     public void checkDurability() {
-        try (StoreConnection borrowed =
-                StoreConnection.open(dataSource, settings.queryTimeout().multipliedBy(2))) {
+        try (StoreConnection borrowed = StoreConnection.open(
+                connections,
+                settings.queryTimeout().multipliedBy(2),
+                System.nanoTime() + settings.queryTimeout().multipliedBy(2).toNanos(),
+                settings.queryTimeout().multipliedBy(2))) {
             Connection connection = borrowed.connection();
             dialect(connection).ensureDurableCommits(connection);
         } catch (SQLException e) {
@@ -407,6 +416,7 @@ public final class JdbcShardingStore implements ShardingStore {
         writer.stop(deadline);
         tasks.stop(deadline);
         watchdog.stop();
+        connections.stop();
     }
 
     /**
