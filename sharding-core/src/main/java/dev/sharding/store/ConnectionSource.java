@@ -37,7 +37,7 @@ final class ConnectionSource {
 
     private static final Logger LOG = LoggerFactory.getLogger(JdbcShardingStore.class);
 
-    /** The most requests for a connection that may wait at once; more fail at their deadline without asking. */
+    /** The most requests for a connection that may wait at once; more fail at once, without asking. */
     static final int MAX_PENDING = 16;
 
     private final DataSource dataSource;
@@ -110,9 +110,8 @@ final class ConnectionSource {
                 }
             });
         } catch (java.util.concurrent.RejectedExecutionException e) {
-            throw new SQLTimeoutException("No connection within " + StoreTimeouts.format(limit) + ": "
-                    + MAX_PENDING + " requests for a connection wait for the data source already (the database"
-                    + " does not answer, or the pool has no connection free)");
+            throw new NoConnectionException("No connection: " + MAX_PENDING + " requests for a connection wait for"
+                    + " the data source already (the database does not answer, or the pool has no connection free)");
         }
         try {
             return connection.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
@@ -120,7 +119,7 @@ final class ConnectionSource {
             if (e instanceof InterruptedException) {
                 Thread.currentThread().interrupt();
             }
-            SQLTimeoutException late = new SQLTimeoutException("No connection within " + StoreTimeouts.format(limit)
+            SQLTimeoutException late = new NoConnectionException("No connection within " + StoreTimeouts.format(limit)
                     + ": the database does not answer, or the pool has no connection free");
             if (connection.completeExceptionally(late)) {
                 abandoned.incrementAndGet();
@@ -179,6 +178,17 @@ final class ConnectionSource {
      */
     long discarded() {
         return discarded.get();
+    }
+
+    /** No connection came from the data source by a call's deadline. */
+    static final class NoConnectionException extends SQLTimeoutException {
+
+        @java.io.Serial
+        private static final long serialVersionUID = 1L;
+
+        NoConnectionException(String message) {
+            super(message, "08001");
+        }
     }
 
     /** Stops the threads once their requests end. */

@@ -32,9 +32,6 @@ final class StoreConnection implements AutoCloseable {
 
     private volatile boolean aborted;
 
-    /** Whether a call found the connection broken; only the borrowing thread uses it. */
-    private boolean broken;
-
     private final ConnectionSource source;
 
     private StoreConnection(
@@ -107,10 +104,6 @@ final class StoreConnection implements AutoCloseable {
      * @return the failure to report
      */
     SQLException explain(SQLException failure) {
-        if (aborted || isBroken(connection)) {
-            // given back to the pool as broken, not to be handed out again
-            broken = true;
-        }
         return aborted ? new AbortedConnectionException(failure) : failure;
     }
 
@@ -160,14 +153,15 @@ final class StoreConnection implements AutoCloseable {
     }
 
     /**
-     * Puts the network timeout back and gives the connection back; one that a call found broken, or that the
-     * watchdog aborted, is given back for the pool to discard ({@link ConnectionSource#discard}).
+     * Puts the network timeout back and gives the connection back; one that is broken (closed underneath, as H2's
+     * client closes a connection whose server stopped answering), or that the watchdog aborted, is given back for the
+     * pool to discard ({@link ConnectionSource#discard}).
      *
      * @throws SQLException when the connection cannot be closed
      */
     @Override
     public void close() throws SQLException {
-        if (broken || aborted) {
+        if (aborted || isBroken(connection)) {
             source.discard(connection);
             return;
         }

@@ -56,6 +56,10 @@ final class StoreTimeouts {
     static @Nullable String kind(@Nullable Throwable failure) {
         Map<Throwable, Boolean> seen = new IdentityHashMap<>();
         for (@Nullable Throwable t = failure; t != null && seen.put(t, true) == null; t = t.getCause()) {
+            if (t instanceof ConnectionSource.NoConnectionException) {
+                return "no connection came from the pool in time (the database does not answer, or the pool has none"
+                        + " free)";
+            }
             if (t instanceof SQLException sql) {
                 for (@Nullable SQLException x = sql;
                         x != null && (x == sql || seen.put(x, true) == null);
