@@ -117,6 +117,13 @@ final class BatchWriter {
     /** What disarms the watchdog of the held connection's transaction; only the writer thread uses it. */
     private Runnable armed = StoreWatchdog.DISARMED;
 
+    /**
+     * Whether the writer's last transaction failed because the database did not answer at all
+     * ({@link StoreTimeouts#unanswered}); until one commits, the writes queued behind the writer's next batch fail at
+     * once ({@link #sweep()}) rather than each wait for a database that does not answer.
+     */
+    private volatile boolean unanswered;
+
     /** When the writer began its current batch ({@link System#nanoTime()}), 0 while it has none. */
     private volatile long busySince;
 
@@ -353,20 +360,27 @@ final class BatchWriter {
      */
     private void sweep() {
         long since = busySince;
-        if (since == 0 || System.nanoTime() - since < writeDeadline.toNanos()) {
+        boolean late = since != 0 && System.nanoTime() - since >= writeDeadline.toNanos();
+        if (!late && !unanswered) {
             return;
         }
-        String reason = "the database does not answer, or no connection is free: the store's writer has been"
-                + " waiting for it for more than " + StoreTimeouts.format(writeDeadline) + " (twice "
-                + StoreTimeouts.limit(queryTimeout, queryTimeout) + ")";
-        @Nullable WriteBatch waiting = unstarted.getAndSet(null);
+        String reason = late
+                ? "the database does not answer, or no connection is free: the store's writer has been"
+                        + " waiting for it for more than " + StoreTimeouts.format(writeDeadline) + " (twice "
+                        + StoreTimeouts.limit(queryTimeout, queryTimeout) + ")"
+                : "the database does not answer: the store's last transaction got no answer within "
+                        + StoreTimeouts.format(writeDeadline) + " (twice "
+                        + StoreTimeouts.limit(queryTimeout, queryTimeout)
+                        + "), and the writer tries again with one batch before it takes more";
+        // while the database does not answer, the batch the writer holds tries it; only a late one fails
+        @Nullable WriteBatch waiting = late ? unstarted.getAndSet(null) : null;
         if (waiting != null) {
             completeLater(() -> waiting.fail(reason, null));
         }
-        List<StoreOperation> late = new ArrayList<>();
-        queue.drainTo(late);
-        List<StoreOperation> failing = new ArrayList<>(late.size());
-        for (StoreOperation op : late) {
+        List<StoreOperation> queued = new ArrayList<>();
+        queue.drainTo(queued);
+        List<StoreOperation> failing = new ArrayList<>(queued.size());
+        for (StoreOperation op : queued) {
             if (op instanceof StoreOperation.Stop) {
                 queue.add(op);
             } else {
@@ -461,6 +475,7 @@ final class BatchWriter {
         operations.addAndGet(batch.size());
         largestBatch.accumulateAndGet(batch.size(), Math::max);
         completeLater(batch::complete);
+        unanswered = false;
         if (failureStreak > 0) {
             LOG.info("Store transactions succeed again, after {} failed", failureStreak);
             failureStreak = 0;
@@ -481,6 +496,7 @@ final class BatchWriter {
         }
         String reason = StoreTimeouts.reason(failure, queryTimeout, queryTimeout);
         completeLater(() -> batch.fail(reason, failure));
+        unanswered = StoreTimeouts.unanswered(failure);
         // while the database is away, try about once a second rather than spinning through the queue
         long pause = Math.min(MAX_FAILURE_PAUSE_MILLIS, FIRST_FAILURE_PAUSE_MILLIS << Math.min(failureStreak - 1, 7));
         try {
