@@ -119,8 +119,9 @@ final class BatchWriter {
 
     /**
      * Whether the writer's last transaction failed because the database did not answer at all
-     * ({@link StoreTimeouts#unanswered}); until one commits, the writes queued behind the writer's next batch fail at
-     * once ({@link #sweep()}) rather than each wait for a database that does not answer.
+     * ({@link StoreTimeouts#unanswered}); until one commits, the writer's next transactions take one write each, and
+     * the writes queued behind it fail at once ({@link #sweep()}) rather than each wait for a database that does not
+     * answer.
      */
     private volatile boolean unanswered;
 
@@ -253,8 +254,10 @@ final class BatchWriter {
                 // nothing interrupts this thread on purpose (an interrupted H2 closes its files): carry on
                 continue;
             }
-            queue.drainTo(drained, maxBatchSize - 1);
-            if (lingerNanos > 0 && lastBatch >= JdbcStoreSettings.LINGER_AFTER_BATCH_OF) {
+            // while the database does not answer, one write tries it; the sweep fails the ones queued behind it
+            boolean probing = unanswered;
+            queue.drainTo(drained, probing ? 0 : maxBatchSize - 1);
+            if (!probing && lingerNanos > 0 && lastBatch >= JdbcStoreSettings.LINGER_AFTER_BATCH_OF) {
                 linger(drained);
             }
             lastBatch = drained.size();
