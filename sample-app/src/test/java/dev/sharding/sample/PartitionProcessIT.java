@@ -110,9 +110,9 @@ class PartitionProcessIT {
 
     /**
      * The store's statement timeout on the nodes of the scenario that ends with the database cut: the store gives up
-     * on a database that does not answer after twice this, within the sample's ask timeout (5 s). With the default
-     * (10 s, so 20 s) a deposit's ask times out first, and the account takes no message until its write failed.
-     * {@code -Dpartition.it.db-cut-query-timeout=10s} runs the phase with the default, to see it.
+     * on a database that does not answer after twice this, within the sample's ask timeout (5 s); 2 s is the default.
+     * With 10 s (so 20 s), the default before, a deposit's ask times out first, and the account takes no message
+     * until its write failed: {@code -Dpartition.it.db-cut-query-timeout=10s} runs the phase with it, to see it.
      */
     private static final String DB_CUT_QUERY_TIMEOUT = System.getProperty("partition.it.db-cut-query-timeout", "2s");
 

@@ -20,7 +20,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
-import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -77,7 +76,7 @@ final class BatchWriter {
         JdbcDialect of(Connection connection) throws SQLException;
     }
 
-    private final DataSource dataSource;
+    private final ConnectionSource connections;
 
     private final int maxBatchSize;
 
@@ -127,6 +126,14 @@ final class BatchWriter {
     /** What disarms the watchdog of the held connection's transaction; only the writer thread uses it. */
     private Runnable armed = StoreWatchdog.DISARMED;
 
+    /**
+     * Whether the writer's last transaction failed because the database did not answer at all
+     * ({@link StoreTimeouts#unanswered}); until one commits, the writer's next transactions take one write each, and
+     * the writes queued behind it fail at once ({@link #sweep()}) rather than each wait for a database that does not
+     * answer.
+     */
+    private volatile boolean unanswered;
+
     /** When the writer began its current batch ({@link System#nanoTime()}), 0 while it has none. */
     private volatile long busySince;
 
@@ -148,7 +155,7 @@ final class BatchWriter {
     /**
      * Creates the writer and starts its thread.
      *
-     * @param dataSource where to commit
+     * @param connections where to commit
      * @param maxBatchSize the most operations per transaction
      * @param batchLinger the longest to wait for more operations before a transaction, after a large one
      * @param dialects finds the database's dialect
@@ -157,14 +164,14 @@ final class BatchWriter {
      * @param onFailure told of every failed transaction
      */
     BatchWriter(
-            DataSource dataSource,
+            ConnectionSource connections,
             int maxBatchSize,
             Duration batchLinger,
             Dialects dialects,
             Duration queryTimeout,
             StoreWatchdog watchdog,
             Runnable onFailure) {
-        this.dataSource = dataSource;
+        this.connections = connections;
         this.onFailure = onFailure;
         this.maxBatchSize = maxBatchSize;
         this.lingerNanos = batchLinger.toNanos();
@@ -276,8 +283,10 @@ final class BatchWriter {
                 drained.clear();
                 continue;
             }
-            queue.drainTo(drained, Math.max(0, maxBatchSize - drained.size()));
-            if (lingerNanos > 0 && lastBatch >= JdbcStoreSettings.LINGER_AFTER_BATCH_OF) {
+            // while the database does not answer, one write tries it; the sweep fails the ones queued behind it
+            boolean probing = unanswered;
+            queue.drainTo(drained, probing ? 0 : Math.max(0, maxBatchSize - drained.size()));
+            if (!probing && lingerNanos > 0 && lastBatch >= JdbcStoreSettings.LINGER_AFTER_BATCH_OF) {
                 linger(drained);
             }
             lastBatch = drained.size();
@@ -422,20 +431,27 @@ final class BatchWriter {
      */
     private void sweep() {
         long since = busySince;
-        if (since == 0 || System.nanoTime() - since < writeDeadline.toNanos()) {
+        boolean late = since != 0 && System.nanoTime() - since >= writeDeadline.toNanos();
+        if (!late && !unanswered) {
             return;
         }
-        String reason = "the database does not answer, or no connection is free: the store's writer has been"
-                + " waiting for it for more than " + StoreTimeouts.format(writeDeadline) + " (twice "
-                + StoreTimeouts.limit(queryTimeout, queryTimeout) + ")";
-        @Nullable WriteBatch waiting = unstarted.getAndSet(null);
+        String reason = late
+                ? "the database does not answer, or no connection is free: the store's writer has been"
+                        + " waiting for it for more than " + StoreTimeouts.format(writeDeadline) + " (twice "
+                        + StoreTimeouts.limit(queryTimeout, queryTimeout) + ")"
+                : "the database does not answer: the store's last transaction got no answer within "
+                        + StoreTimeouts.format(writeDeadline) + " (twice "
+                        + StoreTimeouts.limit(queryTimeout, queryTimeout)
+                        + "), and the writer tries again with one batch before it takes more";
+        // while the database does not answer, the batch the writer holds tries it; only a late one fails
+        @Nullable WriteBatch waiting = late ? unstarted.getAndSet(null) : null;
         if (waiting != null) {
             completeLater(() -> waiting.fail(reason, null));
         }
-        List<StoreOperation> late = new ArrayList<>();
-        queue.drainTo(late);
-        List<StoreOperation> failing = new ArrayList<>(late.size());
-        for (StoreOperation op : late) {
+        List<StoreOperation> queued = new ArrayList<>();
+        queue.drainTo(queued);
+        List<StoreOperation> failing = new ArrayList<>(queued.size());
+        for (StoreOperation op : queued) {
             if (op instanceof StoreOperation.Stop) {
                 queue.add(op);
             } else {
@@ -462,7 +478,9 @@ final class BatchWriter {
     private Connection borrow() throws SQLException {
         StoreConnection c = held;
         if (c == null) {
-            c = StoreConnection.open(dataSource, queryTimeout.multipliedBy(2));
+            // no longer than the batch may take: the sweep fails it then, and the writer goes on with the next
+            c = StoreConnection.open(
+                    connections, queryTimeout.multipliedBy(2), busySince + writeDeadline.toNanos(), writeDeadline);
             armed = watchdog.arm(c, writeDeadline, "write transaction");
             try {
                 Connection connection = c.connection();
@@ -550,6 +568,7 @@ final class BatchWriter {
         operations.addAndGet(applied);
         largestBatch.accumulateAndGet(applied, Math::max);
         completeLater(batch::complete);
+        unanswered = false;
         if (failureStreak > 0) {
             LOG.info("Store transactions succeed again, after {} failed", failureStreak);
             failureStreak = 0;
@@ -571,6 +590,7 @@ final class BatchWriter {
         }
         String reason = StoreTimeouts.reason(failure, queryTimeout, queryTimeout);
         completeLater(() -> batch.fail(reason, failure));
+        unanswered = StoreTimeouts.unanswered(failure);
         // while the database is away, try about once a second rather than spinning through the queue
         long pause = Math.min(MAX_FAILURE_PAUSE_MILLIS, FIRST_FAILURE_PAUSE_MILLIS << Math.min(failureStreak - 1, 7));
         try {

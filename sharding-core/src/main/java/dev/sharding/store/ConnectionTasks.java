@@ -14,7 +14,6 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import javax.sql.DataSource;
 
 /**
  * The threads of a {@link JdbcShardingStore} other than its writer: a small pool for reads, new epochs and the store
@@ -40,7 +39,7 @@ final class ConnectionTasks {
         RETRIED_TRANSACTION
     }
 
-    private final DataSource dataSource;
+    private final ConnectionSource connections;
 
     private final Duration queryTimeout;
 
@@ -62,19 +61,19 @@ final class ConnectionTasks {
     /**
      * Starts the threads.
      *
-     * @param dataSource where to borrow connections
+     * @param connections where to borrow connections
      * @param settings the store's validated settings
      * @param dialects finds the database's dialect
      * @param watchdog aborts connections that pass their deadline
      * @param onFailure told of every failed task
      */
     ConnectionTasks(
-            DataSource dataSource,
+            ConnectionSource connections,
             JdbcStoreSettings settings,
             BatchWriter.Dialects dialects,
             StoreWatchdog watchdog,
             Runnable onFailure) {
-        this.dataSource = dataSource;
+        this.connections = connections;
         this.onFailure = onFailure;
         this.watchdog = watchdog;
         this.queryTimeout = settings.queryTimeout();
@@ -187,10 +186,11 @@ final class ConnectionTasks {
             return future;
         }
         Duration twice = limit.multipliedBy(2);
+        long deadline = System.nanoTime() + twice.toNanos();
         ReadTask<T> task = new ReadTask<>(what, future, limit, queryTimeout, () -> {
             StoreConnection borrowed;
             try {
-                borrowed = StoreConnection.open(dataSource, twice);
+                borrowed = StoreConnection.open(connections, twice, deadline, twice);
             } catch (SQLException e) {
                 onFailure.run();
                 throw e;

@@ -31,34 +31,11 @@ final class H2Sockets {
      * @return whether it was an H2 client connection whose sockets were closed
      */
     static boolean close(Connection connection) {
-        Object h2;
         try {
-            h2 = connection.unwrap(Connection.class);
-        } catch (SQLException | RuntimeException e) {
-            return false;
-        }
-        if (!h2.getClass().getName().equals("org.h2.jdbc.JdbcConnection")) {
-            return false;
-        }
-        try {
-            Object session = h2.getClass().getMethod("getSession").invoke(h2);
-            if (session == null || !session.getClass().getName().equals(REMOTE_SESSION)) {
-                return false; // the process serves the file itself: no socket to hang on
-            }
-            Field transfers = session.getClass().getDeclaredField("transferList");
-            transfers.setAccessible(true);
-            Object list = transfers.get(session);
-            if (!(list instanceof List<?> open)) {
-                return false;
-            }
             boolean closed = false;
-            for (Object transfer : open.toArray()) {
-                Field socketField = transfer.getClass().getDeclaredField("socket");
-                socketField.setAccessible(true);
-                if (socketField.get(transfer) instanceof Socket socket) {
-                    socket.close();
-                    closed = true;
-                }
+            for (Socket socket : sockets(connection)) {
+                socket.close();
+                closed = true;
             }
             return closed;
         } catch (ReflectiveOperationException | RuntimeException | java.io.IOException e) {
@@ -68,5 +45,59 @@ final class H2Sockets {
                     e.toString());
             return false;
         }
+    }
+
+    /**
+     * Gives the sockets of an H2 client connection a read timeout when they have none (no {@code NETWORK_TIMEOUT} in
+     * the URL), as other drivers' network timeouts: H2's client then gives up by itself on a server that stopped
+     * answering, wherever it waits, also in a pool's validation of the connection after the store gave it back
+     * (which the store's watchdog does not see). The connection keeps it; a URL's own {@code NETWORK_TIMEOUT} is
+     * left as it is.
+     *
+     * @param connection the connection, possibly a pool's proxy
+     * @param millis the read timeout
+     */
+    static void ensureReadTimeout(Connection connection, int millis) {
+        try {
+            for (Socket socket : sockets(connection)) {
+                if (socket.getSoTimeout() == 0) {
+                    socket.setSoTimeout(millis);
+                }
+            }
+        } catch (ReflectiveOperationException | RuntimeException | java.io.IOException e) {
+            LOG.debug("Could not give an H2 connection's sockets a read timeout: {}", e.toString());
+        }
+    }
+
+    /** The sockets of an H2 client connection; none for another connection. */
+    private static List<Socket> sockets(Connection connection) throws ReflectiveOperationException {
+        Object h2;
+        try {
+            h2 = connection.unwrap(Connection.class);
+        } catch (SQLException | RuntimeException e) {
+            return List.of();
+        }
+        if (!h2.getClass().getName().equals("org.h2.jdbc.JdbcConnection")) {
+            return List.of();
+        }
+        Object session = h2.getClass().getMethod("getSession").invoke(h2);
+        if (session == null || !session.getClass().getName().equals(REMOTE_SESSION)) {
+            return List.of(); // the process serves the file itself: no socket to hang on
+        }
+        Field transfers = session.getClass().getDeclaredField("transferList");
+        transfers.setAccessible(true);
+        Object list = transfers.get(session);
+        if (!(list instanceof List<?> open)) {
+            return List.of();
+        }
+        List<Socket> sockets = new java.util.ArrayList<>();
+        for (Object transfer : open.toArray()) {
+            Field socketField = transfer.getClass().getDeclaredField("socket");
+            socketField.setAccessible(true);
+            if (socketField.get(transfer) instanceof Socket socket) {
+                sockets.add(socket);
+            }
+        }
+        return sockets;
     }
 }

@@ -62,7 +62,10 @@ import org.jspecify.annotations.Nullable;
  * so that a hung server or a cut network fails operations rather than stalls the writer. Where the driver has none
  * (H2's client, talking to another process's server: {@code AUTO_SERVER} or {@code tcp://}), a watchdog aborts the
  * connection of a call that has used it for twice the query timeout (twice its limit, for a lease request), closing
- * its sockets, which frees the thread and fails the call. Reads, new epochs, the store id and lease requests also fail
+ * its sockets, which frees the thread and fails the call; a connection aborted or found broken is closed and given back
+ * for the pool to discard (HikariCP is told to evict it), and H2 client connections get a read timeout on their sockets
+ * when their URL sets none ({@code NETWORK_TIMEOUT}). A store thread waits for a connection from the pool no longer than
+ * its call's deadline ({@link ConnectionSource}): the pool may be validating a connection that the outage caught. Reads, new epochs, the store id and lease requests also fail
  * once they have waited twice the query timeout in all (a lease request: the lease duration, if shorter), whatever
  * the database does. A write fails when its transaction fails, which the limits above bound; and when the writer has
  * spent twice the query timeout on one batch without a connection (a pool that waits for a database that does not
@@ -90,6 +93,8 @@ public final class JdbcShardingStore implements ShardingStore {
     private final BatchWriter writer;
 
     private final StoreWatchdog watchdog;
+
+    private final ConnectionSource connections;
 
     private volatile @Nullable String storeId;
 
@@ -127,9 +132,10 @@ public final class JdbcShardingStore implements ShardingStore {
         this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
         this.settings = settings.validate();
         this.watchdog = new StoreWatchdog();
-        this.tasks = new ConnectionTasks(dataSource, settings, this::dialect, watchdog, this::failed);
+        this.connections = new ConnectionSource(dataSource);
+        this.tasks = new ConnectionTasks(connections, settings, this::dialect, watchdog, this::failed);
         this.writer = new BatchWriter(
-                dataSource,
+                connections,
                 settings.maxBatchSize(),
                 settings.batchLinger(),
                 this::dialect,
@@ -163,8 +169,11 @@ public final class JdbcShardingStore implements ShardingStore {
      * @throws ShardingException when the database cannot be reached or refuses the script
      */
     public void createSchema() {
-        try (StoreConnection borrowed =
-                StoreConnection.open(dataSource, settings.queryTimeout().multipliedBy(2))) {
+        try (StoreConnection borrowed = StoreConnection.open(
+                connections,
+                settings.queryTimeout().multipliedBy(2),
+                System.nanoTime() + settings.queryTimeout().multipliedBy(2).toNanos(),
+                settings.queryTimeout().multipliedBy(2))) {
             Connection connection = borrowed.connection();
             JdbcDialect d = dialect(connection);
             @SuppressWarnings("NullAway") // no result: Void
@@ -199,8 +208,11 @@ public final class JdbcShardingStore implements ShardingStore {
      * @throws ShardingException when the database cannot be reached
      */
     public void checkDurability() {
-        try (StoreConnection borrowed =
-                StoreConnection.open(dataSource, settings.queryTimeout().multipliedBy(2))) {
+        try (StoreConnection borrowed = StoreConnection.open(
+                connections,
+                settings.queryTimeout().multipliedBy(2),
+                System.nanoTime() + settings.queryTimeout().multipliedBy(2).toNanos(),
+                settings.queryTimeout().multipliedBy(2))) {
             Connection connection = borrowed.connection();
             dialect(connection).ensureDurableCommits(connection);
         } catch (SQLException e) {
@@ -417,6 +429,7 @@ public final class JdbcShardingStore implements ShardingStore {
         writer.stop(deadline);
         tasks.stop(deadline);
         watchdog.stop();
+        connections.stop();
     }
 
     /**

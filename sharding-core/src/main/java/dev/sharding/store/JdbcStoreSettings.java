@@ -17,7 +17,8 @@ import org.jspecify.annotations.Nullable;
  *     Reads, new epochs, coordinator lease requests and the store id also fail once they have waited twice as long in
  *     all (queued, connecting and running), and writes once the writer has waited that long for a connection, even
  *     when the database does not answer at all; a connection whose driver has no network timeout (H2's client of
- *     another process's server) is aborted once a call has used it for twice as long
+ *     another process's server) is aborted once a call has used it for twice as long. The default (2 s) fails a
+ *     call on a database that does not answer within the default ask timeout
  * @param batchLinger the longest the writer waits for more writes before it begins a transaction, and only when
  *     its previous transaction held at least {@link #LINGER_AFTER_BATCH_OF} operations (writes arriving from many
  *     callers at once): fewer, larger transactions for a little more time per write; zero never waits
@@ -47,9 +48,11 @@ public record JdbcStoreSettings(
     public static final Duration DEFAULT_CLOSE_TIMEOUT = Duration.ofSeconds(10);
     /**
      * Default query timeout: far above what any statement of the store takes on a database that answers (a batch of
-     * 1000 writes commits in tens of milliseconds), and short enough that a stuck one fails while someone waits.
+     * 1000 writes commits in tens of milliseconds), and short enough that a call on a database that does not answer
+     * fails at its deadline, twice this (4 s), within the default ask timeout (5 s): the asker then hears that the
+     * store is unavailable (a retryable failure) rather than an ask timeout that says nothing of the cause.
      */
-    public static final Duration DEFAULT_QUERY_TIMEOUT = Duration.ofSeconds(10);
+    public static final Duration DEFAULT_QUERY_TIMEOUT = Duration.ofSeconds(2);
     /**
      * Default batch linger: measured on deposits from 64 callers over three nodes, waiting up to 1 ms for more writes
      * made transactions of 16 instead of 9.6 operations and gave 14% more deposits a second on PostgreSQL (5% on H2),

@@ -5,7 +5,6 @@ import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
 import java.time.Duration;
 import java.util.concurrent.Executor;
-import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,7 +32,11 @@ final class StoreConnection implements AutoCloseable {
 
     private volatile boolean aborted;
 
-    private StoreConnection(Connection connection, int previousTimeout, boolean changed, boolean timesOut) {
+    private final ConnectionSource source;
+
+    private StoreConnection(
+            ConnectionSource source, Connection connection, int previousTimeout, boolean changed, boolean timesOut) {
+        this.source = source;
         this.connection = connection;
         this.previousTimeout = previousTimeout;
         this.changed = changed;
@@ -41,15 +44,19 @@ final class StoreConnection implements AutoCloseable {
     }
 
     /**
-     * Borrows a connection and gives it a network timeout.
+     * Borrows a connection and gives it a network timeout; an H2 client connection without one gets a read timeout
+     * of that length on its sockets, which it keeps ({@link H2Sockets#ensureReadTimeout}).
      *
-     * @param dataSource where to borrow it
+     * @param source where to borrow it
      * @param networkTimeout how long the driver waits for any answer of the database
+     * @param deadline when to give up waiting for the connection, a {@link System#nanoTime()} value
+     * @param limit the time from the call's start to the deadline, for messages
      * @return the connection; close it to give it back
-     * @throws SQLException when no connection can be had
+     * @throws SQLException when no connection can be had by the deadline
      */
-    static StoreConnection open(DataSource dataSource, Duration networkTimeout) throws SQLException {
-        Connection connection = dataSource.getConnection();
+    static StoreConnection open(ConnectionSource source, Duration networkTimeout, long deadline, Duration limit)
+            throws SQLException {
+        Connection connection = source.get(deadline, limit);
         int previous = 0;
         boolean changed = false;
         boolean timesOut = false;
@@ -62,14 +69,31 @@ final class StoreConnection implements AutoCloseable {
         } catch (SQLFeatureNotSupportedException | AbstractMethodError | UnsupportedOperationException e) {
             // a driver without network timeouts: the statement timeouts still apply
         } catch (SQLException | RuntimeException e) {
-            try {
-                connection.close();
-            } catch (SQLException closing) {
-                e.addSuppressed(closing);
+            if (isBroken(connection)) {
+                // the pool handed out a connection that died (an H2 one the store aborted before, say)
+                source.discard(connection);
+            } else {
+                try {
+                    connection.close();
+                } catch (SQLException closing) {
+                    e.addSuppressed(closing);
+                }
             }
             throw e;
         }
-        return new StoreConnection(connection, previous, changed, timesOut);
+        if (!timesOut) {
+            H2Sockets.ensureReadTimeout(connection, StoreTimeouts.millis(networkTimeout));
+        }
+        return new StoreConnection(source, connection, previous, changed, timesOut);
+    }
+
+    /** Whether the connection underneath a borrowed one is closed: broken, not to be handed out again. */
+    private static boolean isBroken(Connection connection) {
+        try {
+            return connection.unwrap(Connection.class).isClosed();
+        } catch (SQLException | RuntimeException e) {
+            return false;
+        }
     }
 
     /**
@@ -129,12 +153,18 @@ final class StoreConnection implements AutoCloseable {
     }
 
     /**
-     * Puts the network timeout back and gives the connection back.
+     * Puts the network timeout back and gives the connection back; one that is broken (closed underneath, as H2's
+     * client closes a connection whose server stopped answering), or that the watchdog aborted, is given back for the
+     * pool to discard ({@link ConnectionSource#discard}).
      *
      * @throws SQLException when the connection cannot be closed
      */
     @Override
     public void close() throws SQLException {
+        if (aborted || isBroken(connection)) {
+            source.discard(connection);
+            return;
+        }
         try {
             if (changed && !connection.isClosed()) {
                 connection.setNetworkTimeout(DIRECT, previousTimeout);

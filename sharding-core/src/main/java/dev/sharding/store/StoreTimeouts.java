@@ -59,6 +59,10 @@ final class StoreTimeouts {
     static @Nullable String kind(@Nullable Throwable failure) {
         Map<Throwable, Boolean> seen = new IdentityHashMap<>();
         for (@Nullable Throwable t = failure; t != null && seen.put(t, true) == null; t = t.getCause()) {
+            if (t instanceof ConnectionSource.NoConnectionException) {
+                return "no connection came from the pool in time (the database does not answer, or the pool has none"
+                        + " free)";
+            }
             if (t instanceof SQLException sql) {
                 for (@Nullable SQLException x = sql;
                         x != null && (x == sql || seen.put(x, true) == null);
@@ -78,6 +82,26 @@ final class StoreTimeouts {
             }
         }
         return null;
+    }
+
+    /**
+     * Whether a failure says that the database did not answer at all (a connection aborted at its deadline, none
+     * from the pool in time, a driver's network timeout), as opposed to one that answered with an error or a lock
+     * timeout.
+     *
+     * @param failure the failure
+     * @return whether the database did not answer
+     */
+    static boolean unanswered(@Nullable Throwable failure) {
+        Map<Throwable, Boolean> seen = new IdentityHashMap<>();
+        for (@Nullable Throwable t = failure; t != null && seen.put(t, true) == null; t = t.getCause()) {
+            if (t instanceof StoreConnection.AbortedConnectionException
+                    || t instanceof ConnectionSource.NoConnectionException
+                    || t instanceof SocketTimeoutException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static @Nullable String kind(SQLException e) {

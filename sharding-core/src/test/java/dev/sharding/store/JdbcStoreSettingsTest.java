@@ -13,7 +13,10 @@ class JdbcStoreSettingsTest {
         JdbcStoreSettings defaults = JdbcStoreSettings.defaults().validate();
         assertThat(defaults.tablePrefix()).isEqualTo("sharding_");
         assertThat(defaults.maxBatchSize()).isEqualTo(1000);
-        assertThat(defaults.queryTimeout()).isEqualTo(Duration.ofSeconds(10));
+        assertThat(defaults.queryTimeout()).isEqualTo(Duration.ofSeconds(2));
+        assertThat(defaults.queryTimeout().multipliedBy(2))
+                .as("the deadline of a store call on a database that does not answer, within the ask timeout")
+                .isLessThan(dev.sharding.ShardingSettings.DEFAULT_ASK_TIMEOUT);
         assertThat(defaults.batchLinger()).isEqualTo(Duration.ofMillis(1));
         assertThat(new JdbcStoreSettings("p_", 10, 1, Duration.ZERO, Duration.ofSeconds(1)).batchLinger())
                 .isEqualTo(JdbcStoreSettings.DEFAULT_BATCH_LINGER);

@@ -25,6 +25,8 @@ class StoreTimeoutsTest {
                 .startsWith("a row lock was held");
         assertThat(StoreTimeouts.kind(new SQLException("I/O error", "08006", new SocketTimeoutException("Read"))))
                 .startsWith("the database did not answer");
+        assertThat(StoreTimeouts.kind(new ConnectionSource.NoConnectionException("No connection within 4s")))
+                .startsWith("no connection came from the pool in time");
         SQLException batch = new SQLException("batch failed", "42000");
         batch.setNextException(new SQLException("lock timeout", "55P03"));
         assertThat(StoreTimeouts.kind(batch))

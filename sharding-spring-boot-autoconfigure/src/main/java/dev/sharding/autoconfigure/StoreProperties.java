@@ -47,9 +47,12 @@ public class StoreProperties {
      * that need it instead of stalling them. Reads, new epochs and coordinator lease requests also fail once they
      * have waited twice as long in all, and writes once the writer has waited that long for a connection, even when
      * the database does not answer at all; a connection whose driver has no network timeout (H2's client of another
-     * node's server) is aborted after twice this. Also bounds the wait for a connection of the embedded H2 database.
+     * node's server) is aborted after twice this, as is a wait for a connection from the pool. Also bounds the wait
+     * for a connection of the embedded H2 database. The default fails calls on a database that does not answer (after
+     * 4 s) within the default ask timeout (5 s), so that the asker hears the store is unavailable; keep twice this
+     * below sharding.ask-timeout.
      */
-    private Duration queryTimeout = Duration.ofSeconds(10);
+    private Duration queryTimeout = Duration.ofSeconds(2);
 
     /**
      * Longest time the JDBC store's writer waits for more writes before it begins a transaction, and only after a

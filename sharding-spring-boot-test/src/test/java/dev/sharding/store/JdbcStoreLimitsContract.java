@@ -228,7 +228,7 @@ abstract class JdbcStoreLimitsContract extends JdbcStoreContract {
                     .isInstanceOf(ShardingException.class)
                     .hasMessageContaining("coordinator lease request of cluster [" + type + "] by [node b]")
                     .hasMessageContaining(
-                            "the limit is 500ms, half the lease, at most sharding.store.query-timeout=10s");
+                            "the limit is 500ms, half the lease, at most sharding.store.query-timeout=2s");
             frozen.rollback();
         }
         assertThat(await(s.acquireCoordinatorLease(type, "b", "node b", Duration.ofSeconds(1)))
