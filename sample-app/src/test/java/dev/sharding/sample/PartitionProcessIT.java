@@ -49,7 +49,7 @@ import tools.jackson.databind.JsonNode;
  * lost and nothing counted that was never sent; and no answer at any time may show a balance below what had been
  * acknowledged before the request. The test prints what each side answered in each phase, when the majority served
  * the minority's accounts, and how long the merge took (also in {@code target/partition-it/report.txt}). After the
- * cut has healed, the same cluster meets a slow member ({@link SlowLinkPhase}, about 45 s more).
+ * cut has healed, the same cluster meets a slow member ({@link SlowLinkPhase}, about 35 s more).
  *
  * <p>The frozen scenario's five nodes then see the database cut off from all of them for 20 s under load (iptables
  * DROP in the H2 server's namespace: their connections hang rather than close), then restored: deposits must fail

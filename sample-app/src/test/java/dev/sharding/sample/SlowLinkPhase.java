@@ -42,7 +42,7 @@ import tools.jackson.databind.JsonNode;
  * the others: what is measured is the cluster, not the test's clients. It runs on fresh accounts, so that its books
  * start at zero.
  *
- * <p>Cost: about 45 s of wall time on the cluster a scenario already started (a few seconds for the first deposits,
+ * <p>Cost: about 35 s of wall time on the cluster a scenario already started (a few seconds for the first deposits,
  * {@link #BASELINE} before, {@link #SLOW} slowed, the return to one view and the balance check), no JVM started. Needs
  * {@code tc} and the kernel's {@code tbf}; without them it reports why and does nothing.
  */
@@ -51,9 +51,9 @@ final class SlowLinkPhase {
     /** The slowed link's rate, in tc's units: a few hundred bytes a second once TCP's headers are paid. */
     static final String RATE = "8kbit";
 
-    static final Duration BASELINE = Duration.ofSeconds(8);
+    static final Duration BASELINE = Duration.ofSeconds(6);
 
-    static final Duration SLOW = Duration.ofSeconds(20);
+    static final Duration SLOW = Duration.ofSeconds(12);
 
     static final Duration P99_MAX = Duration.ofSeconds(2);
 

@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Test;
  */
 class HalfBrokenNetworkClusterTest {
 
-    private static final Duration FAULT = Duration.ofSeconds(5);
+    private static final Duration FAULT = Duration.ofSeconds(4);
 
     private final OwnerLog owners = new OwnerLog();
 

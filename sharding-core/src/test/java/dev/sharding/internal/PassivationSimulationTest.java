@@ -69,9 +69,9 @@ class PassivationSimulationTest {
 
     @BeforeAll
     static void simulate() {
-        TRACES.put("zipf", zipf(20_000, 0.9, 400_000, 7));
-        TRACES.put("loop", loop(1_200, 400_000));
-        TRACES.put("zipf+scans", zipfWithScans(20_000, 0.9, 400_000, 11));
+        TRACES.put("zipf", zipf(20_000, 0.9, 200_000, 7));
+        TRACES.put("loop", loop(1_200, 200_000));
+        TRACES.put("zipf+scans", zipfWithScans(20_000, 0.9, 200_000, 11));
         StringBuilder table = new StringBuilder(String.format(
                 "%nPassivation hit ratios, limit %d live entities, a sweep every %d messages:%n%-28s",
                 LIMIT, SWEEP_EVERY, "strategy"));
