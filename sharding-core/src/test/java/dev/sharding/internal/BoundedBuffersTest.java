@@ -16,7 +16,6 @@ import dev.sharding.test.InMemoryNetwork;
 import dev.sharding.test.Wallet;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -218,19 +217,7 @@ class BoundedBuffersTest {
 
     private NodeRuntime start(InMemoryNetwork network, String name, UnaryOperator<ShardingSettings> change)
             throws Exception {
-        Set<Class<?>> types = new HashSet<>(EntityHandlers.of(Wallet.class).declaredTypes());
-        types.add(Wallet.Balance.class);
-        NodeRuntime node = new NodeRuntime(
-                change.apply(ShardingSettings.defaults().withNodeName(name).withRetryInterval(Duration.ofMillis(100))),
-                List.of(Wallet.type()),
-                new LeastShardAllocationStrategy(),
-                new JacksonMessageCodec(types, 1 << 20),
-                network.transport(name),
-                store,
-                null);
-        node.start();
-        nodes.add(node);
-        return node;
+        return WalletNodes.start(network, name, store, change, nodes);
     }
 
     private NodeRuntime startGates(String name, int mailboxSize) throws Exception {
@@ -284,19 +271,11 @@ class BoundedBuffersTest {
         public record Pass(String hold) {}
     }
 
-    @SuppressWarnings("unchecked")
     private static Region<Wallet> region(NodeRuntime node) {
-        return (Region<Wallet>) node.regions().get("wallet");
+        return WalletNodes.region(node);
     }
 
     private static void awaitServing(NodeRuntime... all) {
-        Awaitility.await("registered and leased").atMost(Duration.ofSeconds(20)).until(() -> {
-            for (NodeRuntime n : all) {
-                if (!n.isRegistered() || !n.serving()) {
-                    return false;
-                }
-            }
-            return true;
-        });
+        WalletNodes.awaitServing(all);
     }
 }

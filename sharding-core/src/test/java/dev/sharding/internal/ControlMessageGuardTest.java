@@ -45,45 +45,15 @@ class ControlMessageGuardTest {
     private NodeRuntime start(InMemoryNetwork network, String name, ShardingStore store) throws Exception {
         // shards the tests make a region host behind the coordinator's back are not handed off when the node stops:
         // it waits for them no longer than this
-        ShardingSettings settings = ShardingSettings.defaults()
-                .withNodeName(name)
-                .withRetryInterval(Duration.ofMillis(100))
-                .withHandoffTimeout(Duration.ofSeconds(2));
-        EntityType<Wallet> type = Wallet.type();
-        NodeRuntime node = new NodeRuntime(
-                settings,
-                List.of(type),
-                new LeastShardAllocationStrategy(),
-                codec(),
-                network.transport(name),
-                store,
-                null);
-        node.start();
-        nodes.add(node);
-        return node;
+        return WalletNodes.start(network, name, store, s -> s.withHandoffTimeout(Duration.ofSeconds(2)), nodes);
     }
 
-    private static JacksonMessageCodec codec() {
-        java.util.Set<Class<?>> types =
-                new java.util.HashSet<>(EntityHandlers.of(Wallet.class).declaredTypes());
-        types.add(Wallet.Balance.class);
-        return new JacksonMessageCodec(types, 1 << 20);
-    }
-
-    @SuppressWarnings("unchecked")
     private static Region<Wallet> region(NodeRuntime node) {
-        return (Region<Wallet>) node.regions().get("wallet");
+        return WalletNodes.region(node);
     }
 
     private static void awaitServing(NodeRuntime... all) {
-        Awaitility.await("registered and leased").atMost(Duration.ofSeconds(20)).until(() -> {
-            for (NodeRuntime n : all) {
-                if (!n.isRegistered() || !n.serving()) {
-                    return false;
-                }
-            }
-            return true;
-        });
+        WalletNodes.awaitServing(all);
     }
 
     @Test
@@ -130,7 +100,7 @@ class ControlMessageGuardTest {
         InMemoryShardingStore store = new InMemoryShardingStore();
         NodeRuntime a = start(network, "a", store);
         awaitServing(a);
-        JacksonMessageCodec codec = codec();
+        JacksonMessageCodec codec = WalletNodes.codec();
         String stale = idOfShard(7, 12);
         String fresh = idOfShard(8, 12);
         // the store holds the newer state; the carried state is older
@@ -197,7 +167,7 @@ class ControlMessageGuardTest {
                 odd,
                 List.of(Wallet.type()),
                 new LeastShardAllocationStrategy(),
-                codec(),
+                WalletNodes.codec(),
                 network.transport("b"),
                 store,
                 null);

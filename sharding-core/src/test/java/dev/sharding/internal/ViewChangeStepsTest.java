@@ -2,19 +2,13 @@ package dev.sharding.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sharding.EntityType;
 import dev.sharding.EntityUnreachableException;
-import dev.sharding.ShardingSettings;
-import dev.sharding.internal.codec.JacksonMessageCodec;
-import dev.sharding.spi.LeastShardAllocationStrategy;
 import dev.sharding.test.ControllableStore;
 import dev.sharding.test.InMemoryNetwork;
 import dev.sharding.test.Wallet;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -79,41 +73,14 @@ class ViewChangeStepsTest {
     }
 
     private NodeRuntime start(InMemoryNetwork network, String name) throws Exception {
-        ShardingSettings settings =
-                ShardingSettings.defaults().withNodeName(name).withRetryInterval(Duration.ofMillis(100));
-        EntityType<Wallet> type = Wallet.type();
-        NodeRuntime node = new NodeRuntime(
-                settings,
-                List.of(type),
-                new LeastShardAllocationStrategy(),
-                codec(),
-                network.transport(name),
-                store,
-                null);
-        node.start();
-        nodes.add(node);
-        return node;
+        return WalletNodes.start(network, name, store, s -> s, nodes);
     }
 
-    private static JacksonMessageCodec codec() {
-        Set<Class<?>> types = new HashSet<>(EntityHandlers.of(Wallet.class).declaredTypes());
-        types.add(Wallet.Balance.class);
-        return new JacksonMessageCodec(types, 1 << 20);
-    }
-
-    @SuppressWarnings("unchecked")
     private static Region<Wallet> region(NodeRuntime node) {
-        return (Region<Wallet>) node.regions().get("wallet");
+        return WalletNodes.region(node);
     }
 
     private static void awaitServing(NodeRuntime... all) {
-        Awaitility.await("registered and leased").atMost(Duration.ofSeconds(20)).until(() -> {
-            for (NodeRuntime n : all) {
-                if (!n.isRegistered() || !n.serving()) {
-                    return false;
-                }
-            }
-            return true;
-        });
+        WalletNodes.awaitServing(all);
     }
 }
