@@ -326,12 +326,18 @@ final class BatchWriter {
             return false;
         }
         boolean heldBack = deferred.remove(op);
-        String reason = (heldBack
-                        ? "another transaction held the rows of its shard (the shard's previous owner, slow or cut off"
-                                + " in the middle of a write?)"
-                        : "it waited for the store's writer (the database, or the link to it, is slow)")
-                + " for more than " + StoreTimeouts.format(writeDeadline) + ", twice "
-                + StoreTimeouts.limit(queryTimeout, queryTimeout);
+        String deadline = " for more than " + StoreTimeouts.format(writeDeadline) + " (twice "
+                + StoreTimeouts.limit(queryTimeout, queryTimeout) + ")";
+        String reason;
+        if (heldBack) {
+            reason = "another transaction held the rows of its shard (the shard's previous owner, slow or cut off"
+                    + " in the middle of a write?)" + deadline;
+        } else if (unanswered) {
+            // the same cause the sweep reports, whichever of the two finds the write first
+            reason = "the database does not answer: the write waited for the store's writer" + deadline;
+        } else {
+            reason = "it waited for the store's writer (the database, or the link to it, is slow)" + deadline;
+        }
         completeLater(() -> op.future()
                 .completeExceptionally(new ShardingException(
                         "The store could not apply the " + op.describe() + ": " + reason + "; it was not applied")));
