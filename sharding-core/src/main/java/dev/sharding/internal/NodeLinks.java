@@ -202,6 +202,11 @@ final class NodeLinks implements RegionHost, LeaseHost {
     }
 
     @Override
+    public void holdDelivery() {
+        wired(gate).holdDelivery();
+    }
+
+    @Override
     public void resumeServing() {
         wired(gate).resumeServing();
     }

@@ -96,6 +96,14 @@ final class ServingGate {
     }
 
     /**
+     * A lease is about to come back after a lapse: nothing is delivered until {@link #resumeServing()} has checked the
+     * shards. Set before the lease is published, so that no entity thread serves in between. Control thread.
+     */
+    void holdDelivery() {
+        verifying = true;
+    }
+
+    /**
      * The node holds a lease again. The shards it kept through the lapse serve again only if none was allocated
      * elsewhere meanwhile: their epochs are checked against the store first, and a stale one is dropped. Control
      * thread.
@@ -104,6 +112,7 @@ final class ServingGate {
         List<Region<?>> hosting =
                 regions.all().stream().filter(r -> r.hostedShards() > 0).toList();
         if (hosting.isEmpty()) {
+            verifying = false;
             unparkAll(); // their shards are gone: each fails its message
             reportShards.run();
             return;

@@ -35,6 +35,13 @@ public interface LeaseHost {
     /** The node lost its side or its lease: its entities stop taking messages. Control thread. */
     void stopServing(String reason);
 
+    /**
+     * A lease is about to come back after a lapse: from now until {@link #resumeServing()} has checked the shards kept
+     * through the lapse, nothing is delivered, even though the lease says the node serves. Called before the lease
+     * is extended, so that no entity thread can see the new lease before the check begins. Control thread.
+     */
+    void holdDelivery();
+
     /** The node holds a lease again. Control thread. */
     void resumeServing();
 }

@@ -92,6 +92,18 @@ final class MemberLease {
         return partitioned;
     }
 
+    /**
+     * The lease is taken as run out now (the monotonic clock stood still while the host was suspended): the node
+     * stops delivering, and the next lease checks its shards ({@link #regained}). Requests sent before are forgotten:
+     * their times are older than they say. A node that always serves keeps serving.
+     */
+    void expire() {
+        requestSent.clear();
+        if (servingUntil != Long.MAX_VALUE && servingUntil != NEVER) {
+            servingUntil = NEVER;
+        }
+    }
+
     /** The coordinator changed: answers to requests sent to the previous one are not taken. */
     void coordinatorChanged() {
         requestSent.clear();
@@ -121,15 +133,30 @@ final class MemberLease {
                 it.remove();
             }
         }
-        boolean lapsed = lapsed(System.nanoTime());
+        long now = System.nanoTime();
+        boolean lapsed = lapsed(now);
         long until = sent + Math.min(grant.validForNanos(), leaseNanos);
-        if (later(until, servingUntil)) {
+        boolean extending = later(until, servingUntil);
+        boolean serves = ahead(extending ? until : servingUntil, now);
+        if (viewWins && serves && resumes(true, lapsed)) {
+            node.holdDelivery();
+        }
+        if (extending) {
             servingUntil = until;
         }
         lastRefusal = null;
-        if (viewWins && serving()) {
+        if (viewWins && serves) {
             regained(true, lapsed);
         }
+    }
+
+    /**
+     * Whether a lease that comes now makes {@link #regained} check the shards: then delivery must be held before
+     * the lease is published, or an entity thread could serve a shard re-placed elsewhere during the lapse in the
+     * instant before the check begins.
+     */
+    private boolean resumes(boolean viewWins, boolean lapsed) {
+        return (partitioned != null && viewWins) || pausedSince != NEVER || lapsed;
     }
 
     /**
@@ -154,6 +181,9 @@ final class MemberLease {
     void extend(long until, long now, boolean viewWins) {
         if (ahead(until, now)) {
             boolean lapsed = lapsed(now);
+            if (resumes(viewWins, lapsed)) {
+                node.holdDelivery();
+            }
             servingUntil = until;
             regained(viewWins, lapsed);
         }

@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -20,13 +21,13 @@ import org.junit.jupiter.api.Test;
  */
 class MemberLeaseTest {
 
-    private static final Member COORDINATOR = new Member(0, 1, "coordinator");
+    static final Member COORDINATOR = new Member(0, 1, "coordinator");
 
     private static final long LEASE = TimeUnit.SECONDS.toNanos(2);
 
     private final Host host = new Host();
 
-    private final MemberLease lease = new MemberLease(host, LEASE, false);
+    private final MemberLease lease = host.lease(new MemberLease(host, LEASE, false));
 
     @Test
     void noServingBeforeTheFirstLeaseAndNoCheckOfShardsAtIt() {
@@ -80,6 +81,25 @@ class MemberLeaseTest {
         assertThat(host.resumed).isEqualTo(1);
     }
 
+    @Test
+    void aLeaseThatComesBackHoldsDeliveryBeforeItIsPublishedSoNoEntityServesBeforeTheShardsAreChecked() {
+        grant(TimeUnit.MILLISECONDS.toNanos(1));
+        awaitNotServing();
+        grant(LEASE);
+        assertThat(host.servingWhenHeld)
+                .as("whether the lease said the node serves when delivery was held (once per return)")
+                .containsExactly(false);
+        assertThat(host.heldWhenResumed).containsExactly(true);
+
+        long now = System.nanoTime();
+        lease.extend(now + TimeUnit.MILLISECONDS.toNanos(1), now, true);
+        awaitNotServing();
+        now = System.nanoTime();
+        lease.extend(now + LEASE, now, true);
+        assertThat(host.servingWhenHeld).as("the coordinator's own node too").containsExactly(false, false);
+        assertThat(host.heldWhenResumed).containsExactly(true, true);
+    }
+
     /** The coordinator pings and grants the request the ping caused. */
     private void grant(long validForNanos) {
         lease.onPing(COORDINATOR, new LeasePing(1));
@@ -98,11 +118,31 @@ class MemberLeaseTest {
     }
 
     /** The node, as far as its lease uses it. */
-    private static final class Host implements LeaseHost {
+    static final class Host implements LeaseHost {
 
         final List<ProtocolMessage> sent = new ArrayList<>();
 
         int resumed;
+
+        /** Per {@link #holdDelivery()}: whether the lease said the node serves at that moment. */
+        final List<Boolean> servingWhenHeld = new ArrayList<>();
+
+        /** Per {@link #resumeServing()}: whether delivery was held when it was called. */
+        final List<Boolean> heldWhenResumed = new ArrayList<>();
+
+        private boolean held;
+
+        /** Whether the lease says the node serves, as the lease under test tells it. */
+        private BooleanSupplier serving = () -> false;
+
+        MemberLease lease(MemberLease lease) {
+            serving = lease::serving;
+            return lease;
+        }
+
+        void servingBy(BooleanSupplier serving) {
+            this.serving = serving;
+        }
 
         @Override
         public Member self() {
@@ -147,8 +187,16 @@ class MemberLeaseTest {
         public void stopServing(String reason) {}
 
         @Override
+        public void holdDelivery() {
+            held = true;
+            servingWhenHeld.add(serving.getAsBoolean());
+        }
+
+        @Override
         public void resumeServing() {
             resumed++;
+            heldWhenResumed.add(held);
+            held = false;
         }
     }
 }
