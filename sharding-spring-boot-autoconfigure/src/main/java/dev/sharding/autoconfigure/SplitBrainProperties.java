@@ -24,8 +24,9 @@ public class SplitBrainProperties {
     private @Nullable Duration stableAfter;
 
     /**
-     * With strategy static-quorum, the fewest members a side needs to keep running. Never run more than twice this
-     * minus one nodes.
+     * With strategy static-quorum, the fewest members a side needs to keep running (members that joined it after the
+     * split do not count). Never run more than twice this minus one nodes: with more, a split stops every side, and
+     * the coordinator logs a warning.
      */
     private int quorumSize;
 

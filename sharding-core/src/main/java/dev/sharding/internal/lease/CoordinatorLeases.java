@@ -94,6 +94,15 @@ final class CoordinatorLeases {
         pingSent.clear();
     }
 
+    /**
+     * The monotonic clock stood still for a while (a suspended host): the members' confirmations, and the pings not
+     * answered yet, are older than their times say. Forgets them; what was granted stays, as fences.
+     */
+    void forgetConfirmations() {
+        confirmed.clear();
+        pingSent.clear();
+    }
+
     /** A new view: members that left confirm nothing any more. */
     void retain(List<Member> members) {
         confirmed.keySet().retainAll(members);

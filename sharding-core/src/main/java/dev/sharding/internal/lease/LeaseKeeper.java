@@ -12,6 +12,7 @@ import dev.sharding.internal.protocol.LeasePing;
 import dev.sharding.internal.protocol.LeasePong;
 import dev.sharding.internal.protocol.LeaseRefused;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -248,6 +249,14 @@ public final class LeaseKeeper implements LeaseMessage.Handler, AllocationLeases
     // ---- views -------------------------------------------------------------------------------------------------
 
     /** A new view: decide, and start or stop coordinating. */
+    /** The monotonic and wall clocks' times at the last tick, to notice a suspension ({@link #checkClockJump}). */
+    private long lastTickNanos = NEVER;
+
+    private long lastTickWallMillis;
+
+    /** Whether the last view had more members than static-quorum's quorum-size allows (warned once). */
+    private boolean tooManyForTheQuorum;
+
     public void onView(List<Member> members, long now) {
         this.view = members;
         storeLease.knownMembers(members);
@@ -270,6 +279,7 @@ public final class LeaseKeeper implements LeaseMessage.Handler, AllocationLeases
         List<Member> deciding = members.stream()
                 .filter(m -> !m.name().startsWith(ClusterProbe.NAME_PREFIX))
                 .toList();
+        warnIfTooManyForTheQuorum(deciding.size());
         boolean wins = off || decider.onView(deciding, now);
         if (wins != viewWins) {
             viewWins = wins;
@@ -289,9 +299,37 @@ public final class LeaseKeeper implements LeaseMessage.Handler, AllocationLeases
         }
     }
 
-    /** A member said goodbye: its leaving is no split, so it no longer counts in the decisions. */
+    /**
+     * Under {@code static-quorum}, warns when the cluster grows beyond {@code 2 * quorum-size - 1} members (once, until
+     * it shrinks back): two sides of a split could then both hold a quorum, so a split stops every side.
+     */
+    private void warnIfTooManyForTheQuorum(int members) {
+        if (settings.strategy() != SplitBrainSettings.Strategy.STATIC_QUORUM) {
+            return;
+        }
+        int max = decider.maxStaticQuorumMembers();
+        if (members > max && !tooManyForTheQuorum) {
+            log.warn(
+                    "Cluster {} has {} members under split-brain strategy static-quorum with quorum-size {}: more than"
+                            + " {} (2 * quorum-size - 1), so both sides of a split could hold a quorum. Any split now"
+                            + " stops every side. Raise sharding.split-brain.quorum-size to at least {}, or keep the"
+                            + " cluster at {} members or fewer.",
+                    node.clusterName(),
+                    members,
+                    settings.quorumSize(),
+                    max,
+                    members / 2 + 1,
+                    max);
+        }
+        tooManyForTheQuorum = members > max;
+    }
+
+    /**
+     * A member said goodbye: its leaving is no split, so it no longer counts in the decisions once the view without it
+     * comes ({@link PartitionDecider#leaving}).
+     */
     public void memberLeaving(Member member) {
-        decider.forget(member);
+        decider.leaving(member);
     }
 
     private void lose(String reason) {
@@ -306,6 +344,17 @@ public final class LeaseKeeper implements LeaseMessage.Handler, AllocationLeases
 
     /** Periodic, every control tick. */
     public void tick(long now) {
+        tick(now, System.currentTimeMillis());
+    }
+
+    /**
+     * The periodic check, with the wall clock's time beside the monotonic one.
+     *
+     * @param now the monotonic time ({@link System#nanoTime()})
+     * @param wallMillis the wall clock's time ({@link System#currentTimeMillis()})
+     */
+    void tick(long now, long wallMillis) {
+        checkClockJump(now, wallMillis);
         if (coordinating) {
             renewStoreLease(now);
         }
@@ -327,6 +376,38 @@ public final class LeaseKeeper implements LeaseMessage.Handler, AllocationLeases
         if (lost != null) {
             lose(lost);
         }
+    }
+
+    /**
+     * Leases run on the monotonic clock, which stands still while the host or virtual machine is suspended (not
+     * while the process is stopped or paused by a collector): after a resume, a lease would seem to last for as long
+     * as the suspension, while the others' clocks ran and they may have re-placed its shards. The wall clock keeps
+     * running through a suspension, so when it advanced between two ticks by more than an eighth of the lease beyond
+     * the monotonic clock, every lease time this node holds is taken as run out: its own lease lapses (its entities
+     * wait, and its shards are checked against the store when a lease comes back), a coordinator forgets its members'
+     * confirmations and its store lease. A wall clock stepped forward (by an operator, or NTP at boot) does the same:
+     * a pause of the entities, never two owners.
+     */
+    private void checkClockJump(long now, long wallMillis) {
+        if (lastTickNanos != NEVER) {
+            long jump = TimeUnit.MILLISECONDS.toNanos(wallMillis - lastTickWallMillis) - (now - lastTickNanos);
+            if (jump > leaseNanos / 8) {
+                log.warn(
+                        "Node {}: the wall clock advanced {} ms more than the monotonic clock since the last check (the"
+                                + " host or virtual machine was suspended, or the clock was stepped): its leases are"
+                                + " taken as run out, its entities wait until a new lease, and its shards are checked"
+                                + " against the store before they serve",
+                        node.nodeName(),
+                        TimeUnit.NANOSECONDS.toMillis(jump));
+                own.expire();
+                if (coordinating) {
+                    granting.forgetConfirmations();
+                    storeLease.lapse();
+                }
+            }
+        }
+        lastTickNanos = now;
+        lastTickWallMillis = wallMillis;
     }
 
     /** This coordinator may run until a later time: so may its own node. */

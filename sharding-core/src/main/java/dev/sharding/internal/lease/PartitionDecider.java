@@ -28,8 +28,10 @@ import java.util.Set;
  * {@code keep-majority}: more than half of a reference's members, or exactly half including its oldest member.
  * Members that joined after the reference do not count. {@code keep-oldest}: the side with the reference's oldest
  * member; with {@code down-if-alone}, if the oldest is alone and all the others are together, they run instead.
- * {@code static-quorum}: at least {@code quorum-size} members, or every member of the references (a cluster that lost
- * nobody, while it starts or grows below the quorum). {@code store-lease} and {@code off} let every side
+ * {@code static-quorum}: at least {@code quorum-size} members of every reference (members that joined since do not
+ * count), or every member of the references (a cluster that lost nobody, while it starts or grows below the quorum);
+ * a split of a cluster larger than {@code 2 * quorum-size - 1}, where both sides may hold a quorum, stops every side,
+ * as Akka's resolver does. {@code store-lease} and {@code off} let every side
  * run here: the store lease decides the first, and nothing the second.
  */
 final class PartitionDecider {
@@ -45,6 +47,12 @@ final class PartitionDecider {
 
     /** When the last recorded view stopped being this node's running view (it lost), or -1 while it still is. */
     private long endedNanos = -1;
+
+    /** Members of the last view installed (winning or not) that said goodbye. */
+    private final Set<Member> saidGoodbye = new HashSet<>();
+
+    /** The last view installed, winning or not. */
+    private List<Member> lastView = List.of();
 
     private record Entry(List<Member> members, long installedNanos) {}
 
@@ -80,6 +88,7 @@ final class PartitionDecider {
      * @return whether this side may run
      */
     boolean onView(List<Member> view, long nowNanos) {
+        forgetLeavers(view);
         boolean wins = wins(view, references(nowNanos));
         if (wins) {
             history.add(new Entry(List.copyOf(view), nowNanos));
@@ -92,12 +101,38 @@ final class PartitionDecider {
     }
 
     /**
-     * A member left gracefully (it said goodbye): it is removed from every reference, so that its going is not taken
-     * for a split.
+     * A member says goodbye: when a view comes in which it and only members that said goodbye are gone, they are
+     * removed from every reference, so that their going is not taken for a split.
+     *
+     * <p>Not at once: nodes hear a goodbye at different times, and a partition may come in between. A node that had
+     * removed the leaver from its references when the cut came would count a majority of the rest, while the other
+     * side, with the leaver still among its members, counts a majority of all: both could run. A view is installed
+     * alike by every node that gets it, and one that removes leavers only is no split; a view that also lost a member
+     * that said nothing is decided against the references as they were.
      *
      * @param member the member
      */
-    void forget(Member member) {
+    void leaving(Member member) {
+        saidGoodbye.add(member);
+    }
+
+    /** Forgets the members gone since the last view if every one of them said goodbye; keeps the goodbyes of those still there. */
+    private void forgetLeavers(List<Member> view) {
+        Set<Member> now = new HashSet<>(view);
+        List<Member> departed = new ArrayList<>();
+        for (Member m : lastView) {
+            if (!now.contains(m)) {
+                departed.add(m);
+            }
+        }
+        if (!departed.isEmpty() && saidGoodbye.containsAll(departed)) {
+            departed.forEach(this::forget);
+        }
+        saidGoodbye.retainAll(now);
+        lastView = List.copyOf(view);
+    }
+
+    private void forget(Member member) {
         for (int i = 0; i < history.size(); i++) {
             Entry e = history.get(i);
             if (e.members().contains(member)) {
@@ -178,7 +213,17 @@ final class PartitionDecider {
                 return true;
             case STATIC_QUORUM:
                 // a side that lost nobody is no split: a cluster may start, and grow, below the quorum
-                return side.size() >= settings.quorumSize() || containsAll(side, references);
+                if (containsAll(side, references)) {
+                    return true;
+                }
+                // a split of more than 2q - 1 members may leave q on both sides: then no side runs
+                for (List<Member> reference : references) {
+                    if (reference.size() > maxStaticQuorumMembers()
+                            || present(side, reference) < settings.quorumSize()) {
+                        return false;
+                    }
+                }
+                return !references.isEmpty();
             default:
                 break;
         }
@@ -189,6 +234,25 @@ final class PartitionDecider {
             }
         }
         return true;
+    }
+
+    /**
+     * The most members a cluster under {@code static-quorum} may have for its decisions to be safe: {@code 2q - 1}.
+     * With more, two sides of a split may each hold {@code q}; a split of such a cluster stops every side.
+     */
+    int maxStaticQuorumMembers() {
+        return 2 * settings.quorumSize() - 1;
+    }
+
+    /** How many of a reference's members are on the side: members that joined since do not count. */
+    private static int present(Collection<Member> side, List<Member> reference) {
+        int n = 0;
+        for (Member m : reference) {
+            if (side.contains(m)) {
+                n++;
+            }
+        }
+        return n;
     }
 
     private static boolean containsAll(Collection<Member> side, List<List<Member>> references) {

@@ -107,8 +107,34 @@ class PartitionDeciderTest {
     @Test
     void aMemberThatLeftGracefullyIsNoSplit() {
         PartitionDecider d = stable(Strategy.KEEP_MAJORITY, List.of(A, B));
-        d.forget(A);
+        d.leaving(A);
         assertThat(d.onView(List.of(B), 10 * S)).isTrue();
+    }
+
+    @Test
+    void aLeaverIsForgottenAtTheViewWithoutItSoAStableViewLeftByOneCountsTheRest() {
+        PartitionDecider d = stable(Strategy.KEEP_MAJORITY, List.of(A, B, C, D));
+        d.leaving(B);
+        assertThat(d.onView(List.of(A, C, D), 10 * S)).isTrue();
+        // A crashes before {A, C, D} is stable: C and D are 2 of the 3 that stayed, not 2 of 4 without the oldest
+        assertThat(d.onView(List.of(C, D), 10 * S + S / 10)).isTrue();
+    }
+
+    @Test
+    void aGoodbyeHeardOnOneSideOnlyBeforeACutLetsNoTwoSidesRun() {
+        // B says goodbye; C and D hear it, A does not yet; then the cut {A, B} | {C, D} comes before B is gone
+        PartitionDecider a = stable(Strategy.KEEP_MAJORITY, List.of(A, B, C, D));
+        PartitionDecider c = stable(Strategy.KEEP_MAJORITY, List.of(A, B, C, D));
+        c.leaving(B);
+        boolean aRuns = a.onView(List.of(A, B), 10 * S);
+        boolean cRuns = c.onView(List.of(C, D), 10 * S);
+        assertThat(aRuns && cRuns)
+                .as("both sides run: A's %s, C's %s", aRuns, cRuns)
+                .isFalse();
+        assertThat(aRuns).as("the side of the oldest, with half").isTrue();
+        // then B is gone on A's side: A alone is 1 of 3 that did not leave
+        a.leaving(B);
+        assertThat(a.onView(List.of(A), 11 * S)).isFalse();
     }
 
     @Test
@@ -138,6 +164,31 @@ class PartitionDeciderTest {
         PartitionDecider growing = stable(Strategy.STATIC_QUORUM, List.of(A));
         assertThat(growing.onView(List.of(A, B), 10 * S)).isTrue();
         assertThat(growing.onView(List.of(B), 20 * S)).isFalse();
+    }
+
+    @Test
+    void staticQuorumDoesNotCountMembersThatJoinedASideAfterTheSplit() {
+        Member joiner = new Member(0, 9, "joiner");
+        PartitionDecider minority = stable(Strategy.STATIC_QUORUM, List.of(A, B, C, D, E));
+        PartitionDecider majority = stable(Strategy.STATIC_QUORUM, List.of(A, B, C, D, E));
+        // an autoscaler replaces the "dead" members on the side of two: it holds three members, not a quorum of five
+        assertThat(minority.onView(List.of(A, B, joiner), 10 * S)).isFalse();
+        assertThat(majority.onView(List.of(C, D, E), 10 * S)).isTrue();
+    }
+
+    @Test
+    void staticQuorumStopsEverySideOfASplitOfMoreThanTwiceTheQuorumLessOne() {
+        Member f = new Member(0, 6, "f");
+        List<Member> six = List.of(A, B, C, D, E, f);
+        // quorum 3 in a cluster of six: both halves hold three
+        assertThat(stable(Strategy.STATIC_QUORUM, six).onView(List.of(A, B, C), 10 * S))
+                .isFalse();
+        assertThat(stable(Strategy.STATIC_QUORUM, six).onView(List.of(D, E, f), 10 * S))
+                .isFalse();
+        assertThat(stable(Strategy.STATIC_QUORUM, six).onView(List.of(A, B, C, D, E), 10 * S))
+                .as("a member lost is a split too: nothing tells it from a cut")
+                .isFalse();
+        assertThat(decider(Strategy.STATIC_QUORUM).maxStaticQuorumMembers()).isEqualTo(5);
     }
 
     @Test
