@@ -248,6 +248,9 @@ class PartitionProcessIT {
             if (!freeze) {
                 new SlowLinkPhase(net, nodes, PartitionProcessIT::report)
                         .run(name, (load, soft) -> checkBalances(name + "/slow-link", nodes, load, soft));
+                HalfBrokenLinkPhase halfBroken = new HalfBrokenLinkPhase(net, nodes, PartitionProcessIT::report);
+                halfBroken.pairCut(name, (load, soft) -> checkBalances(name + "/pair-cut", nodes, load, soft));
+                halfBroken.flapping(name, (load, soft) -> checkBalances(name + "/flapping", nodes, load, soft));
             }
             if (thenCutTheDatabase) {
                 cutTheDatabase(name + "+db-cut", nodes);

@@ -4,13 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sharding.sample.PartitionProcessIT.Node;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -20,13 +18,11 @@ import java.util.TreeMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
 import org.assertj.core.api.SoftAssertions;
 import org.jspecify.annotations.Nullable;
-import tools.jackson.databind.JsonNode;
 
 /**
  * A gray failure on a cluster that is already up: one member (not the coordinator) stays alive but its link is slowed
@@ -78,7 +74,7 @@ final class SlowLinkPhase {
         void check(DepositLoad load, SoftAssertions soft);
     }
 
-    private final JsonHttp http = new JsonHttp(Duration.ofSeconds(2));
+    private final LabProbe probe = new LabProbe(Duration.ofSeconds(2));
 
     private final NetnsLab lab;
 
@@ -101,7 +97,7 @@ final class SlowLinkPhase {
             return;
         }
         long phaseStarted = System.nanoTime();
-        String coordinator = coordinatorOf(nodes.get(0));
+        String coordinator = probe.coordinatorOf(nodes.get(0));
         Node slow = nodes.stream()
                 .filter(n -> !n.name().equals(coordinator))
                 .findFirst()
@@ -131,7 +127,7 @@ final class SlowLinkPhase {
         @Nullable Thread watch = null;
         load.start();
         try {
-            assertThat(poll(SETTLE, () -> load.accountsWithAck() == ACCOUNTS))
+            assertThat(LabProbe.poll(SETTLE, () -> load.accountsWithAck() == ACCOUNTS))
                     .as("%san acknowledged deposit into each of %d accounts within %s", tag, ACCOUNTS, SETTLE)
                     .isTrue();
             long hostedBySlow = load.hostedBy(slow.name());
@@ -143,37 +139,37 @@ final class SlowLinkPhase {
                             + " %d s of baseline",
                     tag,
                     ACCOUNTS,
-                    millisSince(phaseStarted),
+                    LabProbe.millisSince(phaseStarted),
                     coordinator,
                     slow.name(),
                     RATE,
                     SLOW.toSeconds(),
                     BASELINE.toSeconds()));
             watch = watchMembership(observer, slow, removedAt, backAt);
-            pauseUntil(baselineAt + BASELINE.toNanos());
+            LabProbe.pauseUntil(baselineAt + BASELINE.toNanos());
 
             slowAt = System.nanoTime();
             lab.slow(slow.ns(), RATE);
             Thread dumps = dumpThreadsLater(
                     nodes.stream().filter(n -> n != slow).toList(), slowAt + SLOW.toNanos() * 7 / 10, name);
-            pauseUntil(slowAt + SLOW.toNanos());
+            LabProbe.pauseUntil(slowAt + SLOW.toNanos());
             report.accept(tag + "link of " + slow.name() + " at the end: " + lab.shaping(slow.ns()));
             lab.unslow(slow.ns());
             restoredAt = System.nanoTime();
             dumps.join(10_000);
 
             Set<String> all = nodes.stream().map(Node::name).collect(Collectors.toSet());
-            rejoined = poll(
+            rejoined = LabProbe.poll(
                     REJOIN,
-                    () -> nodes.stream().allMatch(n -> membersOf(n).equals(all))
-                            && nodes.stream().allMatch(n -> status(n.url("/accounts/" + ids.get(0))) == 200));
-            rejoinedMs = millisSince(restoredAt);
+                    () -> nodes.stream().allMatch(n -> probe.membersOf(n).equals(all))
+                            && nodes.stream().allMatch(n -> probe.status(n.url("/accounts/" + ids.get(0))) == 200));
+            rejoinedMs = LabProbe.millisSince(restoredAt);
             watch.interrupt();
             watch.join(5_000);
             watch = null;
             load.divert(null);
             load.merged();
-            recovered = poll(SETTLE, () -> load.accountsDepositedAfterMerge() == ACCOUNTS);
+            recovered = LabProbe.poll(SETTLE, () -> load.accountsDepositedAfterMerge() == ACCOUNTS);
             report.accept(String.format(
                     "%slink restored; %s after %d ms; every account took a deposit again: %s (%d ms after the"
                             + " restore)",
@@ -181,7 +177,7 @@ final class SlowLinkPhase {
                     rejoined ? "one view of " + all.size() + " and every node answering" : "NOT one view",
                     rejoinedMs,
                     recovered,
-                    millisSince(restoredAt)));
+                    LabProbe.millisSince(restoredAt)));
             report.accept(String.format(
                     "%s%s hosted %d accounts before; as seen by %s it was %s",
                     tag,
@@ -196,7 +192,9 @@ final class SlowLinkPhase {
                                             : ", back " + (backAt.get() - restoredAt) / 1_000_000
                                                     + " ms after the restore")));
             soft.assertThat(rejoined)
-                    .as("%swithin %s of the restore every node sees all and answers: %s", tag, REJOIN, views())
+                    .as(
+                            "%swithin %s of the restore every node sees all and answers: %s",
+                            tag, REJOIN, probe.views(nodes))
                     .isTrue();
             soft.assertThat(recovered)
                     .as("%severy account takes deposits again after the restore", tag)
@@ -208,7 +206,8 @@ final class SlowLinkPhase {
             }
             load.stop();
         }
-        report.accept(String.format("%sload stopped %d ms after the phase started", tag, millisSince(phaseStarted)));
+        report.accept(
+                String.format("%sload stopped %d ms after the phase started", tag, LabProbe.millisSince(phaseStarted)));
 
         Predicate<DepositLoad.Sample> others = s -> !s.read()
                 && !s.target().equals(slow.name())
@@ -248,7 +247,7 @@ final class SlowLinkPhase {
         soft.assertThat(load.violations())
                 .as("%sanswers showing less than had been acknowledged", tag)
                 .isZero();
-        report.accept(String.format("%sphase took %d ms in all", tag, millisSince(phaseStarted)));
+        report.accept(String.format("%sphase took %d ms in all", tag, LabProbe.millisSince(phaseStarted)));
         soft.assertAll();
     }
 
@@ -264,8 +263,7 @@ final class SlowLinkPhase {
     }
 
     /** Per second from {@code from} to {@code to}: acknowledged deposits of a kind, by the host that answered. */
-    private static String timeline(
-            Queue<DepositLoad.Sample> samples, Predicate<DepositLoad.Sample> kind, long from, long to) {
+    static String timeline(Queue<DepositLoad.Sample> samples, Predicate<DepositLoad.Sample> kind, long from, long to) {
         int seconds = (int) Math.max(1, (to - from + 999_999_999L) / 1_000_000_000L);
         Map<String, int[]> byHost = new TreeMap<>();
         for (DepositLoad.Sample s : samples) {
@@ -287,7 +285,7 @@ final class SlowLinkPhase {
     }
 
     /** The longest time between acknowledgements of a kind within a window (its edges count as acknowledgements). */
-    private static long longestGapMillis(
+    static long longestGapMillis(
             Queue<DepositLoad.Sample> samples, Predicate<DepositLoad.Sample> kind, long from, long to) {
         List<Long> acked = new ArrayList<>(List.of(from, to));
         for (DepositLoad.Sample s : samples) {
@@ -303,8 +301,7 @@ final class SlowLinkPhase {
         return gap / 1_000_000;
     }
 
-    private static Window window(
-            Queue<DepositLoad.Sample> samples, Predicate<DepositLoad.Sample> kind, long from, long to) {
+    static Window window(Queue<DepositLoad.Sample> samples, Predicate<DepositLoad.Sample> kind, long from, long to) {
         List<Long> millis = new ArrayList<>();
         Map<String, Integer> statuses = new TreeMap<>();
         int acked = 0;
@@ -329,7 +326,7 @@ final class SlowLinkPhase {
         Thread t = new Thread(
                 () -> {
                     while (!Thread.currentThread().isInterrupted()) {
-                        Set<String> members = membersOf(observer);
+                        Set<String> members = probe.membersOf(observer);
                         long now = System.nanoTime();
                         if (!members.isEmpty()) {
                             boolean in = members.contains(slow.name());
@@ -357,7 +354,7 @@ final class SlowLinkPhase {
         Thread t = new Thread(
                 () -> {
                     try {
-                        pauseUntil(at);
+                        LabProbe.pauseUntil(at);
                     } catch (InterruptedException e) {
                         return;
                     }
@@ -376,64 +373,6 @@ final class SlowLinkPhase {
         t.setDaemon(true);
         t.start();
         return t;
-    }
-
-    private String coordinatorOf(Node n) {
-        JsonNode json = sharding(n);
-        return json == null ? "" : SampleCluster.nameOf(json.path("coordinator"));
-    }
-
-    private Set<String> membersOf(Node n) {
-        JsonNode json = sharding(n);
-        Set<String> names = new HashSet<>();
-        if (json != null) {
-            json.path("members").forEach(m -> names.add(SampleCluster.nameOf(m)));
-        }
-        return names;
-    }
-
-    private String views() {
-        return nodes.stream().map(n -> n.name() + ": " + membersOf(n)).collect(Collectors.joining("; "));
-    }
-
-    private @Nullable JsonNode sharding(Node n) {
-        try {
-            JsonHttp.Answer a = http.get(n.url("/actuator/sharding"));
-            return a.status() == 200 ? a.json() : null;
-        } catch (UncheckedIOException e) {
-            return null;
-        }
-    }
-
-    private int status(String url) {
-        try {
-            return http.get(url).status();
-        } catch (UncheckedIOException e) {
-            return -1;
-        }
-    }
-
-    private static boolean poll(Duration timeout, BooleanSupplier condition) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                return false;
-            }
-            SampleCluster.pause(Duration.ofMillis(200));
-        }
-        return true;
-    }
-
-    /** Sleeps until a deadline on the monotonic clock: the deliberate length of a window. */
-    private static void pauseUntil(long deadlineNanos) throws InterruptedException {
-        long left = deadlineNanos - System.nanoTime();
-        if (left > 0) {
-            TimeUnit.NANOSECONDS.sleep(left);
-        }
-    }
-
-    private static long millisSince(long nanos) {
-        return (System.nanoTime() - nanos) / 1_000_000;
     }
 
     private static String jstack() {
