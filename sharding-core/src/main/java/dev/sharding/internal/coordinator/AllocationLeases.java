@@ -21,6 +21,17 @@ public interface AllocationLeases {
     /** Until when a newly active coordinator must not take over shards nobody reports. */
     long activationFence(long now);
 
+    /**
+     * Until when a newly active coordinator that followed another must not take over any shard, judged now: one lease
+     * (with margin) after a winning set of members first confirmed it. A member that has confirmed this coordinator
+     * no longer confirms its predecessor, so the predecessor's last grant rests on answers given before: a member
+     * that had not installed the new view yet (slow, paused, or still reaching the old coordinator while the new one
+     * could not) may have answered it after this coordinator became active. {@code Long.MAX_VALUE} while no winning
+     * set has confirmed it; {@code Long.MIN_VALUE} when there is nothing to wait for (a coordinator that never
+     * followed another, or no split-brain strategy).
+     */
+    long confirmedActivationFence(long now);
+
     /** Until when shards nobody reports must wait after members of another part of a split cluster joined. */
     long mergeFence(long now);
 

@@ -37,6 +37,9 @@ final class ShardAllocator {
 
     private final AllocationLeases leases;
 
+    /** The lease keeper's answers the fences need. */
+    private final ShardFences.Confirmation confirmation;
+
     private final long retryIntervalNanos;
 
     /** Types whose lack of any hosting region was logged, until one can host again. */
@@ -53,6 +56,17 @@ final class ShardAllocator {
         this.t = tables;
         this.strategy = strategy;
         this.leases = leases;
+        this.confirmation = new ShardFences.Confirmation() {
+            @Override
+            public boolean confirmedSince(long since, long now) {
+                return leases.confirmedSince(since, now);
+            }
+
+            @Override
+            public long confirmedActivationFence(long now) {
+                return leases.confirmedActivationFence(now);
+            }
+        };
         this.retryIntervalNanos = retryIntervalNanos;
     }
 
@@ -97,7 +111,7 @@ final class ShardAllocator {
             t.await(key, requesters);
             return;
         }
-        ShardFences.Verdict verdict = t.fences.check(key, now, leases::confirmedSince);
+        ShardFences.Verdict verdict = t.fences.check(key, now, confirmation);
         if (verdict == ShardFences.Verdict.WAIT_FOR_LEASES) {
             // a member that left may still serve the shard until its lease ends
             t.await(key, requesters);

@@ -45,6 +45,9 @@ final class ShardFences {
          * @return true once confirmed
          */
         boolean confirmedSince(long since, long now);
+
+        /** See {@link AllocationLeases#confirmedActivationFence}. */
+        long confirmedActivationFence(long now);
     }
 
     /**
@@ -107,6 +110,12 @@ final class ShardFences {
     Verdict check(ShardKey key, long now, Confirmation confirmation) {
         Fence memberFence = fences.get(key);
         long fence = memberFence == null ? activationFence : Math.max(activationFence, memberFence.until());
+        long confirmed = confirmation.confirmedActivationFence(now);
+        if (confirmed == Long.MAX_VALUE) {
+            // no winning set follows this coordinator yet: one may still follow its predecessor
+            return Verdict.WAIT_FOR_CONFIRMATION;
+        }
+        fence = Math.max(fence, confirmed);
         if (LeaseTimes.ahead(fence, now)) {
             until = fence;
             return Verdict.WAIT_FOR_LEASES;

@@ -61,6 +61,12 @@ final class CoordinatorLeases {
 
     private final LinkedHashMap<Long, Long> pingSent = new LinkedHashMap<>();
 
+    /** When this node last became the coordinator, or {@code NEVER}. */
+    private long becameCoordinatorAt = NEVER;
+
+    /** See {@link #activationConfirmedAt}. */
+    private long activationConfirmedAt = NEVER;
+
     /** When each member was last pinged by a ping it answered. */
     private final Map<Member, Long> confirmed = new HashMap<>();
 
@@ -92,6 +98,22 @@ final class CoordinatorLeases {
         confirmed.clear();
         grantedUntil.clear();
         pingSent.clear();
+        becameCoordinatorAt = System.nanoTime();
+        activationConfirmedAt = NEVER;
+    }
+
+    /**
+     * When this coordinator first heard a winning set of members confirm it with pings sent after it became the
+     * coordinator (the time the last answer needed arrived, not when its ping was sent: a member may have answered
+     * the predecessor until just before it answered this one), or {@code NEVER} until then.
+     */
+    long activationConfirmedAt(long now) {
+        if (activationConfirmedAt == NEVER
+                && becameCoordinatorAt != NEVER
+                && confirmedSince(becameCoordinatorAt, now)) {
+            activationConfirmedAt = now;
+        }
+        return activationConfirmedAt;
     }
 
     /**
@@ -152,6 +174,7 @@ final class CoordinatorLeases {
         Long sent = pingSent.get(pong.round());
         if (sent != null) {
             confirmed.merge(from, sent, Math::max);
+            activationConfirmedAt(now);
         }
         long until = runUntil(now);
         String refusal = refusal(until, now);

@@ -209,6 +209,15 @@ public final class LeaseKeeper implements LeaseMessage.Handler, AllocationLeases
         return off || !everFollowed ? now : now + leaseNanos + marginNanos();
     }
 
+    @Override
+    public long confirmedActivationFence(long now) {
+        if (off || !everFollowed) {
+            return Long.MIN_VALUE;
+        }
+        long confirmedAt = granting.activationConfirmedAt(now);
+        return confirmedAt == NEVER ? Long.MAX_VALUE : confirmedAt + leaseNanos + marginNanos();
+    }
+
     /** The time before which no shard is taken over after members of another lineage joined (a merge). */
     @Override
     public long mergeFence(long now) {

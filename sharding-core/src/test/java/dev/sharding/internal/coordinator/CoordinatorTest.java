@@ -988,6 +988,11 @@ class CoordinatorTest {
         }
 
         @Override
+        public long confirmedActivationFence(long now) {
+            return Long.MIN_VALUE;
+        }
+
+        @Override
         public long mergeFence(long now) {
             return now;
         }

@@ -18,7 +18,20 @@ class ShardFencesTest {
 
     private long confirmedAfter = Long.MAX_VALUE;
 
-    private final ShardFences.Confirmation confirmation = (since, now) -> confirmedAfter <= now && since < now;
+    /** What {@link ShardFences.Confirmation#confirmedActivationFence} answers; none by default. */
+    private long activationFence = Long.MIN_VALUE;
+
+    private final ShardFences.Confirmation confirmation = new ShardFences.Confirmation() {
+        @Override
+        public boolean confirmedSince(long since, long now) {
+            return confirmedAfter <= now && since < now;
+        }
+
+        @Override
+        public long confirmedActivationFence(long now) {
+            return activationFence;
+        }
+    };
 
     @Test
     void aShardOfAMemberThatLeftWaitsForItsLastLeaseThenForAConfirmation() {
@@ -55,6 +68,26 @@ class ShardFencesTest {
         assertThat(fences.check(OTHER, 3_000, confirmation))
                 .as("no member fence: no confirmation needed")
                 .isEqualTo(FREE);
+    }
+
+    @Test
+    void aCoordinatorThatTookOverWaitsForAWinningSetToConfirmItThenOneLeaseMore() {
+        fences.activated(3_000);
+        fences.memberLeft(SHARD, 4_000, 1_000);
+        confirmedAfter = 0;
+        activationFence = Long.MAX_VALUE;
+
+        assertThat(fences.check(OTHER, 5_000, confirmation))
+                .as("past the activation fence, but nobody confirmed this coordinator yet")
+                .isEqualTo(WAIT_FOR_CONFIRMATION);
+        assertThat(fences.check(SHARD, 5_000, confirmation)).isEqualTo(WAIT_FOR_CONFIRMATION);
+
+        activationFence = 9_000; // confirmed at 7,000, with a lease of 2,000
+        assertThat(fences.check(OTHER, 8_999, confirmation)).isEqualTo(WAIT_FOR_LEASES);
+        assertThat(fences.until()).isEqualTo(9_000);
+        assertThat(fences.check(SHARD, 8_999, confirmation)).isEqualTo(WAIT_FOR_LEASES);
+        assertThat(fences.check(OTHER, 9_000, confirmation)).isEqualTo(FREE);
+        assertThat(fences.check(SHARD, 9_000, confirmation)).isEqualTo(FREE);
     }
 
     @Test
