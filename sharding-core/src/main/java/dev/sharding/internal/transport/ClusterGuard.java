@@ -65,6 +65,9 @@ public final class ClusterGuard extends Protocol {
 
     private final Map<Address, Long> lastNotice = new ConcurrentHashMap<>();
 
+    /** When {@link #lastNotice} was last pruned of senders noticed more than a notice interval ago. */
+    private final AtomicLong lastPrune = new AtomicLong(System.nanoTime() - NOTICE_INTERVAL_NANOS);
+
     private final Map<String, Long> lastLog = new ConcurrentHashMap<>();
 
     private final AtomicLong refused = new AtomicLong();
@@ -231,8 +234,12 @@ public final class ClusterGuard extends Protocol {
         // at most one notice a second to each of at most MAX_PEERS senders of the last second; JGroups itself limits
         // the address lookups of senders it does not know (TP's who-has cache)
         if (from != null && lastNotice.size() >= MAX_PEERS && !lastNotice.containsKey(from)) {
-            // the senders noticed more than a second ago may be noticed again anyway: they make room
-            lastNotice.values().removeIf(at -> now - at >= NOTICE_INTERVAL_NANOS);
+            // the senders noticed more than a second ago may be noticed again anyway: they make room, at most once a
+            // notice interval, so that a flood of forged senders costs one pass over the map a second, not one each
+            long last = lastPrune.get();
+            if (now - last >= NOTICE_INTERVAL_NANOS && lastPrune.compareAndSet(last, now)) {
+                lastNotice.values().removeIf(at -> now - at >= NOTICE_INTERVAL_NANOS);
+            }
         }
         if (from != null
                 && (lastNotice.size() < MAX_PEERS || lastNotice.containsKey(from))
