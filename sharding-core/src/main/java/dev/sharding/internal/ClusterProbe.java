@@ -54,6 +54,9 @@ public final class ClusterProbe implements Transport.Listener, AutoCloseable {
     /** The start of every probe's logical name. */
     public static final String NAME_PREFIX = "sharding-admin-probe-";
 
+    /** The top 32 bits of every probe's logical address ({@link #isProbe(Member)}). */
+    static final long ADDRESS_MARK = 0x5348_5052L;
+
     private static final Logger log = LoggerFactory.getLogger(ClusterProbe.class);
 
     /** How long the second discovery round waits when the stack has no GMS to say its join timeout. */
@@ -70,7 +73,12 @@ public final class ClusterProbe implements Transport.Listener, AutoCloseable {
             Consumer<JChannel> customizer,
             dev.sharding.internal.transport.@org.jspecify.annotations.Nullable JdbcDiscovery jdbc) {
         this.transport = new JGroupsTransport(
-                settings.withNodeName(NAME_PREFIX + UUID.randomUUID().toString().substring(0, 8)), customizer, jdbc);
+                settings.withNodeName(NAME_PREFIX + UUID.randomUUID().toString().substring(0, 8)),
+                ch -> {
+                    ch.addAddressGenerator(ClusterProbe::probeAddress);
+                    customizer.accept(ch);
+                },
+                jdbc);
         this.protocol = new ProtocolCodec(settings.maxPayloadSize());
     }
 
@@ -177,7 +185,29 @@ public final class ClusterProbe implements Transport.Listener, AutoCloseable {
     }
 
     /**
-     * Whether a member is a probe, by its name. Probes do not count as alive: two removals at once do no harm.
+     * A probe's logical address: random, with {@link #ADDRESS_MARK} in its top 32 bits. Names travel in discovery
+     * answers, which are not sealed, so anyone could rename a member to look like a probe; the addresses of a view's
+     * members travel in sealed view messages, so the nodes decide on the mark, never on the name.
+     */
+    private static Address probeAddress() {
+        org.jgroups.util.UUID random = org.jgroups.util.UUID.randomUUID();
+        return new org.jgroups.util.UUID(
+                (ADDRESS_MARK << 32) | (random.getMostSignificantBits() & 0xFFFF_FFFFL),
+                random.getLeastSignificantBits());
+    }
+
+    /**
+     * Whether a member of a view is a probe, by the mark in its address. Probes never count in split-brain decisions.
+     *
+     * @param member the member
+     * @return true for a probe
+     */
+    public static boolean isProbe(Member member) {
+        return (member.mostSignificantBits() >>> 32) == ADDRESS_MARK;
+    }
+
+    /**
+     * Whether a member is a probe, by its name: for what a probe itself reads of discovery, and for display. Probes do not count as alive: two removals at once do no harm.
      *
      * @param memberName the member's logical name
      * @return true for a probe

@@ -284,10 +284,10 @@ public final class LeaseKeeper implements LeaseMessage.Handler, AllocationLeases
             granting.reset();
             storeLease.reset();
         }
-        // an operator's probe (removal of the sharding data) is a member for JGroups, never for the decision
-        List<Member> deciding = members.stream()
-                .filter(m -> !m.name().startsWith(ClusterProbe.NAME_PREFIX))
-                .toList();
+        // an operator's probe (removal of the sharding data) is a member for JGroups, never for the decision: known by
+        // the mark in its address, which came in a sealed view, not by its name, which anyone may forge in discovery
+        List<Member> deciding =
+                members.stream().filter(m -> !ClusterProbe.isProbe(m)).toList();
         warnIfTooManyForTheQuorum(deciding.size());
         boolean wins = off || decider.onView(deciding, now);
         if (wins != viewWins) {

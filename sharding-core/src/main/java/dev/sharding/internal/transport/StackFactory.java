@@ -79,6 +79,9 @@ final class StackFactory {
         DeliveryRelay relay = new DeliveryRelay(settings.backpressure().maxQueuedBytes());
         relay.setProtocolStack(stack);
         stack.insertProtocolInStack(relay, stack.getTransport(), ProtocolStack.Position.ABOVE);
+        MemberAddressPin pin = new MemberAddressPin();
+        pin.setProtocolStack(stack);
+        stack.insertProtocolInStack(pin, stack.getTransport(), ProtocolStack.Position.ABOVE);
         Protocol gms = stack.findProtocol(GMS.class);
         if (gms != null) {
             BehindReports reports = new BehindReports();
