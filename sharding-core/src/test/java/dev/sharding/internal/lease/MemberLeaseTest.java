@@ -8,6 +8,7 @@ import dev.sharding.internal.protocol.LeasePing;
 import dev.sharding.internal.protocol.LeasePong;
 import dev.sharding.internal.protocol.ProtocolMessage;
 import dev.sharding.spi.ShardingStore;
+import dev.sharding.store.InMemoryShardingStore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -122,6 +123,8 @@ class MemberLeaseTest {
 
         final List<ProtocolMessage> sent = new ArrayList<>();
 
+        private final ShardingStore store = new InMemoryShardingStore();
+
         int resumed;
 
         /** Per {@link #holdDelivery()}: whether the lease said the node serves at that moment. */
@@ -166,7 +169,7 @@ class MemberLeaseTest {
 
         @Override
         public ShardingStore store() {
-            throw new UnsupportedOperationException();
+            return store;
         }
 
         @Override
