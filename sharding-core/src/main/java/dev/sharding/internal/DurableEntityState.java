@@ -182,7 +182,7 @@ final class DurableEntityState {
         AppliedMessages next = appliedMessages()
                 .plus(
                         messageId,
-                        System.currentTimeMillis(),
+                        region.storeMillis(),
                         fingerprint,
                         reply,
                         window.maxCount(),
@@ -220,7 +220,7 @@ final class DurableEntityState {
     Object recordedReply(String messageId, long fingerprint) {
         ShardingSettings.AppliedMessageWindow window = shard.region().appliedMessageWindow();
         AppliedMessages.Entry entry = appliedMessages()
-                .find(messageId, System.currentTimeMillis(), window.maxAge().toMillis());
+                .find(messageId, shard.region().storeMillis(), window.maxAge().toMillis());
         if (entry == null) {
             return NOT_APPLIED;
         }

@@ -40,6 +40,8 @@ final class NodeLinks implements RegionHost, LeaseHost {
 
     private final ShardingStore store;
 
+    private final StoreClock storeClock;
+
     private final AskRegistry asks;
 
     private final ExecutorService executor;
@@ -91,6 +93,7 @@ final class NodeLinks implements RegionHost, LeaseHost {
         this.codec = codec;
         this.protocol = protocol;
         this.store = store;
+        this.storeClock = new StoreClock(store);
         this.asks = asks;
         this.executor = executor;
         this.control = control;
@@ -323,6 +326,11 @@ final class NodeLinks implements RegionHost, LeaseHost {
     @Override
     public ShardingStore store() {
         return store;
+    }
+
+    @Override
+    public StoreClock storeClock() {
+        return storeClock;
     }
 
     @Override

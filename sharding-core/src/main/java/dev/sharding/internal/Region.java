@@ -167,6 +167,11 @@ public final class Region<T> implements ShardRegion<T> {
     }
 
     /** The longest wait between attempts to start an entity whose start failed. */
+    /** The time on the store's clock, which every node reads alike (milliseconds since the epoch). */
+    long storeMillis() {
+        return node.storeClock().millis();
+    }
+
     /** How many ids of applied messages each entity keeps, and for how long. */
     ShardingSettings.AppliedMessageWindow appliedMessageWindow() {
         return node.settings().entity(type.name()).appliedMessages();

@@ -111,6 +111,9 @@ interface RegionHost {
 
     ShardingStore store();
 
+    /** The store's clock, as this node can tell it: what entities time their applied-message ids by. */
+    StoreClock storeClock();
+
     /** Reports the node's own threads held too long. */
     BlockedThreads blockedThreads();
 

@@ -109,6 +109,18 @@ public interface ShardingStore extends AutoCloseable {
     }
 
     /**
+     * The store's own clock, in milliseconds since the epoch: one clock that every node reads alike. The nodes time
+     * what they keep in the entities' state by it (how long the ids of applied messages are remembered), so that a
+     * node whose own clock is off does not shorten or stretch what the others wrote. The default is this JVM's clock,
+     * right for a store that lives in one JVM.
+     *
+     * @return the time now, on the store's clock
+     */
+    default CompletableFuture<Long> currentTimeMillis() {
+        return CompletableFuture.completedFuture(System.currentTimeMillis());
+    }
+
+    /**
      * Records which entities of a shard started and stopped (remembered entities).
      *
      * @param typeName the entity type

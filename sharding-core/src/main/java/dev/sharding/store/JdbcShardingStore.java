@@ -334,6 +334,20 @@ public final class JdbcShardingStore implements ShardingStore {
         return tasks.onReader(what, ConnectionTasks.Mode.AUTO_COMMIT, (c, d) -> d.currentEpochs(c, typeName));
     }
 
+    /** The database server's clock ({@code CURRENT_TIMESTAMP}), which every node reads alike. */
+    @Override
+    public CompletableFuture<Long> currentTimeMillis() {
+        return tasks.onReader("read of the database's clock", ConnectionTasks.Mode.AUTO_COMMIT, (c, d) -> {
+            try (java.sql.Statement st = c.createStatement();
+                    java.sql.ResultSet rs = st.executeQuery("SELECT CURRENT_TIMESTAMP")) {
+                if (!rs.next()) {
+                    throw new java.sql.SQLException("SELECT CURRENT_TIMESTAMP returned no row");
+                }
+                return rs.getTimestamp(1).getTime();
+            }
+        });
+    }
+
     @Override
     public CompletableFuture<Set<Integer>> shardsWithRemembered(String typeName) {
         String what = "read of the shards of [" + typeName + "] with remembered entities";

@@ -62,6 +62,11 @@ public class ForwardingStore implements ShardingStore {
     }
 
     @Override
+    public CompletableFuture<Long> currentTimeMillis() {
+        return delegate.currentTimeMillis();
+    }
+
+    @Override
     public CompletableFuture<Void> updateRemembered(
             String typeName, int shardId, Collection<String> started, Collection<String> stopped) {
         return delegate.updateRemembered(typeName, shardId, started, stopped);

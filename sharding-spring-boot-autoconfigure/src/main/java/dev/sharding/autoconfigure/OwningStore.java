@@ -83,6 +83,11 @@ final class OwningStore implements ShardingStore {
     }
 
     @Override
+    public CompletableFuture<Long> currentTimeMillis() {
+        return this.store.currentTimeMillis();
+    }
+
+    @Override
     public CompletableFuture<Set<Integer>> shardsWithRemembered(String typeName) {
         return this.store.shardsWithRemembered(typeName);
     }

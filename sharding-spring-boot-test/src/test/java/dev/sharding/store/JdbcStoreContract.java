@@ -72,6 +72,16 @@ abstract class JdbcStoreContract extends ShardingStoreContract {
     }
 
     @Test
+    void theStoresClockIsTheDatabasesAndReadsAsTheTimeNow() throws Exception {
+        JdbcShardingStore s = newStore(JdbcStoreSettings.defaults());
+        long before = System.currentTimeMillis();
+        long db = s.currentTimeMillis().get(10, java.util.concurrent.TimeUnit.SECONDS);
+        long after = System.currentTimeMillis();
+        // the database runs on this machine: its clock is this one, to within the round trip and rounding
+        org.assertj.core.api.Assertions.assertThat(db).isBetween(before - 1000, after + 1000);
+    }
+
+    @Test
     void operationsQueuedWhileATransactionStartsAreCommittedTogether() throws Exception {
         JdbcShardingStore s = newStore(JdbcStoreSettings.defaults());
         CompletableFuture<StoredState> first;
