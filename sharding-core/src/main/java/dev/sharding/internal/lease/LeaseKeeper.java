@@ -211,8 +211,19 @@ public final class LeaseKeeper implements LeaseMessage.Handler, AllocationLeases
 
     @Override
     public long confirmedActivationFence(long now) {
-        if (off || !everFollowed) {
+        if (off) {
             return Long.MIN_VALUE;
+        }
+        if (!everFollowed) {
+            // a cluster of its own (started where it could not reach the others) that found another cluster's
+            // coordinator holding the store's lease: that cluster may still serve what this one would place. Once this
+            // one holds the lease, the other's coordinator learns it at its next renewal (each quarter lease) and
+            // refuses its members' leases and its own, so they stop within one lease more.
+            if (!storeLease.foreignSeen()) {
+                return Long.MIN_VALUE;
+            }
+            long since = storeLease.heldSince();
+            return since == NEVER ? Long.MAX_VALUE : since + 2 * leaseNanos + marginNanos();
         }
         long confirmedAt = granting.activationConfirmedAt(now);
         return confirmedAt == NEVER ? Long.MAX_VALUE : confirmedAt + leaseNanos + marginNanos();
@@ -374,7 +385,8 @@ public final class LeaseKeeper implements LeaseMessage.Handler, AllocationLeases
             if (granting.pingDue(now)) {
                 granting.ping(now);
             }
-            if (viewWins) {
+            // a coordinator that found another cluster holding the store's lease does not run, nor does its node
+            if (viewWins && storeLease.foreignHolder() == null) {
                 long until = granting.runUntil(now);
                 if (later(until, own.servingUntil())) {
                     grantSelf(until, now);

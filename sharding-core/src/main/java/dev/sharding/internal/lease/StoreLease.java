@@ -71,6 +71,10 @@ final class StoreLease {
 
     private @Nullable String foreignHolder;
 
+    private boolean foreignSeen;
+
+    private long heldSince = NEVER;
+
     /** Everyone seen in a view since start: a store lease held by one of them is not another cluster's. */
     private final Set<String> knownMemberIds = new HashSet<>();
 
@@ -107,6 +111,19 @@ final class StoreLease {
     /** Whether the store holds leases at all (as far as is known). */
     boolean supported() {
         return supported;
+    }
+
+    /**
+     * Whether, since this node started, the lease was found held by a member that is not of this cluster: another
+     * cluster on the same store, which may still be serving what this one would place.
+     */
+    boolean foreignSeen() {
+        return foreignSeen;
+    }
+
+    /** When the request that took the lease after it was not held was sent, or {@code NEVER}. */
+    long heldSince() {
+        return ahead(until, System.nanoTime()) ? heldSince : NEVER;
     }
 
     /** The member holding the lease that is not of this cluster, or {@code null}. */
@@ -172,6 +189,7 @@ final class StoreLease {
                 foreignHolder = null;
             }
             if (!held) {
+                heldSince = sent;
                 listener.regained(until);
             }
         } else if (!knownMemberIds.contains(lease.holderId())) {
@@ -187,6 +205,7 @@ final class StoreLease {
                         node.members());
             }
             foreignHolder = lease.holderName();
+            foreignSeen = true;
         }
     }
 

@@ -1,0 +1,89 @@
+package dev.sharding.internal.lease;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sharding.SplitBrainSettings;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A node started where it cannot reach its cluster forms a cluster of its own on the same store. Its coordinator
+ * allocates nothing while the real coordinator holds the store's lease; if that lease lapses (the database out of the
+ * real coordinator's reach for a while) and the lone node takes it, the real cluster stops within a lease of learning
+ * it, and the lone node places nothing before that.
+ */
+class ForeignClusterOnTheStoreTest {
+
+    private static final long LEASE = Duration.ofSeconds(2).toNanos();
+
+    private static final long RENEW = LEASE / 4;
+
+    private final MemberLeaseTest.Host host = new MemberLeaseTest.Host();
+
+    private final LeaseKeeper keeper = new LeaseKeeper(
+            host, SplitBrainSettings.DEFAULT, Duration.ofSeconds(5).toNanos());
+
+    @Test
+    void aLoneClusterThatFoundAnotherHoldingTheStoreLeasePlacesNothingUntilTwoLeasesAfterItTookIt() throws Exception {
+        host.store()
+                .acquireCoordinatorLease(host.clusterName(), "real-coordinator-id", "n1", Duration.ofMillis(300))
+                .get(1, TimeUnit.SECONDS);
+        long now = System.nanoTime();
+        keeper.onView(List.of(host.self()), now);
+        assertThat(keeper.inCharge(now)).isFalse();
+        assertThat(keeper.confirmedActivationFence(now))
+                .as("another cluster's coordinator holds the store's lease")
+                .isEqualTo(Long.MAX_VALUE);
+
+        // the real coordinator cannot renew (its database is out of reach): the lease runs out, the lone node takes it
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!keeper.inCharge(now)) {
+            assertThat(System.nanoTime())
+                    .as("the lone node took the lapsed lease")
+                    .isLessThan(deadline);
+            TimeUnit.MILLISECONDS.sleep(20); // polls: the node renews each quarter lease of real time
+            now = System.nanoTime();
+            keeper.tick(now);
+        }
+        long fence = keeper.confirmedActivationFence(now);
+        assertThat(fence - now)
+                .as("the other cluster's coordinator learns it within a quarter lease, its nodes stop a lease later")
+                .isGreaterThanOrEqualTo(2 * LEASE - RENEW);
+    }
+
+    @Test
+    void aLoneClusterThatNeverSawAnotherPlacesAtOnce() {
+        long now = System.nanoTime();
+        keeper.onView(List.of(host.self()), now);
+        keeper.tick(now);
+        assertThat(keeper.inCharge(now)).isTrue();
+        assertThat(keeper.confirmedActivationFence(now)).isEqualTo(Long.MIN_VALUE);
+    }
+
+    @Test
+    void aCoordinatorThatFindsAnotherClusterHoldingTheStoreLeaseStopsExtendingItsOwnNode() throws Exception {
+        long now = System.nanoTime();
+        keeper.onView(List.of(host.self()), now);
+        keeper.tick(now);
+        assertThat(keeper.serving()).isTrue();
+        long before = keeper.servingUntil();
+
+        // its lease in the store is gone (say, the row was removed), and a lone node of the same name took it
+        host.store()
+                .releaseCoordinatorLease(host.clusterName(), host.self().id())
+                .get(1, TimeUnit.SECONDS);
+        host.store()
+                .acquireCoordinatorLease(host.clusterName(), "lone-node-id", "n9", Duration.ofSeconds(30))
+                .get(1, TimeUnit.SECONDS);
+        keeper.tick(now + RENEW); // the renewal finds the other holder
+        keeper.tick(now + 2 * RENEW);
+
+        assertThat(keeper.foreignHolder()).isEqualTo("n9");
+        assertThat(keeper.servingUntil())
+                .as("its own lease is not extended: it runs out")
+                .isEqualTo(before);
+        assertThat(keeper.inCharge(now + 2 * RENEW)).isFalse();
+    }
+}
