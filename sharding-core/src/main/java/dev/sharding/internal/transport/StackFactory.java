@@ -87,6 +87,10 @@ final class StackFactory {
             BehindReports reports = new BehindReports();
             reports.setProtocolStack(stack);
             stack.insertProtocolInStack(reports, gms, ProtocolStack.Position.BELOW);
+            ReportingFdAll3 fd = ReportingFdAll3.replaceIn(stack);
+            if (fd != null) {
+                fd.listener(reports::cannotHear);
+            }
         }
         return ch;
     }
