@@ -16,6 +16,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.core.env.Environment;
+import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
@@ -23,9 +24,13 @@ import org.springframework.test.context.DynamicPropertySource;
  * {@code @AutoConfigureShardingTest(store = APPLICATION)}: the test node keeps its state in the store the application
  * configures (here the application's {@code sharding.store.type=jdbc}, the embedded H2 file, moved to a temporary
  * folder), while the rest of the test settings (in-JVM stack, a cluster name of its own) still apply.
+ *
+ * <p>The context is closed after the class: its database is open in the temporary folder, and a cached context would
+ * keep writing there while JUnit deletes the folder.
  */
 @SpringBootTest(classes = CounterApplication.class)
 @AutoConfigureShardingTest(store = Store.APPLICATION)
+@DirtiesContext
 class ApplicationStoreTests {
 
     @TempDir
