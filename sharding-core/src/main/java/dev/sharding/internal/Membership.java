@@ -154,12 +154,22 @@ final class Membership {
         };
         if (!accepted) {
             long n = droppedControl.incrementAndGet();
-            if (n == 1 || Long.bitCount(n) == 1) {
+            if (coordinator == null || view.isEmpty()) {
+                // a node that is joining hears the coordinator before its own first view: the message is sent again
+                log.debug(
+                        "Ignored {} from {}, which came before this node's first view; it is sent again",
+                        msg.getClass().getSimpleName(),
+                        from);
+            } else if (n == 1 || Long.bitCount(n) == 1) {
                 log.info(
-                        "Dropped {} from {}: only {} may send it now ({} dropped so far)",
+                        "Dropped {} from {}: only {} may send it ({} a former coordinator's late message, or one from"
+                                + " a process that is not a member; {} dropped so far)",
                         msg.getClass().getSimpleName(),
                         from,
-                        msg.sender() == Sender.COORDINATOR ? "the coordinator " + coordinator : "members of the view",
+                        msg.sender() == Sender.COORDINATOR
+                                ? "the coordinator of the current view, " + coordinator + ","
+                                : "members of the current view",
+                        msg.sender() == Sender.COORDINATOR ? "likely" : "perhaps",
                         n);
             }
         }

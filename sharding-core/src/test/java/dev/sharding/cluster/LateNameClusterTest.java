@@ -111,8 +111,15 @@ class LateNameClusterTest {
             }
         }
         int shard = EntityType.shardOf(id, first.numberOfShards("counter"));
-        AdminResult result = first.handOff("counter", shard, joiner.nodeName()).get(30, TimeUnit.SECONDS);
-        assertThat(result.accepted()).as(result.message()).isTrue();
+        // the entity may answer before its region's confirmation of the shard reached the coordinator: then the
+        // coordinator says so, and the request is made again
+        AtomicReference<AdminResult> result = new AtomicReference<>();
+        Awaitility.await("the handoff accepted").atMost(Duration.ofSeconds(30)).until(() -> {
+            AdminResult r = first.handOff("counter", shard, joiner.nodeName()).get(30, TimeUnit.SECONDS);
+            result.set(r);
+            return r.accepted() || !r.message().contains("is being allocated");
+        });
+        assertThat(result.get().accepted()).as(result.get().message()).isTrue();
         String entity = id;
         Awaitility.await("the shard moved to the joiner")
                 .atMost(Duration.ofSeconds(30))

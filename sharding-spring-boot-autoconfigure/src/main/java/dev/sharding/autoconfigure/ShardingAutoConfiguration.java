@@ -156,11 +156,13 @@ public final class ShardingAutoConfiguration {
             ShardingProperties properties,
             @ShardingDataSource ObjectProvider<DataSource> shardingDataSource,
             ObjectProvider<DataSource> dataSources,
-            ListableBeanFactory beanFactory) {
+            ListableBeanFactory beanFactory,
+            org.springframework.core.env.Environment environment) {
         DataSource dataSource = properties.getStore().getType() == StoreProperties.StoreType.MEMORY
                 ? null
                 : ShardingDataSources.choose(shardingDataSource, dataSources, beanFactory);
-        return ShardingStoreFactory.create(properties.getStore(), dataSource);
+        return ShardingStoreFactory.create(
+                properties.getStore(), dataSource, environment.getProperty("spring.datasource.url"));
     }
 
     /**

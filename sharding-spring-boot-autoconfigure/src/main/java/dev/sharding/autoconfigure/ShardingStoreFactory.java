@@ -51,10 +51,35 @@ final class ShardingStoreFactory {
     private ShardingStoreFactory() {}
 
     static ShardingStore create(StoreProperties properties, @Nullable DataSource applicationDataSource) {
+        return create(properties, applicationDataSource, null);
+    }
+
+    /**
+     * Makes the store.
+     *
+     * @param properties the store's properties
+     * @param applicationDataSource the application's DataSource, or null when it has none
+     * @param configuredUrl {@code spring.datasource.url}, or null when it is not set: with no DataSource, a URL set
+     *     means the application meant a database the store would not use (Spring Boot's JDBC support is missing)
+     * @return the store
+     */
+    static ShardingStore create(
+            StoreProperties properties, @Nullable DataSource applicationDataSource, @Nullable String configuredUrl) {
         if (properties.getType() == StoreProperties.StoreType.MEMORY) {
             return new InMemoryShardingStore();
         }
         if (applicationDataSource == null) {
+            if (configuredUrl != null && !configuredUrl.isBlank()) {
+                throw new ShardingConfigurationException(
+                        "spring.datasource.url is set (" + configuredUrl + "), but the application has no DataSource:"
+                                + " Spring Boot makes one only with spring-boot-starter-jdbc (or another starter that"
+                                + " brings JDBC) on the class path. The sharding store would keep its state in the"
+                                + " embedded H2 file database instead, which no other machine shares.",
+                        "Add org.springframework.boot:spring-boot-starter-jdbc and the database's JDBC driver (for"
+                                + " PostgreSQL, org.postgresql:postgresql). To use the embedded H2 file database on"
+                                + " purpose, remove spring.datasource.url.",
+                        null);
+            }
             return embedded(properties);
         }
         String url = checkDatabase(applicationDataSource);

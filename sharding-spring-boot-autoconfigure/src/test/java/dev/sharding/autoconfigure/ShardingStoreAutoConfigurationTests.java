@@ -68,6 +68,27 @@ class ShardingStoreAutoConfigurationTests {
                 .isTrue();
     }
 
+    @Test
+    void refusesToFallBackToTheEmbeddedDatabaseWhenADatabaseUrlIsSetButJdbcSupportIsMissing() {
+        // no DataSourceAutoConfiguration here: as without spring-boot-starter-jdbc on the class path
+        Path db = dir.resolve("fallback").resolve("sharding");
+        this.runner
+                .withPropertyValues(
+                        "spring.datasource.url=jdbc:postgresql://db-host/bank", "sharding.store.embedded-path=" + db)
+                .run(reports(analysis -> {
+                    assertThat(analysis.getDescription())
+                            .contains("spring.datasource.url is set (jdbc:postgresql://db-host/bank)")
+                            .contains("no DataSource")
+                            .contains("embedded H2 file database instead");
+                    assertThat(analysis.getAction())
+                            .contains("org.springframework.boot:spring-boot-starter-jdbc")
+                            .contains("org.postgresql:postgresql");
+                }));
+        assertThat(db.resolveSibling("sharding.mv.db"))
+                .as("no embedded database made")
+                .doesNotExist();
+    }
+
     private JdbcDataSource fileDatabase(String name) {
         JdbcDataSource dataSource = new JdbcDataSource();
         dataSource.setURL("jdbc:h2:file:" + this.dir.resolve(name).toAbsolutePath());

@@ -275,6 +275,7 @@ final class HandOffOrchestrator {
                     t.view,
                     t.leaving,
                     id -> t.handoffs.containsKey(new ShardKey(typeName, id)),
+                    id -> t.inProgress.containsKey(new ShardKey(typeName, id)),
                     typeName,
                     m.shardId(),
                     m.targetNode());

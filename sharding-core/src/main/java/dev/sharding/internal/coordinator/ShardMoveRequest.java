@@ -15,7 +15,7 @@ import org.jspecify.annotations.Nullable;
  * <li>the shard id is out of range;</li>
  * <li>a target node is named and is not in the view;</li>
  * <li>a handoff of the shard is already in progress;</li>
- * <li>the shard is not allocated;</li>
+ * <li>the shard is not allocated (or its allocation is under way: the request may be made again in a moment);</li>
  * <li>the target hosts no region of the type, or is leaving;</li>
  * <li>the shard is already on the target.</li>
  * </ol>
@@ -39,6 +39,8 @@ record ShardMoveRequest(
      * @param view the members of the current view
      * @param leaving the members leaving gracefully
      * @param handingOff whether a handoff of a shard (by id) of this type is in progress
+     * @param allocating whether a shard (by id) of this type is being allocated: its region may serve already, but it
+     *     has not told the coordinator yet
      * @param typeName the entity type
      * @param shardId the shard
      * @param targetNode the name of the node to move it to, or {@code null}
@@ -49,6 +51,7 @@ record ShardMoveRequest(
             List<Member> view,
             Set<Member> leaving,
             IntPredicate handingOff,
+            IntPredicate allocating,
             String typeName,
             int shardId,
             @Nullable String targetNode) {
@@ -74,7 +77,11 @@ record ShardMoveRequest(
         }
         Member owner = t.homes().get(shardId);
         if (owner == null) {
-            return refused("Shard " + shardId + " of " + typeName + " is not allocated");
+            return refused(
+                    allocating.test(shardId)
+                            ? "Shard " + shardId + " of " + typeName
+                                    + " is being allocated (its region has not confirmed it yet); try again in a moment"
+                            : "Shard " + shardId + " of " + typeName + " is not allocated");
         }
         if (target != null && (!t.regions().containsKey(target) || leaving.contains(target))) {
             return refused("Node " + targetNode + " cannot host " + typeName);

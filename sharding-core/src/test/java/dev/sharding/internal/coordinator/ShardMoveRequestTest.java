@@ -33,7 +33,7 @@ class ShardMoveRequestTest {
     }
 
     private ShardMoveRequest judge(String type, int shard, String target, Set<Member> leaving, int handingOff) {
-        return ShardMoveRequest.judge(table, view, leaving, id -> id == handingOff, type, shard, target);
+        return ShardMoveRequest.judge(table, view, leaving, id -> id == handingOff, id -> id == 5, type, shard, target);
     }
 
     @Test
@@ -62,6 +62,10 @@ class ShardMoveRequestTest {
         assertThat(judge("account", 3, "b", Set.of(), 3).refusal())
                 .isEqualTo("A handoff of shard 3 of account is already in progress");
         assertThat(judge("account", 4, "b").refusal()).isEqualTo("Shard 4 of account is not allocated");
+        assertThat(judge("account", 5, "b").refusal())
+                .as("its region serves it already, but the coordinator has not heard so yet")
+                .isEqualTo("Shard 5 of account is being allocated (its region has not confirmed it yet); try again in a"
+                        + " moment");
         assertThat(judge("account", 3, "proxy").refusal()).isEqualTo("Node proxy cannot host account");
         assertThat(judge("account", 3, "b", Set.of(B), -1).refusal()).isEqualTo("Node b cannot host account");
         assertThat(judge("account", 3, "a").refusal()).isEqualTo("Shard 3 of account is already on a");

@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The multi-node builder on a small application: nodes form one cluster; a killed node's entity starts again on a
  * survivor; a stopped node hands its shards off; a partition leaves each side with a view of its own and the heal
- * merges them; the owner check finds an entity alive on both sides when no split-brain strategy stops one, and none
+ * merges them; a member that another cannot hear (one direction of a link lost) is removed; the owner check finds an entity alive on both sides when no split-brain strategy stops one, and none
  * otherwise.
  */
 class ShardingTestClusterTests {
@@ -83,6 +83,32 @@ class ShardingTestClusterTests {
             cluster.heal();
             cluster.awaitView();
             assertThat(cluster.running()).hasSize(3);
+            assertThat(cluster.owners().isExclusive()).isTrue();
+        }
+    }
+
+    @Test
+    void aMemberThatAnotherCannotHearIsRemovedAndComesBackAfterTheHeal() throws Exception {
+        try (ShardingTestCluster cluster =
+                        ShardingTestCluster.of(CounterApplication.class).start(3);
+                OwnerWatch watch = cluster.watchOwners()) {
+            ShardingTestNode coordinator = cluster.node(1);
+            ShardingTestNode unheard = cluster.node(2);
+            ShardingTestNode deaf = cluster.node(3);
+            assertThat(add(coordinator, "one-way", 1)).isEqualTo(1);
+
+            cluster.cutOneWay(unheard, deaf);
+            // the coordinator still hears both: only the report of the node that cannot hear removes the other
+            cluster.awaitView(List.of(coordinator, deaf));
+            Awaitility.await("the entity answers on the members left")
+                    .atMost(Duration.ofSeconds(30))
+                    .ignoreExceptions()
+                    .until(() -> add(deaf, "one-way", 1) >= 1);
+
+            cluster.heal();
+            cluster.awaitView();
+            assertThat(cluster.running()).hasSize(3);
+            assertThat(watch.violations()).isEmpty();
             assertThat(cluster.owners().isExclusive()).isTrue();
         }
     }
