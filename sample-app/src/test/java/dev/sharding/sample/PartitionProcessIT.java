@@ -49,13 +49,16 @@ import tools.jackson.databind.JsonNode;
  * lost and nothing counted that was never sent; and no answer at any time may show a balance below what had been
  * acknowledged before the request. The test prints what each side answered in each phase, when the majority served
  * the minority's accounts, and how long the merge took (also in {@code target/partition-it/report.txt}). After the
- * cut has healed, the same cluster meets a slow member ({@link SlowLinkPhase}, about 35 s more).
+ * cut has healed, the same cluster meets a slow member ({@link SlowLinkPhase}, about 30 s more) and networks that
+ * break halfway ({@link HalfBrokenLinkPhase}, about 100 s more).
  *
- * <p>The frozen scenario's five nodes then see the database cut off from all of them for 20 s under load (iptables
- * DROP in the H2 server's namespace: their connections hang rather than close), then restored: deposits must fail
- * with 503 meanwhile, reads of accounts in memory answer 200, and afterwards every node takes deposits again with no
- * acknowledged deposit lost. Reusing that scenario's cluster, this phase adds about 60 s (20 s of cut, the accounts'
- * first deposits before it, the recovery and the balance check after it) to the test's four minutes.
+ * <p>The frozen scenario (the coordinator and another node frozen) runs on the same five nodes when the cut scenario
+ * passed (else on five started afresh: starting them costs about 50 s), on accounts of its own. They then see the
+ * database cut off from all of them for 20 s under load (iptables DROP in the H2 server's namespace: their
+ * connections hang rather than close), then restored: deposits must fail with 503 meanwhile, reads of accounts in
+ * memory answer 200, and afterwards every node takes deposits again with no acknowledged deposit lost. This phase
+ * adds about 60 s (20 s of cut, the accounts' first deposits before it, the recovery and the balance check after it).
+ * The whole test takes about five and a half minutes.
  *
  * <p>From 15 s into the cut the minority must have stopped serving: the cut nodes answer only 503 and no entity on
  * the minority answers at all ({@code -Dpartition.it.strict=false} only reports it). Needs root, {@code ip} and
@@ -95,6 +98,11 @@ class PartitionProcessIT {
 
     private static final JsonHttp HTTP = new JsonHttp(Duration.ofSeconds(5));
 
+    private static final LabProbe PROBE = new LabProbe(Duration.ofSeconds(5));
+
+    /** The nodes a passed scenario left running for the next one, or null. */
+    private static @Nullable List<Node> kept;
+
     private static @Nullable NetnsLab lab;
 
     private static Path jar = Paths.get(".");
@@ -109,8 +117,8 @@ class PartitionProcessIT {
     private static final Duration DB_CUT = Duration.ofSeconds(20);
 
     /**
-     * The store's statement timeout on the nodes of the scenario that ends with the database cut: the store gives up
-     * on a database that does not answer after twice this, within the sample's ask timeout (5 s); 2 s is the default.
+     * The store's statement timeout on the nodes (the database cut is the phase it matters to): the store gives up on
+     * a database that does not answer after twice this, within the sample's ask timeout (5 s); 2 s is the default.
      * With 10 s (so 20 s), the default before, a deposit's ask times out first, and the account takes no message
      * until its write failed: {@code -Dpartition.it.db-cut-query-timeout=10s} runs the phase with it, to see it.
      */
@@ -172,6 +180,11 @@ class PartitionProcessIT {
 
     @AfterAll
     static void tearDown() throws IOException {
+        List<Node> left = kept;
+        kept = null;
+        if (left != null) {
+            stop(left);
+        }
         if (lab != null) {
             lab.close();
         }
@@ -180,26 +193,70 @@ class PartitionProcessIT {
     @Test
     @Order(1)
     void twoNodesCutOffForThirtySecondsUnderLoad() throws Exception {
-        scenario("cut", false, List.of(3, 4));
+        scenario("cut", false, nodes -> List.of(3, 4), false, true);
     }
 
     @Test
     @Order(2)
     void twoNodesFrozenForThirtySecondsUnderLoadThenTheDatabaseCutOffFromEveryNodeForTwenty() throws Exception {
-        // the coordinator (n1, the oldest) is one of the frozen: a frozen coordinator is the harder case
-        scenario("freeze", true, List.of(0, 4), true);
+        // the coordinator is one of the frozen: a frozen coordinator is the harder case
+        scenario("freeze", true, this::coordinatorAndAnother, true, false);
     }
 
-    private void scenario(String name, boolean freeze, List<Integer> minorityIndexes) throws Exception {
-        scenario(name, freeze, minorityIndexes, false);
+    /** The indexes of the coordinator and of the last other node. */
+    private List<Integer> coordinatorAndAnother(List<Node> nodes) {
+        String coordinator = PROBE.coordinatorOf(nodes.get(0));
+        int c = 0;
+        for (int i = 0; i < nodes.size(); i++) {
+            if (nodes.get(i).name().equals(coordinator)) {
+                c = i;
+            }
+        }
+        return List.of(c, c == nodes.size() - 1 ? nodes.size() - 2 : nodes.size() - 1);
     }
 
-    /** Starts five nodes, runs the partition (or freeze) under load, then, if asked, the database cut on them. */
-    private void scenario(String name, boolean freeze, List<Integer> minorityIndexes, boolean thenCutTheDatabase)
+    /**
+     * Runs the partition (or freeze) under load on five nodes, then, if asked, the database cut on them. The nodes
+     * are those a passed scenario kept, when there are, else five started afresh; if {@code keep}, they are kept for
+     * the next scenario when this one passes (starting five JVMs costs about 50 s).
+     */
+    private void scenario(
+            String name,
+            boolean freeze,
+            java.util.function.Function<List<Node>, List<Integer>> minorityOf,
+            boolean thenCutTheDatabase,
+            boolean keep)
             throws Exception {
         NetnsLab net = java.util.Objects.requireNonNull(lab);
         Path logs = dir.resolve(name);
         Files.createDirectories(logs);
+        List<Node> previous = kept;
+        kept = null;
+        if (previous != null && previous.stream().allMatch(n -> n.process().isAlive())) {
+            report(String.format("[%s] on the five nodes of the scenario before: %s", name, PROBE.views(previous)));
+            boolean passed = false;
+            try {
+                awaitCluster(previous, previous);
+                run(name, freeze, previous, minorityOf.apply(previous));
+                if (thenCutTheDatabase) {
+                    cutTheDatabase(name + "+db-cut", previous);
+                }
+                passed = true;
+            } catch (Throwable t) {
+                printLogTails(previous);
+                throw t;
+            } finally {
+                if (passed && keep) {
+                    kept = previous;
+                } else {
+                    stop(previous);
+                }
+            }
+            return;
+        }
+        if (previous != null) {
+            stop(previous);
+        }
         String cluster = "partition-it-" + name + "-" + UUID.randomUUID();
         List<String> addresses = new ArrayList<>();
         for (int i = 0; i < NODES; i++) {
@@ -236,15 +293,14 @@ class PartitionProcessIT {
                                 "--spring.datasource.url=jdbc:h2:tcp://" + DB_ADDRESS + ":" + DB_PORT + "/" + name,
                                 "--spring.datasource.username=sa",
                                 "--spring.datasource.password=",
-                                "--sharding.store.query-timeout="
-                                        + (thenCutTheDatabase ? DB_CUT_QUERY_TIMEOUT : "10s")),
+                                "--sharding.store.query-timeout=" + DB_CUT_QUERY_TIMEOUT),
                         log,
                         logs);
                 nodes.add(new Node(node, NODE_NAMESPACES.get(i), addresses.get(i), p, log));
                 awaitCluster(nodes, nodes);
             }
             report(String.format("[%s] %d nodes formed one cluster in %d ms", name, NODES, millisSince(started)));
-            run(name, freeze, nodes, minorityIndexes);
+            run(name, freeze, nodes, minorityOf.apply(nodes));
             if (!freeze) {
                 new SlowLinkPhase(net, nodes, PartitionProcessIT::report)
                         .run(name, (load, soft) -> checkBalances(name + "/slow-link", nodes, load, soft));
@@ -255,6 +311,9 @@ class PartitionProcessIT {
             if (thenCutTheDatabase) {
                 cutTheDatabase(name + "+db-cut", nodes);
             }
+            if (keep) {
+                kept = nodes;
+            }
         } catch (Throwable t) {
             printLogTails(nodes);
             for (Node n : nodes) {
@@ -264,7 +323,9 @@ class PartitionProcessIT {
             }
             throw t;
         } finally {
-            stop(nodes);
+            if (kept != nodes) {
+                stop(nodes);
+            }
         }
     }
 
@@ -274,7 +335,7 @@ class PartitionProcessIT {
         List<Node> majority = nodes.stream().filter(n -> !minority.contains(n)).toList();
         List<String> ids = new ArrayList<>();
         for (int i = 0; i < ACCOUNTS; i++) {
-            ids.add(String.format("pt-acct-%03d", i));
+            ids.add(String.format("pt-%s-acct-%03d", name, i));
         }
         DepositLoad load = new DepositLoad(
                 nodes.stream()
