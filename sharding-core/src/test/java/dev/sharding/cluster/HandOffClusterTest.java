@@ -170,14 +170,28 @@ class HandOffClusterTest {
                 String target = nodes.get((e + round) % 3).nodeName();
                 AdminResult r = any.handOff("journal", shard, target).get(10, TimeUnit.SECONDS);
                 if (r.accepted()) {
-                    Awaitility.await("handoff of shard " + shard + " to " + target)
-                            .atMost(Duration.ofSeconds(30))
-                            .until(() -> nodes.stream()
-                                    .filter(n -> n.nodeName().equals(target))
-                                    .findFirst()
-                                    .orElseThrow()
-                                    .localEntities("journal")
-                                    .containsKey(shard));
+                    try {
+                        Awaitility.await("handoff of shard " + shard + " to " + target)
+                                .atMost(Duration.ofSeconds(30))
+                                .until(() -> nodes.stream()
+                                        .filter(n -> n.nodeName().equals(target))
+                                        .findFirst()
+                                        .orElseThrow()
+                                        .localEntities("journal")
+                                        .containsKey(shard));
+                    } catch (org.awaitility.core.ConditionTimeoutException timeout) {
+                        // what to look at when it happens: where the shard's entities live, and whether the senders
+                        // still send (a sender waits for its window of asks)
+                        for (ShardingNode n : nodes) {
+                            System.out.printf(
+                                    "%s hosts shards %s%n",
+                                    n.nodeName(),
+                                    new java.util.TreeSet<>(
+                                            n.localEntities("journal").keySet()));
+                        }
+                        System.out.println("sent per sender: " + sentPerSender + "; accepted: " + r.message());
+                        throw timeout;
+                    }
                 } else {
                     assertThat(r.message()).contains("already on");
                 }

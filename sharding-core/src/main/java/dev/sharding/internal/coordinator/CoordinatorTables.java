@@ -146,6 +146,41 @@ final class CoordinatorTables {
         effects.add(effect);
     }
 
+    /** How long a handoff's target is remembered for an allocation that has to wait. */
+    static final long PREFERRED_TARGET_NANOS = 10_000_000_000L;
+
+    /** A handoff's target for an allocation that waits, and since when. */
+    record PreferredTarget(Member member, long since) {}
+
+    /** The targets of handoffs whose allocation waits, by shard. */
+    final Map<ShardKey, PreferredTarget> preferredTargets = new HashMap<>();
+
+    /** Remembers a handoff's target for an allocation that waits (from the first wait). */
+    void preferTarget(ShardKey key, Member target, long now) {
+        PreferredTarget before = preferredTargets.get(key);
+        if (before == null || !before.member().equals(target)) {
+            preferredTargets.put(key, new PreferredTarget(target, now));
+        }
+    }
+
+    /**
+     * The target remembered for a shard's allocation, or null: none, or remembered for longer than
+     * {@link #PREFERRED_TARGET_NANOS} (a target that never gets a lease is given up, and the strategy places the
+     * shard).
+     */
+    @Nullable
+    Member preferredTarget(ShardKey key, long now) {
+        PreferredTarget p = preferredTargets.get(key);
+        if (p == null) {
+            return null;
+        }
+        if (now - p.since() > PREFERRED_TARGET_NANOS || !view.contains(p.member())) {
+            preferredTargets.remove(key);
+            return null;
+        }
+        return p.member();
+    }
+
     /** Requests wait until {@link ShardAllocator#retryWaiting} tries them again. */
     void await(ShardKey key, Collection<Member> requesters) {
         waiting.computeIfAbsent(key, k -> new LinkedHashSet<>()).addAll(requesters);
@@ -159,6 +194,7 @@ final class CoordinatorTables {
         inProgress.clear();
         handoffs.clear();
         waiting.clear();
+        preferredTargets.clear();
         leaving.clear();
         profiles.clear();
         placementStarted = false;

@@ -73,16 +73,18 @@ final class ShardAllocator {
     /**
      * Finds or makes a home for a shard and tells the requesters once it has one.
      *
-     * @param preferred the member to allocate to if it may take the shard (a handoff's target), or null
+     * @param preferredTarget the member to allocate to if it may take the shard (a handoff's target), or null; one
+     *     given before to an allocation that had to wait is used when none is given
      * @param transfer the stored state of the shard's entities, from the owner that handed it off
      * @param transferEpoch the epoch that state was written under, or 0
      */
     void allocate(
             ShardKey key,
             Set<Member> requesters,
-            @Nullable Member preferred,
+            @Nullable Member preferredTarget,
             List<EntityTransfer> transfer,
             long transferEpoch) {
+        @Nullable Member preferred = preferredTarget;
         CoordinatorState.TypeState type = t.state.type(key.typeName());
         if (type != null && (key.shardId() < 0 || key.shardId() >= type.numberOfShards())) {
             log.warn("Ignoring request for shard {} of {}: out of range", key.shardId(), key.typeName());
@@ -106,27 +108,30 @@ final class ShardAllocator {
             return;
         }
         long now = t.now;
+        if (preferred == null) {
+            preferred = t.preferredTarget(key, now);
+        }
         if (!leases.inCharge(now)) {
             // this side may not run, or has not heard from enough members yet: the requests wait
-            t.await(key, requesters);
+            await(key, requesters, preferred);
             return;
         }
         ShardFences.Verdict verdict = t.fences.check(key, now, confirmation);
         if (verdict == ShardFences.Verdict.WAIT_FOR_LEASES) {
             // a member that left may still serve the shard until its lease ends
-            t.await(key, requesters);
+            await(key, requesters, preferred);
             retryAt(t.fences.until());
             return;
         }
         if (verdict == ShardFences.Verdict.WAIT_FOR_CONFIRMATION) {
             // and this side must still run since it saw the member leave: a winning set confirmed it since
-            t.await(key, requesters);
+            await(key, requesters, preferred);
             retryAt(now + CONFIRMATION_RETRY_NANOS);
             return;
         }
         String wait = placementWait();
         if (wait != null) {
-            t.await(key, requesters); // tried again when the next member registers
+            await(key, requesters, preferred); // tried again when the next member registers
             if (!wait.equals(loggedWait)) {
                 loggedWait = wait;
                 log.info("Coordinator on {} is {}", t.nodeName(), wait);
@@ -136,9 +141,17 @@ final class ShardAllocator {
         Map<Member, Set<Integer>> candidates = type == null ? Map.of() : candidates(key.typeName(), type);
         // the newest version first: a new member not leased yet is waited for rather than passed over
         keepNewestVersion(candidates);
+        boolean preferredMayHost = preferred != null && candidates.containsKey(preferred);
         candidates.keySet().removeIf(m -> !leases.leased(m, now));
+        if (preferredMayHost && !candidates.containsKey(preferred)) {
+            // a handoff's target that holds no lease this instant (its renewal is late): wait for it a little, rather
+            // than place the shard where the operator did not ask
+            await(key, requesters, preferred);
+            retryAt(now + CONFIRMATION_RETRY_NANOS);
+            return;
+        }
         if (candidates.isEmpty()) {
-            t.await(key, requesters);
+            await(key, requesters, preferred);
             if (type != null && type.regions().isEmpty() && noHostLogged.add(key.typeName())) {
                 // every region of the type only routes: a typo in a role, or proxy-only everywhere
                 log.warn(
@@ -164,12 +177,21 @@ final class ShardAllocator {
                     chosen,
                     key.shardId(),
                     key.typeName());
-            t.await(key, requesters);
+            await(key, requesters, preferred);
             return;
         }
         Allocation allocation = t.newAllocation(chosen, requesters, transfer, transferEpoch);
+        t.preferredTargets.remove(key);
         t.inProgress.put(key, allocation);
         requestEpoch(key, allocation);
+    }
+
+    /** Requests wait; a handoff's target is remembered with them, for a while, so that the retry places it there. */
+    private void await(ShardKey key, Set<Member> requesters, @Nullable Member preferred) {
+        t.await(key, requesters);
+        if (preferred != null) {
+            t.preferTarget(key, preferred, t.now);
+        }
     }
 
     /**

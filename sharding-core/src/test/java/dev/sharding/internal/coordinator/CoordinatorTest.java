@@ -511,6 +511,27 @@ class CoordinatorTest {
     }
 
     @Test
+    void aHandOffsTargetWithoutALeaseForAnInstantIsWaitedForAndNotPassedOver() {
+        ready(A, B, C);
+        allocated(1, A);
+        run(coordinator.onAdminRequest(C, new AdminRequest(9, TYPE, 1, "b"), now));
+        assertThat(one(C, AdminReply.class).accepted()).isTrue();
+
+        // the target's lease renewal is late just when the owner has stopped the shard
+        leases.unleased.add(B);
+        run(coordinator.onShardStopped(A, new ShardStopped(TYPE, 1, 1, List.of()), now));
+        assertThat(take(A, HostShard.class))
+                .as("not placed where the operator did not ask")
+                .isEmpty();
+        assertThat(take(C, HostShard.class)).isEmpty();
+        assertThat(take(B, HostShard.class)).isEmpty();
+
+        leases.unleased.remove(B);
+        run(coordinator.onMayAllocate(now));
+        assertThat(one(B, HostShard.class).shardId()).isEqualTo(1);
+    }
+
+    @Test
     void aRebalanceRoundIsKeptWithItsMovesFromAndToAndASingleHandOffIsNot() {
         ready(A, B);
         for (int shard = 0; shard < 4; shard++) {

@@ -60,13 +60,19 @@ class ShardingMetricsTests {
                 .sum();
     }
 
+    @org.junit.jupiter.api.io.TempDir
+    java.nio.file.Path dir;
+
     @Test
     void asksWritesHandoffsAndGaugesAreMetered() throws Exception {
-        String db = "jdbc:h2:mem:metrics-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1";
-        ConfigurableApplicationContext n1 =
-                cluster.start("n1", "--sharding.store.type=jdbc", "--spring.datasource.url=" + db);
-        ConfigurableApplicationContext n2 =
-                cluster.start("n2", "--sharding.store.type=jdbc", "--spring.datasource.url=" + db);
+        // the two nodes share the embedded H2 file database: no DataSource of the application's
+        String[] db = {
+            "--sharding.store.type=jdbc",
+            "--sharding.store.embedded-path=" + dir.resolve("sharding"),
+            "--spring.autoconfigure.exclude=org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration"
+        };
+        ConfigurableApplicationContext n1 = cluster.start("n1", db);
+        ConfigurableApplicationContext n2 = cluster.start("n2", db);
         MeterRegistry registry = n1.getBean(MeterRegistry.class);
         ShardRegion<Vault> vaults = vaults(n1);
 
