@@ -298,7 +298,11 @@ final class DepositLoad {
         answerMillis.computeIfAbsent(key, x -> new LongAdder()).add(tookMillis);
         longestMillis.computeIfAbsent(key, x -> new AtomicLong()).accumulateAndGet(tookMillis, Math::max);
         if (body != null && !"200".equals(status)) {
-            firstRefusal.putIfAbsent(status, body.path("detail").asString());
+            // the first refusal of each phase, operation and status, with the node asked and how long it took
+            firstRefusal.putIfAbsent(
+                    started.ordinal() + "|" + started.label + ", " + (read ? "read" : "deposit") + " " + status,
+                    "through " + target.name() + " in " + tookMillis + " ms: "
+                            + body.path("detail").asString());
         }
         boolean ok = "200".equals(status);
         Consumer<Sample> l = listener;
@@ -505,7 +509,8 @@ final class DepositLoad {
                     n == 0 ? 0 : answerMillis.get(k).sum() / n,
                     longestMillis.get(k).get()));
         });
-        firstRefusal.forEach((status, detail) -> lines.add("  first " + status + " said: " + detail));
+        firstRefusal.forEach(
+                (key, detail) -> lines.add("  first " + key.substring(key.indexOf('|') + 1) + " said " + detail));
         lines.add("Stale answers (200 with less than acknowledged before the request): " + violations() + " "
                 + violationCounts.entrySet().stream()
                         .map(e -> e.getKey().label + "=" + e.getValue().sum())

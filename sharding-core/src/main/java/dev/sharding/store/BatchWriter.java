@@ -4,6 +4,7 @@ import dev.sharding.ShardingException;
 import dev.sharding.spi.ShardingMetrics;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -127,10 +128,10 @@ final class BatchWriter {
     private Runnable armed = StoreWatchdog.DISARMED;
 
     /**
-     * Whether the writer's last transaction failed because the database did not answer at all
-     * ({@link StoreTimeouts#unanswered}); until one commits, the writer's next transactions take one write each, and
-     * the writes queued behind it fail at once ({@link #sweep()}) rather than each wait for a database that does not
-     * answer.
+     * Whether the writer's last transaction, or its last check, failed because the database did not answer at all
+     * ({@link StoreTimeouts#unanswered}); until the database answers a check ({@link #databaseAnswers()}) the writer
+     * takes no write, and the writes queued meanwhile fail at once ({@link #sweep()}) rather than each wait for a
+     * database that does not answer.
      */
     private volatile boolean unanswered;
 
@@ -266,6 +267,9 @@ final class BatchWriter {
         List<StoreOperation> drained = new ArrayList<>();
         StoreOperation.@Nullable Stop stop = null;
         while (stop == null && !abandoned) {
+            if (unanswered && stopping.getCount() != 0 && !databaseAnswers()) {
+                continue;
+            }
             try {
                 if (deferred.isEmpty()) {
                     drained.add(queue.take());
@@ -283,10 +287,8 @@ final class BatchWriter {
                 drained.clear();
                 continue;
             }
-            // while the database does not answer, one write tries it; the sweep fails the ones queued behind it
-            boolean probing = unanswered;
-            queue.drainTo(drained, probing ? 0 : Math.max(0, maxBatchSize - drained.size()));
-            if (!probing && lingerNanos > 0 && lastBatch >= JdbcStoreSettings.LINGER_AFTER_BATCH_OF) {
+            queue.drainTo(drained, Math.max(0, maxBatchSize - drained.size()));
+            if (lingerNanos > 0 && lastBatch >= JdbcStoreSettings.LINGER_AFTER_BATCH_OF) {
                 linger(drained);
             }
             lastBatch = drained.size();
@@ -424,6 +426,52 @@ final class BatchWriter {
         failed(batch, failure);
     }
 
+    /**
+     * While the database does not answer ({@link #unanswered}): asks it one trivial statement, under the write
+     * deadline, rather than try a caller's write on it. No write then waits a deadline for a database known to be
+     * silent (nor do the messages of its entity queued behind it); the sweep fails the writes that arrive meanwhile,
+     * unapplied. True when the database answered, and the writer takes writes again; else it has paused, as after a
+     * failed transaction.
+     */
+    private boolean databaseAnswers() {
+        busySince = System.nanoTime();
+        try {
+            Connection connection = borrow();
+            if (armed == StoreWatchdog.DISARMED) {
+                armed = watchdog.arm(
+                        Objects.requireNonNull(held), writeDeadline, "check that the database answers again");
+            }
+            try (Statement check = connection.createStatement()) {
+                check.setQueryTimeout((int) Math.max(1, (queryTimeout.toMillis() + 999) / 1000));
+                check.execute("SELECT 1");
+            } finally {
+                disarm();
+            }
+            connection.rollback();
+            unanswered = false;
+            busySince = 0;
+            if (queue.isEmpty()) {
+                giveBack();
+            }
+            return true;
+        } catch (SQLException | RuntimeException e) {
+            StoreConnection failed = held;
+            giveBack();
+            onFailure.run();
+            Exception failure = e instanceof SQLException sql && failed != null ? failed.explain(sql) : e;
+            // a database that answers with an error is asked by the writes, which fail with its reason
+            unanswered = StoreTimeouts.unanswered(failure);
+            busySince = 0;
+            if (failureStreak++ == 0) {
+                LOG.warn("The database does not answer the store's writer", failure);
+            } else {
+                LOG.debug("The database does not answer the store's writer yet: {}", String.valueOf(failure));
+            }
+            pauseAfterFailure();
+            return false;
+        }
+    }
+
     private void disarm() {
         armed.run();
         armed = StoreWatchdog.DISARMED;
@@ -448,8 +496,8 @@ final class BatchWriter {
                 : "the database does not answer: the store's last transaction got no answer within "
                         + StoreTimeouts.format(writeDeadline) + " (twice "
                         + StoreTimeouts.limit(queryTimeout, queryTimeout)
-                        + "), and the writer tries again with one batch before it takes more";
-        // while the database does not answer, the batch the writer holds tries it; only a late one fails
+                        + "), and the writer takes writes again once the database answers it";
+        // a batch the writer holds (it began before the database stopped answering) fails only when late
         @Nullable WriteBatch waiting = late ? unstarted.getAndSet(null) : null;
         if (waiting != null) {
             completeLater(() -> waiting.fail(reason, null));
@@ -597,7 +645,11 @@ final class BatchWriter {
         String reason = StoreTimeouts.reason(failure, queryTimeout, queryTimeout);
         completeLater(() -> batch.fail(reason, failure));
         unanswered = StoreTimeouts.unanswered(failure);
-        // while the database is away, try about once a second rather than spinning through the queue
+        pauseAfterFailure();
+    }
+
+    /** While the database is away, the writer tries it about once a second rather than spin through the queue. */
+    private void pauseAfterFailure() {
         long pause = Math.min(MAX_FAILURE_PAUSE_MILLIS, FIRST_FAILURE_PAUSE_MILLIS << Math.min(failureStreak - 1, 7));
         try {
             stopping.await(pause, TimeUnit.MILLISECONDS);

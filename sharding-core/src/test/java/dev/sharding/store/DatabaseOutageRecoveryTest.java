@@ -14,7 +14,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Queue;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -98,6 +100,10 @@ class DatabaseOutageRecoveryTest {
         AtomicLong leasesOk = new AtomicLong();
         AtomicLong leasesFailed = new AtomicLong();
         AtomicBoolean running = new AtomicBoolean(true);
+        // from the first failed write until the database answers again, no write may be tried on it
+        AtomicBoolean failureSeen = new AtomicBoolean();
+        AtomicBoolean resumed = new AtomicBoolean();
+        Queue<String> triedOnASilentDatabase = new ConcurrentLinkedQueue<>();
         List<Thread> load = new ArrayList<>();
         try (JdbcShardingStore store = new JdbcShardingStore(pool, settings)) {
             store.createSchema();
@@ -106,12 +112,23 @@ class DatabaseOutageRecoveryTest {
                 load.add(start("outage-writer-" + w, () -> {
                     while (running.get()) {
                         String id = "e" + ids.incrementAndGet();
+                        boolean known = failureSeen.get() && !resumed.get();
                         try {
                             store.write("outage", id, 1, 1, id.getBytes(StandardCharsets.UTF_8))
                                     .get(1, TimeUnit.MINUTES);
                             acknowledged.put(id, id);
                             writesOk.incrementAndGet();
-                        } catch (ExecutionException | TimeoutException e) {
+                        } catch (ExecutionException e) {
+                            String message = String.valueOf(e.getCause().getMessage());
+                            if (known
+                                    && !resumed.get()
+                                    && !message.contains("could not begin")
+                                    && !message.contains("could not apply")) {
+                                triedOnASilentDatabase.add(message);
+                            }
+                            failureSeen.set(true);
+                            writesFailed.incrementAndGet();
+                        } catch (TimeoutException e) {
                             writesFailed.incrementAndGet();
                         } catch (InterruptedException e) {
                             return;
@@ -147,6 +164,11 @@ class DatabaseOutageRecoveryTest {
                     .until(() -> writesFailed.get() - failedBefore >= 3L * WRITERS
                             && leasesFailed.get() - leasesFailedBefore >= 3);
 
+            assertThat(triedOnASilentDatabase)
+                    .as("writes tried on the database after a write found it silent (each waits a deadline,"
+                            + " and its entity's next messages with it)")
+                    .isEmpty();
+            resumed.set(true);
             proxy.resume();
             long writesAtResume = writesOk.get();
             long leasesAtResume = leasesOk.get();
