@@ -299,7 +299,8 @@ class PartitionProcessIT {
                 nodes.add(new Node(node, NODE_NAMESPACES.get(i), addresses.get(i), p, log));
                 awaitCluster(nodes, nodes);
             }
-            report(String.format("[%s] %d nodes formed one cluster in %d ms", name, NODES, millisSince(started)));
+            report(String.format(
+                    "[%s] %d nodes formed one cluster in %d ms", name, NODES, LabProbe.millisSince(started)));
             run(name, freeze, nodes, minorityOf.apply(nodes));
             if (!freeze) {
                 new SlowLinkPhase(net, nodes, PartitionProcessIT::report)
@@ -356,7 +357,7 @@ class PartitionProcessIT {
                     "[%s] every account had an acknowledged deposit %d ms after the load started;"
                             + " now %s %s for %d s",
                     name,
-                    millisSince(loadStarted),
+                    LabProbe.millisSince(loadStarted),
                     freeze ? "freezing (SIGSTOP)" : "cutting off",
                     names(minority),
                     CUT.toSeconds()));
@@ -370,13 +371,13 @@ class PartitionProcessIT {
                 }
             }
             load.cut();
-            pauseUntil(cutAt + DepositLoad.GRACE.toNanos());
+            LabProbe.pauseUntil(cutAt + DepositLoad.GRACE.toNanos());
             for (Node n : freeze ? majority : nodes) {
                 report(String.format(
                         "[%s] %d s into the cut, %s sees %s",
                         name, DepositLoad.GRACE.toSeconds(), n.name(), viewOf(n)));
             }
-            pauseUntil(cutAt + CUT.toNanos());
+            LabProbe.pauseUntil(cutAt + CUT.toNanos());
 
             long healAt = System.nanoTime();
             for (Node n : minority) {
@@ -390,7 +391,7 @@ class PartitionProcessIT {
             List<String> all = names(nodes);
             boolean merged =
                     poll(MERGE, () -> nodes.stream().allMatch(n -> membersOf(n).equals(new HashSet<>(all))));
-            long mergeMs = millisSince(healAt);
+            long mergeMs = LabProbe.millisSince(healAt);
             soft.assertThat(merged)
                     .as(
                             "[%s] within %s of the heal every node sees the %d members %s; now: %s",
@@ -398,7 +399,7 @@ class PartitionProcessIT {
                     .isTrue();
             boolean serving = merged
                     && poll(MERGE, () -> nodes.stream().allMatch(n -> status(n.url("/accounts/" + ids.get(0))) == 200));
-            long servingMs = millisSince(healAt);
+            long servingMs = LabProbe.millisSince(healAt);
             load.merged();
             report(String.format(
                     "[%s] after the heal: %s in %d ms, every node answering in %d ms; %s",
@@ -414,14 +415,16 @@ class PartitionProcessIT {
                     name,
                     load.accountsDepositedAfterMerge(),
                     ACCOUNTS,
-                    recovered ? "all within " + millisSince(mergedAt) + " ms" : "waited " + SETTLE.toSeconds() + " s"));
+                    recovered
+                            ? "all within " + LabProbe.millisSince(mergedAt) + " ms"
+                            : "waited " + SETTLE.toSeconds() + " s"));
             soft.assertThat(recovered)
                     .as("[%s] every account takes deposits again after the merge", name)
                     .isTrue();
         } finally {
             load.stop();
         }
-        report(String.format("[%s] load stopped after %d ms", name, millisSince(loadStarted)));
+        report(String.format("[%s] load stopped after %d ms", name, LabProbe.millisSince(loadStarted)));
         load.report().forEach(l -> report("[" + name + "] " + l));
         report(String.format(
                 "[%s] first deposit of a minority account acknowledged by the majority: %s",
@@ -506,11 +509,11 @@ class PartitionProcessIT {
             report(String.format(
                     "[%s] every account had an acknowledged deposit %d ms after the load started; now cutting the"
                             + " database off from every node for %d s (iptables DROP in its namespace)",
-                    name, millisSince(loadStarted), DB_CUT.toSeconds()));
+                    name, LabProbe.millisSince(loadStarted), DB_CUT.toSeconds()));
             long cutAt = System.nanoTime();
             net.cut(dbNamespace, nodes.stream().map(Node::address).toList());
             load.cut();
-            pauseUntil(cutAt + DB_CUT.toNanos());
+            LabProbe.pauseUntil(cutAt + DB_CUT.toNanos());
 
             long restoredAt = System.nanoTime();
             net.heal(dbNamespace);
@@ -521,7 +524,7 @@ class PartitionProcessIT {
             boolean allBack = poll(SETTLE, () -> {
                 for (int i = 0; i < nodes.size(); i++) {
                     if (backMillis[i] < 0 && deposited(nodes.get(i), probes.get(i))) {
-                        backMillis[i] = millisSince(restoredAt);
+                        backMillis[i] = LabProbe.millisSince(restoredAt);
                     }
                 }
                 return Arrays.stream(backMillis).allMatch(ms -> ms >= 0);
@@ -540,7 +543,7 @@ class PartitionProcessIT {
             boolean newAccount = poll(SETTLE, () -> deposited(nodes.get(0), "db-new-account"));
             report(String.format(
                     "[%s] a deposit into a new account succeeded %d ms after the restore%s",
-                    name, millisSince(restoredAt), newAccount ? "" : ": NOT within " + SETTLE));
+                    name, LabProbe.millisSince(restoredAt), newAccount ? "" : ": NOT within " + SETTLE));
             soft.assertThat(newAccount)
                     .as("[%s] a new account takes deposits within %s of the restore", name, SETTLE)
                     .isTrue();
@@ -553,7 +556,7 @@ class PartitionProcessIT {
                     load.accountsDepositedAfterMerge(),
                     ACCOUNTS,
                     recovered
-                            ? "all within " + millisSince(mergedAt) + " ms more"
+                            ? "all within " + LabProbe.millisSince(mergedAt) + " ms more"
                             : "waited " + SETTLE.toSeconds() + " s"));
             soft.assertThat(recovered)
                     .as("[%s] every account takes deposits again after the restore", name)
@@ -616,7 +619,7 @@ class PartitionProcessIT {
         long[] high = new long[ids.size()];
         long start = System.nanoTime();
         boolean agreed = false;
-        while (!agreed && millisSince(start) < SETTLE.toMillis()) {
+        while (!agreed && LabProbe.millisSince(start) < SETTLE.toMillis()) {
             disagree.clear();
             for (int a = 0; a < ids.size(); a++) {
                 List<String> seen = new ArrayList<>();
@@ -651,7 +654,7 @@ class PartitionProcessIT {
                 name,
                 ids.size() - disagree.size(),
                 ids.size(),
-                agreed ? "all after " + millisSince(start) + " ms" : "waited " + SETTLE.toSeconds() + " s"));
+                agreed ? "all after " + LabProbe.millisSince(start) + " ms" : "waited " + SETTLE.toSeconds() + " s"));
         disagree.entrySet().stream()
                 .limit(10)
                 .forEach(e -> report("[" + name + "]   " + e.getKey() + ": " + e.getValue()));
@@ -792,27 +795,12 @@ class PartitionProcessIT {
     }
 
     private static boolean poll(Duration timeout, BooleanSupplier condition) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                return false;
-            }
-            SampleCluster.pause(Duration.ofMillis(200));
-        }
-        return true;
+        return LabProbe.poll(timeout, condition);
     }
 
     private static void await(String what, Duration timeout, BooleanSupplier condition) {
         if (!poll(timeout, condition)) {
             fail("Waited %s for %s", timeout, what);
-        }
-    }
-
-    /** Sleeps until a deadline on the monotonic clock: the deliberate length of the cut. */
-    private static void pauseUntil(long deadlineNanos) throws InterruptedException {
-        long left = deadlineNanos - System.nanoTime();
-        if (left > 0) {
-            TimeUnit.NANOSECONDS.sleep(left);
         }
     }
 
@@ -823,10 +811,6 @@ class PartitionProcessIT {
         } catch (IOException e) {
             return false;
         }
-    }
-
-    private static long millisSince(long nanos) {
-        return (System.nanoTime() - nanos) / 1_000_000;
     }
 
     private static String java() {

@@ -71,6 +71,8 @@ public final class BehindReports extends Protocol {
     /** How often a member reports, at most, that it still cannot hear another. */
     static final long REPORT_INTERVAL_MILLIS = 500;
 
+    private static final long REPORT_INTERVAL_NANOS = TimeUnit.MILLISECONDS.toNanos(REPORT_INTERVAL_MILLIS);
+
     /** When this node last reported each member it cannot hear. */
     private final Map<Address, Long> lastReported = new ConcurrentHashMap<>();
 
@@ -113,20 +115,25 @@ public final class BehindReports extends Protocol {
             suspect(suspect, self);
             return true;
         }
-        Message msg = new EmptyMessage(judge)
-                .putHeader(ID, new ReportHeader(suspect))
-                .setFlag(Message.Flag.OOB, Message.Flag.NO_FC);
-        // sent as if delivering: the relay writes it, so that this thread never waits for the judge's socket
+        send(judge, ID, new ReportHeader(suspect));
+        return true;
+    }
+
+    /**
+     * Sends a report, as if delivering: the relay writes it, so that this thread (a transport thread, or failure
+     * detection's timer) never waits for the receiver's socket.
+     */
+    private void send(Address to, short headerId, AddressHeader header) {
+        Message msg = new EmptyMessage(to).putHeader(headerId, header).setFlag(Message.Flag.OOB, Message.Flag.NO_FC);
         int[] state = SendingThreads.state();
         state[0]++;
         try {
             down_prot.down(msg);
         } catch (RuntimeException e) {
-            logger.debug("Could not report {} to {}: {}", suspect, judge, e.toString());
+            logger.debug("Could not send {} to {}: {}", header, to, e.toString());
         } finally {
             state[0]--;
         }
-        return true;
     }
 
     private void suspect(Address suspect, Address reporter) {
@@ -164,20 +171,10 @@ public final class BehindReports extends Protocol {
         }
         long now = System.nanoTime();
         for (Address suspect : suspects) {
-            if (suspect.equals(self) || !v.containsMember(suspect) || !due(lastReported, suspect, now)) {
-                continue;
-            }
-            Message msg = new EmptyMessage(coordinator)
-                    .putHeader(UNREACHABLE_ID, new UnreachableHeader(suspect))
-                    .setFlag(Message.Flag.OOB, Message.Flag.NO_FC);
-            int[] state = SendingThreads.state();
-            state[0]++;
-            try {
-                down_prot.down(msg);
-            } catch (RuntimeException e) {
-                logger.debug("Could not report {} to {}: {}", suspect, coordinator, e.toString());
-            } finally {
-                state[0]--;
+            if (!suspect.equals(self)
+                    && v.containsMember(suspect)
+                    && ClusterGuard.due(lastReported, suspect, now, REPORT_INTERVAL_NANOS)) {
+                send(coordinator, UNREACHABLE_ID, new UnreachableHeader(suspect));
             }
         }
     }
@@ -215,7 +212,7 @@ public final class BehindReports extends Protocol {
         }
         Map<Address, Long> subjects = unheard.getOrDefault(reporter, Map.of());
         Long last = subjects.get(subject);
-        if (last == null || System.nanoTime() - last > TimeUnit.MILLISECONDS.toNanos(3 * REPORT_INTERVAL_MILLIS)) {
+        if (last == null || System.nanoTime() - last > 3 * REPORT_INTERVAL_NANOS) {
             // no longer reported: the reporter hears it again (a pause that ended, a link that came back)
             subjects.remove(subject);
             return;
@@ -243,8 +240,8 @@ public final class BehindReports extends Protocol {
         UnreachableHeader u = msg.getHeader(UNREACHABLE_ID);
         if (u != null) {
             Address from = msg.getSrc();
-            if (from != null && u.subject != null) {
-                reportedUnheard(u.subject, from);
+            if (from != null && u.member != null) {
+                reportedUnheard(u.member, from);
             }
             return null;
         }
@@ -253,8 +250,8 @@ public final class BehindReports extends Protocol {
             return up_prot.up(msg);
         }
         Address from = msg.getSrc();
-        if (from != null && h.suspect != null) {
-            suspect(h.suspect, from);
+        if (from != null && h.member != null) {
+            suspect(h.member, from);
         }
         return null;
     }
@@ -266,8 +263,8 @@ public final class BehindReports extends Protocol {
                 msg -> {
                     UnreachableHeader u = msg.getHeader(UNREACHABLE_ID);
                     if (u != null) {
-                        if (u.subject != null && from != null) {
-                            reportedUnheard(u.subject, from);
+                        if (u.member != null && from != null) {
+                            reportedUnheard(u.member, from);
                         }
                         return true;
                     }
@@ -275,8 +272,8 @@ public final class BehindReports extends Protocol {
                     if (h == null) {
                         return false;
                     }
-                    if (h.suspect != null && from != null) {
-                        suspect(h.suspect, from);
+                    if (h.member != null && from != null) {
+                        suspect(h.member, from);
                     }
                     return true;
                 },
@@ -304,20 +301,8 @@ public final class BehindReports extends Protocol {
 
     /** How many of a reporter's subjects it reported lately. */
     private static long recent(Map<Address, Long> subjects) {
-        long since = System.nanoTime() - TimeUnit.MILLISECONDS.toNanos(3 * REPORT_INTERVAL_MILLIS);
+        long since = System.nanoTime() - 3 * REPORT_INTERVAL_NANOS;
         return subjects.values().stream().filter(t -> t - since > 0).count();
-    }
-
-    private static boolean due(Map<Address, Long> last, Address key, long now) {
-        boolean[] due = {false};
-        last.compute(key, (k, previous) -> {
-            if (previous == null || now - previous >= TimeUnit.MILLISECONDS.toNanos(REPORT_INTERVAL_MILLIS)) {
-                due[0] = true;
-                return now;
-            }
-            return previous;
-        });
-        return due[0];
     }
 
     private void viewChanged(View v) {
@@ -329,16 +314,42 @@ public final class BehindReports extends Protocol {
         }
     }
 
-    /** The header of a report to the coordinator: a member the sender cannot hear. */
-    public static final class UnreachableHeader extends Header {
+    /** A header carrying one member's address: the base of both reports. */
+    abstract static class AddressHeader extends Header {
 
-        private @Nullable Address subject;
+        @Nullable
+        Address member;
+
+        AddressHeader() {}
+
+        AddressHeader(Address member) {
+            this.member = member;
+        }
+
+        @Override
+        public int serializedSize() {
+            return Util.size(member);
+        }
+
+        @Override
+        public void writeTo(DataOutput out) throws IOException {
+            Util.writeAddress(member, out);
+        }
+
+        @Override
+        public void readFrom(DataInput in) throws IOException, ClassNotFoundException {
+            member = Util.readAddress(in);
+        }
+    }
+
+    /** The header of a report to the coordinator: a member the sender cannot hear. */
+    public static final class UnreachableHeader extends AddressHeader {
 
         /** For JGroups' {@link #create()}. */
         public UnreachableHeader() {}
 
         UnreachableHeader(Address subject) {
-            this.subject = subject;
+            super(subject);
         }
 
         @Override
@@ -352,36 +363,19 @@ public final class BehindReports extends Protocol {
         }
 
         @Override
-        public int serializedSize() {
-            return Util.size(subject);
-        }
-
-        @Override
-        public void writeTo(DataOutput out) throws IOException {
-            Util.writeAddress(subject, out);
-        }
-
-        @Override
-        public void readFrom(DataInput in) throws IOException, ClassNotFoundException {
-            subject = Util.readAddress(in);
-        }
-
-        @Override
         public String toString() {
-            return "cannot hear " + subject;
+            return "cannot hear " + member;
         }
     }
 
     /** The header of a report: the member that stays behind. */
-    public static final class ReportHeader extends Header {
-
-        private @Nullable Address suspect;
+    public static final class ReportHeader extends AddressHeader {
 
         /** For JGroups' {@link #create()}. */
         public ReportHeader() {}
 
         ReportHeader(Address suspect) {
-            this.suspect = suspect;
+            super(suspect);
         }
 
         @Override
@@ -395,23 +389,8 @@ public final class BehindReports extends Protocol {
         }
 
         @Override
-        public int serializedSize() {
-            return Util.size(suspect);
-        }
-
-        @Override
-        public void writeTo(DataOutput out) throws IOException {
-            Util.writeAddress(suspect, out);
-        }
-
-        @Override
-        public void readFrom(DataInput in) throws IOException, ClassNotFoundException {
-            suspect = Util.readAddress(in);
-        }
-
-        @Override
         public String toString() {
-            return "behind " + suspect;
+            return "behind " + member;
         }
     }
 }

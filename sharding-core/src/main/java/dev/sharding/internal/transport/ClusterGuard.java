@@ -255,7 +255,8 @@ public final class ClusterGuard extends Protocol {
         }
     }
 
-    private static <K> boolean due(Map<K, Long> last, K key, long now, long interval) {
+    /** Whether a rate-limited action for a key is due now; if so, records now as its last time. Any thread. */
+    static <K> boolean due(Map<K, Long> last, K key, long now, long interval) {
         boolean[] due = {false};
         last.compute(key, (k, previous) -> {
             if (previous == null || now - previous >= interval) {
