@@ -57,6 +57,12 @@ final class BatchWriter {
 
     private static final long MAX_FAILURE_PAUSE_MILLIS = 1000;
 
+    /**
+     * The longest pause between two checks of a database that does not answer: a check is one trivial statement, and
+     * the writes fail until one passes, so the writer looks often.
+     */
+    private static final long MAX_CHECK_PAUSE_MILLIS = 250;
+
     private static final long FIRST_DEFERRED_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
 
     private static final long MAX_DEFERRED_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
@@ -467,7 +473,7 @@ final class BatchWriter {
             } else {
                 LOG.debug("The database does not answer the store's writer yet: {}", String.valueOf(failure));
             }
-            pauseAfterFailure();
+            pauseAfterFailure(MAX_CHECK_PAUSE_MILLIS);
             return false;
         }
     }
@@ -645,12 +651,15 @@ final class BatchWriter {
         String reason = StoreTimeouts.reason(failure, queryTimeout, queryTimeout);
         completeLater(() -> batch.fail(reason, failure));
         unanswered = StoreTimeouts.unanswered(failure);
-        pauseAfterFailure();
+        pauseAfterFailure(MAX_FAILURE_PAUSE_MILLIS);
     }
 
-    /** While the database is away, the writer tries it about once a second rather than spin through the queue. */
-    private void pauseAfterFailure() {
-        long pause = Math.min(MAX_FAILURE_PAUSE_MILLIS, FIRST_FAILURE_PAUSE_MILLIS << Math.min(failureStreak - 1, 7));
+    /**
+     * While the database is away, the writer pauses between tries, longer (up to the given pause) while failures go
+     * on, rather than spin through the queue.
+     */
+    private void pauseAfterFailure(long maxMillis) {
+        long pause = Math.min(maxMillis, FIRST_FAILURE_PAUSE_MILLIS << Math.min(failureStreak - 1, 7));
         try {
             stopping.await(pause, TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
