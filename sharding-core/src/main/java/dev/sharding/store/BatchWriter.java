@@ -32,9 +32,12 @@ import org.slf4j.LoggerFactory;
  * up to the store's batch linger for more before it begins the next, until it holds as many as that one, so that
  * fewer, larger transactions carry the same writes. The writer keeps the connection it borrowed while more work is
  * queued and gives it back when the queue is empty, or when a transaction on it failed. A transaction is tried again
- * at once (up to three times in all) only when the database reports a deadlock or serialization failure; any other
- * failure fails the batch (one that hit a time limit says which), and the writer pauses before the next one, longer
- * (up to a second) while failures go on, logging the first failure of a streak and its end.
+ * at once (up to three times in all) when the database reports a deadlock or serialization failure, and on another
+ * connection, after a short pause, until the write deadline, when its connection broke or could not be opened before
+ * any commit was sent ({@link JdbcTransactions#connectionLost}: a server that restarted or moved); any other failure
+ * fails the batch (one that hit a time limit says which), and the writer pauses before the next one, longer (up to a
+ * second) while failures go on, logging the first failure of a streak and its end. While the database does not answer
+ * at all, the writer checks it with a trivial statement instead of trying writes, which fail at once meanwhile.
  *
  * <p>Operations of a shard whose rows another transaction holds (its previous owner, slow or cut off in the middle of
  * a write) are left out of the transaction by {@link WriteBatch} and kept here; they go first into every following
@@ -364,11 +367,13 @@ final class BatchWriter {
 
     private void commit(WriteBatch batch) {
         busySince = System.nanoTime();
+        long deadline = busySince + writeDeadline.toNanos();
         @Nullable Exception failure = null;
-        for (int attempt = 1; attempt <= TRANSACTION_ATTEMPTS; attempt++) {
+        // nothing of the batch is applied until its transaction begins: till then the sweep may fail it
+        unstarted.set(batch);
+        for (int attempt = 1; ; attempt++) {
+            boolean begun = false;
             try {
-                // nothing of the batch is applied until its transaction begins: till then the sweep may fail it
-                unstarted.set(batch);
                 Connection connection = borrow();
                 if (!unstarted.compareAndSet(batch, null)) {
                     // failed by the sweep while the writer waited for the connection: not to be written any more
@@ -379,6 +384,7 @@ final class BatchWriter {
                     }
                     return;
                 }
+                begun = true;
                 if (armed == StoreWatchdog.DISARMED) {
                     armed = watchdog.arm(
                             Objects.requireNonNull(held),
@@ -413,14 +419,29 @@ final class BatchWriter {
                 giveBack();
                 failure = failed == null ? e : failed.explain(e);
                 onFailure.run();
-                if (!JdbcTransactions.isTransient(e)) {
+                boolean again;
+                if (JdbcTransactions.isTransient(e)) {
+                    again = attempt < TRANSACTION_ATTEMPTS;
+                } else {
+                    // nothing applied, and another connection may reach the database (a server that restarted or
+                    // moved, as the embedded H2 file's does when the node serving it stops): within the deadline
+                    again = JdbcTransactions.connectionLost(failure) && pauseBeforeAnotherConnection(attempt, deadline);
+                }
+                if (!again) {
                     break;
                 }
                 LOG.debug(
-                        "Store transaction of {} operations rolled back (attempt {}): {}",
+                        "Store transaction of {} operations failed before its commit (attempt {}); trying again: {}",
                         batch.size(),
                         attempt,
                         e.toString());
+                if (begun) {
+                    unstarted.set(batch); // rolled back: the sweep may fail it again until it begins
+                } else if (unstarted.get() != batch) {
+                    deferred.clear(); // failed by the sweep meanwhile
+                    busySince = 0;
+                    return;
+                }
             } catch (RuntimeException e) {
                 giveBack();
                 failure = e;
@@ -430,6 +451,22 @@ final class BatchWriter {
         unstarted.set(null);
         busySince = 0;
         failed(batch, failure);
+    }
+
+    /**
+     * Waits before a transaction that failed on its connection is tried on another: 50 ms, doubling up to half a
+     * second. False, without waiting, when the wait would end past the deadline, or when the writer stops.
+     */
+    private boolean pauseBeforeAnotherConnection(int attempt, long deadline) {
+        long pause = TimeUnit.MILLISECONDS.toNanos(Math.min(500, 50L << Math.min(attempt - 1, 4)));
+        if (System.nanoTime() + pause >= deadline) {
+            return false;
+        }
+        try {
+            return !stopping.await(pause, TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            return false; // nothing interrupts the writer on purpose
+        }
     }
 
     /**

@@ -23,7 +23,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * Its future fails if it is not done within twice the limit from when it was submitted, whatever the database does
  * (a task that had not started by then, or not yet got its connection, does not run); and a connection whose driver
  * cannot time out by itself (H2) is aborted by the {@link StoreWatchdog} once it has been used for twice the limit,
- * which frees the thread.
+ * which frees the thread. A task whose connection broke, or could not be opened, before it did anything (a database
+ * server that restarted or moved: {@link JdbcTransactions#connectionLost}) is tried again on another connection, after
+ * a short pause, until that deadline.
  */
 final class ConnectionTasks {
 
@@ -188,24 +190,18 @@ final class ConnectionTasks {
         Duration twice = limit.multipliedBy(2);
         long deadline = System.nanoTime() + twice.toNanos();
         ReadTask<T> task = new ReadTask<>(what, future, limit, queryTimeout, () -> {
-            StoreConnection borrowed;
-            try {
-                borrowed = StoreConnection.open(connections, twice, deadline, twice);
-            } catch (SQLException e) {
-                onFailure.run();
-                throw e;
-            }
-            // watched until the connection is back in the pool, which may ask the database to reset it
-            Runnable disarm = watchdog.arm(borrowed, twice, what);
-            try (borrowed) {
+            for (int attempt = 1; ; attempt++) {
                 try {
-                    return run(borrowed, future, mode, limit, work);
+                    return attempt(what, future, limit, mode, work, twice, deadline);
                 } catch (SQLException e) {
-                    onFailure.run();
-                    throw borrowed.explain(e);
+                    // nothing done, and another connection may reach the database (a server that restarted or
+                    // moved): within the deadline
+                    if (!JdbcTransactions.connectionLost(e)
+                            || future.isDone()
+                            || !pauseBeforeRetry(attempt, deadline)) {
+                        throw e;
+                    }
                 }
-            } finally {
-                disarm.run();
             }
         });
         try {
@@ -227,5 +223,54 @@ final class ConnectionTasks {
             // stopping: the task fails or finishes with the store
         }
         return future;
+    }
+
+    /** One try of a task's work, on a connection of its own. */
+    private <T> T attempt(
+            String what,
+            CompletableFuture<T> future,
+            Duration limit,
+            Mode mode,
+            ReadTask.Work<T> work,
+            Duration twice,
+            long deadline)
+            throws SQLException {
+        StoreConnection borrowed;
+        try {
+            borrowed = StoreConnection.open(connections, twice, deadline, twice);
+        } catch (SQLException e) {
+            onFailure.run();
+            throw e;
+        }
+        // watched until the connection is back in the pool, which may ask the database to reset it
+        Runnable disarm = watchdog.arm(borrowed, twice, what);
+        try (borrowed) {
+            try {
+                return run(borrowed, future, mode, limit, work);
+            } catch (SQLException e) {
+                onFailure.run();
+                throw borrowed.explain(e);
+            }
+        } finally {
+            disarm.run();
+        }
+    }
+
+    /**
+     * Waits before a task whose connection broke tries another: 50 ms, doubling up to half a second. False, without
+     * waiting, when the wait would end past the deadline, or when the store stops.
+     */
+    private static boolean pauseBeforeRetry(int attempt, long deadline) {
+        long pause = TimeUnit.MILLISECONDS.toNanos(Math.min(500, 50L << Math.min(attempt - 1, 4)));
+        if (System.nanoTime() + pause >= deadline) {
+            return false;
+        }
+        try {
+            TimeUnit.NANOSECONDS.sleep(pause);
+            return true;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt(); // the store stops
+            return false;
+        }
     }
 }

@@ -109,6 +109,40 @@ final class JdbcTransactions {
         }
     }
 
+    /** SQLSTATEs of a lost connection outside class 08: PostgreSQL's shutdowns, H2's broken or closed sessions. */
+    private static final java.util.Set<String> CONNECTION_LOST_STATES =
+            java.util.Set.of("57P01", "57P02", "57P03", "90067", "90098", "90121");
+
+    /**
+     * Whether a transaction failed on its connection before any commit was sent: the connection broke, or could not
+     * be opened, as when the database server restarted or moved. Nothing of it was applied, and another connection
+     * may work. Never a commit whose outcome is unknown, nor a database that does not answer at all (its deadline
+     * bounds that: {@link StoreTimeouts#unanswered}).
+     *
+     * @param failure the failure
+     * @return whether another connection may succeed where this one failed, with nothing applied
+     */
+    static boolean connectionLost(@Nullable Throwable failure) {
+        if (failure == null || outcomeUnknown(failure) || StoreTimeouts.unanswered(failure)) {
+            return false;
+        }
+        java.util.Map<Throwable, Boolean> seen = new java.util.IdentityHashMap<>();
+        for (@Nullable Throwable t = failure; t != null && seen.put(t, true) == null; t = t.getCause()) {
+            if (t instanceof java.sql.SQLTransientConnectionException
+                    || t instanceof java.sql.SQLNonTransientConnectionException
+                    || t instanceof java.net.ConnectException) {
+                return true;
+            }
+            if (t instanceof SQLException e) {
+                String state = e.getSQLState();
+                if (state != null && (state.startsWith("08") || CONNECTION_LOST_STATES.contains(state))) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
     /**
      * Whether a failed transaction is worth another try: deadlocks and serialization failures (SQLSTATE class 40).
      *

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sharding.ShardingException;
+import dev.sharding.StoreOutcomeUnknownException;
 import dev.sharding.boot.test.store.FaultyDataSource;
 import dev.sharding.boot.test.store.ShardingStoreContract;
 import dev.sharding.boot.test.store.StoreFault;
@@ -69,6 +70,67 @@ abstract class JdbcStoreContract extends ShardingStoreContract {
                 .atMost(Duration.ofSeconds(10))
                 .until(() -> dataSource().waiting() == 1);
         return first;
+    }
+
+    @Test
+    void aWriteWhoseConnectionBrokeBeforeItsCommitIsTriedOnAnotherWithinItsDeadline() throws Exception {
+        JdbcShardingStore s = newStore(JdbcStoreSettings.defaults());
+        await(s.write(type, "a", SHARD, 1, bytes("before")));
+        CompletableFuture<StoredState> during;
+        dataSource().inject(StoreFault.CONNECTIONS_BREAK);
+        try {
+            during = s.write(type, "a", SHARD, 1, bytes("across the move"));
+            Awaitility.await("the write failing on broken connections")
+                    .atMost(Duration.ofSeconds(10))
+                    .until(() -> dataSource().broken() >= 2);
+        } finally {
+            dataSource().inject(null); // the server is back, or has moved
+        }
+        assertThat(await(during).version())
+                .as("stored once, on a connection that works")
+                .isEqualTo(2);
+        assertThat(text(await(s.read(type, "a")).orElseThrow())).isEqualTo("across the move");
+    }
+
+    @Test
+    void aReadAndANewEpochWhoseConnectionsBrokeAreTriedOnAnotherWithinTheirDeadline() throws Exception {
+        JdbcShardingStore s = newStore(JdbcStoreSettings.defaults());
+        await(s.write(type, "a", SHARD, 1, bytes("stored")));
+        CompletableFuture<java.util.Optional<StoredState>> read;
+        CompletableFuture<Long> epoch;
+        dataSource().inject(StoreFault.CONNECTIONS_BREAK);
+        try {
+            read = s.read(type, "a");
+            epoch = s.nextEpoch(type, SHARD + 1);
+            Awaitility.await("the read and the new epoch failing on broken connections")
+                    .atMost(Duration.ofSeconds(10))
+                    .until(() -> dataSource().broken() >= 4);
+        } finally {
+            dataSource().inject(null);
+        }
+        assertThat(text(await(read).orElseThrow())).isEqualTo("stored");
+        assertThat(await(epoch)).as("taken once").isEqualTo(1L);
+    }
+
+    @Test
+    void aWriteWhoseConnectionsKeepBreakingFailsAtItsDeadlineWithNothingApplied() throws Exception {
+        JdbcShardingStore s = newStore(JdbcStoreSettings.defaults().withQueryTimeout(Duration.ofMillis(300)));
+        await(s.write(type, "a", SHARD, 1, bytes("before")));
+        dataSource().inject(StoreFault.CONNECTIONS_BREAK);
+        try {
+            CompletableFuture<StoredState> failing = s.write(type, "a", SHARD, 1, bytes("lost"));
+            assertThat(failureOf(failing))
+                    .isInstanceOf(ShardingException.class)
+                    .isNotInstanceOf(StoreOutcomeUnknownException.class)
+                    .hasMessageContaining("nothing of its batch")
+                    .hasRootCauseMessage("Injected fault: the connection broke (the server restarted or moved)");
+            assertThat(dataSource().broken()).as("tried on several connections").isGreaterThanOrEqualTo(2);
+        } finally {
+            dataSource().inject(null);
+        }
+        StoredState row = await(s.read(type, "a")).orElseThrow();
+        assertThat(text(row)).isEqualTo("before");
+        assertThat(row.version()).isEqualTo(1);
     }
 
     @Test

@@ -6,6 +6,7 @@ import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
+import java.sql.SQLNonTransientConnectionException;
 import java.sql.SQLTransientConnectionException;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -33,6 +34,12 @@ public final class FaultyDataSource implements DataSource {
     private final AtomicInteger aborted = new AtomicInteger();
 
     private final AtomicInteger hanging = new AtomicInteger();
+
+    /** The calls that fail under {@link StoreFault#CONNECTIONS_BREAK}: every statement. */
+    private static final java.util.Set<String> STATEMENTS =
+            java.util.Set.of("createStatement", "prepareStatement", "prepareCall");
+
+    private final AtomicInteger broken = new AtomicInteger();
 
     /** The calls that wait under {@link StoreFault#HANGS}: every one that would ask the database something. */
     private static final java.util.Set<String> HANGING_CALLS = java.util.Set.of(
@@ -93,6 +100,15 @@ public final class FaultyDataSource implements DataSource {
     }
 
     /**
+     * How many statements failed under {@link StoreFault#CONNECTIONS_BREAK}.
+     *
+     * @return the count
+     */
+    public int broken() {
+        return broken.get();
+    }
+
+    /**
      * How many calls wait now under {@link StoreFault#HANGS}.
      *
      * @return the count
@@ -140,6 +156,11 @@ public final class FaultyDataSource implements DataSource {
                         connection.commit();
                         throw new SQLException(
                                 "Injected fault: the connection was lost after the commit was sent", "08006");
+                    }
+                    if (fault == StoreFault.CONNECTIONS_BREAK && STATEMENTS.contains(name)) {
+                        broken.incrementAndGet();
+                        throw new SQLNonTransientConnectionException(
+                                "Injected fault: the connection broke (the server restarted or moved)", "08006");
                     }
                     if (name.equals("abort")) {
                         aborted.incrementAndGet();

@@ -21,6 +21,13 @@ public enum StoreFault {
     COMMIT_LOST_AFTER_APPLYING,
 
     /**
+     * Connections open, but break at their first statement, before anything is applied, as those to a database server
+     * that restarted or moved (the embedded H2 file's server, when the node serving it stops): another connection
+     * works again once the fault is healed.
+     */
+    CONNECTIONS_BREAK,
+
+    /**
      * Connections open, but every statement and commit waits for an answer that does not come, as from a database
      * server that stopped (SIGSTOP, a long pause) without closing its sockets, until the connection is aborted
      * ({@link java.sql.Connection#abort}) or the fault is healed. At most 60 s, then the call fails.
