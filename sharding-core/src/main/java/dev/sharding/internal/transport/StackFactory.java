@@ -189,7 +189,9 @@ final class StackFactory {
     static int firstFreePort(InetAddress address, int first, int range) {
         for (int port = first; port <= first + range; port++) {
             try (ServerSocket s = new ServerSocket()) {
-                s.setReuseAddress(false);
+                // as JGroups binds it: a port whose connections from a stopped run wait out TIME_WAIT is free, so
+                // that a node restarted at once takes its own port, the one the others' initial hosts list
+                s.setReuseAddress(true);
                 s.bind(new InetSocketAddress(address, port));
                 return port;
             } catch (IOException taken) {
