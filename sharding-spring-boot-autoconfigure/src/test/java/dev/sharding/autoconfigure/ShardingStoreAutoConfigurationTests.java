@@ -20,6 +20,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceInitializationAutoConfiguration;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -148,6 +149,18 @@ class ShardingStoreAutoConfigurationTests {
                                     .join())
                             .isPositive();
                 });
+    }
+
+    @Test
+    void aMissingJdbcDriverIsReportedWithTheDependencyToAdd() {
+        // spring-boot-starter-jdbc present, the PostgreSQL driver not: the pool cannot load the driver the URL needs
+        this.runner
+                .withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class))
+                .withPropertyValues("spring.datasource.url=jdbc:postgresql://db-host/bank")
+                .run(reports(analysis -> {
+                    assertThat(analysis.getDescription()).contains("org.postgresql.Driver", "is not on the class path");
+                    assertThat(analysis.getAction()).contains("org.postgresql:postgresql");
+                }));
     }
 
     @Test
