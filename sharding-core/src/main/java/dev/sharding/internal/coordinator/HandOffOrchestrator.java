@@ -192,8 +192,17 @@ final class HandOffOrchestrator {
         });
     }
 
-    /** One rebalance round over every type; returns how many shards it started moving. */
+    /** One rebalance round over every type, a rebalance of its own; returns how many shards it started moving. */
     int rebalanceRound() {
+        return rebalanceRound(false);
+    }
+
+    /**
+     * One rebalance round over every type; returns how many shards it started moving. A round that follows at once
+     * on one that moved something ({@code continuing}) is the next step of the same rebalance: its moves count in that
+     * rebalance's entry of the history, as an operator would count them, not as a rebalance of their own.
+     */
+    private int rebalanceRound(boolean continuing) {
         int moved = 0;
         RebalanceHistory.Round round = null;
         pausedByVersions = false;
@@ -222,15 +231,23 @@ final class HandOffOrchestrator {
                 Member owner = type.homes().get(shard);
                 if (owner != null) {
                     if (round == null) {
-                        round = t.rebalances.start(t.now);
+                        round = continuing ? t.rebalances.continueLatest(t.now) : t.rebalances.start(t.now);
                     }
                     start(new ShardKey(typeName, shard), owner, null, round);
                     moved++;
                 }
             }
         }
-        if (moved > 0) {
-            log.info("Rebalance on {}: moving {} shards", t.nodeName(), moved);
+        if (moved > 0 && round != null) {
+            if (continuing) {
+                log.info(
+                        "Rebalance on {}: moving {} more shards ({} in this rebalance)",
+                        t.nodeName(),
+                        moved,
+                        round.moved);
+            } else {
+                log.info("Rebalance on {}: moving {} shards", t.nodeName(), moved);
+            }
         }
         t.rebalance.roundStarted(moved, t.now);
         return moved;
@@ -239,7 +256,7 @@ final class HandOffOrchestrator {
     /** After a round that moved something, the next one starts as soon as its moves are done. */
     void maybeNextRound() {
         if (t.active && t.rebalance.nextRoundAtOnce(t.now, t.ready, t.handoffs.isEmpty(), t.leaving.isEmpty())) {
-            rebalanceRound();
+            rebalanceRound(true);
         }
     }
 

@@ -10,9 +10,11 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * The coordinator's recent rebalance rounds, for operators: when each started, how many shards it moved, from which
- * members and to which. Only rounds that moved something are kept, the newest {@link #CAPACITY} of them, so that the
- * quiet periodic rounds do not push out the ones worth seeing.
+ * The coordinator's recent rebalances, for operators: when each started, how many shards it moved, from which
+ * members and to which. A rebalance is a round that moved something and the rounds that followed it at once, each as
+ * soon as the previous one's moves were done (the steps a limit on simultaneous moves cuts it into). Only rebalances
+ * that moved something are kept, the newest {@link #CAPACITY} of them, so that the quiet periodic rounds do not push
+ * out the ones worth seeing.
  *
  * <p>A round's destinations fill in as its shards are placed again after their handoff. Pure: times are given. Control
  * thread only.
@@ -46,6 +48,18 @@ final class RebalanceHistory {
         }
         started.run();
         return round;
+    }
+
+    /**
+     * The latest rebalance, to note the moves of a round that continues it (the next step, started as soon as the
+     * previous step's moves were done); a new one when none is kept.
+     *
+     * @param now when the round started, if it must be a new one
+     * @return the latest rebalance
+     */
+    Round continueLatest(long now) {
+        Round latest = rounds.peekFirst();
+        return latest != null ? latest : start(now);
     }
 
     /**

@@ -52,6 +52,24 @@ class RebalanceHistoryTest {
     }
 
     @Test
+    void theRoundsThatContinueARebalanceCountInItsEntryAndAreNoRebalanceOfTheirOwn() {
+        int[] started = {0};
+        history.onStart(() -> started[0]++);
+        history.continueLatest(1_000 * MILLI).left(A); // none kept yet: a new one
+        history.continueLatest(1_100 * MILLI).left(A);
+        history.continueLatest(1_200 * MILLI).left(B);
+
+        assertThat(history.report(2_000 * MILLI))
+                .as("one rebalance of three steps, aged from its first")
+                .containsExactly(new RebalanceReport(1000, 3, Map.of("a", 2, "b", 1), Map.of()));
+        assertThat(started[0]).as("rebalances counted").isEqualTo(1);
+
+        history.start(3_000 * MILLI).left(C);
+        assertThat(history.report(3_000 * MILLI)).hasSize(2);
+        assertThat(started[0]).isEqualTo(2);
+    }
+
+    @Test
     void nothingIsReportedBeforeTheFirstRound() {
         assertThat(history.report(0)).isEmpty();
     }
