@@ -569,6 +569,35 @@ class CoordinatorTest {
     }
 
     @Test
+    void aRebalanceCutIntoRoundsByTheLimitOnMovesIsOneEntry() {
+        ready(A, B);
+        for (int shard = 0; shard < SHARDS; shard++) {
+            allocated(shard, A);
+        }
+        now += 2 * REBALANCE; // a stable view
+        run(coordinator.onAdminRequest(B, new AdminRequest(1, null, 0, null), now));
+        assertThat(one(B, AdminReply.class).accepted()).isTrue();
+        List<Integer> rounds = new ArrayList<>();
+        for (List<HandOff> handOffs = take(A, HandOff.class); !handOffs.isEmpty(); handOffs = take(A, HandOff.class)) {
+            rounds.add(handOffs.size());
+            for (HandOff h : handOffs) {
+                // each round starts as soon as the moves of the one before are done
+                run(coordinator.onShardStopped(A, new ShardStopped(TYPE, h.shardId(), 1, List.of()), now));
+            }
+        }
+        int moved = rounds.stream().mapToInt(Integer::intValue).sum();
+        assertThat(rounds).as("rounds of at most 10%% of the shards each").hasSizeGreaterThan(1);
+        assertThat(coordinator.recentRebalances(now))
+                .as("one rebalance, %s", rounds)
+                .hasSize(1)
+                .first()
+                .satisfies(r -> {
+                    assertThat(r.moved()).isEqualTo(moved);
+                    assertThat(r.from()).isEqualTo(Map.of("a", moved));
+                });
+    }
+
+    @Test
     void aHandOffIsRepeatedUntilTheOwnerAnswers() {
         ready(A, B);
         allocated(1, A);
