@@ -81,6 +81,12 @@ final class CoordinatorTables {
     /** The recent rebalance rounds that moved shards. */
     final RebalanceHistory rebalances = new RebalanceHistory();
 
+    /**
+     * Members refused for good (another number of shards, another store), each logged once: a refused node registers
+     * again every retry interval. Only members of the view are kept.
+     */
+    final Set<Member> refused = new HashSet<>();
+
     /** When a retry of the waiting requests is scheduled for, or {@code Long.MIN_VALUE}. */
     long retryAtNanos = Long.MIN_VALUE;
 

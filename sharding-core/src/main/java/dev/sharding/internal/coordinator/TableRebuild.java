@@ -140,7 +140,12 @@ final class TableRebuild {
     }
 
     private void refuse(Member from, String reason) {
-        log.error("Refused {}: {}", from, reason);
+        t.refused.retainAll(t.view);
+        if (t.refused.add(from)) {
+            log.error("Refused {} (logged once; it asks again every retry interval): {}", from, reason);
+        } else {
+            log.debug("Refused {} again: {}", from, reason);
+        }
         t.send(from, new RegisterRefused(reason));
         t.awaitingStates.remove(from);
         checkReady();

@@ -292,6 +292,34 @@ class CoordinatorTest {
     }
 
     @Test
+    void aRefusedMemberThatRegistersAgainIsRefusedEachTimeButLoggedOnce() {
+        ch.qos.logback.classic.Logger logger =
+                (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(TableRebuild.class);
+        ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> log =
+                new ch.qos.logback.core.read.ListAppender<>();
+        log.start();
+        logger.addAppender(log);
+        try {
+            view(List.of(A, C), Set.of(), Set.of(A, C));
+            run(coordinator.onRegister(A, new Register(List.of(region()), "store-1"), now));
+            for (int i = 0; i < 5; i++) { // a refused node registers again every retry interval
+                run(coordinator.onRegister(
+                        C,
+                        new Register(
+                                List.of(new RegionInfo(TYPE, false, false, 20, new int[0], new long[0])), "store-1"),
+                        now));
+                assertThat(one(C, RegisterRefused.class).reason()).contains("number-of-shards");
+                now += RETRY;
+            }
+            assertThat(log.list)
+                    .filteredOn(e -> e.getLevel() == ch.qos.logback.classic.Level.ERROR)
+                    .hasSize(1);
+        } finally {
+            logger.detachAppender(log);
+        }
+    }
+
+    @Test
     void losingTheCoordinatorRoleForgetsEverything() {
         ready(A, B);
         allocated(1, A);
