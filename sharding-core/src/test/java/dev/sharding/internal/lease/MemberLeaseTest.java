@@ -26,6 +26,12 @@ class MemberLeaseTest {
 
     private static final long LEASE = TimeUnit.SECONDS.toNanos(2);
 
+    /**
+     * A lease that runs out soon, yet surely after its grant arrives: one of 1 ms could run out before, on a loaded
+     * machine, and then grant nothing (the node never served under it, so nothing lapsed).
+     */
+    private static final long SHORT = TimeUnit.MILLISECONDS.toNanos(200);
+
     private final Host host = new Host();
 
     private final MemberLease lease = host.lease(new MemberLease(host, LEASE, false));
@@ -47,7 +53,7 @@ class MemberLeaseTest {
 
     @Test
     void aLeaseRenewedLateBeforeAnyTickNoticedTheLapseStillChecksTheShardsAndRunsWaitingEntities() {
-        grant(TimeUnit.MILLISECONDS.toNanos(1)); // the coordinator answers with a lease that runs out at once
+        grant(SHORT); // the coordinator answers with a lease that runs out soon
         awaitNotServing();
         // no tick ran checkLapse: an entity that found the node not serving meanwhile was parked; the next grant must
         // wake it (through the check of the shards), or it waits forever
@@ -58,7 +64,7 @@ class MemberLeaseTest {
 
     @Test
     void aLapseATickNoticedIsEndedByTheNextLease() {
-        grant(TimeUnit.MILLISECONDS.toNanos(1));
+        grant(SHORT);
         awaitNotServing();
         assertThat(lease.checkLapse(System.nanoTime(), LEASE, Duration.ofSeconds(2), false, COORDINATOR))
                 .as("paused, not lost yet")
@@ -84,7 +90,7 @@ class MemberLeaseTest {
 
     @Test
     void aLeaseThatComesBackHoldsDeliveryBeforeItIsPublishedSoNoEntityServesBeforeTheShardsAreChecked() {
-        grant(TimeUnit.MILLISECONDS.toNanos(1));
+        grant(SHORT);
         awaitNotServing();
         grant(LEASE);
         assertThat(host.servingWhenHeld)
@@ -112,7 +118,7 @@ class MemberLeaseTest {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (lease.serving()) {
             assertThat(System.nanoTime() - deadline)
-                    .as("the 1 ms lease ran out")
+                    .as("the short lease ran out")
                     .isNegative();
             Thread.onSpinWait();
         }
