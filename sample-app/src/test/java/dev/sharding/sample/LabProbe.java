@@ -51,6 +51,32 @@ final class LabProbe {
         return nodes.stream().allMatch(n -> membersOf(n).equals(all));
     }
 
+    /**
+     * Whether the cluster is settled as a node sees it: no shard moving, and the shards of every entity type spread
+     * within one of each other over the members that host them (so that no rebalance is due).
+     */
+    boolean settled(Node n) {
+        JsonNode json = sharding(n);
+        if (json == null || !json.path("handoffs").isEmpty()) {
+            return false;
+        }
+        boolean[] spread = {true};
+        json.path("entityTypes").forEach(regions -> {
+            int least = Integer.MAX_VALUE;
+            int most = 0;
+            for (JsonNode r : regions) {
+                if (!r.path("proxyOnly").asBoolean()) {
+                    least = Math.min(least, r.path("shardCount").asInt());
+                    most = Math.max(most, r.path("shardCount").asInt());
+                }
+            }
+            if (most - least > 1) {
+                spread[0] = false;
+            }
+        });
+        return spread[0];
+    }
+
     /** The status of a GET, or -1 when there was no answer. */
     int status(String url) {
         try {
