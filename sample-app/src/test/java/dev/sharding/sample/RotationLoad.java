@@ -114,7 +114,10 @@ final class RotationLoad {
         int i = nodes.indexOf(node);
         inRotation.set(i, 0);
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (inFlight.get(i) > 0 && System.nanoTime() < deadline) {
+        while (inFlight.get(i) > 0) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("Requests to " + node.name + " still in flight 30 s after it left rotation");
+            }
             SampleCluster.pause(Duration.ofMillis(10));
         }
     }

@@ -458,8 +458,8 @@ final class BatchWriter {
      * second. False, without waiting, when the wait would end past the deadline, or when the writer stops.
      */
     private boolean pauseBeforeAnotherConnection(int attempt, long deadline) {
-        long pause = TimeUnit.MILLISECONDS.toNanos(Math.min(500, 50L << Math.min(attempt - 1, 4)));
-        if (System.nanoTime() + pause >= deadline) {
+        long pause = StoreTimeouts.retryPauseNanos(attempt, deadline);
+        if (pause < 0) {
             return false;
         }
         try {

@@ -261,8 +261,8 @@ final class ConnectionTasks {
      * waiting, when the wait would end past the deadline, or when the store stops.
      */
     private static boolean pauseBeforeRetry(int attempt, long deadline) {
-        long pause = TimeUnit.MILLISECONDS.toNanos(Math.min(500, 50L << Math.min(attempt - 1, 4)));
-        if (System.nanoTime() + pause >= deadline) {
+        long pause = StoreTimeouts.retryPauseNanos(attempt, deadline);
+        if (pause < 0) {
             return false;
         }
         try {

@@ -6,6 +6,7 @@ import java.sql.SQLTimeoutException;
 import java.time.Duration;
 import java.util.IdentityHashMap;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -82,6 +83,18 @@ final class StoreTimeouts {
             }
         }
         return null;
+    }
+
+    /**
+     * The pause before a call that failed on its connection tries another: 50 ms, doubling up to half a second.
+     *
+     * @param attempt the failed attempts so far, at least 1
+     * @param deadline when the call must be done ({@link System#nanoTime()})
+     * @return the pause in nanoseconds, or -1 when it would end past the deadline: no retry
+     */
+    static long retryPauseNanos(int attempt, long deadline) {
+        long pause = TimeUnit.MILLISECONDS.toNanos(Math.min(500, 50L << Math.min(attempt - 1, 4)));
+        return System.nanoTime() + pause >= deadline ? -1 : pause;
     }
 
     /**
