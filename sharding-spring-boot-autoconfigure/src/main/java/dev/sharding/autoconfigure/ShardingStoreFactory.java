@@ -30,11 +30,19 @@ final class ShardingStoreFactory {
 
     /**
      * Settings of the embedded H2 database. AUTO_SERVER lets several nodes started from one folder share the file
-     * (the first serves it to the others, who reconnect to whoever serves it next if it dies); WRITE_DELAY=0 makes
-     * a commit reach the file before it returns, so a kill -9 of the serving process loses no acknowledged write.
-     * (H2 refuses DB_CLOSE_ON_EXIT=FALSE beside AUTO_SERVER, hence {@link H2ShutdownHook}.)
+     * (the first serves it to the others; when it stops, the store's next connection finds whoever serves it next,
+     * in turn with the other nodes: {@link EmbeddedH2Pool}, {@link H2FileTakeover}); WRITE_DELAY=0 makes a commit
+     * reach the file before it returns, so a kill -9 of the serving process loses no acknowledged write. No
+     * AUTO_RECONNECT: it would reconnect inside a statement, racing the other nodes for the file. (H2 refuses
+     * DB_CLOSE_ON_EXIT=FALSE beside AUTO_SERVER, hence {@link H2ShutdownHook}.)
      */
-    static final String EMBEDDED_H2_OPTIONS = ";AUTO_SERVER=TRUE;AUTO_RECONNECT=TRUE;WRITE_DELAY=0";
+    static final String EMBEDDED_H2_OPTIONS = ";AUTO_SERVER=TRUE;WRITE_DELAY=0";
+
+    /**
+     * How long a node waits for another to take the embedded file over before it tries H2's own way: longer than H2
+     * takes to open a file a killed process left locked (about two seconds).
+     */
+    private static final long TAKEOVER_PATIENCE_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(15);
 
     /** The store's tables, without their prefix. */
     private static final List<String> TABLES =
@@ -108,7 +116,7 @@ final class ShardingStoreFactory {
     }
 
     private static ShardingStore embedded(StoreProperties properties) {
-        if (!ClassUtils.isPresent("org.h2.jdbcx.JdbcConnectionPool", ShardingStoreFactory.class.getClassLoader())) {
+        if (!ClassUtils.isPresent("org.h2.Driver", ShardingStoreFactory.class.getClassLoader())) {
             throw new ShardingConfigurationException(
                     "The sharding store has no database: the application has no "
                             + "DataSource, and the H2 driver for the embedded database is not on the class path.",
@@ -118,10 +126,10 @@ final class ShardingStoreFactory {
         }
         bindEmbeddedServerToLoopback();
         String url = "jdbc:h2:file:" + properties.getEmbeddedPath().toAbsolutePath() + EMBEDDED_H2_OPTIONS;
-        org.h2.jdbcx.JdbcConnectionPool pool = org.h2.jdbcx.JdbcConnectionPool.create(url, "sa", "");
-        pool.setMaxConnections(16);
-        // wait for a free connection no longer than a statement may run (H2 counts whole seconds)
-        pool.setLoginTimeout((int) Math.max(1, (properties.getQueryTimeout().toMillis() + 999) / 1000));
+        // wait for a free connection no longer than a statement may run
+        EmbeddedH2Pool pool = new EmbeddedH2Pool(
+                url, new H2FileTakeover(properties.getEmbeddedPath(), TAKEOVER_PATIENCE_NANOS), 16, (int)
+                        Math.max(1, (properties.getQueryTimeout().toMillis() + 999) / 1000));
         JdbcShardingStore store = JdbcShardingStore.builder(pool)
                 .tablePrefix(properties.getTablePrefix())
                 .queryTimeout(properties.getQueryTimeout())
@@ -137,14 +145,14 @@ final class ShardingStoreFactory {
             }
         } catch (RuntimeException e) {
             store.close();
-            pool.dispose();
+            pool.close();
             throw e;
         }
         H2ShutdownHook.detach();
         log.info(
                 "Sharding store: embedded H2 database {}",
                 properties.getEmbeddedPath().toAbsolutePath());
-        return new OwningStore(store, pool::dispose);
+        return new OwningStore(store, pool);
     }
 
     /** Checks that the database is reachable, supported and not in memory; returns its URL. */

@@ -1,0 +1,127 @@
+package dev.sharding.autoconfigure;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The order in which the processes sharing the embedded H2 file take it over, on lock files written as H2 writes
+ * them: one claimant opens the file, the others wait for its server.
+ */
+class H2FileTakeoverTests {
+
+    private static final long PATIENCE = TimeUnit.SECONDS.toNanos(30);
+
+    @TempDir
+    Path folder;
+
+    @Test
+    void nobodyServesTheFileSoTheFirstClaimsItAndTheOthersWaitForItsServer() throws Exception {
+        Path database = folder.resolve("sharding");
+        H2FileTakeover first = new H2FileTakeover(database, PATIENCE);
+        H2FileTakeover second = new H2FileTakeover(database, PATIENCE);
+
+        assertThat(first.await()).isEqualTo(H2FileTakeover.Turn.CLAIMED);
+        CompletableFuture<H2FileTakeover.Turn> waiting = CompletableFuture.supplyAsync(second::await);
+        // the claimant creates the lock file as H2 does, first without its server
+        Files.writeString(lockFile(database), "#FileLock\nid=1a2b\nmethod=FILE\n");
+        assertThat(waiting).isNotDone();
+        try (ServerSocket server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+            writeLock(database, server.getLocalPort());
+            first.release();
+            assertThat(waiting.get(10, TimeUnit.SECONDS)).isEqualTo(H2FileTakeover.Turn.SERVED);
+            assertThat(database.resolveSibling("sharding.takeover")).doesNotExist();
+        }
+    }
+
+    @Test
+    void theFirstNodeClaimsAFileWhoseFolderDoesNotExistYet() {
+        Path database = folder.resolve("data").resolve("sharding");
+        assertThat(new H2FileTakeover(database, PATIENCE).await()).isEqualTo(H2FileTakeover.Turn.CLAIMED);
+        assertThat(database.resolveSibling("sharding.takeover")).exists();
+    }
+
+    @Test
+    void aLockFileWithoutServerAndWithoutClaimIsLeftOverAndClaimedAtOnce() throws Exception {
+        Path database = folder.resolve("sharding");
+        // a process killed while it opened the file: H2's lock file written, its server not yet
+        Files.writeString(lockFile(database), "#FileLock\nid=1a2b\nmethod=FILE\n");
+        assertThat(new H2FileTakeover(database, PATIENCE).await()).isEqualTo(H2FileTakeover.Turn.CLAIMED);
+    }
+
+    @Test
+    void aServedFileNeedsNoClaim() throws Exception {
+        Path database = folder.resolve("sharding");
+        try (ServerSocket server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+            writeLock(database, server.getLocalPort());
+            assertThat(new H2FileTakeover(database, PATIENCE).await()).isEqualTo(H2FileTakeover.Turn.SERVED);
+        }
+        assertThat(database.resolveSibling("sharding.takeover")).doesNotExist();
+    }
+
+    @Test
+    void aStoppingServersLockFileIsWaitedForAndTheFileClaimedOnceItIsGone() throws Exception {
+        Path database = folder.resolve("sharding");
+        writeLock(database, closedPort());
+        CompletableFuture<H2FileTakeover.Turn> waiting =
+                CompletableFuture.supplyAsync(() -> new H2FileTakeover(database, PATIENCE).await());
+        assertThat(waiting).isNotDone();
+        Files.delete(lockFile(database)); // the server closed the file
+        assertThat(waiting.get(10, TimeUnit.SECONDS)).isEqualTo(H2FileTakeover.Turn.CLAIMED);
+    }
+
+    @Test
+    void aKilledServersLockFileIsClaimedAfterTheGrace() throws Exception {
+        Path database = folder.resolve("sharding");
+        writeLock(database, closedPort());
+        long start = System.nanoTime();
+        assertThat(new H2FileTakeover(database, PATIENCE).await()).isEqualTo(H2FileTakeover.Turn.CLAIMED);
+        assertThat(System.nanoTime() - start).isGreaterThanOrEqualTo(H2FileTakeover.CLOSING_GRACE_NANOS);
+    }
+
+    @Test
+    void aClaimLeftByAKilledProcessIsTakenOver() throws Exception {
+        Path database = folder.resolve("sharding");
+        Path claim = Files.createFile(database.resolveSibling("sharding.takeover"));
+        Files.setLastModifiedTime(claim, FileTime.from(Instant.now().minus(Duration.ofMinutes(1))));
+        assertThat(new H2FileTakeover(database, PATIENCE).await()).isEqualTo(H2FileTakeover.Turn.CLAIMED);
+    }
+
+    @Test
+    void aFreshClaimIsWaitedForUntilPatienceRunsOut() throws Exception {
+        Path database = folder.resolve("sharding");
+        H2FileTakeover holder = new H2FileTakeover(database, PATIENCE);
+        assertThat(holder.await()).isEqualTo(H2FileTakeover.Turn.CLAIMED);
+        H2FileTakeover impatient = new H2FileTakeover(database, TimeUnit.MILLISECONDS.toNanos(200));
+        assertThat(impatient.await()).isEqualTo(H2FileTakeover.Turn.GAVE_UP);
+        holder.release();
+        Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> impatient.await() == H2FileTakeover.Turn.CLAIMED);
+    }
+
+    private static Path lockFile(Path database) {
+        return database.resolveSibling("sharding.lock.db");
+    }
+
+    /** A lock file as H2 writes it once its server runs (java.util.Properties, the colon escaped). */
+    private static void writeLock(Path database, int port) throws IOException {
+        Files.writeString(lockFile(database), "#FileLock\nid=1a2b\nmethod=FILE\nserver=127.0.0.1\\:" + port + "\n");
+    }
+
+    private static int closedPort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        }
+    }
+}
