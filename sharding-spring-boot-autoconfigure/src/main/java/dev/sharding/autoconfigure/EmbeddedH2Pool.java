@@ -28,14 +28,20 @@ import org.slf4j.LoggerFactory;
  * <p>When the process serving the file stops, every connection of the others to it breaks at once. The store finds
  * one broken, closes it and tries on another ({@code JdbcTransactions.connectionLost}); the idle ones are as dead,
  * so this pool drops every connection opened before the broken one was given back, instead of handing them out one
- * failed attempt after another. H2's {@code AUTO_RECONNECT} is not used: it reconnects inside the statement, where
- * nothing can order the processes that race for the file.
+ * failed attempt after another. Connections to another process's server go straight to it ({@code jdbc:h2:tcp://}),
+ * not through {@code AUTO_SERVER}, which implies {@code AUTO_RECONNECT}: that reconnects inside a statement, where
+ * nothing orders the processes that race for the file.
  */
 final class EmbeddedH2Pool implements DataSource, AutoCloseable {
 
     private static final org.slf4j.Logger log = LoggerFactory.getLogger(EmbeddedH2Pool.class);
 
-    private final String url;
+    private final String fileUrl;
+
+    private final String clientOptions;
+
+    /** Whether the file is open in this process, whose new connections are then embedded ones. */
+    private volatile boolean serving;
 
     private final Properties credentials = new Properties();
 
@@ -57,13 +63,20 @@ final class EmbeddedH2Pool implements DataSource, AutoCloseable {
     /**
      * A pool for one file database.
      *
-     * @param url its URL ({@code jdbc:h2:file:...;AUTO_SERVER=TRUE...})
+     * @param fileUrl its URL ({@code jdbc:h2:file:...;AUTO_SERVER=TRUE...}), to open the file in this process
+     * @param clientOptions the settings of a connection to another process's server ({@code ;WRITE_DELAY=0})
      * @param takeover orders the opening of the file among the processes that share it
      * @param maxConnections how many connections may be borrowed at once
      * @param loginTimeoutSeconds how long a borrower waits for one of them to come back
      */
-    EmbeddedH2Pool(String url, H2FileTakeover takeover, int maxConnections, int loginTimeoutSeconds) {
-        this.url = url;
+    EmbeddedH2Pool(
+            String fileUrl,
+            String clientOptions,
+            H2FileTakeover takeover,
+            int maxConnections,
+            int loginTimeoutSeconds) {
+        this.fileUrl = fileUrl;
+        this.clientOptions = clientOptions;
         this.takeover = takeover;
         this.credentials.setProperty("user", "sa");
         this.credentials.setProperty("password", "");
@@ -104,23 +117,69 @@ final class EmbeddedH2Pool implements DataSource, AutoCloseable {
             }
             closeQuietly(p.physical);
         }
+        if (serving) {
+            // the file is open in this process: another session of it, with no lock file to look at
+            Connection c = connect(fileUrl, "(this node serves the file)", System.nanoTime());
+            if (servesFile(c)) {
+                return new Pooled(c, current);
+            }
+            closeQuietly(c);
+            serving = false;
+        }
         long start = System.nanoTime();
         H2FileTakeover.Turn turn = takeover.await();
         try {
-            Connection c = driver.connect(url, credentials);
-            if (c == null) {
-                throw new SQLException("The H2 driver does not accept " + url);
+            if (turn.kind() == H2FileTakeover.Kind.SERVED) {
+                // straight to the server, not through AUTO_SERVER: that would first try to open the file (H2's slow
+                // lock check, when the server has just gone) and reconnect inside statements (AUTO_SERVER implies
+                // AUTO_RECONNECT), where nothing orders the nodes
+                String tcp = "jdbc:h2:tcp://" + turn.server() + "/" + turn.key() + clientOptions;
+                return new Pooled(connect(tcp, turn.kind(), start), current);
             }
-            if (turn == H2FileTakeover.Turn.CLAIMED && servesFile(c)) {
+            Connection c = connect(fileUrl, turn.kind(), start);
+            if (servesFile(c)) {
+                serving = true;
+                // H2 registers its shutdown hook again each time it opens the file: taken away again, so that
+                // the file closes when the store does (H2ShutdownHook)
+                H2ShutdownHook.detach();
                 log.info(
                         "Opened the embedded H2 database in {} ms; this node serves it to the others",
                         TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
             }
             return new Pooled(c, current);
         } finally {
-            if (turn == H2FileTakeover.Turn.CLAIMED) {
+            if (turn.kind() == H2FileTakeover.Kind.CLAIMED) {
                 takeover.release();
             }
+        }
+    }
+
+    /** A new physical connection; how long its turn and its connection took is logged at debug level. */
+    private Connection connect(String target, Object why, long start) throws SQLException {
+        long connectAt = System.nanoTime();
+        try {
+            Connection c = driver.connect(target, credentials);
+            if (c == null) {
+                throw new SQLException("The H2 driver does not accept " + target);
+            }
+            if (log.isDebugEnabled()) {
+                log.debug(
+                        "New connection to {} after {} ms waiting for the turn ({}) and {} ms connecting",
+                        target,
+                        TimeUnit.NANOSECONDS.toMillis(connectAt - start),
+                        why,
+                        TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - connectAt));
+            }
+            return c;
+        } catch (SQLException | RuntimeException e) {
+            log.debug(
+                    "A new connection to {} failed after {} ms waiting for the turn ({}) and {} ms connecting: {}",
+                    target,
+                    TimeUnit.NANOSECONDS.toMillis(connectAt - start),
+                    why,
+                    TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - connectAt),
+                    e.toString());
+            throw e;
         }
     }
 

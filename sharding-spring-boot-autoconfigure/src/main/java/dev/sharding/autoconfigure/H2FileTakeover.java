@@ -73,13 +73,28 @@ final class H2FileTakeover {
     }
 
     /** What a process may do now. */
-    enum Turn {
+    enum Kind {
         /** A server answers: connect to it. */
         SERVED,
         /** This process holds the claim: open the file, then {@link #release()}. */
         CLAIMED,
         /** Waited {@code patience} without either: go to H2 as it is. */
         GAVE_UP
+    }
+
+    /**
+     * What a process may do now, and where the server is when there is one.
+     *
+     * @param kind what it may do
+     * @param server the server's {@code host:port} when {@link Kind#SERVED}
+     * @param key the key under which the server serves the file (the lock file's {@code id}) when {@link Kind#SERVED}
+     */
+    record Turn(
+            Kind kind, @Nullable String server, @Nullable String key) {
+
+        static final Turn CLAIMED = new Turn(Kind.CLAIMED, null, null);
+
+        static final Turn GAVE_UP = new Turn(Kind.GAVE_UP, null, null);
     }
 
     /**
@@ -96,15 +111,16 @@ final class H2FileTakeover {
             long now = System.nanoTime();
             Lock lock = readLock();
             boolean mayClaim;
-            if (lock.server() != null) {
-                if (answers(lock.server())) {
+            String server = lock.server();
+            if (server != null) {
+                if (lock.key() != null && answers(server)) {
                     if (waited) {
                         log.info(
                                 "The embedded H2 database is served by another node now ({}); waited {} ms for it",
-                                lock.server(),
+                                server,
                                 TimeUnit.NANOSECONDS.toMillis(now - start));
                     }
-                    return Turn.SERVED;
+                    return new Turn(Kind.SERVED, server, lock.key());
                 }
                 if (deadServerSince == 0) {
                     deadServerSince = now;
@@ -175,12 +191,15 @@ final class H2FileTakeover {
         try (InputStream in = Files.newInputStream(lockFile)) {
             properties.load(in);
         } catch (NoSuchFileException e) {
-            return new Lock(false, null);
+            return new Lock(false, null, null);
         } catch (IOException | IllegalArgumentException e) {
-            return new Lock(true, null);
+            return new Lock(true, null, null);
         }
-        String server = properties.getProperty("server");
-        return new Lock(true, server == null || server.isBlank() ? null : server);
+        return new Lock(true, nonBlank(properties.getProperty("server")), nonBlank(properties.getProperty("id")));
+    }
+
+    private static @Nullable String nonBlank(@Nullable String value) {
+        return value == null || value.isBlank() ? null : value;
     }
 
     /** Whether a server at {@code host:port} accepts a connection. */
@@ -198,6 +217,9 @@ final class H2FileTakeover {
         }
     }
 
-    /** The lock file: whether it exists, and the server it names. */
-    private record Lock(boolean exists, @Nullable String server) {}
+    /** The lock file: whether it exists, the server it names and the key the server serves the file under. */
+    private record Lock(
+            boolean exists,
+            @Nullable String server,
+            @Nullable String key) {}
 }

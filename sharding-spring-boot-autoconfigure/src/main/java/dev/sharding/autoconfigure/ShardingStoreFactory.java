@@ -32,11 +32,13 @@ final class ShardingStoreFactory {
      * Settings of the embedded H2 database. AUTO_SERVER lets several nodes started from one folder share the file
      * (the first serves it to the others; when it stops, the store's next connection finds whoever serves it next,
      * in turn with the other nodes: {@link EmbeddedH2Pool}, {@link H2FileTakeover}); WRITE_DELAY=0 makes a commit
-     * reach the file before it returns, so a kill -9 of the serving process loses no acknowledged write. No
-     * AUTO_RECONNECT: it would reconnect inside a statement, racing the other nodes for the file. (H2 refuses
+     * reach the file before it returns, so a kill -9 of the serving process loses no acknowledged write. (H2 refuses
      * DB_CLOSE_ON_EXIT=FALSE beside AUTO_SERVER, hence {@link H2ShutdownHook}.)
      */
     static final String EMBEDDED_H2_OPTIONS = ";AUTO_SERVER=TRUE;WRITE_DELAY=0";
+
+    /** Settings of a connection to another node's server of the embedded file: its commits reach the file too. */
+    static final String EMBEDDED_H2_CLIENT_OPTIONS = ";WRITE_DELAY=0";
 
     /**
      * How long a node waits for another to take the embedded file over before it tries H2's own way: longer than H2
@@ -128,8 +130,11 @@ final class ShardingStoreFactory {
         String url = "jdbc:h2:file:" + properties.getEmbeddedPath().toAbsolutePath() + EMBEDDED_H2_OPTIONS;
         // wait for a free connection no longer than a statement may run
         EmbeddedH2Pool pool = new EmbeddedH2Pool(
-                url, new H2FileTakeover(properties.getEmbeddedPath(), TAKEOVER_PATIENCE_NANOS), 16, (int)
-                        Math.max(1, (properties.getQueryTimeout().toMillis() + 999) / 1000));
+                url,
+                EMBEDDED_H2_CLIENT_OPTIONS,
+                new H2FileTakeover(properties.getEmbeddedPath(), TAKEOVER_PATIENCE_NANOS),
+                16,
+                (int) Math.max(1, (properties.getQueryTimeout().toMillis() + 999) / 1000));
         JdbcShardingStore store = JdbcShardingStore.builder(pool)
                 .tablePrefix(properties.getTablePrefix())
                 .queryTimeout(properties.getQueryTimeout())

@@ -24,9 +24,14 @@ class EmbeddedH2PoolTests {
 
     @BeforeEach
     void open() {
+        pool = newPool();
+    }
+
+    private EmbeddedH2Pool newPool() {
         Path database = folder.resolve("sharding");
-        pool = new EmbeddedH2Pool(
+        return new EmbeddedH2Pool(
                 "jdbc:h2:file:" + database.toAbsolutePath() + ShardingStoreFactory.EMBEDDED_H2_OPTIONS,
+                ShardingStoreFactory.EMBEDDED_H2_CLIENT_OPTIONS,
                 new H2FileTakeover(database, TimeUnit.SECONDS.toNanos(15)),
                 2,
                 1);
@@ -119,6 +124,43 @@ class EmbeddedH2PoolTests {
         assertThat(folder.resolve("sharding.lock.db")).doesNotExist();
         assertThatThrownBy(() -> other.createStatement().execute("SELECT 1")).isInstanceOf(SQLException.class);
         other.close();
+    }
+
+    @Test
+    void anotherNodesPoolConnectsToTheServerAndTakesTheFileOverWhenTheServingNodeCloses() throws SQLException {
+        try (Connection c = pool.getConnection();
+                Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE t (id INT PRIMARY KEY)");
+            s.execute("INSERT INTO t VALUES (1)");
+        }
+        // a second node's pool on the same file: H2 shares a file opened in the same JVM, so only the lock file
+        // and the server it names tell this pool where to go, as they tell another process
+        try (EmbeddedH2Pool other = newPool()) {
+            Connection client = other.getConnection();
+            assertThat(client.unwrap(Connection.class).getMetaData().getURL()).startsWith("jdbc:h2:tcp://");
+            assertThat(count(client)).isEqualTo(1);
+            client.close();
+
+            pool.close();
+
+            Connection broken = other.getConnection();
+            assertThatThrownBy(() -> count(broken)).isInstanceOf(SQLException.class);
+            // as the store discards a connection it found broken
+            broken.unwrap(Connection.class).close();
+            broken.close();
+            try (Connection c = other.getConnection()) {
+                assertThat(c.unwrap(Connection.class).getMetaData().getURL()).startsWith("jdbc:h2:file:");
+                assertThat(count(c)).isEqualTo(1);
+            }
+        }
+    }
+
+    private static int count(Connection c) throws SQLException {
+        try (Statement s = c.createStatement();
+                var rows = s.executeQuery("SELECT COUNT(*) FROM t")) {
+            rows.next();
+            return rows.getInt(1);
+        }
     }
 
     @Test

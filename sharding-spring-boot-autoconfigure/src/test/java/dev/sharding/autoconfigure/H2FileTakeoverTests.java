@@ -41,7 +41,9 @@ class H2FileTakeoverTests {
         try (ServerSocket server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
             writeLock(database, server.getLocalPort());
             first.release();
-            assertThat(waiting.get(10, TimeUnit.SECONDS)).isEqualTo(H2FileTakeover.Turn.SERVED);
+            assertThat(waiting.get(10, TimeUnit.SECONDS))
+                    .isEqualTo(new H2FileTakeover.Turn(
+                            H2FileTakeover.Kind.SERVED, "127.0.0.1:" + server.getLocalPort(), "1a2b"));
             assertThat(database.resolveSibling("sharding.takeover")).doesNotExist();
         }
     }
@@ -66,7 +68,7 @@ class H2FileTakeoverTests {
         Path database = folder.resolve("sharding");
         try (ServerSocket server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
             writeLock(database, server.getLocalPort());
-            assertThat(new H2FileTakeover(database, PATIENCE).await()).isEqualTo(H2FileTakeover.Turn.SERVED);
+            assertThat(new H2FileTakeover(database, PATIENCE).await().kind()).isEqualTo(H2FileTakeover.Kind.SERVED);
         }
         assertThat(database.resolveSibling("sharding.takeover")).doesNotExist();
     }
