@@ -34,7 +34,8 @@ import org.slf4j.LoggerFactory;
  * queued and gives it back when the queue is empty, or when a transaction on it failed. A transaction is tried again
  * at once (up to three times in all) when the database reports a deadlock or serialization failure, and on another
  * connection, after a short pause, until the write deadline, when its connection broke or could not be opened before
- * any commit was sent ({@link JdbcTransactions#connectionLost}: a server that restarted or moved); any other failure
+ * any commit was sent ({@link JdbcTransactions#connectionLost}: a server that restarted or moved), and when its commit
+ * got no answer but a row it wrote, read back, shows it was not committed ({@link CommitCheck}); any other failure
  * fails the batch (one that hit a time limit says which), and the writer pauses before the next one, longer (up to a
  * second) while failures go on, logging the first failure of a streak and its end. While the database does not answer
  * at all, the writer checks it with a trivial statement instead of trying writes, which fail at once meanwhile.
@@ -133,6 +134,9 @@ final class BatchWriter {
     /** How long the writer may take over a batch, connection included, before the queued writes fail. */
     private final Duration writeDeadline;
 
+    /** Finds out whether a transaction whose commit got no answer went through. */
+    private final CommitCheck commitCheck;
+
     /** What disarms the watchdog of the held connection's transaction; only the writer thread uses it. */
     private Runnable armed = StoreWatchdog.DISARMED;
 
@@ -189,6 +193,7 @@ final class BatchWriter {
         this.queryTimeout = queryTimeout;
         this.watchdog = watchdog;
         this.writeDeadline = queryTimeout.multipliedBy(2);
+        this.commitCheck = new CommitCheck(connections, dialects, watchdog, queryTimeout);
         StoreThreads.factory("sharding-store-writer-").newThread(this::run).start();
         long sweep = Math.max(10, Math.min(250, queryTimeout.toMillis() / 4));
         watchdog.every(Duration.ofMillis(sweep), this::sweep);
@@ -420,8 +425,22 @@ final class BatchWriter {
                 failure = failed == null ? e : failed.explain(e);
                 onFailure.run();
                 boolean again;
+                WriteBatch.@Nullable Witness witness;
                 if (JdbcTransactions.isTransient(e)) {
                     again = attempt < TRANSACTION_ATTEMPTS;
+                } else if (JdbcTransactions.outcomeUnknown(failure) && (witness = batch.witness()) != null) {
+                    // the commit got no answer: the row it wrote tells whether it went through
+                    int first = attempt;
+                    CommitCheck.Verdict verdict = commitCheck.check(
+                            witness, deadline, a -> pauseBeforeAnotherConnection(first + (int) a - 1, deadline));
+                    if (verdict == CommitCheck.Verdict.COMMITTED) {
+                        List<StoreOperation> left = batch.deferred();
+                        keepDeferred(left);
+                        busySince = 0;
+                        committed(batch, left.size());
+                        return;
+                    }
+                    again = verdict == CommitCheck.Verdict.NOT_COMMITTED;
                 } else {
                     // nothing applied, and another connection may reach the database (a server that restarted or
                     // moved, as the embedded H2 file's does when the node serving it stops): within the deadline

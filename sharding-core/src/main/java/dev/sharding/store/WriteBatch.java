@@ -479,6 +479,65 @@ final class WriteBatch {
     }
 
     /**
+     * One state row the batch's transaction wrote, as it left it and as it was before, to tell afterwards whether a
+     * commit that got no answer went through ({@link CommitCheck}).
+     *
+     * @param typeName the entity type
+     * @param entityId the entity id
+     * @param versionBefore the row's version before the transaction; 0 when there was no row
+     * @param version the row's version as the transaction left it
+     * @param epoch the epoch it wrote under
+     * @param state the state it wrote
+     */
+    record Witness(String typeName, String entityId, long versionBefore, long version, long epoch, byte[] state) {}
+
+    /**
+     * A row that tells whether the last transaction of this batch was committed: the first key whose operations in
+     * it are all writes that were accepted, under one epoch. Call after a commit failed, before the batch runs again.
+     *
+     * @return the witness, or null when no key qualifies (the batch only deletes, or was refused)
+     */
+    @Nullable
+    Witness witness() {
+        Map<EntityKey, int[]> firstAndLast = new LinkedHashMap<>();
+        Set<EntityKey> unfit = new java.util.HashSet<>();
+        for (int i = 0; i < operations.size(); i++) {
+            StoreOperation op = operations.get(i);
+            if (op instanceof StoreOperation.Write w) {
+                EntityKey key = new EntityKey(w.typeName(), w.entityId());
+                int[] seen = firstAndLast.computeIfAbsent(key, k -> new int[] {-1, -1});
+                if (!(outcomes[i] instanceof StoredState s)
+                        || s.epoch() != w.epoch()
+                        || (seen[1] >= 0 && ((StoreOperation.Write) operations.get(seen[1])).epoch() != w.epoch())) {
+                    unfit.add(key);
+                }
+                seen[0] = seen[0] < 0 ? i : seen[0];
+                seen[1] = i;
+            } else if (op instanceof StoreOperation.Delete d) {
+                unfit.add(new EntityKey(d.typeName(), d.entityId()));
+            }
+        }
+        for (Map.Entry<EntityKey, int[]> e : firstAndLast.entrySet()) {
+            if (unfit.contains(e.getKey())) {
+                continue;
+            }
+            StoredState first = (StoredState) outcomes[e.getValue()[0]];
+            StoredState last = (StoredState) outcomes[e.getValue()[1]];
+            if (first == null || last == null) {
+                continue;
+            }
+            return new Witness(
+                    e.getKey().typeName(),
+                    e.getKey().entityId(),
+                    first.version() - 1,
+                    last.version(),
+                    last.epoch(),
+                    last.state());
+        }
+        return null;
+    }
+
+    /**
      * Fails every future of a transaction whose commit may or may not have reached the database: those it held fail
      * with {@link StoreOutcomeUnknownException}, those it left for later ({@link #deferred()}) as not applied.
      */

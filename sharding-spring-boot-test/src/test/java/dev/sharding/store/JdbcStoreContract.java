@@ -93,6 +93,27 @@ abstract class JdbcStoreContract extends ShardingStoreContract {
     }
 
     @Test
+    void aWriteWhoseCommitWasLostBeforeItReachedTheDatabaseIsTriedAgainOnceItsRowShowsItWasNotStored()
+            throws Exception {
+        JdbcShardingStore s = newStore(JdbcStoreSettings.defaults());
+        await(s.write(type, "a", SHARD, 1, bytes("before")));
+        CompletableFuture<StoredState> during;
+        dataSource().inject(StoreFault.COMMIT_FAILS);
+        try {
+            during = s.write(type, "a", SHARD, 1, bytes("across the cut"));
+            Awaitility.await("the write's commit lost")
+                    .atMost(Duration.ofSeconds(10))
+                    .until(() -> dataSource().lostCommits() >= 1);
+        } finally {
+            dataSource().inject(null); // the server answers again
+        }
+        assertThat(await(during).version())
+                .as("stored once: its row showed the lost commit had not been applied, so it was tried again")
+                .isEqualTo(2);
+        assertThat(text(await(s.read(type, "a")).orElseThrow())).isEqualTo("across the cut");
+    }
+
+    @Test
     void aReadAndANewEpochWhoseConnectionsBrokeAreTriedOnAnotherWithinTheirDeadline() throws Exception {
         JdbcShardingStore s = newStore(JdbcStoreSettings.defaults());
         await(s.write(type, "a", SHARD, 1, bytes("stored")));

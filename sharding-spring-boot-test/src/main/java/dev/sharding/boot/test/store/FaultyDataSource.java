@@ -41,6 +41,8 @@ public final class FaultyDataSource implements DataSource {
 
     private final AtomicInteger broken = new AtomicInteger();
 
+    private final AtomicInteger lostCommits = new AtomicInteger();
+
     /** The calls that wait under {@link StoreFault#HANGS}: every one that would ask the database something. */
     private static final java.util.Set<String> HANGING_CALLS = java.util.Set.of(
             "commit", "rollback", "createStatement", "prepareStatement", "prepareCall", "setAutoCommit", "isValid");
@@ -109,6 +111,15 @@ public final class FaultyDataSource implements DataSource {
     }
 
     /**
+     * How many commits failed under {@link StoreFault#COMMIT_FAILS} or {@link StoreFault#COMMIT_LOST_AFTER_APPLYING}.
+     *
+     * @return the count
+     */
+    public int lostCommits() {
+        return lostCommits.get();
+    }
+
+    /**
      * How many calls wait now under {@link StoreFault#HANGS}.
      *
      * @return the count
@@ -150,9 +161,11 @@ public final class FaultyDataSource implements DataSource {
                 Connection.class.getClassLoader(), new Class<?>[] {Connection.class}, (proxy, method, args) -> {
                     String name = method.getName();
                     if (name.equals("commit") && fault == StoreFault.COMMIT_FAILS) {
+                        lostCommits.incrementAndGet();
                         throw new SQLException("Injected fault: the connection was lost during commit", "08006");
                     }
                     if (name.equals("commit") && fault == StoreFault.COMMIT_LOST_AFTER_APPLYING) {
+                        lostCommits.incrementAndGet();
                         connection.commit();
                         throw new SQLException(
                                 "Injected fault: the connection was lost after the commit was sent", "08006");

@@ -389,13 +389,13 @@ public abstract class ShardingStoreContract extends CoordinatorLeaseContract {
     }
 
     @Test
-    void aCommitLostBeforeItReachedTheDatabaseSaysTheOutcomeIsUnknownAndChangesNothing() throws Exception {
+    void aCommitLostBeforeItReachedTheDatabaseEveryTimeSaysTheOutcomeIsUnknownAndChangesNothing() throws Exception {
         assumeTrue(canInjectFaults(), "this store cannot be made to fail");
         await(store.write(type, "a", SHARD, 1, bytes("before")));
         injectFault(StoreFault.COMMIT_FAILS);
         for (CompletableFuture<?> f : commitLost()) {
             assertThat(failureOf(f))
-                    .as("the store cannot tell a commit lost on the way from one lost on the way back")
+                    .as("while every commit is lost, the outcome of the last one tried is unknown")
                     .isInstanceOf(StoreOutcomeUnknownException.class)
                     .hasMessageContaining("may have been stored or not")
                     .hasRootCauseMessage("Injected fault: the connection was lost during commit");
@@ -413,11 +413,33 @@ public abstract class ShardingStoreContract extends CoordinatorLeaseContract {
     }
 
     @Test
-    void aCommitLostOnTheWayBackSaysTheOutcomeIsUnknownAndIsStored() throws Exception {
+    void aCommitLostOnTheWayBackIsFoundStoredByTheRowItWroteAndAnswered() throws Exception {
         assumeTrue(canInjectFaults(), "this store cannot be made to fail");
         await(store.write(type, "a", SHARD, 1, bytes("before")));
         injectFault(StoreFault.COMMIT_LOST_AFTER_APPLYING);
         List<CompletableFuture<?>> lost = commitLost();
+        for (CompletableFuture<?> f : lost) {
+            assertThat(await(f))
+                    .as("answered as stored: the state row its transaction wrote shows it was committed")
+                    .satisfiesAnyOf(
+                            v -> assertThat(v).isNull(), v -> assertThat(v).isInstanceOf(StoredState.class));
+        }
+        injectFault(null);
+        assertThat(await(store.read(type, "a")))
+                .as("deleted after its write, in one transaction")
+                .isEmpty();
+        assertThat(text(await(store.read(type, "b")).orElseThrow())).isEqualTo("lost");
+        assertThat(await(store.remembered(type, 1))).containsExactly("b");
+    }
+
+    @Test
+    void aCommitLostOnTheWayBackThatWroteNoStateSaysTheOutcomeIsUnknownAndIsStored() throws Exception {
+        assumeTrue(canInjectFaults(), "this store cannot be made to fail");
+        await(store.write(type, "a", SHARD, 1, bytes("before")));
+        injectFault(StoreFault.COMMIT_LOST_AFTER_APPLYING);
+        // no state written: no row can tell whether the commit went through
+        List<CompletableFuture<?>> lost =
+                List.of(store.delete(type, "a", SHARD, 1), store.updateRemembered(type, 1, List.of("b"), List.of()));
         for (CompletableFuture<?> f : lost) {
             assertThat(failureOf(f))
                     .as("never reported as not applied: it was")
@@ -426,10 +448,7 @@ public abstract class ShardingStoreContract extends CoordinatorLeaseContract {
                     .hasRootCauseMessage("Injected fault: the connection was lost after the commit was sent");
         }
         injectFault(null);
-        assertThat(await(store.read(type, "a")))
-                .as("deleted after its write, in one transaction")
-                .isEmpty();
-        assertThat(text(await(store.read(type, "b")).orElseThrow())).isEqualTo("lost");
+        assertThat(await(store.read(type, "a"))).isEmpty();
         assertThat(await(store.remembered(type, 1))).containsExactly("b");
     }
 
