@@ -18,7 +18,8 @@ import org.jspecify.annotations.Nullable;
  * <p>Timeouts use buckets of {@link #TICK_NANOS} swept by the control thread, so an ask costs no timer task and no
  * lock. A new ask first goes to a queue of recent asks, which the control thread empties every tick: one answered
  * by then (most are) is dropped there and then, and only the others go to their deadline's bucket. So an answered
- * ask is not kept alive until its deadline (at 46,000 asks/s and a 5 s timeout that was 230,000 of them).
+ * ask is not kept alive until its deadline (docs/performance-history.md, "Where the time goes", has how many
+ * that once held).
  */
 final class AskRegistry {
 

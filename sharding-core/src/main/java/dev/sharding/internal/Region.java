@@ -166,7 +166,6 @@ public final class Region<T> implements ShardRegion<T> {
         return node.control();
     }
 
-    /** The longest wait between attempts to start an entity whose start failed. */
     /** The time on the store's clock, which every node reads alike (milliseconds since the epoch). */
     long storeMillis() {
         return node.storeClock().millis();
@@ -177,6 +176,7 @@ public final class Region<T> implements ShardRegion<T> {
         return node.settings().entity(type.name()).appliedMessages();
     }
 
+    /** The longest wait between attempts to start an entity whose start failed. */
     Duration entityRestartBackoff() {
         return node.settings().entityRestartBackoff();
     }

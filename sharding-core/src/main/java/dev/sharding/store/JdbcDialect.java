@@ -289,12 +289,6 @@ abstract class JdbcDialect extends PortableSql {
      */
     abstract void createStoreId(Connection connection, String id) throws SQLException;
 
-    /**
-     * The statements of the schema script, with the table prefix filled in. The scripts are public, for migrations
-     * ({@code dev/sharding/store/schema-<name>.sql}), and name the tables with the default prefix.
-     *
-     * @return the statements, in order
-     */
     /** Splits a script at the semicolons outside {@code $$} quoted bodies (a PostgreSQL {@code DO} block). */
     static List<String> splitStatements(String script) {
         List<String> statements = new ArrayList<>();
@@ -320,6 +314,12 @@ abstract class JdbcDialect extends PortableSql {
         return statements;
     }
 
+    /**
+     * The statements of the schema script, with the table prefix filled in. The scripts are public, for migrations
+     * ({@code dev/sharding/store/schema-<name>.sql}), and name the tables with the default prefix.
+     *
+     * @return the statements, in order
+     */
     List<String> schemaStatements() {
         String resource = "/dev/sharding/store/schema-" + name() + ".sql";
         try (InputStream in = JdbcDialect.class.getResourceAsStream(resource)) {

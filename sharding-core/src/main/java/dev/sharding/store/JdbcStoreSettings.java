@@ -54,9 +54,9 @@ public record JdbcStoreSettings(
      */
     public static final Duration DEFAULT_QUERY_TIMEOUT = Duration.ofSeconds(2);
     /**
-     * Default batch linger: measured on deposits from 64 callers over three nodes, waiting up to 1 ms for more writes
-     * made transactions of 16 instead of 9.6 operations and gave 14% more deposits a second on PostgreSQL (5% on H2),
-     * with a shorter tail.
+     * Default batch linger: on deposits from 64 callers over three nodes, waiting up to 1 ms for more writes makes
+     * larger transactions, more deposits a second and a shorter tail than not waiting (docs/performance.md, "Where a
+     * durable deposit's CPU goes", has the figures).
      */
     public static final Duration DEFAULT_BATCH_LINGER = Duration.ofMillis(1);
     /** The longest batch linger. */

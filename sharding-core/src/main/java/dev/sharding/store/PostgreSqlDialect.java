@@ -93,11 +93,12 @@ final class PostgreSqlDialect extends JdbcDialect {
      * <li>From version 17, each statement is planned once per connection ({@code force_generic_plan}), and with
      * sequential scans ruled out ({@code enable_seqscan} off) the one plan left is an index scan of the primary key
      * under both the type and the ids, at any table size: the plan made over a small table stays right as it
-     * grows. Planning each batch's update for its parameters took as long as running it (88 against 153 us).</li>
+     * grows. Planning each batch's update for its parameters took as long as running it.</li>
      * <li>From 12 to 16, the generic plan made over a small table scans every row of the type and filters them by
-     * the listed ids, even without sequential scans (2.4 ms per batch at 10,000 rows, growing with the table), so
-     * each statement is planned for its actual parameters ({@code force_custom_plan}).</li>
+     * the listed ids, even without sequential scans, and costs more as the table grows, so each statement is
+     * planned for its actual parameters ({@code force_custom_plan}).</li>
      * </ul>
+     * <p>docs/performance.md ("Where a durable deposit's CPU goes") has what each cost when measured.
      */
     static String planSettings(int majorVersion) {
         if (majorVersion >= GENERIC_PLANS_SINCE) {
@@ -165,7 +166,8 @@ final class PostgreSqlDialect extends JdbcDialect {
     /**
      * Every transaction of the store sets {@code statement_timeout} first ({@link #beginTransaction}), and the
      * connection's network timeout covers a server that stops answering: the driver's own query timeout would only
-     * add a timer task and a wake-up of its timer thread per statement (2% of the CPU of a node's deposits).
+     * add a timer task and a wake-up of its timer thread per statement (docs/performance.md, "Where a durable
+     * deposit's CPU goes", has what that cost).
      */
     @Override
     boolean limitsStatementsOnTheServer() {

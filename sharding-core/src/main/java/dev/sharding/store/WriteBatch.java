@@ -363,11 +363,7 @@ final class WriteBatch {
     /** Marks a key none of whose operations was accepted. */
     private static final StateRow NO_CHANGE = new StateRow("", "", new byte[0], 0, 0, null);
 
-    /**
-     * Replays one key's operations against its row and records their outcomes.
-     *
-     * @return the row to store, {@code null} for none, or {@link #NO_CHANGE} when every operation was refused
-     */
+    /** The shard of a write or delete. */
     private static PortableSql.ShardKey shardOf(StoreOperation op) {
         return op instanceof StoreOperation.Write w
                 ? new PortableSql.ShardKey(w.typeName(), w.shardId())
@@ -375,6 +371,11 @@ final class WriteBatch {
                         ((StoreOperation.Delete) op).typeName(), ((StoreOperation.Delete) op).shardId());
     }
 
+    /**
+     * Replays one key's operations against its row and records their outcomes.
+     *
+     * @return the row to store, {@code null} for none, or {@link #NO_CHANGE} when every operation was refused
+     */
     private @Nullable StateRow replay(
             EntityKey key,
             List<Integer> indexes,
