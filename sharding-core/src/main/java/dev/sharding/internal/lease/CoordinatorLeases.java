@@ -6,17 +6,14 @@ import static dev.sharding.internal.lease.LeaseTimes.elapsed;
 import static dev.sharding.internal.lease.LeaseTimes.later;
 
 import dev.sharding.Member;
-import dev.sharding.SplitBrainSettings;
 import dev.sharding.internal.protocol.LeaseGrant;
 import dev.sharding.internal.protocol.LeasePing;
 import dev.sharding.internal.protocol.LeasePong;
 import dev.sharding.internal.protocol.LeaseRefused;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -25,8 +22,8 @@ import org.jspecify.annotations.Nullable;
  * coordinator's own right to run ({@link #runUntil}).
  *
  * <ul>
- * <li>The coordinator may run until the last ping a winning set of members answered, plus the lease duration; with
- * {@code store-lease}, until its lease in the store ends.</li>
+ * <li>The coordinator may run as long as its {@link CoordinatorRight} says: until the last ping a winning set of members
+ * answered, plus the lease duration; with {@code store-lease}, until its lease in the store ends.</li>
  * <li>A member that left keeps its shards fenced until the last lease granted to it has ended ({@link #fenceFor}),
  * and they are taken over only once a winning set confirmed the coordinator with pings sent after it left
  * ({@link #confirmedSince}).</li>
@@ -39,17 +36,11 @@ final class CoordinatorLeases {
 
     private final LeaseHost node;
 
-    private final LeaseKeeper keeper;
+    private final SplitBrainLeases leases;
 
-    private final SplitBrainSettings settings;
-
-    private final PartitionDecider decider;
+    private final CoordinatorRight right;
 
     private final StoreLease storeLease;
-
-    private final boolean off;
-
-    private final long leaseNanos;
 
     private final long renewNanos;
 
@@ -75,20 +66,15 @@ final class CoordinatorLeases {
 
     CoordinatorLeases(
             LeaseHost node,
-            LeaseKeeper keeper,
-            SplitBrainSettings settings,
-            PartitionDecider decider,
+            SplitBrainLeases leases,
+            CoordinatorRight right,
             StoreLease storeLease,
-            long leaseNanos,
             long renewNanos,
             long marginNanos) {
         this.node = node;
-        this.keeper = keeper;
-        this.settings = settings;
-        this.decider = decider;
+        this.leases = leases;
+        this.right = right;
         this.storeLease = storeLease;
-        this.off = settings.strategy() == SplitBrainSettings.Strategy.OFF;
-        this.leaseNanos = leaseNanos;
         this.renewNanos = renewNanos;
         this.marginNanos = marginNanos;
     }
@@ -136,12 +122,12 @@ final class CoordinatorLeases {
     }
 
     /** Pings every other member of the view. */
-    void ping(long now) {
+    void ping(List<Member> view, long now) {
         lastPingNanos = now;
         long r = ++round;
         pingSent.put(r, now);
         LeaseTimes.trim(pingSent);
-        for (Member m : keeper.view()) {
+        for (Member m : view) {
             if (!m.equals(node.self())) {
                 node.send(m, new LeasePing(r), false);
             }
@@ -149,18 +135,17 @@ final class CoordinatorLeases {
     }
 
     /** A member registered: ping it at once, so that it holds a lease before the next round. */
-    void pingNow(Member member) {
+    void pingNow(Member member, List<Member> view) {
         if (pingSent.get(round) == null) {
-            ping(System.nanoTime());
+            ping(view, System.nanoTime());
             return;
         }
         node.send(member, new LeasePing(round), false);
     }
 
     /** A member answers a ping, asking for its lease: grant it or say why not. */
-    void onPong(Member from, LeasePong pong) {
+    void onPong(Member from, LeasePong pong, List<Member> view) {
         long now = System.nanoTime();
-        List<Member> view = keeper.view();
         if (!view.contains(from)) {
             node.send(
                     from,
@@ -185,8 +170,8 @@ final class CoordinatorLeases {
         boolean first = !leased(from, now);
         grantedUntil.merge(from, until, Math::max);
         node.send(from, new LeaseGrant(pong.request(), until - now), false);
-        if (later(until, keeper.servingUntil())) {
-            keeper.grantSelf(until, now);
+        if (later(until, leases.servingUntil())) {
+            leases.grantSelf(until, now);
         }
         if (first) {
             node.coordinatorMayRun();
@@ -195,7 +180,7 @@ final class CoordinatorLeases {
 
     private @Nullable String refusal(long until, long now) {
         String coordinator = "coordinator " + node.nodeName();
-        if (!keeper.viewWins()) {
+        if (!leases.viewWins()) {
             return coordinator + " is on the losing side of a partition";
         }
         if (storeLease.foreignHolder() != null) {
@@ -203,9 +188,7 @@ final class CoordinatorLeases {
                     + ") holds the store's coordinator lease";
         }
         if (!ahead(until, now)) {
-            return settings.strategy() == SplitBrainSettings.Strategy.STORE_LEASE
-                    ? coordinator + " does not hold the store's coordinator lease"
-                    : coordinator + " has not heard from a winning set of members";
+            return right.lacking(coordinator);
         }
         return null;
     }
@@ -218,17 +201,7 @@ final class CoordinatorLeases {
 
     /** See {@link LeaseKeeper#confirmedSince}. */
     boolean confirmedSince(long since, long now) {
-        if (settings.strategy() == SplitBrainSettings.Strategy.STORE_LEASE) {
-            return storeLease.sentAt() != NEVER && storeLease.sentAt() - since > 0 && ahead(storeLease.until(), now);
-        }
-        Set<Member> fresh = new HashSet<>();
-        fresh.add(node.self());
-        confirmed.forEach((m, sent) -> {
-            if (sent - since > 0) {
-                fresh.add(m);
-            }
-        });
-        return keeper.viewWins() && decider.wins(fresh, decider.references(now));
+        return right.confirmedSince(confirmed, since, now, leases.viewWins());
     }
 
     /** Whether a member other than this node holds a lease from this coordinator now. */
@@ -239,13 +212,6 @@ final class CoordinatorLeases {
 
     /** Until when this coordinator may run: see the class comment. */
     long runUntil(long now) {
-        if (off) {
-            return Long.MAX_VALUE;
-        }
-        if (settings.strategy() == SplitBrainSettings.Strategy.STORE_LEASE) {
-            return storeLease.until();
-        }
-        confirmed.put(node.self(), now);
-        return decider.runUntil(confirmed, now, leaseNanos);
+        return right.runUntil(confirmed, now);
     }
 }

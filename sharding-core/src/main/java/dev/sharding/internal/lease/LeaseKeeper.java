@@ -1,6 +1,6 @@
 package dev.sharding.internal.lease;
 
-import static dev.sharding.internal.lease.LeaseTimes.later;
+import static dev.sharding.internal.lease.LeaseTimes.ahead;
 
 import dev.sharding.Member;
 import dev.sharding.SplitBrainSettings;
@@ -12,6 +12,7 @@ import dev.sharding.internal.protocol.LeasePing;
 import dev.sharding.internal.protocol.LeasePong;
 import dev.sharding.internal.protocol.LeaseRefused;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -41,45 +42,25 @@ import org.slf4j.LoggerFactory;
  * ({@link #confirmedSince}), which a coordinator cut off with the losing side never gets. A newly active coordinator takes over no shard that no member reports for one lease duration
  * ({@link #activationFence}), by which time every lease granted by its predecessors has ended.
  *
+ * <h2>Strategies</h2>
+ * What differs by split-brain strategy is chosen once, at construction ({@link Leases#of}): {@link NoLeases} for
+ * strategy off, {@link SplitBrainLeases} for the others, with the {@link CoordinatorRight} of the strategy. This class
+ * keeps what they share: the view and who coordinates, the store's lease, and the clocks.
+ *
  * <p>Confined to the node's control thread, but for the volatile {@link #serving()} state read by entity threads.
  */
 public final class LeaseKeeper implements LeaseMessage.Handler, AllocationLeases {
 
     private static final Logger log = LoggerFactory.getLogger(LeaseKeeper.class);
 
-    /** No time: no lease, no attempt yet (see {@link LeaseTimes}). */
-    static final long NEVER = LeaseTimes.NEVER;
-
-    /**
-     * Whether a deadline is still ahead on the monotonic clock.
-     *
-     * @param until the deadline, {@link #NEVER} for none, {@code Long.MAX_VALUE} for forever
-     * @param now the time
-     * @return true before the deadline
-     */
-    static boolean ahead(long until, long now) {
-        return LeaseTimes.ahead(until, now);
-    }
-
     private final LeaseHost node;
-
-    private final SplitBrainSettings settings;
-
-    private final PartitionDecider decider;
 
     private final StoreLease storeLease;
 
-    private final CoordinatorLeases granting;
-
-    private final boolean off;
+    /** What the split-brain strategy makes of views and leases. */
+    private final Leases leases;
 
     private final long leaseNanos;
-
-    /**
-     * How long a node whose lease lapsed waits for a new one before it drops its shards: long enough for the failure
-     * detector to remove a lost coordinator and for the next one to take over (stable-after covers the first).
-     */
-    private long pauseNanos;
 
     private List<Member> view = List.of();
 
@@ -87,78 +68,68 @@ public final class LeaseKeeper implements LeaseMessage.Handler, AllocationLeases
 
     private boolean coordinating;
 
-    private boolean viewWins = true;
-
     /** Whether another member was ever this node's coordinator. */
     private boolean everFollowed;
 
-    /** This node's own lease. */
-    private final MemberLease own;
+    /** The monotonic and wall clocks' times at the last tick, to notice a suspension ({@link #checkClockJump}). */
+    private long lastTickNanos = LeaseTimes.NEVER;
+
+    private long lastTickWallMillis;
 
     public LeaseKeeper(LeaseHost node, SplitBrainSettings settings, long stableAfterNanos) {
         this.node = node;
-        this.settings = settings;
-        this.off = settings.strategy() == SplitBrainSettings.Strategy.OFF;
         this.leaseNanos = settings.leaseDuration().toNanos();
-        long renewNanos = Math.max(1, leaseNanos / 4);
-        long marginNanos = Math.max(50_000_000L, leaseNanos / 20);
-        this.decider = new PartitionDecider(settings, stableAfterNanos, skew(stableAfterNanos));
-        this.pauseNanos = stableAfterNanos + leaseNanos;
-        this.storeLease = new StoreLease(node, settings, leaseNanos, renewNanos, new StoreLease.Listener() {
-            @Override
-            public boolean coordinating() {
-                return coordinating;
-            }
-
-            @Override
-            public void regained(long until) {
-                node.coordinatorMayRun();
-                if (settings.strategy() == SplitBrainSettings.Strategy.STORE_LEASE) {
-                    grantSelf(until, System.nanoTime());
-                }
-            }
-        });
-        this.own = new MemberLease(node, leaseNanos, off);
-        this.granting =
-                new CoordinatorLeases(node, this, settings, decider, storeLease, leaseNanos, renewNanos, marginNanos);
+        this.storeLease =
+                new StoreLease(node, settings, leaseNanos, LeaseTimes.renewNanos(leaseNanos), new StoreAnswers());
+        this.leases = Leases.of(node, settings, stableAfterNanos, storeLease);
     }
 
-    private static long skew(long stableAfterNanos) {
-        return Math.min(1_000_000_000L, Math.max(100_000_000L, stableAfterNanos / 4));
+    /** What the store's answers mean here: read only while this node coordinates, and a lease regained. */
+    private final class StoreAnswers implements StoreLease.Listener {
+
+        @Override
+        public boolean coordinating() {
+            return coordinating;
+        }
+
+        @Override
+        public void regained(long until) {
+            node.coordinatorMayRun();
+            leases.storeLeaseRegained(until, System.nanoTime());
+        }
     }
 
     /** Sets how long a view must last to be stable, once the transport knows its failure detection time. */
     public void stableAfter(long nanos) {
-        decider.stableAfter(nanos, skew(nanos));
-        pauseNanos = nanos + leaseNanos;
+        leases.stableAfter(nanos);
     }
 
     /** Whether this node was ever granted a lease (with the strategy off: always). */
     public boolean hadLease() {
-        return off || own.hadLease();
+        return leases.hadLease();
     }
 
     /** A member registered: ping it at once, so that it holds a lease before the next round. */
     public void pingNow(Member member) {
-        if (!off && coordinating && !member.equals(node.self()) && view.contains(member)) {
-            granting.pingNow(member);
+        if (coordinating && !member.equals(node.self()) && view.contains(member)) {
+            leases.pingNow(member, view);
         }
     }
 
     /** Whether this node may deliver to its entities now. Any thread. */
     public boolean serving() {
-        return own.serving();
+        return leases.serving();
     }
 
     /** Whether the current view has lasted long enough to be the reference of later decisions. */
     public boolean viewStable(long now) {
-        return off || decider.stable(now);
+        return leases.viewStable(now);
     }
 
     /** Why this node may not serve, or {@code null} when it may (or has not had a lease yet). Any thread. */
     @Nullable
     public String partitioned() {
-        return own.partitioned();
+        return leases.partitioned();
     }
 
     /**
@@ -169,9 +140,8 @@ public final class LeaseKeeper implements LeaseMessage.Handler, AllocationLeases
     @Override
     public boolean inCharge(long now) {
         return coordinating
-                && viewWins
                 && storeLease.foreignHolder() == null
-                && (off || ahead(granting.runUntil(now), now))
+                && leases.coordinatorRuns(now)
                 && (!storeLease.supported() || ahead(storeLease.until(), now));
     }
 
@@ -183,7 +153,7 @@ public final class LeaseKeeper implements LeaseMessage.Handler, AllocationLeases
      */
     @Override
     public long fenceFor(Member gone, long now) {
-        return off ? now : granting.fenceFor(gone, now);
+        return leases.fenceFor(gone, now);
     }
 
     /**
@@ -196,7 +166,7 @@ public final class LeaseKeeper implements LeaseMessage.Handler, AllocationLeases
      */
     @Override
     public boolean confirmedSince(long since, long now) {
-        return off || granting.confirmedSince(since, now);
+        return leases.confirmedSince(since, now);
     }
 
     /**
@@ -206,77 +176,39 @@ public final class LeaseKeeper implements LeaseMessage.Handler, AllocationLeases
      */
     @Override
     public long activationFence(long now) {
-        return off || !everFollowed ? now : now + leaseNanos + marginNanos();
+        return leases.activationFence(everFollowed, now);
     }
 
     @Override
     public long confirmedActivationFence(long now) {
-        if (off) {
-            return Long.MIN_VALUE;
-        }
-        if (!everFollowed) {
-            // a cluster of its own (started where it could not reach the others) that found another cluster's
-            // coordinator holding the store's lease: that cluster may still serve what this one would place. Once this
-            // one holds the lease, the other's coordinator learns it at its next renewal (each quarter lease) and
-            // refuses its members' leases and its own, so they stop within one lease more.
-            if (!storeLease.foreignSeen()) {
-                return Long.MIN_VALUE;
-            }
-            long since = storeLease.heldSince();
-            return since == NEVER ? Long.MAX_VALUE : since + 2 * leaseNanos + marginNanos();
-        }
-        long confirmedAt = granting.activationConfirmedAt(now);
-        return confirmedAt == NEVER ? Long.MAX_VALUE : confirmedAt + leaseNanos + marginNanos();
+        return leases.confirmedActivationFence(everFollowed, now);
     }
 
     /** The time before which no shard is taken over after members of another lineage joined (a merge). */
     @Override
     public long mergeFence(long now) {
-        return off ? now : now + leaseNanos + marginNanos();
-    }
-
-    private long marginNanos() {
-        return Math.max(50_000_000L, leaseNanos / 20);
+        return leases.mergeFence(now);
     }
 
     /** Whether the coordinator may give shards to a member now: it holds a lease from this coordinator. */
     @Override
     public boolean leased(Member m, long now) {
-        if (off) {
-            return true;
-        }
-        if (m.equals(node.self())) {
-            return serving();
-        }
-        return granting.leased(m, now);
-    }
-
-    /** The members of the current view, for the coordinator side. */
-    List<Member> view() {
-        return view;
+        return leases.leased(m, now);
     }
 
     /** Whether this node's side won the last decision. */
     boolean viewWins() {
-        return viewWins;
+        return leases.viewWins();
     }
 
     /** Until when this node may serve. */
     long servingUntil() {
-        return own.servingUntil();
+        return leases.servingUntil();
     }
 
     // ---- views -------------------------------------------------------------------------------------------------
 
     /** A new view: decide, and start or stop coordinating. */
-    /** The monotonic and wall clocks' times at the last tick, to notice a suspension ({@link #checkClockJump}). */
-    private long lastTickNanos = NEVER;
-
-    private long lastTickWallMillis;
-
-    /** Whether the last view had more members than static-quorum's quorum-size allows (warned once). */
-    private boolean tooManyForTheQuorum;
-
     public void onView(List<Member> members, long now) {
         this.view = members;
         storeLease.knownMembers(members);
@@ -286,62 +218,22 @@ public final class LeaseKeeper implements LeaseMessage.Handler, AllocationLeases
         if (newCoordinator != null && !coordinating) {
             everFollowed = true;
         }
-        if (!java.util.Objects.equals(newCoordinator, coordinator)) {
-            own.coordinatorChanged();
-        }
+        boolean coordinatorChanged = !Objects.equals(newCoordinator, coordinator);
         coordinator = newCoordinator;
-        granting.retain(members);
-        if (coordinating && !wasCoordinating) {
-            granting.reset();
+        boolean becameCoordinator = coordinating && !wasCoordinating;
+        leases.newView(members, coordinatorChanged, becameCoordinator);
+        if (becameCoordinator) {
             storeLease.reset();
         }
         // an operator's probe (removal of the sharding data) is a member for JGroups, never for the decision: known by
         // the mark in its address, which came in a sealed view, not by its name, which anyone may forge in discovery
         List<Member> deciding =
                 members.stream().filter(m -> !ClusterProbe.isProbe(m)).toList();
-        warnIfTooManyForTheQuorum(deciding.size());
-        boolean wins = off || decider.onView(deciding, now);
-        if (wins != viewWins) {
-            viewWins = wins;
-            if (!wins) {
-                lose("its side of the cluster lost under split-brain strategy " + settings.strategy() + ": view "
-                        + members + " against " + decider.references(now));
-            } else {
-                log.info(
-                        "Node {} is on the winning side again (view {}); it serves what it is allocated afresh",
-                        node.nodeName(),
-                        members);
-            }
-        }
+        leases.decide(members, deciding, coordinating, now);
         if (coordinating) {
-            granting.ping(now);
+            leases.ping(members, now);
             renewStoreLease(now);
         }
-    }
-
-    /**
-     * Under {@code static-quorum}, warns when the cluster grows beyond {@code 2 * quorum-size - 1} members (once, until
-     * it shrinks back): two sides of a split could then both hold a quorum, so a split stops every side.
-     */
-    private void warnIfTooManyForTheQuorum(int members) {
-        if (settings.strategy() != SplitBrainSettings.Strategy.STATIC_QUORUM) {
-            return;
-        }
-        int max = decider.maxStaticQuorumMembers();
-        if (members > max && !tooManyForTheQuorum) {
-            log.warn(
-                    "Cluster {} has {} members under split-brain strategy static-quorum with quorum-size {}: more than"
-                            + " {} (2 * quorum-size - 1), so both sides of a split could hold a quorum. Any split now"
-                            + " stops every side. Raise sharding.split-brain.quorum-size to at least {}, or keep the"
-                            + " cluster at {} members or fewer.",
-                    node.clusterName(),
-                    members,
-                    settings.quorumSize(),
-                    max,
-                    members / 2 + 1,
-                    max);
-        }
-        tooManyForTheQuorum = members > max;
     }
 
     /**
@@ -349,15 +241,7 @@ public final class LeaseKeeper implements LeaseMessage.Handler, AllocationLeases
      * comes ({@link PartitionDecider#leaving}).
      */
     public void memberLeaving(Member member) {
-        decider.leaving(member);
-    }
-
-    private void lose(String reason) {
-        if (settings.strategy() != SplitBrainSettings.Strategy.STORE_LEASE) {
-            releaseStoreLease();
-            storeLease.lapse();
-        }
-        own.lose(reason, off);
+        leases.memberLeaving(member);
     }
 
     // ---- periodic ----------------------------------------------------------------------------------------------
@@ -378,25 +262,7 @@ public final class LeaseKeeper implements LeaseMessage.Handler, AllocationLeases
         if (coordinating) {
             renewStoreLease(now);
         }
-        if (off) {
-            return;
-        }
-        if (coordinating) {
-            if (granting.pingDue(now)) {
-                granting.ping(now);
-            }
-            // a coordinator that found another cluster holding the store's lease does not run, nor does its node
-            if (viewWins && storeLease.foreignHolder() == null) {
-                long until = granting.runUntil(now);
-                if (later(until, own.servingUntil())) {
-                    grantSelf(until, now);
-                }
-            }
-        }
-        String lost = own.checkLapse(now, pauseNanos, settings.leaseDuration(), coordinating, coordinator);
-        if (lost != null) {
-            lose(lost);
-        }
+        leases.tick(now, view, coordinating, coordinator);
     }
 
     /**
@@ -410,7 +276,7 @@ public final class LeaseKeeper implements LeaseMessage.Handler, AllocationLeases
      * a pause of the entities, never two owners.
      */
     private void checkClockJump(long now, long wallMillis) {
-        if (lastTickNanos != NEVER) {
+        if (lastTickNanos != LeaseTimes.NEVER) {
             long jump = TimeUnit.MILLISECONDS.toNanos(wallMillis - lastTickWallMillis) - (now - lastTickNanos);
             if (jump > leaseNanos / 8) {
                 log.warn(
@@ -420,9 +286,8 @@ public final class LeaseKeeper implements LeaseMessage.Handler, AllocationLeases
                                 + " against the store before they serve",
                         node.nodeName(),
                         TimeUnit.NANOSECONDS.toMillis(jump));
-                own.expire();
+                leases.clockJumped(coordinating);
                 if (coordinating) {
-                    granting.forgetConfirmations();
                     storeLease.lapse();
                 }
             }
@@ -431,13 +296,8 @@ public final class LeaseKeeper implements LeaseMessage.Handler, AllocationLeases
         lastTickWallMillis = wallMillis;
     }
 
-    /** This coordinator may run until a later time: so may its own node. */
-    void grantSelf(long until, long now) {
-        own.extend(until, now, viewWins);
-    }
-
     private void renewStoreLease(long now) {
-        storeLease.renew(now, () -> viewWins && (off || ahead(granting.runUntil(now), now)));
+        storeLease.renew(now, () -> leases.mayHoldStoreLease(now));
     }
 
     /** A coordinator that stops gives up its store lease, so that the next one need not wait for it. */
@@ -456,39 +316,36 @@ public final class LeaseKeeper implements LeaseMessage.Handler, AllocationLeases
     /** The coordinator pings: answer only one's own coordinator. */
     @Override
     public void onPing(Member from, LeasePing ping) {
-        if (off || !from.equals(coordinator) || coordinating) {
+        if (!from.equals(coordinator) || coordinating) {
             return;
         }
-        own.onPing(from, ping);
+        leases.onPing(from, ping);
     }
 
     /** A member answers a ping. */
     @Override
     public void onPong(Member from, LeasePong pong) {
-        if (off || !coordinating) {
+        if (!coordinating) {
             return;
         }
-        granting.onPong(from, pong);
+        leases.onPong(from, pong, view);
     }
 
     /** The coordinator grants a lease. */
     @Override
     public void onGrant(Member from, LeaseGrant grant) {
-        if (off || !from.equals(coordinator)) {
+        if (!from.equals(coordinator)) {
             return;
         }
-        own.onGrant(grant, viewWins);
+        leases.onGrant(grant);
     }
 
     /** The coordinator refuses a lease; the current one, if any, runs out. */
     @Override
     public void onRefused(Member from, LeaseRefused refused) {
-        if (off || !from.equals(coordinator)) {
+        if (!from.equals(coordinator)) {
             return;
         }
-        if (own.onRefused(refused)) {
-            // this node was removed from the cluster (it froze or was cut off) and its shards were taken over
-            lose(refused.reason());
-        }
+        leases.onRefused(refused, coordinating);
     }
 }

@@ -38,6 +38,11 @@ public final class LeaseTimes {
         return since == NEVER || now - since >= nanos;
     }
 
+    /** How often a lease is renewed (the coordinator pings, it renews its lease in the store): each quarter lease. */
+    static long renewNanos(long leaseNanos) {
+        return Math.max(1, leaseNanos / 4);
+    }
+
     /** How many sent requests or pings are remembered for their answers. */
     static final int MAX_REMEMBERED = 64;
 

@@ -63,12 +63,11 @@ final class MemberLease {
      *
      * @param node the node
      * @param leaseNanos the lease duration
-     * @param forever whether the node always serves (split-brain strategy off)
      */
-    MemberLease(LeaseHost node, long leaseNanos, boolean forever) {
+    MemberLease(LeaseHost node, long leaseNanos) {
         this.node = node;
         this.leaseNanos = leaseNanos;
-        this.servingUntil = forever ? Long.MAX_VALUE : NEVER;
+        this.servingUntil = NEVER;
     }
 
     /** Whether this node may deliver to its entities now. Any thread. */
@@ -95,13 +94,11 @@ final class MemberLease {
     /**
      * The lease is taken as run out now (the monotonic clock stood still while the host was suspended): the node
      * stops delivering, and the next lease checks its shards ({@link #regained}). Requests sent before are forgotten:
-     * their times are older than they say. A node that always serves keeps serving.
+     * their times are older than they say.
      */
     void expire() {
         requestSent.clear();
-        if (servingUntil != Long.MAX_VALUE && servingUntil != NEVER) {
-            servingUntil = NEVER;
-        }
+        servingUntil = NEVER;
     }
 
     /** The coordinator changed: answers to requests sent to the previous one are not taken. */
@@ -199,7 +196,7 @@ final class MemberLease {
     String checkLapse(
             long now, long pauseNanos, Duration leaseDuration, boolean coordinating, @Nullable Member coordinator) {
         long until = servingUntil;
-        if (!hadLease || until == Long.MAX_VALUE || ahead(until, now) || partitioned != null) {
+        if (!hadLease || ahead(until, now) || partitioned != null) {
             return null;
         }
         if (pausedSince == NEVER) {
@@ -225,12 +222,9 @@ final class MemberLease {
      * The node loses: it stops serving at once, and every shard stops.
      *
      * @param reason why
-     * @param forever whether the node always serves (split-brain strategy off): its lease stays
      */
-    void lose(String reason, boolean forever) {
-        if (!forever) {
-            servingUntil = NEVER;
-        }
+    void lose(String reason) {
+        servingUntil = NEVER;
         pausedSince = NEVER;
         if (partitioned == null) {
             partitioned = reason;

@@ -244,6 +244,14 @@ final class PartitionDecider {
         return 2 * settings.quorumSize() - 1;
     }
 
+    /**
+     * Whether a cluster of this many members is too large for static-quorum's decisions to be safe (see
+     * {@link #maxStaticQuorumMembers}); never under the other strategies.
+     */
+    boolean tooManyForTheQuorum(int members) {
+        return settings.strategy() == SplitBrainSettings.Strategy.STATIC_QUORUM && members > maxStaticQuorumMembers();
+    }
+
     /** How many of a reference's members are on the side: members that joined since do not count. */
     private static int present(Collection<Member> side, List<Member> reference) {
         int n = 0;

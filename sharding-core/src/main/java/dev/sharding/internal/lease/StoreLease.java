@@ -136,15 +136,11 @@ final class StoreLease {
      * Renews the lease if a quarter of its duration passed since the last attempt and none is in flight.
      *
      * @param now the time
-     * @param mayHold whether this coordinator may hold it now (asked only when a renewal is due)
+     * @param mayHold whether this coordinator may hold it now (asked only when a renewal is due): with store-lease
+     *     always, with the other strategies only while it may run ({@link CoordinatorRight#mayHoldStoreLease})
      */
     void renew(long now, BooleanSupplier mayHold) {
-        if (!supported || inFlight || !elapsed(lastAttemptNanos, now, renewNanos)) {
-            return;
-        }
-        if (settings.strategy() != SplitBrainSettings.Strategy.STORE_LEASE && !mayHold.getAsBoolean()) {
-            // with the other strategies the store lease only guards against a second cluster on the store: a
-            // coordinator that may not run does not hold on to it
+        if (!supported || inFlight || !elapsed(lastAttemptNanos, now, renewNanos) || !mayHold.getAsBoolean()) {
             return;
         }
         inFlight = true;

@@ -34,7 +34,7 @@ class MemberLeaseTest {
 
     private final Host host = new Host();
 
-    private final MemberLease lease = host.lease(new MemberLease(host, LEASE, false));
+    private final MemberLease lease = host.lease(new MemberLease(host, LEASE));
 
     @Test
     void noServingBeforeTheFirstLeaseAndNoCheckOfShardsAtIt() {
