@@ -29,14 +29,6 @@ class RebalanceProcessIT {
 
     private static final String REPORT = "rolling-restart.txt";
 
-    /**
-     * Whether the rolling restart on the embedded H2 file must fail no request. Not yet by default: when the node
-     * serving the file stops, the others race to open it, and H2's lock file makes the losers wait seconds (two of its
-     * lock-check intervals), longer than an ask's 5 s at times; the failed requests are reported, and no acknowledged
-     * deposit may be lost. {@code -Drolling.h2.strict=true} asserts none fails.
-     */
-    private static final boolean H2_STRICT = Boolean.getBoolean("rolling.h2.strict");
-
     private SampleCluster cluster;
 
     @AfterEach
@@ -99,7 +91,7 @@ class RebalanceProcessIT {
         // serves the embedded database file to the others: the file's server moves under the writes.
         assertThat(SampleCluster.coordinatorSeenBy(n3)).isEqualTo(n1.name);
         // each account holds 2: a deposit of 1 through n1 or n2, then one through n3
-        rollingRestart(List.of(n1, n2, n3), ids, 2, H2_STRICT);
+        rollingRestart(List.of(n1, n2, n3), ids, 2);
     }
 
     /**
@@ -127,7 +119,7 @@ class RebalanceProcessIT {
                     ids.add(String.format("pg-acct-%03d", i));
                     deposit(all.get(i % 3), ids.get(i));
                 }
-                rollingRestart(all, ids, 1, true, database);
+                rollingRestart(all, ids, 1, database);
             } catch (Throwable t) {
                 cluster.printLogTails();
                 throw t;
@@ -142,10 +134,9 @@ class RebalanceProcessIT {
      * Restarts each node in turn under load, as a deploy does it: out of the clients' rotation, SIGTERM (a graceful
      * leave: it hands its shards off), started again with the same arguments, back in rotation once UP in the
      * cluster. Every account's balance through every node must be what it held before plus what was acknowledged
-     * (and at most the failed deposits more); if {@code strict}, not one request may fail.
+     * (and at most the failed deposits more), and not one request may fail.
      */
-    private void rollingRestart(List<Node> all, List<String> ids, long before, boolean strict, String... args)
-            throws Exception {
+    private void rollingRestart(List<Node> all, List<String> ids, long before, String... args) throws Exception {
         RotationLoad load = new RotationLoad(all, ids, LOAD_THREADS, LOAD_PAUSE);
         load.start();
         try {
@@ -179,11 +170,9 @@ class RebalanceProcessIT {
             load.stop();
             load.report().forEach(l -> cluster.report(REPORT, "Rolling restart: " + l));
         }
-        if (strict) {
-            assertThat(load.failed())
-                    .as("failed requests during the rolling restart: %s", load.report())
-                    .isZero();
-        }
+        assertThat(load.failed())
+                .as("failed requests during the rolling restart: %s", load.report())
+                .isZero();
         for (int a = 0; a < ids.size(); a++) {
             for (Node n : all) {
                 JsonHttp.Answer r = SampleCluster.HTTP.get(n.url("/accounts/" + ids.get(a)));
