@@ -154,6 +154,18 @@ public final class ShardingNode implements AutoCloseable {
                 : runtime.status().partitionedReason();
     }
 
+    /**
+     * Why the coordinator refused this node for good, or {@code null}: it runs an entity type with another number of
+     * shards than the cluster, or is on another store. A refused node never serves; its calls fail with
+     * {@link ClusterPartitionedException} naming the reason ({@link #partitionedReason()}). It takes a restart with
+     * the cluster's settings.
+     *
+     * @return the reason, or {@code null} while the coordinator has not refused it
+     */
+    public @Nullable String refusedReason() {
+        return runtime.status().registrationRefused();
+    }
+
     /** {@return whether this node holds a lease from its coordinator and may serve entities now} */
     public boolean isServing() {
         return runtime.status().isServing();

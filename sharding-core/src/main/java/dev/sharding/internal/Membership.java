@@ -19,8 +19,8 @@ import org.slf4j.LoggerFactory;
  * and whether this node's regions are registered with it.
  *
  * <p>Registration: when the coordinator changes, the node sends {@code Register} with what each region hosts; it is
- * repeated every retry interval until {@code RegisterAck} comes back, and again whenever the node drops shards on
- * its own. A coordinator may refuse a node for good ({@code RegisterRefused}: another store, another number of
+ * repeated until {@code RegisterAck} comes back (soon at first, then every retry interval), and again whenever the
+ * node drops shards on its own. A coordinator may refuse a node for good ({@code RegisterRefused}: another store, another number of
  * shards); the node then never serves.
  *
  * <p>Who may send what: a control message is taken only from a sender its {@link Sender} allows, judged against this
@@ -58,6 +58,14 @@ final class Membership {
     private volatile @Nullable Member coordinator;
 
     private volatile boolean registered;
+
+    /** The first pause before {@code Register} is repeated. */
+    static final long FIRST_REGISTER_RETRY_NANOS = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(100);
+
+    /** When {@code Register} was last sent, and the pause before the next repeat; control thread only. */
+    private long registerSentNanos;
+
+    private long registerBackoffNanos = FIRST_REGISTER_RETRY_NANOS;
 
     /** Why the coordinator refused this node's registration for good, or {@code null}. */
     private volatile @Nullable String registrationRefused;
@@ -102,16 +110,27 @@ final class Membership {
     /** Registers this node's regions with the coordinator of the view. Control thread. */
     void register() {
         registered = false;
+        registerBackoffNanos = FIRST_REGISTER_RETRY_NANOS;
+        registerSentNanos = System.nanoTime();
         sendRegister();
     }
 
     /**
-     * Repeats {@code Register} until acknowledged; called every retry interval.
+     * Repeats {@code Register} until acknowledged: first after {@link #FIRST_REGISTER_RETRY_NANOS}, then after twice
+     * as long each time, up to the retry interval. A coordinator that has not installed the view with this node yet
+     * drops its first {@code Register}; a node that joins waits for that repeat before it is UP, so the first repeats
+     * come soon. Called every tick. Control thread.
+     *
+     * @param now {@link System#nanoTime()}
+     * @param retryIntervalNanos the longest pause between two repeats
      */
-    void retryRegister() {
-        if (!registered) {
-            sendRegister();
+    void retryRegister(long now, long retryIntervalNanos) {
+        if (registered || now - registerSentNanos < registerBackoffNanos) {
+            return;
         }
+        registerSentNanos = now;
+        registerBackoffNanos = Math.min(retryIntervalNanos, registerBackoffNanos * 2);
+        sendRegister();
     }
 
     private void sendRegister() {

@@ -176,7 +176,11 @@ final class NodeLinks implements RegionHost, LeaseHost {
 
     @Override
     public @Nullable String partitionedReason() {
-        return wired(leases).partitioned();
+        // refused for good: it would route messages by another shard function than the cluster's
+        String refused = membership.registrationRefused();
+        return refused != null
+                ? "the coordinator refused this node: " + refused
+                : wired(leases).partitioned();
     }
 
     @Override

@@ -17,7 +17,8 @@ import org.slf4j.LoggerFactory;
  * limit when asked, and go on with the idle pass within a budget, so a pass over millions of entities never holds
  * the thread for long;</li>
  * <li>time out asks whose reply is overdue;</li>
- * <li>every retry interval, repeat what is not acknowledged yet: the registration, the graceful-leave request, each
+ * <li>repeat the registration until it is acknowledged, soon at first ({@link Membership#retryRegister});</li>
+ * <li>every retry interval, repeat what is not acknowledged yet: the graceful-leave request, each
  * region's shard-home requests, handoff checks and remembered-entity flushes, and the coordinator's own retries.</li>
  * </ol>
  */
@@ -96,6 +97,9 @@ final class PeriodicTick implements Runnable {
             }
             asks.sweep();
             long now = System.nanoTime();
+            if (running.getAsBoolean() && membership.coordinator() != null) {
+                membership.retryRegister(now, settings.retryInterval().toNanos());
+            }
             if (now - lastRetryNanos >= settings.retryInterval().toNanos()) {
                 lastRetryNanos = now;
                 retry();
@@ -149,7 +153,6 @@ final class PeriodicTick implements Runnable {
         if (!running.getAsBoolean() || membership.coordinator() == null) {
             return;
         }
-        membership.retryRegister();
         leave.retry();
         for (Region<?> r : regions.all()) {
             r.retryRequests();

@@ -30,8 +30,12 @@ public class ShardingHealthIndicator extends AbstractHealthIndicator {
     @Override
     protected void doHealthCheck(Health.Builder builder) {
         boolean running = this.node.isRunning();
+        String refused = running ? this.node.refusedReason() : null;
         String partitioned = running ? this.node.partitionedReason() : null;
-        if (running && this.node.isLeaving()) {
+        if (refused != null) {
+            // for good: the node's settings differ from the cluster's, and only a restart with theirs helps
+            builder.down().withDetail("refused", refused);
+        } else if (running && this.node.isLeaving()) {
             builder.outOfService();
         } else if (partitioned != null) {
             builder.outOfService().withDetail("partitioned", partitioned);

@@ -55,6 +55,19 @@ public final class BankCluster implements AutoCloseable {
      * @return the node's application context
      */
     public ConfigurableApplicationContext start(String nodeName, String... moreArgs) {
+        ConfigurableApplicationContext context = launch(nodeName, moreArgs);
+        awaitConverged();
+        return context;
+    }
+
+    /**
+     * Starts a node without waiting for the cluster to take it (one the coordinator refuses, say).
+     *
+     * @param nodeName the node name
+     * @param moreArgs further arguments, replacing the defaults they name
+     * @return its context
+     */
+    public ConfigurableApplicationContext launch(String nodeName, String... moreArgs) {
         List<String> args = new ArrayList<>(List.of(
                 "--sharding.cluster-name=" + this.clusterName,
                 "--sharding.node-name=" + nodeName,
@@ -74,7 +87,6 @@ public final class BankCluster implements AutoCloseable {
                 .logStartupInfo(false)
                 .run(args.toArray(String[]::new));
         this.contexts.add(context);
-        awaitConverged();
         return context;
     }
 
