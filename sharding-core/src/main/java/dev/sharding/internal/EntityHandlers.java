@@ -90,12 +90,10 @@ public final class EntityHandlers {
                 }
                 boolean async = CompletionStage.class.isAssignableFrom(m.getReturnType());
                 byParam.put(param, new Handler(param, handle, async, where));
-                if (!param.isInterface() && !Modifier.isAbstract(param.getModifiers())) {
-                    declared.add(param);
-                }
+                declare(param, declared);
                 Class<?> reply = replyType(m);
-                if (reply != null && !reply.isInterface() && !Modifier.isAbstract(reply.getModifiers())) {
-                    declared.add(reply);
+                if (reply != null) {
+                    declare(reply, declared);
                 }
             }
         }
@@ -103,6 +101,21 @@ public final class EntityHandlers {
             throw new IllegalArgumentException(entityClass.getName() + " has no @EntityHandler method");
         }
         return new EntityHandlers(entityClass, List.copyOf(byParam.values()), Set.copyOf(declared));
+    }
+
+    /**
+     * Declares the concrete classes a handler's parameter or reply type stands for: the class itself, or, for a sealed
+     * interface or abstract class, every concrete class it permits, through sealed levels below it. Other interfaces
+     * and abstract classes declare nothing: their implementations are declared as extra message types.
+     */
+    private static void declare(Class<?> type, Set<Class<?>> declared) {
+        if (!type.isInterface() && !Modifier.isAbstract(type.getModifiers())) {
+            declared.add(type);
+        } else if (type.isSealed()) {
+            for (Class<?> permitted : type.getPermittedSubclasses()) {
+                declare(permitted, declared);
+            }
+        }
     }
 
     private static @Nullable Class<?> replyType(Method m) {

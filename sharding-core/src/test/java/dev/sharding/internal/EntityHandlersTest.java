@@ -19,6 +19,32 @@ class EntityHandlersTest {
 
     record Query(int n) {}
 
+    sealed interface Command permits Deposit, Correction {}
+
+    record Deposit(long amount) implements Command {}
+
+    sealed interface Correction extends Command permits Refund, Reversal {}
+
+    record Refund(long amount) implements Correction {}
+
+    enum Reversal implements Correction {
+        LAST
+    }
+
+    sealed interface Outcome permits Accepted, Declined {}
+
+    record Accepted(long balance) implements Outcome {}
+
+    record Declined(String why) implements Outcome {}
+
+    static class Ledger {
+
+        @EntityHandler
+        Outcome on(Command c) {
+            return new Accepted(1);
+        }
+    }
+
     record Answer(int n) {}
 
     static class Base {
@@ -104,6 +130,14 @@ class EntityHandlersTest {
         assertThat(handlers.declaredTypes())
                 .contains(Created.class, Query.class, Answer.class, String.class, Long.class, Integer.class)
                 .doesNotContain(Event.class, Deleted.class);
+    }
+
+    @Test
+    void aSealedParameterOrReplyTypeDeclaresTheClassesItPermitsThroughEveryLevel() throws Throwable {
+        EntityHandlers ledger = EntityHandlers.of(Ledger.class);
+        assertThat(ledger.declaredTypes())
+                .containsExactlyInAnyOrder(Deposit.class, Refund.class, Reversal.class, Accepted.class, Declined.class);
+        assertThat(ledger.invoke(new Ledger(), new Refund(3))).isEqualTo(new Accepted(1));
     }
 
     @Test

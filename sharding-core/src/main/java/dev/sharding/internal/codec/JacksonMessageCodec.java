@@ -115,7 +115,9 @@ public final class JacksonMessageCodec implements MessageCodec {
         Encoder encoder = encoders.get(value.getClass());
         if (encoder == null) {
             throw new MessageRejectedException("Type " + value.getClass().getName()
-                    + " is not declared: declare it as an @EntityHandler parameter or return type, or register it");
+                    + " is not declared: declare it as an @EntityHandler parameter or return type (or a class a sealed"
+                    + " one permits), or as an extra message type (sharding.message-types with the Spring Boot"
+                    + " starter, ShardingNode.Builder.messageTypes otherwise)");
         }
         WireWriter out = scratch.acquire();
         try {
