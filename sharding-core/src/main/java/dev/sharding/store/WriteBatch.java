@@ -1,7 +1,5 @@
 package dev.sharding.store;
 
-import dev.sharding.ShardingException;
-import dev.sharding.StoreOutcomeUnknownException;
 import dev.sharding.spi.ShardingStore.StoredState;
 import dev.sharding.spi.StaleEpochException;
 import dev.sharding.store.PortableSql.EntityKey;
@@ -53,14 +51,9 @@ final class WriteBatch {
     /** How often one key may lose an insert race within one transaction before the batch gives up. */
     private static final int MAX_INSERT_ROUNDS = 5;
 
-    private static final Object DONE = new Object();
-
-    /** The outcome of an operation left for a later batch: another transaction held its shard's epoch row. */
-    private static final Object DEFERRED = new Object();
-
     private final List<StoreOperation> operations;
 
-    private final @Nullable Object[] outcomes;
+    private final BatchOutcomes outcomes;
 
     /**
      * Set when a shard's epoch, locked in the first round trip, turned out to fence off a row that round trip
@@ -86,7 +79,7 @@ final class WriteBatch {
      */
     WriteBatch(List<StoreOperation> operations, boolean generalPathOnly) {
         this.operations = operations;
-        this.outcomes = new Object[operations.size()];
+        this.outcomes = new BatchOutcomes(operations);
         this.generalPathOnly = generalPathOnly;
     }
 
@@ -112,7 +105,7 @@ final class WriteBatch {
      * @throws SQLException when any statement fails; the transaction must be rolled back
      */
     void execute(Connection connection, JdbcDialect dialect, boolean setLimits) throws SQLException {
-        java.util.Arrays.fill(outcomes, null);
+        outcomes.clear();
         java.util.SortedSet<PortableSql.ShardKey> shards = new TreeSet<>();
         boolean writesStates = false;
         int lastClear = -1;
@@ -147,14 +140,14 @@ final class WriteBatch {
             StoreOperation op = operations.get(i);
             if (op instanceof StoreOperation.Write w) {
                 if (busy.contains(shardOf(op))) {
-                    outcomes[i] = DEFERRED;
+                    outcomes.set(i, Outcome.DEFERRED);
                 } else {
                     byKey.computeIfAbsent(new EntityKey(w.typeName(), w.entityId()), k -> new ArrayList<>())
                             .add(i);
                 }
             } else if (op instanceof StoreOperation.Delete d) {
                 if (busy.contains(shardOf(op))) {
-                    outcomes[i] = DEFERRED;
+                    outcomes.set(i, Outcome.DEFERRED);
                 } else {
                     byKey.computeIfAbsent(new EntityKey(d.typeName(), d.entityId()), k -> new ArrayList<>())
                             .add(i);
@@ -170,28 +163,31 @@ final class WriteBatch {
                 PortableSql.ShardKey shard = new PortableSql.ShardKey(r.typeName(), r.shardId());
                 if (i > lastClear && busy.contains(shard)) {
                     // before a clear of the batch it is cleared anyway; after the last one it waits for its shard
-                    outcomes[i] = DEFERRED;
+                    outcomes.set(i, Outcome.DEFERRED);
                     continue;
                 }
                 long fence = epochs.getOrDefault(shard, 0L);
                 if (fence > r.epoch()) {
                     // a stale owner's late flush: the shard's new owner keeps its set
-                    outcomes[i] = new StaleEpochException(r.typeName(), "shard " + r.shardId(), r.epoch(), fence);
+                    outcomes.set(
+                            i,
+                            new Outcome.Refused(
+                                    new StaleEpochException(r.typeName(), "shard " + r.shardId(), r.epoch(), fence)));
                     continue;
                 }
                 r.started().forEach(id -> rememberedChanges.put(new RememberedId(r.typeName(), r.shardId(), id), true));
                 r.stopped()
                         .forEach(id -> rememberedChanges.put(new RememberedId(r.typeName(), r.shardId(), id), false));
-                outcomes[i] = DONE;
+                outcomes.set(i, Outcome.DONE);
             } else if (op instanceof StoreOperation.Clear) {
                 // a clear: everything remembered before it is gone after it; a later clear of the batch finds nothing
                 rememberedChanges.clear();
                 firstClear = firstClear < 0 ? i : firstClear;
-                outcomes[i] = 0L;
+                outcomes.set(i, new Outcome.Cleared(0));
             }
         }
         if (firstClear >= 0) {
-            outcomes[firstClear] = dialect.clearShardingData(connection);
+            outcomes.set(firstClear, new Outcome.Cleared(dialect.clearShardingData(connection)));
         }
         List<RememberedId> forget = new ArrayList<>();
         List<RememberedId> remember = new ArrayList<>();
@@ -280,9 +276,10 @@ final class WriteBatch {
             List<EntityKey> deletes = new ArrayList<>();
             for (EntityKey key : pending) {
                 @Nullable Locked before = locked.get(key);
-                @Nullable StateRow after = replay(key, byKey.getOrDefault(key, List.of()), before, shardEpochs);
-                if (after == NO_CHANGE) {
-                    continue;
+                List<Integer> indexes = byKey.getOrDefault(key, List.of());
+                @Nullable StateRow after = replay(key, indexes, before, shardEpochs);
+                if (!outcomes.anyAccepted(indexes)) {
+                    continue; // every operation refused: the row stays as it is
                 }
                 if (before == null) {
                     if (after != null) {
@@ -336,7 +333,9 @@ final class WriteBatch {
                 long first = version - indexes.size();
                 for (int k = 0; k < indexes.size(); k++) {
                     StoreOperation.Write w = (StoreOperation.Write) operations.get(indexes.get(k));
-                    outcomes[indexes.get(k)] = new StoredState(w.state(), first + k + 1, w.epoch(), w.applied());
+                    outcomes.set(
+                            indexes.get(k),
+                            new Outcome.Stored(new StoredState(w.state(), first + k + 1, w.epoch(), w.applied())));
                 }
             }
         }
@@ -360,9 +359,6 @@ final class WriteBatch {
                         last.typeName(), last.entityId(), last.state(), indexes.size(), last.epoch(), last.applied());
     }
 
-    /** Marks a key none of whose operations was accepted. */
-    private static final StateRow NO_CHANGE = new StateRow("", "", new byte[0], 0, 0, null);
-
     /** The shard of a write or delete. */
     private static PortableSql.ShardKey shardOf(StoreOperation op) {
         return op instanceof StoreOperation.Write w
@@ -374,7 +370,8 @@ final class WriteBatch {
     /**
      * Replays one key's operations against its row and records their outcomes.
      *
-     * @return the row to store, {@code null} for none, or {@link #NO_CHANGE} when every operation was refused
+     * @return the row to store, or {@code null} for none, as when every operation was refused (which the caller tells
+     *     by {@link BatchOutcomes#anyAccepted})
      */
     private @Nullable StateRow replay(
             EntityKey key,
@@ -386,33 +383,30 @@ final class WriteBatch {
         long epoch = before == null ? 0 : before.epoch();
         byte @Nullable [] state = null;
         byte @Nullable [] applied = null;
-        boolean changed = false;
         for (int i : indexes) {
             StoreOperation op = operations.get(i);
             long opEpoch = op instanceof StoreOperation.Write w ? w.epoch() : ((StoreOperation.Delete) op).epoch();
             long fence = Math.max(exists ? epoch : 0, shardEpochs.getOrDefault(shardOf(op), 0L));
             if (fence > opEpoch) {
                 // the row was written under a newer epoch, or the shard has been allocated since
-                outcomes[i] = new StaleEpochException(key.typeName(), key.entityId(), opEpoch, fence);
+                outcomes.set(
+                        i,
+                        new Outcome.Refused(new StaleEpochException(key.typeName(), key.entityId(), opEpoch, fence)));
                 continue;
             }
-            changed = true;
             if (op instanceof StoreOperation.Write w) {
                 version = exists ? version + 1 : 1;
                 epoch = opEpoch;
                 state = w.state();
                 applied = w.applied();
                 exists = true;
-                outcomes[i] = new StoredState(state, version, epoch, applied);
+                outcomes.set(i, new Outcome.Stored(new StoredState(state, version, epoch, applied)));
             } else {
                 exists = false;
                 state = null;
                 applied = null;
-                outcomes[i] = DONE;
+                outcomes.set(i, Outcome.DONE);
             }
-        }
-        if (!changed) {
-            return NO_CHANGE;
         }
         return exists && state != null
                 ? new StateRow(key.typeName(), key.entityId(), state, version, epoch, applied)
@@ -441,13 +435,7 @@ final class WriteBatch {
      * @return the operations, none of them completed
      */
     List<StoreOperation> deferred() {
-        List<StoreOperation> deferred = new ArrayList<>();
-        for (int i = 0; i < operations.size(); i++) {
-            if (outcomes[i] == DEFERRED) {
-                deferred.add(operations.get(i));
-            }
-        }
-        return deferred;
+        return outcomes.deferred();
     }
 
     /**
@@ -455,28 +443,7 @@ final class WriteBatch {
      * succeeded.
      */
     void complete() {
-        for (int i = 0; i < operations.size(); i++) {
-            StoreOperation op = operations.get(i);
-            Object outcome = outcomes[i];
-            if (outcome == DEFERRED) {
-                continue;
-            }
-            if (outcome instanceof Throwable t) {
-                op.future().completeExceptionally(t);
-            } else if (outcome instanceof StoredState s) {
-                ((StoreOperation.Write) op).future().complete(s);
-            } else if (outcome == DONE && op instanceof StoreOperation.Delete d) {
-                d.future().complete(null);
-            } else if (outcome == DONE && op instanceof StoreOperation.Remember r) {
-                r.future().complete(null);
-            } else if (outcome instanceof Long deleted && op instanceof StoreOperation.Clear c) {
-                c.future().complete(deleted);
-            } else {
-                op.future()
-                        .completeExceptionally(
-                                new IllegalStateException("The batch committed without deciding the " + op.describe()));
-            }
-        }
+        outcomes.complete();
     }
 
     /**
@@ -500,86 +467,18 @@ final class WriteBatch {
      */
     @Nullable
     Witness witness() {
-        Map<EntityKey, int[]> firstAndLast = new LinkedHashMap<>();
-        Set<EntityKey> unfit = new java.util.HashSet<>();
-        for (int i = 0; i < operations.size(); i++) {
-            StoreOperation op = operations.get(i);
-            if (op instanceof StoreOperation.Write w) {
-                EntityKey key = new EntityKey(w.typeName(), w.entityId());
-                int[] seen = firstAndLast.computeIfAbsent(key, k -> new int[] {-1, -1});
-                if (!(outcomes[i] instanceof StoredState s)
-                        || s.epoch() != w.epoch()
-                        || (seen[1] >= 0 && ((StoreOperation.Write) operations.get(seen[1])).epoch() != w.epoch())) {
-                    unfit.add(key);
-                }
-                seen[0] = seen[0] < 0 ? i : seen[0];
-                seen[1] = i;
-            } else if (op instanceof StoreOperation.Delete d) {
-                unfit.add(new EntityKey(d.typeName(), d.entityId()));
-            }
-        }
-        for (Map.Entry<EntityKey, int[]> e : firstAndLast.entrySet()) {
-            if (unfit.contains(e.getKey())) {
-                continue;
-            }
-            StoredState first = (StoredState) outcomes[e.getValue()[0]];
-            StoredState last = (StoredState) outcomes[e.getValue()[1]];
-            if (first == null || last == null) {
-                continue;
-            }
-            return new Witness(
-                    e.getKey().typeName(),
-                    e.getKey().entityId(),
-                    first.version() - 1,
-                    last.version(),
-                    last.epoch(),
-                    last.state());
-        }
-        return null;
+        return outcomes.witness();
     }
 
     /**
-     * Fails every future of a transaction whose commit may or may not have reached the database: those it held fail
-     * with {@link StoreOutcomeUnknownException}, those it left for later ({@link #deferred()}) as not applied.
-     */
-    private void failOutcomeUnknown(String reason, @Nullable Throwable cause) {
-        for (int i = 0; i < operations.size(); i++) {
-            StoreOperation op = operations.get(i);
-            if (outcomes[i] == DEFERRED) {
-                op.future()
-                        .completeExceptionally(new ShardingException(
-                                "The store could not apply the " + op.describe() + ": " + reason
-                                        + "; it was not part of the transaction, and was not applied",
-                                cause));
-            } else {
-                op.future()
-                        .completeExceptionally(new StoreOutcomeUnknownException(
-                                "The store lost its connection while it committed the " + op.describe()
-                                        + ", so it may have been stored or not (" + reason
-                                        + "); read it again, or retry with the same idempotency key",
-                                cause == null ? new IllegalStateException(reason) : cause));
-            }
-        }
-    }
-
-    /**
-     * Fails every future: nothing of the batch was applied.
+     * Fails every future: nothing of the batch was applied, or, when the commit got no answer
+     * ({@link JdbcTransactions#outcomeUnknown}), its operations may have been applied but for the {@link #deferred()}
+     * ones.
      *
      * @param reason what went wrong, for the message
      * @param cause the failure
      */
     void fail(String reason, @Nullable Throwable cause) {
-        if (JdbcTransactions.outcomeUnknown(cause)) {
-            failOutcomeUnknown(reason, cause);
-            return;
-        }
-        for (StoreOperation op : operations) {
-            op.future()
-                    .completeExceptionally(new ShardingException(
-                            "The store could not commit the "
-                                    + op.describe() + ": " + reason + "; nothing of its batch of " + operations.size()
-                                    + " operations was applied",
-                            cause));
-        }
+        outcomes.fail(reason, cause);
     }
 }
