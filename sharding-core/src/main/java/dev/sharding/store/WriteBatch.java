@@ -115,8 +115,8 @@ final class WriteBatch {
                 lastClear = i;
             } else if (op instanceof StoreOperation.Remember r) {
                 shards.add(new PortableSql.ShardKey(r.typeName(), r.shardId()));
-            } else if (op instanceof StoreOperation.Write || op instanceof StoreOperation.Delete) {
-                shards.add(shardOf(op));
+            } else if (op instanceof StoreOperation.StateChange c) {
+                shards.add(shardOf(c));
                 writesStates = true;
             } else {
                 throw new IllegalStateException("Not a batch operation: " + op.describe());
@@ -138,18 +138,11 @@ final class WriteBatch {
         SortedMap<EntityKey, List<Integer>> byKey = new TreeMap<>();
         for (int i = 0; i < operations.size(); i++) {
             StoreOperation op = operations.get(i);
-            if (op instanceof StoreOperation.Write w) {
-                if (busy.contains(shardOf(op))) {
+            if (op instanceof StoreOperation.StateChange c) {
+                if (busy.contains(shardOf(c))) {
                     outcomes.set(i, Outcome.DEFERRED);
                 } else {
-                    byKey.computeIfAbsent(new EntityKey(w.typeName(), w.entityId()), k -> new ArrayList<>())
-                            .add(i);
-                }
-            } else if (op instanceof StoreOperation.Delete d) {
-                if (busy.contains(shardOf(op))) {
-                    outcomes.set(i, Outcome.DEFERRED);
-                } else {
-                    byKey.computeIfAbsent(new EntityKey(d.typeName(), d.entityId()), k -> new ArrayList<>())
+                    byKey.computeIfAbsent(new EntityKey(c.typeName(), c.entityId()), k -> new ArrayList<>())
                             .add(i);
                 }
             }
@@ -243,8 +236,8 @@ final class WriteBatch {
             shardEpochs = done.epochs();
             for (EntityKey key : done.versions().keySet()) {
                 for (int i : byKey.getOrDefault(key, List.of())) {
-                    StoreOperation op = operations.get(i);
-                    if (shardEpochs.getOrDefault(shardOf(op), 0L) > ((StoreOperation.Write) op).epoch()) {
+                    StoreOperation.StateChange change = change(i);
+                    if (shardEpochs.getOrDefault(shardOf(change), 0L) > change.epoch()) {
                         // the shard was allocated again since these writes were made: decide every key again, the
                         // general way, in a new transaction (rare: only writes in flight when a shard moves)
                         generalPathOnly = true;
@@ -360,11 +353,13 @@ final class WriteBatch {
     }
 
     /** The shard of a write or delete. */
-    private static PortableSql.ShardKey shardOf(StoreOperation op) {
-        return op instanceof StoreOperation.Write w
-                ? new PortableSql.ShardKey(w.typeName(), w.shardId())
-                : new PortableSql.ShardKey(
-                        ((StoreOperation.Delete) op).typeName(), ((StoreOperation.Delete) op).shardId());
+    private static PortableSql.ShardKey shardOf(StoreOperation.StateChange change) {
+        return new PortableSql.ShardKey(change.typeName(), change.shardId());
+    }
+
+    /** The write or delete at an index grouped by key: only those are. */
+    private StoreOperation.StateChange change(int index) {
+        return (StoreOperation.StateChange) operations.get(index);
     }
 
     /**
@@ -384,8 +379,8 @@ final class WriteBatch {
         byte @Nullable [] state = null;
         byte @Nullable [] applied = null;
         for (int i : indexes) {
-            StoreOperation op = operations.get(i);
-            long opEpoch = op instanceof StoreOperation.Write w ? w.epoch() : ((StoreOperation.Delete) op).epoch();
+            StoreOperation.StateChange op = change(i);
+            long opEpoch = op.epoch();
             long fence = Math.max(exists ? epoch : 0, shardEpochs.getOrDefault(shardOf(op), 0L));
             if (fence > opEpoch) {
                 // the row was written under a newer epoch, or the shard has been allocated since
