@@ -65,6 +65,15 @@ sealed interface StoreOperation {
          * @return the epoch
          */
         long epoch();
+
+        /**
+         * The entity's shard.
+         *
+         * @return the shard's key
+         */
+        default PortableSql.ShardKey shard() {
+            return new PortableSql.ShardKey(typeName(), shardId());
+        }
     }
 
     /**

@@ -3,7 +3,6 @@ package dev.sharding.store;
 import dev.sharding.spi.ShardingStore.StoredState;
 import dev.sharding.spi.StaleEpochException;
 import dev.sharding.store.PortableSql.EntityKey;
-import dev.sharding.store.PortableSql.Locked;
 import dev.sharding.store.PortableSql.RememberedId;
 import dev.sharding.store.PortableSql.StateRow;
 import java.sql.Connection;
@@ -18,8 +17,6 @@ import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import org.jspecify.annotations.Nullable;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The operations of one group commit and what became of each.
@@ -30,8 +27,8 @@ import org.slf4j.LoggerFactory;
  * and update many rows in one round trip ({@link JdbcDialect#locksAndUpdatesAtOnce()}), the keys that only see writes
  * under one epoch are updated there, before any state row is locked, each only where its row exists with an epoch
  * not above the writes'; when a shard's epoch, returned by the same round trip, fences off a row it updated, the
- * transaction is rolled back and the batch done again without that round trip. The general path takes the keys left.
- * It replays their operations per key, in queue order, against the locked version and epoch: a write or delete under
+ * transaction is rolled back and the batch done again without that round trip. The general path
+ * ({@link StateReplay}) takes the keys left. It replays their operations per key, in queue order, against the locked version and epoch: a write or delete under
  * a lower epoch than the row's is refused alone; the others change the row, and only each key's final row is written
  * (one update, insert or delete per key). Rows that did not exist cannot be locked, so two nodes may insert the same new key at once: the loser's
  * insert is skipped, the row the winner committed is locked, and that key is replayed again, so the higher epoch wins
@@ -46,14 +43,12 @@ import org.slf4j.LoggerFactory;
  */
 final class WriteBatch {
 
-    private static final Logger LOG = LoggerFactory.getLogger(WriteBatch.class);
-
-    /** How often one key may lose an insert race within one transaction before the batch gives up. */
-    private static final int MAX_INSERT_ROUNDS = 5;
-
     private final List<StoreOperation> operations;
 
     private final BatchOutcomes outcomes;
+
+    /** Writes the keys the one round trip leaves, and all of them on the general path. */
+    private final StateReplay generalPath;
 
     /**
      * Set when a shard's epoch, locked in the first round trip, turned out to fence off a row that round trip
@@ -80,6 +75,7 @@ final class WriteBatch {
     WriteBatch(List<StoreOperation> operations, boolean generalPathOnly) {
         this.operations = operations;
         this.outcomes = new BatchOutcomes(operations);
+        this.generalPath = new StateReplay(operations, outcomes);
         this.generalPathOnly = generalPathOnly;
     }
 
@@ -116,7 +112,7 @@ final class WriteBatch {
             } else if (op instanceof StoreOperation.Remember r) {
                 shards.add(new PortableSql.ShardKey(r.typeName(), r.shardId()));
             } else if (op instanceof StoreOperation.StateChange c) {
-                shards.add(shardOf(c));
+                shards.add(c.shard());
                 writesStates = true;
             } else {
                 throw new IllegalStateException("Not a batch operation: " + op.describe());
@@ -139,7 +135,7 @@ final class WriteBatch {
         for (int i = 0; i < operations.size(); i++) {
             StoreOperation op = operations.get(i);
             if (op instanceof StoreOperation.StateChange c) {
-                if (busy.contains(shardOf(c))) {
+                if (busy.contains(c.shard())) {
                     outcomes.set(i, Outcome.DEFERRED);
                 } else {
                     byKey.computeIfAbsent(new EntityKey(c.typeName(), c.entityId()), k -> new ArrayList<>())
@@ -236,8 +232,8 @@ final class WriteBatch {
             shardEpochs = done.epochs();
             for (EntityKey key : done.versions().keySet()) {
                 for (int i : byKey.getOrDefault(key, List.of())) {
-                    StoreOperation.StateChange change = change(i);
-                    if (shardEpochs.getOrDefault(shardOf(change), 0L) > change.epoch()) {
+                    StoreOperation.Write w = (StoreOperation.Write) operations.get(i);
+                    if (shardEpochs.getOrDefault(w.shard(), 0L) > w.epoch()) {
                         // the shard was allocated again since these writes were made: decide every key again, the
                         // general way, in a new transaction (rare: only writes in flight when a shard moves)
                         generalPathOnly = true;
@@ -255,52 +251,7 @@ final class WriteBatch {
         } else {
             shardEpochs = lockedEpochs;
         }
-        Map<EntityKey, Locked> locked = lock(connection, dialect, byKey.keySet());
-        List<EntityKey> pending = new ArrayList<>(byKey.keySet());
-        for (int round = 0; !pending.isEmpty(); round++) {
-            if (round == MAX_INSERT_ROUNDS) {
-                throw new SQLTransactionRollbackException(
-                        "Lost " + MAX_INSERT_ROUNDS + " insert races in a row on " + pending.get(0)
-                                + "; the batch will be retried",
-                        "40001");
-            }
-            List<StateRow> updates = new ArrayList<>();
-            List<StateRow> inserts = new ArrayList<>();
-            List<EntityKey> deletes = new ArrayList<>();
-            for (EntityKey key : pending) {
-                @Nullable Locked before = locked.get(key);
-                List<Integer> indexes = byKey.getOrDefault(key, List.of());
-                @Nullable StateRow after = replay(key, indexes, before, shardEpochs);
-                if (!outcomes.anyAccepted(indexes)) {
-                    continue; // every operation refused: the row stays as it is
-                }
-                if (before == null) {
-                    if (after != null) {
-                        inserts.add(after);
-                    }
-                } else if (after == null) {
-                    deletes.add(key);
-                } else {
-                    updates.add(after);
-                }
-            }
-            dialect.updateStates(connection, updates);
-            dialect.deleteStates(connection, deletes);
-            boolean[] inserted = dialect.insertStates(connection, inserts);
-            pending = new ArrayList<>();
-            for (int i = 0; i < inserted.length; i++) {
-                if (!inserted[i]) {
-                    pending.add(new EntityKey(
-                            inserts.get(i).typeName(), inserts.get(i).entityId()));
-                }
-            }
-            if (!pending.isEmpty()) {
-                // another node committed these rows since they were found missing: decide again against them
-                LOG.debug("{} state rows were inserted by another node meanwhile; deciding again", pending.size());
-                pending.forEach(locked::remove);
-                locked.putAll(lock(connection, dialect, pending));
-            }
-        }
+        generalPath.write(connection, dialect, byKey, shardEpochs);
         return shardEpochs;
     }
 
@@ -350,75 +301,6 @@ final class WriteBatch {
                 ? null
                 : new StateRow(
                         last.typeName(), last.entityId(), last.state(), indexes.size(), last.epoch(), last.applied());
-    }
-
-    /** The shard of a write or delete. */
-    private static PortableSql.ShardKey shardOf(StoreOperation.StateChange change) {
-        return new PortableSql.ShardKey(change.typeName(), change.shardId());
-    }
-
-    /** The write or delete at an index grouped by key: only those are. */
-    private StoreOperation.StateChange change(int index) {
-        return (StoreOperation.StateChange) operations.get(index);
-    }
-
-    /**
-     * Replays one key's operations against its row and records their outcomes.
-     *
-     * @return the row to store, or {@code null} for none, as when every operation was refused (which the caller tells
-     *     by {@link BatchOutcomes#anyAccepted})
-     */
-    private @Nullable StateRow replay(
-            EntityKey key,
-            List<Integer> indexes,
-            @Nullable Locked before,
-            Map<PortableSql.ShardKey, Long> shardEpochs) {
-        boolean exists = before != null;
-        long version = before == null ? 0 : before.version();
-        long epoch = before == null ? 0 : before.epoch();
-        byte @Nullable [] state = null;
-        byte @Nullable [] applied = null;
-        for (int i : indexes) {
-            StoreOperation.StateChange op = change(i);
-            long opEpoch = op.epoch();
-            long fence = Math.max(exists ? epoch : 0, shardEpochs.getOrDefault(shardOf(op), 0L));
-            if (fence > opEpoch) {
-                // the row was written under a newer epoch, or the shard has been allocated since
-                outcomes.set(
-                        i,
-                        new Outcome.Refused(new StaleEpochException(key.typeName(), key.entityId(), opEpoch, fence)));
-                continue;
-            }
-            if (op instanceof StoreOperation.Write w) {
-                version = exists ? version + 1 : 1;
-                epoch = opEpoch;
-                state = w.state();
-                applied = w.applied();
-                exists = true;
-                outcomes.set(i, new Outcome.Stored(new StoredState(state, version, epoch, applied)));
-            } else {
-                exists = false;
-                state = null;
-                applied = null;
-                outcomes.set(i, Outcome.DONE);
-            }
-        }
-        return exists && state != null
-                ? new StateRow(key.typeName(), key.entityId(), state, version, epoch, applied)
-                : null;
-    }
-
-    private static Map<EntityKey, Locked> lock(Connection connection, JdbcDialect dialect, Iterable<EntityKey> keys)
-            throws SQLException {
-        SortedMap<String, TreeSet<String>> idsByType = new TreeMap<>();
-        keys.forEach(k ->
-                idsByType.computeIfAbsent(k.typeName(), t -> new TreeSet<>()).add(k.entityId()));
-        Map<EntityKey, Locked> locked = new LinkedHashMap<>();
-        for (Map.Entry<String, TreeSet<String>> e : idsByType.entrySet()) {
-            dialect.lockStates(connection, e.getKey(), new ArrayList<>(e.getValue()))
-                    .forEach((id, row) -> locked.put(new EntityKey(e.getKey(), id), row));
-        }
-        return locked;
     }
 
     /**
