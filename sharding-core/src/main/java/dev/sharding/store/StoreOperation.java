@@ -35,6 +35,47 @@ sealed interface StoreOperation {
         return 0;
     }
 
+    /** A change of one entity's state row, fenced by the current epoch of the entity's shard. */
+    sealed interface StateChange extends StoreOperation permits Write, Delete {
+
+        /**
+         * The entity type.
+         *
+         * @return the type name
+         */
+        String typeName();
+
+        /**
+         * The entity id.
+         *
+         * @return the id
+         */
+        String entityId();
+
+        /**
+         * The entity's shard, whose current epoch fences the change.
+         *
+         * @return the shard id
+         */
+        int shardId();
+
+        /**
+         * The epoch the change was made under.
+         *
+         * @return the epoch
+         */
+        long epoch();
+
+        /**
+         * The entity's shard.
+         *
+         * @return the shard's key
+         */
+        default PortableSql.ShardKey shard() {
+            return new PortableSql.ShardKey(typeName(), shardId());
+        }
+    }
+
     /**
      * Writes one entity's state.
      *
@@ -56,7 +97,7 @@ sealed interface StoreOperation {
             byte @Nullable [] applied,
             CompletableFuture<StoredState> future,
             long queuedNanos)
-            implements StoreOperation {
+            implements StateChange {
 
         @Override
         public String describe() {
@@ -76,7 +117,7 @@ sealed interface StoreOperation {
      */
     record Delete(
             String typeName, String entityId, int shardId, long epoch, CompletableFuture<Void> future, long queuedNanos)
-            implements StoreOperation {
+            implements StateChange {
 
         @Override
         public String describe() {

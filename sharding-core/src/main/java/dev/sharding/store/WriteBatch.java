@@ -1,11 +1,8 @@
 package dev.sharding.store;
 
-import dev.sharding.ShardingException;
-import dev.sharding.StoreOutcomeUnknownException;
 import dev.sharding.spi.ShardingStore.StoredState;
 import dev.sharding.spi.StaleEpochException;
 import dev.sharding.store.PortableSql.EntityKey;
-import dev.sharding.store.PortableSql.Locked;
 import dev.sharding.store.PortableSql.RememberedId;
 import dev.sharding.store.PortableSql.StateRow;
 import java.sql.Connection;
@@ -20,8 +17,6 @@ import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import org.jspecify.annotations.Nullable;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The operations of one group commit and what became of each.
@@ -32,8 +27,8 @@ import org.slf4j.LoggerFactory;
  * and update many rows in one round trip ({@link JdbcDialect#locksAndUpdatesAtOnce()}), the keys that only see writes
  * under one epoch are updated there, before any state row is locked, each only where its row exists with an epoch
  * not above the writes'; when a shard's epoch, returned by the same round trip, fences off a row it updated, the
- * transaction is rolled back and the batch done again without that round trip. The general path takes the keys left.
- * It replays their operations per key, in queue order, against the locked version and epoch: a write or delete under
+ * transaction is rolled back and the batch done again without that round trip. The general path
+ * ({@link StateReplay}) takes the keys left. It replays their operations per key, in queue order, against the locked version and epoch: a write or delete under
  * a lower epoch than the row's is refused alone; the others change the row, and only each key's final row is written
  * (one update, insert or delete per key). Rows that did not exist cannot be locked, so two nodes may insert the same new key at once: the loser's
  * insert is skipped, the row the winner committed is locked, and that key is replayed again, so the higher epoch wins
@@ -48,19 +43,12 @@ import org.slf4j.LoggerFactory;
  */
 final class WriteBatch {
 
-    private static final Logger LOG = LoggerFactory.getLogger(WriteBatch.class);
-
-    /** How often one key may lose an insert race within one transaction before the batch gives up. */
-    private static final int MAX_INSERT_ROUNDS = 5;
-
-    private static final Object DONE = new Object();
-
-    /** The outcome of an operation left for a later batch: another transaction held its shard's epoch row. */
-    private static final Object DEFERRED = new Object();
-
     private final List<StoreOperation> operations;
 
-    private final @Nullable Object[] outcomes;
+    private final BatchOutcomes outcomes;
+
+    /** Writes the keys the one round trip leaves, and all of them on the general path. */
+    private final StateReplay generalPath;
 
     /**
      * Set when a shard's epoch, locked in the first round trip, turned out to fence off a row that round trip
@@ -86,7 +74,8 @@ final class WriteBatch {
      */
     WriteBatch(List<StoreOperation> operations, boolean generalPathOnly) {
         this.operations = operations;
-        this.outcomes = new Object[operations.size()];
+        this.outcomes = new BatchOutcomes(operations);
+        this.generalPath = new StateReplay(operations, outcomes);
         this.generalPathOnly = generalPathOnly;
     }
 
@@ -112,7 +101,7 @@ final class WriteBatch {
      * @throws SQLException when any statement fails; the transaction must be rolled back
      */
     void execute(Connection connection, JdbcDialect dialect, boolean setLimits) throws SQLException {
-        java.util.Arrays.fill(outcomes, null);
+        outcomes.clear();
         java.util.SortedSet<PortableSql.ShardKey> shards = new TreeSet<>();
         boolean writesStates = false;
         int lastClear = -1;
@@ -122,8 +111,8 @@ final class WriteBatch {
                 lastClear = i;
             } else if (op instanceof StoreOperation.Remember r) {
                 shards.add(new PortableSql.ShardKey(r.typeName(), r.shardId()));
-            } else if (op instanceof StoreOperation.Write || op instanceof StoreOperation.Delete) {
-                shards.add(shardOf(op));
+            } else if (op instanceof StoreOperation.StateChange c) {
+                shards.add(c.shard());
                 writesStates = true;
             } else {
                 throw new IllegalStateException("Not a batch operation: " + op.describe());
@@ -145,18 +134,11 @@ final class WriteBatch {
         SortedMap<EntityKey, List<Integer>> byKey = new TreeMap<>();
         for (int i = 0; i < operations.size(); i++) {
             StoreOperation op = operations.get(i);
-            if (op instanceof StoreOperation.Write w) {
-                if (busy.contains(shardOf(op))) {
-                    outcomes[i] = DEFERRED;
+            if (op instanceof StoreOperation.StateChange c) {
+                if (busy.contains(c.shard())) {
+                    outcomes.set(i, Outcome.DEFERRED);
                 } else {
-                    byKey.computeIfAbsent(new EntityKey(w.typeName(), w.entityId()), k -> new ArrayList<>())
-                            .add(i);
-                }
-            } else if (op instanceof StoreOperation.Delete d) {
-                if (busy.contains(shardOf(op))) {
-                    outcomes[i] = DEFERRED;
-                } else {
-                    byKey.computeIfAbsent(new EntityKey(d.typeName(), d.entityId()), k -> new ArrayList<>())
+                    byKey.computeIfAbsent(new EntityKey(c.typeName(), c.entityId()), k -> new ArrayList<>())
                             .add(i);
                 }
             }
@@ -170,28 +152,31 @@ final class WriteBatch {
                 PortableSql.ShardKey shard = new PortableSql.ShardKey(r.typeName(), r.shardId());
                 if (i > lastClear && busy.contains(shard)) {
                     // before a clear of the batch it is cleared anyway; after the last one it waits for its shard
-                    outcomes[i] = DEFERRED;
+                    outcomes.set(i, Outcome.DEFERRED);
                     continue;
                 }
                 long fence = epochs.getOrDefault(shard, 0L);
                 if (fence > r.epoch()) {
                     // a stale owner's late flush: the shard's new owner keeps its set
-                    outcomes[i] = new StaleEpochException(r.typeName(), "shard " + r.shardId(), r.epoch(), fence);
+                    outcomes.set(
+                            i,
+                            new Outcome.Refused(
+                                    new StaleEpochException(r.typeName(), "shard " + r.shardId(), r.epoch(), fence)));
                     continue;
                 }
                 r.started().forEach(id -> rememberedChanges.put(new RememberedId(r.typeName(), r.shardId(), id), true));
                 r.stopped()
                         .forEach(id -> rememberedChanges.put(new RememberedId(r.typeName(), r.shardId(), id), false));
-                outcomes[i] = DONE;
+                outcomes.set(i, Outcome.DONE);
             } else if (op instanceof StoreOperation.Clear) {
                 // a clear: everything remembered before it is gone after it; a later clear of the batch finds nothing
                 rememberedChanges.clear();
                 firstClear = firstClear < 0 ? i : firstClear;
-                outcomes[i] = 0L;
+                outcomes.set(i, new Outcome.Cleared(0));
             }
         }
         if (firstClear >= 0) {
-            outcomes[firstClear] = dialect.clearShardingData(connection);
+            outcomes.set(firstClear, new Outcome.Cleared(dialect.clearShardingData(connection)));
         }
         List<RememberedId> forget = new ArrayList<>();
         List<RememberedId> remember = new ArrayList<>();
@@ -247,8 +232,8 @@ final class WriteBatch {
             shardEpochs = done.epochs();
             for (EntityKey key : done.versions().keySet()) {
                 for (int i : byKey.getOrDefault(key, List.of())) {
-                    StoreOperation op = operations.get(i);
-                    if (shardEpochs.getOrDefault(shardOf(op), 0L) > ((StoreOperation.Write) op).epoch()) {
+                    StoreOperation.Write w = (StoreOperation.Write) operations.get(i);
+                    if (shardEpochs.getOrDefault(w.shard(), 0L) > w.epoch()) {
                         // the shard was allocated again since these writes were made: decide every key again, the
                         // general way, in a new transaction (rare: only writes in flight when a shard moves)
                         generalPathOnly = true;
@@ -266,51 +251,7 @@ final class WriteBatch {
         } else {
             shardEpochs = lockedEpochs;
         }
-        Map<EntityKey, Locked> locked = lock(connection, dialect, byKey.keySet());
-        List<EntityKey> pending = new ArrayList<>(byKey.keySet());
-        for (int round = 0; !pending.isEmpty(); round++) {
-            if (round == MAX_INSERT_ROUNDS) {
-                throw new SQLTransactionRollbackException(
-                        "Lost " + MAX_INSERT_ROUNDS + " insert races in a row on " + pending.get(0)
-                                + "; the batch will be retried",
-                        "40001");
-            }
-            List<StateRow> updates = new ArrayList<>();
-            List<StateRow> inserts = new ArrayList<>();
-            List<EntityKey> deletes = new ArrayList<>();
-            for (EntityKey key : pending) {
-                @Nullable Locked before = locked.get(key);
-                @Nullable StateRow after = replay(key, byKey.getOrDefault(key, List.of()), before, shardEpochs);
-                if (after == NO_CHANGE) {
-                    continue;
-                }
-                if (before == null) {
-                    if (after != null) {
-                        inserts.add(after);
-                    }
-                } else if (after == null) {
-                    deletes.add(key);
-                } else {
-                    updates.add(after);
-                }
-            }
-            dialect.updateStates(connection, updates);
-            dialect.deleteStates(connection, deletes);
-            boolean[] inserted = dialect.insertStates(connection, inserts);
-            pending = new ArrayList<>();
-            for (int i = 0; i < inserted.length; i++) {
-                if (!inserted[i]) {
-                    pending.add(new EntityKey(
-                            inserts.get(i).typeName(), inserts.get(i).entityId()));
-                }
-            }
-            if (!pending.isEmpty()) {
-                // another node committed these rows since they were found missing: decide again against them
-                LOG.debug("{} state rows were inserted by another node meanwhile; deciding again", pending.size());
-                pending.forEach(locked::remove);
-                locked.putAll(lock(connection, dialect, pending));
-            }
-        }
+        generalPath.write(connection, dialect, byKey, shardEpochs);
         return shardEpochs;
     }
 
@@ -336,7 +277,9 @@ final class WriteBatch {
                 long first = version - indexes.size();
                 for (int k = 0; k < indexes.size(); k++) {
                     StoreOperation.Write w = (StoreOperation.Write) operations.get(indexes.get(k));
-                    outcomes[indexes.get(k)] = new StoredState(w.state(), first + k + 1, w.epoch(), w.applied());
+                    outcomes.set(
+                            indexes.get(k),
+                            new Outcome.Stored(new StoredState(w.state(), first + k + 1, w.epoch(), w.applied())));
                 }
             }
         }
@@ -360,78 +303,6 @@ final class WriteBatch {
                         last.typeName(), last.entityId(), last.state(), indexes.size(), last.epoch(), last.applied());
     }
 
-    /** Marks a key none of whose operations was accepted. */
-    private static final StateRow NO_CHANGE = new StateRow("", "", new byte[0], 0, 0, null);
-
-    /** The shard of a write or delete. */
-    private static PortableSql.ShardKey shardOf(StoreOperation op) {
-        return op instanceof StoreOperation.Write w
-                ? new PortableSql.ShardKey(w.typeName(), w.shardId())
-                : new PortableSql.ShardKey(
-                        ((StoreOperation.Delete) op).typeName(), ((StoreOperation.Delete) op).shardId());
-    }
-
-    /**
-     * Replays one key's operations against its row and records their outcomes.
-     *
-     * @return the row to store, {@code null} for none, or {@link #NO_CHANGE} when every operation was refused
-     */
-    private @Nullable StateRow replay(
-            EntityKey key,
-            List<Integer> indexes,
-            @Nullable Locked before,
-            Map<PortableSql.ShardKey, Long> shardEpochs) {
-        boolean exists = before != null;
-        long version = before == null ? 0 : before.version();
-        long epoch = before == null ? 0 : before.epoch();
-        byte @Nullable [] state = null;
-        byte @Nullable [] applied = null;
-        boolean changed = false;
-        for (int i : indexes) {
-            StoreOperation op = operations.get(i);
-            long opEpoch = op instanceof StoreOperation.Write w ? w.epoch() : ((StoreOperation.Delete) op).epoch();
-            long fence = Math.max(exists ? epoch : 0, shardEpochs.getOrDefault(shardOf(op), 0L));
-            if (fence > opEpoch) {
-                // the row was written under a newer epoch, or the shard has been allocated since
-                outcomes[i] = new StaleEpochException(key.typeName(), key.entityId(), opEpoch, fence);
-                continue;
-            }
-            changed = true;
-            if (op instanceof StoreOperation.Write w) {
-                version = exists ? version + 1 : 1;
-                epoch = opEpoch;
-                state = w.state();
-                applied = w.applied();
-                exists = true;
-                outcomes[i] = new StoredState(state, version, epoch, applied);
-            } else {
-                exists = false;
-                state = null;
-                applied = null;
-                outcomes[i] = DONE;
-            }
-        }
-        if (!changed) {
-            return NO_CHANGE;
-        }
-        return exists && state != null
-                ? new StateRow(key.typeName(), key.entityId(), state, version, epoch, applied)
-                : null;
-    }
-
-    private static Map<EntityKey, Locked> lock(Connection connection, JdbcDialect dialect, Iterable<EntityKey> keys)
-            throws SQLException {
-        SortedMap<String, TreeSet<String>> idsByType = new TreeMap<>();
-        keys.forEach(k ->
-                idsByType.computeIfAbsent(k.typeName(), t -> new TreeSet<>()).add(k.entityId()));
-        Map<EntityKey, Locked> locked = new LinkedHashMap<>();
-        for (Map.Entry<String, TreeSet<String>> e : idsByType.entrySet()) {
-            dialect.lockStates(connection, e.getKey(), new ArrayList<>(e.getValue()))
-                    .forEach((id, row) -> locked.put(new EntityKey(e.getKey(), id), row));
-        }
-        return locked;
-    }
-
     /**
      * The operations the committed transaction left for a later batch, in queue order: another transaction held the
      * epoch rows of their shards ({@link PortableSql#lockShardEpochs}). Every operation of such a shard in the batch
@@ -441,13 +312,7 @@ final class WriteBatch {
      * @return the operations, none of them completed
      */
     List<StoreOperation> deferred() {
-        List<StoreOperation> deferred = new ArrayList<>();
-        for (int i = 0; i < operations.size(); i++) {
-            if (outcomes[i] == DEFERRED) {
-                deferred.add(operations.get(i));
-            }
-        }
-        return deferred;
+        return outcomes.deferred();
     }
 
     /**
@@ -455,28 +320,7 @@ final class WriteBatch {
      * succeeded.
      */
     void complete() {
-        for (int i = 0; i < operations.size(); i++) {
-            StoreOperation op = operations.get(i);
-            Object outcome = outcomes[i];
-            if (outcome == DEFERRED) {
-                continue;
-            }
-            if (outcome instanceof Throwable t) {
-                op.future().completeExceptionally(t);
-            } else if (outcome instanceof StoredState s) {
-                ((StoreOperation.Write) op).future().complete(s);
-            } else if (outcome == DONE && op instanceof StoreOperation.Delete d) {
-                d.future().complete(null);
-            } else if (outcome == DONE && op instanceof StoreOperation.Remember r) {
-                r.future().complete(null);
-            } else if (outcome instanceof Long deleted && op instanceof StoreOperation.Clear c) {
-                c.future().complete(deleted);
-            } else {
-                op.future()
-                        .completeExceptionally(
-                                new IllegalStateException("The batch committed without deciding the " + op.describe()));
-            }
-        }
+        outcomes.complete();
     }
 
     /**
@@ -500,86 +344,18 @@ final class WriteBatch {
      */
     @Nullable
     Witness witness() {
-        Map<EntityKey, int[]> firstAndLast = new LinkedHashMap<>();
-        Set<EntityKey> unfit = new java.util.HashSet<>();
-        for (int i = 0; i < operations.size(); i++) {
-            StoreOperation op = operations.get(i);
-            if (op instanceof StoreOperation.Write w) {
-                EntityKey key = new EntityKey(w.typeName(), w.entityId());
-                int[] seen = firstAndLast.computeIfAbsent(key, k -> new int[] {-1, -1});
-                if (!(outcomes[i] instanceof StoredState s)
-                        || s.epoch() != w.epoch()
-                        || (seen[1] >= 0 && ((StoreOperation.Write) operations.get(seen[1])).epoch() != w.epoch())) {
-                    unfit.add(key);
-                }
-                seen[0] = seen[0] < 0 ? i : seen[0];
-                seen[1] = i;
-            } else if (op instanceof StoreOperation.Delete d) {
-                unfit.add(new EntityKey(d.typeName(), d.entityId()));
-            }
-        }
-        for (Map.Entry<EntityKey, int[]> e : firstAndLast.entrySet()) {
-            if (unfit.contains(e.getKey())) {
-                continue;
-            }
-            StoredState first = (StoredState) outcomes[e.getValue()[0]];
-            StoredState last = (StoredState) outcomes[e.getValue()[1]];
-            if (first == null || last == null) {
-                continue;
-            }
-            return new Witness(
-                    e.getKey().typeName(),
-                    e.getKey().entityId(),
-                    first.version() - 1,
-                    last.version(),
-                    last.epoch(),
-                    last.state());
-        }
-        return null;
+        return outcomes.witness();
     }
 
     /**
-     * Fails every future of a transaction whose commit may or may not have reached the database: those it held fail
-     * with {@link StoreOutcomeUnknownException}, those it left for later ({@link #deferred()}) as not applied.
-     */
-    private void failOutcomeUnknown(String reason, @Nullable Throwable cause) {
-        for (int i = 0; i < operations.size(); i++) {
-            StoreOperation op = operations.get(i);
-            if (outcomes[i] == DEFERRED) {
-                op.future()
-                        .completeExceptionally(new ShardingException(
-                                "The store could not apply the " + op.describe() + ": " + reason
-                                        + "; it was not part of the transaction, and was not applied",
-                                cause));
-            } else {
-                op.future()
-                        .completeExceptionally(new StoreOutcomeUnknownException(
-                                "The store lost its connection while it committed the " + op.describe()
-                                        + ", so it may have been stored or not (" + reason
-                                        + "); read it again, or retry with the same idempotency key",
-                                cause == null ? new IllegalStateException(reason) : cause));
-            }
-        }
-    }
-
-    /**
-     * Fails every future: nothing of the batch was applied.
+     * Fails every future: nothing of the batch was applied, or, when the commit got no answer
+     * ({@link JdbcTransactions#outcomeUnknown}), its operations may have been applied but for the {@link #deferred()}
+     * ones.
      *
      * @param reason what went wrong, for the message
      * @param cause the failure
      */
     void fail(String reason, @Nullable Throwable cause) {
-        if (JdbcTransactions.outcomeUnknown(cause)) {
-            failOutcomeUnknown(reason, cause);
-            return;
-        }
-        for (StoreOperation op : operations) {
-            op.future()
-                    .completeExceptionally(new ShardingException(
-                            "The store could not commit the "
-                                    + op.describe() + ": " + reason + "; nothing of its batch of " + operations.size()
-                                    + " operations was applied",
-                            cause));
-        }
+        outcomes.fail(reason, cause);
     }
 }

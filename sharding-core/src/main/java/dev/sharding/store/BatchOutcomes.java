@@ -1,0 +1,181 @@
+package dev.sharding.store;
+
+import dev.sharding.ShardingException;
+import dev.sharding.StoreOutcomeUnknownException;
+import dev.sharding.store.PortableSql.EntityKey;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What became of each operation of one {@link WriteBatch} in its last transaction, and the completing of their
+ * futures once the fate of that transaction is known. The batch records an {@link Outcome} per operation as it runs;
+ * an operation without one was not decided (its transaction failed first).
+ */
+final class BatchOutcomes {
+
+    private final List<StoreOperation> operations;
+
+    private final @Nullable Outcome[] outcomes;
+
+    /**
+     * Creates the outcomes of a batch, none decided yet.
+     *
+     * @param operations the batch's operations, in queue order
+     */
+    BatchOutcomes(List<StoreOperation> operations) {
+        this.operations = operations;
+        this.outcomes = new Outcome[operations.size()];
+    }
+
+    /** Forgets every outcome, before the batch runs in a new transaction. */
+    void clear() {
+        Arrays.fill(outcomes, null);
+    }
+
+    /**
+     * Records what became of an operation.
+     *
+     * @param index the operation's index in the batch
+     * @param outcome its outcome
+     */
+    void set(int index, Outcome outcome) {
+        outcomes[index] = outcome;
+    }
+
+    /**
+     * Whether any of the given operations was accepted.
+     *
+     * @param indexes indexes of decided operations
+     * @return false when every one of them was refused
+     */
+    boolean anyAccepted(List<Integer> indexes) {
+        for (int i : indexes) {
+            if (!(outcomes[i] instanceof Outcome.Refused)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * The operations left for a later batch; see {@link WriteBatch#deferred()}.
+     *
+     * @return the operations, in queue order
+     */
+    List<StoreOperation> deferred() {
+        List<StoreOperation> deferred = new ArrayList<>();
+        for (int i = 0; i < operations.size(); i++) {
+            if (outcomes[i] instanceof Outcome.Deferred) {
+                deferred.add(operations.get(i));
+            }
+        }
+        return deferred;
+    }
+
+    /** Completes every future with its outcome; see {@link WriteBatch#complete()}. */
+    void complete() {
+        for (int i = 0; i < operations.size(); i++) {
+            StoreOperation op = operations.get(i);
+            @Nullable Outcome outcome = outcomes[i];
+            if (outcome == null) {
+                op.future()
+                        .completeExceptionally(
+                                new IllegalStateException("The batch committed without deciding the " + op.describe()));
+            } else {
+                outcome.complete(op);
+            }
+        }
+    }
+
+    /**
+     * The row that tells whether the last transaction was committed; see {@link WriteBatch#witness()}.
+     *
+     * @return the witness, or null when no key qualifies
+     */
+    WriteBatch.@Nullable Witness witness() {
+        Map<EntityKey, int[]> firstAndLast = new LinkedHashMap<>();
+        Set<EntityKey> unfit = new HashSet<>();
+        for (int i = 0; i < operations.size(); i++) {
+            StoreOperation op = operations.get(i);
+            if (op instanceof StoreOperation.Write w) {
+                EntityKey key = new EntityKey(w.typeName(), w.entityId());
+                int[] seen = firstAndLast.computeIfAbsent(key, k -> new int[] {-1, -1});
+                if (!(outcomes[i] instanceof Outcome.Stored s)
+                        || s.state().epoch() != w.epoch()
+                        || (seen[1] >= 0 && ((StoreOperation.Write) operations.get(seen[1])).epoch() != w.epoch())) {
+                    unfit.add(key);
+                }
+                seen[0] = seen[0] < 0 ? i : seen[0];
+                seen[1] = i;
+            } else if (op instanceof StoreOperation.Delete d) {
+                unfit.add(new EntityKey(d.typeName(), d.entityId()));
+            }
+        }
+        for (Map.Entry<EntityKey, int[]> e : firstAndLast.entrySet()) {
+            // a key not unfit has a stored outcome for every write
+            if (!unfit.contains(e.getKey())
+                    && outcomes[e.getValue()[0]] instanceof Outcome.Stored first
+                    && outcomes[e.getValue()[1]] instanceof Outcome.Stored last) {
+                return new WriteBatch.Witness(
+                        e.getKey().typeName(),
+                        e.getKey().entityId(),
+                        first.state().version() - 1,
+                        last.state().version(),
+                        last.state().epoch(),
+                        last.state().state());
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Fails every future; see {@link WriteBatch#fail}.
+     *
+     * @param reason what went wrong, for the message
+     * @param cause the failure
+     */
+    void fail(String reason, @Nullable Throwable cause) {
+        if (JdbcTransactions.outcomeUnknown(cause)) {
+            failOutcomeUnknown(reason, cause);
+            return;
+        }
+        for (StoreOperation op : operations) {
+            op.future()
+                    .completeExceptionally(new ShardingException(
+                            "The store could not commit the "
+                                    + op.describe() + ": " + reason + "; nothing of its batch of " + operations.size()
+                                    + " operations was applied",
+                            cause));
+        }
+    }
+
+    /**
+     * Fails every future of a transaction whose commit may or may not have reached the database: those it held fail
+     * with {@link StoreOutcomeUnknownException}, those it left for later ({@link #deferred()}) as not applied.
+     */
+    private void failOutcomeUnknown(String reason, @Nullable Throwable cause) {
+        for (int i = 0; i < operations.size(); i++) {
+            StoreOperation op = operations.get(i);
+            if (outcomes[i] instanceof Outcome.Deferred) {
+                op.future()
+                        .completeExceptionally(new ShardingException(
+                                "The store could not apply the " + op.describe() + ": " + reason
+                                        + "; it was not part of the transaction, and was not applied",
+                                cause));
+            } else {
+                op.future()
+                        .completeExceptionally(new StoreOutcomeUnknownException(
+                                "The store lost its connection while it committed the " + op.describe()
+                                        + ", so it may have been stored or not (" + reason
+                                        + "); read it again, or retry with the same idempotency key",
+                                cause == null ? new IllegalStateException(reason) : cause));
+            }
+        }
+    }
+}
