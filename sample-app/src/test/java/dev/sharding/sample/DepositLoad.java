@@ -95,6 +95,12 @@ final class DepositLoad {
 
     private final AtomicLongArray unknown;
 
+    /** Deposits per account answered 504: stored or not, nobody knows, so the account must read its state again. */
+    private final AtomicLongArray outcomeUnknown;
+
+    /** Reads that did not answer 200: phase ordinal, account, status. */
+    private final java.util.Queue<String> failedReads = new java.util.concurrent.ConcurrentLinkedQueue<>();
+
     private final AtomicReferenceArray<String> lastHome;
 
     private final AtomicReferenceArray<String> homeAtCut;
@@ -145,6 +151,7 @@ final class DepositLoad {
         acked = new AtomicLongArray(n);
         ackedCount = new AtomicLongArray(n);
         unknown = new AtomicLongArray(n);
+        outcomeUnknown = new AtomicLongArray(n);
         lastHome = new AtomicReferenceArray<>(n);
         homeAtCut = new AtomicReferenceArray<>(n);
         takenOverAfterMillis = new AtomicLongArray(n);
@@ -324,6 +331,11 @@ final class DepositLoad {
             } else {
                 unknown.addAndGet(a, amount);
             }
+            if ("504".equals(status)) {
+                outcomeUnknown.incrementAndGet(a);
+            }
+        } else if (!ok) {
+            failedReads.add(started.ordinal() + "|" + a + "|" + status);
         }
         if (!ok || body == null) {
             return;
@@ -449,6 +461,25 @@ final class DepositLoad {
     }
 
     /** The answers to reads (or deposits) started in a phase, through either side, by status. */
+    /**
+     * The reads started in a phase that did not answer 200, of accounts none of whose deposits had an unknown outcome
+     * (504): an account whose last write may or may not have been stored reads its state from the database before it
+     * answers again, so while the database is cut off it cannot answer from memory.
+     *
+     * @return "account status" for each
+     */
+    List<String> failedReadsOfSettledAccounts(Phase p) {
+        List<String> failed = new ArrayList<>();
+        for (String r : failedReads) {
+            String[] f = r.split("\\|");
+            int a = Integer.parseInt(f[1]);
+            if (f[0].equals(Integer.toString(p.ordinal())) && outcomeUnknown.get(a) == 0) {
+                failed.add(ids.get(a) + " " + f[2]);
+            }
+        }
+        return failed;
+    }
+
     Map<String, Long> answersOf(Phase p, boolean read) {
         Map<String, Long> byStatus = new ConcurrentSkipListMap<>();
         answers.forEach((k, v) -> {
