@@ -148,10 +148,7 @@ public final class ShardingNode implements AutoCloseable {
      * @return the reason, or {@code null} while the node serves
      */
     public @Nullable String partitionedReason() {
-        String refused = runtime.status().registrationRefused();
-        return refused != null
-                ? "the coordinator refused this node: " + refused
-                : runtime.status().partitionedReason();
+        return runtime.status().partitionedReason();
     }
 
     /**

@@ -227,6 +227,18 @@ final class Membership {
         return registrationRefused;
     }
 
+    /**
+     * Why this node does not serve: refused by the coordinator for good, or else the lease's reason.
+     *
+     * @param leaseReason why the lease says it does not serve, or {@code null}
+     * @return the reason, or {@code null} when it serves
+     */
+    @Nullable
+    String notServingReason(@Nullable String leaseReason) {
+        String refused = registrationRefused;
+        return refused != null ? "the coordinator refused this node: " + refused : leaseReason;
+    }
+
     String storeId() {
         return storeId;
     }

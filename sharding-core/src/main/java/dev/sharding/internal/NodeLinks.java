@@ -177,10 +177,7 @@ final class NodeLinks implements RegionHost, LeaseHost {
     @Override
     public @Nullable String partitionedReason() {
         // refused for good: it would route messages by another shard function than the cluster's
-        String refused = membership.registrationRefused();
-        return refused != null
-                ? "the coordinator refused this node: " + refused
-                : wired(leases).partitioned();
+        return membership.notServingReason(wired(leases).partitioned());
     }
 
     @Override

@@ -169,12 +169,13 @@ public final class NodeStatus {
     }
 
     /**
-     * Why this node refuses messages now: it is on the losing side of a partition, or lost its lease.
+     * Why this node refuses messages now: it is on the losing side of a partition, lost its lease, or the coordinator
+     * refused it for good.
      *
      * @return the reason, or {@code null} when it serves
      */
     public @Nullable String partitionedReason() {
-        return leases.partitioned();
+        return membership.notServingReason(leases.partitioned());
     }
 
     /**

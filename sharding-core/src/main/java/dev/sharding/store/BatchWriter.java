@@ -408,15 +408,7 @@ final class BatchWriter {
                 } finally {
                     disarm();
                 }
-                List<StoreOperation> left = batch.deferred();
-                keepDeferred(left);
-                // decided before the callers hear of the commit, so that what they do next finds the connection back
-                boolean idle = queue.isEmpty() && deferred.isEmpty();
-                busySince = 0;
-                committed(batch, left.size());
-                if (idle) {
-                    giveBack();
-                }
+                succeeded(batch);
                 return;
             } catch (SQLException e) {
                 StoreConnection failed = held;
@@ -434,10 +426,7 @@ final class BatchWriter {
                     CommitCheck.Verdict verdict = commitCheck.check(
                             witness, deadline, a -> pauseBeforeAnotherConnection(first + (int) a - 1, deadline));
                     if (verdict == CommitCheck.Verdict.COMMITTED) {
-                        List<StoreOperation> left = batch.deferred();
-                        keepDeferred(left);
-                        busySince = 0;
-                        committed(batch, left.size());
+                        succeeded(batch);
                         return;
                     }
                     again = verdict == CommitCheck.Verdict.NOT_COMMITTED;
@@ -674,6 +663,19 @@ final class BatchWriter {
             deferredPauseNanos = FIRST_DEFERRED_PAUSE_NANOS;
         } else if (noneThrough) {
             deferredPauseNanos = Math.min(MAX_DEFERRED_PAUSE_NANOS, deferredPauseNanos * 2);
+        }
+    }
+
+    /** The batch's transaction committed: keeps what it left for later and completes the rest. */
+    private void succeeded(WriteBatch batch) {
+        List<StoreOperation> left = batch.deferred();
+        keepDeferred(left);
+        // decided before the callers hear of the commit, so that what they do next finds the connection back
+        boolean idle = queue.isEmpty() && deferred.isEmpty();
+        busySince = 0;
+        committed(batch, left.size());
+        if (idle) {
+            giveBack();
         }
     }
 

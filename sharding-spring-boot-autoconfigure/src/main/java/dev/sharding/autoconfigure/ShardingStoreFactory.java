@@ -153,7 +153,6 @@ final class ShardingStoreFactory {
             pool.close();
             throw e;
         }
-        H2ShutdownHook.detach();
         log.info(
                 "Sharding store: embedded H2 database {}",
                 properties.getEmbeddedPath().toAbsolutePath());

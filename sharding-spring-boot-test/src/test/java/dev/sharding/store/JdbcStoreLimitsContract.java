@@ -15,6 +15,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -217,21 +218,13 @@ abstract class JdbcStoreLimitsContract extends JdbcStoreContract {
      * Writes once the writer takes writes again: after a database that did not answer, it takes none (they fail at
      * once, unapplied) until the database answers its check, which it makes every quarter of a second at most.
      */
-    private StoredState writeOnceTheWriterTakesWritesAgain(JdbcShardingStore s, String id, String state)
-            throws Exception {
-        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        while (true) {
-            try {
-                return await(s.write(type, id, SHARD, 1, bytes(state)));
-            } catch (ShardingException e) {
-                if (!String.valueOf(e.getMessage()).contains("the database does not answer")
-                        || System.nanoTime() > deadline) {
-                    throw e;
-                }
-                java.util.concurrent.locks.LockSupport.parkNanos(
-                        Duration.ofMillis(20).toNanos()); // poll interval
-            }
-        }
+    private StoredState writeOnceTheWriterTakesWritesAgain(JdbcShardingStore s, String id, String state) {
+        return Awaitility.await("the writer taking writes again once the database answers its check")
+                .atMost(Duration.ofSeconds(10))
+                .pollInterval(Duration.ofMillis(20))
+                .ignoreExceptionsMatching(e -> e instanceof ShardingException
+                        && String.valueOf(e.getMessage()).contains("the database does not answer"))
+                .until(() -> await(s.write(type, id, SHARD, 1, bytes(state))), java.util.Objects::nonNull);
     }
 
     @Test
