@@ -117,7 +117,7 @@ public final class EntityType<T> {
      * @throws IllegalArgumentException naming the first problem
      */
     public static void checkHandlers(Class<?> entityClass) {
-        dev.sharding.internal.EntityHandlers.of(entityClass);
+        dev.sharding.internal.entity.EntityHandlers.of(entityClass);
     }
 
     /**

@@ -1,8 +1,8 @@
 package dev.sharding;
 
-import dev.sharding.internal.NodeAssembly;
-import dev.sharding.internal.NodeRuntime;
-import dev.sharding.internal.Region;
+import dev.sharding.internal.node.NodeAssembly;
+import dev.sharding.internal.node.NodeRuntime;
+import dev.sharding.internal.region.Region;
 import dev.sharding.spi.MessageCodec;
 import dev.sharding.spi.MessageTracing;
 import dev.sharding.spi.ShardAllocationStrategy;

@@ -4,8 +4,8 @@ import static dev.sharding.internal.lease.LeaseTimes.ahead;
 
 import dev.sharding.Member;
 import dev.sharding.SplitBrainSettings;
-import dev.sharding.internal.ClusterProbe;
 import dev.sharding.internal.coordinator.AllocationLeases;
+import dev.sharding.internal.node.ClusterProbe;
 import dev.sharding.internal.protocol.LeaseGrant;
 import dev.sharding.internal.protocol.LeaseMessage;
 import dev.sharding.internal.protocol.LeasePing;

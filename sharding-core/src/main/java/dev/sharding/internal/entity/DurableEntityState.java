@@ -1,0 +1,428 @@
+package dev.sharding.internal.entity;
+
+import dev.sharding.EntityState;
+import dev.sharding.ShardingSettings;
+import dev.sharding.StoreOutcomeUnknownException;
+import dev.sharding.internal.ask.ReplySink;
+import dev.sharding.internal.protocol.EntityTransfer;
+import dev.sharding.internal.protocol.FailureKind;
+import dev.sharding.internal.region.Region;
+import dev.sharding.internal.region.Shard;
+import dev.sharding.spi.ShardingStore;
+import dev.sharding.spi.StaleEpochException;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The durable state of one entity on this node, across its incarnations: read before its first message (or taken
+ * from what the previous owner carried), handed to the instance as its {@link EntityState}, written through after each
+ * handler that changed it (the reply waits for the write), kept on passivation for the next incarnation, and carried
+ * to the next owner on a stop.
+ *
+ * <p>Used only by the thread draining the entity's mailbox, or by a completion that then resumes it.
+ */
+final class DurableEntityState {
+
+    private static final Logger log = LoggerFactory.getLogger(DurableEntityState.class);
+
+    private final EntityCell cell;
+
+    private final Shard shard;
+
+    /** The stored state read for the next incarnation: empty when none is stored; null when not read yet. */
+    private @Nullable Optional<EntityTransfer> loaded;
+
+    private @Nullable Throwable loadFailure;
+
+    /** The state the live instance sees, once it asked for it. */
+    private @Nullable EntityStateImpl<?> entityState;
+
+    /** The ids of the messages the entity applied, as stored; read with the state. */
+    private byte @Nullable [] appliedStored;
+
+    /** {@link #appliedStored} decoded, once a message with an id needed it. */
+    private @Nullable AppliedMessages applied;
+
+    DurableEntityState(EntityCell cell, Shard shard) {
+        this.cell = cell;
+        this.shard = shard;
+    }
+
+    /** Whether the stored state must be read before the instance is created. */
+    boolean mustLoad() {
+        return shard.region().type().stateType() != null && loaded == null;
+    }
+
+    /** Why the last read failed, once; null when it did not. */
+    @Nullable
+    Throwable takeLoadFailure() {
+        Throwable failure = loadFailure;
+        loadFailure = null;
+        return failure;
+    }
+
+    /** Reads the entity's stored state (or takes what the previous owner carried), then resumes the mailbox. */
+    void load() {
+        String entityId = cell.entityId();
+        EntityTransfer carried = shard.takeTransfer(entityId);
+        if (carried != null) {
+            loaded = Optional.of(carried);
+            setApplied(carried.applied());
+            cell.resume();
+            return;
+        }
+        CompletableFuture<Optional<ShardingStore.StoredState>> read;
+        try {
+            read = shard.region().store().read(cell.typeName(), entityId);
+        } catch (RuntimeException e) {
+            read = CompletableFuture.failedFuture(e);
+        }
+        read.whenComplete((stored, failure) -> {
+            if (failure != null) {
+                loadFailure = unwrap(failure);
+            } else {
+                loaded = stored.map(s -> new EntityTransfer(
+                        entityId, s.state().length == 0 ? null : s.state(), s.version(), s.applied()));
+                setApplied(stored.map(ShardingStore.StoredState::applied).orElse(null));
+            }
+            cell.resume();
+        });
+    }
+
+    /**
+     * After a handler: write the state through if it changed, then complete. Returns false when the mailbox waits for
+     * the write (its completion completes and resumes).
+     */
+    boolean afterHandler(
+            ReplySink sink, @Nullable Object value, @Nullable Throwable failure, @Nullable String messageId) {
+        EntityStateImpl<?> s = entityState;
+        if (messageId == null && (s == null || !s.isDirty())) {
+            cell.complete(sink, value, failure);
+            return true;
+        }
+        if (failure != null) {
+            if (s != null) {
+                s.discard(); // a message whose handler failed has no effect, on the state either
+            }
+            cell.complete(sink, value, failure); // and its id is not recorded: a retry runs it again
+            return true;
+        }
+        long writeStart = System.nanoTime();
+        CompletableFuture<Void> write;
+        try {
+            if (messageId == null) {
+                write = Objects.requireNonNull(s)
+                        .writeThrough(
+                                shard.region().store(),
+                                cell.typeName(),
+                                cell.entityId(),
+                                cell.shardId(),
+                                shard.epoch(),
+                                appliedStored);
+            } else {
+                write = recordApplied(sink, s, messageId, value);
+                if (write == null) {
+                    return true; // failed and answered
+                }
+            }
+        } catch (RuntimeException unstorable) {
+            // the codec could not encode the state: no store was asked, the value is back to the stored one
+            notStored(sink, unstorable, false, System.nanoTime() - writeStart);
+            return true;
+        }
+        if (write.isDone()) {
+            completeAfterWrite(sink, value, write, writeStart);
+            return true;
+        }
+        write.whenComplete((v, t) -> {
+            BlockedThreads.Watched store = shard.region().blockedThreads().storeThread();
+            long outer = store == null ? 0 : BlockedThreads.enter(store);
+            try {
+                completeAfterWrite(sink, value, write, writeStart);
+                cell.resumeAfterCompletion();
+            } finally {
+                if (store != null) {
+                    BlockedThreads.exit(store, outer);
+                }
+            }
+        });
+        return false;
+    }
+
+    /**
+     * Writes the state (changed or not) with the message id and its encoded reply added to the applied ones, in one
+     * write; the new window becomes the entity's once durable. Returns null when the reply cannot be recorded (the
+     * message then failed, with no effect).
+     */
+    private @Nullable CompletableFuture<Void> recordApplied(
+            ReplySink sink, @Nullable EntityStateImpl<?> s, String messageId, @Nullable Object value) {
+        Region<?> region = shard.region();
+        byte[] reply;
+        try {
+            reply = value == null ? null : region.codec().encode(value);
+        } catch (RuntimeException e) {
+            if (s != null) {
+                s.discard();
+            }
+            cell.complete(
+                    sink,
+                    null,
+                    new IllegalStateException(
+                            "The reply to message " + messageId + " is a "
+                                    + value.getClass().getName()
+                                    + ", which the codec cannot encode, so it cannot be recorded;"
+                                    + " the message had no effect: " + e.getMessage(),
+                            e));
+            return null;
+        }
+        ShardingSettings.AppliedMessageWindow window = region.appliedMessageWindow();
+        AppliedMessages next = appliedMessages()
+                .plus(
+                        messageId,
+                        region.storeMillis(),
+                        fingerprint,
+                        reply,
+                        window.maxCount(),
+                        window.maxAge().toMillis());
+        byte[] nextBytes = next.encode();
+        CompletableFuture<Void> write;
+        if (s != null) {
+            write = s.writeThrough(
+                    region.store(), cell.typeName(), cell.entityId(), cell.shardId(), shard.epoch(), nextBytes);
+        } else {
+            // the instance never asked for its state: the stored one is written again as it is, with the ids
+            EntityTransfer before = loaded == null ? null : loaded.orElse(null);
+            byte[] state = before == null || before.state() == null ? new byte[0] : before.state();
+            try {
+                write = region.store()
+                        .write(cell.typeName(), cell.entityId(), cell.shardId(), shard.epoch(), state, nextBytes)
+                        .thenAccept(stored -> loaded = Optional.of(new EntityTransfer(
+                                cell.entityId(), state.length == 0 ? null : state, stored.version(), nextBytes)));
+            } catch (RuntimeException e) {
+                write = CompletableFuture.failedFuture(e);
+            }
+        }
+        return write.thenRun(() -> {
+            appliedStored = nextBytes;
+            applied = next;
+        });
+    }
+
+    /**
+     * The reply recorded for a message id the entity applied lately, if any.
+     *
+     * @return the decoded reply (null for a handler that returned nothing), or {@link #NOT_APPLIED}
+     */
+    @Nullable
+    Object recordedReply(String messageId, long fingerprint) {
+        ShardingSettings.AppliedMessageWindow window = shard.region().appliedMessageWindow();
+        AppliedMessages.Entry entry = appliedMessages()
+                .find(messageId, shard.region().storeMillis(), window.maxAge().toMillis());
+        if (entry == null) {
+            return NOT_APPLIED;
+        }
+        if (!entry.matches(fingerprint)) {
+            return KEY_REUSED;
+        }
+        byte[] reply = entry.reply();
+        return reply == null ? null : shard.region().codec().decode(reply, 0, reply.length);
+    }
+
+    /** Says that a message id was not applied lately. */
+    static final Object NOT_APPLIED = new Object();
+
+    /** Says that a message id was applied lately to another message. */
+    static final Object KEY_REUSED = new Object();
+
+    /**
+     * The fingerprint of the identified message being handled ({@link AppliedMessages#fingerprint}), recorded with its
+     * id; set before its handler runs, on the thread that runs the cell's messages.
+     */
+    private long fingerprint = AppliedMessages.NO_FINGERPRINT;
+
+    /**
+     * Computes the fingerprint of an identified message about to be handled, and keeps it for its record.
+     *
+     * @param message the message, without its id
+     * @return the fingerprint, or {@link AppliedMessages#NO_FINGERPRINT} when the codec cannot encode it
+     */
+    long fingerprint(Object message) {
+        long f;
+        try {
+            f = AppliedMessages.fingerprint(shard.region().codec().encode(message));
+        } catch (RuntimeException e) {
+            f = AppliedMessages.NO_FINGERPRINT; // refused by the codec later, or local only: no check
+        }
+        fingerprint = f;
+        return f;
+    }
+
+    private AppliedMessages appliedMessages() {
+        AppliedMessages a = applied;
+        if (a == null) {
+            try {
+                a = AppliedMessages.decode(appliedStored);
+            } catch (RuntimeException e) {
+                // unreadable ids are dropped, not fatal: the state itself is intact
+                log.warn(
+                        "Stored ids of applied messages of [{}/{}] cannot be read and are dropped: {}",
+                        cell.typeName(),
+                        cell.entityId(),
+                        e.toString());
+                a = AppliedMessages.NONE;
+            }
+            applied = a;
+        }
+        return a;
+    }
+
+    private void setApplied(byte @Nullable [] bytes) {
+        appliedStored = bytes;
+        applied = null;
+    }
+
+    private void completeAfterWrite(
+            ReplySink sink, @Nullable Object value, CompletableFuture<Void> write, long writeStart) {
+        Throwable writeFailure = null;
+        try {
+            write.join();
+        } catch (Throwable t) {
+            writeFailure = unwrap(t);
+        }
+        if (writeFailure == null) {
+            shard.region().metrics().stateWritten(System.nanoTime() - writeStart, true);
+            cell.complete(sink, value, null);
+            return;
+        }
+        notStored(sink, writeFailure, true, System.nanoTime() - writeStart);
+    }
+
+    /**
+     * The state write failed (the store failed it: {@code byStore}), or could not be made: the message fails with no
+     * effect.
+     */
+    private void notStored(ReplySink sink, Throwable writeFailure, boolean byStore, long writeNanos) {
+        shard.region().metrics().stateWritten(writeNanos, false);
+        boolean storeFailed = byStore && isStoreFailure(writeFailure);
+        if (storeFailed && log.isDebugEnabled()) {
+            // an outage fails every write: the store says so once per streak, the caller each time
+            log.debug(
+                    "State of [{}/{}] not stored; it is back to the stored value: {}",
+                    cell.typeName(),
+                    cell.entityId(),
+                    writeFailure.toString());
+        } else if (!storeFailed) {
+            log.warn(
+                    "State of [{}/{}] not stored; it is back to the stored value: {}",
+                    cell.typeName(),
+                    cell.entityId(),
+                    writeFailure.toString());
+        }
+        if (writeFailure instanceof StaleEpochException) {
+            shard.region().shardFenced(shard.shardId(), shard.epoch());
+        }
+        if (writeFailure instanceof StoreOutcomeUnknownException) {
+            // the write may be stored after all: the value in memory, back to the one before it, may be stale
+            cell.dropForReload();
+            sink.fail(
+                    FailureKind.STORE_OUTCOME_UNKNOWN,
+                    writeFailure.getClass().getName(),
+                    "The state of [" + cell.typeName() + "/" + cell.entityId()
+                            + "] may or may not have been stored: the store lost its connection while it committed it."
+                            + " The entity reads its state again before its next message; retry with the same"
+                            + " idempotency key, which answers the recorded reply if it was stored: "
+                            + writeFailure.getMessage());
+            return;
+        }
+        if (storeFailed) {
+            sink.fail(
+                    FailureKind.STORE_FAILED,
+                    writeFailure.getClass().getName(),
+                    "The state of [" + cell.typeName() + "/" + cell.entityId()
+                            + "] could not be stored because the store failed, so the message had no effect"
+                            + " (retry it): " + writeFailure);
+            return;
+        }
+        sink.fail(
+                FailureKind.ENTITY_FAILED,
+                writeFailure.getClass().getName(),
+                "the entity's state could not be stored, so the message had no effect: " + writeFailure.getMessage());
+    }
+
+    /**
+     * Whether a failure of the store's future is the store failing (an outage: retryable) rather than the store
+     * refusing this write for what it is: a stale epoch (the shard moved), a store that cannot keep what was asked
+     * (applied message ids), or a value or key it cannot hold. Failures of the codec never reach the store.
+     */
+    static boolean isStoreFailure(Throwable failure) {
+        return !(failure instanceof StaleEpochException
+                || failure instanceof UnsupportedOperationException
+                || failure instanceof IllegalArgumentException);
+    }
+
+    /** The entity's durable state; see {@link dev.sharding.EntityContext#state}. */
+    <S> EntityState<S> state(Class<S> stateType, Supplier<S> initial) {
+        Class<?> declared = shard.region().type().stateType();
+        if (declared == null || !declared.equals(stateType)) {
+            throw new IllegalStateException("Entity type " + cell.typeName() + " declares "
+                    + (declared == null ? "no state" : "state " + declared.getName()) + ", not " + stateType.getName()
+                    + " (EntityType.withState)");
+        }
+        EntityStateImpl<?> s = entityState;
+        if (s == null) {
+            Optional<EntityTransfer> stored = loaded == null ? Optional.empty() : loaded;
+            EntityTransfer t = stored.orElse(null);
+            s = new EntityStateImpl<>(
+                    cell.typeName() + "/" + cell.entityId(),
+                    stateType,
+                    initial,
+                    shard.region().codec(),
+                    t == null ? null : t.state(),
+                    t == null ? 0 : t.version(),
+                    shard.region().serializeLocalMessages());
+            entityState = s;
+        }
+        @SuppressWarnings("unchecked")
+        EntityState<S> typed = (EntityState<S>) s;
+        return typed;
+    }
+
+    /** The instance could not be created: the state it may have asked for is gone with it. */
+    void creationFailed() {
+        entityState = null;
+    }
+
+    /** The instance was passivated: the stored state it had is kept for a next incarnation on this node. */
+    void keep(@Nullable EntityTransfer stored) {
+        loaded = stored == null ? null : Optional.of(stored);
+        if (stored != null) {
+            setApplied(stored.applied());
+        }
+    }
+
+    /** The instance's stored state now (to carry to the shard's next owner, or keep), or null when it has none. */
+    @Nullable
+    EntityTransfer current() {
+        EntityStateImpl<?> s = entityState;
+        return s == null
+                ? null
+                : new EntityTransfer(cell.entityId(), s.storedBytes(), s.storedVersion(), appliedStored);
+    }
+
+    /** The instance is destroyed. */
+    void forget() {
+        entityState = null;
+        loaded = null;
+        setApplied(null);
+    }
+
+    static Throwable unwrap(Throwable t) {
+        return t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
+    }
+}

@@ -1,0 +1,355 @@
+package dev.sharding.internal.node;
+
+import dev.sharding.ClusterPartitionedException;
+import dev.sharding.Member;
+import dev.sharding.ShardingException;
+import dev.sharding.ShardingSettings;
+import dev.sharding.internal.ask.AskRegistry;
+import dev.sharding.internal.entity.BlockedThreads;
+import dev.sharding.internal.entity.EntityCell;
+import dev.sharding.internal.lease.LeaseHost;
+import dev.sharding.internal.lease.LeaseKeeper;
+import dev.sharding.internal.protocol.Failure;
+import dev.sharding.internal.protocol.FailureKind;
+import dev.sharding.internal.protocol.GetShardHome;
+import dev.sharding.internal.protocol.ProtocolCodec;
+import dev.sharding.internal.protocol.ProtocolMessage;
+import dev.sharding.internal.region.RegionHost;
+import dev.sharding.internal.transport.Transport;
+import dev.sharding.spi.MessageCodec;
+import dev.sharding.spi.MessageTracing;
+import dev.sharding.spi.ShardingMetrics;
+import dev.sharding.spi.ShardingStore;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.function.BooleanSupplier;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The node as its regions ({@link RegionHost}) and its lease keeper ({@link LeaseHost}) see it: each of those sees
+ * only its own interface. Built by {@link NodeRuntime} with the node's parts; the parts built after the regions and
+ * the lease keeper (the serving gate, the tick, graceful leave, the coordinator) are {@linkplain #wire wired} before the
+ * node starts, so nothing here is called before then.
+ */
+public final class NodeLinks implements RegionHost, LeaseHost {
+
+    private final ShardingSettings settings;
+
+    private final Transport transport;
+
+    private final MessageCodec codec;
+
+    private final ProtocolCodec protocol;
+
+    private final ShardingStore store;
+
+    private final StoreClock storeClock;
+
+    private final AskRegistry asks;
+
+    private final ExecutorService executor;
+
+    private final ControlLoop control;
+
+    private final Membership membership;
+
+    private final Outbound outbound;
+
+    private final BooleanSupplier running;
+
+    private final boolean serializeLocalMessages;
+
+    private final ShardingMetrics metrics;
+
+    private final MessageTracing tracing;
+
+    private final BlockedThreads blockedThreads;
+
+    private @Nullable ServingGate gate;
+
+    private @Nullable LeaseKeeper leases;
+
+    private @Nullable PeriodicTick tick;
+
+    private @Nullable GracefulLeave leave;
+
+    private @Nullable CoordinatorDriver coordinator;
+
+    NodeLinks(
+            ShardingSettings settings,
+            Transport transport,
+            MessageCodec codec,
+            ProtocolCodec protocol,
+            ShardingStore store,
+            AskRegistry asks,
+            ExecutorService executor,
+            ControlLoop control,
+            Membership membership,
+            Outbound outbound,
+            BooleanSupplier running,
+            boolean serializeLocalMessages,
+            ShardingMetrics metrics,
+            MessageTracing tracing,
+            BlockedThreads blockedThreads) {
+        this.settings = settings;
+        this.transport = transport;
+        this.codec = codec;
+        this.protocol = protocol;
+        this.store = store;
+        this.storeClock = new StoreClock(store);
+        this.asks = asks;
+        this.executor = executor;
+        this.control = control;
+        this.membership = membership;
+        this.outbound = outbound;
+        this.running = running;
+        this.serializeLocalMessages = serializeLocalMessages;
+        this.metrics = metrics;
+        this.tracing = tracing;
+        this.blockedThreads = blockedThreads;
+    }
+
+    /** Links the parts built after this one; called once, in the node's constructor. */
+    void wire(
+            ServingGate gate,
+            LeaseKeeper leases,
+            PeriodicTick tick,
+            GracefulLeave leave,
+            CoordinatorDriver coordinator) {
+        this.gate = gate;
+        this.leases = leases;
+        this.tick = tick;
+        this.leave = leave;
+        this.coordinator = coordinator;
+    }
+
+    private static <T> T wired(@Nullable T part) {
+        if (part == null) {
+            throw new IllegalStateException("Node parts not wired yet");
+        }
+        return part;
+    }
+
+    // ---- who the node is and whether it serves -------------------------------------------------------------------
+
+    @Override
+    public Member self() {
+        Member m = membership.self();
+        if (m == null) {
+            throw new IllegalStateException("Node not started");
+        }
+        return m;
+    }
+
+    @Override
+    public String nodeName() {
+        return membership.nodeName();
+    }
+
+    @Override
+    public String clusterName() {
+        return settings.clusterName();
+    }
+
+    @Override
+    public List<Member> members() {
+        return membership.view();
+    }
+
+    @Override
+    public boolean isMember(Member member) {
+        return membership.isMember(member);
+    }
+
+    @Override
+    public void checkRunning() {
+        if (!running.getAsBoolean()) {
+            throw new ShardingException("Sharding node " + nodeName() + " is not running");
+        }
+        String partitioned = partitionedReason();
+        if (partitioned != null) {
+            throw partitionedException(partitioned);
+        }
+    }
+
+    @Override
+    public boolean isRunning() {
+        return running.getAsBoolean();
+    }
+
+    @Override
+    public @Nullable String partitionedReason() {
+        // refused for good: it would route messages by another shard function than the cluster's
+        return membership.notServingReason(wired(leases).partitioned());
+    }
+
+    @Override
+    public ClusterPartitionedException partitionedException(String reason) {
+        return wired(gate).partitionedException(reason);
+    }
+
+    @Override
+    public boolean serving() {
+        return wired(gate).serving();
+    }
+
+    @Override
+    public void park(EntityCell cell) {
+        wired(gate).park(cell);
+    }
+
+    @Override
+    public void unparkAll() {
+        wired(gate).unparkAll();
+    }
+
+    @Override
+    public void stopServing(String reason) {
+        wired(gate).stopServing(reason);
+    }
+
+    @Override
+    public void holdDelivery() {
+        wired(gate).holdDelivery();
+    }
+
+    @Override
+    public void resumeServing() {
+        wired(gate).resumeServing();
+    }
+
+    // ---- sending -------------------------------------------------------------------------------------------------
+
+    @Override
+    public void send(Member to, ProtocolMessage msg, boolean outOfBand) {
+        outbound.send(to, msg, outOfBand);
+    }
+
+    @Override
+    public void sendToCoordinator(ProtocolMessage msg) {
+        Member coord = membership.coordinator();
+        if (coord != null) {
+            outbound.send(coord, msg, false);
+        }
+    }
+
+    @Override
+    public void sendFailure(
+            Member to, long correlationId, FailureKind kind, String className, @Nullable String message) {
+        outbound.send(to, new Failure(correlationId, kind, className, message), true);
+    }
+
+    @Override
+    public void requestShardHome(String typeName, int shardId) {
+        Member coord = membership.coordinator();
+        if (coord != null && running.getAsBoolean()) {
+            outbound.send(coord, new GetShardHome(typeName, shardId), false);
+        }
+    }
+
+    // ---- telling the node ----------------------------------------------------------------------------------------
+
+    @Override
+    public void regionChanged() {
+        wired(leave).regionChanged();
+    }
+
+    @Override
+    public void stopServingShard() {
+        // the coordinator hears every shard this node hosts now; repeated every retry interval until acknowledged
+        if (running.getAsBoolean()) {
+            membership.register();
+        }
+        regionChanged();
+    }
+
+    @Override
+    public void requestSweep() {
+        wired(tick).requestSweep();
+    }
+
+    @Override
+    public void coordinatorMayRun() {
+        wired(coordinator).retryWaitingNow();
+    }
+
+    // ---- the control thread --------------------------------------------------------------------------------------
+
+    @Override
+    public boolean runOnControlLater(Runnable task) {
+        return control.offer(task);
+    }
+
+    @Override
+    public ScheduledExecutorService control() {
+        return control.executor();
+    }
+
+    @Override
+    public long clockMillis() {
+        return wired(tick).clockMillis();
+    }
+
+    // ---- parts ---------------------------------------------------------------------------------------------------
+
+    @Override
+    public ShardingSettings settings() {
+        return settings;
+    }
+
+    @Override
+    public Transport transport() {
+        return transport;
+    }
+
+    @Override
+    public MessageCodec codec() {
+        return codec;
+    }
+
+    @Override
+    public boolean serializeLocalMessages() {
+        return serializeLocalMessages;
+    }
+
+    @Override
+    public ShardingMetrics metrics() {
+        return metrics;
+    }
+
+    @Override
+    public MessageTracing tracing() {
+        return tracing;
+    }
+
+    @Override
+    public ProtocolCodec protocol() {
+        return protocol;
+    }
+
+    @Override
+    public ShardingStore store() {
+        return store;
+    }
+
+    @Override
+    public StoreClock storeClock() {
+        return storeClock;
+    }
+
+    @Override
+    public BlockedThreads blockedThreads() {
+        return blockedThreads;
+    }
+
+    @Override
+    public AskRegistry asks() {
+        return asks;
+    }
+
+    @Override
+    public ExecutorService executor() {
+        return executor;
+    }
+}

@@ -1,0 +1,446 @@
+package dev.sharding.internal.node;
+
+import dev.sharding.ClusterState;
+import dev.sharding.Member;
+import dev.sharding.ShardingSettings;
+import dev.sharding.internal.ask.AskRegistry;
+import dev.sharding.internal.lease.LeaseKeeper;
+import dev.sharding.internal.protocol.AdminReply;
+import dev.sharding.internal.protocol.RegionStats;
+import dev.sharding.internal.region.LocalRegions;
+import dev.sharding.internal.region.Region;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.BooleanSupplier;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What a node can tell about itself and its cluster, for {@code ShardingNode}'s queries and the actuator: its
+ * membership, registration, lease and coordinator, its regions and waiting asks, and the operators' requests to the
+ * coordinator. Reads protocol state on the control thread where it lives there.
+ */
+public final class NodeStatus {
+
+    private final ShardingSettings settings;
+
+    private final NodeLinks links;
+
+    private final Membership membership;
+
+    private final BooleanSupplier running;
+
+    private final GracefulLeave leave;
+
+    private final LeaseKeeper leases;
+
+    private final ServingGate gate;
+
+    private final ControlLoop control;
+
+    private final CoordinatorDriver coordinator;
+
+    private final LocalRegions regions;
+
+    private final AskRegistry asks;
+
+    private final AdminClient admin;
+
+    private final ClusterStatistics statistics;
+
+    NodeStatus(
+            ShardingSettings settings,
+            NodeLinks links,
+            Membership membership,
+            BooleanSupplier running,
+            GracefulLeave leave,
+            LeaseKeeper leases,
+            ServingGate gate,
+            ControlLoop control,
+            CoordinatorDriver coordinator,
+            LocalRegions regions,
+            AskRegistry asks,
+            AdminClient admin,
+            ClusterStatistics statistics) {
+        this.settings = settings;
+        this.links = links;
+        this.membership = membership;
+        this.running = running;
+        this.leave = leave;
+        this.leases = leases;
+        this.gate = gate;
+        this.control = control;
+        this.coordinator = coordinator;
+        this.regions = regions;
+        this.asks = asks;
+        this.admin = admin;
+        this.statistics = statistics;
+    }
+
+    /**
+     * The name of the cluster this node joins.
+     *
+     * @return the cluster name
+     */
+    public String clusterName() {
+        return settings.clusterName();
+    }
+
+    /**
+     * The default ask timeout, also used for operator requests.
+     *
+     * @return the timeout
+     */
+    public Duration settingsAskTimeout() {
+        return settings.askTimeout();
+    }
+
+    /**
+     * This member.
+     *
+     * @return the member
+     * @throws IllegalStateException before start
+     */
+    public Member self() {
+        return links.self();
+    }
+
+    /**
+     * This node's name.
+     *
+     * @return the name, empty before start
+     */
+    public String nodeName() {
+        return membership.nodeName();
+    }
+
+    /**
+     * Whether the node takes messages.
+     *
+     * @return true between start and stop
+     */
+    public boolean isRunning() {
+        return running.getAsBoolean();
+    }
+
+    /**
+     * Whether the node is handing off its shards to leave.
+     *
+     * @return true from the start of a graceful stop
+     */
+    public boolean isLeaving() {
+        return leave.isLeaving();
+    }
+
+    /**
+     * Whether this node registered its regions with the current coordinator and has been granted a lease to serve.
+     *
+     * @return true once the coordinator acknowledged and granted
+     */
+    public boolean isRegistered() {
+        return membership.registered()
+                && running.getAsBoolean()
+                && membership.registrationRefused() == null
+                && leases.hadLease();
+    }
+
+    /**
+     * Whether this node holds a lease to serve its shards now.
+     *
+     * @return true while it may deliver to its entities
+     */
+    public boolean isServing() {
+        return running.getAsBoolean() && gate.serving();
+    }
+
+    /**
+     * Whether the current view has lasted long enough ({@code split-brain.stable-after}) to be the only reference of
+     * a split-brain decision: until then, a member lost now counts against the views before it too.
+     *
+     * @return true once the membership is stable
+     */
+    public boolean isViewStable() {
+        return control.read(() -> leases.viewStable(System.nanoTime()), false);
+    }
+
+    /**
+     * Why this node refuses messages now: it is on the losing side of a partition, lost its lease, or the coordinator
+     * refused it for good.
+     *
+     * @return the reason, or {@code null} when it serves
+     */
+    public @Nullable String partitionedReason() {
+        return membership.notServingReason(leases.partitioned());
+    }
+
+    /**
+     * Why the coordinator refused this node for good (another store, another number of shards), or {@code null}.
+     *
+     * @return the reason
+     */
+    public @Nullable String registrationRefused() {
+        return membership.registrationRefused();
+    }
+
+    /**
+     * Control messages dropped because they came from a member that may not send them.
+     *
+     * @return the count since start
+     */
+    public long droppedControlMessages() {
+        return membership.droppedControl();
+    }
+
+    /**
+     * The most bytes queued now toward one member.
+     *
+     * @return the bytes
+     */
+    public long maxQueuedBytes() {
+        return links.transport().maxQueuedBytes();
+    }
+
+    /**
+     * Frames refused or dropped since start because the member they were for was behind.
+     *
+     * @return the count
+     */
+    public long refusedFrames() {
+        return links.transport().refusedFrames();
+    }
+
+    /**
+     * Members this node reported to failure detection since start because they stayed behind.
+     *
+     * @return the count
+     */
+    public long membersReportedBehind() {
+        return links.transport().membersReportedBehind();
+    }
+
+    /**
+     * Whether this node hosts the active coordinator.
+     *
+     * @return true on the coordinator
+     */
+    public boolean isCoordinator() {
+        return coordinator.isActive();
+    }
+
+    /**
+     * Whether this node's coordinator is active and has rebuilt its table.
+     *
+     * @return true on the coordinator once ready
+     */
+    public boolean isCoordinatorReady() {
+        return coordinator.isReady();
+    }
+
+    /**
+     * Why no shard is placed yet: the cluster waits for {@code min-nr-of-members} members. On the coordinator's node
+     * its own count; elsewhere, the view is smaller than the setting and no shard home is known here.
+     *
+     * @return the reason, or {@code null} when shards are placed (or may be)
+     */
+    public @Nullable String placementWait() {
+        int min = settings.member().minNrOfMembers();
+        if (min <= 1) {
+            return null;
+        }
+        if (coordinator.isActive()) {
+            String wait = control.read(
+                    () -> {
+                        String w = coordinator.placementWait();
+                        return w == null ? "" : w;
+                    },
+                    "");
+            return wait.isEmpty() ? null : wait;
+        }
+        int members = membership.view().size();
+        if (members >= min || regions.anyShardHomeKnown()) {
+            return null;
+        }
+        return "waiting for " + min + " members (sharding.min-nr-of-members) before placing shards; " + members
+                + " in the view";
+    }
+
+    /**
+     * The members of the current view, oldest first.
+     *
+     * @return the members
+     */
+    public List<Member> members() {
+        return membership.view();
+    }
+
+    /**
+     * The member whose coordinator is active.
+     *
+     * @return the coordinator, or {@code null} before the first view
+     */
+    public @Nullable Member coordinator() {
+        return membership.coordinator();
+    }
+
+    /**
+     * The regions, by type name.
+     *
+     * @return the regions, unmodifiable
+     */
+    public Map<String, Region<?>> regions() {
+        return regions.byType();
+    }
+
+    /**
+     * Asks waiting for a remote reply.
+     *
+     * @return the count
+     */
+    public int waitingAsks() {
+        return asks.waiting();
+    }
+
+    /**
+     * Handoffs in progress, as "type/shard", if this node hosts the active coordinator.
+     *
+     * @return the handoffs
+     */
+    public List<String> handoffsInProgress() {
+        return control.read(coordinator::handoffsInProgress, List.of());
+    }
+
+    /**
+     * Asks the active coordinator to run a rebalance round now ({@code typeName} null) or to hand off one shard.
+     *
+     * @param typeName the type of the shard, or {@code null} for a rebalance
+     * @param shardId the shard
+     * @param targetNode the node to move it to, or {@code null}
+     * @param timeout how long to wait for the answer
+     * @return the coordinator's answer
+     */
+    public CompletableFuture<AdminReply> admin(
+            @Nullable String typeName, int shardId, @Nullable String targetNode, Duration timeout) {
+        return admin.request(typeName, shardId, targetNode, timeout);
+    }
+
+    /**
+     * Asks every member for its regions' shards and entity counts.
+     *
+     * @param timeout how long to wait for answers
+     * @return the answers by member; members that did not answer in time are missing
+     */
+    public CompletableFuture<Map<Member, RegionStats>> collectStats(Duration timeout) {
+        return statistics.collect(timeout.toMillis());
+    }
+
+    /**
+     * The live entity ids of this node's shards of one type.
+     *
+     * @param typeName the type
+     * @return entity ids per hosted shard, or {@code null} for an unknown type
+     */
+    public @Nullable Map<Integer, List<String>> localEntities(String typeName) {
+        Region<?> r = regions.get(typeName);
+        return r == null ? null : r.entityIds();
+    }
+
+    /**
+     * Gathers the shards and entity counts of every member's regions.
+     *
+     * @param timeout how long to wait for the members' answers
+     * @return the snapshot; members that did not answer are marked so
+     */
+    public CompletableFuture<ClusterState> clusterState(Duration timeout) {
+        List<Member> members = members();
+        Member coordinator = coordinator();
+        return collectStats(timeout).thenApply(stats -> {
+            Map<String, List<ClusterState.RegionState>> byType = new TreeMap<>();
+            Set<String> types = new LinkedHashSet<>(regions.byType().keySet());
+            stats.values().forEach(s -> s.types().forEach(t -> types.add(t.typeName())));
+            for (String type : types) {
+                List<ClusterState.RegionState> list = new ArrayList<>();
+                for (Member m : members) {
+                    RegionStats s = stats.get(m);
+                    if (s == null) {
+                        list.add(new ClusterState.RegionState(m, false, false, 0, Map.of()));
+                        continue;
+                    }
+                    s.types().stream()
+                            .filter(t -> t.typeName().equals(type))
+                            .findFirst()
+                            .ifPresent(t -> list.add(new ClusterState.RegionState(
+                                    m, true, t.proxyOnly(), t.passivations(), t.entitiesPerShard())));
+                }
+                byType.put(type, List.copyOf(list));
+            }
+            Set<Member> leaving = new LinkedHashSet<>();
+            List<String> handoffs = new ArrayList<>();
+            List<ClusterState.RebalanceRound> rebalances = new ArrayList<>();
+            Instant answered = Instant.now();
+            stats.forEach((m, s) -> {
+                if (s.leaving()) {
+                    leaving.add(m);
+                }
+                handoffs.addAll(s.handoffs());
+                s.rebalances()
+                        .forEach(r -> rebalances.add(new ClusterState.RebalanceRound(
+                                answered.minusMillis(r.ageMillis()), r.moved(), r.from(), r.to())));
+            });
+            rebalances.sort(
+                    Comparator.comparing(ClusterState.RebalanceRound::startedAt).reversed());
+            Map<Member, ClusterState.MemberInfo> info = new LinkedHashMap<>();
+            stats.forEach((m, s) -> info.put(
+                    m,
+                    new ClusterState.MemberInfo(
+                            Set.copyOf(s.profile().roles()), s.profile().appVersion())));
+            return new ClusterState(
+                    self(),
+                    coordinator,
+                    members,
+                    byType,
+                    Set.copyOf(leaving),
+                    List.copyOf(handoffs),
+                    info,
+                    List.copyOf(rebalances));
+        });
+    }
+
+    /**
+     * The region of an entity class.
+     *
+     * @param entityClass the class
+     * @return its region
+     * @throws IllegalArgumentException if this node does not run the class
+     */
+    public Region<?> region(Class<?> entityClass) {
+        for (Region<?> r : regions.all()) {
+            if (r.entityClass() == entityClass) {
+                return r;
+            }
+        }
+        throw new IllegalArgumentException("No entity type for " + entityClass.getName() + " on this node");
+    }
+
+    /**
+     * The region of an entity type.
+     *
+     * @param typeName the type name
+     * @return its region
+     * @throws IllegalArgumentException if this node does not run the type
+     */
+    public Region<?> region(String typeName) {
+        Region<?> r = regions.get(typeName);
+        if (r == null) {
+            throw new IllegalArgumentException("Unknown entity type " + typeName);
+        }
+        return r;
+    }
+}

@@ -1,0 +1,182 @@
+package dev.sharding.internal.node;
+
+import dev.sharding.ShardingSettings;
+import dev.sharding.internal.ask.AskRegistry;
+import dev.sharding.internal.lease.LeaseKeeper;
+import dev.sharding.internal.region.LocalRegions;
+import dev.sharding.internal.region.Region;
+import java.time.Duration;
+import java.util.function.BooleanSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The control thread's periodic work, every {@link #PERIOD_MILLIS}, in this order:
+ *
+ * <ol>
+ * <li>advance the coarse clock that entities stamp their activity with;</li>
+ * <li>renew and check leases ({@link LeaseKeeper#tick});</li>
+ * <li>passivation: start an idle pass every quarter of the shortest idle timeout, stop entities over a region's
+ * limit when asked, and go on with the idle pass within a budget, so a pass over millions of entities never holds
+ * the thread for long;</li>
+ * <li>time out asks whose reply is overdue;</li>
+ * <li>repeat the registration until it is acknowledged, soon at first ({@link Membership#retryRegister});</li>
+ * <li>every retry interval, repeat what is not acknowledged yet: the graceful-leave request, each
+ * region's shard-home requests, handoff checks and remembered-entity flushes, and the coordinator's own retries.</li>
+ * </ol>
+ */
+final class PeriodicTick implements Runnable {
+
+    /** How often the tick runs. */
+    static final long PERIOD_MILLIS = AskRegistry.TICK_NANOS / 1_000_000;
+
+    /** How many entities an idle pass looks at per tick, over all regions. */
+    private static final int IDLE_PASS_BUDGET = 20_000;
+
+    private static final Logger log = LoggerFactory.getLogger(PeriodicTick.class);
+
+    private final ShardingSettings settings;
+
+    private final LocalRegions regions;
+
+    private final LeaseKeeper leases;
+
+    private final AskRegistry asks;
+
+    private final Membership membership;
+
+    private final GracefulLeave leave;
+
+    private final CoordinatorDriver coordinator;
+
+    private final BooleanSupplier running;
+
+    /** A coarse clock for entity activity. */
+    private volatile long clockMillis = System.currentTimeMillis();
+
+    private long lastSweepMillis = System.currentTimeMillis();
+
+    private volatile boolean sweepRequested;
+
+    private long lastRetryNanos;
+
+    PeriodicTick(
+            ShardingSettings settings,
+            LocalRegions regions,
+            LeaseKeeper leases,
+            AskRegistry asks,
+            Membership membership,
+            GracefulLeave leave,
+            CoordinatorDriver coordinator,
+            BooleanSupplier running) {
+        this.settings = settings;
+        this.regions = regions;
+        this.leases = leases;
+        this.asks = asks;
+        this.membership = membership;
+        this.leave = leave;
+        this.coordinator = coordinator;
+        this.running = running;
+    }
+
+    /** The coarse clock, advanced every tick. Any thread. */
+    long clockMillis() {
+        return clockMillis;
+    }
+
+    /** Asks for a passivation sweep at the next tick (a region went over its limit of live entities). Any thread. */
+    void requestSweep() {
+        sweepRequested = true;
+    }
+
+    @Override
+    public void run() {
+        try {
+            long millis = System.currentTimeMillis();
+            clockMillis = millis;
+            if (running.getAsBoolean()) {
+                leases.tick(System.nanoTime());
+                passivate(millis);
+            }
+            asks.sweep();
+            long now = System.nanoTime();
+            if (running.getAsBoolean() && membership.coordinator() != null) {
+                membership.retryRegister(now, settings.retryInterval().toNanos());
+            }
+            if (now - lastRetryNanos >= settings.retryInterval().toNanos()) {
+                lastRetryNanos = now;
+                retry();
+            }
+        } catch (Throwable t) {
+            // never rethrown, an Error included: the executor would cancel every later tick in silence, and a node
+            // with no tick renews no lease and never notices it lapsed, serving as a zombie
+            log.error("Periodic task of {} failed", membership.nodeName(), t);
+        }
+    }
+
+    private void passivate(long millis) {
+        boolean newPass = millis - lastSweepMillis >= sweepIntervalMillis();
+        if (newPass) {
+            lastSweepMillis = millis;
+            for (Region<?> r : regions.all()) {
+                r.passivation().startIdlePass(millis);
+            }
+        }
+        if (newPass || sweepRequested) {
+            sweepRequested = false;
+            shareTheLimit();
+            for (Region<?> r : regions.all()) {
+                r.passivation().passivateOverLimit();
+            }
+        }
+        int budget = IDLE_PASS_BUDGET;
+        for (Region<?> r : regions.all()) {
+            budget -= r.passivation().continueIdlePass(Math.max(0, budget));
+        }
+    }
+
+    /**
+     * Divides the node's {@code passivation.active-entity-limit} evenly over the hosting regions whose strategy has a
+     * limit (as the strategies change at runtime, on every sweep).
+     */
+    private void shareTheLimit() {
+        int limited = 0;
+        for (Region<?> r : regions.all()) {
+            if (!r.proxyOnly() && r.passivation().strategy().limited()) {
+                limited++;
+            }
+        }
+        int share = Math.max(1, settings.passivationActiveEntityLimit() / Math.max(1, limited));
+        for (Region<?> r : regions.all()) {
+            r.passivation().share(share);
+        }
+    }
+
+    private void retry() {
+        if (!running.getAsBoolean() || membership.coordinator() == null) {
+            return;
+        }
+        leave.retry();
+        for (Region<?> r : regions.all()) {
+            r.retryRequests();
+            r.handOffs().check();
+            r.flushRemembered(-1);
+        }
+        coordinator.tick();
+    }
+
+    /**
+     * How often a pass looks for idle entities: a quarter of the shortest idle timeout, at least 50 ms, so an entity
+     * stops between one and 1.25 idle timeouts after its last message.
+     */
+    private long sweepIntervalMillis() {
+        long shortest = Long.MAX_VALUE;
+        for (Region<?> r : regions.all()) {
+            Duration idle = settings.idleTimeout(r.typeName());
+            if (!idle.isZero()) {
+                shortest = Math.min(shortest, idle.toMillis());
+            }
+        }
+        return shortest == Long.MAX_VALUE ? 1000 : Math.max(50, shortest / 4);
+    }
+}

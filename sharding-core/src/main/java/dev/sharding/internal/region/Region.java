@@ -1,0 +1,602 @@
+package dev.sharding.internal.region;
+
+import dev.sharding.EntityType;
+import dev.sharding.Member;
+import dev.sharding.PassivationStrategy;
+import dev.sharding.ShardRegion;
+import dev.sharding.ShardingException;
+import dev.sharding.ShardingSettings;
+import dev.sharding.UnhandledMessageException;
+import dev.sharding.internal.ask.PendingAsk;
+import dev.sharding.internal.ask.ReplySink;
+import dev.sharding.internal.entity.BlockedThreads;
+import dev.sharding.internal.entity.EntityCell;
+import dev.sharding.internal.entity.EntityHandlers;
+import dev.sharding.internal.entity.IdentifiedMessage;
+import dev.sharding.internal.entity.Passivation;
+import dev.sharding.internal.protocol.EntityEnvelope;
+import dev.sharding.internal.protocol.EntityTransfer;
+import dev.sharding.internal.protocol.FailureKind;
+import dev.sharding.spi.EntityTypeMetrics;
+import dev.sharding.spi.MessageTracing;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The region of one entity type on this node: the only door to the type's entities, and the composition of the parts
+ * that do its jobs.
+ *
+ * <ul>
+ * <li><b>Routing and buffering</b> ({@link ShardRouter}): a message's shard is the type's
+ * {@link dev.sharding.spi.ShardIdFunction} of its id ({@code floorMod(id.hashCode(), numberOfShards)} by default); the
+ * region keeps one {@link ShardSlot} per shard, sends at once
+ * where the home is known, and buffers while it is not. Frames from other nodes go the same way.</li>
+ * <li><b>Hosting</b> ({@link ShardHosting}): the shards the coordinator placed here ({@link Shard}), started by
+ * {@code HostShard} with the state the previous owner carried, and dropped without a handoff when the node loses its
+ * lease or the store says a newer copy exists.</li>
+ * <li><b>Handoff</b> ({@link RegionHandOffs}): as any region, buffering a moving shard's messages and acknowledging
+ * to its owner; as the owner, {@link ShardHandOff}.</li>
+ * <li><b>Passivation</b> ({@link Passivation}), and the entities counted as they start and stop, with the
+ * <b>remember-entities journal</b> ({@link RegionEntities}, {@link RememberJournal}).</li>
+ * </ul>
+ *
+ * <h2>Order</h2>
+ * Messages from one thread to one entity keep their order: the caller either sends directly (after any buffered
+ * message of the slot was sent, see {@link ShardSlot}) or appends to the buffer; frames from one node to another
+ * are delivered in order by the transport; and a region receiving frames delivers or forwards them in that order.
+ *
+ * <h2>Failures</h2>
+ * When a member leaves, homes on it are forgotten (the next message asks the coordinator again) and asks sent to it
+ * fail with {@link dev.sharding.EntityUnreachableException}. Asks time out with
+ * {@link dev.sharding.AskTimeoutException}. Buffers are bounded by {@code buffer-size}: a full buffer fails the ask
+ * or the tell at once.
+ *
+ * <p>Protocol state changes (homes, hosting, buffered requests) happen on the node's control thread only; caller
+ * and transport threads touch a slot's buffer under its monitor, and only while its home is unknown.
+ *
+ * @param <T> the entity class
+ */
+public final class Region<T> implements ShardRegion<T> {
+
+    private static final Logger log = LoggerFactory.getLogger(Region.class);
+
+    private final RegionHost node;
+
+    private final EntityType<T> type;
+
+    private final EntityHandlers handlers;
+
+    private final int numberOfShards;
+
+    private final boolean proxyOnly;
+
+    private final ShardSlot[] slots;
+
+    private final ShardRouter router;
+
+    private final RegionEntities entities;
+
+    private final boolean rememberEntities;
+
+    private final Passivation passivation;
+
+    private final ShardHosting hosting;
+
+    private final RegionHandOffs handOffs;
+
+    private final EntityTypeMetrics metrics;
+
+    /** How messages are traced, read once per message; {@code null} when the node does not trace. */
+    private final @Nullable MessageTracing tracing;
+
+    /** The most messages waiting in one entity's mailbox ({@code mailbox-size}), read on every message. */
+    private final int mailboxSize;
+
+    /** Messages refused because their entity's mailbox was full. */
+    private final AtomicLong mailboxRefusals = new AtomicLong();
+
+    public Region(RegionHost node, EntityType<T> type, EntityHandlers handlers, int numberOfShards, boolean proxyOnly) {
+        this.node = node;
+        this.type = type;
+        this.handlers = handlers;
+        this.numberOfShards = numberOfShards;
+        this.proxyOnly = proxyOnly;
+        this.rememberEntities = node.settings().entity(type.name()).rememberEntities();
+        this.metrics = Objects.requireNonNull(node.metrics().entityType(type.name()), "metrics");
+        this.tracing = node.tracing() == MessageTracing.NONE ? null : node.tracing();
+        this.mailboxSize = node.settings().mailboxSize();
+        this.slots = new ShardSlot[numberOfShards];
+        for (int i = 0; i < numberOfShards; i++) {
+            slots[i] = new ShardSlot(i);
+        }
+        this.router = new ShardRouter(node, type.name(), slots, type.shardIdFunction(), metrics);
+        RememberJournal journal = rememberEntities
+                ? new RememberJournal(
+                        type.name(),
+                        node.store(),
+                        this::onControl,
+                        node.control(),
+                        node.settings().shardFailureBackoff())
+                : null;
+        this.entities = new RegionEntities(node, journal, metrics);
+        this.hosting = new ShardHosting(this, node, slots, router, proxyOnly, journal);
+        this.handOffs = new RegionHandOffs(this, node, slots);
+        this.passivation = new Passivation(
+                numberOfShards,
+                hosting::liveCells,
+                () -> node.settings().idleTimeout(type.name()),
+                () -> node.settings().passivationMaxActiveEntities(),
+                entities::active,
+                rememberEntities,
+                node.settings().entity(type.name()).passivation(),
+                node.settings().passivationActiveEntityLimit());
+        entities.limitBy(passivation::limit);
+    }
+
+    @Override
+    public String typeName() {
+        return type.name();
+    }
+
+    public EntityType<T> type() {
+        return type;
+    }
+
+    /**
+     * The entity class.
+     *
+     * @return the class
+     */
+    public Class<T> entityClass() {
+        return type.entityClass();
+    }
+
+    public EntityHandlers handlers() {
+        return handlers;
+    }
+
+    public Executor executor() {
+        return node.executor();
+    }
+
+    /** Where waits are timed (the control thread). */
+    public java.util.concurrent.ScheduledExecutorService scheduler() {
+        return node.control();
+    }
+
+    /** The time on the store's clock, which every node reads alike (milliseconds since the epoch). */
+    public long storeMillis() {
+        return node.storeClock().millis();
+    }
+
+    /** How many ids of applied messages each entity keeps, and for how long. */
+    public ShardingSettings.AppliedMessageWindow appliedMessageWindow() {
+        return node.settings().entity(type.name()).appliedMessages();
+    }
+
+    /** The longest wait between attempts to start an entity whose start failed. */
+    public Duration entityRestartBackoff() {
+        return node.settings().entityRestartBackoff();
+    }
+
+    /** The most messages a region, or an entity that cannot start, holds. */
+    public int bufferSize() {
+        return node.settings().bufferSize();
+    }
+
+    /** The most messages waiting in one entity's mailbox. */
+    public int mailboxSize() {
+        return mailboxSize;
+    }
+
+    /**
+     * A message did not fit its entity's full mailbox: an ask fails with {@link dev.sharding.BufferFullException}, a
+     * tell is dropped and counted (logged the first time, then at powers of two).
+     */
+    public void mailboxFull(EntityCell cell, ReplySink sink) {
+        String reason = "Mailbox of entity [" + type.name() + "/" + cell.entityId() + "] on " + nodeName()
+                + " is full (" + mailboxSize + " messages waiting; setting mailbox-size)";
+        long n = mailboxRefusals.incrementAndGet();
+        if (sink.isTell()) {
+            metrics.dropped(EntityTypeMetrics.DropReason.BUFFER_FULL);
+            if (n == 1 || Long.bitCount(n) == 1) {
+                log.warn("Dropped a tell ({} messages refused by full mailboxes so far): {}", n, reason);
+            }
+        }
+        sink.fail(FailureKind.BUFFER_FULL, dev.sharding.BufferFullException.class.getName(), reason);
+    }
+
+    /** Reports the node's own threads held too long. */
+    public BlockedThreads blockedThreads() {
+        return node.blockedThreads();
+    }
+
+    /** The shard of an entity id. */
+    int shardOf(String entityId) {
+        return router.shardOf(entityId);
+    }
+
+    /** Bytes of messages from other nodes waiting for shard homes now. */
+    long bufferedBytes() {
+        return router.bufferedBytes();
+    }
+
+    /** Messages refused so far because their entity's mailbox was full. */
+    long mailboxRefusals() {
+        return mailboxRefusals.get();
+    }
+
+    public dev.sharding.spi.ShardingStore store() {
+        return node.store();
+    }
+
+    public dev.sharding.spi.MessageCodec codec() {
+        return node.codec();
+    }
+
+    /** Whether local deliveries, and written entity states, go through the codec and back (a test mode). */
+    public boolean serializeLocalMessages() {
+        return node.serializeLocalMessages();
+    }
+
+    public String nodeName() {
+        return node.nodeName();
+    }
+
+    /**
+     * Whether this region only routes.
+     *
+     * @return true when it hosts nothing
+     */
+    public boolean proxyOnly() {
+        return proxyOnly;
+    }
+
+    /**
+     * The number of shards of the type.
+     *
+     * @return the number
+     */
+    public int numberOfShards() {
+        return numberOfShards;
+    }
+
+    /**
+     * Tells dropped because the buffer was full.
+     *
+     * @return the count since start
+     */
+    public long droppedTells() {
+        return router.droppedTells();
+    }
+
+    /**
+     * Messages waiting for shard homes now.
+     *
+     * @return the count
+     */
+    public int bufferedMessages() {
+        return router.buffered();
+    }
+
+    // ---- entity lifecycle and passivation ------------------------------------------------------------------------
+
+    public long clockMillis() {
+        return node.clockMillis();
+    }
+
+    /** An entity started ({@link RegionEntities}). Entity threads. */
+    public void entityStarted(EntityCell cell) {
+        entities.started(cell);
+    }
+
+    public void entityStopped(EntityCell cell) {
+        entities.stopped();
+    }
+
+    public void entityPassivated(EntityCell cell) {
+        entities.passivated(cell);
+    }
+
+    /**
+     * Writes the entities started and forgotten since the last flush to the store: those of one shard, or of all
+     * ({@code shardId} -1); see {@link RememberJournal#flush}. Control thread.
+     *
+     * @return completes when the writes are done (failed ones included)
+     */
+    public CompletableFuture<Void> flushRemembered(int shardId) {
+        return entities.flushRemembered(shardId);
+    }
+
+    /** Runs on the control thread, or here when the node has stopped it. */
+    private void onControl(Runnable task) {
+        if (!node.runOnControlLater(task)) {
+            task.run();
+        }
+    }
+
+    /**
+     * Live entities hosted here now.
+     *
+     * @return the count
+     */
+    public int activeEntities() {
+        return entities.active();
+    }
+
+    /**
+     * Entities passivated since start (by themselves, for idleness, or over the limit of live entities).
+     *
+     * @return the count
+     */
+    public long passivations() {
+        return entities.passivations();
+    }
+
+    /**
+     * Changes how this region passivates, while the node runs; the next sweep (at once) applies it. Any thread.
+     *
+     * @param strategy the new strategy, or {@code null} to keep it
+     * @param activeEntityLimit the region's limit of live entities (zero for none), or {@code null} to keep it
+     */
+    public void changePassivation(@Nullable PassivationStrategy strategy, @Nullable Integer activeEntityLimit) {
+        passivation.change(strategy, activeEntityLimit);
+        node.requestSweep();
+    }
+
+    /** The region's passivation strategy now. @return the strategy */
+    public PassivationStrategy passivationStrategy() {
+        return passivation.strategy();
+    }
+
+    /** The region's limit of live entities now. @return the limit, zero for none */
+    public int activeEntityLimit() {
+        return passivation.limit();
+    }
+
+    /** The idle and over-limit passes over this region's entities. Control thread. */
+    public Passivation passivation() {
+        return passivation;
+    }
+
+    // ---- caller side -------------------------------------------------------------------------------------------
+
+    @Override
+    public void tell(String entityId, Object message) {
+        int shard = check(entityId, message);
+        if (!handlers.handles(message.getClass())) {
+            throw new UnhandledMessageException(
+                    "Entity type " + type.name() + " (" + type.entityClass().getName() + ") has no @EntityHandler for "
+                            + message.getClass().getName());
+        }
+        node.checkRunning();
+        MessageTracing t = tracing;
+        if (t == null) {
+            router.route(slots[shard], entityId, message, null);
+        } else {
+            TracedMessage.tell(t, router, slots[shard], type.name(), entityId, message);
+        }
+        metrics.told();
+    }
+
+    @Override
+    public <R> CompletableFuture<R> ask(String entityId, Object message, Class<R> replyType) {
+        return ask(entityId, message, replyType, node.settings().askTimeout());
+    }
+
+    @Override
+    public <R> CompletableFuture<R> ask(String entityId, Object message, Class<R> replyType, Duration timeout) {
+        return ask(entityId, message, replyType, timeout, null, check(entityId, message));
+    }
+
+    @Override
+    public <R> CompletableFuture<R> ask(String entityId, Object message, Class<R> replyType, String messageId) {
+        return ask(entityId, message, replyType, node.settings().askTimeout(), messageId);
+    }
+
+    @Override
+    public <R> CompletableFuture<R> ask(
+            String entityId, Object message, Class<R> replyType, Duration timeout, String messageId) {
+        int shard = check(entityId, message);
+        if (messageId == null || messageId.isEmpty() || messageId.length() > ShardingSettings.MAX_MESSAGE_ID_LENGTH) {
+            throw new IllegalArgumentException("Invalid message id for type " + type.name() + ": must be 1 to "
+                    + ShardingSettings.MAX_MESSAGE_ID_LENGTH + " characters");
+        }
+        if (type.stateType() == null) {
+            throw new IllegalArgumentException("Entity type " + type.name() + " has no durable state, so it cannot"
+                    + " record the ids of the messages it applied; declare one (an EntityState<S> constructor"
+                    + " parameter of a @ShardedEntity, or EntityType.withState) to send messages with ids");
+        }
+        return ask(entityId, new IdentifiedMessage(messageId, message), replyType, timeout, message, shard);
+    }
+
+    private <R> CompletableFuture<R> ask(
+            String entityId,
+            Object routed,
+            Class<R> replyType,
+            Duration timeout,
+            @Nullable Object unwrapped,
+            int shard) {
+        Object message = unwrapped == null ? routed : unwrapped;
+        Objects.requireNonNull(replyType, "replyType");
+        Objects.requireNonNull(timeout, "timeout");
+        PendingAsk<R> ask = new PendingAsk<>(
+                replyType,
+                type.name(),
+                entityId,
+                System.nanoTime(),
+                timeout.toNanos(),
+                metrics,
+                node.asks().completions());
+        MessageTracing t = tracing;
+        if (t != null) {
+            routed = TracedMessage.ask(t, type.name(), entityId, message, routed, ask);
+        }
+        if (!handlers.handles(message.getClass())) {
+            ask.fail(new UnhandledMessageException(
+                    "Entity type " + type.name() + " (" + type.entityClass().getName() + ") has no @EntityHandler for "
+                            + message.getClass().getName()));
+            return ask.future;
+        }
+        if (!node.isRunning()) {
+            ask.fail(new ShardingException("Sharding node " + node.nodeName() + " is not running"));
+            return ask.future;
+        }
+        String partitioned = node.partitionedReason();
+        if (partitioned != null) {
+            ask.fail(node.partitionedException(partitioned));
+            return ask.future;
+        }
+        node.asks().track(ask);
+        try {
+            router.route(slots[shard], entityId, routed, ask);
+        } catch (RuntimeException e) {
+            ask.fail(e);
+        }
+        return ask.future;
+    }
+
+    private int check(String entityId, Object message) {
+        if (entityId == null || entityId.isEmpty() || entityId.length() > ShardingSettings.MAX_ENTITY_ID_LENGTH) {
+            throw new IllegalArgumentException("Invalid entity id for type " + type.name() + ": must be 1 to "
+                    + ShardingSettings.MAX_ENTITY_ID_LENGTH + " characters");
+        }
+        Objects.requireNonNull(message, "message");
+        return router.shardOf(entityId);
+    }
+
+    /** Whether the home of any of the type's shards is known here. Any thread. */
+    boolean anyShardHomeKnown() {
+        for (ShardSlot slot : slots) {
+            if (slot.home != null) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The coordinator told this region to host a shard ({@link ShardHosting#host}). Control thread. */
+    boolean hostShard(int shardId, long epoch, long transferEpoch, List<EntityTransfer> transfer) {
+        return hosting.host(shardId, epoch, transferEpoch, transfer);
+    }
+
+    /** The shards hosted here: started, dropped, reported. */
+    public ShardHosting hosting() {
+        return hosting;
+    }
+
+    /** Both sides of this region's handoffs. */
+    public RegionHandOffs handOffs() {
+        return handOffs;
+    }
+
+    /** Whether this region's type remembers its entities. */
+    boolean remembersEntities() {
+        return rememberEntities;
+    }
+
+    /**
+     * Shards hosted here now.
+     *
+     * @return the count
+     */
+    public int hostedShards() {
+        return hosting.count();
+    }
+
+    /** The type's recorder of counts and times. */
+    public EntityTypeMetrics metrics() {
+        return metrics;
+    }
+
+    /** How messages are traced, or {@code null} when the node does not trace. */
+    @Nullable
+    MessageTracing tracing() {
+        return tracing;
+    }
+
+    /**
+     * Members are about to leave the view: forget homes on them so that the next message asks the coordinator. Runs
+     * before the view that drops them is published. Control thread.
+     */
+    public void forgetHomesOn(Collection<Member> gone) {
+        router.forgetHomesOn(gone);
+    }
+
+    /** Members left, in the view now published: handoffs that waited for them go on. Control thread. */
+    public void membersGone() {
+        handOffs.check();
+    }
+
+    /** An envelope arrived from another node; delivers, forwards, or buffers it ({@link ShardRouter#receive}). */
+    public void receive(EntityEnvelope env, byte[] frame, int offset, int length) {
+        router.receive(env, frame, offset, length);
+    }
+
+    /** The coordinator says where a shard lives ({@link ShardRouter#homeKnown}). Control thread. */
+    void homeKnown(int shardId, Member home) {
+        router.homeKnown(shardId, home);
+    }
+
+    /** Asks again for the homes of shards with waiting messages ({@link ShardRouter#retryRequests}). */
+    public void retryRequests() {
+        router.retryRequests();
+    }
+
+    /** Fails or drops everything still buffered ({@link ShardRouter#dropBuffers}). */
+    public void dropBuffers(RuntimeException reason) {
+        router.dropBuffers(reason);
+    }
+
+    /** The home of a shard as this region knows it. */
+    @Nullable
+    Member homeOf(int shardId) {
+        return router.homeOf(shardId);
+    }
+
+    /** Whether this node may deliver to its entities now. */
+    public boolean serving() {
+        return node.serving();
+    }
+
+    /** The ClusterPartitionedException of this node now, for a message refused because it does not serve. */
+    public String notServingReason() {
+        String reason = node.partitionedReason();
+        return "Sharding node " + node.nodeName() + " does not serve: "
+                + (reason != null ? reason : "it holds no lease from the coordinator now");
+    }
+
+    /** The store refused a write as stale ({@link ShardHosting#shardFenced}). Any thread. */
+    public void shardFenced(int shardId, long epoch) {
+        hosting.shardFenced(shardId, epoch);
+    }
+
+    /** Parks an entity whose message waits for the node to serve again. */
+    public void park(EntityCell cell) {
+        node.park(cell);
+    }
+
+    /** Live entities per hosted shard. */
+    Map<Integer, Integer> entityCounts() {
+        return hosting.entityCounts();
+    }
+
+    /** Live entity ids per hosted shard. */
+    public Map<Integer, List<String>> entityIds() {
+        return hosting.entityIds();
+    }
+
+    @Override
+    public String toString() {
+        return "Region[" + type.name() + " on " + node.nodeName() + (proxyOnly ? ", proxy-only" : "") + "]";
+    }
+}

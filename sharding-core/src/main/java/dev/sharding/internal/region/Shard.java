@@ -1,0 +1,155 @@
+package dev.sharding.internal.region;
+
+import dev.sharding.internal.ask.ReplySink;
+import dev.sharding.internal.entity.EntityCell;
+import dev.sharding.internal.protocol.EntityTransfer;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A shard hosted by this node: the live entities of its ids. Entities are created on their first message.
+ */
+public final class Shard {
+
+    private final Region<?> region;
+
+    private final int shardId;
+
+    private final ConcurrentHashMap<String, EntityCell> cells = new ConcurrentHashMap<>();
+
+    private final long epoch;
+
+    /** State carried from the previous owner, taken by each entity when it starts here. */
+    private final ConcurrentHashMap<String, EntityTransfer> transferIn = new ConcurrentHashMap<>();
+
+    /** State of the entities stopped here, for the next owner. */
+    private final ConcurrentHashMap<String, EntityTransfer> transferOut = new ConcurrentHashMap<>();
+
+    /** Set when the shard stops: no message is delivered into it any more. */
+    volatile boolean stopping;
+
+    /**
+     * Set when the shard is dropped without a handoff (its node lost its side or its lease, or a newer copy exists):
+     * messages already in its entities' mailboxes fail instead of being handled.
+     */
+    public volatile boolean dropped;
+
+    Shard(Region<?> region, int shardId, long epoch, List<EntityTransfer> transfer) {
+        this.region = region;
+        this.shardId = shardId;
+        this.epoch = epoch;
+        for (EntityTransfer t : transfer) {
+            transferIn.put(t.entityId(), t);
+        }
+    }
+
+    /** The epoch of this allocation of the shard; every state write of its entities carries it. */
+    public long epoch() {
+        return epoch;
+    }
+
+    /** The state the previous owner carried for an entity, if any; taken once. */
+    @Nullable
+    public EntityTransfer takeTransfer(String entityId) {
+        return transferIn.remove(entityId);
+    }
+
+    /** Records the stored state of an entity stopped here, for the next owner. */
+    public void stoppedWith(EntityTransfer transfer) {
+        transferOut.put(transfer.entityId(), transfer);
+    }
+
+    /** The stored state of every entity stopped here, and of those carried here but never started. */
+    List<EntityTransfer> transferOut() {
+        Map<String, EntityTransfer> all = new HashMap<>(transferIn);
+        all.putAll(transferOut);
+        return List.copyOf(all.values());
+    }
+
+    public Region<?> region() {
+        return region;
+    }
+
+    public int shardId() {
+        return shardId;
+    }
+
+    void deliver(String entityId, Object message, ReplySink sink) {
+        EntityCell.Delivery delivery = new EntityCell.Delivery(message, sink);
+        while (true) {
+            EntityCell cell = cells.get(entityId);
+            if (cell == null) {
+                cell = cells.computeIfAbsent(entityId, id -> new EntityCell(this, id));
+            }
+            if (cell.enqueue(delivery)) {
+                return;
+            }
+            // the cell retired after passivation: the next one is a new incarnation
+        }
+    }
+
+    /** A passivated cell leaves the map. */
+    public void remove(EntityCell cell) {
+        cells.remove(cell.entityId(), cell);
+    }
+
+    /** Live cells, for the passivation sweep. */
+    java.util.Collection<EntityCell> cells() {
+        return cells.values();
+    }
+
+    int entityCount() {
+        int n = 0;
+        for (EntityCell c : cells.values()) {
+            if (c.isActive()) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    List<String> entityIds() {
+        List<String> ids = new ArrayList<>();
+        cells.forEach((id, c) -> {
+            if (c.isActive()) {
+                ids.add(id);
+            }
+        });
+        return ids;
+    }
+
+    /**
+     * Stops every entity after the messages already in its mailbox; completes when all have stopped. The caller has
+     * made sure nothing is delivered into the shard any more.
+     */
+    CompletableFuture<Void> stop() {
+        stopping = true;
+        List<CompletableFuture<Void>> all = new ArrayList<>();
+        for (EntityCell cell : cells.values()) {
+            CompletableFuture<Void> done = new CompletableFuture<>();
+            if (!cell.enqueue(
+                    new EntityCell.Delivery(new EntityCell.StopSignal(() -> done.complete(null)), ReplySink.TELL))) {
+                done.complete(null); // retired: nothing left to stop
+            }
+            all.add(done);
+        }
+        return CompletableFuture.allOf(all.toArray(CompletableFuture[]::new));
+    }
+
+    /** Marks entities that did not stop in time as stopped: they take no more messages. */
+    int forceStop() {
+        int n = 0;
+        for (EntityCell cell : cells.values()) {
+            if (!cell.isStopped()) {
+                cell.forceStop();
+                n++;
+            }
+        }
+        return n;
+    }
+}

@@ -1,0 +1,180 @@
+package dev.sharding.internal.entity;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The idle and over-limit passes of {@link Passivation}, over fake entities and a fake clock. */
+class PassivationTest {
+
+    /** A fake entity that records the passivations it was asked for. */
+    private static final class Fake implements Passivation.Candidate {
+
+        final String id;
+
+        boolean active = true;
+
+        long lastActive;
+
+        final List<String> asked = new ArrayList<>();
+
+        Fake(String id, long lastActive) {
+            this.id = id;
+            this.lastActive = lastActive;
+        }
+
+        @Override
+        public boolean isActive() {
+            return active;
+        }
+
+        @Override
+        public long lastActiveMillis() {
+            return lastActive;
+        }
+
+        @Override
+        public long messages() {
+            return 1;
+        }
+
+        @Override
+        public void passivate(long idleSinceMillis, boolean overLimit) {
+            asked.add(overLimit ? "over-limit" : "idle-since-" + idleSinceMillis);
+        }
+    }
+
+    private final Map<Integer, List<Fake>> shards = new HashMap<>();
+
+    private Duration idleTimeout = Duration.ofSeconds(10);
+
+    private int maxActive;
+
+    private Passivation passivation(int numberOfShards, boolean remember) {
+        return new Passivation(
+                numberOfShards,
+                shards::get,
+                () -> idleTimeout,
+                () -> maxActive,
+                () -> shards.values().stream()
+                        .mapToInt(l -> (int) l.stream().filter(f -> f.active).count())
+                        .sum(),
+                remember,
+                dev.sharding.PassivationStrategy.IDLE,
+                1000);
+    }
+
+    private Fake entity(int shard, String id, long lastActive) {
+        Fake f = new Fake(id, lastActive);
+        shards.computeIfAbsent(shard, k -> new ArrayList<>()).add(f);
+        return f;
+    }
+
+    @Test
+    void anIdlePassAsksOnlyEntitiesIdleSinceBeforeTheTimeout() {
+        Fake idle = entity(0, "idle", 1_000);
+        Fake busy = entity(0, "busy", 15_000);
+        Fake stopped = entity(1, "stopped", 0);
+        stopped.active = false;
+        Passivation p = passivation(4, false);
+
+        p.startIdlePass(20_000);
+        int visited = p.continueIdlePass(1_000);
+
+        assertThat(visited).isEqualTo(3);
+        assertThat(idle.asked).containsExactly("idle-since-10000");
+        assertThat(busy.asked).isEmpty();
+        assertThat(stopped.asked).isEmpty();
+        assertThat(p.idlePassRunning()).isFalse();
+    }
+
+    @Test
+    void anIdlePassGoesOnWithinItsBudgetShardByShard() {
+        for (int shard = 0; shard < 4; shard++) {
+            for (int i = 0; i < 10; i++) {
+                entity(shard, shard + "-" + i, 0);
+            }
+        }
+        Passivation p = passivation(4, false);
+        p.startIdlePass(60_000);
+
+        assertThat(p.continueIdlePass(15)).isEqualTo(20); // whole shards: the budget is a lower bound
+        assertThat(p.idlePassRunning()).isTrue();
+        assertThat(shards.get(2).get(0).asked).isEmpty();
+        assertThat(p.continueIdlePass(15)).isEqualTo(20);
+        assertThat(p.continueIdlePass(15)).isZero();
+        assertThat(p.idlePassRunning()).isFalse();
+        assertThat(shards.values().stream().flatMap(List::stream)).allMatch(f -> f.asked.size() == 1);
+    }
+
+    @Test
+    void aZeroIdleTimeoutStartsNoPass() {
+        entity(0, "a", 0);
+        idleTimeout = Duration.ZERO;
+        Passivation p = passivation(1, false);
+
+        p.startIdlePass(1_000_000);
+
+        assertThat(p.idlePassRunning()).isFalse();
+        assertThat(p.continueIdlePass(100)).isZero();
+    }
+
+    @Test
+    void aPassStartedWhileOneRunsGoesOnWithTheNewLimit() {
+        Fake a = entity(0, "a", 5_000);
+        Fake b = entity(1, "b", 5_000);
+        Passivation p = passivation(2, false);
+        p.startIdlePass(12_000); // idle since before 2,000: neither
+        p.continueIdlePass(1); // shard 0 looked at
+        p.startIdlePass(20_000); // idle since before 10,000: both, but shard 0 was passed already
+
+        p.continueIdlePass(100);
+
+        assertThat(a.asked).isEmpty();
+        assertThat(b.asked).containsExactly("idle-since-10000");
+    }
+
+    @Test
+    void overTheLimitTheLeastRecentlyActiveGo() {
+        Fake oldest = entity(0, "oldest", 100);
+        Fake middle = entity(1, "middle", 200);
+        Fake newest = entity(1, "newest", 300);
+        maxActive = 1;
+
+        passivation(2, false).passivateOverLimit();
+
+        assertThat(oldest.asked).containsExactly("over-limit");
+        assertThat(middle.asked).containsExactly("over-limit");
+        assertThat(newest.asked).isEmpty();
+    }
+
+    @Test
+    void noLimitOrRememberedEntitiesMeanNoPassivationForTheLimit() {
+        Fake a = entity(0, "a", 100);
+        entity(0, "b", 200);
+        maxActive = 0;
+        passivation(1, false).passivateOverLimit();
+        maxActive = 1;
+        passivation(1, true).passivateOverLimit();
+
+        assertThat(a.asked).isEmpty();
+    }
+
+    @Test
+    void shardsNotHostedAreSkipped() {
+        Collection<? extends Passivation.Candidate> none = shards.get(3);
+        assertThat(none).isNull();
+        Fake a = entity(2, "a", 0);
+        Passivation p = passivation(4, false);
+        p.startIdlePass(100_000);
+
+        assertThat(p.continueIdlePass(100)).isEqualTo(1);
+        assertThat(a.asked).hasSize(1);
+    }
+}
