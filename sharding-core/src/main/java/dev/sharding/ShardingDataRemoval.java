@@ -1,6 +1,6 @@
 package dev.sharding;
 
-import dev.sharding.internal.node.ClusterProbe;
+import dev.sharding.internal.transport.ClusterProbe;
 import dev.sharding.internal.transport.JdbcDiscovery;
 import dev.sharding.spi.ShardingStore;
 import dev.sharding.store.JdbcShardingStore;

@@ -9,7 +9,7 @@ import dev.sharding.Member;
 import dev.sharding.ShardingDataRemoval;
 import dev.sharding.ShardingNode;
 import dev.sharding.ShardingSettings;
-import dev.sharding.internal.node.ClusterProbe;
+import dev.sharding.internal.transport.ClusterProbe;
 import dev.sharding.store.InMemoryShardingStore;
 import dev.sharding.test.TestCluster;
 import dev.sharding.test.Wallet;

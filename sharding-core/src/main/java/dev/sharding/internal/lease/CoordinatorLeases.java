@@ -36,6 +36,9 @@ final class CoordinatorLeases {
 
     private final LeaseHost node;
 
+    /** Who acts on what the grants decide: the coordinator, which may allocate once a member got its first lease. */
+    private final LeaseListener events;
+
     private final SplitBrainLeases leases;
 
     private final CoordinatorRight right;
@@ -66,12 +69,14 @@ final class CoordinatorLeases {
 
     CoordinatorLeases(
             LeaseHost node,
+            LeaseListener events,
             SplitBrainLeases leases,
             CoordinatorRight right,
             StoreLease storeLease,
             long renewNanos,
             long marginNanos) {
         this.node = node;
+        this.events = events;
         this.leases = leases;
         this.right = right;
         this.storeLease = storeLease;
@@ -174,7 +179,7 @@ final class CoordinatorLeases {
             leases.grantSelf(until, now);
         }
         if (first) {
-            node.coordinatorMayRun();
+            events.coordinatorMayRun();
         }
     }
 

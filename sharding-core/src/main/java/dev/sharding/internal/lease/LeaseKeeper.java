@@ -5,12 +5,12 @@ import static dev.sharding.internal.lease.LeaseTimes.ahead;
 import dev.sharding.Member;
 import dev.sharding.SplitBrainSettings;
 import dev.sharding.internal.coordinator.AllocationLeases;
-import dev.sharding.internal.node.ClusterProbe;
 import dev.sharding.internal.protocol.LeaseGrant;
 import dev.sharding.internal.protocol.LeaseMessage;
 import dev.sharding.internal.protocol.LeasePing;
 import dev.sharding.internal.protocol.LeasePong;
 import dev.sharding.internal.protocol.LeaseRefused;
+import dev.sharding.internal.transport.ClusterProbe;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
@@ -55,6 +55,8 @@ public final class LeaseKeeper implements LeaseMessage.Handler, AllocationLeases
 
     private final LeaseHost node;
 
+    private final LeaseEvents events = new LeaseEvents();
+
     private final StoreLease storeLease;
 
     /** What the split-brain strategy makes of views and leases. */
@@ -81,7 +83,7 @@ public final class LeaseKeeper implements LeaseMessage.Handler, AllocationLeases
         this.leaseNanos = settings.leaseDuration().toNanos();
         this.storeLease =
                 new StoreLease(node, settings, leaseNanos, LeaseTimes.renewNanos(leaseNanos), new StoreAnswers());
-        this.leases = Leases.of(node, settings, stableAfterNanos, storeLease);
+        this.leases = Leases.of(node, events, settings, stableAfterNanos, storeLease);
     }
 
     /** What the store's answers mean here: read only while this node coordinates, and a lease regained. */
@@ -94,9 +96,17 @@ public final class LeaseKeeper implements LeaseMessage.Handler, AllocationLeases
 
         @Override
         public void regained(long until) {
-            node.coordinatorMayRun();
+            events.coordinatorMayRun();
             leases.storeLeaseRegained(until, System.nanoTime());
         }
+    }
+
+    /**
+     * Tells a part of the node what the leases decide (whether it serves, whether its coordinator may allocate). Called
+     * while the node is assembled, before it starts.
+     */
+    public void listen(LeaseListener listener) {
+        events.add(listener);
     }
 
     /** Sets how long a view must last to be stable, once the transport knows its failure detection time. */

@@ -33,7 +33,12 @@ sealed interface Leases permits NoLeases, SplitBrainLeases {
      * @param storeLease the coordinator's lease in the store
      * @return the leases, for the node's life
      */
-    static Leases of(LeaseHost node, SplitBrainSettings settings, long stableAfterNanos, StoreLease storeLease) {
+    static Leases of(
+            LeaseHost node,
+            LeaseListener events,
+            SplitBrainSettings settings,
+            long stableAfterNanos,
+            StoreLease storeLease) {
         if (settings.strategy() == SplitBrainSettings.Strategy.OFF) {
             return new NoLeases(node);
         }
@@ -43,7 +48,7 @@ sealed interface Leases permits NoLeases, SplitBrainLeases {
                 ? new CoordinatorRight.HeldInStore(storeLease)
                 : new CoordinatorRight.ConfirmedByMembers(
                         node, decider, storeLease, settings.leaseDuration().toNanos());
-        return new SplitBrainLeases(node, settings, stableAfterNanos, decider, right, storeLease);
+        return new SplitBrainLeases(node, events, settings, stableAfterNanos, decider, right, storeLease);
     }
 
     // ---- this node's lease ---------------------------------------------------------------------------------------

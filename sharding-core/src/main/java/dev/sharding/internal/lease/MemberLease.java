@@ -39,6 +39,9 @@ final class MemberLease {
 
     private final LeaseHost node;
 
+    /** Who acts on what this lease decides: the serving gate. */
+    private final LeaseListener events;
+
     private final long leaseNanos;
 
     private long requestSeq;
@@ -64,8 +67,9 @@ final class MemberLease {
      * @param node the node
      * @param leaseNanos the lease duration
      */
-    MemberLease(LeaseHost node, long leaseNanos) {
+    MemberLease(LeaseHost node, LeaseListener events, long leaseNanos) {
         this.node = node;
+        this.events = events;
         this.leaseNanos = leaseNanos;
         this.servingUntil = NEVER;
     }
@@ -136,7 +140,7 @@ final class MemberLease {
         boolean extending = later(until, servingUntil);
         boolean serves = ahead(extending ? until : servingUntil, now);
         if (viewWins && serves && resumes(true, lapsed)) {
-            node.holdDelivery();
+            events.holdDelivery();
         }
         if (extending) {
             servingUntil = until;
@@ -179,7 +183,7 @@ final class MemberLease {
         if (ahead(until, now)) {
             boolean lapsed = lapsed(now);
             if (resumes(viewWins, lapsed)) {
-                node.holdDelivery();
+                events.holdDelivery();
             }
             servingUntil = until;
             regained(viewWins, lapsed);
@@ -229,7 +233,7 @@ final class MemberLease {
         if (partitioned == null) {
             partitioned = reason;
             log.warn("Node {} stops serving: {}", node.nodeName(), reason);
-            node.stopServing(reason);
+            events.stopServing(reason);
         } else {
             partitioned = reason;
         }
@@ -248,15 +252,15 @@ final class MemberLease {
             log.info("Node {} holds a lease again and serves what it is allocated afresh", node.nodeName());
             partitioned = null;
             pausedSince = NEVER;
-            node.resumeServing();
+            events.resumeServing();
         } else if (pausedSince != NEVER) {
             log.info("Node {} holds a lease again; checking its shards against the store", node.nodeName());
             pausedSince = NEVER;
-            node.resumeServing();
+            events.resumeServing();
         } else if (lapsed) {
             // renewed late, before a tick paused the entities: those that came meanwhile wait all the same
             log.debug("Node {} holds a lease again after a short lapse; checking its shards", node.nodeName());
-            node.resumeServing();
+            events.resumeServing();
         }
     }
 }

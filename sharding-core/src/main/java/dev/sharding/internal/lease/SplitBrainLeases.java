@@ -58,6 +58,7 @@ final class SplitBrainLeases implements Leases {
 
     SplitBrainLeases(
             LeaseHost node,
+            LeaseListener events,
             SplitBrainSettings settings,
             long stableAfterNanos,
             PartitionDecider decider,
@@ -71,9 +72,9 @@ final class SplitBrainLeases implements Leases {
         this.leaseNanos = settings.leaseDuration().toNanos();
         this.marginNanos = Math.max(50_000_000L, leaseNanos / 20);
         this.pauseNanos = stableAfterNanos + leaseNanos;
-        this.own = new MemberLease(node, leaseNanos);
-        this.granting =
-                new CoordinatorLeases(node, this, right, storeLease, LeaseTimes.renewNanos(leaseNanos), marginNanos);
+        this.own = new MemberLease(node, events, leaseNanos);
+        this.granting = new CoordinatorLeases(
+                node, events, this, right, storeLease, LeaseTimes.renewNanos(leaseNanos), marginNanos);
     }
 
     /** How far apart in time members may install one view, for a stable-after. */

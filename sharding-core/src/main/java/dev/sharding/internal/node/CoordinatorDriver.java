@@ -5,6 +5,7 @@ import dev.sharding.internal.coordinator.Coordinator;
 import dev.sharding.internal.coordinator.CoordinatorEffect;
 import dev.sharding.internal.coordinator.ShardKey;
 import dev.sharding.internal.lease.LeaseKeeper;
+import dev.sharding.internal.lease.LeaseListener;
 import dev.sharding.internal.protocol.AdminRequest;
 import dev.sharding.internal.protocol.CoordinatorMessage;
 import dev.sharding.internal.protocol.GetShardHome;
@@ -31,7 +32,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Control thread only.
  */
-final class CoordinatorDriver implements CoordinatorMessage.Handler, CoordinatorEffect.Handler {
+final class CoordinatorDriver implements CoordinatorMessage.Handler, CoordinatorEffect.Handler, LeaseListener {
 
     private static final Logger log = LoggerFactory.getLogger(CoordinatorDriver.class);
 
@@ -105,7 +106,8 @@ final class CoordinatorDriver implements CoordinatorMessage.Handler, Coordinator
     }
 
     /** A member got its first lease, or this coordinator may run again: waiting requests are tried now. */
-    void retryWaitingNow() {
+    @Override
+    public void coordinatorMayRun() {
         run(core.onMayAllocate(System.nanoTime()));
     }
 

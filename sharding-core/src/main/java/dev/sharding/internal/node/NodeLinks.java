@@ -7,7 +7,6 @@ import dev.sharding.ShardingSettings;
 import dev.sharding.internal.ask.AskRegistry;
 import dev.sharding.internal.entity.BlockedThreads;
 import dev.sharding.internal.entity.EntityCell;
-import dev.sharding.internal.lease.LeaseHost;
 import dev.sharding.internal.lease.LeaseKeeper;
 import dev.sharding.internal.protocol.Failure;
 import dev.sharding.internal.protocol.FailureKind;
@@ -27,12 +26,12 @@ import java.util.function.BooleanSupplier;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The node as its regions ({@link RegionHost}) and its lease keeper ({@link LeaseHost}) see it: each of those sees
- * only its own interface. Built by {@link NodeRuntime} with the node's parts; the parts built after the regions and
- * the lease keeper (the serving gate, the tick, graceful leave, the coordinator) are {@linkplain #wire wired} before the
- * node starts, so nothing here is called before then.
+ * The node as its regions see it ({@link RegionHost}). Built by {@link NodeRuntime} after every part it names and before
+ * the first region, so each of its fields is set from the start.
  */
-public final class NodeLinks implements RegionHost, LeaseHost {
+public final class NodeLinks implements RegionHost {
+
+    private final NodeBasics basics;
 
     private final ShardingSettings settings;
 
@@ -54,8 +53,6 @@ public final class NodeLinks implements RegionHost, LeaseHost {
 
     private final Membership membership;
 
-    private final Outbound outbound;
-
     private final BooleanSupplier running;
 
     private final boolean serializeLocalMessages;
@@ -66,17 +63,18 @@ public final class NodeLinks implements RegionHost, LeaseHost {
 
     private final BlockedThreads blockedThreads;
 
-    private @Nullable ServingGate gate;
+    private final ServingGate gate;
 
-    private @Nullable LeaseKeeper leases;
+    private final LeaseKeeper leases;
 
-    private @Nullable PeriodicTick tick;
+    private final PeriodicTick tick;
 
-    private @Nullable GracefulLeave leave;
+    private final GracefulLeave leave;
 
-    private @Nullable CoordinatorDriver coordinator;
+    private final CoordinatorDriver coordinator;
 
     NodeLinks(
+            NodeBasics basics,
             ShardingSettings settings,
             Transport transport,
             MessageCodec codec,
@@ -86,12 +84,17 @@ public final class NodeLinks implements RegionHost, LeaseHost {
             ExecutorService executor,
             ControlLoop control,
             Membership membership,
-            Outbound outbound,
             BooleanSupplier running,
             boolean serializeLocalMessages,
             ShardingMetrics metrics,
             MessageTracing tracing,
-            BlockedThreads blockedThreads) {
+            BlockedThreads blockedThreads,
+            ServingGate gate,
+            LeaseKeeper leases,
+            PeriodicTick tick,
+            GracefulLeave leave,
+            CoordinatorDriver coordinator) {
+        this.basics = basics;
         this.settings = settings;
         this.transport = transport;
         this.codec = codec;
@@ -102,21 +105,11 @@ public final class NodeLinks implements RegionHost, LeaseHost {
         this.executor = executor;
         this.control = control;
         this.membership = membership;
-        this.outbound = outbound;
         this.running = running;
         this.serializeLocalMessages = serializeLocalMessages;
         this.metrics = metrics;
         this.tracing = tracing;
         this.blockedThreads = blockedThreads;
-    }
-
-    /** Links the parts built after this one; called once, in the node's constructor. */
-    void wire(
-            ServingGate gate,
-            LeaseKeeper leases,
-            PeriodicTick tick,
-            GracefulLeave leave,
-            CoordinatorDriver coordinator) {
         this.gate = gate;
         this.leases = leases;
         this.tick = tick;
@@ -124,37 +117,21 @@ public final class NodeLinks implements RegionHost, LeaseHost {
         this.coordinator = coordinator;
     }
 
-    private static <T> T wired(@Nullable T part) {
-        if (part == null) {
-            throw new IllegalStateException("Node parts not wired yet");
-        }
-        return part;
-    }
-
     // ---- who the node is and whether it serves -------------------------------------------------------------------
 
     @Override
     public Member self() {
-        Member m = membership.self();
-        if (m == null) {
-            throw new IllegalStateException("Node not started");
-        }
-        return m;
+        return basics.self();
     }
 
     @Override
     public String nodeName() {
-        return membership.nodeName();
-    }
-
-    @Override
-    public String clusterName() {
-        return settings.clusterName();
+        return basics.nodeName();
     }
 
     @Override
     public List<Member> members() {
-        return membership.view();
+        return basics.members();
     }
 
     @Override
@@ -181,70 +158,55 @@ public final class NodeLinks implements RegionHost, LeaseHost {
     @Override
     public @Nullable String partitionedReason() {
         // refused for good: it would route messages by another shard function than the cluster's
-        return membership.notServingReason(wired(leases).partitioned());
+        return membership.notServingReason(leases.partitioned());
     }
 
     @Override
     public ClusterPartitionedException partitionedException(String reason) {
-        return wired(gate).partitionedException(reason);
+        return gate.partitionedException(reason);
     }
 
     @Override
     public boolean serving() {
-        return wired(gate).serving();
+        return gate.serving();
     }
 
     @Override
     public void park(EntityCell cell) {
-        wired(gate).park(cell);
+        gate.park(cell);
     }
 
     @Override
     public void unparkAll() {
-        wired(gate).unparkAll();
-    }
-
-    @Override
-    public void stopServing(String reason) {
-        wired(gate).stopServing(reason);
-    }
-
-    @Override
-    public void holdDelivery() {
-        wired(gate).holdDelivery();
-    }
-
-    @Override
-    public void resumeServing() {
-        wired(gate).resumeServing();
+        gate.unparkAll();
     }
 
     // ---- sending -------------------------------------------------------------------------------------------------
 
     @Override
     public void send(Member to, ProtocolMessage msg, boolean outOfBand) {
-        outbound.send(to, msg, outOfBand);
+        basics.send(to, msg, outOfBand);
     }
 
     @Override
     public void sendToCoordinator(ProtocolMessage msg) {
         Member coord = membership.coordinator();
         if (coord != null) {
-            outbound.send(coord, msg, false);
+            basics.send(coord, msg, false);
         }
     }
 
     @Override
     public void sendFailure(
             Member to, long correlationId, FailureKind kind, String className, @Nullable String message) {
-        outbound.send(to, new Failure(correlationId, kind, className, message), true);
+        basics.send(to, new Failure(correlationId, kind, className, message), true);
     }
 
     @Override
     public void requestShardHome(String typeName, int shardId) {
         Member coord = membership.coordinator();
         if (coord != null && running.getAsBoolean()) {
-            outbound.send(coord, new GetShardHome(typeName, shardId), false);
+            basics.send(coord, new GetShardHome(typeName, shardId), false);
         }
     }
 
@@ -252,7 +214,7 @@ public final class NodeLinks implements RegionHost, LeaseHost {
 
     @Override
     public void regionChanged() {
-        wired(leave).regionChanged();
+        leave.regionChanged();
     }
 
     @Override
@@ -266,19 +228,14 @@ public final class NodeLinks implements RegionHost, LeaseHost {
 
     @Override
     public void requestSweep() {
-        wired(tick).requestSweep();
-    }
-
-    @Override
-    public void coordinatorMayRun() {
-        wired(coordinator).retryWaitingNow();
+        tick.requestSweep();
     }
 
     // ---- the control thread --------------------------------------------------------------------------------------
 
     @Override
     public boolean runOnControlLater(Runnable task) {
-        return control.offer(task);
+        return basics.runOnControlLater(task);
     }
 
     @Override
@@ -288,7 +245,7 @@ public final class NodeLinks implements RegionHost, LeaseHost {
 
     @Override
     public long clockMillis() {
-        return wired(tick).clockMillis();
+        return tick.clockMillis();
     }
 
     // ---- parts ---------------------------------------------------------------------------------------------------

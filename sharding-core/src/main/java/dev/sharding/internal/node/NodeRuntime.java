@@ -188,23 +188,8 @@ public final class NodeRuntime implements Transport.Listener {
         this.membership = new Membership(regions, this::send);
         this.blockedThreads = new BlockedThreads(settings.blockedThreadThreshold(), metrics, membership::nodeName);
         control.watchWith(blockedThreads);
-        this.links = new NodeLinks(
-                settings,
-                transport,
-                codec,
-                protocol,
-                store,
-                asks,
-                this.executor,
-                control,
-                membership,
-                this::send,
-                () -> running,
-                serializeLocalMessages,
-                metrics,
-                tracing,
-                blockedThreads);
-        this.leases = new LeaseKeeper(links, settings.splitBrain(), LeaseTimes.stableAfterNanos(settings, -1));
+        NodeBasics basics = new NodeBasics(settings, store, membership, control, this::send);
+        this.leases = new LeaseKeeper(basics, settings.splitBrain(), LeaseTimes.stableAfterNanos(settings, -1));
         Coordinator coordinatorTables = new Coordinator(
                 membership::self,
                 membership::nodeName,
@@ -217,12 +202,15 @@ public final class NodeRuntime implements Transport.Listener {
                 settings.member().minNrOfMembers(),
                 System.nanoTime());
         coordinatorTables.onRebalanceRound(metrics::rebalanceRound);
-        this.coordinator = new CoordinatorDriver(
-                coordinatorTables, this::send, store, control.executor(), leases, links::regionChanged);
-        this.gate =
-                new ServingGate(leases, regions, store, control, membership, this::reportShards, links::regionChanged);
         this.leave = new GracefulLeave(
-                settings, membership, regions, control, this::send, leases, this.coordinator::movesUnderWay);
+                settings, membership, regions, control, this::send, leases, coordinatorTables::movesUnderWay);
+        this.coordinator = new CoordinatorDriver(
+                coordinatorTables, this::send, store, control.executor(), leases, leave::regionChanged);
+        this.gate =
+                new ServingGate(leases, regions, store, control, membership, this::reportShards, leave::regionChanged);
+        // what a lease decides: the gate stops or resumes the entities, the coordinator may allocate
+        leases.listen(gate);
+        leases.listen(coordinator);
         ClusterStatistics statistics = new ClusterStatistics(
                 control,
                 membership,
@@ -237,7 +225,27 @@ public final class NodeRuntime implements Transport.Listener {
         this.inbound =
                 new InboundTraffic(protocol, codec, regions, asks, this::send, this::toControl, membership::nodeName);
         this.tick = new PeriodicTick(settings, regions, leases, asks, membership, leave, coordinator, () -> running);
-        links.wire(gate, leases, tick, leave, coordinator);
+        this.links = new NodeLinks(
+                basics,
+                settings,
+                transport,
+                codec,
+                protocol,
+                store,
+                asks,
+                this.executor,
+                control,
+                membership,
+                () -> running,
+                serializeLocalMessages,
+                metrics,
+                tracing,
+                blockedThreads,
+                gate,
+                leases,
+                tick,
+                leave,
+                coordinator);
         this.views = new ViewChanges(membership, transport, leases, asks, regions, statistics, coordinator);
         this.status = new NodeStatus(
                 settings,

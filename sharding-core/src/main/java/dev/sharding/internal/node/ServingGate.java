@@ -4,6 +4,7 @@ import dev.sharding.ClusterPartitionedException;
 import dev.sharding.internal.entity.EntityCell;
 import dev.sharding.internal.entity.ParkedEntities;
 import dev.sharding.internal.lease.LeaseKeeper;
+import dev.sharding.internal.lease.LeaseListener;
 import dev.sharding.internal.region.LocalRegions;
 import dev.sharding.internal.region.Region;
 import dev.sharding.spi.ShardingStore;
@@ -28,7 +29,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>{@link #serving()} is read on every message by any thread: two volatile reads.
  */
-public final class ServingGate {
+public final class ServingGate implements LeaseListener {
 
     private static final Logger log = LoggerFactory.getLogger(ServingGate.class);
 
@@ -90,7 +91,8 @@ public final class ServingGate {
     }
 
     /** The node lost its side or its lease: every shard stops now, and the coordinator hears it hosts none. */
-    void stopServing(String reason) {
+    @Override
+    public void stopServing(String reason) {
         RuntimeException failure = partitionedException(reason);
         for (Region<?> r : regions.all()) {
             r.hosting().dropAll(failure);
@@ -103,7 +105,8 @@ public final class ServingGate {
      * A lease is about to come back after a lapse: nothing is delivered until {@link #resumeServing()} has checked the
      * shards. Set before the lease is published, so that no entity thread serves in between. Control thread.
      */
-    void holdDelivery() {
+    @Override
+    public void holdDelivery() {
         verifying = true;
     }
 
@@ -112,7 +115,8 @@ public final class ServingGate {
      * elsewhere meanwhile: their epochs are checked against the store first, and a stale one is dropped. Control
      * thread.
      */
-    void resumeServing() {
+    @Override
+    public void resumeServing() {
         List<Region<?>> hosting =
                 regions.all().stream().filter(r -> r.hostedShards() > 0).toList();
         if (hosting.isEmpty()) {

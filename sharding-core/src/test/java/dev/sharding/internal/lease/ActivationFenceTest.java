@@ -30,8 +30,8 @@ class ActivationFenceTest {
 
     private final MemberLeaseTest.Host host = new MemberLeaseTest.Host();
 
-    private final LeaseKeeper keeper = new LeaseKeeper(
-            host, SplitBrainSettings.DEFAULT, Duration.ofSeconds(5).toNanos());
+    private final LeaseKeeper keeper =
+            host.keeper(SplitBrainSettings.DEFAULT, Duration.ofSeconds(5).toNanos());
 
     @Test
     void aNewCoordinatorFencesEveryShardUntilOneLeaseAfterAWinningSetFirstConfirmedIt() {

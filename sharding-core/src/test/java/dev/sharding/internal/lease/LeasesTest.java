@@ -57,7 +57,7 @@ class LeasesTest {
 
     private Leases leases(Strategy strategy) {
         SplitBrainSettings settings = SplitBrainSettings.DEFAULT.withStrategy(strategy);
-        return Leases.of(host, settings, 5 * S, storeLease(strategy));
+        return Leases.of(host, host, settings, 5 * S, storeLease(strategy));
     }
 
     private StoreLease storeLease(Strategy strategy) {

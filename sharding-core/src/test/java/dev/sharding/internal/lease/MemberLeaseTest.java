@@ -3,6 +3,7 @@ package dev.sharding.internal.lease;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sharding.Member;
+import dev.sharding.SplitBrainSettings;
 import dev.sharding.internal.protocol.LeaseGrant;
 import dev.sharding.internal.protocol.LeasePing;
 import dev.sharding.internal.protocol.LeasePong;
@@ -34,7 +35,7 @@ class MemberLeaseTest {
 
     private final Host host = new Host();
 
-    private final MemberLease lease = host.lease(new MemberLease(host, LEASE));
+    private final MemberLease lease = host.lease(new MemberLease(host, host, LEASE));
 
     @Test
     void noServingBeforeTheFirstLeaseAndNoCheckOfShardsAtIt() {
@@ -124,8 +125,8 @@ class MemberLeaseTest {
         }
     }
 
-    /** The node, as far as its lease uses it. */
-    static final class Host implements LeaseHost {
+    /** The node, as far as its lease uses it, and the parts that act on what the lease decides. */
+    static final class Host implements LeaseHost, LeaseListener {
 
         final List<ProtocolMessage> sent = new ArrayList<>();
 
@@ -143,6 +144,13 @@ class MemberLeaseTest {
 
         /** Whether the lease says the node serves, as the lease under test tells it. */
         private BooleanSupplier serving = () -> false;
+
+        /** A lease keeper of this node that tells this host what it decides. */
+        LeaseKeeper keeper(SplitBrainSettings settings, long stableAfterNanos) {
+            LeaseKeeper keeper = new LeaseKeeper(this, settings, stableAfterNanos);
+            keeper.listen(this);
+            return keeper;
+        }
 
         MemberLease lease(MemberLease lease) {
             serving = lease::serving;

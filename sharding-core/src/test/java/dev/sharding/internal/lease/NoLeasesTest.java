@@ -27,7 +27,7 @@ class NoLeasesTest {
     private final MemberLeaseTest.Host host = new MemberLeaseTest.Host();
 
     private final LeaseKeeper keeper =
-            new LeaseKeeper(host, SplitBrainSettings.DEFAULT.withStrategy(SplitBrainSettings.Strategy.OFF), 5 * S);
+            host.keeper(SplitBrainSettings.DEFAULT.withStrategy(SplitBrainSettings.Strategy.OFF), 5 * S);
 
     @Test
     void theNodeServesFromTheStartAndThroughALosingViewALongTickAndAClockJump() {

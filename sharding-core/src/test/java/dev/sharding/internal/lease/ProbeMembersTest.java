@@ -25,7 +25,7 @@ class ProbeMembersTest {
 
     private final MemberLeaseTest.Host host = new MemberLeaseTest.Host();
 
-    private final LeaseKeeper keeper = new LeaseKeeper(host, SplitBrainSettings.DEFAULT, 5 * S);
+    private final LeaseKeeper keeper = host.keeper(SplitBrainSettings.DEFAULT, 5 * S);
 
     @Test
     void aMemberNamedLikeAProbeStillCounts() {

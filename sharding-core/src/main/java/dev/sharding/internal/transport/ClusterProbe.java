@@ -1,4 +1,4 @@
-package dev.sharding.internal.node;
+package dev.sharding.internal.transport;
 
 import dev.sharding.Member;
 import dev.sharding.ShardingException;
@@ -12,8 +12,6 @@ import dev.sharding.internal.protocol.RegionStats;
 import dev.sharding.internal.protocol.RegionStopped;
 import dev.sharding.internal.protocol.RegionStoppedAck;
 import dev.sharding.internal.protocol.ShardStates;
-import dev.sharding.internal.transport.JGroupsTransport;
-import dev.sharding.internal.transport.Transport;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
