@@ -104,6 +104,11 @@ public final class ShardingNode implements AutoCloseable {
         return runtime.status().region(typeName);
     }
 
+    /** This node's region of a type, as the node runs it. */
+    private Region<?> local(String typeName) {
+        return runtime.status().region(typeName);
+    }
+
     /** {@return the names of the entity types this node runs, in the order they were given; a copy} */
     public Set<String> typeNames() {
         return java.util.Collections.unmodifiableSet(
@@ -231,7 +236,7 @@ public final class ShardingNode implements AutoCloseable {
      * @return true for a proxy-only region
      */
     public boolean isProxyOnly(String typeName) {
-        return ((Region<?>) region(typeName)).proxyOnly();
+        return local(typeName).proxyOnly();
     }
 
     /**
@@ -257,7 +262,7 @@ public final class ShardingNode implements AutoCloseable {
      * @throws IllegalArgumentException for an unknown type
      */
     public long passivations(String typeName) {
-        return ((Region<?>) region(typeName)).passivations();
+        return local(typeName).passivations();
     }
 
     /**
@@ -268,7 +273,7 @@ public final class ShardingNode implements AutoCloseable {
      * @throws IllegalArgumentException for an unknown type
      */
     public int numberOfShards(String typeName) {
-        return ((Region<?>) region(typeName)).numberOfShards();
+        return local(typeName).numberOfShards();
     }
 
     /**
@@ -279,7 +284,7 @@ public final class ShardingNode implements AutoCloseable {
      * @throws IllegalArgumentException for an unknown type
      */
     public int activeEntities(String typeName) {
-        return ((Region<?>) region(typeName)).activeEntities();
+        return local(typeName).activeEntities();
     }
 
     /**
@@ -290,7 +295,7 @@ public final class ShardingNode implements AutoCloseable {
      * @throws IllegalArgumentException for an unknown type
      */
     public int hostedShards(String typeName) {
-        return ((Region<?>) region(typeName)).hostedShards();
+        return local(typeName).hostedShards();
     }
 
     /**
@@ -301,7 +306,7 @@ public final class ShardingNode implements AutoCloseable {
      * @throws IllegalArgumentException for an unknown type
      */
     public int bufferedMessages(String typeName) {
-        return ((Region<?>) region(typeName)).bufferedMessages();
+        return local(typeName).bufferedMessages();
     }
 
     /**
@@ -316,7 +321,7 @@ public final class ShardingNode implements AutoCloseable {
      */
     public void changePassivation(
             String typeName, @Nullable PassivationStrategy strategy, @Nullable Integer activeEntityLimit) {
-        ((Region<?>) region(typeName)).changePassivation(strategy, activeEntityLimit);
+        local(typeName).changePassivation(strategy, activeEntityLimit);
     }
 
     /**
@@ -327,7 +332,7 @@ public final class ShardingNode implements AutoCloseable {
      * @throws IllegalArgumentException for an unknown type
      */
     public PassivationStrategy passivationStrategy(String typeName) {
-        return ((Region<?>) region(typeName)).passivationStrategy();
+        return local(typeName).passivationStrategy();
     }
 
     /**
@@ -338,7 +343,7 @@ public final class ShardingNode implements AutoCloseable {
      * @throws IllegalArgumentException for an unknown type
      */
     public int activeEntityLimit(String typeName) {
-        return ((Region<?>) region(typeName)).activeEntityLimit();
+        return local(typeName).activeEntityLimit();
     }
 
     /**

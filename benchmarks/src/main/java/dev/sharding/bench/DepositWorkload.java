@@ -2,6 +2,7 @@ package dev.sharding.bench;
 
 import dev.sharding.ShardRegion;
 import dev.sharding.ShardingNode;
+import dev.sharding.internal.codec.JacksonMessageCodec;
 import dev.sharding.sample.Account;
 import dev.sharding.sample.AccountState;
 import dev.sharding.sample.Balance;
@@ -273,7 +274,7 @@ final class DepositWorkload {
      */
     private Map<String, Object> read(int n) throws Exception {
         long[] byAsk = balancesByAsk(n);
-        MessageCodec codec = MessageCodec.jackson(List.of(AccountState.class), 64 * 1024);
+        MessageCodec codec = new JacksonMessageCodec(List.of(AccountState.class), 64 * 1024);
         long[] stored = new long[n];
         List<String> failures = new ArrayList<>();
         Semaphore window = new Semaphore(64);

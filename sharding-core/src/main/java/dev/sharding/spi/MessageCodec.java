@@ -6,6 +6,9 @@ import dev.sharding.MessageRejectedException;
  * Turns messages and replies into bytes and back. Only types the application declared may be decoded: a frame
  * naming any other type is rejected, never instantiated.
  *
+ * <p>A node uses a built-in codec unless given another: the class name, then a Jackson Smile document of the value's
+ * fields, only the declared types (and the JDK's simple value types) decoding.
+ *
  * <p>Implementations are shared by all threads and must be thread-safe.
  */
 public interface MessageCodec {
@@ -29,17 +32,4 @@ public interface MessageCodec {
      * @throws MessageRejectedException if the bytes name an undeclared type, are too large, or do not decode
      */
     Object decode(byte[] buffer, int offset, int length);
-
-    /**
-     * The built-in codec: the class name, then a Jackson Smile document of the value's fields; only the declared types
-     * (and the JDK's simple value types) decode. It is what a node uses unless given another, so it reads what a node
-     * wrote, a stored entity state included.
-     *
-     * @param declaredTypes the types that may be encoded and decoded
-     * @param maxSize the largest encoding accepted, in bytes
-     * @return the codec
-     */
-    static MessageCodec jackson(java.util.Collection<Class<?>> declaredTypes, int maxSize) {
-        return new dev.sharding.internal.codec.JacksonMessageCodec(declaredTypes, maxSize);
-    }
 }

@@ -9,6 +9,23 @@ import dev.sharding.Member;
  */
 public interface AllocationLeases {
 
+    /**
+     * No time: a deadline that is not set. Deadlines here are times on the monotonic clock ({@link System#nanoTime()}),
+     * compared only by difference, with {@code Long.MAX_VALUE} for "forever".
+     */
+    long NEVER = Long.MIN_VALUE;
+
+    /**
+     * Whether a deadline is still ahead.
+     *
+     * @param until the deadline, {@link #NEVER} for none, {@code Long.MAX_VALUE} for forever
+     * @param now the time
+     * @return true before the deadline
+     */
+    static boolean ahead(long until, long now) {
+        return until != NEVER && (until == Long.MAX_VALUE || until - now > 0);
+    }
+
     /** Whether this side of the cluster may allocate shards now. */
     boolean inCharge(long now);
 

@@ -1,6 +1,5 @@
 package dev.sharding.internal.coordinator;
 
-import dev.sharding.internal.lease.LeaseTimes;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -116,7 +115,7 @@ final class ShardFences {
             return Verdict.WAIT_FOR_CONFIRMATION;
         }
         fence = Math.max(fence, confirmed);
-        if (LeaseTimes.ahead(fence, now)) {
+        if (AllocationLeases.ahead(fence, now)) {
             until = fence;
             return Verdict.WAIT_FOR_LEASES;
         }

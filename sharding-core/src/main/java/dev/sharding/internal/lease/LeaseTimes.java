@@ -1,6 +1,7 @@
 package dev.sharding.internal.lease;
 
 import dev.sharding.ShardingSettings;
+import dev.sharding.internal.coordinator.AllocationLeases;
 import java.time.Duration;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -13,7 +14,7 @@ import java.util.LinkedHashMap;
 public final class LeaseTimes {
 
     /** No time: no lease, no attempt yet. */
-    public static final long NEVER = Long.MIN_VALUE;
+    public static final long NEVER = AllocationLeases.NEVER;
 
     private LeaseTimes() {}
 
@@ -25,7 +26,7 @@ public final class LeaseTimes {
      * @return true before the deadline
      */
     public static boolean ahead(long until, long now) {
-        return until != NEVER && (until == Long.MAX_VALUE || until - now > 0);
+        return AllocationLeases.ahead(until, now);
     }
 
     /** Whether time {@code a} is after time {@code b}, either of which may be {@link #NEVER}. */
