@@ -10,15 +10,10 @@ import dev.sharding.internal.protocol.RegionStats;
 import dev.sharding.internal.region.LocalRegions;
 import dev.sharding.internal.region.Region;
 import java.time.Duration;
-import java.time.Instant;
-import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BooleanSupplier;
 import org.jspecify.annotations.Nullable;
@@ -361,56 +356,9 @@ public final class NodeStatus {
     public CompletableFuture<ClusterState> clusterState(Duration timeout) {
         List<Member> members = members();
         Member coordinator = coordinator();
-        return collectStats(timeout).thenApply(stats -> {
-            Map<String, List<ClusterState.RegionState>> byType = new TreeMap<>();
-            Set<String> types = new LinkedHashSet<>(regions.byType().keySet());
-            stats.values().forEach(s -> s.types().forEach(t -> types.add(t.typeName())));
-            for (String type : types) {
-                List<ClusterState.RegionState> list = new ArrayList<>();
-                for (Member m : members) {
-                    RegionStats s = stats.get(m);
-                    if (s == null) {
-                        list.add(new ClusterState.RegionState(m, false, false, 0, Map.of()));
-                        continue;
-                    }
-                    s.types().stream()
-                            .filter(t -> t.typeName().equals(type))
-                            .findFirst()
-                            .ifPresent(t -> list.add(new ClusterState.RegionState(
-                                    m, true, t.proxyOnly(), t.passivations(), t.entitiesPerShard())));
-                }
-                byType.put(type, List.copyOf(list));
-            }
-            Set<Member> leaving = new LinkedHashSet<>();
-            List<String> handoffs = new ArrayList<>();
-            List<ClusterState.RebalanceRound> rebalances = new ArrayList<>();
-            Instant answered = Instant.now();
-            stats.forEach((m, s) -> {
-                if (s.leaving()) {
-                    leaving.add(m);
-                }
-                handoffs.addAll(s.handoffs());
-                s.rebalances()
-                        .forEach(r -> rebalances.add(new ClusterState.RebalanceRound(
-                                answered.minusMillis(r.ageMillis()), r.moved(), r.from(), r.to())));
-            });
-            rebalances.sort(
-                    Comparator.comparing(ClusterState.RebalanceRound::startedAt).reversed());
-            Map<Member, ClusterState.MemberInfo> info = new LinkedHashMap<>();
-            stats.forEach((m, s) -> info.put(
-                    m,
-                    new ClusterState.MemberInfo(
-                            Set.copyOf(s.profile().roles()), s.profile().appVersion())));
-            return new ClusterState(
-                    self(),
-                    coordinator,
-                    members,
-                    byType,
-                    Set.copyOf(leaving),
-                    List.copyOf(handoffs),
-                    info,
-                    List.copyOf(rebalances));
-        });
+        Set<String> localTypes = new LinkedHashSet<>(regions.byType().keySet());
+        return collectStats(timeout)
+                .thenApply(stats -> ClusterStateAssembly.of(self(), coordinator, members, localTypes, stats));
     }
 
     /**
