@@ -16,7 +16,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Looks at the members' queues a few times per {@code suspect-after} and reports, through {@link BehindReports}, each
- * member that has stayed behind that long ({@link Outbox.Peer#behindNanos}): at most once per {@code suspect-after}
+ * member that has stayed behind that long ({@link OutboxPeer#behindNanos}): at most once per {@code suspect-after}
  * per member. A node behind toward more than half of its peers (and more than one) reports none of them: its own
  * network or CPU is the slow part, and reporting them would empty the cluster around it.
  */
@@ -24,7 +24,7 @@ final class BehindWatch {
 
     private static final Logger log = LoggerFactory.getLogger(BehindWatch.class);
 
-    private final Map<Member, Outbox.Peer> peers;
+    private final Map<Member, OutboxPeer> peers;
 
     private final Map<Member, Address> addresses;
 
@@ -56,7 +56,7 @@ final class BehindWatch {
      */
     BehindWatch(
             String nodeName,
-            Map<Member, Outbox.Peer> peers,
+            Map<Member, OutboxPeer> peers,
             Map<Member, Address> addresses,
             IntSupplier viewSize,
             BehindReports reports,
@@ -118,7 +118,7 @@ final class BehindWatch {
             }
             for (Member m : behind) {
                 Long last = reportedAt.get(m);
-                Outbox.Peer p = peers.get(m);
+                OutboxPeer p = peers.get(m);
                 Address a = addresses.get(m);
                 if (p == null || a == null || (last != null && now - last < suspectAfterNanos)) {
                     continue;

@@ -52,7 +52,7 @@ public final class JGroupsTransport implements Transport, Receiver {
     private volatile String nodeName = "";
 
     /** The sender of each member of the current view, started at the first frame to it. */
-    private final Map<Member, Outbox.Peer> peers = new ConcurrentHashMap<>();
+    private final Map<Member, OutboxPeer> peers = new ConcurrentHashMap<>();
 
     private volatile java.util.Set<Address> viewMembers = java.util.Set.of();
 
@@ -273,7 +273,7 @@ public final class JGroupsTransport implements Transport, Receiver {
 
     private boolean send(
             Member to, byte[] buffer, int offset, int length, boolean outOfBand, boolean control, boolean tell) {
-        Outbox.Peer peer = peers.get(to);
+        OutboxPeer peer = peers.get(to);
         if (peer == null) {
             peer = startPeer(to);
             if (peer == null) {
@@ -308,7 +308,7 @@ public final class JGroupsTransport implements Transport, Receiver {
     @Override
     public long maxQueuedBytes() {
         long max = 0;
-        for (Outbox.Peer p : peers.values()) {
+        for (OutboxPeer p : peers.values()) {
             max = Math.max(max, p.queuedBytes());
         }
         DeliveryRelay d = relay;
@@ -327,15 +327,15 @@ public final class JGroupsTransport implements Transport, Receiver {
         return w == null ? 0 : w.reported();
     }
 
-    private Outbox.@Nullable Peer startPeer(Member to) {
+    private @Nullable OutboxPeer startPeer(Member to) {
         Address dest = addresses.get(to);
         if (stopped || dest == null || !viewMembers.contains(dest)) {
             return null;
         }
         synchronized (peers) {
-            Outbox.Peer peer = peers.get(to);
+            OutboxPeer peer = peers.get(to);
             if (peer == null && !stopped && viewMembers.contains(dest)) {
-                peer = new Outbox.Peer("sharding-send-" + nodeName + "-to-" + to.name(), outboxChannel, dest, limits);
+                peer = new OutboxPeer("sharding-send-" + nodeName + "-to-" + to.name(), outboxChannel, dest, limits);
                 peers.put(to, peer);
             }
             return peer;
@@ -374,7 +374,7 @@ public final class JGroupsTransport implements Transport, Receiver {
     public long[] sendCounts() {
         long frames = 0;
         long messages = 0;
-        for (Outbox.Peer p : peers.values()) {
+        for (OutboxPeer p : peers.values()) {
             frames += p.frames();
             messages += p.messages();
         }
@@ -388,7 +388,7 @@ public final class JGroupsTransport implements Transport, Receiver {
         }
         synchronized (peers) {
             stopped = true;
-            peers.values().forEach(Outbox.Peer::close);
+            peers.values().forEach(OutboxPeer::close);
             peers.clear();
         }
     }
@@ -397,7 +397,7 @@ public final class JGroupsTransport implements Transport, Receiver {
     public void close() {
         // the last frames (replies, the goodbye to the coordinator) still go out before the channel closes
         long deadline = System.nanoTime() + CLOSE_FLUSH_TIMEOUT.toNanos();
-        for (Outbox.Peer p : List.copyOf(peers.values())) {
+        for (OutboxPeer p : List.copyOf(peers.values())) {
             p.awaitSent(deadline);
         }
         stopPeers();

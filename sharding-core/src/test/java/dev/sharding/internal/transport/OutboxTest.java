@@ -67,7 +67,7 @@ class OutboxTest {
 
     private final RecordingChannel channel = new RecordingChannel();
 
-    private Outbox.Peer peer;
+    private OutboxPeer peer;
 
     @AfterEach
     void close() {
@@ -92,7 +92,7 @@ class OutboxTest {
 
     @Test
     void aLoneFrameGoesOutUnchangedAndFramesQueuedBehindABlockedSendGoOutAsOneBatch() {
-        peer = new Outbox.Peer("test-send", channel, "b", LIMITS);
+        peer = new OutboxPeer("test-send", channel, "b", LIMITS);
         channel.gate = new CountDownLatch(1);
         sendInBackground(frame(0, 0, 40), false);
         await().atMost(Duration.ofSeconds(10)).until(() -> channel.inSend.get() == 1);
@@ -117,7 +117,7 @@ class OutboxTest {
     void aFrameAfterAPauseGoesOutOnTheCallersThread() throws Exception {
         List<Thread> senders = Collections.synchronizedList(new ArrayList<>());
         Outbox.Channel recordThread = (d, b, o, n, oob) -> senders.add(Thread.currentThread());
-        peer = new Outbox.Peer("test-send", recordThread, "b", LIMITS);
+        peer = new OutboxPeer("test-send", recordThread, "b", LIMITS);
         for (int i = 0; i < 3; i++) {
             long pauseStart = System.nanoTime();
             await().atMost(Duration.ofSeconds(10))
@@ -129,7 +129,7 @@ class OutboxTest {
 
     @Test
     void keepsEachSendersOrderAndCutsBatchesAtTheSizeLimit() throws Exception {
-        peer = new Outbox.Peer("test-send", channel, "b", LIMITS);
+        peer = new OutboxPeer("test-send", channel, "b", LIMITS);
         int senders = 4;
         int perSender = 20_000;
         List<Thread> threads = new ArrayList<>();
@@ -166,7 +166,7 @@ class OutboxTest {
 
     @Test
     void outOfBandFramesHaveTheirOwnQueueAndFlag() {
-        peer = new Outbox.Peer("test-send", channel, "b", LIMITS);
+        peer = new OutboxPeer("test-send", channel, "b", LIMITS);
         channel.gate = new CountDownLatch(1);
         sendInBackground(frame(0, 0, 20), false);
         sendInBackground(frame(1, 0, 20), true);
@@ -195,7 +195,7 @@ class OutboxTest {
 
     @Test
     void aSenderWaitsWhileTheQueueIsOverItsLimitAndNothingIsDroppedWhenRoomComesInTime() throws Exception {
-        peer = new Outbox.Peer(
+        peer = new OutboxPeer(
                 "test-send", channel, "b", new Outbox.Limits(10_000, 40_000, 10_000, TimeUnit.SECONDS.toNanos(60)));
         channel.gate = new CountDownLatch(1);
         sendInBackground(frame(0, 0, 100), false);
@@ -226,7 +226,7 @@ class OutboxTest {
 
     @Test
     void aSenderThatFindsNoRoomWithinTheLongestWaitIsRefusedAndNothingOfItsFrameIsQueued() throws Exception {
-        peer = new Outbox.Peer(
+        peer = new OutboxPeer(
                 "test-send",
                 channel,
                 "b",
@@ -268,7 +268,7 @@ class OutboxTest {
 
     @Test
     void aPatientTellWaitsPastTheLongestWaitWhileTheMemberIsNotStuckAndGoesOutWhenRoomComes() throws Exception {
-        peer = new Outbox.Peer(
+        peer = new OutboxPeer(
                 "test-send",
                 channel,
                 "b",
@@ -312,7 +312,7 @@ class OutboxTest {
 
     @Test
     void aPatientTellIsRefusedOnceTheMemberHasTakenNothingForTheStuckTime() throws Exception {
-        peer = new Outbox.Peer(
+        peer = new OutboxPeer(
                 "test-send",
                 channel,
                 "b",
@@ -346,7 +346,7 @@ class OutboxTest {
 
     @Test
     void aRegionsFlushIsQueuedBeyondTheBoundAndGoesOutInOrder() {
-        peer = new Outbox.Peer(
+        peer = new OutboxPeer(
                 "test-send", channel, "b", new Outbox.Limits(1_000, 4_000, 1_000, TimeUnit.SECONDS.toNanos(60)));
         channel.gate = new CountDownLatch(1);
         sendInBackground(frame(0, 0, 100), false);
@@ -373,7 +373,7 @@ class OutboxTest {
 
     @Test
     void threadsThatNeverWaitAreRefusedAtTheBoundControlFramesHaveAReserveAndMemoryStaysBounded() {
-        peer = new Outbox.Peer(
+        peer = new OutboxPeer(
                 "test-send", channel, "b", new Outbox.Limits(1_000, 4_000, 1_000, TimeUnit.SECONDS.toNanos(60)));
         channel.gate = new CountDownLatch(1);
         sendInBackground(frame(0, 0, 100), false);
@@ -416,7 +416,7 @@ class OutboxTest {
                 return false;
             }
         };
-        peer = new Outbox.Peer("test-send", noCredits, "b", LIMITS);
+        peer = new OutboxPeer("test-send", noCredits, "b", LIMITS);
         long pauseStart = System.nanoTime();
         await().atMost(Duration.ofSeconds(10))
                 .until(() -> System.nanoTime() - pauseStart > 2 * Outbox.INLINE_GAP_NANOS);
@@ -427,7 +427,7 @@ class OutboxTest {
 
     @Test
     void awaitSentReturnsOnceEveryQueuedFrameReachedTheChannel() throws Exception {
-        peer = new Outbox.Peer("test-send", channel, "b", LIMITS);
+        peer = new OutboxPeer("test-send", channel, "b", LIMITS);
         channel.gate = new CountDownLatch(1);
         sendInBackground(frame(0, 0, 30), true);
         sendInBackground(frame(0, 1, 30), false); // each ordering has its own queue: hold both
@@ -455,7 +455,7 @@ class OutboxTest {
                 Thread.currentThread().interrupt();
             }
         };
-        peer = new Outbox.Peer("test-send", held, "b", LIMITS);
+        peer = new OutboxPeer("test-send", held, "b", LIMITS);
         // after a pause, on an idle queue: an unqueued frame would go out here, on this thread
         long pauseStart = System.nanoTime();
         await().atMost(Duration.ofSeconds(10))
@@ -474,7 +474,7 @@ class OutboxTest {
 
     @Test
     void aClosedPeerSendsNothingMore() {
-        peer = new Outbox.Peer("test-send", channel, "b", LIMITS);
+        peer = new OutboxPeer("test-send", channel, "b", LIMITS);
         peer.close();
         peer.send(frame(0, 0, 20), 0, 20, false, true);
         assertThat(channel.messages).isEmpty();
