@@ -26,7 +26,7 @@ final class BehindWatch {
 
     private final Map<Member, OutboxPeer> peers;
 
-    private final Map<Member, Address> addresses;
+    private final MemberNames names;
 
     private final IntSupplier viewSize;
 
@@ -49,7 +49,7 @@ final class BehindWatch {
      *
      * @param nodeName the node's name, for the thread's
      * @param peers the members' queues, as the transport keeps them
-     * @param addresses the members' channel addresses
+     * @param names the members' channel addresses
      * @param viewSize the size of the current view
      * @param reports where members behind are reported
      * @param suspectAfterNanos how long a member may stay behind, positive
@@ -57,12 +57,12 @@ final class BehindWatch {
     BehindWatch(
             String nodeName,
             Map<Member, OutboxPeer> peers,
-            Map<Member, Address> addresses,
+            MemberNames names,
             IntSupplier viewSize,
             BehindReports reports,
             long suspectAfterNanos) {
         this.peers = peers;
-        this.addresses = addresses;
+        this.names = names;
         this.viewSize = viewSize;
         this.reports = reports;
         this.suspectAfterNanos = suspectAfterNanos;
@@ -119,7 +119,7 @@ final class BehindWatch {
             for (Member m : behind) {
                 Long last = reportedAt.get(m);
                 OutboxPeer p = peers.get(m);
-                Address a = addresses.get(m);
+                Address a = names.address(m);
                 if (p == null || a == null || (last != null && now - last < suspectAfterNanos)) {
                     continue;
                 }
