@@ -197,28 +197,43 @@ public final class JGroupsTransport implements Transport {
         return channel;
     }
 
+    /** What a frame is to the member's queues: how long its sender may wait, and which bounds it meets. */
+    private enum FrameKind {
+        /** An ask, a reply, an entity's message: its sender waits at most max-wait. */
+        DATA(Outbox.Priority.DATA),
+        /** A tell from an application's thread, which waits while the member keeps up. */
+        TELL(Outbox.Priority.DATA),
+        /** A protocol message that keeps the cluster running, with its reserve of room. */
+        CONTROL(Outbox.Priority.CONTROL);
+
+        final Outbox.Priority priority;
+
+        FrameKind(Outbox.Priority priority) {
+            this.priority = priority;
+        }
+    }
+
     @Override
     public boolean send(Member to, byte[] frame, boolean outOfBand) {
-        return send(to, frame, 0, frame.length, outOfBand, false, false);
+        return send(to, frame, 0, frame.length, outOfBand, FrameKind.DATA);
     }
 
     @Override
     public boolean send(Member to, byte[] buffer, int offset, int length, boolean outOfBand) {
-        return send(to, buffer, offset, length, outOfBand, false, false);
+        return send(to, buffer, offset, length, outOfBand, FrameKind.DATA);
     }
 
     @Override
     public boolean sendTell(Member to, byte[] frame) {
-        return send(to, frame, 0, frame.length, false, false, true);
+        return send(to, frame, 0, frame.length, false, FrameKind.TELL);
     }
 
     @Override
     public boolean sendControl(Member to, byte[] frame, boolean outOfBand) {
-        return send(to, frame, 0, frame.length, outOfBand, true, false);
+        return send(to, frame, 0, frame.length, outOfBand, FrameKind.CONTROL);
     }
 
-    private boolean send(
-            Member to, byte[] buffer, int offset, int length, boolean outOfBand, boolean control, boolean tell) {
+    private boolean send(Member to, byte[] buffer, int offset, int length, boolean outOfBand, FrameKind kind) {
         OutboxPeer peer = peers.get(to);
         if (peer == null) {
             peer = startPeer(to);
@@ -228,7 +243,8 @@ public final class JGroupsTransport implements Transport {
             }
         }
         // a thread delivering a message, or the control thread, never waits to send: the frame waits in the queue
-        if (peer.send(buffer, offset, length, outOfBand, SendingThreads.dataWait(tell), control)) {
+        if (peer.send(
+                buffer, offset, length, outOfBand, SendingThreads.dataWait(kind == FrameKind.TELL), kind.priority)) {
             return true;
         }
         refused.incrementAndGet();
@@ -238,7 +254,7 @@ public final class JGroupsTransport implements Transport {
                     "Refused a {} frame to {}: {} bytes are queued toward it and it does not keep up ({} refused"
                             + " toward it so far; settings sharding.backpressure.max-wait and"
                             + " sharding.backpressure.max-queued-bytes)",
-                    control ? "control" : "data",
+                    kind == FrameKind.CONTROL ? "control" : "data",
                     to.name(),
                     peer.queuedBytes(),
                     n);

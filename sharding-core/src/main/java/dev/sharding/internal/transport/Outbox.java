@@ -187,6 +187,17 @@ public final class Outbox {
         FLUSH
     }
 
+    /** Which bounds a frame meets in a member's queues. */
+    enum Priority {
+        /** Refused at the queue's bound, and at once while the member is stuck. */
+        DATA,
+        /**
+         * Leases, shard homes and the like: never waits for room, may use the control reserve above the bound, and is
+         * not refused for a stuck member, so that a queue full of data does not starve what keeps the cluster running.
+         */
+        CONTROL
+    }
+
     private Outbox() {}
 
     /**

@@ -2,6 +2,7 @@ package dev.sharding.internal.transport;
 
 import dev.sharding.internal.transport.Outbox.Channel;
 import dev.sharding.internal.transport.Outbox.Limits;
+import dev.sharding.internal.transport.Outbox.Priority;
 import dev.sharding.internal.transport.Outbox.Wait;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -69,49 +70,18 @@ final class OutboxPeer {
     }
 
     /**
-     * Queues a data frame, or sends it at once: a whole array, or a slice (which the caller must not change
-     * afterwards).
+     * Queues a frame, or sends it at once: a whole array, or a slice (which the caller must not change afterwards).
      *
      * @param buffer the array
      * @param offset where the frame starts
      * @param length its length
      * @param oob whether it may overtake regular frames
-     * @param mayWait whether the caller may wait for room, and send a lone frame on its own thread; false for the
-     *     threads {@link SendingThreads#mayWait()} says never wait
+     * @param wait how the caller may wait for room, and whether it may send a lone frame on its own thread
+     * @param priority which bounds the frame meets
      * @return false when the frame was refused for want of room: nothing was sent or queued
      */
-    boolean send(byte[] buffer, int offset, int length, boolean oob, boolean mayWait) {
-        return send(buffer, offset, length, oob, mayWait, false);
-    }
-
-    /**
-     * Queues a frame, or sends it at once.
-     *
-     * @param buffer the array
-     * @param offset where the frame starts
-     * @param length its length
-     * @param oob whether it may overtake regular frames
-     * @param mayWait whether the caller may wait for room and send on its own thread
-     * @param control whether it is a control frame: it never waits, and may use the reserve
-     * @return false when the frame was refused for want of room
-     */
-    boolean send(byte[] buffer, int offset, int length, boolean oob, boolean mayWait, boolean control) {
-        return send(buffer, offset, length, oob, mayWait ? Wait.BOUNDED : Wait.NEVER, control);
-    }
-
-    /**
-     * Queues a frame, or sends it at once.
-     *
-     * @param buffer the array
-     * @param offset where the frame starts
-     * @param length its length
-     * @param oob whether it may overtake regular frames
-     * @param wait how the caller may wait for room
-     * @param control whether it is a control frame: it never waits, and may use the reserve
-     * @return false when the frame was refused for want of room
-     */
-    boolean send(byte[] buffer, int offset, int length, boolean oob, Wait wait, boolean control) {
-        return (oob ? outOfBand : regular).send(buffer, offset, length, wait, control);
+    boolean send(byte[] buffer, int offset, int length, boolean oob, Wait wait, Priority priority) {
+        return (oob ? outOfBand : regular).send(buffer, offset, length, wait, priority);
     }
 
     /**
@@ -206,11 +176,12 @@ final class OutboxPeer {
      *
      * @param length the frame's length
      * @param wait how the sender may wait
-     * @param control whether it is a control frame, which may use the reserve and never waits
+     * @param priority which bounds the frame meets
      * @param now {@link System#nanoTime()}
      * @return false, having reserved nothing, when the frame is refused
      */
-    boolean admit(int length, Wait wait, boolean control, long now) {
+    boolean admit(int length, Wait wait, Priority priority, long now) {
+        boolean control = priority == Priority.CONTROL;
         if (!control && wait != Wait.FLUSH && behindNanos(now) > limits.stuckNanos()) {
             // the member has taken nothing for a long while: refuse at once, even with room
             refused.incrementAndGet();

@@ -2,6 +2,7 @@ package dev.sharding.internal.transport;
 
 import dev.sharding.internal.codec.Varints;
 import dev.sharding.internal.transport.Outbox.Channel;
+import dev.sharding.internal.transport.Outbox.Priority;
 import dev.sharding.internal.transport.Outbox.Wait;
 import java.util.Arrays;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -73,7 +74,7 @@ final class OutboxQueue {
      *
      * @return false when the frame was refused for want of room
      */
-    boolean send(byte[] buffer, int offset, int length, Wait wait, boolean control) {
+    boolean send(byte[] buffer, int offset, int length, Wait wait, Priority priority) {
         if (peer.closed()) {
             return true; // dropped, as the channel drops frames to a gone member
         }
@@ -98,7 +99,7 @@ final class OutboxQueue {
                 }
             }
         }
-        if (!peer.admit(length, wait, control, now)) {
+        if (!peer.admit(length, wait, priority, now)) {
             return false;
         }
         frames.offer(offset == 0 && length == buffer.length ? buffer : new Slice(buffer, offset, length));
