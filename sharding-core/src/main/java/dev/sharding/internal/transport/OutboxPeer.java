@@ -194,7 +194,7 @@ final class OutboxPeer {
             case BOUNDED, PATIENT ->
                 control
                         ? reserve(length, limits.maxQueuedBytes() + limits.controlReserve())
-                        : reserveWaiting(length, wait == Wait.PATIENT);
+                        : reserveWaiting(length, wait);
         };
         if (!room) {
             refused.incrementAndGet();
@@ -264,7 +264,8 @@ final class OutboxPeer {
      * Reserves room, waiting for the queue to go below the waiting threshold: at most the longest wait, or, for a
      * patient sender, at most the longest patient wait and only while the member keeps taking frames.
      */
-    private boolean reserveWaiting(int length, boolean patient) {
+    private boolean reserveWaiting(int length, Wait wait) {
+        boolean patient = wait == Wait.PATIENT;
         if (reserve(length, limits.waitAbove())) {
             return true;
         }
