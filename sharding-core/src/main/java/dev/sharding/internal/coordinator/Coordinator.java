@@ -1,10 +1,8 @@
 package dev.sharding.internal.coordinator;
 
 import dev.sharding.Member;
-import dev.sharding.internal.protocol.AdminReply;
 import dev.sharding.internal.protocol.AdminRequest;
 import dev.sharding.internal.protocol.GetShardHome;
-import dev.sharding.internal.protocol.GetShardStates;
 import dev.sharding.internal.protocol.GracefulShutdownRequest;
 import dev.sharding.internal.protocol.RebalanceReport;
 import dev.sharding.internal.protocol.Register;
@@ -16,8 +14,6 @@ import java.util.List;
 import java.util.Set;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The shard coordinator: decides where each shard lives and when it moves. One exists on every node; only the one on
@@ -79,9 +75,15 @@ import org.slf4j.LoggerFactory;
  * {@code GetShardHome} every retry interval, the coordinator repeats {@code GetShardStates}, {@code HostShard},
  * {@code BeginHandOff} and {@code HandOff}; a duplicate of any of them changes nothing.
  *
+ * <h2>Phases</h2>
+ * What an event means depends on the coordinator's {@link CoordinatorPhase}: {@link Inactive} while another node
+ * coordinates, {@link Rebuilding} from activation until every member answered, {@link Active} once the table is whole.
+ * Each phase owns the handlers that mean something in it and returns the phase after the event, so no handler asks
+ * which phase it is in.
+ *
  * <h2>A decision core</h2>
- * This class and its parts ({@link TableRebuild}, {@link ShardAllocator}, {@link HandOffOrchestrator}, sharing
- * {@link CoordinatorTables}) only decide: each event (a message, a view, a tick, an answer from the store) goes in
+ * This class, its phases and its parts ({@link TableRebuild}, {@link ShardAllocator}, {@link HandOffOrchestrator},
+ * sharing {@link CoordinatorTables}) only decide: each event (a message, a view, a tick, an answer from the store) goes in
  * with the time it happened, and what to do comes out as {@link CoordinatorEffect}s (messages to send, an epoch or the
  * remembered shards to read, a time to be woken, a lease to ping), which {@code CoordinatorDriver} carries out. The
  * decisions are thus tested over fake members, with no network, store or clock ({@code CoordinatorTest}).
@@ -90,15 +92,14 @@ import org.slf4j.LoggerFactory;
  */
 public final class Coordinator {
 
-    private static final Logger log = LoggerFactory.getLogger(Coordinator.class);
-
     private final CoordinatorTables t;
 
     private final ShardAllocator allocator;
 
     private final HandOffOrchestrator handOffs;
 
-    private final TableRebuild rebuild;
+    /** What the coordinator is doing, which decides what each event means to it. */
+    private CoordinatorPhase phase;
 
     /**
      * @param self this node's member, null before it joined
@@ -159,7 +160,8 @@ public final class Coordinator {
                 self, nodeName, rebalanceIntervalNanos, rebalanceStableAfterNanos, minNrOfMembers, now);
         this.allocator = new ShardAllocator(t, strategy, leases, retryIntervalNanos);
         this.handOffs = new HandOffOrchestrator(t, allocator, strategy, retryIntervalNanos);
-        this.rebuild = new TableRebuild(t, allocator, handOffs, leases, storeId);
+        TableRebuild rebuild = new TableRebuild(t, handOffs, leases, storeId);
+        this.phase = new Inactive(new CoordinatorPhase.Parts(t, allocator, handOffs, rebuild));
     }
 
     /**
@@ -171,12 +173,14 @@ public final class Coordinator {
         t.rebalances.onStart(listener);
     }
 
+    /** Whether this node's coordinator is the active one (rebuilding its table, or ready). */
     public boolean isActive() {
-        return t.active;
+        return phase instanceof Coordinating;
     }
 
+    /** Whether this node's coordinator is the active one and its table is whole. */
     public boolean isReady() {
-        return t.active && t.ready;
+        return phase instanceof Active;
     }
 
     public CoordinatorState state() {
@@ -185,7 +189,7 @@ public final class Coordinator {
 
     /** Why this coordinator places no shard yet (too few members), or {@code null}. */
     public @Nullable String placementWait() {
-        return t.active ? allocator.placementWait() : null;
+        return phase instanceof Coordinating ? allocator.placementWait() : null;
     }
 
     /**
@@ -194,7 +198,7 @@ public final class Coordinator {
      * homes before the next coordinator takes over.
      */
     public boolean movesUnderWay() {
-        return t.active && (!t.inProgress.isEmpty() || !t.handoffs.isEmpty());
+        return phase instanceof Coordinating && (!t.inProgress.isEmpty() || !t.handoffs.isEmpty());
     }
 
     /** Shards being handed off now, as "type/shard". */
@@ -212,7 +216,7 @@ public final class Coordinator {
         return t.rebalances.report(now);
     }
 
-    // ---- events ------------------------------------------------------------------------------------------------
+    // ---- events: each is decided by the phase, which may move on -------------------------------------------------
 
     /** A new view: this node's coordinator becomes active, stays active or stops being active. */
     public List<CoordinatorEffect> onView(List<Member> members, Set<Member> gone, Set<Member> joined, long now) {
@@ -221,147 +225,99 @@ public final class Coordinator {
         if (!gone.isEmpty() || !joined.isEmpty()) {
             t.membershipChanged();
         }
-        boolean coordinator = !members.isEmpty() && members.get(0).equals(t.self());
-        if (!coordinator) {
-            if (t.active) {
-                log.info("Coordinator on {} is no longer active", t.nodeName());
-            }
-            t.active = false;
-            t.clear();
-        } else if (!t.active) {
-            rebuild.activate(members);
-        } else {
-            rebuild.viewChanged(gone, joined);
-        }
+        phase = phase.onView(members, gone, joined);
         return t.effects();
     }
 
+    /** A member registers its regions. */
     public List<CoordinatorEffect> onRegister(Member from, Register m, long now) {
         t.begin(now);
-        if (t.active) {
-            rebuild.register(from, m.regions(), m.storeId(), m.profile());
-        }
+        phase = phase.onRegister(from, m);
         return t.effects();
     }
 
+    /** A member reports its regions and shards, asked by {@code GetShardStates}. */
     public List<CoordinatorEffect> onShardStates(Member from, ShardStates m, long now) {
         t.begin(now);
-        if (t.active) {
-            rebuild.regionStates(
-                    from, m.regions(), m.profile()); // else the member retries with whoever is the coordinator
-        }
+        phase = phase.onShardStates(from, m);
         return t.effects();
     }
 
     /** A region asks where a shard lives. */
     public List<CoordinatorEffect> onGetShardHome(Member from, GetShardHome m, long now) {
         t.begin(now);
-        if (t.active) {
-            ShardKey key = new ShardKey(m.typeName(), m.shardId());
-            if (t.ready) {
-                allocator.allocate(key, Set.of(from), null, List.of(), 0);
-            } else {
-                t.await(key, Set.of(from));
-            }
-        }
+        phase = phase.onGetShardHome(from, m);
         return t.effects();
     }
 
     /** A region started hosting a shard. */
     public List<CoordinatorEffect> onShardStarted(Member from, ShardStarted m, long now) {
         t.begin(now);
-        if (t.active) {
-            handOffs.started(from, new ShardKey(m.typeName(), m.shardId()));
-        }
+        phase = phase.onShardStarted(from, m);
         return t.effects();
     }
 
     /** The owner stopped a shard (a handoff), with the stored state of its entities. */
     public List<CoordinatorEffect> onShardStopped(Member from, ShardStopped m, long now) {
         t.begin(now);
-        if (t.active) {
-            handOffs.stopped(from, m);
-        }
+        phase = phase.onShardStopped(from, m);
         return t.effects();
     }
 
     /** A member is leaving: hand off all its shards and give it no new ones. */
     public List<CoordinatorEffect> onGracefulShutdownRequest(Member from, GracefulShutdownRequest m, long now) {
         t.begin(now);
-        if (t.active && t.view.contains(from)) {
-            handOffs.leaving(from);
-        }
+        phase = phase.onGracefulShutdownRequest(from, m);
         return t.effects();
     }
 
     /** An operator asks for a rebalance round now, or for one shard to move. */
     public List<CoordinatorEffect> onAdminRequest(Member from, AdminRequest m, long now) {
         t.begin(now);
-        if (t.active) {
-            handOffs.admin(from, m);
-        } else {
-            t.send(
-                    from,
-                    new AdminReply(
-                            m.requestId(), false, "Node " + t.nodeName() + " is not the coordinator; try again"));
-        }
+        phase = phase.onAdminRequest(from, m);
         return t.effects();
     }
 
     /** The store gave an allocation its epoch ({@link CoordinatorEffect.TakeEpoch}). */
     public List<CoordinatorEffect> onEpochTaken(ShardKey shard, long allocation, long epoch, long now) {
         t.begin(now);
-        allocator.epochTaken(shard, allocation, epoch);
+        phase = phase.onEpochTaken(shard, allocation, epoch);
         return t.effects();
     }
 
     /** The store failed to give an allocation its epoch: asked again on the next tick. */
     public List<CoordinatorEffect> onEpochFailed(ShardKey shard, long allocation, String failure, long now) {
         t.begin(now);
-        allocator.epochFailed(shard, allocation, failure);
+        phase = phase.onEpochFailed(shard, allocation, failure);
         return t.effects();
     }
 
     /** The shards of a type with remembered entities ({@link CoordinatorEffect.ReadRemembered}). */
     public List<CoordinatorEffect> onRememberedShards(String typeName, Set<Integer> shards, long now) {
         t.begin(now);
-        if (t.active && t.ready) {
-            allocator.remembered(typeName, shards);
-        }
+        phase = phase.onRememberedShards(typeName, shards);
         return t.effects();
     }
 
     /** A retry asked for by {@link CoordinatorEffect.RetryAt} is due. */
     public List<CoordinatorEffect> onRetryDue(long atNanos, long now) {
         t.begin(now);
-        allocator.retryDue(atNanos); // waiting requests are tried only while active and ready
-        if (t.active) {
-            handOffs.periodicRound(); // the membership may have become stable: a round may be owed
-        }
+        allocator.retryDue(atNanos); // no longer scheduled, whatever the phase
+        phase = phase.onRetryDue();
         return t.effects();
     }
 
     /** A member got its first lease, or this coordinator may run again: waiting requests are tried now. */
     public List<CoordinatorEffect> onMayAllocate(long now) {
         t.begin(now);
-        if (t.active) {
-            allocator.retryWaiting();
-        }
+        phase = phase.onMayAllocate();
         return t.effects();
     }
 
     /** Periodic: asks missing members again, repeats unanswered requests, rebalances. */
     public List<CoordinatorEffect> onTick(long now) {
         t.begin(now);
-        if (t.active) {
-            for (Member m : t.awaitingStates) {
-                t.send(m, new GetShardStates());
-            }
-            allocator.repeat();
-            handOffs.repeat();
-            allocator.retryWaiting();
-            handOffs.periodicRound();
-        }
+        phase = phase.onTick();
         return t.effects();
     }
 }

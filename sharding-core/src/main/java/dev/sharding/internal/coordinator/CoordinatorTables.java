@@ -18,7 +18,7 @@ import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The coordinator's working tables, shared by its parts ({@link Coordinator}, {@link TableRebuild},
+ * The coordinator's working tables, shared by its phases ({@link CoordinatorPhase}) and parts ({@link TableRebuild},
  * {@link ShardAllocator}, {@link HandOffOrchestrator}), and the effects of the event being decided. The shard table
  * itself is the immutable {@link CoordinatorState}; beside it are the decisions under way: allocations waiting for
  * their epoch or {@code ShardStarted}, handoffs, requests that wait, leaving members.
@@ -31,11 +31,6 @@ final class CoordinatorTables {
 
     private final Supplier<String> nodeName;
 
-    boolean active;
-
-    /** Every member of the view answered since activation (or left). */
-    boolean ready;
-
     List<Member> view = List.of();
 
     CoordinatorState state = CoordinatorState.EMPTY;
@@ -45,9 +40,6 @@ final class CoordinatorTables {
 
     /** The epoch of each allocated shard, as allocated here or reported by its region. */
     final Map<ShardKey, Long> epochs = new HashMap<>();
-
-    /** Members asked for their shards since activation that have not answered. */
-    final Set<Member> awaitingStates = new HashSet<>();
 
     /** Allocations waiting for their epoch or for ShardStarted. */
     final Map<ShardKey, Allocation> inProgress = new HashMap<>();
@@ -126,6 +118,11 @@ final class CoordinatorTables {
         return self.get();
     }
 
+    /** Whether this node's member is the oldest of a view, so its coordinator is the active one. */
+    boolean coordinates(List<Member> members) {
+        return !members.isEmpty() && members.get(0).equals(self());
+    }
+
     /** This node's name, for logs and replies. */
     String nodeName() {
         return nodeName.get();
@@ -194,9 +191,7 @@ final class CoordinatorTables {
 
     /** Forgets every decision under way: the coordinator becomes inactive, or starts again on activation. */
     void clear() {
-        ready = false;
         state = CoordinatorState.EMPTY;
-        awaitingStates.clear();
         inProgress.clear();
         handoffs.clear();
         waiting.clear();

@@ -108,8 +108,12 @@ final class HandOffOrchestrator {
         }
     }
 
-    /** The owner stopped a shard, with the stored state of the entities it stopped. */
-    void stopped(Member from, ShardStopped m) {
+    /**
+     * The owner stopped a shard, with the stored state of the entities it stopped.
+     *
+     * @return whether it completed a handoff started here (a rebalance may go on)
+     */
+    boolean stopped(Member from, ShardStopped m) {
         ShardKey key = new ShardKey(m.typeName(), m.shardId());
         HandOff h = t.handoffs.get(key);
         if (h != null && h.owner.equals(from)) {
@@ -119,8 +123,9 @@ final class HandOffOrchestrator {
             }
             t.epochs.remove(key);
             reallocate(key, h, Set.of(), m.transfer(), m.epoch());
-            maybeNextRound();
-        } else if (from.equals(t.state.home(m.typeName(), m.shardId()))) {
+            return true;
+        }
+        if (from.equals(t.state.home(m.typeName(), m.shardId()))) {
             // a handoff the previous coordinator started completed
             t.state = t.state.apply(new CoordinatorState.ShardDeallocated(m.typeName(), m.shardId()));
             t.epochs.remove(key);
@@ -128,6 +133,7 @@ final class HandOffOrchestrator {
             allocator.allocate(
                     key, requesters == null ? t.allRegions(m.typeName()) : requesters, null, m.transfer(), m.epoch());
         }
+        return false;
     }
 
     /** Members left: a handoff whose owner is gone is complete (its shards are gone with it). */
@@ -255,26 +261,24 @@ final class HandOffOrchestrator {
 
     /** After a round that moved something, the next one starts as soon as its moves are done. */
     void maybeNextRound() {
-        if (t.active && t.rebalance.nextRoundAtOnce(t.now, t.ready, t.handoffs.isEmpty(), t.leaving.isEmpty())) {
+        if (t.rebalance.nextRoundAtOnce(t.now, t.handoffs.isEmpty(), t.leaving.isEmpty())) {
             rebalanceRound(true);
         }
     }
 
     /** The periodic round, if the view has been stable for an interval and nothing moves. */
     void periodicRound() {
-        if (t.rebalance.periodicRoundDue(t.now, t.ready, t.handoffs.isEmpty(), t.leaving.isEmpty())) {
+        if (t.rebalance.periodicRoundDue(t.now, t.handoffs.isEmpty(), t.leaving.isEmpty())) {
             rebalanceRound();
         }
     }
 
-    /** An operator asks for a rebalance round now, or for one shard to move. */
+    /** An operator asks the ready coordinator for a rebalance round now, or for one shard to move. */
     void admin(Member from, AdminRequest m) {
         String typeName = m.typeName();
         String refusal = null;
         String done = null;
-        if (!t.active || !t.ready) {
-            refusal = "The coordinator on " + t.nodeName() + " is not ready";
-        } else if (typeName == null) {
+        if (typeName == null) {
             if (!t.handoffs.isEmpty()) {
                 refusal = "A rebalance or handoff is already in progress: " + inProgress();
             } else {

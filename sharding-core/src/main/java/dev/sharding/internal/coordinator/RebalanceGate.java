@@ -4,7 +4,7 @@ package dev.sharding.internal.coordinator;
  * When the coordinator may start a rebalance round. Pure: the times are given, no clock is read.
  *
  * <ul>
- * <li>Only on a ready coordinator, while no shard is moving and no member is leaving, and once the membership has
+ * <li>Only on a ready coordinator (only {@link Active} asks), while no shard is moving and no member is leaving, and once the membership has
  * been stable for {@code rebalance.stable-after} (no member joined, left or registered its regions): members that
  * come and go within that window, as several nodes started together do, move shards once, after the last of them.</li>
  * <li>As soon as the membership is stable after a change (a member joined, left or registered), without waiting for
@@ -77,14 +77,12 @@ final class RebalanceGate {
      * when the interval has passed.
      *
      * @param now the time
-     * @param ready whether the coordinator has rebuilt its table
      * @param nothingMoving whether no handoff is in progress
      * @param nobodyLeaving whether no member is leaving gracefully
      * @return true to start a round
      */
-    boolean periodicRoundDue(long now, boolean ready, boolean nothingMoving, boolean nobodyLeaving) {
-        return ready
-                && nothingMoving
+    boolean periodicRoundDue(long now, boolean nothingMoving, boolean nobodyLeaving) {
+        return nothingMoving
                 && nobodyLeaving
                 && stable(now)
                 && (membershipChanged || now - lastRoundNanos >= intervalNanos);
@@ -94,12 +92,11 @@ final class RebalanceGate {
      * Whether the next round starts at once: the last one moved something and its moves are done.
      *
      * @param now the time
-     * @param ready whether the coordinator has rebuilt its table
      * @param nothingMoving whether no handoff is in progress
      * @param nobodyLeaving whether no member is leaving gracefully
      * @return true to start a round
      */
-    boolean nextRoundAtOnce(long now, boolean ready, boolean nothingMoving, boolean nobodyLeaving) {
-        return ready && movedInLastRound > 0 && nothingMoving && nobodyLeaving && stable(now);
+    boolean nextRoundAtOnce(long now, boolean nothingMoving, boolean nobodyLeaving) {
+        return movedInLastRound > 0 && nothingMoving && nobodyLeaving && stable(now);
     }
 }

@@ -20,7 +20,8 @@ import org.slf4j.LoggerFactory;
  * The coordinator's allocation of shards: a shard with a home is answered at once; one without gets a hosting region
  * from the {@link ShardAllocationStrategy} (never a leaving member, only a leased one), a new epoch from the store, then
  * {@code HostShard}, and the regions that asked hear its home only once {@code ShardStarted} came back. A request that
- * cannot be decided now (not ready, not in charge, a fenced shard, no candidate) waits and is tried again.
+ * cannot be decided now (not in charge, a fenced shard, no candidate) waits and is tried again; so does one that comes
+ * while the table is rebuilt ({@link Rebuilding}).
  *
  * <p>Part of the coordinator's decision core: it only records effects in {@link CoordinatorTables}. Control thread only.
  */
@@ -372,17 +373,16 @@ final class ShardAllocator {
         t.effect(new CoordinatorEffect.RetryAt(atNanos));
     }
 
-    /** A retry asked for by {@link CoordinatorEffect.RetryAt} is due. */
+    /** A retry asked for by {@link CoordinatorEffect.RetryAt} is due: it is no longer scheduled. */
     void retryDue(long atNanos) {
         if (t.retryAtNanos == atNanos) {
             t.retryAtNanos = Long.MIN_VALUE;
         }
-        retryWaiting();
     }
 
-    /** Tries every waiting request again, once the table is rebuilt. */
+    /** Tries every waiting request again (the table is whole: only {@link Active} does). */
     void retryWaiting() {
-        if (!t.ready || t.waiting.isEmpty()) {
+        if (t.waiting.isEmpty()) {
             return;
         }
         Map<ShardKey, Set<Member>> again = new HashMap<>(t.waiting);

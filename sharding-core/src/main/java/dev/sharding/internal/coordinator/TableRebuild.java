@@ -23,15 +23,31 @@ import org.slf4j.LoggerFactory;
  * kept in step with them. A report decides by epochs when two members host one shard; a member that left takes its
  * shards with it, fenced until its lease has surely ended.
  *
+ * <p>What a report or a view means beyond the table depends on the coordinator's phase, so each method only changes
+ * the table and says what happened; {@link Rebuilding} and {@link Active} take it from there.
+ *
  * <p>Part of the coordinator's decision core: it only records effects in {@link CoordinatorTables}. Control thread only.
  */
 final class TableRebuild {
 
+    /** What became of a member's report ({@code Register} or {@code ShardStates}). */
+    enum Answer {
+        /** Not from a member of the view: nothing changed, and the member has not answered. */
+        IGNORED,
+        /** Refused for good (another store, another number of shards): the member answered, and is not waited for. */
+        REFUSED,
+        /** Taken into the table. */
+        TAKEN,
+        /**
+         * Taken, and a region new to the table hosts shards nobody held: its member comes from another part of a split
+         * cluster, where leases may still cover shards nobody reports.
+         */
+        MERGING
+    }
+
     private static final Logger log = LoggerFactory.getLogger(TableRebuild.class);
 
     private final CoordinatorTables t;
-
-    private final ShardAllocator allocator;
 
     private final HandOffOrchestrator handOffs;
 
@@ -40,13 +56,8 @@ final class TableRebuild {
     private final Supplier<String> storeId;
 
     TableRebuild(
-            CoordinatorTables tables,
-            ShardAllocator allocator,
-            HandOffOrchestrator handOffs,
-            AllocationLeases leases,
-            Supplier<String> storeId) {
+            CoordinatorTables tables, HandOffOrchestrator handOffs, AllocationLeases leases, Supplier<String> storeId) {
         this.t = tables;
-        this.allocator = allocator;
         this.handOffs = handOffs;
         this.leases = leases;
         this.storeId = storeId;
@@ -55,16 +66,17 @@ final class TableRebuild {
     /** This node became the view's coordinator: start from an empty table and ask every member for its shards. */
     void activate(List<Member> members) {
         t.clear();
-        t.active = true;
         t.fences.activated(leases.activationFence(t.now));
-        t.awaitingStates.addAll(members);
         log.info("Coordinator activated on {}; asking {} members for their shards", t.nodeName(), members.size());
         for (Member m : members) {
             t.send(m, new GetShardStates());
         }
     }
 
-    /** A new view on the active coordinator: members that left take their shards with them, new ones are asked. */
+    /**
+     * A new view on the active coordinator: members that left take their shards with them (fenced), their allocations
+     * and handoffs under way are redone, new members are asked for their shards.
+     */
     void viewChanged(Set<Member> gone, Set<Member> joined) {
         t.leaving.removeAll(gone);
         for (Member m : gone) {
@@ -85,7 +97,6 @@ final class TableRebuild {
                 }
             });
             t.state = t.state.apply(new CoordinatorState.MemberRemoved(m));
-            t.awaitingStates.remove(m);
             t.profiles.remove(m);
         }
         for (Member m : joined) {
@@ -110,16 +121,14 @@ final class TableRebuild {
                 requesters.removeAll(gone);
             }
         }
-        checkReady();
-        allocator.retryWaiting();
-        if (!gone.isEmpty()) {
-            allocator.allocateRemembered(); // the gone members' remembered entities start elsewhere now
-        }
-        handOffs.maybeNextRound();
     }
 
-    /** A member registers its regions: refused for good if it does not share the store or the number of shards. */
-    void register(Member from, List<RegionInfo> regions, String memberStoreId, MemberProfile profile) {
+    /**
+     * A member registers its regions: refused for good if it does not share the store or the number of shards.
+     *
+     * @return what became of the registration
+     */
+    Answer register(Member from, List<RegionInfo> regions, String memberStoreId, MemberProfile profile) {
         String own = storeId.get();
         if (!own.isEmpty() && !memberStoreId.equals(own)) {
             refuse(
@@ -128,18 +137,20 @@ final class TableRebuild {
                             + (memberStoreId.isEmpty() ? "none: not shared" : memberStoreId)
                             + ") than the cluster's coordinator " + t.nodeName() + " (id " + own + "); every "
                             + "node of a cluster must use one shared database (sharding.store, spring.datasource.url)");
-            return;
+            return Answer.REFUSED;
         }
         boolean first = !t.profiles.containsKey(from);
-        regionStates(from, regions, profile);
+        Answer answer = regionStates(from, regions, profile);
         if (first && t.profiles.containsKey(from)) {
             // a member with regions has come: rebalance once the membership is stable again
             t.membershipChanged();
         }
         t.effect(new CoordinatorEffect.PingLease(from));
+        return answer;
     }
 
-    private void refuse(Member from, String reason) {
+    /** Tells a member it is refused for good; returns {@link Answer#REFUSED}. */
+    private Answer refuse(Member from, String reason) {
         t.refused.retainAll(t.view);
         if (t.refused.add(from)) {
             log.error("Refused {} (logged once; it asks again every retry interval): {}", from, reason);
@@ -147,29 +158,29 @@ final class TableRebuild {
             log.debug("Refused {} again: {}", from, reason);
         }
         t.send(from, new RegisterRefused(reason));
-        t.awaitingStates.remove(from);
-        checkReady();
+        return Answer.REFUSED;
     }
 
     /**
      * A member reported its regions and every shard they host, with epochs (Register or ShardStates). The table
      * follows the report: a shard it hosts and nobody else does is its; a shard two members host stays with the newer
      * epoch, and the other copy is stopped; a shard the table gave it and it no longer hosts has no home any more.
+     *
+     * @return what became of the report
      */
-    void regionStates(Member from, List<RegionInfo> regions, MemberProfile profile) {
+    Answer regionStates(Member from, List<RegionInfo> regions, MemberProfile profile) {
         if (!t.view.contains(from)) {
             log.debug("Ignoring regions of {}: not in the view", from);
-            return;
+            return Answer.IGNORED;
         }
         for (RegionInfo r : regions) {
             CoordinatorState.TypeState type = t.state.type(r.typeName());
             if (type != null && type.numberOfShards() != r.numberOfShards()) {
-                refuse(
+                return refuse(
                         from,
                         "node " + from + " runs entity type " + r.typeName() + " with " + r.numberOfShards()
                                 + " shards, but the cluster uses " + type.numberOfShards()
                                 + "; number-of-shards must be equal on every node");
-                return;
             }
         }
         if (!regions.isEmpty()) {
@@ -181,9 +192,10 @@ final class TableRebuild {
                 t.placementStarted = true; // shards were placed before: the cluster has started
             }
         }
+        Answer answer = Answer.TAKEN;
         for (RegionInfo r : regions) {
-            if (r.rememberEntities() && t.rememberTypes.add(r.typeName()) && t.ready) {
-                allocator.allocateRemembered();
+            if (r.rememberEntities()) {
+                t.rememberTypes.add(r.typeName());
             }
             CoordinatorState.TypeState type = t.state.type(r.typeName());
             boolean known = type != null
@@ -197,15 +209,29 @@ final class TableRebuild {
                     continue;
                 }
             }
-            reconcile(from, r, known);
+            if (reconcile(from, r) && !known) {
+                answer = Answer.MERGING;
+            }
         }
         t.send(from, new RegisterAck());
-        t.awaitingStates.remove(from);
-        checkReady();
-        allocator.retryWaiting();
+        return answer;
     }
 
-    private void reconcile(Member from, RegionInfo r, boolean known) {
+    /**
+     * Members of another part of a split cluster joined with shards: shards nobody reports wait until leases granted
+     * there have surely ended.
+     */
+    void merged() {
+        t.fences.merged(leases.mergeFence(t.now));
+    }
+
+    /**
+     * Brings the table in step with a region's report.
+     *
+     * @return whether the region brought shards nobody held
+     */
+    private boolean reconcile(Member from, RegionInfo r) {
+        boolean adopted = false;
         Set<Integer> reported = new HashSet<>();
         for (int i = 0; i < r.hostedShards().length; i++) {
             int shard = r.hostedShards()[i];
@@ -224,11 +250,7 @@ final class TableRebuild {
                 t.state = t.state.apply(new CoordinatorState.ShardAllocated(r.typeName(), shard, from));
                 t.epochs.put(key, epoch);
                 t.fences.reported(key);
-                if (t.ready && !known) {
-                    // a member that hosted shards before it joined comes from another part of a split cluster:
-                    // leases granted there may still cover shards nobody reports
-                    t.fences.merged(leases.mergeFence(t.now));
-                }
+                adopted = true;
             } else if (home.equals(from)) {
                 t.epochs.merge(key, epoch, Math::max);
             } else {
@@ -245,7 +267,7 @@ final class TableRebuild {
         }
         CoordinatorState.TypeState type = t.state.type(r.typeName());
         if (type == null) {
-            return;
+            return adopted;
         }
         List<Integer> lost = new ArrayList<>();
         type.homes().forEach((shard, home) -> {
@@ -263,6 +285,7 @@ final class TableRebuild {
             t.state = t.state.apply(new CoordinatorState.ShardDeallocated(r.typeName(), shard));
             t.epochs.remove(new ShardKey(r.typeName(), shard));
         }
+        return adopted;
     }
 
     private void stop(Member holder, ShardKey key, long epoch, String why) {
@@ -274,21 +297,5 @@ final class TableRebuild {
                 holder,
                 why);
         t.send(holder, new StopShard(key.typeName(), key.shardId(), epoch));
-    }
-
-    /** Ready once every member of the view answered: remembered shards are allocated, rebalancing may start. */
-    private void checkReady() {
-        if (t.active && !t.ready && t.awaitingStates.isEmpty()) {
-            t.ready = true;
-            t.rebalance.ready(t.now);
-            log.info(
-                    "Coordinator on {} is ready: {} members, {} shards allocated",
-                    t.nodeName(),
-                    t.view.size(),
-                    t.state.types().values().stream()
-                            .mapToInt(type -> type.homes().size())
-                            .sum());
-            allocator.allocateRemembered();
-        }
     }
 }

@@ -29,7 +29,7 @@ import org.slf4j.LoggerFactory;
  * <p>JGroups' failure detection suspects a member that sends no heartbeat; a member that still heartbeats but reads
  * slowly (a full disk, swapping, a congested link) is never suspected, and a suspicion of it would not survive
  * VERIFY_SUSPECT2, which it answers. The node's transport sees such a member instead: the frames queued toward it
- * stop going out ({@link Outbox.Peer#behindNanos}). It reports the member here, and this protocol hands a
+ * stop going out ({@link OutboxPeer#behindNanos}). It reports the member here, and this protocol hands a
  * {@code SUSPECT} event straight to GMS, above the verification, on the member that would be the coordinator without
  * the suspect: the coordinator itself, or the next in line when the suspect is the coordinator. That member removes
  * the suspect from the view; the split-brain strategy then treats it as a crashed member.

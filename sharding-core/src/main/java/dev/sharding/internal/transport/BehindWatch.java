@@ -16,7 +16,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Looks at the members' queues a few times per {@code suspect-after} and reports, through {@link BehindReports}, each
- * member that has stayed behind that long ({@link Outbox.Peer#behindNanos}): at most once per {@code suspect-after}
+ * member that has stayed behind that long ({@link OutboxPeer#behindNanos}): at most once per {@code suspect-after}
  * per member. A node behind toward more than half of its peers (and more than one) reports none of them: its own
  * network or CPU is the slow part, and reporting them would empty the cluster around it.
  */
@@ -24,9 +24,9 @@ final class BehindWatch {
 
     private static final Logger log = LoggerFactory.getLogger(BehindWatch.class);
 
-    private final Map<Member, Outbox.Peer> peers;
+    private final Map<Member, OutboxPeer> peers;
 
-    private final Map<Member, Address> addresses;
+    private final MemberNames names;
 
     private final IntSupplier viewSize;
 
@@ -49,20 +49,20 @@ final class BehindWatch {
      *
      * @param nodeName the node's name, for the thread's
      * @param peers the members' queues, as the transport keeps them
-     * @param addresses the members' channel addresses
+     * @param names the members' channel addresses
      * @param viewSize the size of the current view
      * @param reports where members behind are reported
      * @param suspectAfterNanos how long a member may stay behind, positive
      */
     BehindWatch(
             String nodeName,
-            Map<Member, Outbox.Peer> peers,
-            Map<Member, Address> addresses,
+            Map<Member, OutboxPeer> peers,
+            MemberNames names,
             IntSupplier viewSize,
             BehindReports reports,
             long suspectAfterNanos) {
         this.peers = peers;
-        this.addresses = addresses;
+        this.names = names;
         this.viewSize = viewSize;
         this.reports = reports;
         this.suspectAfterNanos = suspectAfterNanos;
@@ -118,8 +118,8 @@ final class BehindWatch {
             }
             for (Member m : behind) {
                 Long last = reportedAt.get(m);
-                Outbox.Peer p = peers.get(m);
-                Address a = addresses.get(m);
+                OutboxPeer p = peers.get(m);
+                Address a = names.address(m);
                 if (p == null || a == null || (last != null && now - last < suspectAfterNanos)) {
                     continue;
                 }

@@ -3,8 +3,6 @@ package dev.sharding.internal.transport;
 import dev.sharding.Member;
 import dev.sharding.ShardingException;
 import dev.sharding.ShardingSettings;
-import java.net.InetAddress;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -12,11 +10,7 @@ import java.util.function.Consumer;
 import org.jgroups.Address;
 import org.jgroups.BytesMessage;
 import org.jgroups.JChannel;
-import org.jgroups.Message;
-import org.jgroups.Receiver;
 import org.jgroups.View;
-import org.jgroups.util.MessageBatch;
-import org.jgroups.util.NameCache;
 import org.jgroups.util.UUID;
 import org.jgroups.util.Util;
 import org.jspecify.annotations.Nullable;
@@ -26,8 +20,13 @@ import org.slf4j.LoggerFactory;
 /**
  * The transport on one JGroups channel. Frames are {@link BytesMessage}s (no JGroups marshalling of our objects);
  * the channel's per-sender FIFO delivery is what keeps per-sender order between nodes.
+ *
+ * <p>This class starts and stops the channel ({@link StackFactory} builds it) and sends: each member of the view has
+ * an {@link OutboxPeer}, started at the first frame to it, which hands frames to the {@link ChannelSender}. What the
+ * channel delivers goes to the listener through the {@link ChannelReceiver}; {@link MemberNames} maps addresses to
+ * members and back.
  */
-public final class JGroupsTransport implements Transport, Receiver {
+public final class JGroupsTransport implements Transport {
 
     private static final Logger log = LoggerFactory.getLogger(JGroupsTransport.class);
 
@@ -39,36 +38,19 @@ public final class JGroupsTransport implements Transport, Receiver {
 
     private volatile @Nullable ClusterGuard guard;
 
-    private final Map<Address, Member> members = new ConcurrentHashMap<>();
-
-    private final Map<Member, Address> addresses = new ConcurrentHashMap<>();
+    /** The members of the view by address and back, with their names. */
+    private final MemberNames names = new MemberNames();
 
     private @Nullable JChannel channel;
-
-    private volatile @Nullable Member self;
-
-    private volatile @Nullable Listener listener;
 
     private volatile String nodeName = "";
 
     /** The sender of each member of the current view, started at the first frame to it. */
-    private final Map<Member, Outbox.Peer> peers = new ConcurrentHashMap<>();
+    private final Map<Member, OutboxPeer> peers = new ConcurrentHashMap<>();
 
     private volatile java.util.Set<Address> viewMembers = java.util.Set.of();
 
-    /** The last view, to publish again when a member's name becomes known. */
-    private volatile @Nullable View lastView;
-
-    /** Members whose name JGroups did not know when they were first seen: named by their UUID until it does. */
-    private final java.util.Set<Address> unnamed = ConcurrentHashMap.newKeySet();
-
-    /** Whether {@link #unnamed} holds any: read on every frame, so a volatile flag rather than the set. */
-    private volatile boolean anyUnnamed;
-
     private volatile boolean stopped;
-
-    private final java.util.concurrent.atomic.AtomicLong malformedBatches =
-            new java.util.concurrent.atomic.AtomicLong();
 
     /** The bounds of the queues toward one member, and the longest wait for room there. */
     private final Outbox.Limits limits;
@@ -79,31 +61,12 @@ public final class JGroupsTransport implements Transport, Receiver {
     /** Frames refused because their member was behind, over all members. */
     private final java.util.concurrent.atomic.AtomicLong refused = new java.util.concurrent.atomic.AtomicLong();
 
-    private volatile org.jgroups.protocols.@Nullable UFC ufc;
-
-    /**
-     * The credits a member must have for a lone frame to go out on its caller's thread: fewer than a member that keeps
-     * up ever has, more than one that has stopped topping them up keeps for long.
-     */
-    private volatile long readyCredits;
-
     private volatile @Nullable DeliveryRelay relay;
 
     private volatile @Nullable BehindWatch watch;
 
     /** The channel as the member's queues use it. */
-    private final Outbox.Channel outboxChannel = new Outbox.Channel() {
-        @Override
-        public void send(Object destination, byte[] buffer, int offset, int length, boolean outOfBand) {
-            channelSend(destination, buffer, offset, length, outOfBand);
-        }
-
-        @Override
-        public boolean ready(Object destination, int length) {
-            org.jgroups.protocols.UFC u = ufc;
-            return u == null || u.getSenderCreditsFor((Address) destination) >= Math.max(length, readyCredits);
-        }
-    };
+    private final ChannelSender outboxChannel = new ChannelSender();
 
     /** How long {@link #close()} waits for queued frames to go out. */
     static final java.time.Duration CLOSE_FLUSH_TIMEOUT = java.time.Duration.ofSeconds(2);
@@ -142,33 +105,18 @@ public final class JGroupsTransport implements Transport, Receiver {
 
     @Override
     public void start(Listener listener) throws Exception {
-        this.listener = listener;
         TeardownLogFactory.install();
-        String name = settings.nodeName();
         ClusterGuard g = new ClusterGuard(
                 ClusterKeys.clusterKey(settings.jgroups(), settings.clusterName()), settings.clusterName());
         this.guard = g;
-        JChannel ch;
-        if (settings.jgroupsConfig() != null) {
-            ch = StackFactory.channel(settings, 0, InetAddress.getLoopbackAddress(), jdbcDiscovery, g);
-        } else {
-            InetAddress address = StackFactory.bindAddress(settings.bindAddress());
-            int port = StackFactory.firstFreePort(address, settings.bindPort(), settings.portRange());
-            ch = StackFactory.channel(settings, port, address, jdbcDiscovery, g);
-            InitialHosts.warnIfNotListed(settings, port);
-            if (name == null) {
-                name = address.getHostAddress() + ":" + port;
-            }
-        }
-        if (name == null) {
-            name = "node-" + java.util.UUID.randomUUID().toString().substring(0, 8);
-        }
-        nodeName = name;
-        ch.name(name);
-        ch.setReceiver(this);
+        JChannel ch = StackFactory.named(settings, jdbcDiscovery, g);
+        nodeName = ch.getName();
+        ChannelReceiver receiver = new ChannelReceiver(names, listener, this::viewInstalled);
+        ch.setReceiver(receiver);
         ch.setDiscardOwnMessages(true);
         customizer.accept(ch);
         this.channel = ch;
+        outboxChannel.channel(ch);
         try {
             ch.connect(settings.clusterName());
         } catch (Exception e) {
@@ -183,17 +131,16 @@ public final class JGroupsTransport implements Transport, Receiver {
         org.jgroups.stack.ProtocolStack stack = ch.getProtocolStack();
         org.jgroups.protocols.UFC u = stack.findProtocol(org.jgroups.protocols.UFC.class);
         if (u != null) {
-            readyCredits = inlineSendCredits(u);
-            ufc = u;
+            outboxChannel.flowControl(u, inlineSendCredits(u));
         }
         relay = stack.findProtocol(DeliveryRelay.class);
         BehindReports reports = stack.findProtocol(BehindReports.class);
         if (suspectAfterNanos > 0 && reports != null) {
-            watch = new BehindWatch(nodeName, peers, addresses, () -> viewMembers.size(), reports, suspectAfterNanos);
+            watch = new BehindWatch(nodeName, peers, names, () -> viewMembers.size(), reports, suspectAfterNanos);
         }
         View view = ch.getView();
         if (view != null) {
-            viewAccepted(view);
+            receiver.viewAccepted(view);
         }
     }
 
@@ -220,15 +167,14 @@ public final class JGroupsTransport implements Transport, Receiver {
 
     @Override
     public Member self() {
-        Member m = self;
+        Member m = names.self();
         if (m == null) {
             JChannel ch = channel;
             Address a = ch == null ? null : ch.getAddress();
             if (a == null) {
                 throw new IllegalStateException("Transport not started");
             }
-            m = toMember(a);
-            self = m;
+            m = names.self(a);
         }
         return m;
     }
@@ -251,29 +197,44 @@ public final class JGroupsTransport implements Transport, Receiver {
         return channel;
     }
 
+    /** What a frame is to the member's queues: how long its sender may wait, and which bounds it meets. */
+    private enum FrameKind {
+        /** An ask, a reply, an entity's message: its sender waits at most max-wait. */
+        DATA(Outbox.Priority.DATA),
+        /** A tell from an application's thread, which waits while the member keeps up. */
+        TELL(Outbox.Priority.DATA),
+        /** A protocol message that keeps the cluster running, with its reserve of room. */
+        CONTROL(Outbox.Priority.CONTROL);
+
+        final Outbox.Priority priority;
+
+        FrameKind(Outbox.Priority priority) {
+            this.priority = priority;
+        }
+    }
+
     @Override
     public boolean send(Member to, byte[] frame, boolean outOfBand) {
-        return send(to, frame, 0, frame.length, outOfBand, false, false);
+        return send(to, frame, 0, frame.length, outOfBand, FrameKind.DATA);
     }
 
     @Override
     public boolean send(Member to, byte[] buffer, int offset, int length, boolean outOfBand) {
-        return send(to, buffer, offset, length, outOfBand, false, false);
+        return send(to, buffer, offset, length, outOfBand, FrameKind.DATA);
     }
 
     @Override
     public boolean sendTell(Member to, byte[] frame) {
-        return send(to, frame, 0, frame.length, false, false, true);
+        return send(to, frame, 0, frame.length, false, FrameKind.TELL);
     }
 
     @Override
     public boolean sendControl(Member to, byte[] frame, boolean outOfBand) {
-        return send(to, frame, 0, frame.length, outOfBand, true, false);
+        return send(to, frame, 0, frame.length, outOfBand, FrameKind.CONTROL);
     }
 
-    private boolean send(
-            Member to, byte[] buffer, int offset, int length, boolean outOfBand, boolean control, boolean tell) {
-        Outbox.Peer peer = peers.get(to);
+    private boolean send(Member to, byte[] buffer, int offset, int length, boolean outOfBand, FrameKind kind) {
+        OutboxPeer peer = peers.get(to);
         if (peer == null) {
             peer = startPeer(to);
             if (peer == null) {
@@ -282,7 +243,8 @@ public final class JGroupsTransport implements Transport, Receiver {
             }
         }
         // a thread delivering a message, or the control thread, never waits to send: the frame waits in the queue
-        if (peer.send(buffer, offset, length, outOfBand, SendingThreads.dataWait(tell), control)) {
+        if (peer.send(
+                buffer, offset, length, outOfBand, SendingThreads.dataWait(kind == FrameKind.TELL), kind.priority)) {
             return true;
         }
         refused.incrementAndGet();
@@ -292,7 +254,7 @@ public final class JGroupsTransport implements Transport, Receiver {
                     "Refused a {} frame to {}: {} bytes are queued toward it and it does not keep up ({} refused"
                             + " toward it so far; settings sharding.backpressure.max-wait and"
                             + " sharding.backpressure.max-queued-bytes)",
-                    control ? "control" : "data",
+                    kind == FrameKind.CONTROL ? "control" : "data",
                     to.name(),
                     peer.queuedBytes(),
                     n);
@@ -308,7 +270,7 @@ public final class JGroupsTransport implements Transport, Receiver {
     @Override
     public long maxQueuedBytes() {
         long max = 0;
-        for (Outbox.Peer p : peers.values()) {
+        for (OutboxPeer p : peers.values()) {
             max = Math.max(max, p.queuedBytes());
         }
         DeliveryRelay d = relay;
@@ -327,15 +289,15 @@ public final class JGroupsTransport implements Transport, Receiver {
         return w == null ? 0 : w.reported();
     }
 
-    private Outbox.@Nullable Peer startPeer(Member to) {
-        Address dest = addresses.get(to);
+    private @Nullable OutboxPeer startPeer(Member to) {
+        Address dest = names.address(to);
         if (stopped || dest == null || !viewMembers.contains(dest)) {
             return null;
         }
         synchronized (peers) {
-            Outbox.Peer peer = peers.get(to);
+            OutboxPeer peer = peers.get(to);
             if (peer == null && !stopped && viewMembers.contains(dest)) {
-                peer = new Outbox.Peer("sharding-send-" + nodeName + "-to-" + to.name(), outboxChannel, dest, limits);
+                peer = new OutboxPeer("sharding-send-" + nodeName + "-to-" + to.name(), outboxChannel, dest, limits);
                 peers.put(to, peer);
             }
             return peer;
@@ -343,27 +305,11 @@ public final class JGroupsTransport implements Transport, Receiver {
     }
 
     private void sendNow(Member to, byte[] buffer, int offset, int length, boolean outOfBand) {
-        Address dest = addresses.get(to);
+        Address dest = names.address(to);
         if (dest == null) {
             dest = new UUID(to.mostSignificantBits(), to.leastSignificantBits());
         }
-        channelSend(dest, buffer, offset, length, outOfBand);
-    }
-
-    private void channelSend(Object destination, byte[] buffer, int offset, int length, boolean outOfBand) {
-        JChannel ch = channel;
-        if (ch == null) {
-            return;
-        }
-        Message msg = new BytesMessage((Address) destination, buffer, offset, length);
-        if (outOfBand) {
-            msg.setFlag(Message.Flag.OOB);
-        }
-        try {
-            ch.send(msg);
-        } catch (Exception e) {
-            log.debug("Dropped a frame to {}: {}", destination, e.toString());
-        }
+        outboxChannel.send(dest, buffer, offset, length, outOfBand);
     }
 
     /**
@@ -374,7 +320,7 @@ public final class JGroupsTransport implements Transport, Receiver {
     public long[] sendCounts() {
         long frames = 0;
         long messages = 0;
-        for (Outbox.Peer p : peers.values()) {
+        for (OutboxPeer p : peers.values()) {
             frames += p.frames();
             messages += p.messages();
         }
@@ -388,7 +334,7 @@ public final class JGroupsTransport implements Transport, Receiver {
         }
         synchronized (peers) {
             stopped = true;
-            peers.values().forEach(Outbox.Peer::close);
+            peers.values().forEach(OutboxPeer::close);
             peers.clear();
         }
     }
@@ -397,7 +343,7 @@ public final class JGroupsTransport implements Transport, Receiver {
     public void close() {
         // the last frames (replies, the goodbye to the coordinator) still go out before the channel closes
         long deadline = System.nanoTime() + CLOSE_FLUSH_TIMEOUT.toNanos();
-        for (Outbox.Peer p : List.copyOf(peers.values())) {
+        for (OutboxPeer p : List.copyOf(peers.values())) {
             p.awaitSent(deadline);
         }
         stopPeers();
@@ -433,147 +379,17 @@ public final class JGroupsTransport implements Transport, Receiver {
         return StackFactory.failureDetectionNanos(ch.getProtocolStack());
     }
 
-    @Override
-    public void receive(Message msg) {
-        Listener l = listener;
-        Address src = msg.getSrc();
-        if (l == null || src == null) {
-            return;
-        }
-        if (anyUnnamed) {
-            learnName(l, src);
-        }
-        deliver(l, toMember(src), msg.getArray(), msg.getOffset(), msg.getLength());
-    }
-
-    @Override
-    public void receive(MessageBatch batch) {
-        Listener l = listener;
-        if (l == null) {
-            return;
-        }
-        if (anyUnnamed) {
-            learnName(l, batch.sender());
-        }
-        Member from = toMember(batch.sender());
-        for (Message msg : batch) {
-            deliver(l, from, msg.getArray(), msg.getOffset(), msg.getLength());
-        }
-    }
-
-    private void deliver(Listener l, Member from, byte[] buffer, int offset, int length) {
-        if (length > 0 && buffer[offset] == Outbox.BATCH_MAGIC) {
-            String broken = Outbox.unpack(buffer, offset, length, (b, o, n) -> l.onFrame(from, b, o, n));
-            if (broken != null) {
-                long n = malformedBatches.incrementAndGet();
-                if (n == 1 || Long.bitCount(n) == 1) {
-                    log.warn(
-                            "Dropped the rest of a malformed batch of {} bytes from {} ({} so far): {}",
-                            length,
-                            from,
-                            n,
-                            broken);
-                }
-            }
-        } else {
-            l.onFrame(from, buffer, offset, length);
-        }
-    }
-
-    /** A frame from a member still named by its UUID: if JGroups knows its name now, the view is published again. */
-    private void learnName(Listener l, Address from) {
-        View view = lastView;
-        if (unnamed.contains(from) && rename(from) && view != null) {
-            List<Member> list = new ArrayList<>(view.size());
-            for (Address a : view.getMembers()) {
-                list.add(toMember(a));
-            }
-            log.info("Learnt the name of member {}: publishing view {} again", from, list);
-            l.onView(List.copyOf(list));
-        }
-    }
-
-    /** Gives a member first seen without a name the name JGroups knows now; true if it changed. */
-    private boolean rename(Address a) {
-        String name = NameCache.get(a);
-        if (name == null) {
-            return false;
-        }
-        synchronized (unnamed) {
-            Member old = members.get(a);
-            unnamed.remove(a);
-            anyUnnamed = !unnamed.isEmpty();
-            if (old == null || old.name().equals(name)) {
-                return false;
-            }
-            Member named = new Member(old.mostSignificantBits(), old.leastSignificantBits(), name);
-            members.put(a, named);
-            addresses.remove(old); // an equal key: removed first, so that the map keeps the named one
-            addresses.put(named, a);
-            if (old.equals(self)) {
-                self = named;
-            }
-            return true;
-        }
-    }
-
-    @Override
-    public void viewAccepted(View view) {
-        lastView = view;
-        for (Address a : view.getMembers()) {
-            if (anyUnnamed && unnamed.contains(a)) {
-                rename(a);
-            }
-        }
-        List<Member> list = new ArrayList<>(view.size());
-        for (Address a : view.getMembers()) {
-            list.add(toMember(a));
-        }
-        members.keySet().retainAll(view.getMembers());
-        addresses.values().retainAll(view.getMembers());
-        if (anyUnnamed) {
-            synchronized (unnamed) {
-                unnamed.retainAll(view.getMembers());
-                anyUnnamed = !unnamed.isEmpty();
-            }
-        }
+    /** A view was installed: the queues toward members gone are closed, before the listener hears of it. */
+    private void viewInstalled(View view) {
         synchronized (peers) {
             viewMembers = java.util.Set.copyOf(view.getMembers());
             peers.entrySet().removeIf(e -> {
-                if (addresses.containsKey(e.getKey())) {
+                if (names.address(e.getKey()) != null) {
                     return false;
                 }
                 e.getValue().close();
                 return true;
             });
         }
-        Listener l = listener;
-        if (l != null) {
-            l.onView(List.copyOf(list));
-        }
-    }
-
-    private Member toMember(Address a) {
-        Member m = members.get(a);
-        if (m != null) {
-            return m;
-        }
-        String name = NameCache.get(a);
-        if (a instanceof UUID u) {
-            m = new Member(u.getMostSignificantBits(), u.getLeastSignificantBits(), name == null ? a.toString() : name);
-        } else {
-            throw new ShardingException(
-                    "Unsupported JGroups address type " + a.getClass().getName());
-        }
-        members.put(a, m);
-        addresses.put(m, a);
-        if (name == null) {
-            // named by its UUID until JGroups learns its name: looked up again on each view and frame from it
-            synchronized (unnamed) {
-                unnamed.add(a);
-                anyUnnamed = true;
-            }
-        }
-        return m;
     }
 }

@@ -49,6 +49,38 @@ final class StackFactory {
     private StackFactory() {}
 
     /**
+     * Builds this node's channel and names it: with a stack of one's own, or the built-in one on the first free port
+     * from the settings; the name is the configured one, else the bind address and port, else a random one.
+     *
+     * @param settings the settings
+     * @param jdbc where JDBC discovery keeps its table, or {@code null}
+     * @param guard the cluster's guard
+     * @return the channel, not connected
+     * @throws Exception if the stack cannot be built
+     */
+    static JChannel named(ShardingSettings settings, @Nullable JdbcDiscovery jdbc, ClusterGuard guard)
+            throws Exception {
+        String name = settings.nodeName();
+        JChannel ch;
+        if (settings.jgroupsConfig() != null) {
+            ch = channel(settings, 0, InetAddress.getLoopbackAddress(), jdbc, guard);
+        } else {
+            InetAddress address = bindAddress(settings.bindAddress());
+            int port = firstFreePort(address, settings.bindPort(), settings.portRange());
+            ch = channel(settings, port, address, jdbc, guard);
+            InitialHosts.warnIfNotListed(settings, port);
+            if (name == null) {
+                name = address.getHostAddress() + ":" + port;
+            }
+        }
+        if (name == null) {
+            name = "node-" + java.util.UUID.randomUUID().toString().substring(0, 8);
+        }
+        ch.name(name);
+        return ch;
+    }
+
+    /**
      * The channel of a node, not connected, with the guard and the relay in place.
      *
      * @param settings the settings

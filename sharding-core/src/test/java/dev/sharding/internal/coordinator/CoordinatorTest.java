@@ -872,6 +872,27 @@ class CoordinatorTest {
         assertThat(take(A, HandOff.class)).isEmpty();
     }
 
+    @Test
+    void noRoundWhileTheTableIsRebuilt() {
+        view(List.of(A, B), Set.of(), Set.of(A, B));
+        int[] everyShard = new int[2 * SHARDS];
+        for (int shard = 0; shard < SHARDS; shard++) {
+            everyShard[2 * shard] = shard;
+            everyShard[2 * shard + 1] = 1;
+        }
+        run(coordinator.onShardStates(A, new ShardStates(List.of(region(everyShard))), now));
+        now += 2 * REBALANCE;
+        run(coordinator.onTick(now));
+        assertThat(take(A, HandOff.class))
+                .as("B has not answered: the table is not whole")
+                .isEmpty();
+
+        run(coordinator.onShardStates(B, new ShardStates(List.of(region())), now));
+        now += 2 * REBALANCE;
+        run(coordinator.onTick(now));
+        assertThat(take(A, HandOff.class)).as("ready for an interval").isNotEmpty();
+    }
+
     // ---- minimum number of members ------------------------------------------------------------------------------
 
     @Test

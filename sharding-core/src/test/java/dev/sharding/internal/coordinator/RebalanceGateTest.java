@@ -16,11 +16,11 @@ class RebalanceGateTest {
     @Test
     void withoutAMembershipChangeARoundWaitsForTheInterval() {
         gate.ready(0);
-        assertThat(gate.periodicRoundDue(9_999, true, true, true)).isFalse();
-        assertThat(gate.periodicRoundDue(10_000, true, true, true)).isTrue();
+        assertThat(gate.periodicRoundDue(9_999, true, true)).isFalse();
+        assertThat(gate.periodicRoundDue(10_000, true, true)).isTrue();
         gate.roundStarted(0, 10_000);
-        assertThat(gate.periodicRoundDue(15_000, true, true, true)).isFalse();
-        assertThat(gate.periodicRoundDue(20_000, true, true, true)).isTrue();
+        assertThat(gate.periodicRoundDue(15_000, true, true)).isFalse();
+        assertThat(gate.periodicRoundDue(20_000, true, true)).isTrue();
     }
 
     @Test
@@ -29,17 +29,17 @@ class RebalanceGateTest {
         gate.roundStarted(0, 10_000);
         gate.viewChanged(11_000); // a member joined
         assertThat(gate.stableAt()).isEqualTo(13_000);
-        assertThat(gate.periodicRoundDue(12_999, true, true, true))
+        assertThat(gate.periodicRoundDue(12_999, true, true))
                 .as("not yet stable")
                 .isFalse();
-        assertThat(gate.periodicRoundDue(13_000, true, true, true))
+        assertThat(gate.periodicRoundDue(13_000, true, true))
                 .as("stable: the round the join is owed, before the interval")
                 .isTrue();
         gate.roundStarted(0, 13_000);
-        assertThat(gate.periodicRoundDue(14_000, true, true, true))
+        assertThat(gate.periodicRoundDue(14_000, true, true))
                 .as("owed once: the next one waits for the interval")
                 .isFalse();
-        assertThat(gate.periodicRoundDue(23_000, true, true, true)).isTrue();
+        assertThat(gate.periodicRoundDue(23_000, true, true)).isTrue();
     }
 
     @Test
@@ -48,35 +48,30 @@ class RebalanceGateTest {
         gate.viewChanged(20_000);
         gate.viewChanged(21_000);
         gate.viewChanged(21_900); // three nodes started together
-        assertThat(gate.periodicRoundDue(22_000, true, true, true)).isFalse();
-        assertThat(gate.periodicRoundDue(23_000, true, true, true)).isFalse();
+        assertThat(gate.periodicRoundDue(22_000, true, true)).isFalse();
+        assertThat(gate.periodicRoundDue(23_000, true, true)).isFalse();
         assertThat(gate.stableAt()).isEqualTo(23_900);
-        assertThat(gate.periodicRoundDue(23_900, true, true, true)).isTrue();
+        assertThat(gate.periodicRoundDue(23_900, true, true)).isTrue();
     }
 
     @Test
-    void noRoundWhileNotReadyMovingOrLeaving() {
+    void noRoundWhileMovingOrLeaving() {
         long later = 100_000;
-        assertThat(gate.periodicRoundDue(later, false, true, true))
-                .as("not ready")
-                .isFalse();
-        assertThat(gate.periodicRoundDue(later, true, false, true))
+        assertThat(gate.periodicRoundDue(later, false, true))
                 .as("a shard moving")
                 .isFalse();
-        assertThat(gate.periodicRoundDue(later, true, true, false))
+        assertThat(gate.periodicRoundDue(later, true, false))
                 .as("a member leaving")
                 .isFalse();
-        assertThat(gate.periodicRoundDue(later, true, true, true)).isTrue();
+        assertThat(gate.periodicRoundDue(later, true, true)).isTrue();
     }
 
     @Test
     void aRoundThatMovedShardsIsFollowedAtOnceWhenItsMovesAreDone() {
         gate.roundStarted(3, 20_000);
-        assertThat(gate.nextRoundAtOnce(20_001, true, false, true))
-                .as("still moving")
-                .isFalse();
-        assertThat(gate.nextRoundAtOnce(20_500, true, true, true)).isTrue();
-        assertThat(gate.periodicRoundDue(20_500, true, true, true))
+        assertThat(gate.nextRoundAtOnce(20_001, false, true)).as("still moving").isFalse();
+        assertThat(gate.nextRoundAtOnce(20_500, true, true)).isTrue();
+        assertThat(gate.periodicRoundDue(20_500, true, true))
                 .as("not yet the interval")
                 .isFalse();
     }
@@ -84,16 +79,16 @@ class RebalanceGateTest {
     @Test
     void aRoundThatMovedNothingWaitsForTheInterval() {
         gate.roundStarted(0, 20_000);
-        assertThat(gate.nextRoundAtOnce(20_500, true, true, true)).isFalse();
-        assertThat(gate.periodicRoundDue(30_000, true, true, true)).isTrue();
+        assertThat(gate.nextRoundAtOnce(20_500, true, true)).isFalse();
+        assertThat(gate.periodicRoundDue(30_000, true, true)).isTrue();
     }
 
     @Test
     void churnDuringARollingRestartHoldsEvenTheNextRound() {
         gate.roundStarted(2, 20_000);
         gate.viewChanged(21_000);
-        assertThat(gate.nextRoundAtOnce(22_000, true, true, true)).isFalse();
-        assertThat(gate.periodicRoundDue(22_000, true, true, true)).isFalse();
-        assertThat(gate.nextRoundAtOnce(23_000, true, true, true)).isTrue();
+        assertThat(gate.nextRoundAtOnce(22_000, true, true)).isFalse();
+        assertThat(gate.periodicRoundDue(22_000, true, true)).isFalse();
+        assertThat(gate.nextRoundAtOnce(23_000, true, true)).isTrue();
     }
 }

@@ -67,7 +67,7 @@ class OutboxTest {
 
     private final RecordingChannel channel = new RecordingChannel();
 
-    private Outbox.Peer peer;
+    private OutboxPeer peer;
 
     @AfterEach
     void close() {
@@ -79,7 +79,7 @@ class OutboxTest {
 
     /** Sends on another thread: a frame after a pause goes out on the caller's thread, which the gate may hold. */
     private Thread sendInBackground(byte[] frame, boolean oob) {
-        Thread t = new Thread(() -> peer.send(frame, 0, frame.length, oob, true));
+        Thread t = new Thread(() -> peer.send(frame, 0, frame.length, oob, Outbox.Wait.BOUNDED, Outbox.Priority.DATA));
         t.start();
         return t;
     }
@@ -92,12 +92,12 @@ class OutboxTest {
 
     @Test
     void aLoneFrameGoesOutUnchangedAndFramesQueuedBehindABlockedSendGoOutAsOneBatch() {
-        peer = new Outbox.Peer("test-send", channel, "b", LIMITS);
+        peer = new OutboxPeer("test-send", channel, "b", LIMITS);
         channel.gate = new CountDownLatch(1);
         sendInBackground(frame(0, 0, 40), false);
         await().atMost(Duration.ofSeconds(10)).until(() -> channel.inSend.get() == 1);
         for (int i = 1; i <= 100; i++) {
-            peer.send(frame(0, i, 40), 0, 40, false, true);
+            peer.send(frame(0, i, 40), 0, 40, false, Outbox.Wait.BOUNDED, Outbox.Priority.DATA);
         }
         channel.gate.countDown();
         await().atMost(Duration.ofSeconds(10)).until(() -> channel.frames().size() == 101);
@@ -117,19 +117,19 @@ class OutboxTest {
     void aFrameAfterAPauseGoesOutOnTheCallersThread() throws Exception {
         List<Thread> senders = Collections.synchronizedList(new ArrayList<>());
         Outbox.Channel recordThread = (d, b, o, n, oob) -> senders.add(Thread.currentThread());
-        peer = new Outbox.Peer("test-send", recordThread, "b", LIMITS);
+        peer = new OutboxPeer("test-send", recordThread, "b", LIMITS);
         for (int i = 0; i < 3; i++) {
             long pauseStart = System.nanoTime();
             await().atMost(Duration.ofSeconds(10))
                     .until(() -> System.nanoTime() - pauseStart > 2 * Outbox.INLINE_GAP_NANOS);
-            peer.send(frame(0, i, 20), 0, 20, false, true);
+            peer.send(frame(0, i, 20), 0, 20, false, Outbox.Wait.BOUNDED, Outbox.Priority.DATA);
         }
         assertThat(senders).hasSize(3).containsOnly(Thread.currentThread());
     }
 
     @Test
     void keepsEachSendersOrderAndCutsBatchesAtTheSizeLimit() throws Exception {
-        peer = new Outbox.Peer("test-send", channel, "b", LIMITS);
+        peer = new OutboxPeer("test-send", channel, "b", LIMITS);
         int senders = 4;
         int perSender = 20_000;
         List<Thread> threads = new ArrayList<>();
@@ -140,7 +140,7 @@ class OutboxTest {
                     int size = 9 + (i % 7 == 0 ? 300 : 20);
                     byte[] buf = new byte[size + 6];
                     System.arraycopy(frame(sender, i, size), 0, buf, 3, size); // a slice, as when forwarding
-                    peer.send(buf, 3, size, false, true);
+                    peer.send(buf, 3, size, false, Outbox.Wait.BOUNDED, Outbox.Priority.DATA);
                 }
             });
             t.start();
@@ -166,13 +166,13 @@ class OutboxTest {
 
     @Test
     void outOfBandFramesHaveTheirOwnQueueAndFlag() {
-        peer = new Outbox.Peer("test-send", channel, "b", LIMITS);
+        peer = new OutboxPeer("test-send", channel, "b", LIMITS);
         channel.gate = new CountDownLatch(1);
         sendInBackground(frame(0, 0, 20), false);
         sendInBackground(frame(1, 0, 20), true);
         await().atMost(Duration.ofSeconds(10)).until(() -> channel.inSend.get() == 2);
-        peer.send(frame(1, 1, 20), 0, 20, true, true);
-        peer.send(frame(0, 1, 20), 0, 20, false, true);
+        peer.send(frame(1, 1, 20), 0, 20, true, Outbox.Wait.BOUNDED, Outbox.Priority.DATA);
+        peer.send(frame(0, 1, 20), 0, 20, false, Outbox.Wait.BOUNDED, Outbox.Priority.DATA);
         channel.gate.countDown();
         await().atMost(Duration.ofSeconds(10)).until(() -> peer.frames() == 4);
 
@@ -195,7 +195,7 @@ class OutboxTest {
 
     @Test
     void aSenderWaitsWhileTheQueueIsOverItsLimitAndNothingIsDroppedWhenRoomComesInTime() throws Exception {
-        peer = new Outbox.Peer(
+        peer = new OutboxPeer(
                 "test-send", channel, "b", new Outbox.Limits(10_000, 40_000, 10_000, TimeUnit.SECONDS.toNanos(60)));
         channel.gate = new CountDownLatch(1);
         sendInBackground(frame(0, 0, 100), false);
@@ -204,7 +204,7 @@ class OutboxTest {
         List<Boolean> accepted = Collections.synchronizedList(new ArrayList<>());
         Thread sender = new Thread(() -> {
             for (int i = 1; i <= 500; i++) {
-                accepted.add(peer.send(frame(0, i, 100), 0, 100, false, true));
+                accepted.add(peer.send(frame(0, i, 100), 0, 100, false, Outbox.Wait.BOUNDED, Outbox.Priority.DATA));
             }
             done.countDown();
         });
@@ -226,7 +226,7 @@ class OutboxTest {
 
     @Test
     void aSenderThatFindsNoRoomWithinTheLongestWaitIsRefusedAndNothingOfItsFrameIsQueued() throws Exception {
-        peer = new Outbox.Peer(
+        peer = new OutboxPeer(
                 "test-send",
                 channel,
                 "b",
@@ -238,7 +238,7 @@ class OutboxTest {
         // the member reads nothing: the queue fills to the waiting threshold, and then every frame is refused
         List<Integer> accepted = new ArrayList<>();
         for (int i = 1; i <= 50; i++) {
-            if (peer.send(frame(0, i, 100), 0, 100, false, true)) {
+            if (peer.send(frame(0, i, 100), 0, 100, false, Outbox.Wait.BOUNDED, Outbox.Priority.DATA)) {
                 accepted.add(i);
             }
         }
@@ -250,9 +250,12 @@ class OutboxTest {
         await().atMost(Duration.ofSeconds(10))
                 .until(() -> peer.behindNanos(System.nanoTime()) > TimeUnit.MILLISECONDS.toNanos(5)
                         && System.nanoTime() - stuckSince > TimeUnit.MILLISECONDS.toNanos(5));
-        assertThat(peer.send(frame(0, 98, 10), 0, 10, false, true)).isFalse();
-        assertThat(peer.send(frame(0, 98, 10), 0, 10, false, false)).isFalse();
-        assertThat(peer.send(frame(1, 98, 10), 0, 10, false, false, true)).isTrue();
+        assertThat(peer.send(frame(0, 98, 10), 0, 10, false, Outbox.Wait.BOUNDED, Outbox.Priority.DATA))
+                .isFalse();
+        assertThat(peer.send(frame(0, 98, 10), 0, 10, false, Outbox.Wait.NEVER, Outbox.Priority.DATA))
+                .isFalse();
+        assertThat(peer.send(frame(1, 98, 10), 0, 10, false, Outbox.Wait.NEVER, Outbox.Priority.CONTROL))
+                .isTrue();
 
         // once it reads again, what was accepted goes out in order, and nothing refused does
         channel.gate.countDown();
@@ -263,12 +266,13 @@ class OutboxTest {
         }
         await().atMost(Duration.ofSeconds(10)).until(() -> peer.queuedBytes() == 0);
         assertThat(peer.behindNanos(System.nanoTime())).isZero();
-        assertThat(peer.send(frame(0, 99, 100), 0, 100, false, true)).isTrue();
+        assertThat(peer.send(frame(0, 99, 100), 0, 100, false, Outbox.Wait.BOUNDED, Outbox.Priority.DATA))
+                .isTrue();
     }
 
     @Test
     void aPatientTellWaitsPastTheLongestWaitWhileTheMemberIsNotStuckAndGoesOutWhenRoomComes() throws Exception {
-        peer = new Outbox.Peer(
+        peer = new OutboxPeer(
                 "test-send",
                 channel,
                 "b",
@@ -283,17 +287,17 @@ class OutboxTest {
         sendInBackground(frame(0, 0, 100), false);
         await().atMost(Duration.ofSeconds(10)).until(() -> channel.inSend.get() == 1);
         for (int i = 1; i <= 10; i++) {
-            assertThat(peer.send(frame(0, i, 100), 0, 100, false, Outbox.Wait.BOUNDED, false))
+            assertThat(peer.send(frame(0, i, 100), 0, 100, false, Outbox.Wait.BOUNDED, Outbox.Priority.DATA))
                     .isTrue();
         }
         // the queue is at the waiting threshold: an application's tell waits for room
         List<Boolean> patient = Collections.synchronizedList(new ArrayList<>());
-        Thread sender =
-                new Thread(() -> patient.add(peer.send(frame(0, 11, 100), 0, 100, false, Outbox.Wait.PATIENT, false)));
+        Thread sender = new Thread(() ->
+                patient.add(peer.send(frame(0, 11, 100), 0, 100, false, Outbox.Wait.PATIENT, Outbox.Priority.DATA)));
         sender.start();
         await().atMost(Duration.ofSeconds(10)).until(() -> sender.getState() == Thread.State.TIMED_WAITING);
         // while it waits, a bounded sender (an entity's thread, an ask) waits its 5 ms and is refused
-        assertThat(peer.send(frame(0, 99, 100), 0, 100, false, Outbox.Wait.BOUNDED, false))
+        assertThat(peer.send(frame(0, 99, 100), 0, 100, false, Outbox.Wait.BOUNDED, Outbox.Priority.DATA))
                 .isFalse();
         assertThat(peer.refused()).isEqualTo(1);
         assertThat(patient).isEmpty();
@@ -312,7 +316,7 @@ class OutboxTest {
 
     @Test
     void aPatientTellIsRefusedOnceTheMemberHasTakenNothingForTheStuckTime() throws Exception {
-        peer = new Outbox.Peer(
+        peer = new OutboxPeer(
                 "test-send",
                 channel,
                 "b",
@@ -330,13 +334,13 @@ class OutboxTest {
                 .until(() -> channel.inSend.get() == 1);
         int accepted = 0;
         for (int i = 1; i <= 10; i++) {
-            if (peer.send(frame(0, i, 100), 0, 100, false, Outbox.Wait.BOUNDED, false)) {
+            if (peer.send(frame(0, i, 100), 0, 100, false, Outbox.Wait.BOUNDED, Outbox.Priority.DATA)) {
                 accepted++;
             }
         }
         // the member takes nothing: the patient tell is refused once that has lasted the stuck time, long before
         // its longest patient wait (a minute)
-        assertThat(peer.send(frame(0, 11, 100), 0, 100, false, Outbox.Wait.PATIENT, false))
+        assertThat(peer.send(frame(0, 11, 100), 0, 100, false, Outbox.Wait.PATIENT, Outbox.Priority.DATA))
                 .isFalse();
         assertThat(peer.behindNanos(System.nanoTime())).isGreaterThan(TimeUnit.MILLISECONDS.toNanos(300));
         channel.gate.countDown();
@@ -346,7 +350,7 @@ class OutboxTest {
 
     @Test
     void aRegionsFlushIsQueuedBeyondTheBoundAndGoesOutInOrder() {
-        peer = new Outbox.Peer(
+        peer = new OutboxPeer(
                 "test-send", channel, "b", new Outbox.Limits(1_000, 4_000, 1_000, TimeUnit.SECONDS.toNanos(60)));
         channel.gate = new CountDownLatch(1);
         sendInBackground(frame(0, 0, 100), false);
@@ -354,13 +358,13 @@ class OutboxTest {
         // the control thread sends on 200 buffered messages (20,000 bytes) toward a member whose bound is 4,000: a
         // handoff's buffer is bounded by the region, and nothing of it is refused here
         for (int i = 1; i <= 200; i++) {
-            assertThat(peer.send(frame(0, i, 100), 0, 100, false, Outbox.Wait.FLUSH, false))
+            assertThat(peer.send(frame(0, i, 100), 0, 100, false, Outbox.Wait.FLUSH, Outbox.Priority.DATA))
                     .isTrue();
         }
         assertThat(peer.queuedBytes()).isEqualTo(20_000);
         assertThat(peer.refused()).isZero();
         // a thread that never waits is still refused at the bound meanwhile
-        assertThat(peer.send(frame(0, 999, 100), 0, 100, false, Outbox.Wait.NEVER, false))
+        assertThat(peer.send(frame(0, 999, 100), 0, 100, false, Outbox.Wait.NEVER, Outbox.Priority.DATA))
                 .isFalse();
         channel.gate.countDown();
         await().atMost(Duration.ofSeconds(10)).until(() -> peer.queuedBytes() == 0);
@@ -373,7 +377,7 @@ class OutboxTest {
 
     @Test
     void threadsThatNeverWaitAreRefusedAtTheBoundControlFramesHaveAReserveAndMemoryStaysBounded() {
-        peer = new Outbox.Peer(
+        peer = new OutboxPeer(
                 "test-send", channel, "b", new Outbox.Limits(1_000, 4_000, 1_000, TimeUnit.SECONDS.toNanos(60)));
         channel.gate = new CountDownLatch(1);
         sendInBackground(frame(0, 0, 100), false);
@@ -381,7 +385,7 @@ class OutboxTest {
         // a delivering thread forwarding a flood toward a member that reads nothing: a million frames, 100 MB
         int acceptedData = 0;
         for (int i = 1; i <= 1_000_000; i++) {
-            if (peer.send(frame(0, i, 100), 0, 100, false, false)) {
+            if (peer.send(frame(0, i, 100), 0, 100, false, Outbox.Wait.NEVER, Outbox.Priority.DATA)) {
                 acceptedData++;
             }
         }
@@ -391,7 +395,7 @@ class OutboxTest {
         // a lease renewal still finds room, in the reserve; beyond the reserve, it is refused too
         int acceptedControl = 0;
         for (int i = 0; i < 100; i++) {
-            if (peer.send(frame(1, i, 100), 0, 100, false, false, true)) {
+            if (peer.send(frame(1, i, 100), 0, 100, false, Outbox.Wait.NEVER, Outbox.Priority.CONTROL)) {
                 acceptedControl++;
             }
         }
@@ -416,24 +420,25 @@ class OutboxTest {
                 return false;
             }
         };
-        peer = new Outbox.Peer("test-send", noCredits, "b", LIMITS);
+        peer = new OutboxPeer("test-send", noCredits, "b", LIMITS);
         long pauseStart = System.nanoTime();
         await().atMost(Duration.ofSeconds(10))
                 .until(() -> System.nanoTime() - pauseStart > 2 * Outbox.INLINE_GAP_NANOS);
-        assertThat(peer.send(frame(0, 0, 20), 0, 20, false, true)).isTrue();
+        assertThat(peer.send(frame(0, 0, 20), 0, 20, false, Outbox.Wait.BOUNDED, Outbox.Priority.DATA))
+                .isTrue();
         await().atMost(Duration.ofSeconds(10)).until(() -> senders.size() == 1);
         assertThat(senders).doesNotContain(Thread.currentThread());
     }
 
     @Test
     void awaitSentReturnsOnceEveryQueuedFrameReachedTheChannel() throws Exception {
-        peer = new Outbox.Peer("test-send", channel, "b", LIMITS);
+        peer = new OutboxPeer("test-send", channel, "b", LIMITS);
         channel.gate = new CountDownLatch(1);
         sendInBackground(frame(0, 0, 30), true);
         sendInBackground(frame(0, 1, 30), false); // each ordering has its own queue: hold both
         await().atMost(Duration.ofSeconds(10)).until(() -> channel.inSend.get() == 2);
         for (int i = 2; i < 50; i++) {
-            peer.send(frame(0, i, 30), 0, 30, i % 2 == 0, true);
+            peer.send(frame(0, i, 30), 0, 30, i % 2 == 0, Outbox.Wait.BOUNDED, Outbox.Priority.DATA);
         }
         assertThat(peer.awaitSent(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50)))
                 .isFalse();
@@ -455,16 +460,17 @@ class OutboxTest {
                 Thread.currentThread().interrupt();
             }
         };
-        peer = new Outbox.Peer("test-send", held, "b", LIMITS);
+        peer = new OutboxPeer("test-send", held, "b", LIMITS);
         // after a pause, on an idle queue: an unqueued frame would go out here, on this thread
         long pauseStart = System.nanoTime();
         await().atMost(Duration.ofSeconds(10))
                 .until(() -> System.nanoTime() - pauseStart > 2 * Outbox.INLINE_GAP_NANOS);
-        peer.send(frame(0, 0, 100), 0, 100, false, false);
+        peer.send(frame(0, 0, 100), 0, 100, false, Outbox.Wait.NEVER, Outbox.Priority.DATA);
         await().atMost(Duration.ofSeconds(10)).until(() -> senders.size() == 1);
         // the channel is held, and the queue goes past the waiting threshold: the caller returns every time
         for (int i = 1; i <= 20_000; i++) {
-            assertThat(peer.send(frame(0, i, 100), 0, 100, false, false)).isTrue();
+            assertThat(peer.send(frame(0, i, 100), 0, 100, false, Outbox.Wait.NEVER, Outbox.Priority.DATA))
+                    .isTrue();
         }
         assertThat(senders).doesNotContain(Thread.currentThread());
         gate.countDown();
@@ -474,9 +480,9 @@ class OutboxTest {
 
     @Test
     void aClosedPeerSendsNothingMore() {
-        peer = new Outbox.Peer("test-send", channel, "b", LIMITS);
+        peer = new OutboxPeer("test-send", channel, "b", LIMITS);
         peer.close();
-        peer.send(frame(0, 0, 20), 0, 20, false, true);
+        peer.send(frame(0, 0, 20), 0, 20, false, Outbox.Wait.BOUNDED, Outbox.Priority.DATA);
         assertThat(channel.messages).isEmpty();
     }
 
