@@ -4,6 +4,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 import org.jgroups.Address;
 import org.jgroups.BytesMessage;
 import org.jgroups.EmptyMessage;
@@ -66,7 +67,10 @@ public final class ClusterGuard extends Protocol {
     private final Map<Address, Long> lastNotice = new ConcurrentHashMap<>();
 
     /** When {@link #lastNotice} was last pruned of senders noticed more than a notice interval ago. */
-    private final AtomicLong lastPrune = new AtomicLong(System.nanoTime() - NOTICE_INTERVAL_NANOS);
+    private final AtomicLong lastPrune;
+
+    /** The monotonic clock the notices are limited by: {@link System#nanoTime()}, or a test's. */
+    private final LongSupplier nanoClock;
 
     private final Map<String, Long> lastLog = new ConcurrentHashMap<>();
 
@@ -85,8 +89,15 @@ public final class ClusterGuard extends Protocol {
      * @param clusterName the cluster name, for messages
      */
     public ClusterGuard(byte @Nullable [] clusterKey, String clusterName) {
+        this(clusterKey, clusterName, System::nanoTime);
+    }
+
+    /** Creates the guard with its own clock for the notices' limits (tests). */
+    ClusterGuard(byte @Nullable [] clusterKey, String clusterName, LongSupplier nanoClock) {
         this.cipher = clusterKey == null ? null : new GuardCipher(clusterKey);
         this.clusterName = clusterName;
+        this.nanoClock = nanoClock;
+        this.lastPrune = new AtomicLong(nanoClock.getAsLong() - NOTICE_INTERVAL_NANOS);
         setId(MAGIC_ID);
     }
 
@@ -219,7 +230,7 @@ public final class ClusterGuard extends Protocol {
     private void refuse(@Nullable Address from, byte kind, String why) {
         refused.incrementAndGet();
         String sender = describe(from);
-        long now = System.nanoTime();
+        long now = nanoClock.getAsLong();
         if (lastLog.size() >= MAX_PEERS) {
             lastLog.clear(); // many senders: forged ones, most likely; their lines stay rate-limited per sender
         }
@@ -277,7 +288,7 @@ public final class ClusterGuard extends Protocol {
         };
         String reason = "member " + describe(from) + " of cluster '" + clusterName + "' refused this node: " + why;
         if (joined) {
-            if (due(lastLog, "notice" + describe(from), System.nanoTime(), LOG_INTERVAL_NANOS)) {
+            if (due(lastLog, "notice" + describe(from), nanoClock.getAsLong(), LOG_INTERVAL_NANOS)) {
                 logger.warn("{}", reason);
             }
             return;
