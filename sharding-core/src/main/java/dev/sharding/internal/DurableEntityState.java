@@ -1,7 +1,7 @@
 package dev.sharding.internal;
 
+import dev.sharding.AppliedMessageWindow;
 import dev.sharding.EntityState;
-import dev.sharding.ShardingSettings;
 import dev.sharding.StoreOutcomeUnknownException;
 import dev.sharding.internal.protocol.EntityTransfer;
 import dev.sharding.internal.protocol.FailureKind;
@@ -178,7 +178,7 @@ final class DurableEntityState {
                             e));
             return null;
         }
-        ShardingSettings.AppliedMessageWindow window = region.appliedMessageWindow();
+        AppliedMessageWindow window = region.appliedMessageWindow();
         AppliedMessages next = appliedMessages()
                 .plus(
                         messageId,
@@ -218,7 +218,7 @@ final class DurableEntityState {
      */
     @Nullable
     Object recordedReply(String messageId, long fingerprint) {
-        ShardingSettings.AppliedMessageWindow window = shard.region().appliedMessageWindow();
+        AppliedMessageWindow window = shard.region().appliedMessageWindow();
         AppliedMessages.Entry entry = appliedMessages()
                 .find(messageId, shard.region().storeMillis(), window.maxAge().toMillis());
         if (entry == null) {

@@ -1,6 +1,7 @@
 package dev.sharding.internal;
 
 import dev.sharding.EntityType;
+import dev.sharding.EntityTypeSettings;
 import dev.sharding.Member;
 import dev.sharding.ShardingException;
 import dev.sharding.ShardingSettings;
@@ -202,8 +203,8 @@ public final class NodeRuntime implements Transport.Listener {
                 membership::storeId,
                 strategy,
                 leases,
-                settings.rebalanceInterval().toNanos(),
-                settings.rebalanceStableAfter().toNanos(),
+                settings.rebalance().interval().toNanos(),
+                settings.rebalance().stableAfter().toNanos(),
                 settings.retryInterval().toNanos(),
                 settings.member().minNrOfMembers(),
                 System.nanoTime());
@@ -253,7 +254,7 @@ public final class NodeRuntime implements Transport.Listener {
         if (regions.get(type.name()) != null) {
             throw new IllegalArgumentException("Entity type " + type.name() + " is registered twice");
         }
-        ShardingSettings.EntityTypeSettings ts = settings.entity(type.name());
+        EntityTypeSettings ts = settings.entity(type.name());
         int shards = ts.numberOfShards() > 0
                 ? ts.numberOfShards()
                 : type.numberOfShards() > 0 ? type.numberOfShards() : settings.numberOfShards();

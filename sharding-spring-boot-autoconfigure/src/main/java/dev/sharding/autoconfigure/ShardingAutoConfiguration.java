@@ -221,8 +221,8 @@ public final class ShardingAutoConfiguration {
         }
     }
 
-    /** The property of a core setting: the core names them after the properties, except the entity idle timeout. */
+    /** The property of a core setting: the core names its settings after the properties under {@code sharding.}. */
     static String propertyName(String setting) {
-        return "sharding." + setting.replace(".passivation.idle-timeout", ".idle-timeout");
+        return "sharding." + setting;
     }
 }

@@ -2,7 +2,9 @@ package dev.sharding.autoconfigure;
 
 import dev.sharding.InvalidSettingException;
 import dev.sharding.MemberSettings;
+import dev.sharding.RebalanceSettings;
 import dev.sharding.ShardingSettings;
+import dev.sharding.ShardingSettingsBuilder;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -14,7 +16,7 @@ import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.NestedConfigurationProperty;
-import org.springframework.util.StringUtils;
+import org.springframework.boot.context.properties.PropertyMapper;
 import org.springframework.util.unit.DataSize;
 
 /**
@@ -90,7 +92,7 @@ public class ShardingProperties {
      * How often the coordinator considers moving shards from the most to the least loaded nodes, when no node joined
      * or left (which starts a round once the membership is stable: rebalance.stable-after).
      */
-    private Duration rebalanceInterval = ShardingSettings.DEFAULT_REBALANCE_INTERVAL;
+    private Duration rebalanceInterval = RebalanceSettings.DEFAULT_INTERVAL;
 
     /**
      * Limits of one rebalance round.
@@ -588,7 +590,8 @@ public class ShardingProperties {
     }
 
     /**
-     * Turns these properties into core settings and checks them.
+     * Turns these properties into core settings and checks them: each group of properties maps to its group of
+     * settings, property by property.
      *
      * @return the validated settings
      * @throws InvalidSettingException naming the first property whose value is out of range
@@ -599,67 +602,36 @@ public class ShardingProperties {
             throw new InvalidSettingException(
                     "max-payload-size", this.maxPayloadSize, "must be at most " + Integer.MAX_VALUE + " bytes");
         }
-        String config = this.jgroups.getConfig();
-        // Built from the defaults with the withX methods rather than the canonical constructor, so that settings the
-        // core adds later keep their core defaults until they get properties of their own.
-        ShardingSettings settings = ShardingSettings.defaults()
-                .withClusterName(this.clusterName)
-                .withNodeName(this.nodeName)
-                .withNumberOfShards(this.numberOfShards)
-                .withAskTimeout(this.askTimeout)
-                .withBufferSize(this.bufferSize)
-                .withBufferBytes(this.bufferBytes.toBytes())
-                .withMailboxSize(this.mailboxSize)
-                .withBlockedThreadThreshold(this.blockedThreadThreshold)
-                .withRetryInterval(this.retryInterval)
-                .withMaxPayloadSize((int) payload)
-                .withRebalanceInterval(this.rebalanceInterval)
-                .withRebalanceStableAfter(this.rebalance.getStableAfter())
-                .withRebalanceAbsoluteLimit(this.rebalance.getAbsoluteLimit())
-                .withRebalanceRelativeLimit(this.rebalance.getRelativeLimit())
-                .withHandoffTimeout(this.handoffTimeout)
-                .withPassivationIdleTimeout(this.passivation.getIdleTimeout())
-                .withPassivationMaxActiveEntities(this.passivation.getMaxActiveEntities())
-                .withPassivationActiveEntityLimit(this.passivation.getActiveEntityLimit())
-                .withNetwork(
-                        this.jgroups.getBindAddress(),
-                        this.jgroups.getBindPort(),
-                        this.jgroups.getPortRange(),
-                        this.jgroups.getInitialHosts())
-                .withJgroupsConfig(StringUtils.hasText(config) ? config : null)
-                .withJgroups(this.jgroups.toSettings())
-                .withSplitBrain(this.splitBrain.toSettings())
-                .withMember(new MemberSettings(
-                        this.roles.stream()
-                                .map(String::trim)
-                                .filter(r -> !r.isEmpty())
-                                .collect(Collectors.toSet()),
-                        this.appVersion == null ? "" : this.appVersion.trim(),
-                        this.minNrOfMembers))
-                .withBackoff(this.entityRestartBackoff, this.shardFailureBackoff)
-                .withBackpressure(this.backpressure.toSettings());
-        for (Map.Entry<String, EntityTypeProperties> entity : this.entities.entrySet()) {
-            EntityTypeProperties.AppliedMessages applied = entity.getValue().getAppliedMessages();
-            ShardingSettings.AppliedMessageWindow window;
-            try {
-                window = new ShardingSettings.AppliedMessageWindow(applied.getMaxCount(), applied.getMaxAge());
-            } catch (InvalidSettingException e) {
-                throw new InvalidSettingException(
-                        "entities." + entity.getKey() + "." + e.setting(), e.value(), e.rule());
-            }
-            settings = settings.withEntity(
-                    entity.getKey(),
-                    new ShardingSettings.EntityTypeSettings(
-                            entity.getValue().getNumberOfShards(),
-                            entity.getValue().isProxyOnly(),
-                            entity.getValue().getIdleTimeout(),
-                            entity.getValue().isRememberEntities(),
-                            StringUtils.hasText(entity.getValue().getRole())
-                                    ? entity.getValue().getRole().trim()
-                                    : null,
-                            window,
-                            entity.getValue().getPassivation().getStrategy()));
-        }
-        return settings.validate();
+        PropertyMapper map = PropertyMapper.get();
+        // From the builder's defaults, so that settings the core adds later keep their core defaults until they get
+        // properties of their own.
+        ShardingSettingsBuilder settings = ShardingSettings.builder();
+        map.from(this.clusterName).to(settings::clusterName);
+        map.from(this.nodeName).to(settings::nodeName);
+        map.from(this.numberOfShards).to(settings::numberOfShards);
+        map.from(this.askTimeout).to(settings::askTimeout);
+        map.from(this.bufferSize).to(settings::bufferSize);
+        map.from(this.bufferBytes).as(DataSize::toBytes).to(settings::bufferBytes);
+        map.from(this.mailboxSize).to(settings::mailboxSize);
+        map.from(this.blockedThreadThreshold).to(settings::blockedThreadThreshold);
+        map.from(this.retryInterval).to(settings::retryInterval);
+        map.from(payload).asInt(Long::intValue).to(settings::maxPayloadSize);
+        map.from(this.handoffTimeout).to(settings::handoffTimeout);
+        map.from(this.entityRestartBackoff).to(settings::entityRestartBackoff);
+        map.from(this.shardFailureBackoff).to(settings::shardFailureBackoff);
+        map.from(() -> this.rebalance.toSettings(this.rebalanceInterval)).to(settings::rebalance);
+        map.from(this.passivation::toSettings).to(settings::passivation);
+        map.from(this.jgroups::toSettings).to(settings::jgroups);
+        map.from(this.splitBrain::toSettings).to(settings::splitBrain);
+        map.from(this::memberSettings).to(settings::member);
+        map.from(this.backpressure::toSettings).to(settings::backpressure);
+        this.entities.forEach((type, entity) -> settings.entity(type, entity.toSettings(type)));
+        return settings.build().validate();
+    }
+
+    private MemberSettings memberSettings() {
+        Set<String> trimmed =
+                this.roles.stream().map(String::trim).filter(r -> !r.isEmpty()).collect(Collectors.toSet());
+        return new MemberSettings(trimmed, this.appVersion == null ? "" : this.appVersion.trim(), this.minNrOfMembers);
     }
 }

@@ -149,11 +149,12 @@ public final class JGroupsTransport implements Transport, Receiver {
                 ClusterKeys.clusterKey(settings.jgroups(), settings.clusterName()), settings.clusterName());
         this.guard = g;
         JChannel ch;
-        if (settings.jgroupsConfig() != null) {
+        if (settings.jgroups().config() != null) {
             ch = StackFactory.channel(settings, 0, InetAddress.getLoopbackAddress(), jdbcDiscovery, g);
         } else {
-            InetAddress address = StackFactory.bindAddress(settings.bindAddress());
-            int port = StackFactory.firstFreePort(address, settings.bindPort(), settings.portRange());
+            InetAddress address = StackFactory.bindAddress(settings.jgroups().bindAddress());
+            int port = StackFactory.firstFreePort(
+                    address, settings.jgroups().bindPort(), settings.jgroups().portRange());
             ch = StackFactory.channel(settings, port, address, jdbcDiscovery, g);
             InitialHosts.warnIfNotListed(settings, port);
             if (name == null) {
