@@ -58,8 +58,10 @@ class ShardingStoreAutoConfigurationTests {
         Path db = dir.resolve("shared").resolve("sharding");
         this.runner.withPropertyValues("sharding.store.embedded-path=" + db).run(context -> {
             ShardingStore store = context.getBean(ShardingStore.class);
-            assertThat(store).isInstanceOf(OwningStore.class);
-            assertThat(((OwningStore) store).store()).isInstanceOf(JdbcShardingStore.class);
+            assertThat(store).isInstanceOf(JdbcShardingStore.class);
+            assertThat(((JdbcShardingStore) store).dataSource())
+                    .as("the pool of the embedded database, a bean of its own")
+                    .isSameAs(context.getBean(EmbeddedH2Database.class).pool());
             assertThat(db.resolveSibling("sharding.mv.db")).exists();
             store.write("greeter", "g", 0, 0, new byte[] {1}).join();
             assertThat(store.read("greeter", "g").join()).isPresent();
@@ -235,7 +237,7 @@ class ShardingStoreAutoConfigurationTests {
     void embeddedDatabaseIsClosedByTheStoreNotByH2sShutdownHook() {
         Path db = dir.resolve("hook").resolve("sharding");
         this.runner.withPropertyValues("sharding.store.embedded-path=" + db).run(context -> {
-            OwningStore store = (OwningStore) context.getBean(ShardingStore.class);
+            ShardingStore store = context.getBean(ShardingStore.class);
             assertThat(H2ShutdownHook.detach())
                     .as("H2's hook is no longer registered")
                     .isFalse();

@@ -1,0 +1,12 @@
+package dev.sharding.autoconfigure;
+
+import javax.sql.DataSource;
+
+/**
+ * The database whose table lists the members' addresses when {@code sharding.jgroups.discovery=jdbc}: the JDBC
+ * store's, found from the store bean ({@link ShardingStoreConfigurations.JdbcDiscovery}).
+ *
+ * @param dataSource the database
+ * @param tablePrefix the prefix of the store's tables, which the discovery table shares
+ */
+record ShardingDiscoveryDatabase(DataSource dataSource, String tablePrefix) {}
