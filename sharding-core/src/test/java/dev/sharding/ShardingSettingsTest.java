@@ -87,6 +87,56 @@ class ShardingSettingsTest {
     }
 
     @Test
+    void buildersStartFromTheDefaultsAndToBuilderKeepsEverySetting() {
+        assertThat(ShardingSettings.builder().build()).isEqualTo(ShardingSettings.defaults());
+        assertThat(EntityTypeSettings.builder().build()).isEqualTo(EntityTypeSettings.DEFAULT);
+        EntityTypeSettings type = EntityTypeSettings.builder()
+                .numberOfShards(7)
+                .proxyOnly(true)
+                .idleTimeout(Duration.ofSeconds(3))
+                .rememberEntities(true)
+                .role("backend")
+                .appliedMessages(new AppliedMessageWindow(5, Duration.ofMinutes(1)))
+                .passivation(PassivationStrategy.LEAST_FREQUENTLY_USED)
+                .build();
+        assertThat(type.toBuilder().build()).isEqualTo(type);
+        ShardingSettings s = ShardingSettings.builder()
+                .clusterName("c")
+                .rebalance(RebalanceSettings.DEFAULT.withInterval(Duration.ofSeconds(30)))
+                .passivation(PassivationSettings.DEFAULT.withIdleTimeout(Duration.ZERO))
+                .jgroups(JgroupsSettings.defaults().withNetwork("127.0.0.2", 9000, 3, "127.0.0.2[9000]"))
+                .entity("x", type)
+                .build();
+        assertThat(s.toBuilder().build()).isEqualTo(s);
+        assertThat(s.idleTimeout("other")).isZero();
+        assertThat(s.idleTimeout("x")).as("remembered entities never idle").isZero();
+    }
+
+    @Test
+    void eachGroupNamesItsSettingsAfterTheirProperties() {
+        assertThatThrownBy(() -> ShardingSettings.defaults()
+                        .withRebalance(RebalanceSettings.DEFAULT.withInterval(Duration.ZERO))
+                        .validate())
+                .hasMessageContaining("sharding.rebalance-interval=PT0S");
+        assertThatThrownBy(() -> ShardingSettings.defaults()
+                        .withPassivation(PassivationSettings.DEFAULT.withActiveEntityLimit(0))
+                        .validate())
+                .hasMessageContaining("sharding.passivation.active-entity-limit=0");
+        assertThatThrownBy(() -> ShardingSettings.defaults()
+                        .withJgroups(JgroupsSettings.defaults().withNetwork("127.0.0.1", 7800, 10, " "))
+                        .validate())
+                .hasMessageContaining("sharding.jgroups.initial-hosts");
+        assertThatThrownBy(() -> ShardingSettings.defaults()
+                        .withEntity(
+                                "cart",
+                                EntityTypeSettings.builder()
+                                        .idleTimeout(Duration.ofSeconds(-1))
+                                        .build())
+                        .validate())
+                .hasMessageContaining("sharding.entities.cart.idle-timeout=PT-1S");
+    }
+
+    @Test
     void backpressureSettingsAreCheckedAndNamed() {
         BackpressureSettings d = BackpressureSettings.DEFAULT;
         assertThat(ShardingSettings.defaults().backpressure()).isEqualTo(d);
