@@ -5,9 +5,16 @@ import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
- * How the built-in JGroups stack discovers members, which ports it opens, how large a frame it accepts, and how the
- * cluster's traffic is secured. Part of {@link ShardingSettings}; start from {@link #defaults()}.
+ * The JGroups transport: the addresses it binds and discovers, the stack it runs, and for the built-in stack how
+ * members are discovered, which ports it opens, how large a frame it accepts and how the cluster's traffic is
+ * secured. Part of {@link ShardingSettings}; the properties {@code sharding.jgroups.*}. Start from
+ * {@link #defaults()}.
  *
+ * @param bindAddress the address the transport binds to
+ * @param bindPort the first port the transport tries; the next free one is taken
+ * @param portRange how many ports above {@code bindPort} may be taken
+ * @param initialHosts the members to discover, as {@code host[port]} or {@code host[first..last]}, comma separated
+ * @param config a JGroups stack file or resource replacing the built-in TCP stack, or {@code null}
  * @param discovery how members find each other
  * @param dnsQuery the DNS name whose A records are the members, for {@link Discovery#DNS}
  * @param fdPort the port of the failure-detection socket, or 0 for the transport's port + 100
@@ -17,12 +24,29 @@ import org.jspecify.annotations.Nullable;
  * @param keyStore a key store holding the cluster key instead of a secret, or {@code null}
  */
 public record JgroupsSettings(
+        String bindAddress,
+        int bindPort,
+        int portRange,
+        String initialHosts,
+        @Nullable String config,
         Discovery discovery,
         @Nullable String dnsQuery,
         int fdPort,
         int maxFrameSize,
         @Nullable String secret,
         @Nullable KeyStoreSettings keyStore) {
+
+    /** Default bind address. */
+    public static final String DEFAULT_BIND_ADDRESS = "127.0.0.1";
+
+    /** Default first bind port. */
+    public static final int DEFAULT_BIND_PORT = 7800;
+
+    /** Default port range. */
+    public static final int DEFAULT_PORT_RANGE = 10;
+
+    /** Default initial hosts. */
+    public static final String DEFAULT_INITIAL_HOSTS = "127.0.0.1[7800..7809]";
 
     /** Default largest frame: twice the largest frame the built-in stack sends (its fragments are 60 KiB). */
     public static final int DEFAULT_MAX_FRAME_SIZE = 128 * 1024;
@@ -40,16 +64,30 @@ public record JgroupsSettings(
      * Checks the arguments are not null.
      */
     public JgroupsSettings {
+        Objects.requireNonNull(bindAddress, "bindAddress");
+        Objects.requireNonNull(initialHosts, "initialHosts");
         Objects.requireNonNull(discovery, "discovery");
     }
 
     /**
-     * The defaults: static discovery, the failure-detection port at the transport's + 100, no secret.
+     * The defaults: the built-in stack on 127.0.0.1 from port 7800, static discovery, the failure-detection port at
+     * the transport's + 100, no secret.
      *
      * @return the defaults
      */
     public static JgroupsSettings defaults() {
-        return new JgroupsSettings(Discovery.STATIC, null, 0, DEFAULT_MAX_FRAME_SIZE, null, null);
+        return new JgroupsSettings(
+                DEFAULT_BIND_ADDRESS,
+                DEFAULT_BIND_PORT,
+                DEFAULT_PORT_RANGE,
+                DEFAULT_INITIAL_HOSTS,
+                null,
+                Discovery.STATIC,
+                null,
+                0,
+                DEFAULT_MAX_FRAME_SIZE,
+                null,
+                null);
     }
 
     /**
@@ -62,6 +100,41 @@ public record JgroupsSettings(
     }
 
     /**
+     * Copy with other addresses.
+     *
+     * @param address the bind address
+     * @param port the first bind port
+     * @param range how many ports above it may be taken
+     * @param hosts the initial hosts
+     * @return the copy
+     */
+    public JgroupsSettings withNetwork(String address, int port, int range, String hosts) {
+        return new JgroupsSettings(
+                address, port, range, hosts, config, discovery, dnsQuery, fdPort, maxFrameSize, secret, keyStore);
+    }
+
+    /**
+     * Copy with another stack file or resource.
+     *
+     * @param value the stack, or {@code null} for the built-in TCP stack
+     * @return the copy
+     */
+    public JgroupsSettings withConfig(@Nullable String value) {
+        return new JgroupsSettings(
+                bindAddress,
+                bindPort,
+                portRange,
+                initialHosts,
+                value,
+                discovery,
+                dnsQuery,
+                fdPort,
+                maxFrameSize,
+                secret,
+                keyStore);
+    }
+
+    /**
      * Copy with another discovery.
      *
      * @param value how members find each other
@@ -69,7 +142,18 @@ public record JgroupsSettings(
      * @return the copy
      */
     public JgroupsSettings withDiscovery(Discovery value, @Nullable String query) {
-        return new JgroupsSettings(value, query, fdPort, maxFrameSize, secret, keyStore);
+        return new JgroupsSettings(
+                bindAddress,
+                bindPort,
+                portRange,
+                initialHosts,
+                config,
+                value,
+                query,
+                fdPort,
+                maxFrameSize,
+                secret,
+                keyStore);
     }
 
     /**
@@ -79,7 +163,18 @@ public record JgroupsSettings(
      * @return the copy
      */
     public JgroupsSettings withFdPort(int value) {
-        return new JgroupsSettings(discovery, dnsQuery, value, maxFrameSize, secret, keyStore);
+        return new JgroupsSettings(
+                bindAddress,
+                bindPort,
+                portRange,
+                initialHosts,
+                config,
+                discovery,
+                dnsQuery,
+                value,
+                maxFrameSize,
+                secret,
+                keyStore);
     }
 
     /**
@@ -89,7 +184,18 @@ public record JgroupsSettings(
      * @return the copy
      */
     public JgroupsSettings withMaxFrameSize(int value) {
-        return new JgroupsSettings(discovery, dnsQuery, fdPort, value, secret, keyStore);
+        return new JgroupsSettings(
+                bindAddress,
+                bindPort,
+                portRange,
+                initialHosts,
+                config,
+                discovery,
+                dnsQuery,
+                fdPort,
+                value,
+                secret,
+                keyStore);
     }
 
     /**
@@ -99,7 +205,18 @@ public record JgroupsSettings(
      * @return the copy
      */
     public JgroupsSettings withSecret(@Nullable String value) {
-        return new JgroupsSettings(discovery, dnsQuery, fdPort, maxFrameSize, value, keyStore);
+        return new JgroupsSettings(
+                bindAddress,
+                bindPort,
+                portRange,
+                initialHosts,
+                config,
+                discovery,
+                dnsQuery,
+                fdPort,
+                maxFrameSize,
+                value,
+                keyStore);
     }
 
     /**
@@ -109,16 +226,35 @@ public record JgroupsSettings(
      * @return the copy
      */
     public JgroupsSettings withKeyStore(@Nullable KeyStoreSettings value) {
-        return new JgroupsSettings(discovery, dnsQuery, fdPort, maxFrameSize, secret, value);
+        return new JgroupsSettings(
+                bindAddress,
+                bindPort,
+                portRange,
+                initialHosts,
+                config,
+                discovery,
+                dnsQuery,
+                fdPort,
+                maxFrameSize,
+                secret,
+                value);
     }
 
     /**
      * Checks these settings.
      *
-     * @param bindPort the transport's first port, for the failure-detection port
      * @throws IllegalArgumentException naming the first invalid setting, its value and the rule
      */
-    void validate(int bindPort) {
+    void validate() {
+        SettingsValidation.require(!bindAddress.isBlank(), "jgroups.bind-address", bindAddress, "must not be blank");
+        SettingsValidation.require(
+                bindPort > 0 && bindPort < 65536, "jgroups.bind-port", bindPort, "must be a port (1-65535)");
+        SettingsValidation.require(
+                portRange >= 0 && bindPort + portRange < 65536,
+                "jgroups.port-range",
+                portRange,
+                "must be at least 0 and keep bind-port + port-range under 65536");
+        SettingsValidation.require(!initialHosts.isBlank(), "jgroups.initial-hosts", initialHosts, "must not be blank");
         if (discovery == Discovery.DNS && (dnsQuery == null || dnsQuery.isBlank())) {
             throw invalid("jgroups.dns-query", dnsQuery, "must name the headless service when discovery is dns");
         }
@@ -161,7 +297,9 @@ public record JgroupsSettings(
     /** Never prints the secret. */
     @Override
     public String toString() {
-        return "JgroupsSettings[discovery=" + discovery + ", dnsQuery=" + dnsQuery + ", fdPort=" + fdPort
+        return "JgroupsSettings[bindAddress=" + bindAddress + ", bindPort=" + bindPort + ", portRange=" + portRange
+                + ", initialHosts=" + initialHosts + ", config=" + config + ", discovery=" + discovery + ", dnsQuery="
+                + dnsQuery + ", fdPort=" + fdPort
                 + ", maxFrameSize=" + maxFrameSize + ", secret=" + (secret == null ? "none" : "******")
                 + ", keyStore=" + keyStore + "]";
     }

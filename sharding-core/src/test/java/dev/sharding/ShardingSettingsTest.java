@@ -16,13 +16,13 @@ class ShardingSettingsTest {
         assertThat(s.numberOfShards()).isEqualTo(100);
         assertThat(s.askTimeout()).isEqualTo(Duration.ofSeconds(5));
         assertThat(s.bufferSize()).isEqualTo(100_000);
-        assertThat(s.bindPort()).isEqualTo(7800);
-        assertThat(s.initialHosts()).isEqualTo("127.0.0.1[7800..7809]");
-        assertThat(s.rebalanceInterval()).isEqualTo(Duration.ofSeconds(10));
-        assertThat(s.rebalanceAbsoluteLimit()).isEqualTo(20);
-        assertThat(s.rebalanceRelativeLimit()).isEqualTo(0.1);
+        assertThat(s.jgroups().bindPort()).isEqualTo(7800);
+        assertThat(s.jgroups().initialHosts()).isEqualTo("127.0.0.1[7800..7809]");
+        assertThat(s.rebalance().interval()).isEqualTo(Duration.ofSeconds(10));
+        assertThat(s.rebalance().absoluteLimit()).isEqualTo(20);
+        assertThat(s.rebalance().relativeLimit()).isEqualTo(0.1);
         assertThat(s.handoffTimeout()).isEqualTo(Duration.ofSeconds(60));
-        assertThat(s.entity("any")).isEqualTo(ShardingSettings.EntityTypeSettings.DEFAULT);
+        assertThat(s.entity("any")).isEqualTo(EntityTypeSettings.DEFAULT);
     }
 
     @Test
@@ -35,59 +35,105 @@ class ShardingSettingsTest {
                         .validate())
                 .hasMessageContaining("sharding.ask-timeout=PT0S");
         assertThatThrownBy(() -> ShardingSettings.defaults()
-                        .withRebalanceRelativeLimit(1.5)
+                        .withRebalance(RebalanceSettings.DEFAULT.withRelativeLimit(1.5))
                         .validate())
                 .hasMessageContaining("sharding.rebalance.relative-limit=1.5");
         assertThatThrownBy(() -> ShardingSettings.defaults()
-                        .withNetwork("127.0.0.1", 70000, 0, "h[1]")
+                        .withJgroups(JgroupsSettings.defaults().withNetwork("127.0.0.1", 70000, 0, "h[1]"))
                         .validate())
                 .hasMessageContaining("sharding.jgroups.bind-port=70000");
         assertThatThrownBy(() -> ShardingSettings.defaults()
-                        .withEntity("cart", new ShardingSettings.EntityTypeSettings(-1, false))
+                        .withEntity(
+                                "cart",
+                                EntityTypeSettings.builder().numberOfShards(-1).build())
                         .validate())
                 .hasMessageContaining("sharding.entities.cart.number-of-shards=-1");
     }
 
     @Test
     void withMethodsChangeOneSettingAndEntitiesAreCopied() {
-        Map<String, ShardingSettings.EntityTypeSettings> map = new HashMap<>();
+        Map<String, EntityTypeSettings> map = new HashMap<>();
         ShardingSettings s = new ShardingSettings(
                 "c",
                 "n",
                 10,
                 Duration.ofSeconds(1),
                 5,
-                Duration.ofSeconds(1),
-                2048,
-                Duration.ofSeconds(10),
-                20,
-                0.1,
-                Duration.ofSeconds(60),
-                Duration.ofSeconds(120),
-                0,
-                "127.0.0.1",
-                7800,
-                0,
-                "h[1]",
-                null,
-                map,
-                JgroupsSettings.defaults(),
-                dev.sharding.SplitBrainSettings.DEFAULT,
-                MemberSettings.DEFAULT,
-                Duration.ofSeconds(10),
-                Duration.ofSeconds(10),
-                1000,
-                Duration.ofSeconds(2),
                 1 << 20,
                 100,
                 Duration.ofMillis(500),
-                BackpressureSettings.DEFAULT);
-        map.put("x", new ShardingSettings.EntityTypeSettings(3, true));
+                Duration.ofSeconds(1),
+                2048,
+                Duration.ofSeconds(60),
+                Duration.ofSeconds(10),
+                Duration.ofSeconds(10),
+                RebalanceSettings.DEFAULT,
+                PassivationSettings.DEFAULT,
+                JgroupsSettings.defaults(),
+                dev.sharding.SplitBrainSettings.DEFAULT,
+                MemberSettings.DEFAULT,
+                BackpressureSettings.DEFAULT,
+                map);
+        map.put(
+                "x",
+                EntityTypeSettings.builder().numberOfShards(3).proxyOnly(true).build());
         assertThat(s.entities()).isEmpty();
-        ShardingSettings t = s.withEntity("x", new ShardingSettings.EntityTypeSettings(3, true));
+        ShardingSettings t = s.withEntity(
+                "x",
+                EntityTypeSettings.builder().numberOfShards(3).proxyOnly(true).build());
         assertThat(t.entity("x").proxyOnly()).isTrue();
         assertThat(t.withClusterName("d").clusterName()).isEqualTo("d");
         assertThat(t.withClusterName("d").entity("x").numberOfShards()).isEqualTo(3);
+    }
+
+    @Test
+    void buildersStartFromTheDefaultsAndToBuilderKeepsEverySetting() {
+        assertThat(ShardingSettings.builder().build()).isEqualTo(ShardingSettings.defaults());
+        assertThat(EntityTypeSettings.builder().build()).isEqualTo(EntityTypeSettings.DEFAULT);
+        EntityTypeSettings type = EntityTypeSettings.builder()
+                .numberOfShards(7)
+                .proxyOnly(true)
+                .idleTimeout(Duration.ofSeconds(3))
+                .rememberEntities(true)
+                .role("backend")
+                .appliedMessages(new AppliedMessageWindow(5, Duration.ofMinutes(1)))
+                .passivation(PassivationStrategy.LEAST_FREQUENTLY_USED)
+                .build();
+        assertThat(type.toBuilder().build()).isEqualTo(type);
+        ShardingSettings s = ShardingSettings.builder()
+                .clusterName("c")
+                .rebalance(RebalanceSettings.DEFAULT.withInterval(Duration.ofSeconds(30)))
+                .passivation(PassivationSettings.DEFAULT.withIdleTimeout(Duration.ZERO))
+                .jgroups(JgroupsSettings.defaults().withNetwork("127.0.0.2", 9000, 3, "127.0.0.2[9000]"))
+                .entity("x", type)
+                .build();
+        assertThat(s.toBuilder().build()).isEqualTo(s);
+        assertThat(s.idleTimeout("other")).isZero();
+        assertThat(s.idleTimeout("x")).as("remembered entities never idle").isZero();
+    }
+
+    @Test
+    void eachGroupNamesItsSettingsAfterTheirProperties() {
+        assertThatThrownBy(() -> ShardingSettings.defaults()
+                        .withRebalance(RebalanceSettings.DEFAULT.withInterval(Duration.ZERO))
+                        .validate())
+                .hasMessageContaining("sharding.rebalance-interval=PT0S");
+        assertThatThrownBy(() -> ShardingSettings.defaults()
+                        .withPassivation(PassivationSettings.DEFAULT.withActiveEntityLimit(0))
+                        .validate())
+                .hasMessageContaining("sharding.passivation.active-entity-limit=0");
+        assertThatThrownBy(() -> ShardingSettings.defaults()
+                        .withJgroups(JgroupsSettings.defaults().withNetwork("127.0.0.1", 7800, 10, " "))
+                        .validate())
+                .hasMessageContaining("sharding.jgroups.initial-hosts");
+        assertThatThrownBy(() -> ShardingSettings.defaults()
+                        .withEntity(
+                                "cart",
+                                EntityTypeSettings.builder()
+                                        .idleTimeout(Duration.ofSeconds(-1))
+                                        .build())
+                        .validate())
+                .hasMessageContaining("sharding.entities.cart.idle-timeout=PT-1S");
     }
 
     @Test
@@ -118,7 +164,7 @@ class ShardingSettingsTest {
     void memberSettingsAreCheckedAndNamed() {
         ShardingSettings ok = ShardingSettings.defaults()
                 .withMember(new MemberSettings(java.util.Set.of("web", "backend"), "1.4.2-RC1", 3))
-                .withEntity("cart", ShardingSettings.EntityTypeSettings.DEFAULT.withRole("backend"))
+                .withEntity("cart", EntityTypeSettings.builder().role("backend").build())
                 .validate();
         assertThat(ok.member().hasRole("backend")).isTrue();
         assertThat(ok.member().hasRole("batch")).isFalse();
@@ -136,7 +182,8 @@ class ShardingSettingsTest {
                         .validate())
                 .hasMessageContaining("sharding.app-version");
         assertThatThrownBy(() -> ShardingSettings.defaults()
-                        .withEntity("cart", ShardingSettings.EntityTypeSettings.DEFAULT.withRole("a/b"))
+                        .withEntity(
+                                "cart", EntityTypeSettings.builder().role("a/b").build())
                         .validate())
                 .hasMessageContaining("sharding.entities.cart.role");
     }

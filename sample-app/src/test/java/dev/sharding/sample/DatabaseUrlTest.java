@@ -101,7 +101,7 @@ class DatabaseUrlTest {
                     .as("no DataSource, no in-memory database")
                     .isEmpty();
             assertThat(node.getBean(ShardingStore.class).getClass().getSimpleName())
-                    .isEqualTo("OwningStore");
+                    .isEqualTo("JdbcShardingStore");
             deposit(node, "bob", 3);
         }
         assertThat(Files.exists(db.resolveSibling("sharding.mv.db"))).isTrue();

@@ -3,6 +3,7 @@ package dev.sharding.sample;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
+import dev.sharding.JgroupsSettings;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
@@ -119,8 +120,8 @@ final class SampleCluster implements AutoCloseable {
         return dev.sharding.ShardingSettings.defaults()
                 .withClusterName(clusterName)
                 .withNodeName(node.name)
-                .withNetwork(
-                        "127.0.0.1", node.jgroupsPort, dev.sharding.ShardingSettings.DEFAULT_PORT_RANGE, initialHosts);
+                .withJgroups(JgroupsSettings.defaults()
+                        .withNetwork("127.0.0.1", node.jgroupsPort, JgroupsSettings.DEFAULT_PORT_RANGE, initialHosts));
     }
 
     List<Node> nodes() {

@@ -1,7 +1,7 @@
 package dev.sharding.spi;
 
 import dev.sharding.Member;
-import dev.sharding.ShardingSettings;
+import dev.sharding.RebalanceSettings;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashSet;
@@ -32,7 +32,7 @@ public final class LeastShardAllocationStrategy implements ShardAllocationStrate
      * The strategy with the default limits (20 shards, 10%).
      */
     public LeastShardAllocationStrategy() {
-        this(ShardingSettings.DEFAULT_REBALANCE_ABSOLUTE_LIMIT, ShardingSettings.DEFAULT_REBALANCE_RELATIVE_LIMIT);
+        this(RebalanceSettings.DEFAULT_ABSOLUTE_LIMIT, RebalanceSettings.DEFAULT_RELATIVE_LIMIT);
     }
 
     /**

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.sharding.AskTimeoutException;
 import dev.sharding.BufferFullException;
 import dev.sharding.EntityType;
+import dev.sharding.EntityTypeSettings;
 import dev.sharding.Member;
 import dev.sharding.MessageRejectedException;
 import dev.sharding.ShardRegion;
@@ -278,8 +279,9 @@ class BadInputClusterTest {
 
     @Test
     void aFullBufferFailsAsksAndTellsAtOnceAndAsksTimeOut() throws Exception {
-        ShardingNode proxy = cluster.startNode(
-                s -> s.withBufferSize(10).withEntity("counter", new ShardingSettings.EntityTypeSettings(0, true)));
+        ShardingNode proxy = cluster.startNode(s -> s.withBufferSize(10)
+                .withEntity(
+                        "counter", EntityTypeSettings.builder().proxyOnly(true).build()));
         ShardRegion<Counter> region = proxy.region(Counter.class);
         var waiting = new java.util.ArrayList<java.util.concurrent.CompletableFuture<Counter.Total>>();
         for (int i = 0; i < 10; i++) {

@@ -63,7 +63,7 @@ class DiscoveryClusterTest {
         ShardingSettings s = ShardingSettings.defaults()
                 .withClusterName(cluster)
                 .withNodeName(name)
-                .withNetwork("127.0.0.1", port, range, "127.0.0.1[1]");
+                .withJgroups(JgroupsSettings.defaults().withNetwork("127.0.0.1", port, range, "127.0.0.1[1]"));
         return s.withJgroups(jgroups.apply(s.jgroups()));
     }
 
@@ -150,7 +150,8 @@ class DiscoveryClusterTest {
         int port = freePort();
         ShardingSettings s = ShardingSettings.defaults()
                 .withClusterName("kw-" + UUID.randomUUID())
-                .withNetwork("match-interface:lo", port, 0, "127.0.0.1[" + port + "]");
+                .withJgroups(JgroupsSettings.defaults()
+                        .withNetwork("match-interface:lo", port, 0, "127.0.0.1[" + port + "]"));
         ShardingNode node = start(s, UnaryOperator.identity());
         assertThat(node.nodeName()).endsWith(":" + port);
         assertThat(InetAddress.getByName(
@@ -159,7 +160,8 @@ class DiscoveryClusterTest {
                 .isTrue();
 
         ShardingNode bad = ShardingNode.builder(ShardingSettings.defaults()
-                        .withNetwork("match-interface:no-such-nic9", port, 0, "127.0.0.1[" + port + "]"))
+                        .withJgroups(JgroupsSettings.defaults()
+                                .withNetwork("match-interface:no-such-nic9", port, 0, "127.0.0.1[" + port + "]")))
                 .entityType(Counter.type())
                 .build();
         assertThatThrownBy(bad::start)

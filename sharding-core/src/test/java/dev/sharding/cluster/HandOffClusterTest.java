@@ -121,15 +121,15 @@ class HandOffClusterTest {
 
     @Test
     void aJoiningNodeGetsItsShareWhileMessagesFlow() throws Exception {
-        ShardingNode n1 = cluster.startNode(s -> s.withRebalanceInterval(Duration.ofMillis(500)));
-        ShardingNode n2 = cluster.startNode(s -> s.withRebalanceInterval(Duration.ofMillis(500)));
+        ShardingNode n1 = cluster.startNode(s -> s.withRebalance(s.rebalance().withInterval(Duration.ofMillis(500))));
+        ShardingNode n2 = cluster.startNode(s -> s.withRebalance(s.rebalance().withInterval(Duration.ofMillis(500))));
         List<CompletableFuture<Void>> load =
                 List.of(startSender("a", n1.region(Journal.class)), startSender("b", n2.region(Journal.class)));
         Awaitility.await("all used shards allocated")
                 .atMost(Duration.ofSeconds(30))
                 .until(() -> hosted(n1) + hosted(n2) == USED_SHARDS);
         long joined = System.nanoTime();
-        ShardingNode n3 = cluster.startNode(s -> s.withRebalanceInterval(Duration.ofMillis(500)));
+        ShardingNode n3 = cluster.startNode(s -> s.withRebalance(s.rebalance().withInterval(Duration.ofMillis(500))));
         load = new ArrayList<>(load);
         load.add(startSender("c", n3.region(Journal.class)));
         int fair = USED_SHARDS / 3;

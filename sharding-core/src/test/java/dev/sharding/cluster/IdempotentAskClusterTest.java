@@ -4,13 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sharding.AdminResult;
+import dev.sharding.AppliedMessageWindow;
 import dev.sharding.EntityException;
 import dev.sharding.EntityType;
+import dev.sharding.EntityTypeSettings;
 import dev.sharding.IdempotencyKeyReusedException;
 import dev.sharding.ShardRegion;
 import dev.sharding.ShardingNode;
 import dev.sharding.ShardingSettings;
-import dev.sharding.ShardingSettings.AppliedMessageWindow;
 import dev.sharding.StoreUnavailableException;
 import dev.sharding.test.ControllableStore;
 import dev.sharding.test.Counter;
@@ -241,8 +242,9 @@ class IdempotentAskClusterTest {
     void eachEntityKeepsTheLastIdsOfItsWindowAndAppliesOlderOnesAgain() throws Exception {
         UnaryOperator<ShardingSettings> twoIds = s -> s.withEntity(
                 "wallet",
-                ShardingSettings.EntityTypeSettings.DEFAULT.withAppliedMessages(
-                        new AppliedMessageWindow(2, Duration.ofHours(1))));
+                EntityTypeSettings.builder()
+                        .appliedMessages(new AppliedMessageWindow(2, Duration.ofHours(1)))
+                        .build());
         List<ShardingNode> nodes = cluster.startNodes(2, twoIds);
         deposit(nodes.get(0), "w", 1, "k1");
         deposit(nodes.get(0), "w", 1, "k2");

@@ -49,7 +49,7 @@ class MaxFrameSizeClusterTest {
         int port = freePort();
         ShardingSettings settings = ShardingSettings.defaults()
                 .withClusterName("frame-" + UUID.randomUUID())
-                .withNetwork("127.0.0.1", port, 0, "127.0.0.1[" + port + "]");
+                .withJgroups(JgroupsSettings.defaults().withNetwork("127.0.0.1", port, 0, "127.0.0.1[" + port + "]"));
         node = ShardingNode.builder(settings)
                 .entityType(Counter.type())
                 .channelCustomizer(ch -> channel = ch)

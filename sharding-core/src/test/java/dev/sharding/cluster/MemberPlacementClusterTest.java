@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sharding.AdminResult;
 import dev.sharding.ClusterState;
+import dev.sharding.EntityTypeSettings;
 import dev.sharding.MemberSettings;
 import dev.sharding.ShardingNode;
 import dev.sharding.ShardingSettings;
@@ -44,7 +45,8 @@ class MemberPlacementClusterTest {
 
     private static UnaryOperator<ShardingSettings> roles(String... roles) {
         return s -> s.withMember(MemberSettings.DEFAULT.withRoles(Set.of(roles)))
-                .withEntity("counter", ShardingSettings.EntityTypeSettings.DEFAULT.withRole("backend"));
+                .withEntity(
+                        "counter", EntityTypeSettings.builder().role("backend").build());
     }
 
     // ---- roles --------------------------------------------------------------------------------------------------
@@ -119,9 +121,9 @@ class MemberPlacementClusterTest {
 
     @Test
     void aRollingUpdateMovesShardsOnlyToTheNewVersionAndDoesNotRebalanceUntilItIsDone() throws Exception {
-        UnaryOperator<ShardingSettings> v1 = s -> s.withRebalanceInterval(Duration.ofSeconds(1))
+        UnaryOperator<ShardingSettings> v1 = s -> s.withRebalance(s.rebalance().withInterval(Duration.ofSeconds(1)))
                 .withMember(MemberSettings.DEFAULT.withAppVersion("1.0.0"));
-        UnaryOperator<ShardingSettings> v2 = s -> s.withRebalanceInterval(Duration.ofSeconds(1))
+        UnaryOperator<ShardingSettings> v2 = s -> s.withRebalance(s.rebalance().withInterval(Duration.ofSeconds(1)))
                 .withMember(MemberSettings.DEFAULT.withAppVersion("1.1.0"));
         List<ShardingNode> old = cluster.startNodes(3, v1);
         askAll(old.get(0));
@@ -170,9 +172,9 @@ class MemberPlacementClusterTest {
 
     @Test
     void startingEachNewNodeBeforeStoppingAnOldOneMovesShardsOnlyFromOldToNew() throws Exception {
-        UnaryOperator<ShardingSettings> v1 = s -> s.withRebalanceInterval(Duration.ofSeconds(1))
+        UnaryOperator<ShardingSettings> v1 = s -> s.withRebalance(s.rebalance().withInterval(Duration.ofSeconds(1)))
                 .withMember(MemberSettings.DEFAULT.withAppVersion("2.3.9"));
-        UnaryOperator<ShardingSettings> v2 = s -> s.withRebalanceInterval(Duration.ofSeconds(1))
+        UnaryOperator<ShardingSettings> v2 = s -> s.withRebalance(s.rebalance().withInterval(Duration.ofSeconds(1)))
                 .withMember(MemberSettings.DEFAULT.withAppVersion("2.3.10"));
         List<ShardingNode> old = cluster.startNodes(3, v1);
         askAll(old.get(0));

@@ -242,8 +242,8 @@ class MetricsClusterTest {
 
     @Test
     void passivationsAndTheHandoffsAndRoundOfARebalanceAreRecorded() throws Exception {
-        UnaryOperator<ShardingSettings> quick =
-                s -> s.withRebalanceStableAfter(Duration.ofMillis(200)).withRebalanceInterval(Duration.ofMillis(500));
+        UnaryOperator<ShardingSettings> quick = s -> s.withRebalance(
+                s.rebalance().withStableAfter(Duration.ofMillis(200)).withInterval(Duration.ofMillis(500)));
         ShardingNode a = cluster.startNode(quick);
         ShardRegion<Counter> counters = a.region(Counter.class);
         for (int i = 0; i < 40; i++) {

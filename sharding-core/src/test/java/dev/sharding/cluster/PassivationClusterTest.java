@@ -2,10 +2,10 @@ package dev.sharding.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sharding.EntityTypeSettings;
 import dev.sharding.PassivationStrategy;
 import dev.sharding.ShardRegion;
 import dev.sharding.ShardingNode;
-import dev.sharding.ShardingSettings;
 import dev.sharding.test.ControllableStore;
 import dev.sharding.test.TestCluster;
 import dev.sharding.test.Wallet;
@@ -75,7 +75,8 @@ class PassivationClusterTest {
 
     @Test
     void idleEntitiesArePassivatedAndComeBackWithTheirState() throws Exception {
-        List<ShardingNode> nodes = cluster.startNodes(2, s -> s.withPassivationIdleTimeout(Duration.ofMillis(300)));
+        List<ShardingNode> nodes =
+                cluster.startNodes(2, s -> s.withPassivation(s.passivation().withIdleTimeout(Duration.ofMillis(300))));
         ShardRegion<Wallet> region = nodes.get(0).region(Wallet.class);
         for (int i = 0; i < 40; i++) {
             region.ask("i-" + i, new Wallet.Deposit(3), Wallet.Reply.class).get(10, TimeUnit.SECONDS);
@@ -97,7 +98,8 @@ class PassivationClusterTest {
     @Test
     void anIdlePassOverMoreEntitiesThanOneTickLooksAtReachesThemAll() throws Exception {
         // 30,000 entities: a pass looks at about 20,000 per tick, so it takes two ticks to reach the last shard
-        ShardingNode node = cluster.startNode(s -> s.withPassivationIdleTimeout(Duration.ofMillis(400)));
+        ShardingNode node =
+                cluster.startNode(s -> s.withPassivation(s.passivation().withIdleTimeout(Duration.ofMillis(400))));
         ShardRegion<Wallet> region = node.region(Wallet.class);
         int entities = 30_000;
         for (int i = 0; i < entities; i++) {
@@ -118,9 +120,9 @@ class PassivationClusterTest {
 
     @Test
     void beyondTheLimitTheLeastRecentlyUsedEntitiesArePassivated() throws Exception {
-        ShardingNode node = cluster.startNode(s -> s.withPassivationMaxActiveEntities(10)
-                .withPassivationIdleTimeout(Duration.ZERO)
-                .withEntity("wallet", new ShardingSettings.EntityTypeSettings(0, false)));
+        ShardingNode node = cluster.startNode(
+                s -> s.withPassivation(s.passivation().withMaxActiveEntities(10).withIdleTimeout(Duration.ZERO))
+                        .withEntity("wallet", EntityTypeSettings.DEFAULT));
         ShardRegion<Wallet> region = node.region(Wallet.class);
         for (int i = 0; i < 30; i++) {
             region.ask("l-" + i, new Wallet.Deposit(1), Wallet.Reply.class).get(10, TimeUnit.SECONDS);
@@ -156,9 +158,11 @@ class PassivationClusterTest {
     }
 
     private ShardingNode limitedNode(PassivationStrategy strategy, int limit) {
-        return cluster.startNode(s -> s.withPassivationActiveEntityLimit(limit)
-                .withPassivationIdleTimeout(Duration.ZERO)
-                .withEntity("wallet", ShardingSettings.EntityTypeSettings.DEFAULT.withPassivation(strategy)));
+        return cluster.startNode(s -> s.withPassivation(
+                        s.passivation().withActiveEntityLimit(limit).withIdleTimeout(Duration.ZERO))
+                .withEntity(
+                        "wallet",
+                        EntityTypeSettings.builder().passivation(strategy).build()));
     }
 
     private Set<String> aliveOnceWithin(ShardingNode node, int limit) {
@@ -227,7 +231,8 @@ class PassivationClusterTest {
 
     @Test
     void theStrategyAndTheLimitChangeWhileTheNodeRuns() throws Exception {
-        ShardingNode node = cluster.startNode(s -> s.withPassivationIdleTimeout(Duration.ZERO));
+        ShardingNode node =
+                cluster.startNode(s -> s.withPassivation(s.passivation().withIdleTimeout(Duration.ZERO)));
         ShardRegion<Wallet> region = node.region(Wallet.class);
         assertThat(node.passivationStrategy("wallet")).isEqualTo(PassivationStrategy.IDLE);
         assertThat(node.activeEntityLimit("wallet")).isZero();

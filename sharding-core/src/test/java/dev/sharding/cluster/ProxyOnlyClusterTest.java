@@ -2,8 +2,8 @@ package dev.sharding.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sharding.EntityTypeSettings;
 import dev.sharding.ShardingNode;
-import dev.sharding.ShardingSettings;
 import dev.sharding.test.Counter;
 import dev.sharding.test.TestCluster;
 import java.time.Duration;
@@ -18,7 +18,8 @@ import org.junit.jupiter.api.Test;
  */
 class ProxyOnlyClusterTest {
 
-    private static final ShardingSettings.EntityTypeSettings PROXY = new ShardingSettings.EntityTypeSettings(0, true);
+    private static final EntityTypeSettings PROXY =
+            EntityTypeSettings.builder().proxyOnly(true).build();
 
     private final TestCluster cluster = TestCluster.of(Counter.type());
 

@@ -2,6 +2,7 @@ package dev.sharding.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sharding.EntityTypeSettings;
 import dev.sharding.ShardingNode;
 import dev.sharding.ShardingSettings;
 import dev.sharding.test.ControllableStore;
@@ -36,8 +37,9 @@ class RememberEntitiesClusterTest {
     }
 
     private TestCluster newCluster(java.util.function.UnaryOperator<ShardingSettings> change) {
-        return new TestCluster(s -> ShardingNode.builder(change.apply(
-                        s.withEntity("wallet", ShardingSettings.EntityTypeSettings.DEFAULT.withRememberEntities(true))))
+        return new TestCluster(s -> ShardingNode.builder(change.apply(s.withEntity(
+                        "wallet",
+                        EntityTypeSettings.builder().rememberEntities(true).build())))
                 .entityType(Wallet.type())
                 .store(store));
     }

@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sharding.EntityType;
+import dev.sharding.EntityTypeSettings;
 import dev.sharding.MessageRejectedException;
 import dev.sharding.ShardingNode;
-import dev.sharding.ShardingSettings;
 import dev.sharding.spi.ShardIdFunction;
 import dev.sharding.test.Counter;
 import dev.sharding.test.TestCluster;
@@ -111,8 +111,8 @@ class ShardIdFunctionClusterTest {
         EntityType<Counter> hostType = Counter.type().withShardIdFunction((id, n) -> 0);
         cluster = new TestCluster(settings -> ShardingNode.builder(settings)
                 .entityType(settings.entity("counter").proxyOnly() ? Counter.type() : hostType));
-        ShardingNode proxy =
-                cluster.startNode(s -> s.withEntity("counter", new ShardingSettings.EntityTypeSettings(0, true)));
+        ShardingNode proxy = cluster.startNode(s -> s.withEntity(
+                "counter", EntityTypeSettings.builder().proxyOnly(true).build()));
         ShardingNode host = cluster.startNode();
         cluster.awaitConverged();
 

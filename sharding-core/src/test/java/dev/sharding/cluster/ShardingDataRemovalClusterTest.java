@@ -5,10 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sharding.ClusterNotStoppedException;
 import dev.sharding.ClusterState;
+import dev.sharding.EntityTypeSettings;
 import dev.sharding.Member;
 import dev.sharding.ShardingDataRemoval;
 import dev.sharding.ShardingNode;
-import dev.sharding.ShardingSettings;
 import dev.sharding.internal.transport.ClusterProbe;
 import dev.sharding.store.InMemoryShardingStore;
 import dev.sharding.test.TestCluster;
@@ -47,8 +47,9 @@ class ShardingDataRemovalClusterTest {
     private final List<TestCluster> clusters = new ArrayList<>();
 
     private TestCluster newCluster() {
-        TestCluster cluster = new TestCluster(s -> ShardingNode.builder(
-                        s.withEntity("wallet", ShardingSettings.EntityTypeSettings.DEFAULT.withRememberEntities(true)))
+        TestCluster cluster = new TestCluster(s -> ShardingNode.builder(s.withEntity(
+                        "wallet",
+                        EntityTypeSettings.builder().rememberEntities(true).build()))
                 .entityType(Wallet.type())
                 .store(store));
         clusters.add(cluster);

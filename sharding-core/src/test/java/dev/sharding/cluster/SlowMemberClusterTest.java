@@ -6,6 +6,7 @@ import dev.sharding.BackpressureSettings;
 import dev.sharding.EntityContext;
 import dev.sharding.EntityHandler;
 import dev.sharding.EntityType;
+import dev.sharding.EntityTypeSettings;
 import dev.sharding.MemberBehindException;
 import dev.sharding.MemberSettings;
 import dev.sharding.ShardingNode;
@@ -174,7 +175,7 @@ class SlowMemberClusterTest {
                     ShardingSettings own = s.withBackpressure(backpressure)
                             .withEntity(
                                     "forwarder",
-                                    new ShardingSettings.EntityTypeSettings(0, false, null, false, "sender"));
+                                    EntityTypeSettings.builder().role("sender").build());
                     if (index == 1) {
                         own = own.withMember(MemberSettings.DEFAULT.withRoles(Set.of("sender")));
                     }

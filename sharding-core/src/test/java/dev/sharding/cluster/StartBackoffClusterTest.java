@@ -7,6 +7,7 @@ import dev.sharding.BufferFullException;
 import dev.sharding.EntityContext;
 import dev.sharding.EntityException;
 import dev.sharding.EntityType;
+import dev.sharding.EntityTypeSettings;
 import dev.sharding.ShardingNode;
 import dev.sharding.ShardingSettings;
 import dev.sharding.spi.EntityFactory;
@@ -187,7 +188,9 @@ class StartBackoffClusterTest {
                     }
                 }));
         java.util.function.UnaryOperator<ShardingSettings> remember = s -> quickBackoff(s)
-                .withEntity("counter", ShardingSettings.EntityTypeSettings.DEFAULT.withRememberEntities(true));
+                .withEntity(
+                        "counter",
+                        EntityTypeSettings.builder().rememberEntities(true).build());
         ShardingNode a = cluster.startNode(remember);
         a.region(Counter.class)
                 .ask("kept", new Counter.Add(1), Counter.Total.class)

@@ -46,10 +46,11 @@ class TcpStackClusterTest {
                 all,
                 settings -> ShardingNode.builder(settings)
                         .entityType(Counter.type())
-                        .channelCustomizer(ch -> channels.put("127.0.0.1:" + settings.bindPort(), ch)),
+                        .channelCustomizer(ch ->
+                                channels.put("127.0.0.1:" + settings.jgroups().bindPort(), ch)),
                 nodes);
-        int p1 = all.get(0).bindPort();
-        int p2 = all.get(1).bindPort();
+        int p1 = all.get(0).jgroups().bindPort();
+        int p2 = all.get(1).jgroups().bindPort();
 
         assertThat(nodes.get(0).nodeName()).isEqualTo("127.0.0.1:" + p1);
         assertThat(nodes.get(1).nodeName()).isEqualTo("127.0.0.1:" + p2);
@@ -87,7 +88,8 @@ class TcpStackClusterTest {
                         .entityType(EntityType.of(
                                 LocalRoundTripClusterTest.Notebook.class,
                                 context -> new LocalRoundTripClusterTest.Notebook()))
-                        .channelCustomizer(ch -> channels.put("127.0.0.1:" + settings.bindPort(), ch)),
+                        .channelCustomizer(ch ->
+                                channels.put("127.0.0.1:" + settings.jgroups().bindPort(), ch)),
                 nodes);
         ShardingNode a = nodes.get(0);
         UFC ufc = channels.get(a.nodeName()).getProtocolStack().findProtocol(UFC.class);

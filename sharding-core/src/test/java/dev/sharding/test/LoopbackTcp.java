@@ -1,5 +1,6 @@
 package dev.sharding.test;
 
+import dev.sharding.JgroupsSettings;
 import dev.sharding.ShardingNode;
 import dev.sharding.ShardingSettings;
 import java.io.IOException;
@@ -39,7 +40,8 @@ public final class LoopbackTcp {
         for (int port : ports) {
             settings.add(ShardingSettings.defaults()
                     .withClusterName(cluster)
-                    .withNetwork("127.0.0.1", port, 0, String.join(",", hosts)));
+                    .withJgroups(
+                            JgroupsSettings.defaults().withNetwork("127.0.0.1", port, 0, String.join(",", hosts))));
         }
         return settings;
     }

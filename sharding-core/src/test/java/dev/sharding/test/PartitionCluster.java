@@ -40,7 +40,8 @@ public final class PartitionCluster implements AutoCloseable {
      */
     public PartitionCluster(ShardingStore store, UnaryOperator<ShardingSettings> change, EntityType<?>... types) {
         this.cluster = new TestCluster(settings -> {
-            ShardingNode.Builder b = ShardingNode.builder(change.apply(settings.withJgroupsConfig(STACK)))
+            ShardingNode.Builder b = ShardingNode.builder(
+                            change.apply(settings.withJgroups(settings.jgroups().withConfig(STACK))))
                     .store(store);
             for (EntityType<?> t : types) {
                 b.entityType(t);

@@ -1,6 +1,7 @@
 package dev.sharding.test;
 
 import dev.sharding.EntityType;
+import dev.sharding.JgroupsSettings;
 import dev.sharding.Member;
 import dev.sharding.ShardingNode;
 import dev.sharding.ShardingSettings;
@@ -69,7 +70,7 @@ public final class TestCluster implements AutoCloseable {
         return ShardingSettings.defaults()
                 .withClusterName(clusterName)
                 .withNodeName(name)
-                .withJgroupsConfig(STACK)
+                .withJgroups(JgroupsSettings.defaults().withConfig(STACK))
                 .withRetryInterval(Duration.ofMillis(300))
                 .withSplitBrain(dev.sharding.SplitBrainSettings.DEFAULT.withStableAfter(STABLE_AFTER))
                 .withBackpressure(BACKPRESSURE);

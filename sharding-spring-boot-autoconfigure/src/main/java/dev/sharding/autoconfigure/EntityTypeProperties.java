@@ -1,8 +1,12 @@
 package dev.sharding.autoconfigure;
 
+import dev.sharding.AppliedMessageWindow;
+import dev.sharding.EntityTypeSettings;
+import dev.sharding.InvalidSettingException;
 import dev.sharding.PassivationStrategy;
 import java.time.Duration;
 import org.jspecify.annotations.Nullable;
+import org.springframework.boot.context.properties.PropertyMapper;
 
 /**
  * Properties of one entity type, under {@code sharding.entities.<type>}.
@@ -96,6 +100,32 @@ public class EntityTypeProperties {
      */
     public AppliedMessages getAppliedMessages() {
         return this.appliedMessages;
+    }
+
+    /**
+     * These properties as core settings.
+     *
+     * @param type the entity type's name, for the setting an error names
+     * @return the settings, not yet validated
+     * @throws InvalidSettingException when the window of applied message ids is out of range
+     */
+    EntityTypeSettings toSettings(String type) {
+        AppliedMessageWindow window;
+        try {
+            window = new AppliedMessageWindow(this.appliedMessages.getMaxCount(), this.appliedMessages.getMaxAge());
+        } catch (InvalidSettingException e) {
+            // the window checks itself on construction, and knows not which type it belongs to
+            throw new InvalidSettingException("entities." + type + "." + e.setting(), e.value(), e.rule());
+        }
+        PropertyMapper map = PropertyMapper.get();
+        EntityTypeSettings.Builder builder = EntityTypeSettings.builder().appliedMessages(window);
+        map.from(this.numberOfShards).to(builder::numberOfShards);
+        map.from(this.proxyOnly).to(builder::proxyOnly);
+        map.from(this.idleTimeout).to(builder::idleTimeout);
+        map.from(this.rememberEntities).to(builder::rememberEntities);
+        map.from(this.role).whenHasText().as(String::trim).to(builder::role);
+        map.from(this.passivation::getStrategy).to(builder::passivation);
+        return builder.build();
     }
 
     /**

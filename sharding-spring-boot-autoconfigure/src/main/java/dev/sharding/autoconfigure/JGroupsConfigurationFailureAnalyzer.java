@@ -22,7 +22,7 @@ class JGroupsConfigurationFailureAnalyzer extends AbstractFailureAnalyzer<Shardi
     @Override
     protected FailureAnalysis analyze(Throwable rootFailure, ShardingStartupException cause) {
         ShardingSettings settings = cause.settings();
-        String config = settings.jgroupsConfig();
+        String config = settings.jgroups().config();
         String reason = reason(cause);
         String security = messageContaining(cause, "sharding.jgroups.secret", "sharding.jgroups.key-store");
         if (security != null && security.contains("refused this node")) {
@@ -60,27 +60,28 @@ class JGroupsConfigurationFailureAnalyzer extends AbstractFailureAnalyzer<Shardi
         }
         if (reason.contains("sharding.jgroups.initial-hosts")) {
             return new FailureAnalysis(
-                    "The value '" + settings.initialHosts() + "' of sharding.jgroups.initial-hosts " + "is invalid: "
-                            + reason,
+                    "The value '" + settings.jgroups().initialHosts() + "' of sharding.jgroups.initial-hosts "
+                            + "is invalid: " + reason,
                     "Set sharding.jgroups.initial-hosts to comma-separated host[port] or host[first..last] entries, "
                             + "for example 127.0.0.1[7800..7809].",
                     cause);
         }
         if (findCause(cause, UnknownHostException.class) != null
                 || reason.contains("sharding.jgroups.bind-address")
-                || (!isKeyword(settings.bindAddress()) && !isLocal(settings.bindAddress()))) {
+                || (!isKeyword(settings.jgroups().bindAddress())
+                        && !isLocal(settings.jgroups().bindAddress()))) {
             return new FailureAnalysis(
-                    "The value '" + settings.bindAddress() + "' of sharding.jgroups.bind-address "
+                    "The value '" + settings.jgroups().bindAddress() + "' of sharding.jgroups.bind-address "
                             + "is not an address of this machine: " + reason,
                     "Set sharding.jgroups.bind-address to an IP address or host name of one of this machine's "
                             + "network interfaces, for example 127.0.0.1.",
                     cause);
         }
         if (findCause(cause, BindException.class) != null || reason.contains("jgroups.bind-port")) {
-            int last = settings.bindPort() + settings.portRange();
+            int last = settings.jgroups().bindPort() + settings.jgroups().portRange();
             return new FailureAnalysis(
-                    "No port from " + settings.bindPort() + " to " + last + " on " + settings.bindAddress()
-                            + " was free for the sharding node: " + reason,
+                    "No port from " + settings.jgroups().bindPort() + " to " + last + " on "
+                            + settings.jgroups().bindAddress() + " was free for the sharding node: " + reason,
                     "Set sharding.jgroups.bind-port to a free port, or raise sharding.jgroups.port-range so that "
                             + "more ports may be tried.",
                     cause);

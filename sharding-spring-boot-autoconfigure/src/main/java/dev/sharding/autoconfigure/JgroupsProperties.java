@@ -1,9 +1,9 @@
 package dev.sharding.autoconfigure;
 
 import dev.sharding.JgroupsSettings;
-import dev.sharding.ShardingSettings;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.NestedConfigurationProperty;
+import org.springframework.boot.context.properties.PropertyMapper;
 import org.springframework.util.StringUtils;
 import org.springframework.util.unit.DataSize;
 
@@ -16,24 +16,24 @@ public class JgroupsProperties {
      * Address the built-in TCP stack binds to, and the address other nodes reach this one at: an address, a host
      * name, or one of JGroups' keywords such as SITE_LOCAL, GLOBAL, NON_LOOPBACK or "match-interface:eth.*".
      */
-    private String bindAddress = ShardingSettings.DEFAULT_BIND_ADDRESS;
+    private String bindAddress = JgroupsSettings.DEFAULT_BIND_ADDRESS;
 
     /**
      * First port the built-in TCP stack tries; when it is taken the next free one up to bind-port + port-range
      * is used.
      */
-    private int bindPort = ShardingSettings.DEFAULT_BIND_PORT;
+    private int bindPort = JgroupsSettings.DEFAULT_BIND_PORT;
 
     /**
      * How many ports above bind-port the built-in TCP stack may take when bind-port is in use.
      */
-    private int portRange = ShardingSettings.DEFAULT_PORT_RANGE;
+    private int portRange = JgroupsSettings.DEFAULT_PORT_RANGE;
 
     /**
      * Members to discover at startup with the built-in TCP stack, as comma-separated "host[port]" or
      * "host[first..last]" entries.
      */
-    private String initialHosts = ShardingSettings.DEFAULT_INITIAL_HOSTS;
+    private String initialHosts = JgroupsSettings.DEFAULT_INITIAL_HOSTS;
 
     /**
      * JGroups stack XML, as a file path or class path resource, replacing the built-in TCP stack. When set, the
@@ -278,19 +278,14 @@ public class JgroupsProperties {
             throw new IllegalArgumentException("Invalid setting sharding.jgroups.max-frame-size=" + this.maxFrameSize
                     + ": must be at most " + Integer.MAX_VALUE + " bytes");
         }
-        String path = this.keyStore.getPath();
-        return JgroupsSettings.defaults()
-                .withDiscovery(this.discovery, this.dnsQuery)
-                .withFdPort(this.fdPort)
-                .withMaxFrameSize((int) frame)
-                .withSecret(StringUtils.hasLength(this.secret) ? this.secret : null)
-                .withKeyStore(
-                        StringUtils.hasText(path)
-                                ? new JgroupsSettings.KeyStoreSettings(
-                                        path,
-                                        this.keyStore.getPassword(),
-                                        this.keyStore.getAlias(),
-                                        this.keyStore.getType())
-                                : null);
+        PropertyMapper map = PropertyMapper.get();
+        JgroupsSettings settings = JgroupsSettings.defaults()
+                .withNetwork(this.bindAddress, this.bindPort, this.portRange, this.initialHosts)
+                .withDiscovery(this.discovery, this.dnsQuery);
+        settings = map.from(this.config).whenHasText().to(settings, JgroupsSettings::withConfig);
+        settings = map.from(this.fdPort).to(settings, JgroupsSettings::withFdPort);
+        settings = map.from((int) frame).to(settings, JgroupsSettings::withMaxFrameSize);
+        settings = map.from(this.secret).when(StringUtils::hasLength).to(settings, JgroupsSettings::withSecret);
+        return map.from(this.keyStore::toSettings).to(settings, JgroupsSettings::withKeyStore);
     }
 }

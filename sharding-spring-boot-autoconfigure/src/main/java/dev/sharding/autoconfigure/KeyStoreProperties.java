@@ -1,6 +1,8 @@
 package dev.sharding.autoconfigure;
 
+import dev.sharding.JgroupsSettings;
 import org.jspecify.annotations.Nullable;
+import org.springframework.util.StringUtils;
 
 /**
  * Properties of the key store holding the cluster key, under {@code sharding.jgroups.key-store}: for those who manage
@@ -99,5 +101,18 @@ public class KeyStoreProperties {
      */
     public void setType(String type) {
         this.type = type;
+    }
+
+    /**
+     * These properties as core settings.
+     *
+     * @return the key store, or {@code null} when no path is set
+     */
+    JgroupsSettings.@Nullable KeyStoreSettings toSettings() {
+        String file = this.path;
+        if (!StringUtils.hasText(file)) {
+            return null;
+        }
+        return new JgroupsSettings.KeyStoreSettings(file, this.password, this.alias, this.type);
     }
 }

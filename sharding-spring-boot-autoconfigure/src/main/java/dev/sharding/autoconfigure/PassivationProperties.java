@@ -1,7 +1,8 @@
 package dev.sharding.autoconfigure;
 
-import dev.sharding.ShardingSettings;
+import dev.sharding.PassivationSettings;
 import java.time.Duration;
+import org.springframework.boot.context.properties.PropertyMapper;
 
 /**
  * When entities are passivated (stopped to free memory, their state kept), bound from
@@ -13,20 +14,20 @@ public class PassivationProperties {
      * How long an entity may go without a message before it is passivated; 0 for never. Each entity type can have
      * its own (sharding.entities.&lt;type&gt;.idle-timeout).
      */
-    private Duration idleTimeout = ShardingSettings.DEFAULT_PASSIVATION_IDLE_TIMEOUT;
+    private Duration idleTimeout = PassivationSettings.DEFAULT_IDLE_TIMEOUT;
 
     /**
      * Most live entities per entity type on this node; beyond it, the least recently used are passivated. 0 for no
      * limit.
      */
-    private int maxActiveEntities = ShardingSettings.DEFAULT_PASSIVATION_MAX_ACTIVE_ENTITIES;
+    private int maxActiveEntities = PassivationSettings.DEFAULT_MAX_ACTIVE_ENTITIES;
 
     /**
      * Most live entities on this node of the entity types whose passivation strategy has a limit
      * (sharding.entities.&lt;type&gt;.passivation.strategy least-recently-used, most-recently-used or
      * least-frequently-used), divided evenly over those types.
      */
-    private int activeEntityLimit = ShardingSettings.DEFAULT_PASSIVATION_ACTIVE_ENTITY_LIMIT;
+    private int activeEntityLimit = PassivationSettings.DEFAULT_ACTIVE_ENTITY_LIMIT;
 
     public int getActiveEntityLimit() {
         return this.activeEntityLimit;
@@ -50,5 +51,18 @@ public class PassivationProperties {
 
     public void setMaxActiveEntities(int maxActiveEntities) {
         this.maxActiveEntities = maxActiveEntities;
+    }
+
+    /**
+     * These properties as core settings.
+     *
+     * @return the settings
+     */
+    PassivationSettings toSettings() {
+        PropertyMapper map = PropertyMapper.get();
+        PassivationSettings settings =
+                map.from(this.idleTimeout).to(PassivationSettings.DEFAULT, PassivationSettings::withIdleTimeout);
+        settings = map.from(this.maxActiveEntities).to(settings, PassivationSettings::withMaxActiveEntities);
+        return map.from(this.activeEntityLimit).to(settings, PassivationSettings::withActiveEntityLimit);
     }
 }

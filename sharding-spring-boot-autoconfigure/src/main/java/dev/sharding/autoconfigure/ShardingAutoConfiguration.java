@@ -5,12 +5,9 @@ import dev.sharding.InvalidSettingException;
 import dev.sharding.ShardingNode;
 import dev.sharding.ShardingSettings;
 import dev.sharding.spi.ShardingStore;
-import dev.sharding.store.JdbcShardingStore;
 import java.util.Set;
 import java.util.TreeSet;
-import javax.sql.DataSource;
 import org.jgroups.JChannel;
-import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -18,8 +15,8 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
-import org.springframework.boot.sql.init.dependency.DependsOnDatabaseInitialization;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
 import org.springframework.core.env.Environment;
 
 /**
@@ -38,6 +35,12 @@ import org.springframework.core.env.Environment;
 @ConditionalOnClass(JChannel.class)
 @ConditionalOnShardingEnabled
 @EnableConfigurationProperties(ShardingProperties.class)
+@Import({
+    ShardingStoreConfigurations.InMemory.class,
+    ShardingStoreConfigurations.ApplicationDataSource.class,
+    ShardingStoreConfigurations.EmbeddedH2.class,
+    ShardingStoreConfigurations.JdbcDiscovery.class
+})
 public final class ShardingAutoConfiguration {
 
     /** The property that runs the removal of the stored sharding data instead of a node. */
@@ -108,6 +111,8 @@ public final class ShardingAutoConfiguration {
      *
      * @param settings the settings
      * @param properties the bound properties, for the extra message types
+     * @param store the store ({@link ShardingStoreConfigurations})
+     * @param discoveryDatabase the JDBC store's database, for JGroups' JDBC discovery, if the store is one
      * @param entityTypes the entity types, one per {@code @ShardedEntity} class
      * @param channelCustomizers applied to the channel before it connects
      * @param nodeCustomizers applied to the builder last
@@ -119,14 +124,12 @@ public final class ShardingAutoConfiguration {
             ShardingSettings settings,
             ShardingProperties properties,
             ShardingStore store,
+            ObjectProvider<ShardingDiscoveryDatabase> discoveryDatabase,
             ObjectProvider<EntityType<?>> entityTypes,
             ObjectProvider<JChannelCustomizer> channelCustomizers,
             ObjectProvider<ShardingNodeCustomizer> nodeCustomizers) {
         ShardingNode.Builder builder = ShardingNode.builder(settings).store(store);
-        ShardingStore inner = store instanceof OwningStore owning ? owning.store() : store;
-        if (inner instanceof JdbcShardingStore jdbc) {
-            builder.discoveryDatabase(jdbc.dataSource(), jdbc.tablePrefix());
-        }
+        discoveryDatabase.ifAvailable(db -> builder.discoveryDatabase(db.dataSource(), db.tablePrefix()));
         entityTypes.orderedStream().forEach(builder::entityType);
         builder.messageTypes(properties.getMessageTypes());
         builder.channelCustomizer(
@@ -135,34 +138,6 @@ public final class ShardingAutoConfiguration {
         ShardingNode node = builder.build();
         checkEntitySettings(settings, node.typeNames());
         return node;
-    }
-
-    /**
-     * The store of entity state, shard epochs and remembered entities: by default JDBC over the DataSource marked
-     * {@link ShardingDataSource}, else the application's only or primary {@link DataSource}, or over an embedded H2
-     * file database when it has none. Made after the database initializers (Flyway, Liquibase, Boot's SQL scripts).
-     * Closed when the context closes, after the node has left.
-     *
-     * @param properties the bound properties
-     * @param shardingDataSource the DataSource marked {@link ShardingDataSource}, if any
-     * @param dataSources the application's DataSources
-     * @param beanFactory for the names of the DataSources in a failure report
-     * @return the store
-     */
-    @Bean(destroyMethod = "close")
-    @ConditionalOnMissingBean
-    @DependsOnDatabaseInitialization
-    ShardingStore shardingStore(
-            ShardingProperties properties,
-            @ShardingDataSource ObjectProvider<DataSource> shardingDataSource,
-            ObjectProvider<DataSource> dataSources,
-            ListableBeanFactory beanFactory,
-            org.springframework.core.env.Environment environment) {
-        DataSource dataSource = properties.getStore().getType() == StoreProperties.StoreType.MEMORY
-                ? null
-                : ShardingDataSources.choose(shardingDataSource, dataSources, beanFactory);
-        return ShardingStoreFactory.create(
-                properties.getStore(), dataSource, environment.getProperty("spring.datasource.url"));
     }
 
     /**
@@ -185,14 +160,18 @@ public final class ShardingAutoConfiguration {
      *
      * @param settings the settings, for the cluster name and JGroups configuration
      * @param store the store the node would use
+     * @param discoveryDatabase the JDBC store's database, for JGroups' JDBC discovery, if the store is one
      * @param channelCustomizers applied to the probe's channel as to the node's
      * @return the runner
      */
     @Bean
     @ConditionalOnBooleanProperty(REMOVE_SHARDING_DATA)
     ShardingDataRemovalRunner shardingDataRemovalRunner(
-            ShardingSettings settings, ShardingStore store, ObjectProvider<JChannelCustomizer> channelCustomizers) {
-        return new ShardingDataRemovalRunner(settings, store, channelCustomizers);
+            ShardingSettings settings,
+            ShardingStore store,
+            ObjectProvider<ShardingDiscoveryDatabase> discoveryDatabase,
+            ObjectProvider<JChannelCustomizer> channelCustomizers) {
+        return new ShardingDataRemovalRunner(settings, store, discoveryDatabase.getIfAvailable(), channelCustomizers);
     }
 
     /**
@@ -221,8 +200,8 @@ public final class ShardingAutoConfiguration {
         }
     }
 
-    /** The property of a core setting: the core names them after the properties, except the entity idle timeout. */
+    /** The property of a core setting: the core names its settings after the properties under {@code sharding.}. */
     static String propertyName(String setting) {
-        return "sharding." + setting.replace(".passivation.idle-timeout", ".idle-timeout");
+        return "sharding." + setting;
     }
 }

@@ -4,7 +4,7 @@ import dev.sharding.ClusterNotStoppedException;
 import dev.sharding.ShardingDataRemoval;
 import dev.sharding.ShardingSettings;
 import dev.sharding.spi.ShardingStore;
-import dev.sharding.store.JdbcShardingStore;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -32,12 +32,18 @@ final class ShardingDataRemovalRunner implements ApplicationRunner, Ordered {
 
     private final ShardingStore store;
 
+    private final @Nullable ShardingDiscoveryDatabase discoveryDatabase;
+
     private final ObjectProvider<JChannelCustomizer> channelCustomizers;
 
     ShardingDataRemovalRunner(
-            ShardingSettings settings, ShardingStore store, ObjectProvider<JChannelCustomizer> channelCustomizers) {
+            ShardingSettings settings,
+            ShardingStore store,
+            @Nullable ShardingDiscoveryDatabase discoveryDatabase,
+            ObjectProvider<JChannelCustomizer> channelCustomizers) {
         this.settings = settings;
         this.store = store;
+        this.discoveryDatabase = discoveryDatabase;
         this.channelCustomizers = channelCustomizers;
     }
 
@@ -56,9 +62,9 @@ final class ShardingDataRemovalRunner implements ApplicationRunner, Ordered {
         ShardingDataRemoval removal = ShardingDataRemoval.of(this.settings, this.store)
                 .withChannelCustomizer(channel ->
                         this.channelCustomizers.orderedStream().forEach(customizer -> customizer.customize(channel)));
-        ShardingStore inner = this.store instanceof OwningStore owning ? owning.store() : this.store;
-        if (inner instanceof JdbcShardingStore jdbc) {
-            removal = removal.withDiscoveryDatabase(jdbc.dataSource(), jdbc.tablePrefix());
+        ShardingDiscoveryDatabase database = this.discoveryDatabase;
+        if (database != null) {
+            removal = removal.withDiscoveryDatabase(database.dataSource(), database.tablePrefix());
         }
         removal.run();
     }

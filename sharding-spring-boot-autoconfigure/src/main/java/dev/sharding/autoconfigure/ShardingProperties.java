@@ -1,7 +1,7 @@
 package dev.sharding.autoconfigure;
 
 import dev.sharding.InvalidSettingException;
-import dev.sharding.MemberSettings;
+import dev.sharding.RebalanceSettings;
 import dev.sharding.ShardingSettings;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -10,11 +10,9 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.NestedConfigurationProperty;
-import org.springframework.util.StringUtils;
 import org.springframework.util.unit.DataSize;
 
 /**
@@ -90,7 +88,7 @@ public class ShardingProperties {
      * How often the coordinator considers moving shards from the most to the least loaded nodes, when no node joined
      * or left (which starts a round once the membership is stable: rebalance.stable-after).
      */
-    private Duration rebalanceInterval = ShardingSettings.DEFAULT_REBALANCE_INTERVAL;
+    private Duration rebalanceInterval = RebalanceSettings.DEFAULT_INTERVAL;
 
     /**
      * Limits of one rebalance round.
@@ -190,299 +188,134 @@ public class ShardingProperties {
      */
     private Duration shardFailureBackoff = ShardingSettings.DEFAULT_SHARD_FAILURE_BACKOFF;
 
-    /**
-     * Longest wait between attempts to start an entity.
-     *
-     * @return the wait
-     */
     public Duration getEntityRestartBackoff() {
         return this.entityRestartBackoff;
     }
 
-    /**
-     * Sets the longest wait between attempts to start an entity.
-     *
-     * @param entityRestartBackoff the wait
-     */
     public void setEntityRestartBackoff(Duration entityRestartBackoff) {
         this.entityRestartBackoff = entityRestartBackoff;
     }
 
-    /**
-     * Longest wait between attempts to read a shard's remembered entities.
-     *
-     * @return the wait
-     */
     public Duration getShardFailureBackoff() {
         return this.shardFailureBackoff;
     }
 
-    /**
-     * Sets the longest wait between attempts to read a shard's remembered entities.
-     *
-     * @param shardFailureBackoff the wait
-     */
     public void setShardFailureBackoff(Duration shardFailureBackoff) {
         this.shardFailureBackoff = shardFailureBackoff;
     }
 
-    /**
-     * The roles of this node.
-     *
-     * @return the roles
-     */
     public Set<String> getRoles() {
         return this.roles;
     }
 
-    /**
-     * Sets the roles of this node.
-     *
-     * @param roles the roles
-     */
     public void setRoles(Set<String> roles) {
         this.roles = roles;
     }
 
-    /**
-     * The application version.
-     *
-     * @return the version, or {@code null} if unversioned
-     */
     public @Nullable String getAppVersion() {
         return this.appVersion;
     }
 
-    /**
-     * Sets the application version.
-     *
-     * @param appVersion the version
-     */
     public void setAppVersion(@Nullable String appVersion) {
         this.appVersion = appVersion;
     }
 
-    /**
-     * How many members must join before shards are placed.
-     *
-     * @return the number, at least 1
-     */
     public int getMinNrOfMembers() {
         return this.minNrOfMembers;
     }
 
-    /**
-     * Sets how many members must join before shards are placed.
-     *
-     * @param minNrOfMembers the number, at least 1
-     */
     public void setMinNrOfMembers(int minNrOfMembers) {
         this.minNrOfMembers = minNrOfMembers;
     }
 
-    /**
-     * Whether to run a sharding node.
-     *
-     * @return true unless disabled
-     */
     public boolean isEnabled() {
         return this.enabled;
     }
 
-    /**
-     * Sets whether to run a sharding node.
-     *
-     * @param enabled whether to run one
-     */
     public void setEnabled(boolean enabled) {
         this.enabled = enabled;
     }
 
-    /**
-     * The cluster name.
-     *
-     * @return the cluster name
-     */
     public String getClusterName() {
         return this.clusterName;
     }
 
-    /**
-     * Sets the cluster name.
-     *
-     * @param clusterName the cluster name
-     */
     public void setClusterName(String clusterName) {
         this.clusterName = clusterName;
     }
 
-    /**
-     * The node name.
-     *
-     * @return the node name, or {@code null} to derive it from the bind address and port
-     */
     public @Nullable String getNodeName() {
         return this.nodeName;
     }
 
-    /**
-     * Sets the node name.
-     *
-     * @param nodeName the node name, or {@code null} to derive it
-     */
     public void setNodeName(@Nullable String nodeName) {
         this.nodeName = nodeName;
     }
 
-    /**
-     * The default number of shards per entity type.
-     *
-     * @return the number of shards
-     */
     public int getNumberOfShards() {
         return this.numberOfShards;
     }
 
-    /**
-     * Sets the default number of shards per entity type.
-     *
-     * @param numberOfShards the number of shards
-     */
     public void setNumberOfShards(int numberOfShards) {
         this.numberOfShards = numberOfShards;
     }
 
-    /**
-     * The default ask timeout.
-     *
-     * @return the timeout
-     */
     public Duration getAskTimeout() {
         return this.askTimeout;
     }
 
-    /**
-     * Sets the default ask timeout.
-     *
-     * @param askTimeout the timeout
-     */
     public void setAskTimeout(Duration askTimeout) {
         this.askTimeout = askTimeout;
     }
 
-    /**
-     * The region buffer size.
-     *
-     * @return the most buffered messages per entity type
-     */
     public int getBufferSize() {
         return this.bufferSize;
     }
 
-    /**
-     * Sets the region buffer size.
-     *
-     * @param bufferSize the most buffered messages per entity type
-     */
     public void setBufferSize(int bufferSize) {
         this.bufferSize = bufferSize;
     }
 
-    /**
-     * The bound on the bytes a region buffers.
-     *
-     * @return the most bytes of buffered messages from other nodes per entity type
-     */
     public DataSize getBufferBytes() {
         return this.bufferBytes;
     }
 
-    /**
-     * Sets the bound on the bytes a region buffers.
-     *
-     * @param bufferBytes the most bytes of buffered messages from other nodes per entity type
-     */
     public void setBufferBytes(DataSize bufferBytes) {
         this.bufferBytes = bufferBytes;
     }
 
-    /**
-     * The bound on an entity's mailbox.
-     *
-     * @return the most messages waiting for one entity
-     */
     public int getMailboxSize() {
         return this.mailboxSize;
     }
 
-    /**
-     * Sets the bound on an entity's mailbox.
-     *
-     * @param mailboxSize the most messages waiting for one entity
-     */
     public void setMailboxSize(int mailboxSize) {
         this.mailboxSize = mailboxSize;
     }
 
-    /**
-     * The blocked-thread threshold.
-     *
-     * @return how long one piece of work may hold a thread of the node before it is reported
-     */
     public Duration getBlockedThreadThreshold() {
         return this.blockedThreadThreshold;
     }
 
-    /**
-     * Sets the blocked-thread threshold.
-     *
-     * @param blockedThreadThreshold how long one piece of work may hold a thread of the node; zero for no check
-     */
     public void setBlockedThreadThreshold(Duration blockedThreadThreshold) {
         this.blockedThreadThreshold = blockedThreadThreshold;
     }
 
-    /**
-     * The retry interval.
-     *
-     * @return the interval
-     */
     public Duration getRetryInterval() {
         return this.retryInterval;
     }
 
-    /**
-     * Sets the retry interval.
-     *
-     * @param retryInterval the interval
-     */
     public void setRetryInterval(Duration retryInterval) {
         this.retryInterval = retryInterval;
     }
 
-    /**
-     * The largest payload.
-     *
-     * @return the size
-     */
     public DataSize getMaxPayloadSize() {
         return this.maxPayloadSize;
     }
 
-    /**
-     * Sets the largest payload.
-     *
-     * @param maxPayloadSize the size
-     */
     public void setMaxPayloadSize(DataSize maxPayloadSize) {
         this.maxPayloadSize = maxPayloadSize;
     }
 
-    /**
-     * The extra message types.
-     *
-     * @return the classes, mutable
-     */
     public Duration getRebalanceInterval() {
         return this.rebalanceInterval;
     }
@@ -515,151 +348,46 @@ public class ShardingProperties {
         return this.messageTypes;
     }
 
-    /**
-     * Sets the extra message types.
-     *
-     * @param messageTypes the classes
-     */
     public void setMessageTypes(List<Class<?>> messageTypes) {
         this.messageTypes = messageTypes;
     }
 
-    /**
-     * The settings per entity type.
-     *
-     * @return the settings by type name, mutable
-     */
     public Map<String, EntityTypeProperties> getEntities() {
         return this.entities;
     }
 
-    /**
-     * Sets the settings per entity type.
-     *
-     * @param entities the settings by type name
-     */
     public void setEntities(Map<String, EntityTypeProperties> entities) {
         this.entities = entities;
     }
 
-    /**
-     * The split-brain properties.
-     *
-     * @return the properties under {@code sharding.split-brain}
-     */
     public SplitBrainProperties getSplitBrain() {
         return this.splitBrain;
     }
 
-    /**
-     * The backpressure properties.
-     *
-     * @return the properties under {@code sharding.backpressure}
-     */
     public BackpressureProperties getBackpressure() {
         return this.backpressure;
     }
 
-    /**
-     * The JGroups transport properties.
-     *
-     * @return the properties under {@code sharding.jgroups}
-     */
     public JgroupsProperties getJgroups() {
         return this.jgroups;
     }
 
-    /**
-     * The dashboard properties.
-     *
-     * @return the properties under {@code sharding.dashboard}
-     */
     public DashboardProperties getDashboard() {
         return this.dashboard;
     }
 
-    /**
-     * The observation properties.
-     *
-     * @return the properties under {@code sharding.observation}
-     */
     public ObservationProperties getObservation() {
         return this.observation;
     }
 
     /**
-     * Turns these properties into core settings and checks them.
+     * Turns these properties into core settings and checks them: each group of properties maps to its group of
+     * settings, property by property ({@link ShardingSettingsMapping}).
      *
      * @return the validated settings
      * @throws InvalidSettingException naming the first property whose value is out of range
      */
     public ShardingSettings toSettings() {
-        long payload = this.maxPayloadSize.toBytes();
-        if (payload > Integer.MAX_VALUE) {
-            throw new InvalidSettingException(
-                    "max-payload-size", this.maxPayloadSize, "must be at most " + Integer.MAX_VALUE + " bytes");
-        }
-        String config = this.jgroups.getConfig();
-        // Built from the defaults with the withX methods rather than the canonical constructor, so that settings the
-        // core adds later keep their core defaults until they get properties of their own.
-        ShardingSettings settings = ShardingSettings.defaults()
-                .withClusterName(this.clusterName)
-                .withNodeName(this.nodeName)
-                .withNumberOfShards(this.numberOfShards)
-                .withAskTimeout(this.askTimeout)
-                .withBufferSize(this.bufferSize)
-                .withBufferBytes(this.bufferBytes.toBytes())
-                .withMailboxSize(this.mailboxSize)
-                .withBlockedThreadThreshold(this.blockedThreadThreshold)
-                .withRetryInterval(this.retryInterval)
-                .withMaxPayloadSize((int) payload)
-                .withRebalanceInterval(this.rebalanceInterval)
-                .withRebalanceStableAfter(this.rebalance.getStableAfter())
-                .withRebalanceAbsoluteLimit(this.rebalance.getAbsoluteLimit())
-                .withRebalanceRelativeLimit(this.rebalance.getRelativeLimit())
-                .withHandoffTimeout(this.handoffTimeout)
-                .withPassivationIdleTimeout(this.passivation.getIdleTimeout())
-                .withPassivationMaxActiveEntities(this.passivation.getMaxActiveEntities())
-                .withPassivationActiveEntityLimit(this.passivation.getActiveEntityLimit())
-                .withNetwork(
-                        this.jgroups.getBindAddress(),
-                        this.jgroups.getBindPort(),
-                        this.jgroups.getPortRange(),
-                        this.jgroups.getInitialHosts())
-                .withJgroupsConfig(StringUtils.hasText(config) ? config : null)
-                .withJgroups(this.jgroups.toSettings())
-                .withSplitBrain(this.splitBrain.toSettings())
-                .withMember(new MemberSettings(
-                        this.roles.stream()
-                                .map(String::trim)
-                                .filter(r -> !r.isEmpty())
-                                .collect(Collectors.toSet()),
-                        this.appVersion == null ? "" : this.appVersion.trim(),
-                        this.minNrOfMembers))
-                .withBackoff(this.entityRestartBackoff, this.shardFailureBackoff)
-                .withBackpressure(this.backpressure.toSettings());
-        for (Map.Entry<String, EntityTypeProperties> entity : this.entities.entrySet()) {
-            EntityTypeProperties.AppliedMessages applied = entity.getValue().getAppliedMessages();
-            ShardingSettings.AppliedMessageWindow window;
-            try {
-                window = new ShardingSettings.AppliedMessageWindow(applied.getMaxCount(), applied.getMaxAge());
-            } catch (InvalidSettingException e) {
-                throw new InvalidSettingException(
-                        "entities." + entity.getKey() + "." + e.setting(), e.value(), e.rule());
-            }
-            settings = settings.withEntity(
-                    entity.getKey(),
-                    new ShardingSettings.EntityTypeSettings(
-                            entity.getValue().getNumberOfShards(),
-                            entity.getValue().isProxyOnly(),
-                            entity.getValue().getIdleTimeout(),
-                            entity.getValue().isRememberEntities(),
-                            StringUtils.hasText(entity.getValue().getRole())
-                                    ? entity.getValue().getRole().trim()
-                                    : null,
-                            window,
-                            entity.getValue().getPassivation().getStrategy()));
-        }
-        return settings.validate();
+        return ShardingSettingsMapping.toSettings(this);
     }
 }

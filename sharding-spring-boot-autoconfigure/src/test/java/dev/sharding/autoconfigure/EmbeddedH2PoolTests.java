@@ -30,8 +30,8 @@ class EmbeddedH2PoolTests {
     private EmbeddedH2Pool newPool() {
         Path database = folder.resolve("sharding");
         return new EmbeddedH2Pool(
-                "jdbc:h2:file:" + database.toAbsolutePath() + ShardingStoreFactory.EMBEDDED_H2_OPTIONS,
-                ShardingStoreFactory.EMBEDDED_H2_CLIENT_OPTIONS,
+                "jdbc:h2:file:" + database.toAbsolutePath() + JdbcStores.EMBEDDED_H2_OPTIONS,
+                JdbcStores.EMBEDDED_H2_CLIENT_OPTIONS,
                 new H2FileTakeover(database, TimeUnit.SECONDS.toNanos(15)),
                 2,
                 1);
@@ -113,8 +113,7 @@ class EmbeddedH2PoolTests {
         }
         // another session keeps the database open, as the other nodes' connections to its server do
         Connection other = java.sql.DriverManager.getConnection(
-                "jdbc:h2:file:" + folder.resolve("sharding").toAbsolutePath()
-                        + ShardingStoreFactory.EMBEDDED_H2_OPTIONS,
+                "jdbc:h2:file:" + folder.resolve("sharding").toAbsolutePath() + JdbcStores.EMBEDDED_H2_OPTIONS,
                 "sa",
                 "");
         assertThat(folder.resolve("sharding.lock.db")).exists();

@@ -2,6 +2,7 @@ package dev.sharding.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sharding.JgroupsSettings;
 import dev.sharding.ShardingException;
 import dev.sharding.ShardingSettings;
 import java.io.IOException;
@@ -26,7 +27,8 @@ class JGroupsConfigurationFailureAnalyzerTests {
 
     @Test
     void stackThatDoesNotParseNamesTheConfigProperty() {
-        ShardingSettings settings = ShardingSettings.defaults().withJgroupsConfig("broken.xml");
+        ShardingSettings settings = ShardingSettings.defaults()
+                .withJgroups(JgroupsSettings.defaults().withConfig("broken.xml"));
         FailureAnalysis analysis = this.analyzer.analyze(startupFailure(
                 settings, new IOException("JGRP000004: parsing failure; the XML document is not correct")));
         assertThat(analysis.getDescription()).contains("'broken.xml'", "sharding.jgroups.config", "parsing failure");
@@ -35,8 +37,9 @@ class JGroupsConfigurationFailureAnalyzerTests {
 
     @Test
     void unknownBindAddressNamesTheBindAddressProperty() {
-        ShardingSettings settings =
-                ShardingSettings.defaults().withNetwork("no-such-host.invalid", 7800, 10, "127.0.0.1[7800]");
+        ShardingSettings settings = ShardingSettings.defaults()
+                .withJgroups(
+                        JgroupsSettings.defaults().withNetwork("no-such-host.invalid", 7800, 10, "127.0.0.1[7800]"));
         FailureAnalysis analysis = this.analyzer.analyze(
                 startupFailure(settings, new UnknownHostException("no-such-host.invalid: Name or service not known")));
         assertThat(analysis.getDescription()).contains("'no-such-host.invalid'", "sharding.jgroups.bind-address");
@@ -45,7 +48,8 @@ class JGroupsConfigurationFailureAnalyzerTests {
 
     @Test
     void bindAddressOfAnotherMachineNamesTheBindAddressProperty() {
-        ShardingSettings settings = ShardingSettings.defaults().withNetwork("192.0.2.1", 7800, 5, "127.0.0.1[7800]");
+        ShardingSettings settings = ShardingSettings.defaults()
+                .withJgroups(JgroupsSettings.defaults().withNetwork("192.0.2.1", 7800, 5, "127.0.0.1[7800]"));
         FailureAnalysis analysis = this.analyzer.analyze(
                 startupFailure(
                         settings,
@@ -56,7 +60,8 @@ class JGroupsConfigurationFailureAnalyzerTests {
 
     @Test
     void noFreePortNamesTheBindPortAndPortRangeProperties() {
-        ShardingSettings settings = ShardingSettings.defaults().withNetwork("127.0.0.1", 7800, 5, "127.0.0.1[7800]");
+        ShardingSettings settings = ShardingSettings.defaults()
+                .withJgroups(JgroupsSettings.defaults().withNetwork("127.0.0.1", 7800, 5, "127.0.0.1[7800]"));
         FailureAnalysis analysis = this.analyzer.analyze(
                 startupFailure(
                         settings,
@@ -78,7 +83,8 @@ class JGroupsConfigurationFailureAnalyzerTests {
     @Test
     void aRefusalForAnotherSecretSaysToGiveEveryNodeTheSameSecret() {
         FailureAnalysis analysis = this.analyzer.analyze(startupFailure(
-                ShardingSettings.defaults().withJgroupsConfig("my-stack.xml"),
+                ShardingSettings.defaults()
+                        .withJgroups(JgroupsSettings.defaults().withConfig("my-stack.xml")),
                 new SecurityException("member n1 at 10.0.0.5:7800 of cluster "
                         + "'sharding' refused this node: the cluster has a different sharding.jgroups.secret than this"
                         + " node")));
@@ -104,12 +110,14 @@ class JGroupsConfigurationFailureAnalyzerTests {
 
     @Test
     void aBindAddressKeywordIsNotTakenForAnotherMachinesAddress() {
-        ShardingSettings settings = ShardingSettings.defaults().withNetwork("SITE_LOCAL", 7800, 5, "127.0.0.1[7800]");
+        ShardingSettings settings = ShardingSettings.defaults()
+                .withJgroups(JgroupsSettings.defaults().withNetwork("SITE_LOCAL", 7800, 5, "127.0.0.1[7800]"));
         FailureAnalysis analysis =
                 this.analyzer.analyze(startupFailure(settings, new IllegalStateException("something else")));
         assertThat(analysis.getDescription()).contains("built-in TCP stack", "something else");
         FailureAnalysis noMatch = this.analyzer.analyze(startupFailure(
-                settings.withNetwork("match-interface:nosuch9", 7800, 5, "127.0.0.1[7800]"),
+                settings.withJgroups(
+                        settings.jgroups().withNetwork("match-interface:nosuch9", 7800, 5, "127.0.0.1[7800]")),
                 new ShardingException(
                         "Invalid setting sharding.jgroups.bind-address=match-interface:nosuch9: no address of this machine"
                                 + " matches it")));

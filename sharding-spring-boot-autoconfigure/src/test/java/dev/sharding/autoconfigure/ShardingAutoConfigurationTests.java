@@ -3,8 +3,10 @@ package dev.sharding.autoconfigure;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.sharding.AppliedMessageWindow;
 import dev.sharding.EntityContext;
 import dev.sharding.EntityType;
+import dev.sharding.EntityTypeSettings;
 import dev.sharding.JgroupsSettings;
 import dev.sharding.ShardRegion;
 import dev.sharding.ShardingNode;
@@ -165,7 +167,7 @@ class ShardingAutoConfigurationTests {
                         ShardingSettings.class,
                         () -> ShardingSettings.defaults()
                                 .withClusterName("user-settings")
-                                .withJgroupsConfig("shared-loopback.xml"))
+                                .withJgroups(JgroupsSettings.defaults().withConfig("shared-loopback.xml")))
                 .run(context -> assertThat(
                                 context.getBean(ShardingSettings.class).numberOfShards())
                         .isEqualTo(100));
@@ -239,24 +241,28 @@ class ShardingAutoConfigurationTests {
                     assertThat(settings.bufferSize()).isEqualTo(500);
                     assertThat(settings.retryInterval()).isEqualTo(Duration.ofMillis(250));
                     assertThat(settings.maxPayloadSize()).isEqualTo(64 * 1024);
-                    assertThat(settings.rebalanceInterval()).isEqualTo(Duration.ofSeconds(3));
-                    assertThat(settings.rebalanceAbsoluteLimit()).isEqualTo(5);
-                    assertThat(settings.rebalanceRelativeLimit()).isEqualTo(0.25);
+                    assertThat(settings.rebalance().interval()).isEqualTo(Duration.ofSeconds(3));
+                    assertThat(settings.rebalance().absoluteLimit()).isEqualTo(5);
+                    assertThat(settings.rebalance().relativeLimit()).isEqualTo(0.25);
                     assertThat(settings.handoffTimeout()).isEqualTo(Duration.ofSeconds(90));
-                    assertThat(settings.passivationIdleTimeout()).isEqualTo(Duration.ofSeconds(45));
-                    assertThat(settings.passivationMaxActiveEntities()).isEqualTo(5000);
+                    assertThat(settings.passivation().idleTimeout()).isEqualTo(Duration.ofSeconds(45));
+                    assertThat(settings.passivation().maxActiveEntities()).isEqualTo(5000);
                     assertThat(settings.idleTimeout("greeter")).isEqualTo(Duration.ZERO);
-                    assertThat(settings.bindAddress()).isEqualTo("127.0.0.2");
-                    assertThat(settings.bindPort()).isEqualTo(9000);
-                    assertThat(settings.portRange()).isEqualTo(3);
-                    assertThat(settings.initialHosts()).isEqualTo("127.0.0.2[9000..9003]");
-                    assertThat(settings.jgroupsConfig()).isEqualTo("shared-loopback.xml");
+                    assertThat(settings.jgroups().bindAddress()).isEqualTo("127.0.0.2");
+                    assertThat(settings.jgroups().bindPort()).isEqualTo(9000);
+                    assertThat(settings.jgroups().portRange()).isEqualTo(3);
+                    assertThat(settings.jgroups().initialHosts()).isEqualTo("127.0.0.2[9000..9003]");
+                    assertThat(settings.jgroups().config()).isEqualTo("shared-loopback.xml");
                     assertThat(settings.entity("greeter"))
-                            .isEqualTo(new ShardingSettings.EntityTypeSettings(12, true, Duration.ZERO, true)
-                                    .withAppliedMessages(
-                                            new ShardingSettings.AppliedMessageWindow(10, Duration.ofMinutes(5)))
-                                    .withPassivation(dev.sharding.PassivationStrategy.LEAST_FREQUENTLY_USED));
-                    assertThat(settings.passivationActiveEntityLimit()).isEqualTo(777);
+                            .isEqualTo(EntityTypeSettings.builder()
+                                    .numberOfShards(12)
+                                    .proxyOnly(true)
+                                    .idleTimeout(Duration.ZERO)
+                                    .rememberEntities(true)
+                                    .appliedMessages(new AppliedMessageWindow(10, Duration.ofMinutes(5)))
+                                    .passivation(dev.sharding.PassivationStrategy.LEAST_FREQUENTLY_USED)
+                                    .build());
+                    assertThat(settings.passivation().activeEntityLimit()).isEqualTo(777);
                     assertThat(context.getBean(ShardingProperties.class).getMessageTypes())
                             .containsExactly(ExtraMessage.class);
                     ShardingNode node = context.getBean(ShardingNode.class);
@@ -333,10 +339,11 @@ class ShardingAutoConfigurationTests {
                 .run(context -> {
                     ShardingSettings settings = context.getBean(ShardingSettings.class);
                     assertThat(settings.nodeName()).isEqualTo("n1");
-                    assertThat(settings.bindAddress()).isEqualTo("127.0.0.1");
-                    assertThat(settings.bindPort()).isEqualTo(17801);
-                    assertThat(settings.initialHosts()).isEqualTo("127.0.0.1[17800],127.0.0.1[17801],127.0.0.1[17802]");
-                    assertThat(settings.jgroupsConfig())
+                    assertThat(settings.jgroups().bindAddress()).isEqualTo("127.0.0.1");
+                    assertThat(settings.jgroups().bindPort()).isEqualTo(17801);
+                    assertThat(settings.jgroups().initialHosts())
+                            .isEqualTo("127.0.0.1[17800],127.0.0.1[17801],127.0.0.1[17802]");
+                    assertThat(settings.jgroups().config())
                             .as("an empty value selects the built-in TCP stack")
                             .isNull();
                     ShardingNode node = context.getBean(ShardingNode.class);

@@ -53,11 +53,20 @@ class ShardingDataRemovalApplicationTests {
         return this.dir.resolve("data").resolve("sharding");
     }
 
-    /** The store as the application opens it, on the embedded database. */
-    private ShardingStore openStore() {
+    private StoreProperties storeProperties() {
         StoreProperties properties = new StoreProperties();
         properties.setEmbeddedPath(database());
-        return ShardingStoreFactory.create(properties, null);
+        return properties;
+    }
+
+    /** The embedded database's pool as the application opens it. */
+    private EmbeddedH2Pool openPool() {
+        return JdbcStores.embeddedPool(storeProperties(), null);
+    }
+
+    /** The store as the application opens it, on the embedded database. */
+    private ShardingStore openStore(EmbeddedH2Pool pool) {
+        return JdbcStores.overEmbeddedDatabase(storeProperties(), pool);
     }
 
     private ConfigurableApplicationContext run(String... moreArgs) {
@@ -78,7 +87,8 @@ class ShardingDataRemovalApplicationTests {
     @Test
     void removesTheRememberedEntitiesKeepsTheStateAndStopsWhenNoNodeIsAlive(CapturedOutput output) throws Exception {
         long epoch;
-        try (ShardingStore store = openStore()) {
+        try (EmbeddedH2Pool pool = openPool();
+                ShardingStore store = openStore(pool)) {
             epoch = store.nextEpoch("account", 3).get(10, TimeUnit.SECONDS);
             store.write("account", "a-1", 3, epoch, new byte[] {42}).get(10, TimeUnit.SECONDS);
             store.updateRemembered("account", 3, List.of("a-1", "a-2"), List.of())
@@ -93,7 +103,8 @@ class ShardingDataRemovalApplicationTests {
         assertThat(output)
                 .contains("Removed the stored sharding data of cluster " + this.clusterName
                         + ": 2 remembered entity ids");
-        try (ShardingStore store = openStore()) {
+        try (EmbeddedH2Pool pool = openPool();
+                ShardingStore store = openStore(pool)) {
             assertThat(store.remembered("account", 3).get(10, TimeUnit.SECONDS)).isEmpty();
             assertThat(store.read("account", "a-1").get(10, TimeUnit.SECONDS))
                     .hasValueSatisfying(state -> assertThat(state.state()).containsExactly(42));
@@ -108,7 +119,8 @@ class ShardingDataRemovalApplicationTests {
 
     @Test
     void failsToStartNamingTheLiveNodeAndChangesNothingWhileANodeRuns(CapturedOutput output) throws Exception {
-        try (ShardingStore store = openStore()) {
+        try (EmbeddedH2Pool pool = openPool();
+                ShardingStore store = openStore(pool)) {
             store.updateRemembered("account", 3, List.of("a-1"), List.of()).get(10, TimeUnit.SECONDS);
         }
         ConfigurableApplicationContext node = new SpringApplicationBuilder(BankApplication.class)
@@ -138,7 +150,8 @@ class ShardingDataRemovalApplicationTests {
                 });
 
         assertThat(output).contains("APPLICATION FAILED TO START", "member live-1 is alive");
-        try (ShardingStore store = openStore()) {
+        try (EmbeddedH2Pool pool = openPool();
+                ShardingStore store = openStore(pool)) {
             assertThat(store.remembered("account", 3).get(10, TimeUnit.SECONDS)).containsExactly("a-1");
         }
         assertThat(node.getBean(ShardingNode.class).members()).hasSize(1);

@@ -58,8 +58,16 @@ class ShardingStoreAutoConfigurationTests {
         Path db = dir.resolve("shared").resolve("sharding");
         this.runner.withPropertyValues("sharding.store.embedded-path=" + db).run(context -> {
             ShardingStore store = context.getBean(ShardingStore.class);
-            assertThat(store).isInstanceOf(OwningStore.class);
-            assertThat(((OwningStore) store).store()).isInstanceOf(JdbcShardingStore.class);
+            assertThat(store).isInstanceOf(JdbcShardingStore.class);
+            assertThat(((JdbcShardingStore) store).dataSource())
+                    .as("the pool of the embedded database, a bean of its own")
+                    .isSameAs(context.getBean(EmbeddedH2Database.class).pool());
+            assertThat(context)
+                    .as("the embedded database is no DataSource of the application")
+                    .doesNotHaveBean(DataSource.class);
+            assertThat(context.getBean(ShardingDiscoveryDatabase.class).dataSource())
+                    .as("JDBC discovery uses the store's database")
+                    .isSameAs(context.getBean(EmbeddedH2Database.class).pool());
             assertThat(db.resolveSibling("sharding.mv.db")).exists();
             store.write("greeter", "g", 0, 0, new byte[] {1}).join();
             assertThat(store.read("greeter", "g").join()).isPresent();
@@ -115,6 +123,9 @@ class ShardingStoreAutoConfigurationTests {
                 .withPropertyValues("sharding.store.table-prefix=bank_", "sharding.store.initialize-schema=always")
                 .run(context -> {
                     assertThat(context.getBean(ShardingStore.class)).isInstanceOf(JdbcShardingStore.class);
+                    assertThat(context).doesNotHaveBean(EmbeddedH2Database.class);
+                    assertThat(context.getBean(ShardingDiscoveryDatabase.class))
+                            .isEqualTo(new ShardingDiscoveryDatabase(dataSource, "bank_"));
                     assertThat(tableExists(dataSource, "bank_entity_state")).isTrue();
                     assertThat(tableExists(dataSource, "sharding_entity_state")).isFalse();
                 });
@@ -235,7 +246,7 @@ class ShardingStoreAutoConfigurationTests {
     void embeddedDatabaseIsClosedByTheStoreNotByH2sShutdownHook() {
         Path db = dir.resolve("hook").resolve("sharding");
         this.runner.withPropertyValues("sharding.store.embedded-path=" + db).run(context -> {
-            OwningStore store = (OwningStore) context.getBean(ShardingStore.class);
+            ShardingStore store = context.getBean(ShardingStore.class);
             assertThat(H2ShutdownHook.detach())
                     .as("H2's hook is no longer registered")
                     .isFalse();
@@ -259,18 +270,20 @@ class ShardingStoreAutoConfigurationTests {
 
     @Test
     void keepsEverythingInMemoryWhenAsked() {
-        this.runner
-                .withPropertyValues("sharding.store.type=memory")
-                .run(context ->
-                        assertThat(context.getBean(ShardingStore.class)).isInstanceOf(InMemoryShardingStore.class));
+        this.runner.withPropertyValues("sharding.store.type=memory").run(context -> {
+            assertThat(context.getBean(ShardingStore.class)).isInstanceOf(InMemoryShardingStore.class);
+            assertThat(context).doesNotHaveBean(EmbeddedH2Database.class);
+            assertThat(context).doesNotHaveBean(ShardingDiscoveryDatabase.class);
+        });
     }
 
     @Test
     void backsOffWhenUserDefinesShardingStore() {
         InMemoryShardingStore own = new InMemoryShardingStore();
-        this.runner
-                .withBean(ShardingStore.class, () -> own)
-                .run(context -> assertThat(context.getBean(ShardingStore.class)).isSameAs(own));
+        this.runner.withBean(ShardingStore.class, () -> own).run(context -> {
+            assertThat(context.getBean(ShardingStore.class)).isSameAs(own);
+            assertThat(context).doesNotHaveBean(EmbeddedH2Database.class);
+        });
     }
 
     private static int writeDelay(DataSource dataSource) throws Exception {

@@ -1,7 +1,7 @@
 package dev.sharding.internal.entity;
 
+import dev.sharding.AppliedMessageWindow;
 import dev.sharding.EntityState;
-import dev.sharding.ShardingSettings;
 import dev.sharding.StoreOutcomeUnknownException;
 import dev.sharding.internal.ask.ReplySink;
 import dev.sharding.internal.protocol.EntityTransfer;
@@ -181,7 +181,7 @@ final class DurableEntityState {
                             e));
             return null;
         }
-        ShardingSettings.AppliedMessageWindow window = region.appliedMessageWindow();
+        AppliedMessageWindow window = region.appliedMessageWindow();
         AppliedMessages next = appliedMessages()
                 .plus(
                         messageId,
@@ -221,7 +221,7 @@ final class DurableEntityState {
      */
     @Nullable
     Object recordedReply(String messageId, long fingerprint) {
-        ShardingSettings.AppliedMessageWindow window = shard.region().appliedMessageWindow();
+        AppliedMessageWindow window = shard.region().appliedMessageWindow();
         AppliedMessages.Entry entry = appliedMessages()
                 .find(messageId, shard.region().storeMillis(), window.maxAge().toMillis());
         if (entry == null) {

@@ -1,6 +1,7 @@
 package dev.sharding.internal.node;
 
 import dev.sharding.EntityType;
+import dev.sharding.EntityTypeSettings;
 import dev.sharding.Member;
 import dev.sharding.ShardingException;
 import dev.sharding.ShardingSettings;
@@ -196,8 +197,8 @@ public final class NodeRuntime implements Transport.Listener {
                 membership::storeId,
                 strategy,
                 leases,
-                settings.rebalanceInterval().toNanos(),
-                settings.rebalanceStableAfter().toNanos(),
+                settings.rebalance().interval().toNanos(),
+                settings.rebalance().stableAfter().toNanos(),
                 settings.retryInterval().toNanos(),
                 settings.member().minNrOfMembers(),
                 System.nanoTime());
@@ -270,7 +271,7 @@ public final class NodeRuntime implements Transport.Listener {
         if (regions.get(type.name()) != null) {
             throw new IllegalArgumentException("Entity type " + type.name() + " is registered twice");
         }
-        ShardingSettings.EntityTypeSettings ts = settings.entity(type.name());
+        EntityTypeSettings ts = settings.entity(type.name());
         int shards = ts.numberOfShards() > 0
                 ? ts.numberOfShards()
                 : type.numberOfShards() > 0 ? type.numberOfShards() : settings.numberOfShards();

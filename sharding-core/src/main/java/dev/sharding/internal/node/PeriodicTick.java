@@ -146,7 +146,7 @@ final class PeriodicTick implements Runnable {
                 limited++;
             }
         }
-        int share = Math.max(1, settings.passivationActiveEntityLimit() / Math.max(1, limited));
+        int share = Math.max(1, settings.passivation().activeEntityLimit() / Math.max(1, limited));
         for (Region<?> r : regions.all()) {
             r.passivation().share(share);
         }

@@ -1,5 +1,6 @@
 package dev.sharding.internal.region;
 
+import dev.sharding.AppliedMessageWindow;
 import dev.sharding.EntityType;
 import dev.sharding.Member;
 import dev.sharding.PassivationStrategy;
@@ -134,11 +135,11 @@ public final class Region<T> implements ShardRegion<T> {
                 numberOfShards,
                 hosting::liveCells,
                 () -> node.settings().idleTimeout(type.name()),
-                () -> node.settings().passivationMaxActiveEntities(),
+                () -> node.settings().passivation().maxActiveEntities(),
                 entities::active,
                 rememberEntities,
                 node.settings().entity(type.name()).passivation(),
-                node.settings().passivationActiveEntityLimit());
+                node.settings().passivation().activeEntityLimit());
         entities.limitBy(passivation::limit);
     }
 
@@ -179,7 +180,7 @@ public final class Region<T> implements ShardRegion<T> {
     }
 
     /** How many ids of applied messages each entity keeps, and for how long. */
-    public ShardingSettings.AppliedMessageWindow appliedMessageWindow() {
+    public AppliedMessageWindow appliedMessageWindow() {
         return node.settings().entity(type.name()).appliedMessages();
     }
 

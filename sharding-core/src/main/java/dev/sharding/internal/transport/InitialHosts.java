@@ -29,7 +29,7 @@ public final class InitialHosts {
      * the bind port changed, two nodes each form a cluster of their own, both healthy, over one database.
      */
     static boolean warnIfNotListed(ShardingSettings settings, int port) {
-        if (covers(settings.initialHosts(), settings.bindAddress(), port)) {
+        if (covers(settings.jgroups().initialHosts(), settings.jgroups().bindAddress(), port)) {
             return false;
         }
         log.warn(
@@ -37,12 +37,12 @@ public final class InitialHosts {
                         + "with these settings will not find it, and may form clusters of their own over the same store. "
                         + "List every node's address and port (or port range) in sharding.jgroups.initial-hosts, for "
                         + "example {}[{}..{}].",
-                settings.bindAddress(),
+                settings.jgroups().bindAddress(),
                 port,
-                settings.initialHosts(),
-                settings.bindAddress(),
-                settings.bindPort(),
-                settings.bindPort() + Math.min(settings.portRange(), 9));
+                settings.jgroups().initialHosts(),
+                settings.jgroups().bindAddress(),
+                settings.jgroups().bindPort(),
+                settings.jgroups().bindPort() + Math.min(settings.jgroups().portRange(), 9));
         return true;
     }
 

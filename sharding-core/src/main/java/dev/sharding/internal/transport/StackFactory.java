@@ -62,11 +62,12 @@ final class StackFactory {
             throws Exception {
         String name = settings.nodeName();
         JChannel ch;
-        if (settings.jgroupsConfig() != null) {
+        if (settings.jgroups().config() != null) {
             ch = channel(settings, 0, InetAddress.getLoopbackAddress(), jdbc, guard);
         } else {
-            InetAddress address = bindAddress(settings.bindAddress());
-            int port = firstFreePort(address, settings.bindPort(), settings.portRange());
+            InetAddress address = bindAddress(settings.jgroups().bindAddress());
+            int port = firstFreePort(
+                    address, settings.jgroups().bindPort(), settings.jgroups().portRange());
             ch = channel(settings, port, address, jdbc, guard);
             InitialHosts.warnIfNotListed(settings, port);
             if (name == null) {
@@ -94,8 +95,8 @@ final class StackFactory {
     static JChannel channel(
             ShardingSettings settings, int port, InetAddress address, @Nullable JdbcDiscovery jdbc, ClusterGuard guard)
             throws Exception {
-        ProtocolStackConfigurator base = settings.jgroupsConfig() != null
-                ? ConfiguratorFactory.getStackConfigurator(settings.jgroupsConfig())
+        ProtocolStackConfigurator base = settings.jgroups().config() != null
+                ? ConfiguratorFactory.getStackConfigurator(settings.jgroups().config())
                 : ConfiguratorFactory.getStackConfigurator(defaultStack(settings, port, address, jdbc));
         JChannel ch = new JChannel(new Hooks(base, settings.jgroups().maxFrameSize(), jdbc));
         ProtocolStack stack = ch.getProtocolStack();
@@ -137,7 +138,8 @@ final class StackFactory {
             template = new String(in.readAllBytes(), StandardCharsets.UTF_8);
         }
         JgroupsSettings jg = settings.jgroups();
-        int range = Math.max(0, settings.bindPort() + settings.portRange() - port);
+        int range =
+                Math.max(0, settings.jgroups().bindPort() + settings.jgroups().portRange() - port);
         int fdOffset = jg.fdPort() == 0 ? JgroupsSettings.DEFAULT_FD_OFFSET : jg.fdPort() - port;
         String xml = template.replace("@DISCOVERY@", discovery(settings, jdbc))
                 .replace("@BIND_ADDR@", xmlAttr(address.getHostAddress()))
@@ -153,7 +155,7 @@ final class StackFactory {
         return switch (jg.discovery()) {
             case STATIC ->
                 "<TCPPING async_discovery=\"true\" return_entire_cache=\"false\" port_range=\"0\"" + " initial_hosts=\""
-                        + xmlAttr(InitialHosts.expand(settings.initialHosts())) + "\"/>";
+                        + xmlAttr(InitialHosts.expand(settings.jgroups().initialHosts())) + "\"/>";
             case JDBC -> {
                 if (jdbc == null) {
                     throw new ShardingException("Invalid setting sharding.jgroups.discovery=jdbc: it needs the JDBC"

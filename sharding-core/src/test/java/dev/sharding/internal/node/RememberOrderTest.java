@@ -3,6 +3,7 @@ package dev.sharding.internal.node;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sharding.EntityType;
+import dev.sharding.EntityTypeSettings;
 import dev.sharding.ShardingSettings;
 import dev.sharding.internal.codec.JacksonMessageCodec;
 import dev.sharding.internal.entity.EntityHandlers;
@@ -49,7 +50,9 @@ class RememberOrderTest {
         ShardingSettings settings = ShardingSettings.defaults()
                 .withNodeName("a")
                 .withRetryInterval(Duration.ofMillis(100))
-                .withEntity("wallet", new ShardingSettings.EntityTypeSettings(0, false).withRememberEntities(true));
+                .withEntity(
+                        "wallet",
+                        EntityTypeSettings.builder().rememberEntities(true).build());
         EntityType<Wallet> type = Wallet.type();
         java.util.Set<Class<?>> types =
                 new java.util.HashSet<>(EntityHandlers.of(Wallet.class).declaredTypes());

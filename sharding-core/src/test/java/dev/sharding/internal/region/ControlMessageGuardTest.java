@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sharding.AskTimeoutException;
 import dev.sharding.EntityType;
+import dev.sharding.EntityTypeSettings;
 import dev.sharding.Member;
 import dev.sharding.ShardingSettings;
 import dev.sharding.internal.codec.JacksonMessageCodec;
@@ -164,7 +165,8 @@ class ControlMessageGuardTest {
         ShardingSettings odd = ShardingSettings.defaults()
                 .withNodeName("b")
                 .withRetryInterval(Duration.ofMillis(100))
-                .withEntity("wallet", new ShardingSettings.EntityTypeSettings(7, false));
+                .withEntity(
+                        "wallet", EntityTypeSettings.builder().numberOfShards(7).build());
         NodeRuntime b = new NodeRuntime(
                 odd,
                 List.of(Wallet.type()),

@@ -18,9 +18,10 @@ class DiagnosticsClusterTest {
 
     private static DiagnosticsHandler diagnosticsOfANodeWith(String stack) {
         AtomicReference<JChannel> channel = new AtomicReference<>();
-        try (TestCluster cluster = new TestCluster(s -> ShardingNode.builder(s.withJgroupsConfig(stack))
-                .entityType(Counter.type())
-                .channelCustomizer(channel::set))) {
+        try (TestCluster cluster = new TestCluster(
+                s -> ShardingNode.builder(s.withJgroups(s.jgroups().withConfig(stack)))
+                        .entityType(Counter.type())
+                        .channelCustomizer(channel::set))) {
             cluster.startNodes(1);
             return channel.get().getProtocolStack().getTransport().getDiagnosticsHandler();
         }

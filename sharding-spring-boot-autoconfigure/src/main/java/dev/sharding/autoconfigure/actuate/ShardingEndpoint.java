@@ -2,13 +2,11 @@ package dev.sharding.autoconfigure.actuate;
 
 import dev.sharding.AdminResult;
 import dev.sharding.ClusterState;
-import dev.sharding.Member;
 import dev.sharding.PassivationStrategy;
 import dev.sharding.ShardingNode;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -91,23 +89,7 @@ public class ShardingEndpoint {
                     List.of(),
                     Map.of());
         }
-        ClusterState state = gather();
-        Map<String, List<RegionDescriptor>> types = new TreeMap<>();
-        state.regions()
-                .forEach((type, regions) -> types.put(
-                        type, regions.stream().map(ShardingEndpoint::describe).toList()));
-        Member coordinator = state.coordinator();
-        return new ClusterDescriptor(
-                true,
-                describe(state.self(), state),
-                coordinator == null ? null : describe(coordinator, state),
-                state.members().stream().map(m -> describe(m, state)).toList(),
-                types,
-                state.handoffs(),
-                state.rebalances().stream()
-                        .map(r -> new RebalanceDescriptor(r.startedAt(), r.moved(), r.from(), r.to()))
-                        .toList(),
-                shardCounts());
+        return ClusterDescriptions.describe(gather(), shardCounts());
     }
 
     private Map<String, Integer> shardCounts() {
@@ -183,16 +165,6 @@ public class ShardingEndpoint {
         } catch (TimeoutException e) {
             throw new IllegalStateException("The cluster state was not gathered within " + this.timeout.plus(GRACE), e);
         }
-    }
-
-    private static MemberDescriptor describe(Member member, ClusterState state) {
-        ClusterState.MemberInfo info = state.memberInfo().get(member);
-        return new MemberDescriptor(
-                member.name(),
-                member.id(),
-                state.leaving().contains(member) ? LEAVING : UP,
-                info == null ? List.of() : info.roles().stream().sorted().toList(),
-                info == null ? "" : info.appVersion());
     }
 
     /**
@@ -289,19 +261,6 @@ public class ShardingEndpoint {
         return new WebEndpointResponse<>(
                 new OperationResult(result.accepted(), result.message()),
                 result.accepted() ? WebEndpointResponse.STATUS_OK : WebEndpointResponse.STATUS_BAD_REQUEST);
-    }
-
-    private static RegionDescriptor describe(ClusterState.RegionState region) {
-        Map<Integer, Integer> shards = new LinkedHashMap<>(new TreeMap<>(region.entitiesPerShard()));
-        int entities = shards.values().stream().mapToInt(Integer::intValue).sum();
-        return new RegionDescriptor(
-                region.member().name(),
-                region.answered(),
-                region.proxyOnly(),
-                shards.size(),
-                entities,
-                region.passivations(),
-                shards);
     }
 
     /**

@@ -3,6 +3,7 @@ package dev.sharding.autoconfigure.testing;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sharding.EntityType;
+import dev.sharding.JgroupsSettings;
 import dev.sharding.ShardingNode;
 import dev.sharding.ShardingSettings;
 import dev.sharding.autoconfigure.bank.Account;
@@ -61,8 +62,8 @@ class TestingYourEntitiesTests {
     @Test
     void aTestNodeDoesNotJoinAClusterRunningOnTheMachine() throws Exception {
         int port = freePort();
-        ShardingSettings running =
-                ShardingSettings.defaults().withNetwork("127.0.0.1", port, 0, "127.0.0.1[" + port + "]");
+        ShardingSettings running = ShardingSettings.defaults()
+                .withJgroups(JgroupsSettings.defaults().withNetwork("127.0.0.1", port, 0, "127.0.0.1[" + port + "]"));
         try (ShardingNode local = ShardingNode.builder(running)
                 .entityType(EntityType.of(Account.class, c -> {
                     throw new IllegalStateException("not used");

@@ -1,8 +1,6 @@
 package dev.sharding.autoconfigure;
 
 import dev.sharding.ShardingException;
-import dev.sharding.spi.ShardingStore;
-import dev.sharding.store.InMemoryShardingStore;
 import dev.sharding.store.JdbcShardingStore;
 import dev.sharding.store.NonDurableCommitsException;
 import java.sql.Connection;
@@ -21,12 +19,12 @@ import org.springframework.boot.sql.init.DatabaseInitializationMode;
 import org.springframework.util.ClassUtils;
 
 /**
- * Makes the store the properties ask for: in memory, or JDBC over the application's {@link DataSource}, or over an
- * embedded H2 file database when the application has none. Checks the application's database before the node uses
- * it: reachable, H2 or PostgreSQL, not in memory, and with the store's tables (created here when
+ * Makes the JDBC stores of {@link ShardingStoreConfigurations}: over the application's {@link DataSource}, or over the
+ * embedded H2 file database when the application has none. Checks the database before the node uses it: reachable,
+ * H2 or PostgreSQL, not in memory, and with the store's tables (created here when
  * {@code sharding.store.initialize-schema} says so).
  */
-final class ShardingStoreFactory {
+final class JdbcStores {
 
     /**
      * Settings of the embedded H2 database. AUTO_SERVER lets several nodes started from one folder share the file
@@ -56,58 +54,30 @@ final class ShardingStoreFactory {
      */
     static final String H2_BIND_ADDRESS = "h2.bindAddress";
 
-    private static final Logger log = LoggerFactory.getLogger(ShardingStoreFactory.class);
+    private static final Logger log = LoggerFactory.getLogger(JdbcStores.class);
 
-    private ShardingStoreFactory() {}
-
-    static ShardingStore create(StoreProperties properties, @Nullable DataSource applicationDataSource) {
-        return create(properties, applicationDataSource, null);
-    }
+    private JdbcStores() {}
 
     /**
-     * Makes the store.
+     * The store over the application's DataSource, checked.
      *
      * @param properties the store's properties
-     * @param applicationDataSource the application's DataSource, or null when it has none
-     * @param configuredUrl {@code spring.datasource.url}, or null when it is not set: with no DataSource, a URL set
-     *     means the application meant a database the store would not use (Spring Boot's JDBC support is missing)
+     * @param dataSource the application's DataSource
      * @return the store
+     * @throws ShardingConfigurationException when the database does not suit the store
      */
-    static ShardingStore create(
-            StoreProperties properties, @Nullable DataSource applicationDataSource, @Nullable String configuredUrl) {
-        if (properties.getType() == StoreProperties.StoreType.MEMORY) {
-            return new InMemoryShardingStore();
-        }
-        if (applicationDataSource == null) {
-            if (configuredUrl != null && !configuredUrl.isBlank()) {
-                throw new ShardingConfigurationException(
-                        "spring.datasource.url is set (" + configuredUrl + "), but the application has no DataSource:"
-                                + " Spring Boot makes one only with spring-boot-starter-jdbc (or another starter that"
-                                + " brings JDBC) on the class path. The sharding store would keep its state in the"
-                                + " embedded H2 file database instead, which no other machine shares.",
-                        "Add org.springframework.boot:spring-boot-starter-jdbc and the database's JDBC driver (for"
-                                + " PostgreSQL, org.postgresql:postgresql). To use the embedded H2 file database on"
-                                + " purpose, remove spring.datasource.url.",
-                        null);
-            }
-            return embedded(properties);
-        }
-        String url = checkDatabase(applicationDataSource);
+    static JdbcShardingStore overApplicationDataSource(StoreProperties properties, DataSource dataSource) {
+        String url = checkDatabase(dataSource);
         if (!properties.isAllowNonDurableCommits()) {
-            checkWriteDelayOfTheUrl(applicationDataSource);
+            checkWriteDelayOfTheUrl(dataSource);
         }
-        JdbcShardingStore store = JdbcShardingStore.builder(applicationDataSource)
-                .tablePrefix(properties.getTablePrefix())
-                .queryTimeout(properties.getQueryTimeout())
-                .batchLinger(properties.getBatchLinger())
-                .allowNonDurableCommits(properties.isAllowNonDurableCommits())
-                .build();
+        JdbcShardingStore store = build(properties, dataSource);
         try {
             checkDurability(store, url);
             if (properties.getInitializeSchema() == DatabaseInitializationMode.ALWAYS) {
                 createSchema(store, url, properties);
             } else {
-                checkTables(applicationDataSource, url, properties);
+                checkTables(dataSource, url, properties);
             }
         } catch (RuntimeException e) {
             store.close();
@@ -117,8 +87,28 @@ final class ShardingStoreFactory {
         return store;
     }
 
-    private static ShardingStore embedded(StoreProperties properties) {
-        if (!ClassUtils.isPresent("org.h2.Driver", ShardingStoreFactory.class.getClassLoader())) {
+    /**
+     * The connection pool of the embedded H2 file database, for an application with no DataSource.
+     *
+     * @param properties the store's properties
+     * @param configuredUrl {@code spring.datasource.url}, or null when it is not set: with no DataSource, a URL set
+     *     means the application meant a database the store would not use (Spring Boot's JDBC support is missing)
+     * @return the pool, which the caller closes after the store
+     * @throws ShardingConfigurationException when the application meant another database, or H2 is missing
+     */
+    static EmbeddedH2Pool embeddedPool(StoreProperties properties, @Nullable String configuredUrl) {
+        if (configuredUrl != null && !configuredUrl.isBlank()) {
+            throw new ShardingConfigurationException(
+                    "spring.datasource.url is set (" + configuredUrl + "), but the application has no DataSource:"
+                            + " Spring Boot makes one only with spring-boot-starter-jdbc (or another starter that"
+                            + " brings JDBC) on the class path. The sharding store would keep its state in the"
+                            + " embedded H2 file database instead, which no other machine shares.",
+                    "Add org.springframework.boot:spring-boot-starter-jdbc and the database's JDBC driver (for"
+                            + " PostgreSQL, org.postgresql:postgresql). To use the embedded H2 file database on"
+                            + " purpose, remove spring.datasource.url.",
+                    null);
+        }
+        if (!ClassUtils.isPresent("org.h2.Driver", JdbcStores.class.getClassLoader())) {
             throw new ShardingConfigurationException(
                     "The sharding store has no database: the application has no "
                             + "DataSource, and the H2 driver for the embedded database is not on the class path.",
@@ -127,20 +117,27 @@ final class ShardingStoreFactory {
                     null);
         }
         bindEmbeddedServerToLoopback();
-        String url = "jdbc:h2:file:" + properties.getEmbeddedPath().toAbsolutePath() + EMBEDDED_H2_OPTIONS;
         // wait for a free connection no longer than a statement may run
-        EmbeddedH2Pool pool = new EmbeddedH2Pool(
-                url,
+        return new EmbeddedH2Pool(
+                embeddedUrl(properties),
                 EMBEDDED_H2_CLIENT_OPTIONS,
                 new H2FileTakeover(properties.getEmbeddedPath(), TAKEOVER_PATIENCE_NANOS),
                 16,
                 (int) Math.max(1, (properties.getQueryTimeout().toMillis() + 999) / 1000));
-        JdbcShardingStore store = JdbcShardingStore.builder(pool)
-                .tablePrefix(properties.getTablePrefix())
-                .queryTimeout(properties.getQueryTimeout())
-                .batchLinger(properties.getBatchLinger())
-                .allowNonDurableCommits(properties.isAllowNonDurableCommits())
-                .build();
+    }
+
+    /**
+     * The store over the embedded H2 file database, checked; its tables are created unless
+     * {@code sharding.store.initialize-schema=never}.
+     *
+     * @param properties the store's properties
+     * @param pool the embedded database's pool, which outlives the store
+     * @return the store
+     * @throws ShardingConfigurationException when the database does not suit the store
+     */
+    static JdbcShardingStore overEmbeddedDatabase(StoreProperties properties, EmbeddedH2Pool pool) {
+        String url = embeddedUrl(properties);
+        JdbcShardingStore store = build(properties, pool);
         try {
             checkDurability(store, url);
             if (properties.getInitializeSchema() == DatabaseInitializationMode.NEVER) {
@@ -150,13 +147,25 @@ final class ShardingStoreFactory {
             }
         } catch (RuntimeException e) {
             store.close();
-            pool.close();
             throw e;
         }
         log.info(
                 "Sharding store: embedded H2 database {}",
                 properties.getEmbeddedPath().toAbsolutePath());
-        return new OwningStore(store, pool);
+        return store;
+    }
+
+    private static String embeddedUrl(StoreProperties properties) {
+        return "jdbc:h2:file:" + properties.getEmbeddedPath().toAbsolutePath() + EMBEDDED_H2_OPTIONS;
+    }
+
+    private static JdbcShardingStore build(StoreProperties properties, DataSource dataSource) {
+        return JdbcShardingStore.builder(dataSource)
+                .tablePrefix(properties.getTablePrefix())
+                .queryTimeout(properties.getQueryTimeout())
+                .batchLinger(properties.getBatchLinger())
+                .allowNonDurableCommits(properties.isAllowNonDurableCommits())
+                .build();
     }
 
     /** Checks that the database is reachable, supported and not in memory; returns its URL. */

@@ -1,0 +1,194 @@
+package dev.sharding;
+
+import java.time.Duration;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Settings of one entity type, the properties {@code sharding.entities.<type>.*}. Build with {@link #builder()}, or
+ * change a copy with {@link #toBuilder()}; {@link #DEFAULT} holds the defaults.
+ *
+ * <pre>{@code
+ * EntityTypeSettings cart = EntityTypeSettings.builder().numberOfShards(30).rememberEntities(true).build();
+ * }</pre>
+ *
+ * @param numberOfShards the number of shards, or 0 for the node's default
+ * @param proxyOnly whether this node only routes messages of the type and hosts none of its entities
+ * @param idleTimeout the type's idle time before passivation (zero for never), or {@code null} for the node's
+ * @param rememberEntities whether the ids of live entities are stored and the entities started again, without a
+ *     message, wherever and whenever their shard starts; such entities are never passivated for idleness
+ * @param role the role a node must have to host the type ({@link MemberSettings#roles()}); the others are proxies of
+ *     it; {@code null} for every node
+ * @param appliedMessages how many ids of applied messages each entity keeps, and for how long, so that a retry with
+ *     the same id applies once ({@link ShardRegion#ask(String, Object, Class, Duration, String)})
+ * @param passivation how live entities are chosen for passivation when there are too many
+ */
+public record EntityTypeSettings(
+        int numberOfShards,
+        boolean proxyOnly,
+        @Nullable Duration idleTimeout,
+        boolean rememberEntities,
+        @Nullable String role,
+        AppliedMessageWindow appliedMessages,
+        PassivationStrategy passivation) {
+
+    /** The defaults: the node's number of shards and idle timeout, hosting, not remembering, no role. */
+    public static final EntityTypeSettings DEFAULT = new Builder().build();
+
+    /** Checks the values. */
+    public EntityTypeSettings {
+        Objects.requireNonNull(appliedMessages, "appliedMessages");
+        Objects.requireNonNull(passivation, "passivation");
+    }
+
+    /**
+     * A builder holding the defaults.
+     *
+     * @return the builder
+     */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /**
+     * A builder holding these settings.
+     *
+     * @return the builder
+     */
+    public Builder toBuilder() {
+        return new Builder()
+                .numberOfShards(numberOfShards)
+                .proxyOnly(proxyOnly)
+                .idleTimeout(idleTimeout)
+                .rememberEntities(rememberEntities)
+                .role(role)
+                .appliedMessages(appliedMessages)
+                .passivation(passivation);
+    }
+
+    /** Checks the rules that depend on no other setting, naming each {@code entities.<type>.<setting>}. */
+    void validate(String type) {
+        SettingsValidation.require(
+                numberOfShards >= 0,
+                "entities." + type + ".number-of-shards",
+                numberOfShards,
+                "must be positive, or 0 for the default");
+        SettingsValidation.require(
+                idleTimeout == null || !idleTimeout.isNegative(),
+                "entities." + type + ".idle-timeout",
+                idleTimeout,
+                "must be zero (never) or positive");
+        SettingsValidation.require(
+                role == null || MemberSettings.ROLE.matcher(role).matches(),
+                "entities." + type + ".role",
+                role,
+                "a role is 1 to 100 characters of [A-Za-z0-9._-]");
+    }
+
+    /** Builds {@link EntityTypeSettings}; every setting starts at its default. */
+    public static final class Builder {
+
+        private int numberOfShards;
+
+        private boolean proxyOnly;
+
+        private @Nullable Duration idleTimeout;
+
+        private boolean rememberEntities;
+
+        private @Nullable String role;
+
+        private AppliedMessageWindow appliedMessages = AppliedMessageWindow.DEFAULT;
+
+        private PassivationStrategy passivation = PassivationStrategy.IDLE;
+
+        private Builder() {}
+
+        /**
+         * The number of shards of the type.
+         *
+         * @param value the number, or 0 for the node's default (the default)
+         * @return this builder
+         */
+        public Builder numberOfShards(int value) {
+            this.numberOfShards = value;
+            return this;
+        }
+
+        /**
+         * Whether this node only routes messages of the type and hosts none of its entities.
+         *
+         * @param value true for a proxy (default false)
+         * @return this builder
+         */
+        public Builder proxyOnly(boolean value) {
+            this.proxyOnly = value;
+            return this;
+        }
+
+        /**
+         * The type's idle time before passivation.
+         *
+         * @param value the time (zero for never), or {@code null} for the node's (the default)
+         * @return this builder
+         */
+        public Builder idleTimeout(@Nullable Duration value) {
+            this.idleTimeout = value;
+            return this;
+        }
+
+        /**
+         * Whether live entities are remembered and started again wherever their shard starts.
+         *
+         * @param value true to remember (default false)
+         * @return this builder
+         */
+        public Builder rememberEntities(boolean value) {
+            this.rememberEntities = value;
+            return this;
+        }
+
+        /**
+         * The role a node must have to host the type.
+         *
+         * @param value the role, or {@code null} for every node (the default)
+         * @return this builder
+         */
+        public Builder role(@Nullable String value) {
+            this.role = value;
+            return this;
+        }
+
+        /**
+         * The window of applied message ids.
+         *
+         * @param value the window (default {@link AppliedMessageWindow#DEFAULT})
+         * @return this builder
+         */
+        public Builder appliedMessages(AppliedMessageWindow value) {
+            this.appliedMessages = Objects.requireNonNull(value, "appliedMessages");
+            return this;
+        }
+
+        /**
+         * How live entities are chosen for passivation when there are too many.
+         *
+         * @param value the strategy (default {@link PassivationStrategy#IDLE})
+         * @return this builder
+         */
+        public Builder passivation(PassivationStrategy value) {
+            this.passivation = Objects.requireNonNull(value, "passivation");
+            return this;
+        }
+
+        /**
+         * The settings.
+         *
+         * @return the settings, not yet validated (the node's {@link ShardingSettings#validate()} checks them)
+         */
+        public EntityTypeSettings build() {
+            return new EntityTypeSettings(
+                    numberOfShards, proxyOnly, idleTimeout, rememberEntities, role, appliedMessages, passivation);
+        }
+    }
+}
