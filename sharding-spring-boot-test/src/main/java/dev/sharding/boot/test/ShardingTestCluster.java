@@ -2,35 +2,24 @@ package dev.sharding.boot.test;
 
 import dev.sharding.Member;
 import dev.sharding.ShardingNode;
-import dev.sharding.autoconfigure.JChannelCustomizer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
 import org.awaitility.Awaitility;
-import org.jgroups.Address;
-import org.jgroups.JChannel;
-import org.jgroups.protocols.DISCARD;
-import org.jgroups.protocols.TP;
-import org.jgroups.stack.ProtocolStack;
 import org.jspecify.annotations.Nullable;
-import org.springframework.boot.Banner;
-import org.springframework.boot.builder.SpringApplicationBuilder;
-import org.springframework.context.ApplicationContextInitializer;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
  * Several nodes of the application under test in one JVM: each an application context of the given sources (the
  * {@code @SpringBootApplication} class, or configuration classes), on the in-JVM loopback stack, all with one cluster
  * name that no other test uses. A test crashes nodes ({@link #kill}), stops them gracefully ({@link #stop}), cuts the
- * network between groups of them ({@link #partition}) and heals it ({@link #heal}), and waits for the cluster to settle
+ * network between groups of them and heals it ({@link #network()}), and waits for the cluster to settle
  * ({@link #awaitView()}, {@link #awaitShardStarted}) instead of sleeping. {@link #owners()} and {@link #watchOwners()}
  * check that no entity is alive on two serving nodes at once.
  *
@@ -60,6 +49,8 @@ public final class ShardingTestCluster implements AutoCloseable {
     private final String clusterName;
 
     private final List<ShardingTestNode> nodes = new ArrayList<>();
+
+    private final ClusterNetwork network = new ClusterNetwork(this::nodes);
 
     private ShardingTestCluster(Builder settings) {
         this.settings = settings;
@@ -124,52 +115,15 @@ public final class ShardingTestCluster implements AutoCloseable {
      * @return the node
      */
     public ShardingTestNode startNode() {
-        ShardingTestNode node = launch(nodes.size() + 1);
+        ShardingTestNode node = TestNodeLauncher.launch(
+                clusterName,
+                nodes.size() + 1,
+                settings.sources,
+                ShardingTestProperties.of(clusterName, settings.memoryStore, settings.serializeLocalMessages),
+                settings.properties);
         nodes.add(node);
         awaitView();
         return node;
-    }
-
-    private ShardingTestNode launch(int number) {
-        String name = clusterName.substring(0, "test-cluster-".length() + 8) + "-n" + number;
-        AtomicReference<JChannel> channel = new AtomicReference<>();
-        DISCARD discard = new DISCARD();
-        JChannelCustomizer partitionable = ch -> {
-            try {
-                // just above the transport: a cut drops every message, including failure detection's
-                ch.getProtocolStack().insertProtocol(discard, ProtocolStack.Position.ABOVE, TP.class);
-            } catch (Exception e) {
-                throw new IllegalStateException("Cannot add the partition injector to the stack of " + name, e);
-            }
-            channel.set(ch);
-        };
-        Map<String, Object> properties =
-                ShardingTestProperties.of(clusterName, settings.memoryStore, settings.serializeLocalMessages);
-        properties.put("sharding.node-name", name);
-        properties.put("server.port", "0");
-        // a shard-home request lost while the cluster changes is repeated soon, so recovery takes little time
-        properties.put("sharding.retry-interval", "300ms");
-        for (String property : settings.properties) {
-            int equals = property.indexOf('=');
-            properties.put(property.substring(0, equals), property.substring(equals + 1));
-        }
-        ApplicationContextInitializer<ConfigurableApplicationContext> injector =
-                context -> context.getBeanFactory().registerSingleton("shardingTestPartitionInjector", partitionable);
-        // as command-line arguments: over the application's own configuration files, as a test's properties are
-        String[] arguments = properties.entrySet().stream()
-                .map(e -> "--" + e.getKey() + "=" + e.getValue())
-                .toArray(String[]::new);
-        ConfigurableApplicationContext context = new SpringApplicationBuilder(settings.sources)
-                .bannerMode(Banner.Mode.OFF)
-                .logStartupInfo(false)
-                .initializers(injector)
-                .run(arguments);
-        JChannel ch = channel.get();
-        if (ch == null) {
-            context.close();
-            throw new IllegalStateException("Node " + name + " started without a JGroups channel: is sharding on?");
-        }
-        return new ShardingTestNode(name, context, ch, discard);
     }
 
     /**
@@ -197,101 +151,12 @@ public final class ShardingTestCluster implements AutoCloseable {
     }
 
     /**
-     * Cuts the network between two groups of nodes: no message from one group reaches the other, in either
-     * direction, until {@link #heal()}. Each group then forms a view of its own, and the split-brain strategy decides
-     * which side keeps serving.
+     * The network between this cluster's nodes, to cut and heal: partitions, one-way and pairwise cuts, flapping links.
      *
-     * @param side one group
-     * @param other the other group
+     * @return the network
      */
-    public void partition(Collection<ShardingTestNode> side, Collection<ShardingTestNode> other) {
-        for (ShardingTestNode a : side) {
-            for (ShardingTestNode b : other) {
-                if (a == b) {
-                    throw new IllegalArgumentException("Node " + a.name() + " is on both sides of the partition");
-                }
-                a.discard().addIgnoreMember(address(b));
-                b.discard().addIgnoreMember(address(a));
-            }
-        }
-    }
-
-    /**
-     * Cuts one direction of one link: nothing {@code from} sends reaches {@code to}, while {@code to} still reaches
-     * {@code from} and both reach every other node (a switch or firewall that drops one direction), until
-     * {@link #heal()}. The member that {@code to} cannot hear is reported to the coordinator and removed from the view
-     * (or {@code to} itself, when {@code from} is the coordinator).
-     *
-     * @param from the node whose messages to {@code to} are lost
-     * @param to the node that no longer hears it
-     */
-    public void cutOneWay(ShardingTestNode from, ShardingTestNode to) {
-        if (from == to) {
-            throw new IllegalArgumentException("Node " + from.name() + " cannot be cut from itself");
-        }
-        to.discard().addIgnoreMember(address(from));
-    }
-
-    /**
-     * Cuts the link between two nodes, both ways, while each still reaches every other node (A cannot reach B, both
-     * reach C), until {@link #heal()}.
-     *
-     * @param a one node
-     * @param b the other
-     */
-    public void cutBetween(ShardingTestNode a, ShardingTestNode b) {
-        cutOneWay(a, b);
-        cutOneWay(b, a);
-    }
-
-    /**
-     * Cuts the network between two groups and heals it again, over and over, each cut and each healed spell lasting
-     * {@code period}, until {@code duration} has passed; then heals it. Runs on the calling thread. Views change at
-     * almost every flap when {@code period} is shorter than failure detection and the split-brain strategy's
-     * stable-after.
-     *
-     * @param side one group
-     * @param other the other group
-     * @param period how long each cut, and each healed spell after it, lasts
-     * @param duration how long to go on
-     * @return how many cuts were made
-     * @throws InterruptedException when interrupted
-     */
-    public int flap(
-            Collection<ShardingTestNode> side, Collection<ShardingTestNode> other, Duration period, Duration duration)
-            throws InterruptedException {
-        if (period.isNegative() || period.isZero()) {
-            throw new IllegalArgumentException("The period of a flapping cut must be positive: " + period);
-        }
-        long end = System.nanoTime() + duration.toNanos();
-        int cuts = 0;
-        try {
-            while (System.nanoTime() < end) {
-                partition(side, other);
-                cuts++;
-                TimeUnit.NANOSECONDS.sleep(period.toNanos());
-                heal();
-                TimeUnit.NANOSECONDS.sleep(period.toNanos());
-            }
-        } finally {
-            heal();
-        }
-        return cuts;
-    }
-
-    private static Address address(ShardingTestNode node) {
-        Address address = node.address();
-        if (address == null) {
-            throw new IllegalStateException("Node " + node.name() + " has no address: it is not connected");
-        }
-        return address;
-    }
-
-    /** Heals every cut: the groups hear each other again and merge into one view. */
-    public void heal() {
-        for (ShardingTestNode n : nodes) {
-            n.discard().resetIgnoredMembers();
-        }
+    public ClusterNetwork network() {
+        return network;
     }
 
     /**
@@ -321,7 +186,7 @@ public final class ShardingTestCluster implements AutoCloseable {
     }
 
     /**
-     * Waits until each node of a group sees exactly that group: after a {@link #partition}, each side's view.
+     * Waits until each node of a group sees exactly that group: after a {@linkplain ClusterNetwork#partition partition}, each side's view.
      *
      * @param side the nodes
      * @throws org.awaitility.core.ConditionTimeoutException after {@link Builder#timeout}
@@ -425,7 +290,7 @@ public final class ShardingTestCluster implements AutoCloseable {
     /** Stops every running node gracefully, the newest first, then drops the partition injectors' cuts. */
     @Override
     public void close() {
-        heal();
+        network.heal();
         for (int i = nodes.size() - 1; i >= 0; i--) {
             ConfigurableApplicationContext context = nodes.get(i).context();
             if (context.isActive()) {

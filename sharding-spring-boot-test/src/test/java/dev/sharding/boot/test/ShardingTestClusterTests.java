@@ -75,12 +75,12 @@ class ShardingTestClusterTests {
             List<ShardingTestNode> minority = List.of(cluster.node(3));
             assertThat(add(cluster.node(1), "p", 1)).isEqualTo(1);
 
-            cluster.partition(majority, minority);
+            cluster.network().partition(majority, minority);
             cluster.awaitView(majority);
             cluster.awaitView(minority);
             assertThat(cluster.owners().isExclusive()).isTrue();
 
-            cluster.heal();
+            cluster.network().heal();
             cluster.awaitView();
             assertThat(cluster.running()).hasSize(3);
             assertThat(cluster.owners().isExclusive()).isTrue();
@@ -97,7 +97,7 @@ class ShardingTestClusterTests {
             ShardingTestNode deaf = cluster.node(3);
             assertThat(add(coordinator, "one-way", 1)).isEqualTo(1);
 
-            cluster.cutOneWay(unheard, deaf);
+            cluster.network().cutOneWay(unheard, deaf);
             // the coordinator still hears both: only the report of the node that cannot hear removes the other
             cluster.awaitView(List.of(coordinator, deaf));
             Awaitility.await("the entity answers on the members left")
@@ -105,7 +105,7 @@ class ShardingTestClusterTests {
                     .ignoreExceptions()
                     .until(() -> add(deaf, "one-way", 1) >= 1);
 
-            cluster.heal();
+            cluster.network().heal();
             cluster.awaitView();
             assertThat(cluster.running()).hasSize(3);
             assertThat(watch.violations()).isEmpty();
@@ -123,7 +123,7 @@ class ShardingTestClusterTests {
             assertThat(add(a, "twice", 1)).isEqualTo(1);
             assertThat(cluster.owners().isExclusive()).isTrue();
 
-            cluster.partition(List.of(a), List.of(b));
+            cluster.network().partition(List.of(a), List.of(b));
             cluster.awaitView(List.of(a));
             cluster.awaitView(List.of(b));
             // each side takes the other's shards for its own: the entity starts on the side that lacked it
