@@ -477,7 +477,7 @@ public final class Region<T> implements ShardRegion<T> {
     /** Whether the home of any of the type's shards is known here. Any thread. */
     boolean anyShardHomeKnown() {
         for (ShardSlot slot : slots) {
-            if (slot.home != null) {
+            if (slot.home() != null) {
                 return true;
             }
         }

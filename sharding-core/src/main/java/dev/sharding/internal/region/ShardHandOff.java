@@ -78,7 +78,7 @@ final class ShardHandOff {
     /** Stops the shard once every awaited region still in the view acknowledged, or the deadline passed. */
     void check() {
         List<Member> regions = awaited;
-        Shard local = slot.local;
+        Shard local = slot.local();
         if (regions == null || local == null || local.stopping) {
             return;
         }
@@ -93,7 +93,7 @@ final class ShardHandOff {
             log.warn(
                     "Handoff of shard {} of {}: no acknowledgement from {} within handoff-timeout; stopping it"
                             + " anyway",
-                    slot.shardId,
+                    slot.shardId(),
                     region.typeName(),
                     missing);
         }
@@ -104,12 +104,12 @@ final class ShardHandOff {
             node.control()
                     .schedule(
                             () -> {
-                                if (slot.local == local) {
+                                if (slot.local() == local) {
                                     int forced = local.forceStop();
                                     log.warn(
                                             "Handoff of shard {} of {}: {} entities did not stop within handoff-timeout and were"
                                                     + " stopped forcibly",
-                                            slot.shardId,
+                                            slot.shardId(),
                                             region.typeName(),
                                             forced);
                                     done(local);
@@ -121,18 +121,16 @@ final class ShardHandOff {
     }
 
     private void done(Shard local) {
-        if (slot.local != local) {
+        if (!slot.unhost(local)) {
             return;
         }
-        slot.local = null;
-        slot.handOff = null;
         region.metrics().handedOff(System.nanoTime() - beganNanos);
-        ShardStopped stopped = new ShardStopped(region.typeName(), slot.shardId, local.epoch(), local.transferOut());
+        ShardStopped stopped = new ShardStopped(region.typeName(), slot.shardId(), local.epoch(), local.transferOut());
         if (!region.remembersEntities()) {
             node.sendToCoordinator(stopped);
         } else {
             // the new home reads the shard's remembered ids when it starts it: the ones started here lately first
-            region.flushRemembered(slot.shardId)
+            region.flushRemembered(slot.shardId())
                     .whenComplete((v, t) -> node.control().execute(() -> {
                         node.sendToCoordinator(stopped);
                         node.regionChanged();

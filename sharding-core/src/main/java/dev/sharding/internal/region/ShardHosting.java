@@ -71,7 +71,7 @@ public final class ShardHosting {
             return false; // no lease yet, or lost: the coordinator repeats HostShard
         }
         ShardSlot slot = slots[shardId];
-        Shard local = slot.local;
+        Shard local = slot.local();
         if (local != null && local.stopping) {
             return false; // the coordinator repeats HostShard; by then the old incarnation has stopped
         }
@@ -95,7 +95,7 @@ public final class ShardHosting {
                 carried = List.of();
             }
             hosted = new Shard(region, shardId, epoch, carried);
-            slot.local = hosted;
+            slot.host(hosted);
         }
         router.publish(slot, node.self());
         if (started && journal != null) {
@@ -109,7 +109,7 @@ public final class ShardHosting {
         if (journal != null) {
             journal.startRemembered(
                     shardId,
-                    () -> slots[shardId].local == local && !local.stopping,
+                    () -> slots[shardId].local() == local && !local.stopping,
                     id -> local.deliver(id, EntityCell.StartSignal.INSTANCE, ReplySink.TELL));
         }
     }
@@ -117,7 +117,7 @@ public final class ShardHosting {
     /** The live entities of a shard hosted here and not stopping, or {@code null}. */
     @Nullable
     Collection<EntityCell> liveCells(int shardId) {
-        Shard local = slots[shardId].local;
+        Shard local = slots[shardId].local();
         return local == null || local.stopping ? null : local.cells();
     }
 
@@ -125,7 +125,7 @@ public final class ShardHosting {
     int count() {
         int n = 0;
         for (ShardSlot slot : slots) {
-            if (slot.local != null) {
+            if (slot.local() != null) {
                 n++;
             }
         }
@@ -136,7 +136,7 @@ public final class ShardHosting {
     RegionInfo info() {
         List<Shard> hosted = new ArrayList<>();
         for (ShardSlot slot : slots) {
-            Shard s = slot.local;
+            Shard s = slot.local();
             if (s != null) {
                 hosted.add(s);
             }
@@ -161,7 +161,7 @@ public final class ShardHosting {
             return;
         }
         ShardSlot slot = slots[shardId];
-        Shard local = slot.local;
+        Shard local = slot.local();
         if (local != null && local.epoch() == epoch) {
             log.warn(
                     "Stopping stale shard {} of {} (epoch {}) on {}: a newer copy runs elsewhere",
@@ -181,7 +181,7 @@ public final class ShardHosting {
     void shardFenced(int shardId, long epoch) {
         node.runOnControlLater(() -> {
             ShardSlot slot = slots[shardId];
-            Shard local = slot.local;
+            Shard local = slot.local();
             if (local != null && local.epoch() == epoch) {
                 log.warn(
                         "Shard {} of {} on {} was allocated elsewhere since epoch {} (the store refused a write as "
@@ -204,15 +204,15 @@ public final class ShardHosting {
      */
     public void dropStale(Map<Integer, Long> current) {
         for (ShardSlot slot : slots) {
-            Shard local = slot.local;
-            if (local != null && current.getOrDefault(slot.shardId, 0L) > local.epoch()) {
+            Shard local = slot.local();
+            if (local != null && current.getOrDefault(slot.shardId(), 0L) > local.epoch()) {
                 log.warn(
                         "Shard {} of {} on {} was allocated elsewhere (epoch {}) while this node had no lease "
                                 + "(epoch {}); stopping it",
-                        slot.shardId,
+                        slot.shardId(),
                         typeName,
                         node.nodeName(),
-                        current.get(slot.shardId),
+                        current.get(slot.shardId()),
                         local.epoch());
                 drop(slot, local);
             }
@@ -222,7 +222,7 @@ public final class ShardHosting {
     /** Drops every hosted shard (their state could not be checked). Control thread. */
     public void dropHosted() {
         for (ShardSlot slot : slots) {
-            Shard local = slot.local;
+            Shard local = slot.local();
             if (local != null) {
                 drop(slot, local);
             }
@@ -233,13 +233,8 @@ public final class ShardHosting {
     private void drop(ShardSlot slot, Shard local) {
         local.dropped = true;
         local.stopping = true;
-        slot.local = null;
-        slot.handOff = null;
-        synchronized (slot) {
-            if (slot.home != null && slot.home.equals(node.self())) {
-                slot.home = null;
-            }
-        }
+        slot.unhost(local);
+        slot.clearHomeAt(node.self());
         local.stop();
         node.unparkAll();
     }
@@ -251,9 +246,7 @@ public final class ShardHosting {
     public void dropAll(RuntimeException reason) {
         dropHosted();
         for (ShardSlot slot : slots) {
-            synchronized (slot) {
-                slot.home = null;
-            }
+            slot.clearHome();
         }
         router.dropBuffers(reason);
     }
@@ -264,9 +257,9 @@ public final class ShardHosting {
     Map<Integer, Integer> entityCounts() {
         Map<Integer, Integer> counts = new TreeMap<>();
         for (ShardSlot slot : slots) {
-            Shard s = slot.local;
+            Shard s = slot.local();
             if (s != null) {
-                counts.put(slot.shardId, s.entityCount());
+                counts.put(slot.shardId(), s.entityCount());
             }
         }
         return counts;
@@ -276,11 +269,11 @@ public final class ShardHosting {
     Map<Integer, List<String>> entityIds() {
         Map<Integer, List<String>> ids = new TreeMap<>();
         for (ShardSlot slot : slots) {
-            Shard s = slot.local;
+            Shard s = slot.local();
             if (s != null) {
                 List<String> list = s.entityIds();
                 list.sort(null);
-                ids.put(slot.shardId, list);
+                ids.put(slot.shardId(), list);
             }
         }
         return ids;
@@ -290,7 +283,7 @@ public final class ShardHosting {
     public CompletableFuture<Void> stopAll() {
         List<CompletableFuture<Void>> all = new ArrayList<>();
         for (ShardSlot slot : slots) {
-            Shard s = slot.local;
+            Shard s = slot.local();
             if (s != null) {
                 all.add(s.stop());
             }
