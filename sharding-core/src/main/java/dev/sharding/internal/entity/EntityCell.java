@@ -64,16 +64,17 @@ public final class EntityCell implements Runnable, Passivation.Candidate, Parked
      */
     private final AtomicLong state = new AtomicLong();
 
-    private @Nullable Object instance;
+    /**
+     * Where the entity is in its life, with what that state holds (its instance, a failing start's wait); moved only
+     * by the thread draining the mailbox ({@link #moveTo}), read by others.
+     */
+    private volatile CellLife life = CellLife.NEW;
 
-    /** Where the entity is in its life; moved only by the thread draining the mailbox, read by others. */
-    private volatile EntityLifecycle lifecycle = EntityLifecycle.NEW;
-
-    /** Set by the control thread when a handoff's deadline passed: later messages fail. */
-    private volatile boolean forceStopped;
-
-    /** A delivery taken from the mailbox that waits for the entity's state to be read. */
-    private @Nullable Delivery pending;
+    /**
+     * The mailbox's head, taken and put back: a delivery that waits for the entity's state to be read, its start to
+     * be tried again, or the node to serve again. The next run takes it before the mailbox, whatever the state.
+     */
+    private @Nullable Delivery held;
 
     /** The entity's durable state across its incarnations here. */
     private final DurableEntityState durable;
@@ -81,13 +82,8 @@ public final class EntityCell implements Runnable, Passivation.Candidate, Parked
     /** When the entity last took a message, on the node's coarse clock (a hint for the sweep; racy reads are fine). */
     private long lastActiveMillis;
 
-    private boolean passivateRequested;
-
     /** Messages taken since the entity started here (a hint for the least-frequently-used strategy; racy reads). */
     private long messages;
-
-    /** While the entity's start keeps failing: the wait before the next attempt. */
-    private volatile @Nullable StartBackoff backoff;
 
     private final EntityContextImpl context = new EntityContextImpl(this);
 
@@ -113,13 +109,14 @@ public final class EntityCell implements Runnable, Passivation.Candidate, Parked
             }
         }
         mailbox.offer(delivery);
-        if (lifecycle == EntityLifecycle.RETIRED && mailbox.remove(delivery)) {
+        CellLife now = life;
+        if (now == CellLife.RETIRED && mailbox.remove(delivery)) {
             // the cell retired after its last message; the retiring thread checks the mailbox after marking it dead,
             // so either it saw this delivery (and revived) or this thread sees dead and takes it back
             takenBack(delivery);
             return false;
         }
-        StartBackoff waiting = backoff;
+        StartBackoff waiting = now.backoff();
         if (waiting != null && !waiting.offered(delivery) && mailbox.remove(delivery)) {
             takenBack(delivery);
             waiting.reject(delivery); // the entity cannot start and enough messages wait for it
@@ -154,7 +151,7 @@ public final class EntityCell implements Runnable, Passivation.Candidate, Parked
 
     @Override
     public boolean isActive() {
-        return lifecycle == EntityLifecycle.ACTIVE;
+        return life instanceof CellLife.Active;
     }
 
     @Override
@@ -172,25 +169,17 @@ public final class EntityCell implements Runnable, Passivation.Candidate, Parked
         enqueue(new Delivery(new PassivateSignal(idleSinceMillis, overLimit), ReplySink.TELL));
     }
 
-    public boolean isStopped() {
-        return forceStopped || lifecycle == EntityLifecycle.STOPPED;
-    }
-
-    /** Where the entity is in its life. */
-    EntityLifecycle lifecycle() {
-        return lifecycle;
-    }
-
-    private void moveTo(EntityLifecycle to) {
-        lifecycle = lifecycle.moveTo(to, this);
-    }
-
     /**
-     * Marks the entity stopped while a handler may still run on it: later messages fail. The instance is destroyed
-     * when the stop signal is reached.
+     * Whether the entity takes no more messages: it stopped, or its shard's handoff passed its deadline while a
+     * handler still ran ({@link Shard#forceStopped}; the instance is destroyed when the stop signal is reached).
      */
-    public void forceStop() {
-        forceStopped = true;
+    public boolean isStopped() {
+        return life == CellLife.STOPPED || shard.forceStopped();
+    }
+
+    /** The one place the entity's state moves, checked against its phases' legal moves ({@link CellLife#move}). */
+    private void moveTo(CellLife to) {
+        life = CellLife.move(life, to, this);
     }
 
     @Override
@@ -200,9 +189,9 @@ public final class EntityCell implements Runnable, Passivation.Candidate, Parked
         }
         long took = 0; // what this run took off the mailbox's count, in ONEs
         for (int i = 0; i < THROUGHPUT; i++) {
-            Delivery d = pending;
+            Delivery d = held;
             if (d != null) {
-                pending = null;
+                held = null;
             } else {
                 d = mailbox.poll();
                 if (d != null && !(d.message() instanceof Signal)) {
@@ -210,7 +199,7 @@ public final class EntityCell implements Runnable, Passivation.Candidate, Parked
                 }
             }
             if (d == null) {
-                if (lifecycle == EntityLifecycle.PASSIVATED && !forceStopped && retire()) {
+                if (life == CellLife.PASSIVATED && !shard.forceStopped() && retire()) {
                     state.getAndAdd(-took - SCHEDULED);
                     return;
                 }
@@ -240,9 +229,9 @@ public final class EntityCell implements Runnable, Passivation.Candidate, Parked
 
     /** Leaves the shard's map once the mailbox is empty; false when a message raced in (the cell goes on). */
     private boolean retire() {
-        moveTo(EntityLifecycle.RETIRED);
+        moveTo(CellLife.RETIRED);
         if (!mailbox.isEmpty()) {
-            moveTo(EntityLifecycle.PASSIVATED);
+            moveTo(CellLife.PASSIVATED);
             return false;
         }
         shard.remove(this);
@@ -267,7 +256,7 @@ public final class EntityCell implements Runnable, Passivation.Candidate, Parked
      * write).
      */
     void resumeAfterCompletion() {
-        if (pending == null && lifecycle == EntityLifecycle.ACTIVE && mailbox.isEmpty()) {
+        if (held == null && life instanceof CellLife.Active && mailbox.isEmpty()) {
             release(0);
         } else {
             resume();
@@ -277,9 +266,8 @@ public final class EntityCell implements Runnable, Passivation.Candidate, Parked
     /** Handles one delivery; false when the mailbox must wait for a completion. */
     private boolean process(Delivery d) {
         if (d.message() instanceof StopSignal stop) {
-            StartBackoff waiting = backoff;
+            StartBackoff waiting = life.backoff();
             if (waiting != null) {
-                backoff = null;
                 waiting.stopped();
             }
             stopInstance();
@@ -287,8 +275,9 @@ public final class EntityCell implements Runnable, Passivation.Candidate, Parked
             return true;
         }
         if (d.message() instanceof PassivateSignal signal) {
-            if (instance != null && (signal.force() || lastActiveMillis <= signal.idleSinceMillis())) {
-                passivateInstance();
+            if (life instanceof CellLife.Active active
+                    && (signal.force() || lastActiveMillis <= signal.idleSinceMillis())) {
+                passivateInstance(active.instance());
             }
             return true;
         }
@@ -305,7 +294,7 @@ public final class EntityCell implements Runnable, Passivation.Candidate, Parked
         }
         if (!region.serving()) {
             // the lease ran out: the message waits until the node serves again, or the shard is dropped
-            pending = d;
+            held = d;
             region.park(this);
             return false;
         }
@@ -316,9 +305,12 @@ public final class EntityCell implements Runnable, Passivation.Candidate, Parked
                     "Entity [" + typeName() + "/" + entityId + "] stopped before handling the message");
             return true;
         }
-        Object entity = instance;
-        if (entity == null) {
-            StartBackoff waiting = backoff;
+        CellLife now = life;
+        Object entity;
+        if (now instanceof CellLife.Active active) {
+            entity = active.instance();
+        } else {
+            StartBackoff waiting = now.backoff();
             if (waiting != null && waiting.stopRequested()) {
                 waiting.failStopping(sink);
                 return true;
@@ -326,29 +318,27 @@ public final class EntityCell implements Runnable, Passivation.Candidate, Parked
             if (durable.mustLoad()) {
                 Throwable failure = durable.takeLoadFailure();
                 if (failure != null) {
-                    moveTo(EntityLifecycle.NEW);
                     return startFailed(d, failure, DurableEntityState.isStoreFailure(failure));
                 }
-                pending = d;
-                if (lifecycle != EntityLifecycle.LOADING) {
-                    moveTo(EntityLifecycle.LOADING);
+                held = d;
+                if (!(now instanceof CellLife.Loading)) {
+                    moveTo(new CellLife.Loading(waiting));
                 }
                 durable.load();
                 return false;
             }
             try {
                 entity = region.type().factory().create(context);
-                instance = entity;
-                moveTo(EntityLifecycle.ACTIVE);
+                moveTo(new CellLife.Active(entity, false));
                 region.entityStarted(this);
             } catch (Throwable t) {
                 rethrowFatal(t);
-                if (lifecycle != EntityLifecycle.NEW) {
-                    moveTo(EntityLifecycle.NEW);
-                }
                 durable.creationFailed();
                 if (!UnreadableStateException.isCause(t)) {
                     return startFailed(d, t, false);
+                }
+                if (now != CellLife.NEW) {
+                    moveTo(waiting == null ? CellLife.NEW : new CellLife.BackingOff(waiting));
                 }
                 // a stored state its class cannot read: trying again cannot help until the class reads it
                 log.warn("Creating entity [{}/{}] failed", typeName(), entityId, t);
@@ -356,7 +346,6 @@ public final class EntityCell implements Runnable, Passivation.Candidate, Parked
                 return true;
             }
             if (waiting != null) {
-                backoff = null;
                 waiting.started();
             }
         }
@@ -471,28 +460,27 @@ public final class EntityCell implements Runnable, Passivation.Candidate, Parked
      * ({@link StartBackoff}). Returns false: the mailbox waits.
      */
     private boolean startFailed(Delivery d, Throwable failure, boolean byStore) {
-        StartBackoff waiting = backoff;
-        if (waiting == null) {
-            waiting = new StartBackoff(this, shard.region().bufferSize());
-            backoff = waiting;
-            if (mailbox.stream().anyMatch(q -> q.message() instanceof StopSignal)) {
-                waiting.requestStop(); // the shard stops: no wait, the messages before the stop fail
-            }
+        StartBackoff before = life.backoff();
+        boolean first = before == null;
+        StartBackoff waiting =
+                before != null ? before : new StartBackoff(this, shard.region().bufferSize());
+        moveTo(new CellLife.BackingOff(waiting)); // published before the mailbox is looked at, as senders read it
+        if (first && mailbox.stream().anyMatch(q -> q.message() instanceof StopSignal)) {
+            waiting.requestStop(); // the shard stops: no wait, the messages before the stop fail
         }
         if (!waiting.failed(
                 failure, byStore, shard.region().scheduler(), shard.region().entityRestartBackoff())) {
             waiting.failStopping(d.sink());
             return true;
         }
-        pending = d;
+        held = d;
         return false;
     }
 
     /** Replies or fails, once the handler and any write of its state are done. */
     void complete(ReplySink sink, @Nullable Object value, @Nullable Throwable failure) {
-        if (passivateRequested) {
-            passivateRequested = false;
-            passivateInstance();
+        if (life instanceof CellLife.Active active && active.passivationRequested()) {
+            passivateInstance(active.instance());
         }
         if (failure == null) {
             if (!sink.isTell() && !shard.region().serving()) {
@@ -518,30 +506,28 @@ public final class EntityCell implements Runnable, Passivation.Candidate, Parked
     }
 
     /** Passivates: destroys the instance, keeping its stored state for a next incarnation on this node. */
-    private void passivateInstance() {
+    private void passivateInstance(Object entity) {
         EntityTransfer stored = durable.current();
-        moveTo(EntityLifecycle.PASSIVATED);
-        destroyInstance();
+        moveTo(CellLife.PASSIVATED);
+        destroyInstance(entity);
         durable.keep(stored);
         shard.region().entityPassivated(this);
     }
 
     private void stopInstance() {
+        CellLife before = life;
         EntityTransfer stored = durable.current();
         if (stored != null) {
             shard.stoppedWith(stored);
         }
-        moveTo(EntityLifecycle.STOPPED);
-        destroyInstance();
+        moveTo(CellLife.STOPPED);
+        if (before instanceof CellLife.Active active) {
+            destroyInstance(active.instance());
+        }
     }
 
     @SuppressWarnings({"unchecked", "rawtypes"})
-    private void destroyInstance() {
-        Object entity = instance;
-        if (entity == null) {
-            return;
-        }
-        instance = null;
+    private void destroyInstance(Object entity) {
         messages = 0;
         durable.forget();
         shard.region().entityStopped(this);
@@ -565,11 +551,10 @@ public final class EntityCell implements Runnable, Passivation.Candidate, Parked
      * from what the store holds. Runs where the cell's messages run, while the mailbox waits for that write.
      */
     void dropForReload() {
-        if (instance == null || lifecycle != EntityLifecycle.ACTIVE) {
-            return;
+        if (life instanceof CellLife.Active active) {
+            moveTo(CellLife.PASSIVATED);
+            destroyInstance(active.instance());
         }
-        moveTo(EntityLifecycle.PASSIVATED);
-        destroyInstance();
     }
 
     /** The allocation epoch of the entity's shard on this node. */
@@ -579,7 +564,9 @@ public final class EntityCell implements Runnable, Passivation.Candidate, Parked
 
     /** The instance asked to be passivated once its current message is done. */
     void requestPassivation() {
-        passivateRequested = true;
+        if (life instanceof CellLife.Active active && !active.passivationRequested()) {
+            moveTo(new CellLife.Active(active.instance(), true));
+        }
     }
 
     /** The entity's durable state; see {@link dev.sharding.EntityContext#state}. */

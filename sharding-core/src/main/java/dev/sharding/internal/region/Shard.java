@@ -39,6 +39,12 @@ public final class Shard {
      */
     public volatile boolean dropped;
 
+    /**
+     * Set when the shard's handoff passed its deadline while handlers still ran: its entities take no more messages,
+     * and each is destroyed when its stop signal is reached.
+     */
+    private volatile boolean forceStopped;
+
     Shard(Region<?> region, int shardId, long epoch, List<EntityTransfer> transfer) {
         this.region = region;
         this.shardId = shardId;
@@ -141,15 +147,24 @@ public final class Shard {
         return CompletableFuture.allOf(all.toArray(CompletableFuture[]::new));
     }
 
-    /** Marks entities that did not stop in time as stopped: they take no more messages. */
+    /**
+     * Marks the entities that did not stop in time as stopped: they take no more messages.
+     *
+     * @return how many had not stopped
+     */
     int forceStop() {
         int n = 0;
         for (EntityCell cell : cells.values()) {
             if (!cell.isStopped()) {
-                cell.forceStop();
                 n++;
             }
         }
+        forceStopped = true;
         return n;
+    }
+
+    /** Whether the shard's handoff stopped its entities forcibly ({@link #forceStop}). Any thread. */
+    public boolean forceStopped() {
+        return forceStopped;
     }
 }
