@@ -6,8 +6,6 @@ import dev.sharding.StoreOutcomeUnknownException;
 import dev.sharding.internal.ask.ReplySink;
 import dev.sharding.internal.protocol.EntityTransfer;
 import dev.sharding.internal.protocol.FailureKind;
-import dev.sharding.internal.region.Region;
-import dev.sharding.internal.region.Shard;
 import dev.sharding.spi.ShardingStore;
 import dev.sharding.spi.StaleEpochException;
 import java.util.Objects;
@@ -33,7 +31,9 @@ final class DurableEntityState {
 
     private final EntityCell cell;
 
-    private final Shard shard;
+    private final EntityShard shard;
+
+    private final EntityServices services;
 
     /** The stored state read for the next incarnation: empty when none is stored; null when not read yet. */
     private @Nullable Optional<EntityTransfer> loaded;
@@ -49,14 +49,15 @@ final class DurableEntityState {
     /** {@link #appliedStored} decoded, once a message with an id needed it. */
     private @Nullable AppliedMessages applied;
 
-    DurableEntityState(EntityCell cell, Shard shard) {
+    DurableEntityState(EntityCell cell, EntityShard shard) {
         this.cell = cell;
         this.shard = shard;
+        this.services = shard.services();
     }
 
     /** Whether the stored state must be read before the instance is created. */
     boolean mustLoad() {
-        return shard.region().type().stateType() != null && loaded == null;
+        return services.type().stateType() != null && loaded == null;
     }
 
     /** Why the last read failed, once; null when it did not. */
@@ -79,7 +80,7 @@ final class DurableEntityState {
         }
         CompletableFuture<Optional<ShardingStore.StoredState>> read;
         try {
-            read = shard.region().store().read(cell.typeName(), entityId);
+            read = services.store().read(cell.typeName(), entityId);
         } catch (RuntimeException e) {
             read = CompletableFuture.failedFuture(e);
         }
@@ -119,7 +120,7 @@ final class DurableEntityState {
             if (messageId == null) {
                 write = Objects.requireNonNull(s)
                         .writeThrough(
-                                shard.region().store(),
+                                services.store(),
                                 cell.typeName(),
                                 cell.entityId(),
                                 cell.shardId(),
@@ -141,7 +142,7 @@ final class DurableEntityState {
             return true;
         }
         write.whenComplete((v, t) -> {
-            BlockedThreads.Watched store = shard.region().blockedThreads().storeThread();
+            BlockedThreads.Watched store = services.blockedThreads().storeThread();
             long outer = store == null ? 0 : BlockedThreads.enter(store);
             try {
                 completeAfterWrite(sink, value, write, writeStart);
@@ -162,10 +163,9 @@ final class DurableEntityState {
      */
     private @Nullable CompletableFuture<Void> recordApplied(
             ReplySink sink, @Nullable EntityStateImpl<?> s, String messageId, @Nullable Object value) {
-        Region<?> region = shard.region();
         byte[] reply;
         try {
-            reply = value == null ? null : region.codec().encode(value);
+            reply = value == null ? null : services.codec().encode(value);
         } catch (RuntimeException e) {
             if (s != null) {
                 s.discard();
@@ -181,11 +181,11 @@ final class DurableEntityState {
                             e));
             return null;
         }
-        ShardingSettings.AppliedMessageWindow window = region.appliedMessageWindow();
+        ShardingSettings.AppliedMessageWindow window = services.appliedMessages();
         AppliedMessages next = appliedMessages()
                 .plus(
                         messageId,
-                        region.storeMillis(),
+                        shard.region().storeMillis(),
                         fingerprint,
                         reply,
                         window.maxCount(),
@@ -194,13 +194,13 @@ final class DurableEntityState {
         CompletableFuture<Void> write;
         if (s != null) {
             write = s.writeThrough(
-                    region.store(), cell.typeName(), cell.entityId(), cell.shardId(), shard.epoch(), nextBytes);
+                    services.store(), cell.typeName(), cell.entityId(), cell.shardId(), shard.epoch(), nextBytes);
         } else {
             // the instance never asked for its state: the stored one is written again as it is, with the ids
             EntityTransfer before = loaded == null ? null : loaded.orElse(null);
             byte[] state = before == null || before.state() == null ? new byte[0] : before.state();
             try {
-                write = region.store()
+                write = services.store()
                         .write(cell.typeName(), cell.entityId(), cell.shardId(), shard.epoch(), state, nextBytes)
                         .thenAccept(stored -> loaded = Optional.of(new EntityTransfer(
                                 cell.entityId(), state.length == 0 ? null : state, stored.version(), nextBytes)));
@@ -221,7 +221,7 @@ final class DurableEntityState {
      */
     @Nullable
     Object recordedReply(String messageId, long fingerprint) {
-        ShardingSettings.AppliedMessageWindow window = shard.region().appliedMessageWindow();
+        ShardingSettings.AppliedMessageWindow window = services.appliedMessages();
         AppliedMessages.Entry entry = appliedMessages()
                 .find(messageId, shard.region().storeMillis(), window.maxAge().toMillis());
         if (entry == null) {
@@ -231,7 +231,7 @@ final class DurableEntityState {
             return KEY_REUSED;
         }
         byte[] reply = entry.reply();
-        return reply == null ? null : shard.region().codec().decode(reply, 0, reply.length);
+        return reply == null ? null : services.codec().decode(reply, 0, reply.length);
     }
 
     /** Says that a message id was not applied lately. */
@@ -255,7 +255,7 @@ final class DurableEntityState {
     long fingerprint(Object message) {
         long f;
         try {
-            f = AppliedMessages.fingerprint(shard.region().codec().encode(message));
+            f = AppliedMessages.fingerprint(services.codec().encode(message));
         } catch (RuntimeException e) {
             f = AppliedMessages.NO_FINGERPRINT; // refused by the codec later, or local only: no check
         }
@@ -296,7 +296,7 @@ final class DurableEntityState {
             writeFailure = unwrap(t);
         }
         if (writeFailure == null) {
-            shard.region().metrics().stateWritten(System.nanoTime() - writeStart, true);
+            services.metrics().stateWritten(System.nanoTime() - writeStart, true);
             cell.complete(sink, value, null);
             return;
         }
@@ -308,7 +308,7 @@ final class DurableEntityState {
      * effect.
      */
     private void notStored(ReplySink sink, Throwable writeFailure, boolean byStore, long writeNanos) {
-        shard.region().metrics().stateWritten(writeNanos, false);
+        services.metrics().stateWritten(writeNanos, false);
         boolean storeFailed = byStore && isStoreFailure(writeFailure);
         if (storeFailed && log.isDebugEnabled()) {
             // an outage fails every write: the store says so once per streak, the caller each time
@@ -368,7 +368,7 @@ final class DurableEntityState {
 
     /** The entity's durable state; see {@link dev.sharding.EntityContext#state}. */
     <S> EntityState<S> state(Class<S> stateType, Supplier<S> initial) {
-        Class<?> declared = shard.region().type().stateType();
+        Class<?> declared = services.type().stateType();
         if (declared == null || !declared.equals(stateType)) {
             throw new IllegalStateException("Entity type " + cell.typeName() + " declares "
                     + (declared == null ? "no state" : "state " + declared.getName()) + ", not " + stateType.getName()
@@ -382,10 +382,10 @@ final class DurableEntityState {
                     cell.typeName() + "/" + cell.entityId(),
                     stateType,
                     initial,
-                    shard.region().codec(),
+                    services.codec(),
                     t == null ? null : t.state(),
                     t == null ? 0 : t.version(),
-                    shard.region().serializeLocalMessages());
+                    services.serializeLocalMessages());
             entityState = s;
         }
         @SuppressWarnings("unchecked")

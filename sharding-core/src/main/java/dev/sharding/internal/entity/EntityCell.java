@@ -6,10 +6,6 @@ import dev.sharding.UnhandledMessageException;
 import dev.sharding.internal.ask.ReplySink;
 import dev.sharding.internal.protocol.EntityTransfer;
 import dev.sharding.internal.protocol.FailureKind;
-import dev.sharding.internal.region.Region;
-import dev.sharding.internal.region.Shard;
-import dev.sharding.internal.region.TracedMessage;
-import dev.sharding.internal.region.TracedSink;
 import dev.sharding.internal.transport.SendingThreads;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -27,7 +23,7 @@ import org.slf4j.LoggerFactory;
  * the entity's stored state is read before it starts, while a handler's {@link CompletionStage} is unfinished, and
  * while a changed {@link EntityState} is written: the reply goes out, and the next message is taken, only once the
  * write is durable. It holds at most {@code mailbox-size} messages (signals of the runtime always fit): beyond, a
- * message is refused as {@link Region#mailboxFull} says, so a slow store or an unfinished stage cannot make it grow
+ * message is refused as {@link EntityRegion#mailboxFull} says, so a slow store or an unfinished stage cannot make it grow
  * without bound.
  *
  * <p>The bound costs a sender one atomic add, on the word that also says whether the mailbox is scheduled (which the
@@ -51,7 +47,10 @@ public final class EntityCell implements Runnable, Passivation.Candidate, Parked
     /** One message counted in {@link #state}. */
     private static final long ONE = 2;
 
-    private final Shard shard;
+    private final EntityShard shard;
+
+    /** The parts the type's entities share, from the shard. */
+    private final EntityServices services;
 
     private final String entityId;
 
@@ -87,8 +86,9 @@ public final class EntityCell implements Runnable, Passivation.Candidate, Parked
 
     private final EntityContextImpl context = new EntityContextImpl(this);
 
-    public EntityCell(Shard shard, String entityId) {
+    public EntityCell(EntityShard shard, String entityId) {
         this.shard = shard;
+        this.services = shard.services();
         this.entityId = entityId;
         this.durable = new DurableEntityState(this, shard);
     }
@@ -101,10 +101,9 @@ public final class EntityCell implements Runnable, Passivation.Candidate, Parked
      */
     public boolean enqueue(Delivery delivery) {
         if (!(delivery.message() instanceof Signal)) {
-            Region<?> region = shard.region();
-            if ((state.getAndAdd(ONE) >>> 1) >= region.mailboxSize()) {
+            if ((state.getAndAdd(ONE) >>> 1) >= services.mailboxSize()) {
                 state.getAndAdd(-ONE);
-                region.mailboxFull(this, delivery.sink()); // signals always fit: they stop and passivate
+                shard.region().mailboxFull(this, delivery.sink()); // signals always fit: they stop and passivate
                 return true;
             }
         }
@@ -135,7 +134,7 @@ public final class EntityCell implements Runnable, Passivation.Candidate, Parked
         long s = state.get();
         while ((s & SCHEDULED) == 0) {
             if (state.compareAndSet(s, s | SCHEDULED)) { // fails also when only the count moved: look again
-                shard.region().executor().execute(this);
+                services.executor().execute(this);
                 return;
             }
             s = state.get();
@@ -171,7 +170,7 @@ public final class EntityCell implements Runnable, Passivation.Candidate, Parked
 
     /**
      * Whether the entity takes no more messages: it stopped, or its shard's handoff passed its deadline while a
-     * handler still ran ({@link Shard#forceStopped}; the instance is destroyed when the stop signal is reached).
+     * handler still ran ({@link EntityShard#forceStopped}; the instance is destroyed when the stop signal is reached).
      */
     public boolean isStopped() {
         return life == CellLife.STOPPED || shard.forceStopped();
@@ -240,13 +239,13 @@ public final class EntityCell implements Runnable, Passivation.Candidate, Parked
 
     @Override
     public boolean shardDropped() {
-        return shard.dropped;
+        return shard.dropped();
     }
 
     /** Runs the mailbox again after it waited: for a completion, or for the node to serve again. */
     @Override
     public void resume() {
-        shard.region().executor().execute(this);
+        services.executor().execute(this);
     }
 
     /**
@@ -282,8 +281,8 @@ public final class EntityCell implements Runnable, Passivation.Candidate, Parked
             return true;
         }
         ReplySink sink = d.sink();
-        Region<?> region = shard.region();
-        if (shard.dropped) {
+        EntityRegion region = shard.region();
+        if (shard.dropped()) {
             sink.fail(
                     FailureKind.PARTITIONED,
                     ClusterPartitionedException.class.getName(),
@@ -328,7 +327,7 @@ public final class EntityCell implements Runnable, Passivation.Candidate, Parked
                 return false;
             }
             try {
-                entity = region.type().factory().create(context);
+                entity = services.type().factory().create(context);
                 moveTo(new CellLife.Active(entity, false));
                 region.entityStarted(this);
             } catch (Throwable t) {
@@ -356,18 +355,17 @@ public final class EntityCell implements Runnable, Passivation.Candidate, Parked
         }
         messages++;
         if (message instanceof TracedMessage traced) {
-            TracedSink tracedSink = TracedSink.start(region, entityId, traced, sink);
-            return handle(region, entity, traced.message(), tracedSink != null ? tracedSink : sink, tracedSink);
+            TracedSink tracedSink = TracedSink.start(services.tracing(), typeName(), entityId, traced, sink);
+            return handle(entity, traced.message(), tracedSink != null ? tracedSink : sink, tracedSink);
         }
-        return handle(region, entity, message, sink, null);
+        return handle(entity, message, sink, null);
     }
 
     /**
      * Hands one message to the entity's handler, unless the entity applied its id lately, and its outcome to the sink
      * (with a trace, the handler runs in the trace's scope); false when the mailbox must wait for a completion.
      */
-    private boolean handle(
-            Region<?> region, Object entity, Object delivered, ReplySink sink, @Nullable TracedSink traced) {
+    private boolean handle(Object entity, Object delivered, ReplySink sink, @Nullable TracedSink traced) {
         Object message = delivered;
         String messageId = null;
         if (message instanceof IdentifiedMessage identified) {
@@ -380,8 +378,8 @@ public final class EntityCell implements Runnable, Passivation.Candidate, Parked
         Object result;
         try {
             result = traced == null
-                    ? region.handlers().invoke(entity, message)
-                    : traced.invoke(region.handlers(), entity, message);
+                    ? services.handlers().invoke(entity, message)
+                    : traced.invoke(services.handlers(), entity, message);
         } catch (UnhandledMessageException e) {
             if (sink.isTell()) {
                 log.warn("Dropped a tell: {}", e.getMessage());
@@ -417,7 +415,7 @@ public final class EntityCell implements Runnable, Passivation.Candidate, Parked
      * (the handler does not run again).
      */
     private boolean repeated(String messageId, Object message, ReplySink sink) {
-        if (shard.region().type().stateType() == null) {
+        if (services.type().stateType() == null) {
             sink.fail(
                     FailureKind.REJECTED,
                     dev.sharding.MessageRejectedException.class.getName(),
@@ -462,14 +460,12 @@ public final class EntityCell implements Runnable, Passivation.Candidate, Parked
     private boolean startFailed(Delivery d, Throwable failure, boolean byStore) {
         StartBackoff before = life.backoff();
         boolean first = before == null;
-        StartBackoff waiting =
-                before != null ? before : new StartBackoff(this, shard.region().bufferSize());
+        StartBackoff waiting = before != null ? before : new StartBackoff(this, services.bufferSize());
         moveTo(new CellLife.BackingOff(waiting)); // published before the mailbox is looked at, as senders read it
         if (first && mailbox.stream().anyMatch(q -> q.message() instanceof StopSignal)) {
             waiting.requestStop(); // the shard stops: no wait, the messages before the stop fail
         }
-        if (!waiting.failed(
-                failure, byStore, shard.region().scheduler(), shard.region().entityRestartBackoff())) {
+        if (!waiting.failed(failure, byStore, services.scheduler(), services.entityRestartBackoff())) {
             waiting.failStopping(d.sink());
             return true;
         }
@@ -532,7 +528,7 @@ public final class EntityCell implements Runnable, Passivation.Candidate, Parked
         durable.forget();
         shard.region().entityStopped(this);
         try {
-            ((dev.sharding.spi.EntityFactory) shard.region().type().factory()).destroy(entity);
+            ((dev.sharding.spi.EntityFactory) services.type().factory()).destroy(entity);
         } catch (Throwable t) {
             rethrowFatal(t);
             log.warn("Stopping entity [{}/{}] failed", typeName(), entityId, t);
@@ -575,7 +571,7 @@ public final class EntityCell implements Runnable, Passivation.Candidate, Parked
     }
 
     String typeName() {
-        return shard.region().typeName();
+        return services.type().name();
     }
 
     public String entityId() {

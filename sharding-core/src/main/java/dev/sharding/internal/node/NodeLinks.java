@@ -334,8 +334,8 @@ public final class NodeLinks implements RegionHost, LeaseHost {
     }
 
     @Override
-    public StoreClock storeClock() {
-        return storeClock;
+    public long storeMillis() {
+        return storeClock.millis();
     }
 
     @Override

@@ -6,6 +6,7 @@ import dev.sharding.MessageRejectedException;
 import dev.sharding.ShardingSettings;
 import dev.sharding.internal.ask.ReplySink;
 import dev.sharding.internal.entity.IdentifiedMessage;
+import dev.sharding.internal.entity.TracedMessage;
 import dev.sharding.internal.protocol.EntityEnvelope;
 import dev.sharding.spi.EntityTypeMetrics.DropReason;
 import dev.sharding.spi.MessageTracing;

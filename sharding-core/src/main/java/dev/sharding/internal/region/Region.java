@@ -8,15 +8,12 @@ import dev.sharding.ShardingException;
 import dev.sharding.ShardingSettings;
 import dev.sharding.UnhandledMessageException;
 import dev.sharding.internal.ask.PendingAsk;
-import dev.sharding.internal.ask.ReplySink;
-import dev.sharding.internal.entity.BlockedThreads;
-import dev.sharding.internal.entity.EntityCell;
 import dev.sharding.internal.entity.EntityHandlers;
+import dev.sharding.internal.entity.EntityServices;
 import dev.sharding.internal.entity.IdentifiedMessage;
 import dev.sharding.internal.entity.Passivation;
 import dev.sharding.internal.protocol.EntityEnvelope;
 import dev.sharding.internal.protocol.EntityTransfer;
-import dev.sharding.internal.protocol.FailureKind;
 import dev.sharding.spi.EntityTypeMetrics;
 import dev.sharding.spi.MessageTracing;
 import java.time.Duration;
@@ -25,8 +22,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executor;
-import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -98,12 +93,6 @@ public final class Region<T> implements ShardRegion<T> {
     /** How messages are traced, read once per message; {@code null} when the node does not trace. */
     private final @Nullable MessageTracing tracing;
 
-    /** The most messages waiting in one entity's mailbox ({@code mailbox-size}), read on every message. */
-    private final int mailboxSize;
-
-    /** Messages refused because their entity's mailbox was full. */
-    private final AtomicLong mailboxRefusals = new AtomicLong();
-
     public Region(RegionHost node, EntityType<T> type, EntityHandlers handlers, int numberOfShards, boolean proxyOnly) {
         this.node = node;
         this.type = type;
@@ -113,7 +102,6 @@ public final class Region<T> implements ShardRegion<T> {
         this.rememberEntities = node.settings().entity(type.name()).rememberEntities();
         this.metrics = Objects.requireNonNull(node.metrics().entityType(type.name()), "metrics");
         this.tracing = node.tracing() == MessageTracing.NONE ? null : node.tracing();
-        this.mailboxSize = node.settings().mailboxSize();
         this.slots = new ShardSlot[numberOfShards];
         for (int i = 0; i < numberOfShards; i++) {
             slots[i] = new ShardSlot(i);
@@ -127,8 +115,23 @@ public final class Region<T> implements ShardRegion<T> {
                         node.control(),
                         node.settings().shardFailureBackoff())
                 : null;
-        this.entities = new RegionEntities(node, journal, metrics);
-        this.hosting = new ShardHosting(this, node, slots, router, proxyOnly, journal);
+        EntityServices services = new EntityServices(
+                type,
+                handlers,
+                node.executor(),
+                node.control(),
+                node.store(),
+                node.codec(),
+                node.serializeLocalMessages(),
+                node.blockedThreads(),
+                metrics,
+                tracing,
+                node.settings().mailboxSize(),
+                node.settings().bufferSize(),
+                node.settings().entityRestartBackoff(),
+                node.settings().entity(type.name()).appliedMessages());
+        this.entities = new RegionEntities(node, services, journal, this::shardFenced);
+        this.hosting = new ShardHosting(this, node, slots, router, proxyOnly, entities, journal);
         this.handOffs = new RegionHandOffs(this, node, slots);
         this.passivation = new Passivation(
                 numberOfShards,
@@ -164,62 +167,6 @@ public final class Region<T> implements ShardRegion<T> {
         return handlers;
     }
 
-    public Executor executor() {
-        return node.executor();
-    }
-
-    /** Where waits are timed (the control thread). */
-    public java.util.concurrent.ScheduledExecutorService scheduler() {
-        return node.control();
-    }
-
-    /** The time on the store's clock, which every node reads alike (milliseconds since the epoch). */
-    public long storeMillis() {
-        return node.storeClock().millis();
-    }
-
-    /** How many ids of applied messages each entity keeps, and for how long. */
-    public ShardingSettings.AppliedMessageWindow appliedMessageWindow() {
-        return node.settings().entity(type.name()).appliedMessages();
-    }
-
-    /** The longest wait between attempts to start an entity whose start failed. */
-    public Duration entityRestartBackoff() {
-        return node.settings().entityRestartBackoff();
-    }
-
-    /** The most messages a region, or an entity that cannot start, holds. */
-    public int bufferSize() {
-        return node.settings().bufferSize();
-    }
-
-    /** The most messages waiting in one entity's mailbox. */
-    public int mailboxSize() {
-        return mailboxSize;
-    }
-
-    /**
-     * A message did not fit its entity's full mailbox: an ask fails with {@link dev.sharding.BufferFullException}, a
-     * tell is dropped and counted (logged the first time, then at powers of two).
-     */
-    public void mailboxFull(EntityCell cell, ReplySink sink) {
-        String reason = "Mailbox of entity [" + type.name() + "/" + cell.entityId() + "] on " + nodeName()
-                + " is full (" + mailboxSize + " messages waiting; setting mailbox-size)";
-        long n = mailboxRefusals.incrementAndGet();
-        if (sink.isTell()) {
-            metrics.dropped(EntityTypeMetrics.DropReason.BUFFER_FULL);
-            if (n == 1 || Long.bitCount(n) == 1) {
-                log.warn("Dropped a tell ({} messages refused by full mailboxes so far): {}", n, reason);
-            }
-        }
-        sink.fail(FailureKind.BUFFER_FULL, dev.sharding.BufferFullException.class.getName(), reason);
-    }
-
-    /** Reports the node's own threads held too long. */
-    public BlockedThreads blockedThreads() {
-        return node.blockedThreads();
-    }
-
     /** The shard of an entity id. */
     int shardOf(String entityId) {
         return router.shardOf(entityId);
@@ -232,24 +179,7 @@ public final class Region<T> implements ShardRegion<T> {
 
     /** Messages refused so far because their entity's mailbox was full. */
     long mailboxRefusals() {
-        return mailboxRefusals.get();
-    }
-
-    public dev.sharding.spi.ShardingStore store() {
-        return node.store();
-    }
-
-    public dev.sharding.spi.MessageCodec codec() {
-        return node.codec();
-    }
-
-    /** Whether local deliveries, and written entity states, go through the codec and back (a test mode). */
-    public boolean serializeLocalMessages() {
-        return node.serializeLocalMessages();
-    }
-
-    public String nodeName() {
-        return node.nodeName();
+        return entities.mailboxRefusals();
     }
 
     /**
@@ -289,23 +219,6 @@ public final class Region<T> implements ShardRegion<T> {
     }
 
     // ---- entity lifecycle and passivation ------------------------------------------------------------------------
-
-    public long clockMillis() {
-        return node.clockMillis();
-    }
-
-    /** An entity started ({@link RegionEntities}). Entity threads. */
-    public void entityStarted(EntityCell cell) {
-        entities.started(cell);
-    }
-
-    public void entityStopped(EntityCell cell) {
-        entities.stopped();
-    }
-
-    public void entityPassivated(EntityCell cell) {
-        entities.passivated(cell);
-    }
 
     /**
      * Writes the entities started and forgotten since the last flush to the store: those of one shard, or of all
@@ -383,7 +296,7 @@ public final class Region<T> implements ShardRegion<T> {
         if (t == null) {
             router.route(slots[shard], entityId, message, null);
         } else {
-            TracedMessage.tell(t, router, slots[shard], type.name(), entityId, message);
+            TracedSends.tell(t, router, slots[shard], type.name(), entityId, message);
         }
         metrics.told();
     }
@@ -439,7 +352,7 @@ public final class Region<T> implements ShardRegion<T> {
                 node.asks().completions());
         MessageTracing t = tracing;
         if (t != null) {
-            routed = TracedMessage.ask(t, type.name(), entityId, message, routed, ask);
+            routed = TracedSends.ask(t, type.name(), entityId, message, routed, ask);
         }
         if (!handlers.handles(message.getClass())) {
             ask.fail(new UnhandledMessageException(
@@ -514,14 +427,8 @@ public final class Region<T> implements ShardRegion<T> {
     }
 
     /** The type's recorder of counts and times. */
-    public EntityTypeMetrics metrics() {
+    EntityTypeMetrics metrics() {
         return metrics;
-    }
-
-    /** How messages are traced, or {@code null} when the node does not trace. */
-    @Nullable
-    MessageTracing tracing() {
-        return tracing;
     }
 
     /**
@@ -563,26 +470,9 @@ public final class Region<T> implements ShardRegion<T> {
         return router.homeOf(shardId);
     }
 
-    /** Whether this node may deliver to its entities now. */
-    public boolean serving() {
-        return node.serving();
-    }
-
-    /** The ClusterPartitionedException of this node now, for a message refused because it does not serve. */
-    public String notServingReason() {
-        String reason = node.partitionedReason();
-        return "Sharding node " + node.nodeName() + " does not serve: "
-                + (reason != null ? reason : "it holds no lease from the coordinator now");
-    }
-
     /** The store refused a write as stale ({@link ShardHosting#shardFenced}). Any thread. */
-    public void shardFenced(int shardId, long epoch) {
+    private void shardFenced(int shardId, long epoch) {
         hosting.shardFenced(shardId, epoch);
-    }
-
-    /** Parks an entity whose message waits for the node to serve again. */
-    public void park(EntityCell cell) {
-        node.park(cell);
     }
 
     /** Live entities per hosted shard. */

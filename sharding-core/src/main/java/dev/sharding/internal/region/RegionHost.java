@@ -6,8 +6,6 @@ import dev.sharding.ShardingSettings;
 import dev.sharding.internal.ask.AskRegistry;
 import dev.sharding.internal.entity.BlockedThreads;
 import dev.sharding.internal.entity.EntityCell;
-import dev.sharding.internal.node.NodeLinks;
-import dev.sharding.internal.node.StoreClock;
 import dev.sharding.internal.protocol.FailureKind;
 import dev.sharding.internal.protocol.ProtocolCodec;
 import dev.sharding.internal.protocol.ProtocolMessage;
@@ -24,7 +22,7 @@ import org.jspecify.annotations.Nullable;
 /**
  * What a region (its router, its handoffs, its reply sinks) uses of the node it runs on, and nothing more: who the
  * node is, whether it may serve, how to reach members and the coordinator, what to tell the node when hosting changes,
- * its control thread, and the parts it shares with the node's other regions. {@link NodeLinks} implements it.
+ * its control thread, and the parts it shares with the node's other regions. The node's links implement it.
  */
 public interface RegionHost {
 
@@ -116,8 +114,11 @@ public interface RegionHost {
 
     ShardingStore store();
 
-    /** The store's clock, as this node can tell it: what entities time their applied-message ids by. */
-    StoreClock storeClock();
+    /**
+     * The time on the store's clock, as this node can tell it (milliseconds since the epoch): what entities time their
+     * applied-message ids by.
+     */
+    long storeMillis();
 
     /** Reports the node's own threads held too long. */
     BlockedThreads blockedThreads();

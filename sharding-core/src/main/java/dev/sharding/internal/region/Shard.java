@@ -2,6 +2,9 @@ package dev.sharding.internal.region;
 
 import dev.sharding.internal.ask.ReplySink;
 import dev.sharding.internal.entity.EntityCell;
+import dev.sharding.internal.entity.EntityRegion;
+import dev.sharding.internal.entity.EntityServices;
+import dev.sharding.internal.entity.EntityShard;
 import dev.sharding.internal.protocol.EntityTransfer;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -12,11 +15,14 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A shard hosted by this node: the live entities of its ids. Entities are created on their first message.
+ * A shard hosted by this node: the live entities of its ids. Entities are created on their first message, and see
+ * their shard and region only as {@link EntityShard} and {@link EntityRegion}.
  */
-public final class Shard {
+final class Shard implements EntityShard {
 
-    private final Region<?> region;
+    private final EntityRegion region;
+
+    private final EntityServices services;
 
     private final int shardId;
 
@@ -33,11 +39,8 @@ public final class Shard {
     /** Set when the shard stops: no message is delivered into it any more. */
     volatile boolean stopping;
 
-    /**
-     * Set when the shard is dropped without a handoff (its node lost its side or its lease, or a newer copy exists):
-     * messages already in its entities' mailboxes fail instead of being handled.
-     */
-    public volatile boolean dropped;
+    /** Set when the shard is dropped without a handoff ({@link #dropped}). */
+    private volatile boolean dropped;
 
     /**
      * Set when the shard's handoff passed its deadline while handlers still ran: its entities take no more messages,
@@ -45,8 +48,9 @@ public final class Shard {
      */
     private volatile boolean forceStopped;
 
-    Shard(Region<?> region, int shardId, long epoch, List<EntityTransfer> transfer) {
+    Shard(EntityRegion region, EntityServices services, int shardId, long epoch, List<EntityTransfer> transfer) {
         this.region = region;
+        this.services = services;
         this.shardId = shardId;
         this.epoch = epoch;
         for (EntityTransfer t : transfer) {
@@ -54,18 +58,18 @@ public final class Shard {
         }
     }
 
-    /** The epoch of this allocation of the shard; every state write of its entities carries it. */
+    @Override
     public long epoch() {
         return epoch;
     }
 
-    /** The state the previous owner carried for an entity, if any; taken once. */
+    @Override
     @Nullable
     public EntityTransfer takeTransfer(String entityId) {
         return transferIn.remove(entityId);
     }
 
-    /** Records the stored state of an entity stopped here, for the next owner. */
+    @Override
     public void stoppedWith(EntityTransfer transfer) {
         transferOut.put(transfer.entityId(), transfer);
     }
@@ -77,10 +81,17 @@ public final class Shard {
         return List.copyOf(all.values());
     }
 
-    public Region<?> region() {
+    @Override
+    public EntityRegion region() {
         return region;
     }
 
+    @Override
+    public EntityServices services() {
+        return services;
+    }
+
+    @Override
     public int shardId() {
         return shardId;
     }
@@ -99,7 +110,7 @@ public final class Shard {
         }
     }
 
-    /** A passivated cell leaves the map. */
+    @Override
     public void remove(EntityCell cell) {
         cells.remove(cell.entityId(), cell);
     }
@@ -127,6 +138,17 @@ public final class Shard {
             }
         });
         return ids;
+    }
+
+    @Override
+    public boolean dropped() {
+        return dropped;
+    }
+
+    /** Drops the shard without a handoff: nothing is delivered into it any more, and its messages fail. */
+    void drop() {
+        dropped = true;
+        stopping = true;
     }
 
     /**
@@ -163,7 +185,7 @@ public final class Shard {
         return n;
     }
 
-    /** Whether the shard's handoff stopped its entities forcibly ({@link #forceStop}). Any thread. */
+    @Override
     public boolean forceStopped() {
         return forceStopped;
     }

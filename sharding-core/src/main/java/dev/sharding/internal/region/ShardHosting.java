@@ -38,6 +38,9 @@ public final class ShardHosting {
 
     private final boolean proxyOnly;
 
+    /** The region's entities, as the shards started here give them to their entities. */
+    private final RegionEntities entities;
+
     /** The remember-entities journal, or {@code null} for a type that does not remember. */
     private final @Nullable RememberJournal journal;
 
@@ -47,6 +50,7 @@ public final class ShardHosting {
             ShardSlot[] slots,
             ShardRouter router,
             boolean proxyOnly,
+            RegionEntities entities,
             @Nullable RememberJournal journal) {
         this.region = region;
         this.node = node;
@@ -54,6 +58,7 @@ public final class ShardHosting {
         this.slots = slots;
         this.router = router;
         this.proxyOnly = proxyOnly;
+        this.entities = entities;
         this.journal = journal;
     }
 
@@ -94,7 +99,7 @@ public final class ShardHosting {
                         epoch);
                 carried = List.of();
             }
-            hosted = new Shard(region, shardId, epoch, carried);
+            hosted = new Shard(entities, entities.services(), shardId, epoch, carried);
             slot.host(hosted);
         }
         router.publish(slot, node.self());
@@ -231,8 +236,7 @@ public final class ShardHosting {
 
     /** Stops a shard's entities now (their state is stored already) and forgets the shard and its home. */
     private void drop(ShardSlot slot, Shard local) {
-        local.dropped = true;
-        local.stopping = true;
+        local.drop();
         slot.unhost(local);
         slot.clearHomeAt(node.self());
         local.stop();

@@ -7,6 +7,7 @@ import dev.sharding.MemberBehindException;
 import dev.sharding.internal.ask.PendingAsk;
 import dev.sharding.internal.ask.ReplySink;
 import dev.sharding.internal.entity.IdentifiedMessage;
+import dev.sharding.internal.entity.TracedMessage;
 import dev.sharding.internal.protocol.EntityEnvelope;
 import dev.sharding.spi.EntityTypeMetrics;
 import dev.sharding.spi.EntityTypeMetrics.DropReason;
