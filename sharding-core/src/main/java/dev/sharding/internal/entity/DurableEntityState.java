@@ -1,7 +1,6 @@
 package dev.sharding.internal.entity;
 
 import dev.sharding.EntityState;
-import dev.sharding.ShardingSettings;
 import dev.sharding.StoreOutcomeUnknownException;
 import dev.sharding.internal.ask.ReplySink;
 import dev.sharding.internal.protocol.EntityTransfer;
@@ -43,16 +42,14 @@ final class DurableEntityState {
     /** The state the live instance sees, once it asked for it. */
     private @Nullable EntityStateImpl<?> entityState;
 
-    /** The ids of the messages the entity applied, as stored; read with the state. */
-    private byte @Nullable [] appliedStored;
-
-    /** {@link #appliedStored} decoded, once a message with an id needed it. */
-    private @Nullable AppliedMessages applied;
+    /** The ids of the messages the entity applied lately; read with the state. */
+    private final AppliedIds applied;
 
     DurableEntityState(EntityCell cell, EntityShard shard) {
         this.cell = cell;
         this.shard = shard;
         this.services = shard.services();
+        this.applied = new AppliedIds(cell, services);
     }
 
     /** Whether the stored state must be read before the instance is created. */
@@ -74,7 +71,7 @@ final class DurableEntityState {
         EntityTransfer carried = shard.takeTransfer(entityId);
         if (carried != null) {
             loaded = Optional.of(carried);
-            setApplied(carried.applied());
+            applied.set(carried.applied());
             cell.resume();
             return;
         }
@@ -90,7 +87,7 @@ final class DurableEntityState {
             } else {
                 loaded = stored.map(s -> new EntityTransfer(
                         entityId, s.state().length == 0 ? null : s.state(), s.version(), s.applied()));
-                setApplied(stored.map(ShardingStore.StoredState::applied).orElse(null));
+                applied.set(stored.map(ShardingStore.StoredState::applied).orElse(null));
             }
             cell.resume();
         });
@@ -125,7 +122,7 @@ final class DurableEntityState {
                                 cell.entityId(),
                                 cell.shardId(),
                                 shard.epoch(),
-                                appliedStored);
+                                applied.stored());
             } else {
                 write = recordApplied(sink, s, messageId, value);
                 if (write == null) {
@@ -181,15 +178,7 @@ final class DurableEntityState {
                             e));
             return null;
         }
-        ShardingSettings.AppliedMessageWindow window = services.appliedMessages();
-        AppliedMessages next = appliedMessages()
-                .plus(
-                        messageId,
-                        shard.region().storeMillis(),
-                        fingerprint,
-                        reply,
-                        window.maxCount(),
-                        window.maxAge().toMillis());
+        AppliedMessages next = applied.plus(messageId, reply, shard.region().storeMillis());
         byte[] nextBytes = next.encode();
         CompletableFuture<Void> write;
         if (s != null) {
@@ -208,83 +197,23 @@ final class DurableEntityState {
                 write = CompletableFuture.failedFuture(e);
             }
         }
-        return write.thenRun(() -> {
-            appliedStored = nextBytes;
-            applied = next;
-        });
+        return write.thenRun(() -> applied.written(next, nextBytes));
     }
 
     /**
-     * The reply recorded for a message id the entity applied lately, if any.
+     * The reply recorded for a message id the entity applied lately, if any ({@link AppliedIds#recordedReply}).
      *
-     * @return the decoded reply (null for a handler that returned nothing), or {@link #NOT_APPLIED}
+     * @return the decoded reply (null for a handler that returned nothing), {@link AppliedIds#NOT_APPLIED}, or
+     *     {@link AppliedIds#KEY_REUSED}
      */
     @Nullable
     Object recordedReply(String messageId, long fingerprint) {
-        ShardingSettings.AppliedMessageWindow window = services.appliedMessages();
-        AppliedMessages.Entry entry = appliedMessages()
-                .find(messageId, shard.region().storeMillis(), window.maxAge().toMillis());
-        if (entry == null) {
-            return NOT_APPLIED;
-        }
-        if (!entry.matches(fingerprint)) {
-            return KEY_REUSED;
-        }
-        byte[] reply = entry.reply();
-        return reply == null ? null : services.codec().decode(reply, 0, reply.length);
+        return applied.recordedReply(messageId, fingerprint, shard.region().storeMillis());
     }
 
-    /** Says that a message id was not applied lately. */
-    static final Object NOT_APPLIED = new Object();
-
-    /** Says that a message id was applied lately to another message. */
-    static final Object KEY_REUSED = new Object();
-
-    /**
-     * The fingerprint of the identified message being handled ({@link AppliedMessages#fingerprint}), recorded with its
-     * id; set before its handler runs, on the thread that runs the cell's messages.
-     */
-    private long fingerprint = AppliedMessages.NO_FINGERPRINT;
-
-    /**
-     * Computes the fingerprint of an identified message about to be handled, and keeps it for its record.
-     *
-     * @param message the message, without its id
-     * @return the fingerprint, or {@link AppliedMessages#NO_FINGERPRINT} when the codec cannot encode it
-     */
+    /** Computes the fingerprint of an identified message about to be handled ({@link AppliedIds#fingerprint}). */
     long fingerprint(Object message) {
-        long f;
-        try {
-            f = AppliedMessages.fingerprint(services.codec().encode(message));
-        } catch (RuntimeException e) {
-            f = AppliedMessages.NO_FINGERPRINT; // refused by the codec later, or local only: no check
-        }
-        fingerprint = f;
-        return f;
-    }
-
-    private AppliedMessages appliedMessages() {
-        AppliedMessages a = applied;
-        if (a == null) {
-            try {
-                a = AppliedMessages.decode(appliedStored);
-            } catch (RuntimeException e) {
-                // unreadable ids are dropped, not fatal: the state itself is intact
-                log.warn(
-                        "Stored ids of applied messages of [{}/{}] cannot be read and are dropped: {}",
-                        cell.typeName(),
-                        cell.entityId(),
-                        e.toString());
-                a = AppliedMessages.NONE;
-            }
-            applied = a;
-        }
-        return a;
-    }
-
-    private void setApplied(byte @Nullable [] bytes) {
-        appliedStored = bytes;
-        applied = null;
+        return applied.fingerprint(message);
     }
 
     private void completeAfterWrite(
@@ -402,7 +331,7 @@ final class DurableEntityState {
     void keep(@Nullable EntityTransfer stored) {
         loaded = stored == null ? null : Optional.of(stored);
         if (stored != null) {
-            setApplied(stored.applied());
+            applied.set(stored.applied());
         }
     }
 
@@ -412,14 +341,14 @@ final class DurableEntityState {
         EntityStateImpl<?> s = entityState;
         return s == null
                 ? null
-                : new EntityTransfer(cell.entityId(), s.storedBytes(), s.storedVersion(), appliedStored);
+                : new EntityTransfer(cell.entityId(), s.storedBytes(), s.storedVersion(), applied.stored());
     }
 
     /** The instance is destroyed. */
     void forget() {
         entityState = null;
         loaded = null;
-        setApplied(null);
+        applied.set(null);
     }
 
     static Throwable unwrap(Throwable t) {

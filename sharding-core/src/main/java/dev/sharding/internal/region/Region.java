@@ -4,13 +4,7 @@ import dev.sharding.EntityType;
 import dev.sharding.Member;
 import dev.sharding.PassivationStrategy;
 import dev.sharding.ShardRegion;
-import dev.sharding.ShardingException;
-import dev.sharding.ShardingSettings;
-import dev.sharding.UnhandledMessageException;
-import dev.sharding.internal.ask.PendingAsk;
 import dev.sharding.internal.entity.EntityHandlers;
-import dev.sharding.internal.entity.EntityServices;
-import dev.sharding.internal.entity.IdentifiedMessage;
 import dev.sharding.internal.entity.Passivation;
 import dev.sharding.internal.protocol.EntityEnvelope;
 import dev.sharding.internal.protocol.EntityTransfer;
@@ -90,8 +84,7 @@ public final class Region<T> implements ShardRegion<T> {
 
     private final EntityTypeMetrics metrics;
 
-    /** How messages are traced, read once per message; {@code null} when the node does not trace. */
-    private final @Nullable MessageTracing tracing;
+    private final RegionSends sends;
 
     public Region(RegionHost node, EntityType<T> type, EntityHandlers handlers, int numberOfShards, boolean proxyOnly) {
         this.node = node;
@@ -101,12 +94,13 @@ public final class Region<T> implements ShardRegion<T> {
         this.proxyOnly = proxyOnly;
         this.rememberEntities = node.settings().entity(type.name()).rememberEntities();
         this.metrics = Objects.requireNonNull(node.metrics().entityType(type.name()), "metrics");
-        this.tracing = node.tracing() == MessageTracing.NONE ? null : node.tracing();
+        MessageTracing tracing = node.tracing() == MessageTracing.NONE ? null : node.tracing();
         this.slots = new ShardSlot[numberOfShards];
         for (int i = 0; i < numberOfShards; i++) {
             slots[i] = new ShardSlot(i);
         }
         this.router = new ShardRouter(node, type.name(), slots, type.shardIdFunction(), metrics);
+        this.sends = new RegionSends(node, type, handlers, slots, router, metrics, tracing);
         RememberJournal journal = rememberEntities
                 ? new RememberJournal(
                         type.name(),
@@ -115,22 +109,8 @@ public final class Region<T> implements ShardRegion<T> {
                         node.control(),
                         node.settings().shardFailureBackoff())
                 : null;
-        EntityServices services = new EntityServices(
-                type,
-                handlers,
-                node.executor(),
-                node.control(),
-                node.store(),
-                node.codec(),
-                node.serializeLocalMessages(),
-                node.blockedThreads(),
-                metrics,
-                tracing,
-                node.settings().mailboxSize(),
-                node.settings().bufferSize(),
-                node.settings().entityRestartBackoff(),
-                node.settings().entity(type.name()).appliedMessages());
-        this.entities = new RegionEntities(node, services, journal, this::shardFenced);
+        this.entities = new RegionEntities(
+                node, RegionEntities.services(node, type, handlers, metrics, tracing), journal, this::shardFenced);
         this.hosting = new ShardHosting(this, node, slots, router, proxyOnly, entities, journal);
         this.handOffs = new RegionHandOffs(this, node, slots);
         this.passivation = new Passivation(
@@ -201,11 +181,11 @@ public final class Region<T> implements ShardRegion<T> {
     }
 
     /**
-     * Tells dropped because the buffer was full.
+     * Tells dropped on the way ({@link Refusals}).
      *
      * @return the count since start
      */
-    public long droppedTells() {
+    long droppedTells() {
         return router.droppedTells();
     }
 
@@ -285,106 +265,28 @@ public final class Region<T> implements ShardRegion<T> {
 
     @Override
     public void tell(String entityId, Object message) {
-        int shard = check(entityId, message);
-        if (!handlers.handles(message.getClass())) {
-            throw new UnhandledMessageException(
-                    "Entity type " + type.name() + " (" + type.entityClass().getName() + ") has no @EntityHandler for "
-                            + message.getClass().getName());
-        }
-        node.checkRunning();
-        MessageTracing t = tracing;
-        if (t == null) {
-            router.route(slots[shard], entityId, message, null);
-        } else {
-            TracedSends.tell(t, router, slots[shard], type.name(), entityId, message);
-        }
-        metrics.told();
+        sends.tell(entityId, message);
     }
 
     @Override
     public <R> CompletableFuture<R> ask(String entityId, Object message, Class<R> replyType) {
-        return ask(entityId, message, replyType, node.settings().askTimeout());
+        return sends.ask(entityId, message, replyType, node.settings().askTimeout());
     }
 
     @Override
     public <R> CompletableFuture<R> ask(String entityId, Object message, Class<R> replyType, Duration timeout) {
-        return ask(entityId, message, replyType, timeout, null, check(entityId, message));
+        return sends.ask(entityId, message, replyType, timeout);
     }
 
     @Override
     public <R> CompletableFuture<R> ask(String entityId, Object message, Class<R> replyType, String messageId) {
-        return ask(entityId, message, replyType, node.settings().askTimeout(), messageId);
+        return sends.ask(entityId, message, replyType, node.settings().askTimeout(), messageId);
     }
 
     @Override
     public <R> CompletableFuture<R> ask(
             String entityId, Object message, Class<R> replyType, Duration timeout, String messageId) {
-        int shard = check(entityId, message);
-        if (messageId == null || messageId.isEmpty() || messageId.length() > ShardingSettings.MAX_MESSAGE_ID_LENGTH) {
-            throw new IllegalArgumentException("Invalid message id for type " + type.name() + ": must be 1 to "
-                    + ShardingSettings.MAX_MESSAGE_ID_LENGTH + " characters");
-        }
-        if (type.stateType() == null) {
-            throw new IllegalArgumentException("Entity type " + type.name() + " has no durable state, so it cannot"
-                    + " record the ids of the messages it applied; declare one (an EntityState<S> constructor"
-                    + " parameter of a @ShardedEntity, or EntityType.withState) to send messages with ids");
-        }
-        return ask(entityId, new IdentifiedMessage(messageId, message), replyType, timeout, message, shard);
-    }
-
-    private <R> CompletableFuture<R> ask(
-            String entityId,
-            Object routed,
-            Class<R> replyType,
-            Duration timeout,
-            @Nullable Object unwrapped,
-            int shard) {
-        Object message = unwrapped == null ? routed : unwrapped;
-        Objects.requireNonNull(replyType, "replyType");
-        Objects.requireNonNull(timeout, "timeout");
-        PendingAsk<R> ask = new PendingAsk<>(
-                replyType,
-                type.name(),
-                entityId,
-                System.nanoTime(),
-                timeout.toNanos(),
-                metrics,
-                node.asks().completions());
-        MessageTracing t = tracing;
-        if (t != null) {
-            routed = TracedSends.ask(t, type.name(), entityId, message, routed, ask);
-        }
-        if (!handlers.handles(message.getClass())) {
-            ask.fail(new UnhandledMessageException(
-                    "Entity type " + type.name() + " (" + type.entityClass().getName() + ") has no @EntityHandler for "
-                            + message.getClass().getName()));
-            return ask.future;
-        }
-        if (!node.isRunning()) {
-            ask.fail(new ShardingException("Sharding node " + node.nodeName() + " is not running"));
-            return ask.future;
-        }
-        String partitioned = node.partitionedReason();
-        if (partitioned != null) {
-            ask.fail(node.partitionedException(partitioned));
-            return ask.future;
-        }
-        node.asks().track(ask);
-        try {
-            router.route(slots[shard], entityId, routed, ask);
-        } catch (RuntimeException e) {
-            ask.fail(e);
-        }
-        return ask.future;
-    }
-
-    private int check(String entityId, Object message) {
-        if (entityId == null || entityId.isEmpty() || entityId.length() > ShardingSettings.MAX_ENTITY_ID_LENGTH) {
-            throw new IllegalArgumentException("Invalid entity id for type " + type.name() + ": must be 1 to "
-                    + ShardingSettings.MAX_ENTITY_ID_LENGTH + " characters");
-        }
-        Objects.requireNonNull(message, "message");
-        return router.shardOf(entityId);
+        return sends.ask(entityId, message, replyType, timeout, messageId);
     }
 
     /** Whether the home of any of the type's shards is known here. Any thread. */

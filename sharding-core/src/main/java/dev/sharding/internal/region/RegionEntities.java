@@ -1,12 +1,15 @@
 package dev.sharding.internal.region;
 
 import dev.sharding.BufferFullException;
+import dev.sharding.EntityType;
 import dev.sharding.internal.ask.ReplySink;
 import dev.sharding.internal.entity.EntityCell;
+import dev.sharding.internal.entity.EntityHandlers;
 import dev.sharding.internal.entity.EntityRegion;
 import dev.sharding.internal.entity.EntityServices;
 import dev.sharding.internal.protocol.FailureKind;
 import dev.sharding.spi.EntityTypeMetrics;
+import dev.sharding.spi.MessageTracing;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -59,6 +62,30 @@ final class RegionEntities implements EntityRegion {
         this.services = services;
         this.journal = journal;
         this.fencing = fencing;
+    }
+
+    /** The parts the entities of a type share on the node. */
+    static EntityServices services(
+            RegionHost node,
+            EntityType<?> type,
+            EntityHandlers handlers,
+            EntityTypeMetrics metrics,
+            @Nullable MessageTracing tracing) {
+        return new EntityServices(
+                type,
+                handlers,
+                node.executor(),
+                node.control(),
+                node.store(),
+                node.codec(),
+                node.serializeLocalMessages(),
+                node.blockedThreads(),
+                metrics,
+                tracing,
+                node.settings().mailboxSize(),
+                node.settings().bufferSize(),
+                node.settings().entityRestartBackoff(),
+                node.settings().entity(type.name()).appliedMessages());
     }
 
     /** The parts the region's entities share. */

@@ -1,10 +1,12 @@
 package dev.sharding.internal.region;
 
 import dev.sharding.internal.ask.ReplySink;
+import dev.sharding.internal.entity.Delivery;
 import dev.sharding.internal.entity.EntityCell;
 import dev.sharding.internal.entity.EntityRegion;
 import dev.sharding.internal.entity.EntityServices;
 import dev.sharding.internal.entity.EntityShard;
+import dev.sharding.internal.entity.Signal;
 import dev.sharding.internal.protocol.EntityTransfer;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -97,7 +99,7 @@ final class Shard implements EntityShard {
     }
 
     void deliver(String entityId, Object message, ReplySink sink) {
-        EntityCell.Delivery delivery = new EntityCell.Delivery(message, sink);
+        Delivery delivery = new Delivery(message, sink);
         while (true) {
             EntityCell cell = cells.get(entityId);
             if (cell == null) {
@@ -160,8 +162,7 @@ final class Shard implements EntityShard {
         List<CompletableFuture<Void>> all = new ArrayList<>();
         for (EntityCell cell : cells.values()) {
             CompletableFuture<Void> done = new CompletableFuture<>();
-            if (!cell.enqueue(
-                    new EntityCell.Delivery(new EntityCell.StopSignal(() -> done.complete(null)), ReplySink.TELL))) {
+            if (!cell.enqueue(new Delivery(new Signal.Stop(() -> done.complete(null)), ReplySink.TELL))) {
                 done.complete(null); // retired: nothing left to stop
             }
             all.add(done);

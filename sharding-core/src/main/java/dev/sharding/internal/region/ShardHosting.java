@@ -2,6 +2,7 @@ package dev.sharding.internal.region;
 
 import dev.sharding.internal.ask.ReplySink;
 import dev.sharding.internal.entity.EntityCell;
+import dev.sharding.internal.entity.Signal;
 import dev.sharding.internal.protocol.EntityTransfer;
 import dev.sharding.internal.protocol.RegionInfo;
 import java.util.ArrayList;
@@ -115,7 +116,7 @@ public final class ShardHosting {
             journal.startRemembered(
                     shardId,
                     () -> slots[shardId].local() == local && !local.stopping,
-                    id -> local.deliver(id, EntityCell.StartSignal.INSTANCE, ReplySink.TELL));
+                    id -> local.deliver(id, Signal.Start.INSTANCE, ReplySink.TELL));
         }
     }
 
