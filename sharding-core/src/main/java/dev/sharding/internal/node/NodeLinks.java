@@ -14,7 +14,12 @@ import dev.sharding.internal.protocol.FailureKind;
 import dev.sharding.internal.protocol.GetShardHome;
 import dev.sharding.internal.protocol.ProtocolCodec;
 import dev.sharding.internal.protocol.ProtocolMessage;
+import dev.sharding.internal.region.ControlPlane;
+import dev.sharding.internal.region.HostingEvents;
+import dev.sharding.internal.region.NodeView;
 import dev.sharding.internal.region.RegionHost;
+import dev.sharding.internal.region.RegionServices;
+import dev.sharding.internal.region.ServingState;
 import dev.sharding.internal.transport.Transport;
 import dev.sharding.spi.MessageCodec;
 import dev.sharding.spi.MessageTracing;
@@ -27,12 +32,12 @@ import java.util.function.BooleanSupplier;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The node as its regions ({@link RegionHost}) and its lease keeper ({@link LeaseHost}) see it: each of those sees
- * only its own interface. Built by {@link NodeRuntime} with the node's parts; the parts built after the regions and
+ * The node as its regions ({@link RegionHost}, whose roles this plays) and its lease keeper ({@link LeaseHost}) see
+ * it: each of those sees only its own interfaces. Built by {@link NodeRuntime} with the node's parts; the parts built after the regions and
  * the lease keeper (the serving gate, the tick, graceful leave, the coordinator) are {@linkplain #wire wired} before the
  * node starts, so nothing here is called before then.
  */
-public final class NodeLinks implements RegionHost, LeaseHost {
+public final class NodeLinks implements NodeView, ServingState, ControlPlane, HostingEvents, LeaseHost {
 
     private final ShardingSettings settings;
 
@@ -293,39 +298,27 @@ public final class NodeLinks implements RegionHost, LeaseHost {
 
     // ---- parts ---------------------------------------------------------------------------------------------------
 
-    @Override
-    public ShardingSettings settings() {
-        return settings;
+    /** The node as its regions see it: the parts they share, and this playing every role. */
+    public RegionHost regionHost() {
+        return RegionHost.of(
+                new RegionServices(
+                        settings,
+                        transport,
+                        codec,
+                        protocol,
+                        store,
+                        asks,
+                        executor,
+                        metrics,
+                        tracing,
+                        blockedThreads,
+                        serializeLocalMessages),
+                this);
     }
 
-    @Override
+    /** Where frames go to other members. */
     public Transport transport() {
         return transport;
-    }
-
-    @Override
-    public MessageCodec codec() {
-        return codec;
-    }
-
-    @Override
-    public boolean serializeLocalMessages() {
-        return serializeLocalMessages;
-    }
-
-    @Override
-    public ShardingMetrics metrics() {
-        return metrics;
-    }
-
-    @Override
-    public MessageTracing tracing() {
-        return tracing;
-    }
-
-    @Override
-    public ProtocolCodec protocol() {
-        return protocol;
     }
 
     @Override
@@ -336,20 +329,5 @@ public final class NodeLinks implements RegionHost, LeaseHost {
     @Override
     public long storeMillis() {
         return storeClock.millis();
-    }
-
-    @Override
-    public BlockedThreads blockedThreads() {
-        return blockedThreads;
-    }
-
-    @Override
-    public AskRegistry asks() {
-        return asks;
-    }
-
-    @Override
-    public ExecutorService executor() {
-        return executor;
     }
 }

@@ -43,7 +43,7 @@ final class ReceivedFrames {
         this.slots = slots;
         this.router = router;
         this.refusals = refusals;
-        this.traced = node.tracing() != MessageTracing.NONE;
+        this.traced = node.services().tracing() != MessageTracing.NONE;
     }
 
     /** An envelope arrived from another node; delivers, forwards, or buffers it. */
@@ -70,16 +70,16 @@ final class ReceivedFrames {
                             + " (do all nodes use the same number-of-shards and shard id function?)");
             return;
         }
-        String partitioned = node.partitionedReason();
+        String partitioned = node.serving().partitionedReason();
         if (partitioned != null) {
-            refuse(env, node.partitionedException(partitioned), DropReason.PARTITIONED);
+            refuse(env, node.serving().partitionedException(partitioned), DropReason.PARTITIONED);
             return;
         }
         ShardSlot slot = slots[env.shardId()];
         slot.enterSend();
         try {
             Member home = slot.home();
-            if (home != null && !home.equals(node.self()) && !node.isMember(home)) {
+            if (home != null && !home.equals(node.view().self()) && !node.view().isMember(home)) {
                 home = slot.home(); // the view dropped it after it was read, and its change cleared it before that
             }
             if (home == null) {
@@ -122,18 +122,22 @@ final class ReceivedFrames {
 
     /** Delivers a received envelope here, or forwards its frame, to the home read from its slot. */
     void deliverReceived(ShardSlot slot, Member home, EntityEnvelope env, byte[] frame, int offset, int length) {
-        if (home.equals(node.self())) {
+        if (home.equals(node.view().self())) {
             Shard local = slot.local();
             if (local == null) {
-                reject(env, "Shard " + slot.shardId() + " of " + typeName + " is not hosted on " + node.nodeName());
+                reject(
+                        env,
+                        "Shard " + slot.shardId() + " of " + typeName + " is not hosted on "
+                                + node.view().nodeName());
                 return;
             }
             deliverLocally(local, env);
-        } else if (!node.transport().send(home, frame, offset, length, false)) {
+        } else if (!node.services().transport().send(home, frame, offset, length, false)) {
             refuse(
                     env,
                     new MemberBehindException("The queue toward node " + home.name() + " hosting shard "
-                            + slot.shardId() + " of " + typeName + " is full on " + node.nodeName()
+                            + slot.shardId() + " of " + typeName + " is full on "
+                            + node.view().nodeName()
                             + ", which forwards to it: it does not keep up"),
                     DropReason.BACKPRESSURE);
         }
@@ -142,7 +146,7 @@ final class ReceivedFrames {
     private void deliverLocally(Shard local, EntityEnvelope env) {
         Object message;
         try {
-            message = node.codec().decode(env.payload(), env.payloadOffset(), env.payloadLength());
+            message = node.services().codec().decode(env.payload(), env.payloadOffset(), env.payloadLength());
         } catch (MessageRejectedException e) {
             log.warn("Rejected a message for [{}/{}]: {}", typeName, env.entityId(), e.getMessage());
             refuse(env, e, DropReason.REJECTED);
@@ -173,6 +177,7 @@ final class ReceivedFrames {
         Member replyTo = env.replyTo();
         return replyTo == null
                 ? ReplySink.TELL
-                : new RemoteReplySink(node, replyTo, env.correlationId(), typeName, env.entityId());
+                : new RemoteReplySink(
+                        node.services().codec(), node.plane(), replyTo, env.correlationId(), typeName, env.entityId());
     }
 }

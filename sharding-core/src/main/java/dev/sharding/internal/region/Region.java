@@ -92,22 +92,25 @@ public final class Region<T> implements ShardRegion<T> {
         this.handlers = handlers;
         this.numberOfShards = numberOfShards;
         this.proxyOnly = proxyOnly;
-        this.rememberEntities = node.settings().entity(type.name()).rememberEntities();
-        this.metrics = Objects.requireNonNull(node.metrics().entityType(type.name()), "metrics");
-        MessageTracing tracing = node.tracing() == MessageTracing.NONE ? null : node.tracing();
+        this.rememberEntities = node.services().settings().entity(type.name()).rememberEntities();
+        this.metrics = Objects.requireNonNull(node.services().metrics().entityType(type.name()), "metrics");
+        MessageTracing tracing = node.services().tracing() == MessageTracing.NONE
+                ? null
+                : node.services().tracing();
         this.slots = new ShardSlot[numberOfShards];
         for (int i = 0; i < numberOfShards; i++) {
             slots[i] = new ShardSlot(i);
         }
         this.router = new ShardRouter(node, type.name(), slots, type.shardIdFunction(), metrics);
-        this.sends = new RegionSends(node, type, handlers, slots, router, metrics, tracing);
+        this.sends = new RegionSends(
+                node.view(), node.serving(), node.services().asks(), type, handlers, slots, router, metrics, tracing);
         RememberJournal journal = rememberEntities
                 ? new RememberJournal(
                         type.name(),
-                        node.store(),
+                        node.services().store(),
                         this::onControl,
-                        node.control(),
-                        node.settings().shardFailureBackoff())
+                        node.plane().control(),
+                        node.services().settings().shardFailureBackoff())
                 : null;
         this.entities = new RegionEntities(
                 node, RegionEntities.services(node, type, handlers, metrics, tracing), journal, this::shardFenced);
@@ -116,12 +119,12 @@ public final class Region<T> implements ShardRegion<T> {
         this.passivation = new Passivation(
                 numberOfShards,
                 hosting::liveCells,
-                () -> node.settings().idleTimeout(type.name()),
-                () -> node.settings().passivationMaxActiveEntities(),
+                () -> node.services().settings().idleTimeout(type.name()),
+                () -> node.services().settings().passivationMaxActiveEntities(),
                 entities::active,
                 rememberEntities,
-                node.settings().entity(type.name()).passivation(),
-                node.settings().passivationActiveEntityLimit());
+                node.services().settings().entity(type.name()).passivation(),
+                node.services().settings().passivationActiveEntityLimit());
         entities.limitBy(passivation::limit);
     }
 
@@ -212,7 +215,7 @@ public final class Region<T> implements ShardRegion<T> {
 
     /** Runs on the control thread, or here when the node has stopped it. */
     private void onControl(Runnable task) {
-        if (!node.runOnControlLater(task)) {
+        if (!node.plane().runOnControlLater(task)) {
             task.run();
         }
     }
@@ -243,7 +246,7 @@ public final class Region<T> implements ShardRegion<T> {
      */
     public void changePassivation(@Nullable PassivationStrategy strategy, @Nullable Integer activeEntityLimit) {
         passivation.change(strategy, activeEntityLimit);
-        node.requestSweep();
+        node.events().requestSweep();
     }
 
     /** The region's passivation strategy now. @return the strategy */
@@ -270,7 +273,8 @@ public final class Region<T> implements ShardRegion<T> {
 
     @Override
     public <R> CompletableFuture<R> ask(String entityId, Object message, Class<R> replyType) {
-        return sends.ask(entityId, message, replyType, node.settings().askTimeout());
+        return sends.ask(
+                entityId, message, replyType, node.services().settings().askTimeout());
     }
 
     @Override
@@ -280,7 +284,8 @@ public final class Region<T> implements ShardRegion<T> {
 
     @Override
     public <R> CompletableFuture<R> ask(String entityId, Object message, Class<R> replyType, String messageId) {
-        return sends.ask(entityId, message, replyType, node.settings().askTimeout(), messageId);
+        return sends.ask(
+                entityId, message, replyType, node.services().settings().askTimeout(), messageId);
     }
 
     @Override
@@ -389,6 +394,6 @@ public final class Region<T> implements ShardRegion<T> {
 
     @Override
     public String toString() {
-        return "Region[" + type.name() + " on " + node.nodeName() + (proxyOnly ? ", proxy-only" : "") + "]";
+        return "Region[" + type.name() + " on " + node.view().nodeName() + (proxyOnly ? ", proxy-only" : "") + "]";
     }
 }

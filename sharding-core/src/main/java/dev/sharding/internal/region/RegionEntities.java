@@ -74,18 +74,18 @@ final class RegionEntities implements EntityRegion {
         return new EntityServices(
                 type,
                 handlers,
-                node.executor(),
-                node.control(),
-                node.store(),
-                node.codec(),
-                node.serializeLocalMessages(),
-                node.blockedThreads(),
+                node.services().executor(),
+                node.plane().control(),
+                node.services().store(),
+                node.services().codec(),
+                node.services().serializeLocalMessages(),
+                node.services().blockedThreads(),
                 metrics,
                 tracing,
-                node.settings().mailboxSize(),
-                node.settings().bufferSize(),
-                node.settings().entityRestartBackoff(),
-                node.settings().entity(type.name()).appliedMessages());
+                node.services().settings().mailboxSize(),
+                node.services().settings().bufferSize(),
+                node.services().settings().entityRestartBackoff(),
+                node.services().settings().entity(type.name()).appliedMessages());
     }
 
     /** The parts the region's entities share. */
@@ -106,7 +106,7 @@ final class RegionEntities implements EntityRegion {
         int n = active.incrementAndGet();
         int max = limit.getAsInt();
         if (max > 0 && n > max) {
-            node.requestSweep();
+            node.events().requestSweep();
         }
     }
 
@@ -151,24 +151,24 @@ final class RegionEntities implements EntityRegion {
 
     @Override
     public String nodeName() {
-        return node.nodeName();
+        return node.view().nodeName();
     }
 
     @Override
     public boolean serving() {
-        return node.serving();
+        return node.serving().serving();
     }
 
     @Override
     public String notServingReason() {
-        String reason = node.partitionedReason();
-        return "Sharding node " + node.nodeName() + " does not serve: "
+        String reason = node.serving().partitionedReason();
+        return "Sharding node " + node.view().nodeName() + " does not serve: "
                 + (reason != null ? reason : "it holds no lease from the coordinator now");
     }
 
     @Override
     public void park(EntityCell cell) {
-        node.park(cell);
+        node.serving().park(cell);
     }
 
     /**
@@ -178,7 +178,8 @@ final class RegionEntities implements EntityRegion {
     @Override
     public void mailboxFull(EntityCell cell, ReplySink sink) {
         String reason = "Mailbox of entity [" + services.type().name() + "/" + cell.entityId() + "] on "
-                + node.nodeName() + " is full (" + services.mailboxSize() + " messages waiting; setting mailbox-size)";
+                + node.view().nodeName() + " is full (" + services.mailboxSize()
+                + " messages waiting; setting mailbox-size)";
         long n = mailboxRefusals.incrementAndGet();
         if (sink.isTell()) {
             services.metrics().dropped(EntityTypeMetrics.DropReason.BUFFER_FULL);
@@ -191,12 +192,12 @@ final class RegionEntities implements EntityRegion {
 
     @Override
     public long clockMillis() {
-        return node.clockMillis();
+        return node.plane().clockMillis();
     }
 
     @Override
     public long storeMillis() {
-        return node.storeMillis();
+        return node.plane().storeMillis();
     }
 
     @Override

@@ -35,7 +35,7 @@ public final class RegionHandOffs {
         }
         ShardSlot slot = slots[shardId];
         slot.clearHome();
-        whenQuiet(slot, () -> node.send(owner, new BeginHandOffAck(region.typeName(), shardId), false));
+        whenQuiet(slot, () -> node.plane().send(owner, new BeginHandOffAck(region.typeName(), shardId), false));
     }
 
     /** Runs an action on the control thread once no thread is between reading the slot's home and sending. */
@@ -43,7 +43,7 @@ public final class RegionHandOffs {
         if (slot.quiet()) {
             action.run();
         } else {
-            node.control().schedule(() -> whenQuiet(slot, action), 200, TimeUnit.MICROSECONDS);
+            node.plane().control().schedule(() -> whenQuiet(slot, action), 200, TimeUnit.MICROSECONDS);
         }
     }
 
@@ -63,7 +63,7 @@ public final class RegionHandOffs {
         ShardSlot slot = slots[shardId];
         if (slot.local() == null) {
             // done before, or never hosted
-            node.sendToCoordinator(new ShardStopped(region.typeName(), shardId, 0, List.of()));
+            node.plane().sendToCoordinator(new ShardStopped(region.typeName(), shardId, 0, List.of()));
             return;
         }
         of(slot).handOff(regions);

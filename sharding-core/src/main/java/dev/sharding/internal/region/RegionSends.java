@@ -4,6 +4,7 @@ import dev.sharding.EntityType;
 import dev.sharding.ShardingException;
 import dev.sharding.ShardingSettings;
 import dev.sharding.UnhandledMessageException;
+import dev.sharding.internal.ask.AskRegistry;
 import dev.sharding.internal.ask.PendingAsk;
 import dev.sharding.internal.entity.EntityHandlers;
 import dev.sharding.internal.entity.IdentifiedMessage;
@@ -21,7 +22,11 @@ import org.jspecify.annotations.Nullable;
  */
 final class RegionSends {
 
-    private final RegionHost node;
+    private final NodeView view;
+
+    private final ServingState serving;
+
+    private final AskRegistry asks;
 
     private final EntityType<?> type;
 
@@ -37,14 +42,18 @@ final class RegionSends {
     private final @Nullable MessageTracing tracing;
 
     RegionSends(
-            RegionHost node,
+            NodeView view,
+            ServingState serving,
+            AskRegistry asks,
             EntityType<?> type,
             EntityHandlers handlers,
             ShardSlot[] slots,
             ShardRouter router,
             EntityTypeMetrics metrics,
             @Nullable MessageTracing tracing) {
-        this.node = node;
+        this.view = view;
+        this.serving = serving;
+        this.asks = asks;
         this.type = type;
         this.handlers = handlers;
         this.slots = slots;
@@ -59,7 +68,7 @@ final class RegionSends {
         if (!handlers.handles(message.getClass())) {
             throw unhandled(message);
         }
-        node.checkRunning();
+        serving.checkRunning();
         MessageTracing t = tracing;
         if (t == null) {
             router.route(slots[shard], entityId, message, null);
@@ -101,13 +110,7 @@ final class RegionSends {
         Objects.requireNonNull(replyType, "replyType");
         Objects.requireNonNull(timeout, "timeout");
         PendingAsk<R> ask = new PendingAsk<>(
-                replyType,
-                type.name(),
-                entityId,
-                System.nanoTime(),
-                timeout.toNanos(),
-                metrics,
-                node.asks().completions());
+                replyType, type.name(), entityId, System.nanoTime(), timeout.toNanos(), metrics, asks.completions());
         MessageTracing t = tracing;
         if (t != null) {
             routed = TracedSends.ask(t, type.name(), entityId, message, routed, ask);
@@ -116,16 +119,16 @@ final class RegionSends {
             ask.fail(unhandled(message));
             return ask.future;
         }
-        if (!node.isRunning()) {
-            ask.fail(new ShardingException("Sharding node " + node.nodeName() + " is not running"));
+        if (!serving.isRunning()) {
+            ask.fail(new ShardingException("Sharding node " + view.nodeName() + " is not running"));
             return ask.future;
         }
-        String partitioned = node.partitionedReason();
+        String partitioned = serving.partitionedReason();
         if (partitioned != null) {
-            ask.fail(node.partitionedException(partitioned));
+            ask.fail(serving.partitionedException(partitioned));
             return ask.future;
         }
-        node.asks().track(ask);
+        asks.track(ask);
         try {
             router.route(slots[shard], entityId, routed, ask);
         } catch (RuntimeException e) {

@@ -70,7 +70,8 @@ final class ShardHandOff {
     void handOff(List<Member> regions) {
         if (awaited == null) {
             awaited = List.copyOf(regions);
-            deadlineNanos = System.nanoTime() + node.settings().handoffTimeout().toNanos();
+            deadlineNanos = System.nanoTime()
+                    + node.services().settings().handoffTimeout().toNanos();
         }
         check();
     }
@@ -82,7 +83,7 @@ final class ShardHandOff {
         if (regions == null || local == null || local.stopping) {
             return;
         }
-        List<Member> members = node.members();
+        List<Member> members = node.view().members();
         List<Member> missing = regions.stream()
                 .filter(m -> members.contains(m) && !acks.contains(m))
                 .toList();
@@ -100,8 +101,9 @@ final class ShardHandOff {
         local.stopping = true;
         region.handOffs().whenQuiet(slot, () -> {
             long left = Math.max(0, deadlineNanos - System.nanoTime());
-            local.stop().whenComplete((v, t) -> node.control().execute(() -> done(local)));
-            node.control()
+            local.stop().whenComplete((v, t) -> node.plane().control().execute(() -> done(local)));
+            node.plane()
+                    .control()
                     .schedule(
                             () -> {
                                 if (slot.local() == local) {
@@ -127,15 +129,15 @@ final class ShardHandOff {
         region.metrics().handedOff(System.nanoTime() - beganNanos);
         ShardStopped stopped = new ShardStopped(region.typeName(), slot.shardId(), local.epoch(), local.transferOut());
         if (!region.remembersEntities()) {
-            node.sendToCoordinator(stopped);
+            node.plane().sendToCoordinator(stopped);
         } else {
             // the new home reads the shard's remembered ids when it starts it: the ones started here lately first
             region.flushRemembered(slot.shardId())
-                    .whenComplete((v, t) -> node.control().execute(() -> {
-                        node.sendToCoordinator(stopped);
-                        node.regionChanged();
+                    .whenComplete((v, t) -> node.plane().control().execute(() -> {
+                        node.plane().sendToCoordinator(stopped);
+                        node.events().regionChanged();
                     }));
         }
-        node.regionChanged();
+        node.events().regionChanged();
     }
 }

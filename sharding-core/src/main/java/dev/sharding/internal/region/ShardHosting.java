@@ -73,7 +73,7 @@ public final class ShardHosting {
             log.error("Coordinator asked proxy-only or out-of-range region {} to host shard {}", region, shardId);
             return false;
         }
-        if (!node.serving()) {
+        if (!node.serving().serving()) {
             return false; // no lease yet, or lost: the coordinator repeats HostShard
         }
         ShardSlot slot = slots[shardId];
@@ -103,7 +103,7 @@ public final class ShardHosting {
             hosted = new Shard(entities, entities.services(), shardId, epoch, carried);
             slot.host(hosted);
         }
-        router.publish(slot, node.self());
+        router.publish(slot, node.view().self());
         if (started && journal != null) {
             startRemembered(shardId, hosted);
         }
@@ -174,9 +174,9 @@ public final class ShardHosting {
                     shardId,
                     typeName,
                     epoch,
-                    node.nodeName());
+                    node.view().nodeName());
             drop(slot, local);
-            node.regionChanged();
+            node.events().regionChanged();
         }
     }
 
@@ -185,7 +185,7 @@ public final class ShardHosting {
      * incarnation stops at once and the coordinator hears it no longer hosts it. Any thread.
      */
     void shardFenced(int shardId, long epoch) {
-        node.runOnControlLater(() -> {
+        node.plane().runOnControlLater(() -> {
             ShardSlot slot = slots[shardId];
             Shard local = slot.local();
             if (local != null && local.epoch() == epoch) {
@@ -194,10 +194,10 @@ public final class ShardHosting {
                                 + "stale); stopping it",
                         shardId,
                         typeName,
-                        node.nodeName(),
+                        node.view().nodeName(),
                         epoch);
                 drop(slot, local);
-                node.stopServingShard();
+                node.events().stopServingShard();
             }
         });
     }
@@ -217,7 +217,7 @@ public final class ShardHosting {
                                 + "(epoch {}); stopping it",
                         slot.shardId(),
                         typeName,
-                        node.nodeName(),
+                        node.view().nodeName(),
                         current.get(slot.shardId()),
                         local.epoch());
                 drop(slot, local);
@@ -239,9 +239,9 @@ public final class ShardHosting {
     private void drop(ShardSlot slot, Shard local) {
         local.drop();
         slot.unhost(local);
-        slot.clearHomeAt(node.self());
+        slot.clearHomeAt(node.view().self());
         local.stop();
-        node.unparkAll();
+        node.serving().unparkAll();
     }
 
     /**

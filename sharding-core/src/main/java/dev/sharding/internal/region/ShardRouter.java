@@ -81,8 +81,8 @@ final class ShardRouter implements ShardSlot.Buffers {
         this.numberOfShards = slots.length;
         this.slots = slots;
         this.shardIds = shardIds;
-        this.serializeLocalMessages = node.serializeLocalMessages();
-        this.traced = node.tracing() != MessageTracing.NONE;
+        this.serializeLocalMessages = node.services().serializeLocalMessages();
+        this.traced = node.services().tracing() != MessageTracing.NONE;
         this.refusals = new Refusals(metrics);
         this.frames = new ReceivedFrames(node, typeName, slots, this, refusals);
     }
@@ -161,7 +161,7 @@ final class ShardRouter implements ShardSlot.Buffers {
      * view's change fails every ask registered for a member gone once it published the view).
      */
     private boolean sendTo(ShardSlot slot, Member home, String entityId, Object message, @Nullable PendingAsk<?> ask) {
-        if (home.equals(node.self())) {
+        if (home.equals(node.view().self())) {
             Shard local = slot.local();
             if (local != null) {
                 if (ask != null) {
@@ -169,7 +169,7 @@ final class ShardRouter implements ShardSlot.Buffers {
                 }
                 ReplySink sink = ask == null ? ReplySink.TELL : ask;
                 if (serializeLocalMessages) {
-                    LocalRoundTrip.deliver(node.codec(), local, entityId, message, sink);
+                    LocalRoundTrip.deliver(node.services().codec(), local, entityId, message, sink);
                 } else {
                     local.deliver(entityId, message, sink);
                 }
@@ -181,12 +181,12 @@ final class ShardRouter implements ShardSlot.Buffers {
         if (ask != null) {
             ask.target = home;
             ask.remote = true;
-            correlationId = node.asks().register(ask);
-            replyTo = node.self();
+            correlationId = node.services().asks().register(ask);
+            replyTo = node.view().self();
         }
-        if (!node.isMember(home)) {
+        if (!node.view().isMember(home)) {
             if (ask != null) {
-                if (node.asks().remove(correlationId) != ask) {
+                if (node.services().asks().remove(correlationId) != ask) {
                     return true; // the view's change failed it already: nothing more to send
                 }
                 ask.remote = false; // taken back; sent again wherever the shard's home is now
@@ -203,7 +203,7 @@ final class ShardRouter implements ShardSlot.Buffers {
             messageId = identified.messageId();
             message = identified.message();
         }
-        byte[] payload = node.codec().encode(message);
+        byte[] payload = node.services().codec().encode(message);
         EntityEnvelope envelope = new EntityEnvelope(
                 typeName,
                 entityId,
@@ -215,16 +215,16 @@ final class ShardRouter implements ShardSlot.Buffers {
                 payload.length,
                 messageId,
                 headers);
-        byte[] frame = node.protocol().encode(envelope);
+        byte[] frame = node.services().protocol().encode(envelope);
         if (!(ask == null
-                ? node.transport().sendTell(home, frame)
-                : node.transport().send(home, frame, false))) {
+                ? node.services().transport().sendTell(home, frame)
+                : node.services().transport().send(home, frame, false))) {
             String reason = "The queue toward node " + home.name() + " hosting shard " + slot.shardId() + " of "
                     + typeName + " is full: it does not keep up (settings sharding.backpressure.max-wait and"
                     + " sharding.backpressure.max-queued-bytes); nothing was sent";
             if (ask == null) {
                 refusals.refuse(ReplySink.TELL, new MemberBehindException(reason), DropReason.BACKPRESSURE);
-            } else if (node.asks().remove(correlationId) == ask) {
+            } else if (node.services().asks().remove(correlationId) == ask) {
                 refusals.refuse(
                         ask,
                         new MemberBehindException("Ask to [" + typeName + "/" + entityId + "] refused: " + reason),
@@ -245,15 +245,18 @@ final class ShardRouter implements ShardSlot.Buffers {
     public boolean admit(ShardSlot slot, Buffered item) {
         String reason = null;
         int bytes = item.bytes();
-        if (buffered.incrementAndGet() > node.settings().bufferSize()) {
+        if (buffered.incrementAndGet() > node.services().settings().bufferSize()) {
             buffered.decrementAndGet();
-            reason = "Buffer of region " + typeName + " on " + node.nodeName() + " is full ("
-                    + node.settings().bufferSize() + " messages waiting for shard homes; setting buffer-size)";
-        } else if (bytes > 0 && bufferedBytes.addAndGet(bytes) > node.settings().bufferBytes()) {
+            reason = "Buffer of region " + typeName + " on " + node.view().nodeName() + " is full ("
+                    + node.services().settings().bufferSize()
+                    + " messages waiting for shard homes; setting buffer-size)";
+        } else if (bytes > 0
+                && bufferedBytes.addAndGet(bytes) > node.services().settings().bufferBytes()) {
             bufferedBytes.addAndGet(-bytes);
             buffered.decrementAndGet();
-            reason = "Buffer of region " + typeName + " on " + node.nodeName() + " is full (more than "
-                    + node.settings().bufferBytes() + " bytes of messages from other nodes waiting for shard homes;"
+            reason = "Buffer of region " + typeName + " on " + node.view().nodeName() + " is full (more than "
+                    + node.services().settings().bufferBytes()
+                    + " bytes of messages from other nodes waiting for shard homes;"
                     + " setting buffer-bytes)";
         }
         if (reason == null) {
@@ -301,7 +304,7 @@ final class ShardRouter implements ShardSlot.Buffers {
     @Override
     public void requestHome(ShardSlot slot) {
         // on the control thread later: after the view being applied, so that it goes to that view's coordinator
-        node.control().execute(() -> node.requestShardHome(typeName, slot.shardId()));
+        node.plane().control().execute(() -> node.plane().requestShardHome(typeName, slot.shardId()));
     }
 
     @Override
@@ -335,17 +338,25 @@ final class ShardRouter implements ShardSlot.Buffers {
             return;
         }
         ShardSlot slot = slots[shardId];
-        if (!node.members().contains(home)) {
+        if (!node.view().members().contains(home)) {
             // a member that is gone (or not yet known here): the home is asked for again at the next retry
             log.debug(
-                    "Ignoring home {} of shard {} of {}: not in the view {}", home, shardId, typeName, node.members());
+                    "Ignoring home {} of shard {} of {}: not in the view {}",
+                    home,
+                    shardId,
+                    typeName,
+                    node.view().members());
             return;
         }
-        if (home.equals(node.self())) {
+        if (home.equals(node.view().self())) {
             Shard local = slot.local();
             if (local == null || local.stopping) {
                 // stale: only HostShard makes this region a home; ask again if messages wait
-                log.debug("Ignoring stale home of shard {} of {} on {}", shardId, typeName, node.nodeName());
+                log.debug(
+                        "Ignoring stale home of shard {} of {} on {}",
+                        shardId,
+                        typeName,
+                        node.view().nodeName());
                 return;
             }
         }
@@ -364,7 +375,7 @@ final class ShardRouter implements ShardSlot.Buffers {
     void retryRequests() {
         for (ShardSlot slot : slots) {
             if (slot.retry(this)) {
-                node.requestShardHome(typeName, slot.shardId());
+                node.plane().requestShardHome(typeName, slot.shardId());
             }
         }
     }
