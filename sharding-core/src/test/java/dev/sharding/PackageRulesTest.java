@@ -43,12 +43,6 @@ class PackageRulesTest {
             "region", Set.of("entity", "ask", "codec", "protocol", "transport"),
             "node", Set.of("region", "entity", "ask", "coordinator", "lease", "codec", "protocol", "transport")));
 
-    /**
-     * Arrows that run up the house today and are being cut (each entry "from -> to"): allowed until then, and listed
-     * here only while they exist ({@link #arrowsBeingCutStillExist}), so the list can only shrink.
-     */
-    private static final Set<String> BEING_CUT = Set.of("entity -> region", "region -> node");
-
     /** The API's classes that front the runtime, and so may use it. */
     private static final Set<String> API_FRONTS =
             Set.of("dev.sharding.ShardingNode", "dev.sharding.EntityType", "dev.sharding.ShardingDataRemoval");
@@ -104,20 +98,6 @@ class PackageRulesTest {
     }
 
     @Test
-    void arrowsBeingCutStillExist() {
-        Set<String> existing = CORE.stream()
-                .filter(c -> c.getPackageName().startsWith(INTERNAL))
-                .flatMap(c -> c.getDirectDependenciesFromSelf().stream())
-                .filter(d -> d.getTargetClass().getPackageName().startsWith(INTERNAL))
-                .map(d -> floor(d.getOriginClass().getPackageName()) + " -> "
-                        + floor(d.getTargetClass().getPackageName()))
-                .collect(Collectors.toSet());
-        org.assertj.core.api.Assertions.assertThat(existing)
-                .as("an arrow cut is taken off BEING_CUT")
-                .containsAll(BEING_CUT);
-    }
-
-    @Test
     void publicPackagesUseNoInternalType() {
         ArchRule rule = noClasses()
                 .that()
@@ -144,7 +124,6 @@ class PackageRulesTest {
         String target = floor(to);
         return !source.equals(target)
                 && !target.equals("shaded")
-                && !BEING_CUT.contains(source + " -> " + target)
                 && !MAY_USE.getOrDefault(source, Set.of()).contains(target);
     }
 

@@ -197,6 +197,11 @@ public final class PendingAsk<R> implements ReplySink, Runnable {
         };
     }
 
+    @Override
+    public void refuse(RuntimeException reason) {
+        fail(reason);
+    }
+
     public void fail(Throwable t) {
         fail(t, completions.inlineHere());
     }

@@ -1,5 +1,8 @@
 package dev.sharding.internal.ask;
 
+import dev.sharding.BufferFullException;
+import dev.sharding.ClusterPartitionedException;
+import dev.sharding.MessageRejectedException;
 import dev.sharding.internal.protocol.FailureKind;
 import org.jspecify.annotations.Nullable;
 
@@ -37,6 +40,35 @@ public interface ReplySink {
      * @param message its message
      */
     void fail(FailureKind kind, String className, @Nullable String message);
+
+    /**
+     * The runtime refused the message before an entity took it (a full buffer or queue, a node that does not serve, a
+     * message it cannot read): a local caller gets {@code reason} itself, a remote one its kind, class and text.
+     *
+     * @param reason why
+     */
+    default void refuse(RuntimeException reason) {
+        fail(kindOf(reason), reason.getClass().getName(), reason.getMessage());
+    }
+
+    /**
+     * The kind of failure a refusal stands for, as a remote caller hears it.
+     *
+     * @param reason why the message was refused
+     * @return its kind
+     */
+    static FailureKind kindOf(RuntimeException reason) {
+        if (reason instanceof ClusterPartitionedException) {
+            return FailureKind.PARTITIONED;
+        }
+        if (reason instanceof BufferFullException) {
+            return FailureKind.BUFFER_FULL;
+        }
+        if (reason instanceof MessageRejectedException) {
+            return FailureKind.REJECTED;
+        }
+        return FailureKind.UNAVAILABLE;
+    }
 
     /**
      * Whether nobody waits for the outcome.

@@ -1,13 +1,10 @@
 package dev.sharding.internal.entity;
 
-import dev.sharding.AppliedMessageWindow;
 import dev.sharding.EntityState;
 import dev.sharding.StoreOutcomeUnknownException;
 import dev.sharding.internal.ask.ReplySink;
 import dev.sharding.internal.protocol.EntityTransfer;
 import dev.sharding.internal.protocol.FailureKind;
-import dev.sharding.internal.region.Region;
-import dev.sharding.internal.region.Shard;
 import dev.sharding.spi.ShardingStore;
 import dev.sharding.spi.StaleEpochException;
 import java.util.Objects;
@@ -33,7 +30,9 @@ final class DurableEntityState {
 
     private final EntityCell cell;
 
-    private final Shard shard;
+    private final EntityShard shard;
+
+    private final EntityServices services;
 
     /** The stored state read for the next incarnation: empty when none is stored; null when not read yet. */
     private @Nullable Optional<EntityTransfer> loaded;
@@ -43,20 +42,19 @@ final class DurableEntityState {
     /** The state the live instance sees, once it asked for it. */
     private @Nullable EntityStateImpl<?> entityState;
 
-    /** The ids of the messages the entity applied, as stored; read with the state. */
-    private byte @Nullable [] appliedStored;
+    /** The ids of the messages the entity applied lately; read with the state. */
+    private final AppliedIds applied;
 
-    /** {@link #appliedStored} decoded, once a message with an id needed it. */
-    private @Nullable AppliedMessages applied;
-
-    DurableEntityState(EntityCell cell, Shard shard) {
+    DurableEntityState(EntityCell cell, EntityShard shard) {
         this.cell = cell;
         this.shard = shard;
+        this.services = shard.services();
+        this.applied = new AppliedIds(cell, services);
     }
 
     /** Whether the stored state must be read before the instance is created. */
     boolean mustLoad() {
-        return shard.region().type().stateType() != null && loaded == null;
+        return services.type().stateType() != null && loaded == null;
     }
 
     /** Why the last read failed, once; null when it did not. */
@@ -73,13 +71,13 @@ final class DurableEntityState {
         EntityTransfer carried = shard.takeTransfer(entityId);
         if (carried != null) {
             loaded = Optional.of(carried);
-            setApplied(carried.applied());
+            applied.set(carried.applied());
             cell.resume();
             return;
         }
         CompletableFuture<Optional<ShardingStore.StoredState>> read;
         try {
-            read = shard.region().store().read(cell.typeName(), entityId);
+            read = services.store().read(cell.typeName(), entityId);
         } catch (RuntimeException e) {
             read = CompletableFuture.failedFuture(e);
         }
@@ -89,7 +87,7 @@ final class DurableEntityState {
             } else {
                 loaded = stored.map(s -> new EntityTransfer(
                         entityId, s.state().length == 0 ? null : s.state(), s.version(), s.applied()));
-                setApplied(stored.map(ShardingStore.StoredState::applied).orElse(null));
+                applied.set(stored.map(ShardingStore.StoredState::applied).orElse(null));
             }
             cell.resume();
         });
@@ -119,12 +117,12 @@ final class DurableEntityState {
             if (messageId == null) {
                 write = Objects.requireNonNull(s)
                         .writeThrough(
-                                shard.region().store(),
+                                services.store(),
                                 cell.typeName(),
                                 cell.entityId(),
                                 cell.shardId(),
                                 shard.epoch(),
-                                appliedStored);
+                                applied.stored());
             } else {
                 write = recordApplied(sink, s, messageId, value);
                 if (write == null) {
@@ -141,7 +139,7 @@ final class DurableEntityState {
             return true;
         }
         write.whenComplete((v, t) -> {
-            BlockedThreads.Watched store = shard.region().blockedThreads().storeThread();
+            BlockedThreads.Watched store = services.blockedThreads().storeThread();
             long outer = store == null ? 0 : BlockedThreads.enter(store);
             try {
                 completeAfterWrite(sink, value, write, writeStart);
@@ -162,10 +160,9 @@ final class DurableEntityState {
      */
     private @Nullable CompletableFuture<Void> recordApplied(
             ReplySink sink, @Nullable EntityStateImpl<?> s, String messageId, @Nullable Object value) {
-        Region<?> region = shard.region();
         byte[] reply;
         try {
-            reply = value == null ? null : region.codec().encode(value);
+            reply = value == null ? null : services.codec().encode(value);
         } catch (RuntimeException e) {
             if (s != null) {
                 s.discard();
@@ -181,26 +178,18 @@ final class DurableEntityState {
                             e));
             return null;
         }
-        AppliedMessageWindow window = region.appliedMessageWindow();
-        AppliedMessages next = appliedMessages()
-                .plus(
-                        messageId,
-                        region.storeMillis(),
-                        fingerprint,
-                        reply,
-                        window.maxCount(),
-                        window.maxAge().toMillis());
+        AppliedMessages next = applied.plus(messageId, reply, shard.region().storeMillis());
         byte[] nextBytes = next.encode();
         CompletableFuture<Void> write;
         if (s != null) {
             write = s.writeThrough(
-                    region.store(), cell.typeName(), cell.entityId(), cell.shardId(), shard.epoch(), nextBytes);
+                    services.store(), cell.typeName(), cell.entityId(), cell.shardId(), shard.epoch(), nextBytes);
         } else {
             // the instance never asked for its state: the stored one is written again as it is, with the ids
             EntityTransfer before = loaded == null ? null : loaded.orElse(null);
             byte[] state = before == null || before.state() == null ? new byte[0] : before.state();
             try {
-                write = region.store()
+                write = services.store()
                         .write(cell.typeName(), cell.entityId(), cell.shardId(), shard.epoch(), state, nextBytes)
                         .thenAccept(stored -> loaded = Optional.of(new EntityTransfer(
                                 cell.entityId(), state.length == 0 ? null : state, stored.version(), nextBytes)));
@@ -208,83 +197,23 @@ final class DurableEntityState {
                 write = CompletableFuture.failedFuture(e);
             }
         }
-        return write.thenRun(() -> {
-            appliedStored = nextBytes;
-            applied = next;
-        });
+        return write.thenRun(() -> applied.written(next, nextBytes));
     }
 
     /**
-     * The reply recorded for a message id the entity applied lately, if any.
+     * The reply recorded for a message id the entity applied lately, if any ({@link AppliedIds#recordedReply}).
      *
-     * @return the decoded reply (null for a handler that returned nothing), or {@link #NOT_APPLIED}
+     * @return the decoded reply (null for a handler that returned nothing), {@link AppliedIds#NOT_APPLIED}, or
+     *     {@link AppliedIds#KEY_REUSED}
      */
     @Nullable
     Object recordedReply(String messageId, long fingerprint) {
-        AppliedMessageWindow window = shard.region().appliedMessageWindow();
-        AppliedMessages.Entry entry = appliedMessages()
-                .find(messageId, shard.region().storeMillis(), window.maxAge().toMillis());
-        if (entry == null) {
-            return NOT_APPLIED;
-        }
-        if (!entry.matches(fingerprint)) {
-            return KEY_REUSED;
-        }
-        byte[] reply = entry.reply();
-        return reply == null ? null : shard.region().codec().decode(reply, 0, reply.length);
+        return applied.recordedReply(messageId, fingerprint, shard.region().storeMillis());
     }
 
-    /** Says that a message id was not applied lately. */
-    static final Object NOT_APPLIED = new Object();
-
-    /** Says that a message id was applied lately to another message. */
-    static final Object KEY_REUSED = new Object();
-
-    /**
-     * The fingerprint of the identified message being handled ({@link AppliedMessages#fingerprint}), recorded with its
-     * id; set before its handler runs, on the thread that runs the cell's messages.
-     */
-    private long fingerprint = AppliedMessages.NO_FINGERPRINT;
-
-    /**
-     * Computes the fingerprint of an identified message about to be handled, and keeps it for its record.
-     *
-     * @param message the message, without its id
-     * @return the fingerprint, or {@link AppliedMessages#NO_FINGERPRINT} when the codec cannot encode it
-     */
+    /** Computes the fingerprint of an identified message about to be handled ({@link AppliedIds#fingerprint}). */
     long fingerprint(Object message) {
-        long f;
-        try {
-            f = AppliedMessages.fingerprint(shard.region().codec().encode(message));
-        } catch (RuntimeException e) {
-            f = AppliedMessages.NO_FINGERPRINT; // refused by the codec later, or local only: no check
-        }
-        fingerprint = f;
-        return f;
-    }
-
-    private AppliedMessages appliedMessages() {
-        AppliedMessages a = applied;
-        if (a == null) {
-            try {
-                a = AppliedMessages.decode(appliedStored);
-            } catch (RuntimeException e) {
-                // unreadable ids are dropped, not fatal: the state itself is intact
-                log.warn(
-                        "Stored ids of applied messages of [{}/{}] cannot be read and are dropped: {}",
-                        cell.typeName(),
-                        cell.entityId(),
-                        e.toString());
-                a = AppliedMessages.NONE;
-            }
-            applied = a;
-        }
-        return a;
-    }
-
-    private void setApplied(byte @Nullable [] bytes) {
-        appliedStored = bytes;
-        applied = null;
+        return applied.fingerprint(message);
     }
 
     private void completeAfterWrite(
@@ -296,7 +225,7 @@ final class DurableEntityState {
             writeFailure = unwrap(t);
         }
         if (writeFailure == null) {
-            shard.region().metrics().stateWritten(System.nanoTime() - writeStart, true);
+            services.metrics().stateWritten(System.nanoTime() - writeStart, true);
             cell.complete(sink, value, null);
             return;
         }
@@ -308,7 +237,7 @@ final class DurableEntityState {
      * effect.
      */
     private void notStored(ReplySink sink, Throwable writeFailure, boolean byStore, long writeNanos) {
-        shard.region().metrics().stateWritten(writeNanos, false);
+        services.metrics().stateWritten(writeNanos, false);
         boolean storeFailed = byStore && isStoreFailure(writeFailure);
         if (storeFailed && log.isDebugEnabled()) {
             // an outage fails every write: the store says so once per streak, the caller each time
@@ -368,7 +297,7 @@ final class DurableEntityState {
 
     /** The entity's durable state; see {@link dev.sharding.EntityContext#state}. */
     <S> EntityState<S> state(Class<S> stateType, Supplier<S> initial) {
-        Class<?> declared = shard.region().type().stateType();
+        Class<?> declared = services.type().stateType();
         if (declared == null || !declared.equals(stateType)) {
             throw new IllegalStateException("Entity type " + cell.typeName() + " declares "
                     + (declared == null ? "no state" : "state " + declared.getName()) + ", not " + stateType.getName()
@@ -382,10 +311,10 @@ final class DurableEntityState {
                     cell.typeName() + "/" + cell.entityId(),
                     stateType,
                     initial,
-                    shard.region().codec(),
+                    services.codec(),
                     t == null ? null : t.state(),
                     t == null ? 0 : t.version(),
-                    shard.region().serializeLocalMessages());
+                    services.serializeLocalMessages());
             entityState = s;
         }
         @SuppressWarnings("unchecked")
@@ -402,7 +331,7 @@ final class DurableEntityState {
     void keep(@Nullable EntityTransfer stored) {
         loaded = stored == null ? null : Optional.of(stored);
         if (stored != null) {
-            setApplied(stored.applied());
+            applied.set(stored.applied());
         }
     }
 
@@ -412,14 +341,14 @@ final class DurableEntityState {
         EntityStateImpl<?> s = entityState;
         return s == null
                 ? null
-                : new EntityTransfer(cell.entityId(), s.storedBytes(), s.storedVersion(), appliedStored);
+                : new EntityTransfer(cell.entityId(), s.storedBytes(), s.storedVersion(), applied.stored());
     }
 
     /** The instance is destroyed. */
     void forget() {
         entityState = null;
         loaded = null;
-        setApplied(null);
+        applied.set(null);
     }
 
     static Throwable unwrap(Throwable t) {

@@ -2,78 +2,42 @@ package dev.sharding.internal.entity;
 
 import dev.sharding.ClusterPartitionedException;
 import dev.sharding.EntityState;
-import dev.sharding.UnhandledMessageException;
 import dev.sharding.internal.ask.ReplySink;
 import dev.sharding.internal.protocol.EntityTransfer;
 import dev.sharding.internal.protocol.FailureKind;
-import dev.sharding.internal.region.Region;
-import dev.sharding.internal.region.Shard;
-import dev.sharding.internal.region.TracedMessage;
-import dev.sharding.internal.region.TracedSink;
-import dev.sharding.internal.transport.SendingThreads;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One live entity: its instance and its mailbox. The mailbox is drained by at most one task at a time on the shared
- * entity executor, up to {@link #THROUGHPUT} messages per run, so the entity sees one message at a time in arrival
- * order with no lock. The mailbox suspends (the task ends without releasing it, and a completion resumes it) while
+ * One live entity: its life ({@link CellLife}) and its instance, fed by its {@link Mailbox}. The mailbox suspends while
  * the entity's stored state is read before it starts, while a handler's {@link CompletionStage} is unfinished, and
  * while a changed {@link EntityState} is written: the reply goes out, and the next message is taken, only once the
- * write is durable. It holds at most {@code mailbox-size} messages (signals of the runtime always fit): beyond, a
- * message is refused as {@link Region#mailboxFull} says, so a slow store or an unfinished stage cannot make it grow
- * without bound.
- *
- * <p>The bound costs a sender one atomic add, on the word that also says whether the mailbox is scheduled (which the
- * sender reads anyway), and the draining thread one atomic add per run rather than per message: the messages a run
- * takes count against the bound until the run ends or suspends. So the mailbox never holds more than
- * {@code mailbox-size} waiting messages, and refuses a message early by at most the {@link #THROUGHPUT} messages of
- * the run under way (it may refuse with {@code mailbox-size - 32} waiting while the run's last handler runs).
+ * write is durable. It holds at most {@code mailbox-size} messages: beyond, a message is refused as
+ * {@link EntityRegion#mailboxFull} says, so a slow store or an unfinished stage cannot make it grow without bound.
  *
  * <p>The instance is created on the first message (on an entity thread) and destroyed by a stop signal, after the
- * messages before it. Its durable state, read, written through and carried, is {@link DurableEntityState}.
+ * messages before it. Its durable state, read, written through and carried, is {@link DurableEntityState}; a message is
+ * handled by {@link MessageHandling}.
  */
-public final class EntityCell implements Runnable, Passivation.Candidate, ParkedEntities.Parked {
+public final class EntityCell extends Mailbox implements Passivation.Candidate, ParkedEntities.Parked {
 
     private static final Logger log = LoggerFactory.getLogger(EntityCell.class);
 
-    public static final int THROUGHPUT = 32;
+    private final EntityShard shard;
 
-    /** The bit of {@link #state} set while the mailbox is scheduled: a run is queued, under way or suspended. */
-    private static final long SCHEDULED = 1;
-
-    /** One message counted in {@link #state}. */
-    private static final long ONE = 2;
-
-    private final Shard shard;
+    /** The parts the type's entities share, from the shard. */
+    private final EntityServices services;
 
     private final String entityId;
 
-    private final ConcurrentLinkedQueue<Delivery> mailbox = new ConcurrentLinkedQueue<>();
-
     /**
-     * {@link #SCHEDULED}, plus {@link #ONE} for each message (not signal) counted against {@code mailbox-size}: added
-     * by its sender before it enters the mailbox, taken off by the run that took it when that run ends or suspends,
-     * or by its sender when it takes it back.
+     * Where the entity is in its life, with what that state holds (its instance, a failing start's wait); moved only
+     * by the thread draining the mailbox ({@link #moveTo}), read by others.
      */
-    private final AtomicLong state = new AtomicLong();
-
-    private @Nullable Object instance;
-
-    /** Where the entity is in its life; moved only by the thread draining the mailbox, read by others. */
-    private volatile EntityLifecycle lifecycle = EntityLifecycle.NEW;
-
-    /** Set by the control thread when a handoff's deadline passed: later messages fail. */
-    private volatile boolean forceStopped;
-
-    /** A delivery taken from the mailbox that waits for the entity's state to be read. */
-    private @Nullable Delivery pending;
+    private volatile CellLife life = CellLife.NEW;
 
     /** The entity's durable state across its incarnations here. */
     private final DurableEntityState durable;
@@ -81,18 +45,15 @@ public final class EntityCell implements Runnable, Passivation.Candidate, Parked
     /** When the entity last took a message, on the node's coarse clock (a hint for the sweep; racy reads are fine). */
     private long lastActiveMillis;
 
-    private boolean passivateRequested;
-
     /** Messages taken since the entity started here (a hint for the least-frequently-used strategy; racy reads). */
     private long messages;
 
-    /** While the entity's start keeps failing: the wait before the next attempt. */
-    private volatile @Nullable StartBackoff backoff;
-
     private final EntityContextImpl context = new EntityContextImpl(this);
 
-    public EntityCell(Shard shard, String entityId) {
+    public EntityCell(EntityShard shard, String entityId) {
+        super(shard.services().executor());
         this.shard = shard;
+        this.services = shard.services();
         this.entityId = entityId;
         this.durable = new DurableEntityState(this, shard);
     }
@@ -104,24 +65,19 @@ public final class EntityCell implements Runnable, Passivation.Candidate, Parked
      *     to a new cell
      */
     public boolean enqueue(Delivery delivery) {
-        if (!(delivery.message() instanceof Signal)) {
-            Region<?> region = shard.region();
-            if ((state.getAndAdd(ONE) >>> 1) >= region.mailboxSize()) {
-                state.getAndAdd(-ONE);
-                region.mailboxFull(this, delivery.sink()); // signals always fit: they stop and passivate
-                return true;
-            }
+        if (!count(delivery, services.mailboxSize())) {
+            shard.region().mailboxFull(this, delivery.sink()); // signals always fit: they stop and passivate
+            return true;
         }
-        mailbox.offer(delivery);
-        if (lifecycle == EntityLifecycle.RETIRED && mailbox.remove(delivery)) {
+        put(delivery);
+        CellLife now = life;
+        if (now == CellLife.RETIRED && takeBack(delivery)) {
             // the cell retired after its last message; the retiring thread checks the mailbox after marking it dead,
             // so either it saw this delivery (and revived) or this thread sees dead and takes it back
-            takenBack(delivery);
             return false;
         }
-        StartBackoff waiting = backoff;
-        if (waiting != null && !waiting.offered(delivery) && mailbox.remove(delivery)) {
-            takenBack(delivery);
+        StartBackoff waiting = now.backoff();
+        if (waiting != null && !waiting.offered(delivery) && takeBack(delivery)) {
             waiting.reject(delivery); // the entity cannot start and enough messages wait for it
             return true;
         }
@@ -129,32 +85,9 @@ public final class EntityCell implements Runnable, Passivation.Candidate, Parked
         return true;
     }
 
-    /**
-     * Schedules the mailbox unless it is scheduled. Read after the delivery entered the mailbox: a run that releases
-     * the mailbox clears the bit before it looks at the mailbox, so either it sees the delivery or this sees the bit
-     * clear.
-     */
-    private void schedule() {
-        long s = state.get();
-        while ((s & SCHEDULED) == 0) {
-            if (state.compareAndSet(s, s | SCHEDULED)) { // fails also when only the count moved: look again
-                shard.region().executor().execute(this);
-                return;
-            }
-            s = state.get();
-        }
-    }
-
-    /** Its sender took a delivery back out of the mailbox. */
-    private void takenBack(Delivery d) {
-        if (!(d.message() instanceof Signal)) {
-            state.getAndAdd(-ONE);
-        }
-    }
-
     @Override
     public boolean isActive() {
-        return lifecycle == EntityLifecycle.ACTIVE;
+        return life instanceof CellLife.Active;
     }
 
     @Override
@@ -169,80 +102,32 @@ public final class EntityCell implements Runnable, Passivation.Candidate, Parked
 
     @Override
     public void passivate(long idleSinceMillis, boolean overLimit) {
-        enqueue(new Delivery(new PassivateSignal(idleSinceMillis, overLimit), ReplySink.TELL));
-    }
-
-    public boolean isStopped() {
-        return forceStopped || lifecycle == EntityLifecycle.STOPPED;
-    }
-
-    /** Where the entity is in its life. */
-    EntityLifecycle lifecycle() {
-        return lifecycle;
-    }
-
-    private void moveTo(EntityLifecycle to) {
-        lifecycle = lifecycle.moveTo(to, this);
+        enqueue(new Delivery(new Signal.Passivate(idleSinceMillis, overLimit), ReplySink.TELL));
     }
 
     /**
-     * Marks the entity stopped while a handler may still run on it: later messages fail. The instance is destroyed
-     * when the stop signal is reached.
+     * Whether the entity takes no more messages: it stopped, or its shard's handoff passed its deadline while a
+     * handler still ran ({@link EntityShard#forceStopped}; the instance is destroyed when the stop signal is reached).
      */
-    public void forceStop() {
-        forceStopped = true;
+    public boolean isStopped() {
+        return life == CellLife.STOPPED || shard.forceStopped();
+    }
+
+    /** The one place the entity's state moves, checked against its phases' legal moves ({@link CellLife#move}). */
+    private void moveTo(CellLife to) {
+        life = CellLife.move(life, to, this);
     }
 
     @Override
-    public void run() {
-        if (!(Thread.currentThread() instanceof EntityExecutors.EntityThread)) { // those are marked when they start
-            SendingThreads.nodeThread(); // what an entity sends waits at most max-wait for a slow member
-        }
-        long took = 0; // what this run took off the mailbox's count, in ONEs
-        for (int i = 0; i < THROUGHPUT; i++) {
-            Delivery d = pending;
-            if (d != null) {
-                pending = null;
-            } else {
-                d = mailbox.poll();
-                if (d != null && !(d.message() instanceof Signal)) {
-                    took += ONE;
-                }
-            }
-            if (d == null) {
-                if (lifecycle == EntityLifecycle.PASSIVATED && !forceStopped && retire()) {
-                    state.getAndAdd(-took - SCHEDULED);
-                    return;
-                }
-                break;
-            }
-            if (!process(d)) {
-                if (took != 0) {
-                    state.getAndAdd(-took);
-                }
-                return; // suspended; a completion reschedules this cell
-            }
-        }
-        release(took);
-    }
-
-    /**
-     * Releases the mailbox, and takes what the run took off the count in the same step; then schedules it again if a
-     * message raced in: such a message is seen either here or by its sender, which schedules the cell once it is
-     * released.
-     */
-    private void release(long took) {
-        state.getAndAdd(-took - SCHEDULED);
-        if (!mailbox.isEmpty()) {
-            schedule();
-        }
+    boolean retireWhenIdle() {
+        return life == CellLife.PASSIVATED && !shard.forceStopped() && retire();
     }
 
     /** Leaves the shard's map once the mailbox is empty; false when a message raced in (the cell goes on). */
     private boolean retire() {
-        moveTo(EntityLifecycle.RETIRED);
-        if (!mailbox.isEmpty()) {
-            moveTo(EntityLifecycle.PASSIVATED);
+        moveTo(CellLife.RETIRED);
+        if (!queueEmpty()) {
+            moveTo(CellLife.PASSIVATED);
             return false;
         }
         shard.remove(this);
@@ -251,13 +136,13 @@ public final class EntityCell implements Runnable, Passivation.Candidate, Parked
 
     @Override
     public boolean shardDropped() {
-        return shard.dropped;
+        return shard.dropped();
     }
 
     /** Runs the mailbox again after it waited: for a completion, or for the node to serve again. */
     @Override
     public void resume() {
-        shard.region().executor().execute(this);
+        resumeRun();
     }
 
     /**
@@ -267,34 +152,31 @@ public final class EntityCell implements Runnable, Passivation.Candidate, Parked
      * write).
      */
     void resumeAfterCompletion() {
-        if (pending == null && lifecycle == EntityLifecycle.ACTIVE && mailbox.isEmpty()) {
-            release(0);
-        } else {
-            resume();
-        }
+        resumeAfterCompletion(life instanceof CellLife.Active);
     }
 
     /** Handles one delivery; false when the mailbox must wait for a completion. */
-    private boolean process(Delivery d) {
-        if (d.message() instanceof StopSignal stop) {
-            StartBackoff waiting = backoff;
+    @Override
+    boolean process(Delivery d) {
+        if (d.message() instanceof Signal.Stop stop) {
+            StartBackoff waiting = life.backoff();
             if (waiting != null) {
-                backoff = null;
                 waiting.stopped();
             }
             stopInstance();
             stop.done().run();
             return true;
         }
-        if (d.message() instanceof PassivateSignal signal) {
-            if (instance != null && (signal.force() || lastActiveMillis <= signal.idleSinceMillis())) {
-                passivateInstance();
+        if (d.message() instanceof Signal.Passivate signal) {
+            if (life instanceof CellLife.Active active
+                    && (signal.force() || lastActiveMillis <= signal.idleSinceMillis())) {
+                passivateInstance(active.instance());
             }
             return true;
         }
         ReplySink sink = d.sink();
-        Region<?> region = shard.region();
-        if (shard.dropped) {
+        EntityRegion region = shard.region();
+        if (shard.dropped()) {
             sink.fail(
                     FailureKind.PARTITIONED,
                     ClusterPartitionedException.class.getName(),
@@ -305,7 +187,7 @@ public final class EntityCell implements Runnable, Passivation.Candidate, Parked
         }
         if (!region.serving()) {
             // the lease ran out: the message waits until the node serves again, or the shard is dropped
-            pending = d;
+            hold(d);
             region.park(this);
             return false;
         }
@@ -316,9 +198,12 @@ public final class EntityCell implements Runnable, Passivation.Candidate, Parked
                     "Entity [" + typeName() + "/" + entityId + "] stopped before handling the message");
             return true;
         }
-        Object entity = instance;
-        if (entity == null) {
-            StartBackoff waiting = backoff;
+        CellLife now = life;
+        Object entity;
+        if (now instanceof CellLife.Active active) {
+            entity = active.instance();
+        } else {
+            StartBackoff waiting = now.backoff();
             if (waiting != null && waiting.stopRequested()) {
                 waiting.failStopping(sink);
                 return true;
@@ -326,29 +211,27 @@ public final class EntityCell implements Runnable, Passivation.Candidate, Parked
             if (durable.mustLoad()) {
                 Throwable failure = durable.takeLoadFailure();
                 if (failure != null) {
-                    moveTo(EntityLifecycle.NEW);
                     return startFailed(d, failure, DurableEntityState.isStoreFailure(failure));
                 }
-                pending = d;
-                if (lifecycle != EntityLifecycle.LOADING) {
-                    moveTo(EntityLifecycle.LOADING);
+                hold(d);
+                if (!(now instanceof CellLife.Loading)) {
+                    moveTo(new CellLife.Loading(waiting));
                 }
                 durable.load();
                 return false;
             }
             try {
-                entity = region.type().factory().create(context);
-                instance = entity;
-                moveTo(EntityLifecycle.ACTIVE);
+                entity = services.type().factory().create(context);
+                moveTo(new CellLife.Active(entity, false));
                 region.entityStarted(this);
             } catch (Throwable t) {
-                rethrowFatal(t);
-                if (lifecycle != EntityLifecycle.NEW) {
-                    moveTo(EntityLifecycle.NEW);
-                }
+                MessageHandling.rethrowFatal(t);
                 durable.creationFailed();
                 if (!UnreadableStateException.isCause(t)) {
                     return startFailed(d, t, false);
+                }
+                if (now != CellLife.NEW) {
+                    moveTo(waiting == null ? CellLife.NEW : new CellLife.BackingOff(waiting));
                 }
                 // a stored state its class cannot read: trying again cannot help until the class reads it
                 log.warn("Creating entity [{}/{}] failed", typeName(), entityId, t);
@@ -356,114 +239,16 @@ public final class EntityCell implements Runnable, Passivation.Candidate, Parked
                 return true;
             }
             if (waiting != null) {
-                backoff = null;
                 waiting.started();
             }
         }
         lastActiveMillis = region.clockMillis();
         Object message = d.message();
-        if (message == StartSignal.INSTANCE) {
+        if (message == Signal.Start.INSTANCE) {
             return true; // started without a message (remembered entity)
         }
         messages++;
-        if (message instanceof TracedMessage traced) {
-            TracedSink tracedSink = TracedSink.start(region, entityId, traced, sink);
-            return handle(region, entity, traced.message(), tracedSink != null ? tracedSink : sink, tracedSink);
-        }
-        return handle(region, entity, message, sink, null);
-    }
-
-    /**
-     * Hands one message to the entity's handler, unless the entity applied its id lately, and its outcome to the sink
-     * (with a trace, the handler runs in the trace's scope); false when the mailbox must wait for a completion.
-     */
-    private boolean handle(
-            Region<?> region, Object entity, Object delivered, ReplySink sink, @Nullable TracedSink traced) {
-        Object message = delivered;
-        String messageId = null;
-        if (message instanceof IdentifiedMessage identified) {
-            messageId = identified.messageId();
-            message = identified.message();
-            if (repeated(messageId, message, sink)) {
-                return true;
-            }
-        }
-        Object result;
-        try {
-            result = traced == null
-                    ? region.handlers().invoke(entity, message)
-                    : traced.invoke(region.handlers(), entity, message);
-        } catch (UnhandledMessageException e) {
-            if (sink.isTell()) {
-                log.warn("Dropped a tell: {}", e.getMessage());
-            }
-            sink.fail(FailureKind.UNHANDLED, e.getClass().getName(), e.getMessage());
-            return true;
-        } catch (Throwable t) {
-            rethrowFatal(t);
-            return durable.afterHandler(sink, null, t, messageId);
-        }
-        if (result instanceof CompletionStage<?> stage) {
-            CompletableFuture<?> f = stage.toCompletableFuture();
-            if (!f.isDone()) {
-                String id = messageId;
-                f.whenComplete((v, t) -> {
-                    if (durable.afterHandler(sink, v, t == null ? null : DurableEntityState.unwrap(t), id)) {
-                        resumeAfterCompletion();
-                    }
-                });
-                return false;
-            }
-            try {
-                return durable.afterHandler(sink, f.join(), null, messageId);
-            } catch (Throwable t) {
-                return durable.afterHandler(sink, null, DurableEntityState.unwrap(t), messageId);
-            }
-        }
-        return durable.afterHandler(sink, result, null, messageId);
-    }
-
-    /**
-     * A message with an id: when the entity applied that id lately, answers with the recorded reply and returns true
-     * (the handler does not run again).
-     */
-    private boolean repeated(String messageId, Object message, ReplySink sink) {
-        if (shard.region().type().stateType() == null) {
-            sink.fail(
-                    FailureKind.REJECTED,
-                    dev.sharding.MessageRejectedException.class.getName(),
-                    "Entity type " + typeName() + " has no durable state, so it cannot apply a message id once");
-            return true;
-        }
-        Object recorded;
-        try {
-            recorded = durable.recordedReply(messageId, durable.fingerprint(message));
-        } catch (RuntimeException e) {
-            sink.fail(
-                    FailureKind.ENTITY_FAILED,
-                    e.getClass().getName(),
-                    "the recorded reply to message " + messageId + " cannot be decoded: " + e.getMessage());
-            return true;
-        }
-        if (recorded == DurableEntityState.NOT_APPLIED) {
-            return false;
-        }
-        if (recorded == DurableEntityState.KEY_REUSED) {
-            sink.fail(
-                    FailureKind.KEY_REUSED,
-                    dev.sharding.IdempotencyKeyReusedException.class.getName(),
-                    "Message id " + messageId + " was applied lately by [" + typeName() + "/" + entityId
-                            + "] to another message (a " + message.getClass().getName()
-                            + " that encodes differently): a message id stands for one message; nothing was applied");
-            return true;
-        }
-        log.debug(
-                "Entity [{}/{}] applied message {} before; answering with the recorded reply",
-                typeName(),
-                entityId,
-                messageId);
-        complete(sink, recorded, null);
-        return true;
+        return MessageHandling.handle(this, entity, message, sink);
     }
 
     /**
@@ -471,91 +256,60 @@ public final class EntityCell implements Runnable, Passivation.Candidate, Parked
      * ({@link StartBackoff}). Returns false: the mailbox waits.
      */
     private boolean startFailed(Delivery d, Throwable failure, boolean byStore) {
-        StartBackoff waiting = backoff;
-        if (waiting == null) {
-            waiting = new StartBackoff(this, shard.region().bufferSize());
-            backoff = waiting;
-            if (mailbox.stream().anyMatch(q -> q.message() instanceof StopSignal)) {
-                waiting.requestStop(); // the shard stops: no wait, the messages before the stop fail
-            }
+        StartBackoff before = life.backoff();
+        boolean first = before == null;
+        StartBackoff waiting = before != null ? before : new StartBackoff(this, services.bufferSize());
+        moveTo(new CellLife.BackingOff(waiting)); // published before the mailbox is looked at, as senders read it
+        if (first && stopQueued()) {
+            waiting.requestStop(); // the shard stops: no wait, the messages before the stop fail
         }
-        if (!waiting.failed(
-                failure, byStore, shard.region().scheduler(), shard.region().entityRestartBackoff())) {
+        if (!waiting.failed(failure, byStore, services.scheduler(), services.entityRestartBackoff())) {
             waiting.failStopping(d.sink());
             return true;
         }
-        pending = d;
+        hold(d);
         return false;
     }
 
     /** Replies or fails, once the handler and any write of its state are done. */
     void complete(ReplySink sink, @Nullable Object value, @Nullable Throwable failure) {
-        if (passivateRequested) {
-            passivateRequested = false;
-            passivateInstance();
+        if (life instanceof CellLife.Active active && active.passivationRequested()) {
+            passivateInstance(active.instance());
         }
-        if (failure == null) {
-            if (!sink.isTell() && !shard.region().serving()) {
-                // the lease ran out while the handler ran: a reply now could show state another node has changed
-                sink.fail(
-                        FailureKind.PARTITIONED,
-                        ClusterPartitionedException.class.getName(),
-                        shard.region().notServingReason() + "; the message may have had an effect");
-                return;
-            }
-            sink.reply(value);
-            return;
-        }
-        if (sink.isTell()) {
-            log.warn("Entity [{}/{}] failed handling a tell", typeName(), entityId, failure);
-        } else if (log.isDebugEnabled()) {
-            log.debug("Entity [{}/{}] failed handling an ask", typeName(), entityId, failure);
-        }
-        if (sink instanceof TracedSink traced) {
-            traced.failedWith(failure);
-        }
-        sink.fail(FailureKind.ENTITY_FAILED, failure.getClass().getName(), failure.getMessage());
+        MessageHandling.answer(this, sink, value, failure);
     }
 
     /** Passivates: destroys the instance, keeping its stored state for a next incarnation on this node. */
-    private void passivateInstance() {
+    private void passivateInstance(Object entity) {
         EntityTransfer stored = durable.current();
-        moveTo(EntityLifecycle.PASSIVATED);
-        destroyInstance();
+        moveTo(CellLife.PASSIVATED);
+        destroyInstance(entity);
         durable.keep(stored);
         shard.region().entityPassivated(this);
     }
 
     private void stopInstance() {
+        CellLife before = life;
         EntityTransfer stored = durable.current();
         if (stored != null) {
             shard.stoppedWith(stored);
         }
-        moveTo(EntityLifecycle.STOPPED);
-        destroyInstance();
+        moveTo(CellLife.STOPPED);
+        if (before instanceof CellLife.Active active) {
+            destroyInstance(active.instance());
+        }
     }
 
     @SuppressWarnings({"unchecked", "rawtypes"})
-    private void destroyInstance() {
-        Object entity = instance;
-        if (entity == null) {
-            return;
-        }
-        instance = null;
+    private void destroyInstance(Object entity) {
         messages = 0;
         durable.forget();
         shard.region().entityStopped(this);
         try {
-            ((dev.sharding.spi.EntityFactory) shard.region().type().factory()).destroy(entity);
+            ((dev.sharding.spi.EntityFactory) services.type().factory()).destroy(entity);
         } catch (Throwable t) {
-            rethrowFatal(t);
+            MessageHandling.rethrowFatal(t);
             log.warn("Stopping entity [{}/{}] failed", typeName(), entityId, t);
-        }
-    }
-
-    private static void rethrowFatal(Throwable t) {
-        if (t instanceof VirtualMachineError e) {
-            throw e;
         }
     }
 
@@ -565,11 +319,10 @@ public final class EntityCell implements Runnable, Passivation.Candidate, Parked
      * from what the store holds. Runs where the cell's messages run, while the mailbox waits for that write.
      */
     void dropForReload() {
-        if (instance == null || lifecycle != EntityLifecycle.ACTIVE) {
-            return;
+        if (life instanceof CellLife.Active active) {
+            moveTo(CellLife.PASSIVATED);
+            destroyInstance(active.instance());
         }
-        moveTo(EntityLifecycle.PASSIVATED);
-        destroyInstance();
     }
 
     /** The allocation epoch of the entity's shard on this node. */
@@ -579,7 +332,24 @@ public final class EntityCell implements Runnable, Passivation.Candidate, Parked
 
     /** The instance asked to be passivated once its current message is done. */
     void requestPassivation() {
-        passivateRequested = true;
+        if (life instanceof CellLife.Active active && !active.passivationRequested()) {
+            moveTo(new CellLife.Active(active.instance(), true));
+        }
+    }
+
+    /** The entity's durable state across its incarnations here. */
+    DurableEntityState durable() {
+        return durable;
+    }
+
+    /** The parts the type's entities share. */
+    EntityServices services() {
+        return services;
+    }
+
+    /** The region, as its entities see it. */
+    EntityRegion region() {
+        return shard.region();
     }
 
     /** The entity's durable state; see {@link dev.sharding.EntityContext#state}. */
@@ -588,7 +358,7 @@ public final class EntityCell implements Runnable, Passivation.Candidate, Parked
     }
 
     String typeName() {
-        return shard.region().typeName();
+        return services.type().name();
     }
 
     public String entityId() {
@@ -607,25 +377,4 @@ public final class EntityCell implements Runnable, Passivation.Candidate, Parked
     public String toString() {
         return "Entity[" + typeName() + "/" + entityId + "]";
     }
-
-    /** One message, or a {@link Signal} of the runtime, and where its outcome goes. */
-    public record Delivery(Object message, ReplySink sink) {}
-
-    /** What the runtime itself puts into a mailbox, in order with the entity's messages. */
-    sealed interface Signal permits StopSignal, StartSignal, PassivateSignal {}
-
-    /** Tells the cell to stop after the messages before it. */
-    public record StopSignal(Runnable done) implements Signal {}
-
-    /** Starts the entity without a message (a remembered entity whose shard started). */
-    public enum StartSignal implements Signal {
-        /** The one signal. */
-        INSTANCE
-    }
-
-    /**
-     * Tells the cell to passivate its instance, if it has taken no message since {@code idleSinceMillis} (idle
-     * passivation) or in any case ({@code force}, for the limit of live entities).
-     */
-    record PassivateSignal(long idleSinceMillis, boolean force) implements Signal {}
 }

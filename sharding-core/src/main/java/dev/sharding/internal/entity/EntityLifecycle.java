@@ -6,7 +6,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Where one entity (one {@link EntityCell}) is in its life, and the moves it may make:
+ * The phases of one entity's life (one {@link EntityCell}), and the moves it may make; the cell's state is a
+ * {@link CellLife}, which carries what each state holds and has one of these phases:
  *
  * <pre>
  *   NEW ──▶ LOADING ──▶ ACTIVE ──▶ PASSIVATED ──▶ RETIRED
@@ -18,8 +19,8 @@ import org.slf4j.LoggerFactory;
  * </pre>
  *
  * <ul>
- * <li>{@code NEW}: no instance yet, or its creation or state read failed (tried again after a wait,
- * {@link StartBackoff}; a stored state its class cannot decode fails the message at once).</li>
+ * <li>{@code NEW}: no instance yet ({@link CellLife#NEW}), or its creation or state read failed (tried again after a
+ * wait, {@link CellLife.BackingOff}; a stored state its class cannot decode fails the message at once).</li>
  * <li>{@code LOADING}: the entity's stored state is being read before the instance is created; the mailbox
  * waits.</li>
  * <li>{@code ACTIVE}: the instance lives and takes messages.</li>

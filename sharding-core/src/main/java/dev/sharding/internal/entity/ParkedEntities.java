@@ -1,11 +1,10 @@
 package dev.sharding.internal.entity;
 
-import dev.sharding.internal.node.ServingGate;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.function.BooleanSupplier;
 
 /**
- * Entities whose message waits for the node to serve again ({@link ServingGate}), and running them again.
+ * Entities whose message waits for the node to serve again (the node's serving gate), and running them again.
  *
  * <p>An entity parks after it found the node not serving; meanwhile the node may serve again, or its shard may be
  * dropped, and either runs every parked entity once. So an entity looks again at both once it is in the queue, and

@@ -126,20 +126,20 @@ public final class StartBackoff {
      *
      * @return false when it is one too many: the caller takes it back and {@link #reject}s it
      */
-    boolean offered(EntityCell.Delivery delivery) {
-        if (delivery.message() instanceof EntityCell.StopSignal) {
+    boolean offered(Delivery delivery) {
+        if (delivery.message() instanceof Signal.Stop) {
             stopRequested = true;
             wake();
             return true;
         }
-        if (delivery.message() instanceof EntityCell.Signal) {
+        if (delivery.message() instanceof Signal) {
             return true;
         }
         return waiting.incrementAndGet() <= bound;
     }
 
     /** Fails a delivery that did not fit. */
-    void reject(EntityCell.Delivery delivery) {
+    void reject(Delivery delivery) {
         waiting.decrementAndGet();
         String why = "Entity [" + cell.typeName() + "/" + cell.entityId() + "] could not start (" + describe()
                 + ") and already has " + bound + " messages waiting (sharding.buffer-size)";

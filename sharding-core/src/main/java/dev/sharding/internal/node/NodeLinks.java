@@ -13,7 +13,12 @@ import dev.sharding.internal.protocol.FailureKind;
 import dev.sharding.internal.protocol.GetShardHome;
 import dev.sharding.internal.protocol.ProtocolCodec;
 import dev.sharding.internal.protocol.ProtocolMessage;
+import dev.sharding.internal.region.ControlPlane;
+import dev.sharding.internal.region.HostingEvents;
+import dev.sharding.internal.region.NodeView;
 import dev.sharding.internal.region.RegionHost;
+import dev.sharding.internal.region.RegionServices;
+import dev.sharding.internal.region.ServingState;
 import dev.sharding.internal.transport.Transport;
 import dev.sharding.spi.MessageCodec;
 import dev.sharding.spi.MessageTracing;
@@ -26,10 +31,11 @@ import java.util.function.BooleanSupplier;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The node as its regions see it ({@link RegionHost}). Built by {@link NodeRuntime} after every part it names and before
- * the first region, so each of its fields is set from the start.
+ * The node as its regions see it: the roles of {@link RegionHost} it plays, and the record of them it gives each region
+ * ({@link #regionHost()}). Built by {@link NodeRuntime} after every part it names and before the first region, so each
+ * of its fields is set from the start.
  */
-public final class NodeLinks implements RegionHost {
+public final class NodeLinks implements NodeView, ServingState, ControlPlane, HostingEvents {
 
     private final NodeBasics basics;
 
@@ -250,63 +256,31 @@ public final class NodeLinks implements RegionHost {
 
     // ---- parts ---------------------------------------------------------------------------------------------------
 
-    @Override
-    public ShardingSettings settings() {
-        return settings;
+    /** The node as its regions see it: the parts they share, and this playing every role. */
+    public RegionHost regionHost() {
+        return RegionHost.of(
+                new RegionServices(
+                        settings,
+                        transport,
+                        codec,
+                        protocol,
+                        store,
+                        asks,
+                        executor,
+                        metrics,
+                        tracing,
+                        blockedThreads,
+                        serializeLocalMessages),
+                this);
     }
 
-    @Override
+    /** Where frames go to other members. */
     public Transport transport() {
         return transport;
     }
 
     @Override
-    public MessageCodec codec() {
-        return codec;
-    }
-
-    @Override
-    public boolean serializeLocalMessages() {
-        return serializeLocalMessages;
-    }
-
-    @Override
-    public ShardingMetrics metrics() {
-        return metrics;
-    }
-
-    @Override
-    public MessageTracing tracing() {
-        return tracing;
-    }
-
-    @Override
-    public ProtocolCodec protocol() {
-        return protocol;
-    }
-
-    @Override
-    public ShardingStore store() {
-        return store;
-    }
-
-    @Override
-    public StoreClock storeClock() {
-        return storeClock;
-    }
-
-    @Override
-    public BlockedThreads blockedThreads() {
-        return blockedThreads;
-    }
-
-    @Override
-    public AskRegistry asks() {
-        return asks;
-    }
-
-    @Override
-    public ExecutorService executor() {
-        return executor;
+    public long storeMillis() {
+        return storeClock.millis();
     }
 }

@@ -285,7 +285,8 @@ public final class NodeRuntime implements Transport.Listener {
                     ts.role(),
                     settings.member().roles());
         }
-        Region<T> region = new Region<>(links, type, EntityHandlers.of(type.entityClass()), shards, proxyOnly);
+        Region<T> region =
+                new Region<>(links.regionHost(), type, EntityHandlers.of(type.entityClass()), shards, proxyOnly);
         regions.add(region, new RegionCommands(region, links));
     }
 

@@ -4,6 +4,7 @@ import dev.sharding.MessageRejectedException;
 import dev.sharding.internal.ask.ReplySink;
 import dev.sharding.internal.entity.EntityStateImpl;
 import dev.sharding.internal.entity.IdentifiedMessage;
+import dev.sharding.internal.entity.TracedMessage;
 import dev.sharding.internal.protocol.FailureKind;
 import dev.sharding.spi.MessageCodec;
 import org.jspecify.annotations.Nullable;

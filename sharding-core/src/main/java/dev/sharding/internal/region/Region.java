@@ -1,23 +1,13 @@
 package dev.sharding.internal.region;
 
-import dev.sharding.AppliedMessageWindow;
 import dev.sharding.EntityType;
 import dev.sharding.Member;
 import dev.sharding.PassivationStrategy;
 import dev.sharding.ShardRegion;
-import dev.sharding.ShardingException;
-import dev.sharding.ShardingSettings;
-import dev.sharding.UnhandledMessageException;
-import dev.sharding.internal.ask.PendingAsk;
-import dev.sharding.internal.ask.ReplySink;
-import dev.sharding.internal.entity.BlockedThreads;
-import dev.sharding.internal.entity.EntityCell;
 import dev.sharding.internal.entity.EntityHandlers;
-import dev.sharding.internal.entity.IdentifiedMessage;
 import dev.sharding.internal.entity.Passivation;
 import dev.sharding.internal.protocol.EntityEnvelope;
 import dev.sharding.internal.protocol.EntityTransfer;
-import dev.sharding.internal.protocol.FailureKind;
 import dev.sharding.spi.EntityTypeMetrics;
 import dev.sharding.spi.MessageTracing;
 import java.time.Duration;
@@ -26,8 +16,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executor;
-import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -96,14 +84,7 @@ public final class Region<T> implements ShardRegion<T> {
 
     private final EntityTypeMetrics metrics;
 
-    /** How messages are traced, read once per message; {@code null} when the node does not trace. */
-    private final @Nullable MessageTracing tracing;
-
-    /** The most messages waiting in one entity's mailbox ({@code mailbox-size}), read on every message. */
-    private final int mailboxSize;
-
-    /** Messages refused because their entity's mailbox was full. */
-    private final AtomicLong mailboxRefusals = new AtomicLong();
+    private final RegionSends sends;
 
     public Region(RegionHost node, EntityType<T> type, EntityHandlers handlers, int numberOfShards, boolean proxyOnly) {
         this.node = node;
@@ -111,35 +92,39 @@ public final class Region<T> implements ShardRegion<T> {
         this.handlers = handlers;
         this.numberOfShards = numberOfShards;
         this.proxyOnly = proxyOnly;
-        this.rememberEntities = node.settings().entity(type.name()).rememberEntities();
-        this.metrics = Objects.requireNonNull(node.metrics().entityType(type.name()), "metrics");
-        this.tracing = node.tracing() == MessageTracing.NONE ? null : node.tracing();
-        this.mailboxSize = node.settings().mailboxSize();
+        this.rememberEntities = node.services().settings().entity(type.name()).rememberEntities();
+        this.metrics = Objects.requireNonNull(node.services().metrics().entityType(type.name()), "metrics");
+        MessageTracing tracing = node.services().tracing() == MessageTracing.NONE
+                ? null
+                : node.services().tracing();
         this.slots = new ShardSlot[numberOfShards];
         for (int i = 0; i < numberOfShards; i++) {
             slots[i] = new ShardSlot(i);
         }
         this.router = new ShardRouter(node, type.name(), slots, type.shardIdFunction(), metrics);
+        this.sends = new RegionSends(
+                node.view(), node.serving(), node.services().asks(), type, handlers, slots, router, metrics, tracing);
         RememberJournal journal = rememberEntities
                 ? new RememberJournal(
                         type.name(),
-                        node.store(),
+                        node.services().store(),
                         this::onControl,
-                        node.control(),
-                        node.settings().shardFailureBackoff())
+                        node.plane().control(),
+                        node.services().settings().shardFailureBackoff())
                 : null;
-        this.entities = new RegionEntities(node, journal, metrics);
-        this.hosting = new ShardHosting(this, node, slots, router, proxyOnly, journal);
+        this.entities = new RegionEntities(
+                node, RegionEntities.services(node, type, handlers, metrics, tracing), journal, this::shardFenced);
+        this.hosting = new ShardHosting(this, node, slots, router, proxyOnly, entities, journal);
         this.handOffs = new RegionHandOffs(this, node, slots);
         this.passivation = new Passivation(
                 numberOfShards,
                 hosting::liveCells,
-                () -> node.settings().idleTimeout(type.name()),
-                () -> node.settings().passivation().maxActiveEntities(),
+                () -> node.services().settings().idleTimeout(type.name()),
+                () -> node.services().settings().passivation().maxActiveEntities(),
                 entities::active,
                 rememberEntities,
-                node.settings().entity(type.name()).passivation(),
-                node.settings().passivation().activeEntityLimit());
+                node.services().settings().entity(type.name()).passivation(),
+                node.services().settings().passivation().activeEntityLimit());
         entities.limitBy(passivation::limit);
     }
 
@@ -165,62 +150,6 @@ public final class Region<T> implements ShardRegion<T> {
         return handlers;
     }
 
-    public Executor executor() {
-        return node.executor();
-    }
-
-    /** Where waits are timed (the control thread). */
-    public java.util.concurrent.ScheduledExecutorService scheduler() {
-        return node.control();
-    }
-
-    /** The time on the store's clock, which every node reads alike (milliseconds since the epoch). */
-    public long storeMillis() {
-        return node.storeClock().millis();
-    }
-
-    /** How many ids of applied messages each entity keeps, and for how long. */
-    public AppliedMessageWindow appliedMessageWindow() {
-        return node.settings().entity(type.name()).appliedMessages();
-    }
-
-    /** The longest wait between attempts to start an entity whose start failed. */
-    public Duration entityRestartBackoff() {
-        return node.settings().entityRestartBackoff();
-    }
-
-    /** The most messages a region, or an entity that cannot start, holds. */
-    public int bufferSize() {
-        return node.settings().bufferSize();
-    }
-
-    /** The most messages waiting in one entity's mailbox. */
-    public int mailboxSize() {
-        return mailboxSize;
-    }
-
-    /**
-     * A message did not fit its entity's full mailbox: an ask fails with {@link dev.sharding.BufferFullException}, a
-     * tell is dropped and counted (logged the first time, then at powers of two).
-     */
-    public void mailboxFull(EntityCell cell, ReplySink sink) {
-        String reason = "Mailbox of entity [" + type.name() + "/" + cell.entityId() + "] on " + nodeName()
-                + " is full (" + mailboxSize + " messages waiting; setting mailbox-size)";
-        long n = mailboxRefusals.incrementAndGet();
-        if (sink.isTell()) {
-            metrics.dropped(EntityTypeMetrics.DropReason.BUFFER_FULL);
-            if (n == 1 || Long.bitCount(n) == 1) {
-                log.warn("Dropped a tell ({} messages refused by full mailboxes so far): {}", n, reason);
-            }
-        }
-        sink.fail(FailureKind.BUFFER_FULL, dev.sharding.BufferFullException.class.getName(), reason);
-    }
-
-    /** Reports the node's own threads held too long. */
-    public BlockedThreads blockedThreads() {
-        return node.blockedThreads();
-    }
-
     /** The shard of an entity id. */
     int shardOf(String entityId) {
         return router.shardOf(entityId);
@@ -233,24 +162,7 @@ public final class Region<T> implements ShardRegion<T> {
 
     /** Messages refused so far because their entity's mailbox was full. */
     long mailboxRefusals() {
-        return mailboxRefusals.get();
-    }
-
-    public dev.sharding.spi.ShardingStore store() {
-        return node.store();
-    }
-
-    public dev.sharding.spi.MessageCodec codec() {
-        return node.codec();
-    }
-
-    /** Whether local deliveries, and written entity states, go through the codec and back (a test mode). */
-    public boolean serializeLocalMessages() {
-        return node.serializeLocalMessages();
-    }
-
-    public String nodeName() {
-        return node.nodeName();
+        return entities.mailboxRefusals();
     }
 
     /**
@@ -272,11 +184,11 @@ public final class Region<T> implements ShardRegion<T> {
     }
 
     /**
-     * Tells dropped because the buffer was full.
+     * Tells dropped on the way ({@link Refusals}).
      *
      * @return the count since start
      */
-    public long droppedTells() {
+    long droppedTells() {
         return router.droppedTells();
     }
 
@@ -291,23 +203,6 @@ public final class Region<T> implements ShardRegion<T> {
 
     // ---- entity lifecycle and passivation ------------------------------------------------------------------------
 
-    public long clockMillis() {
-        return node.clockMillis();
-    }
-
-    /** An entity started ({@link RegionEntities}). Entity threads. */
-    public void entityStarted(EntityCell cell) {
-        entities.started(cell);
-    }
-
-    public void entityStopped(EntityCell cell) {
-        entities.stopped();
-    }
-
-    public void entityPassivated(EntityCell cell) {
-        entities.passivated(cell);
-    }
-
     /**
      * Writes the entities started and forgotten since the last flush to the store: those of one shard, or of all
      * ({@code shardId} -1); see {@link RememberJournal#flush}. Control thread.
@@ -320,7 +215,7 @@ public final class Region<T> implements ShardRegion<T> {
 
     /** Runs on the control thread, or here when the node has stopped it. */
     private void onControl(Runnable task) {
-        if (!node.runOnControlLater(task)) {
+        if (!node.plane().runOnControlLater(task)) {
             task.run();
         }
     }
@@ -351,7 +246,7 @@ public final class Region<T> implements ShardRegion<T> {
      */
     public void changePassivation(@Nullable PassivationStrategy strategy, @Nullable Integer activeEntityLimit) {
         passivation.change(strategy, activeEntityLimit);
-        node.requestSweep();
+        node.events().requestSweep();
     }
 
     /** The region's passivation strategy now. @return the strategy */
@@ -373,112 +268,36 @@ public final class Region<T> implements ShardRegion<T> {
 
     @Override
     public void tell(String entityId, Object message) {
-        int shard = check(entityId, message);
-        if (!handlers.handles(message.getClass())) {
-            throw new UnhandledMessageException(
-                    "Entity type " + type.name() + " (" + type.entityClass().getName() + ") has no @EntityHandler for "
-                            + message.getClass().getName());
-        }
-        node.checkRunning();
-        MessageTracing t = tracing;
-        if (t == null) {
-            router.route(slots[shard], entityId, message, null);
-        } else {
-            TracedMessage.tell(t, router, slots[shard], type.name(), entityId, message);
-        }
-        metrics.told();
+        sends.tell(entityId, message);
     }
 
     @Override
     public <R> CompletableFuture<R> ask(String entityId, Object message, Class<R> replyType) {
-        return ask(entityId, message, replyType, node.settings().askTimeout());
+        return sends.ask(
+                entityId, message, replyType, node.services().settings().askTimeout());
     }
 
     @Override
     public <R> CompletableFuture<R> ask(String entityId, Object message, Class<R> replyType, Duration timeout) {
-        return ask(entityId, message, replyType, timeout, null, check(entityId, message));
+        return sends.ask(entityId, message, replyType, timeout);
     }
 
     @Override
     public <R> CompletableFuture<R> ask(String entityId, Object message, Class<R> replyType, String messageId) {
-        return ask(entityId, message, replyType, node.settings().askTimeout(), messageId);
+        return sends.ask(
+                entityId, message, replyType, node.services().settings().askTimeout(), messageId);
     }
 
     @Override
     public <R> CompletableFuture<R> ask(
             String entityId, Object message, Class<R> replyType, Duration timeout, String messageId) {
-        int shard = check(entityId, message);
-        if (messageId == null || messageId.isEmpty() || messageId.length() > ShardingSettings.MAX_MESSAGE_ID_LENGTH) {
-            throw new IllegalArgumentException("Invalid message id for type " + type.name() + ": must be 1 to "
-                    + ShardingSettings.MAX_MESSAGE_ID_LENGTH + " characters");
-        }
-        if (type.stateType() == null) {
-            throw new IllegalArgumentException("Entity type " + type.name() + " has no durable state, so it cannot"
-                    + " record the ids of the messages it applied; declare one (an EntityState<S> constructor"
-                    + " parameter of a @ShardedEntity, or EntityType.withState) to send messages with ids");
-        }
-        return ask(entityId, new IdentifiedMessage(messageId, message), replyType, timeout, message, shard);
-    }
-
-    private <R> CompletableFuture<R> ask(
-            String entityId,
-            Object routed,
-            Class<R> replyType,
-            Duration timeout,
-            @Nullable Object unwrapped,
-            int shard) {
-        Object message = unwrapped == null ? routed : unwrapped;
-        Objects.requireNonNull(replyType, "replyType");
-        Objects.requireNonNull(timeout, "timeout");
-        PendingAsk<R> ask = new PendingAsk<>(
-                replyType,
-                type.name(),
-                entityId,
-                System.nanoTime(),
-                timeout.toNanos(),
-                metrics,
-                node.asks().completions());
-        MessageTracing t = tracing;
-        if (t != null) {
-            routed = TracedMessage.ask(t, type.name(), entityId, message, routed, ask);
-        }
-        if (!handlers.handles(message.getClass())) {
-            ask.fail(new UnhandledMessageException(
-                    "Entity type " + type.name() + " (" + type.entityClass().getName() + ") has no @EntityHandler for "
-                            + message.getClass().getName()));
-            return ask.future;
-        }
-        if (!node.isRunning()) {
-            ask.fail(new ShardingException("Sharding node " + node.nodeName() + " is not running"));
-            return ask.future;
-        }
-        String partitioned = node.partitionedReason();
-        if (partitioned != null) {
-            ask.fail(node.partitionedException(partitioned));
-            return ask.future;
-        }
-        node.asks().track(ask);
-        try {
-            router.route(slots[shard], entityId, routed, ask);
-        } catch (RuntimeException e) {
-            ask.fail(e);
-        }
-        return ask.future;
-    }
-
-    private int check(String entityId, Object message) {
-        if (entityId == null || entityId.isEmpty() || entityId.length() > ShardingSettings.MAX_ENTITY_ID_LENGTH) {
-            throw new IllegalArgumentException("Invalid entity id for type " + type.name() + ": must be 1 to "
-                    + ShardingSettings.MAX_ENTITY_ID_LENGTH + " characters");
-        }
-        Objects.requireNonNull(message, "message");
-        return router.shardOf(entityId);
+        return sends.ask(entityId, message, replyType, timeout, messageId);
     }
 
     /** Whether the home of any of the type's shards is known here. Any thread. */
     boolean anyShardHomeKnown() {
         for (ShardSlot slot : slots) {
-            if (slot.home != null) {
+            if (slot.home() != null) {
                 return true;
             }
         }
@@ -515,14 +334,8 @@ public final class Region<T> implements ShardRegion<T> {
     }
 
     /** The type's recorder of counts and times. */
-    public EntityTypeMetrics metrics() {
+    EntityTypeMetrics metrics() {
         return metrics;
-    }
-
-    /** How messages are traced, or {@code null} when the node does not trace. */
-    @Nullable
-    MessageTracing tracing() {
-        return tracing;
     }
 
     /**
@@ -564,26 +377,9 @@ public final class Region<T> implements ShardRegion<T> {
         return router.homeOf(shardId);
     }
 
-    /** Whether this node may deliver to its entities now. */
-    public boolean serving() {
-        return node.serving();
-    }
-
-    /** The ClusterPartitionedException of this node now, for a message refused because it does not serve. */
-    public String notServingReason() {
-        String reason = node.partitionedReason();
-        return "Sharding node " + node.nodeName() + " does not serve: "
-                + (reason != null ? reason : "it holds no lease from the coordinator now");
-    }
-
     /** The store refused a write as stale ({@link ShardHosting#shardFenced}). Any thread. */
-    public void shardFenced(int shardId, long epoch) {
+    private void shardFenced(int shardId, long epoch) {
         hosting.shardFenced(shardId, epoch);
-    }
-
-    /** Parks an entity whose message waits for the node to serve again. */
-    public void park(EntityCell cell) {
-        node.park(cell);
     }
 
     /** Live entities per hosted shard. */
@@ -598,6 +394,6 @@ public final class Region<T> implements ShardRegion<T> {
 
     @Override
     public String toString() {
-        return "Region[" + type.name() + " on " + node.nodeName() + (proxyOnly ? ", proxy-only" : "") + "]";
+        return "Region[" + type.name() + " on " + node.view().nodeName() + (proxyOnly ? ", proxy-only" : "") + "]";
     }
 }

@@ -18,11 +18,11 @@ public final class RegionCommands implements RegionMessage.Handler {
 
     private final Region<?> region;
 
-    private final RegionHost node;
+    private final ControlPlane plane;
 
-    public RegionCommands(Region<?> region, RegionHost node) {
+    public RegionCommands(Region<?> region, ControlPlane plane) {
         this.region = region;
-        this.node = node;
+        this.plane = plane;
     }
 
     @Override
@@ -33,7 +33,7 @@ public final class RegionCommands implements RegionMessage.Handler {
     @Override
     public void onHostShard(Member from, HostShard m) {
         if (region.hostShard(m.shardId(), m.epoch(), m.transferEpoch(), m.transfer())) {
-            node.send(from, new ShardStarted(m.typeName(), m.shardId()), false);
+            plane.send(from, new ShardStarted(m.typeName(), m.shardId()), false);
         }
     }
 

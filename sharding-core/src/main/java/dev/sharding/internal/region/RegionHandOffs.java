@@ -34,18 +34,16 @@ public final class RegionHandOffs {
             return;
         }
         ShardSlot slot = slots[shardId];
-        synchronized (slot) {
-            slot.home = null;
-        }
-        whenQuiet(slot, () -> node.send(owner, new BeginHandOffAck(region.typeName(), shardId), false));
+        slot.clearHome();
+        whenQuiet(slot, () -> node.plane().send(owner, new BeginHandOffAck(region.typeName(), shardId), false));
     }
 
     /** Runs an action on the control thread once no thread is between reading the slot's home and sending. */
     void whenQuiet(ShardSlot slot, Runnable action) {
-        if (slot.senders.get() == 0) {
+        if (slot.quiet()) {
             action.run();
         } else {
-            node.control().schedule(() -> whenQuiet(slot, action), 200, TimeUnit.MICROSECONDS);
+            node.plane().control().schedule(() -> whenQuiet(slot, action), 200, TimeUnit.MICROSECONDS);
         }
     }
 
@@ -63,27 +61,22 @@ public final class RegionHandOffs {
             return;
         }
         ShardSlot slot = slots[shardId];
-        if (slot.local == null) {
+        if (slot.local() == null) {
             // done before, or never hosted
-            node.sendToCoordinator(new ShardStopped(region.typeName(), shardId, 0, List.of()));
+            node.plane().sendToCoordinator(new ShardStopped(region.typeName(), shardId, 0, List.of()));
             return;
         }
         of(slot).handOff(regions);
     }
 
     private ShardHandOff of(ShardSlot slot) {
-        ShardHandOff h = slot.handOff;
-        if (h == null) {
-            h = new ShardHandOff(region, node, slot);
-            slot.handOff = h;
-        }
-        return h;
+        return slot.handOff(s -> new ShardHandOff(region, node, s));
     }
 
     /** Periodic, and when members left: handoffs past their deadline, or no longer waiting for anyone, go on. */
     public void check() {
         for (ShardSlot slot : slots) {
-            ShardHandOff h = slot.handOff;
+            ShardHandOff h = slot.handOff();
             if (h != null && h.started()) {
                 h.check();
             }

@@ -5,6 +5,7 @@ import dev.sharding.MessageRejectedException;
 import dev.sharding.internal.ask.ReplySink;
 import dev.sharding.internal.protocol.FailureKind;
 import dev.sharding.internal.protocol.Reply;
+import dev.sharding.spi.MessageCodec;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -16,7 +17,9 @@ final class RemoteReplySink implements ReplySink {
 
     private static final Logger log = LoggerFactory.getLogger(RemoteReplySink.class);
 
-    private final RegionHost node;
+    private final MessageCodec codec;
+
+    private final ControlPlane plane;
 
     private final Member replyTo;
 
@@ -26,8 +29,15 @@ final class RemoteReplySink implements ReplySink {
 
     private final String entityId;
 
-    RemoteReplySink(RegionHost node, Member replyTo, long correlationId, String typeName, String entityId) {
-        this.node = node;
+    RemoteReplySink(
+            MessageCodec codec,
+            ControlPlane plane,
+            Member replyTo,
+            long correlationId,
+            String typeName,
+            String entityId) {
+        this.codec = codec;
+        this.plane = plane;
         this.replyTo = replyTo;
         this.correlationId = correlationId;
         this.typeName = typeName;
@@ -39,7 +49,7 @@ final class RemoteReplySink implements ReplySink {
         byte[] payload = null;
         if (value != null) {
             try {
-                payload = node.codec().encode(value);
+                payload = codec.encode(value);
             } catch (MessageRejectedException e) {
                 log.warn("Reply of [{}/{}] rejected: {}", typeName, entityId, e.getMessage());
                 fail(FailureKind.REJECTED, MessageRejectedException.class.getName(), e.getMessage());
@@ -47,11 +57,11 @@ final class RemoteReplySink implements ReplySink {
             }
         }
         // refused when the asker's node is behind: the transport counts and logs it, and the asker times out
-        node.send(replyTo, new Reply(correlationId, payload), true);
+        plane.send(replyTo, new Reply(correlationId, payload), true);
     }
 
     @Override
     public void fail(FailureKind kind, String className, @Nullable String message) {
-        node.sendFailure(replyTo, correlationId, kind, className, message);
+        plane.sendFailure(replyTo, correlationId, kind, className, message);
     }
 }

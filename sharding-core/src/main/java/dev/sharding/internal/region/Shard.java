@@ -1,7 +1,12 @@
 package dev.sharding.internal.region;
 
 import dev.sharding.internal.ask.ReplySink;
+import dev.sharding.internal.entity.Delivery;
 import dev.sharding.internal.entity.EntityCell;
+import dev.sharding.internal.entity.EntityRegion;
+import dev.sharding.internal.entity.EntityServices;
+import dev.sharding.internal.entity.EntityShard;
+import dev.sharding.internal.entity.Signal;
 import dev.sharding.internal.protocol.EntityTransfer;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -12,11 +17,14 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A shard hosted by this node: the live entities of its ids. Entities are created on their first message.
+ * A shard hosted by this node: the live entities of its ids. Entities are created on their first message, and see
+ * their shard and region only as {@link EntityShard} and {@link EntityRegion}.
  */
-public final class Shard {
+final class Shard implements EntityShard {
 
-    private final Region<?> region;
+    private final EntityRegion region;
+
+    private final EntityServices services;
 
     private final int shardId;
 
@@ -33,14 +41,18 @@ public final class Shard {
     /** Set when the shard stops: no message is delivered into it any more. */
     volatile boolean stopping;
 
-    /**
-     * Set when the shard is dropped without a handoff (its node lost its side or its lease, or a newer copy exists):
-     * messages already in its entities' mailboxes fail instead of being handled.
-     */
-    public volatile boolean dropped;
+    /** Set when the shard is dropped without a handoff ({@link #dropped}). */
+    private volatile boolean dropped;
 
-    Shard(Region<?> region, int shardId, long epoch, List<EntityTransfer> transfer) {
+    /**
+     * Set when the shard's handoff passed its deadline while handlers still ran: its entities take no more messages,
+     * and each is destroyed when its stop signal is reached.
+     */
+    private volatile boolean forceStopped;
+
+    Shard(EntityRegion region, EntityServices services, int shardId, long epoch, List<EntityTransfer> transfer) {
         this.region = region;
+        this.services = services;
         this.shardId = shardId;
         this.epoch = epoch;
         for (EntityTransfer t : transfer) {
@@ -48,18 +60,18 @@ public final class Shard {
         }
     }
 
-    /** The epoch of this allocation of the shard; every state write of its entities carries it. */
+    @Override
     public long epoch() {
         return epoch;
     }
 
-    /** The state the previous owner carried for an entity, if any; taken once. */
+    @Override
     @Nullable
     public EntityTransfer takeTransfer(String entityId) {
         return transferIn.remove(entityId);
     }
 
-    /** Records the stored state of an entity stopped here, for the next owner. */
+    @Override
     public void stoppedWith(EntityTransfer transfer) {
         transferOut.put(transfer.entityId(), transfer);
     }
@@ -71,16 +83,23 @@ public final class Shard {
         return List.copyOf(all.values());
     }
 
-    public Region<?> region() {
+    @Override
+    public EntityRegion region() {
         return region;
     }
 
+    @Override
+    public EntityServices services() {
+        return services;
+    }
+
+    @Override
     public int shardId() {
         return shardId;
     }
 
     void deliver(String entityId, Object message, ReplySink sink) {
-        EntityCell.Delivery delivery = new EntityCell.Delivery(message, sink);
+        Delivery delivery = new Delivery(message, sink);
         while (true) {
             EntityCell cell = cells.get(entityId);
             if (cell == null) {
@@ -93,7 +112,7 @@ public final class Shard {
         }
     }
 
-    /** A passivated cell leaves the map. */
+    @Override
     public void remove(EntityCell cell) {
         cells.remove(cell.entityId(), cell);
     }
@@ -123,6 +142,17 @@ public final class Shard {
         return ids;
     }
 
+    @Override
+    public boolean dropped() {
+        return dropped;
+    }
+
+    /** Drops the shard without a handoff: nothing is delivered into it any more, and its messages fail. */
+    void drop() {
+        dropped = true;
+        stopping = true;
+    }
+
     /**
      * Stops every entity after the messages already in its mailbox; completes when all have stopped. The caller has
      * made sure nothing is delivered into the shard any more.
@@ -132,8 +162,7 @@ public final class Shard {
         List<CompletableFuture<Void>> all = new ArrayList<>();
         for (EntityCell cell : cells.values()) {
             CompletableFuture<Void> done = new CompletableFuture<>();
-            if (!cell.enqueue(
-                    new EntityCell.Delivery(new EntityCell.StopSignal(() -> done.complete(null)), ReplySink.TELL))) {
+            if (!cell.enqueue(new Delivery(new Signal.Stop(() -> done.complete(null)), ReplySink.TELL))) {
                 done.complete(null); // retired: nothing left to stop
             }
             all.add(done);
@@ -141,15 +170,24 @@ public final class Shard {
         return CompletableFuture.allOf(all.toArray(CompletableFuture[]::new));
     }
 
-    /** Marks entities that did not stop in time as stopped: they take no more messages. */
+    /**
+     * Marks the entities that did not stop in time as stopped: they take no more messages.
+     *
+     * @return how many had not stopped
+     */
     int forceStop() {
         int n = 0;
         for (EntityCell cell : cells.values()) {
             if (!cell.isStopped()) {
-                cell.forceStop();
                 n++;
             }
         }
+        forceStopped = true;
         return n;
+    }
+
+    @Override
+    public boolean forceStopped() {
+        return forceStopped;
     }
 }

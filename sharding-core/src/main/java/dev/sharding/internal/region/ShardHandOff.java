@@ -70,7 +70,8 @@ final class ShardHandOff {
     void handOff(List<Member> regions) {
         if (awaited == null) {
             awaited = List.copyOf(regions);
-            deadlineNanos = System.nanoTime() + node.settings().handoffTimeout().toNanos();
+            deadlineNanos = System.nanoTime()
+                    + node.services().settings().handoffTimeout().toNanos();
         }
         check();
     }
@@ -78,11 +79,11 @@ final class ShardHandOff {
     /** Stops the shard once every awaited region still in the view acknowledged, or the deadline passed. */
     void check() {
         List<Member> regions = awaited;
-        Shard local = slot.local;
+        Shard local = slot.local();
         if (regions == null || local == null || local.stopping) {
             return;
         }
-        List<Member> members = node.members();
+        List<Member> members = node.view().members();
         List<Member> missing = regions.stream()
                 .filter(m -> members.contains(m) && !acks.contains(m))
                 .toList();
@@ -93,23 +94,24 @@ final class ShardHandOff {
             log.warn(
                     "Handoff of shard {} of {}: no acknowledgement from {} within handoff-timeout; stopping it"
                             + " anyway",
-                    slot.shardId,
+                    slot.shardId(),
                     region.typeName(),
                     missing);
         }
         local.stopping = true;
         region.handOffs().whenQuiet(slot, () -> {
             long left = Math.max(0, deadlineNanos - System.nanoTime());
-            local.stop().whenComplete((v, t) -> node.control().execute(() -> done(local)));
-            node.control()
+            local.stop().whenComplete((v, t) -> node.plane().control().execute(() -> done(local)));
+            node.plane()
+                    .control()
                     .schedule(
                             () -> {
-                                if (slot.local == local) {
+                                if (slot.local() == local) {
                                     int forced = local.forceStop();
                                     log.warn(
                                             "Handoff of shard {} of {}: {} entities did not stop within handoff-timeout and were"
                                                     + " stopped forcibly",
-                                            slot.shardId,
+                                            slot.shardId(),
                                             region.typeName(),
                                             forced);
                                     done(local);
@@ -121,23 +123,21 @@ final class ShardHandOff {
     }
 
     private void done(Shard local) {
-        if (slot.local != local) {
+        if (!slot.unhost(local)) {
             return;
         }
-        slot.local = null;
-        slot.handOff = null;
         region.metrics().handedOff(System.nanoTime() - beganNanos);
-        ShardStopped stopped = new ShardStopped(region.typeName(), slot.shardId, local.epoch(), local.transferOut());
+        ShardStopped stopped = new ShardStopped(region.typeName(), slot.shardId(), local.epoch(), local.transferOut());
         if (!region.remembersEntities()) {
-            node.sendToCoordinator(stopped);
+            node.plane().sendToCoordinator(stopped);
         } else {
             // the new home reads the shard's remembered ids when it starts it: the ones started here lately first
-            region.flushRemembered(slot.shardId)
-                    .whenComplete((v, t) -> node.control().execute(() -> {
-                        node.sendToCoordinator(stopped);
-                        node.regionChanged();
+            region.flushRemembered(slot.shardId())
+                    .whenComplete((v, t) -> node.plane().control().execute(() -> {
+                        node.plane().sendToCoordinator(stopped);
+                        node.events().regionChanged();
                     }));
         }
-        node.regionChanged();
+        node.events().regionChanged();
     }
 }

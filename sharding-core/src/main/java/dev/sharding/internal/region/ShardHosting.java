@@ -2,6 +2,7 @@ package dev.sharding.internal.region;
 
 import dev.sharding.internal.ask.ReplySink;
 import dev.sharding.internal.entity.EntityCell;
+import dev.sharding.internal.entity.Signal;
 import dev.sharding.internal.protocol.EntityTransfer;
 import dev.sharding.internal.protocol.RegionInfo;
 import java.util.ArrayList;
@@ -38,6 +39,9 @@ public final class ShardHosting {
 
     private final boolean proxyOnly;
 
+    /** The region's entities, as the shards started here give them to their entities. */
+    private final RegionEntities entities;
+
     /** The remember-entities journal, or {@code null} for a type that does not remember. */
     private final @Nullable RememberJournal journal;
 
@@ -47,6 +51,7 @@ public final class ShardHosting {
             ShardSlot[] slots,
             ShardRouter router,
             boolean proxyOnly,
+            RegionEntities entities,
             @Nullable RememberJournal journal) {
         this.region = region;
         this.node = node;
@@ -54,6 +59,7 @@ public final class ShardHosting {
         this.slots = slots;
         this.router = router;
         this.proxyOnly = proxyOnly;
+        this.entities = entities;
         this.journal = journal;
     }
 
@@ -67,11 +73,11 @@ public final class ShardHosting {
             log.error("Coordinator asked proxy-only or out-of-range region {} to host shard {}", region, shardId);
             return false;
         }
-        if (!node.serving()) {
+        if (!node.serving().serving()) {
             return false; // no lease yet, or lost: the coordinator repeats HostShard
         }
         ShardSlot slot = slots[shardId];
-        Shard local = slot.local;
+        Shard local = slot.local();
         if (local != null && local.stopping) {
             return false; // the coordinator repeats HostShard; by then the old incarnation has stopped
         }
@@ -94,10 +100,10 @@ public final class ShardHosting {
                         epoch);
                 carried = List.of();
             }
-            hosted = new Shard(region, shardId, epoch, carried);
-            slot.local = hosted;
+            hosted = new Shard(entities, entities.services(), shardId, epoch, carried);
+            slot.host(hosted);
         }
-        router.publish(slot, node.self());
+        router.publish(slot, node.view().self());
         if (started && journal != null) {
             startRemembered(shardId, hosted);
         }
@@ -109,15 +115,15 @@ public final class ShardHosting {
         if (journal != null) {
             journal.startRemembered(
                     shardId,
-                    () -> slots[shardId].local == local && !local.stopping,
-                    id -> local.deliver(id, EntityCell.StartSignal.INSTANCE, ReplySink.TELL));
+                    () -> slots[shardId].local() == local && !local.stopping,
+                    id -> local.deliver(id, Signal.Start.INSTANCE, ReplySink.TELL));
         }
     }
 
     /** The live entities of a shard hosted here and not stopping, or {@code null}. */
     @Nullable
     Collection<EntityCell> liveCells(int shardId) {
-        Shard local = slots[shardId].local;
+        Shard local = slots[shardId].local();
         return local == null || local.stopping ? null : local.cells();
     }
 
@@ -125,7 +131,7 @@ public final class ShardHosting {
     int count() {
         int n = 0;
         for (ShardSlot slot : slots) {
-            if (slot.local != null) {
+            if (slot.local() != null) {
                 n++;
             }
         }
@@ -136,7 +142,7 @@ public final class ShardHosting {
     RegionInfo info() {
         List<Shard> hosted = new ArrayList<>();
         for (ShardSlot slot : slots) {
-            Shard s = slot.local;
+            Shard s = slot.local();
             if (s != null) {
                 hosted.add(s);
             }
@@ -161,16 +167,16 @@ public final class ShardHosting {
             return;
         }
         ShardSlot slot = slots[shardId];
-        Shard local = slot.local;
+        Shard local = slot.local();
         if (local != null && local.epoch() == epoch) {
             log.warn(
                     "Stopping stale shard {} of {} (epoch {}) on {}: a newer copy runs elsewhere",
                     shardId,
                     typeName,
                     epoch,
-                    node.nodeName());
+                    node.view().nodeName());
             drop(slot, local);
-            node.regionChanged();
+            node.events().regionChanged();
         }
     }
 
@@ -179,19 +185,19 @@ public final class ShardHosting {
      * incarnation stops at once and the coordinator hears it no longer hosts it. Any thread.
      */
     void shardFenced(int shardId, long epoch) {
-        node.runOnControlLater(() -> {
+        node.plane().runOnControlLater(() -> {
             ShardSlot slot = slots[shardId];
-            Shard local = slot.local;
+            Shard local = slot.local();
             if (local != null && local.epoch() == epoch) {
                 log.warn(
                         "Shard {} of {} on {} was allocated elsewhere since epoch {} (the store refused a write as "
                                 + "stale); stopping it",
                         shardId,
                         typeName,
-                        node.nodeName(),
+                        node.view().nodeName(),
                         epoch);
                 drop(slot, local);
-                node.stopServingShard();
+                node.events().stopServingShard();
             }
         });
     }
@@ -204,15 +210,15 @@ public final class ShardHosting {
      */
     public void dropStale(Map<Integer, Long> current) {
         for (ShardSlot slot : slots) {
-            Shard local = slot.local;
-            if (local != null && current.getOrDefault(slot.shardId, 0L) > local.epoch()) {
+            Shard local = slot.local();
+            if (local != null && current.getOrDefault(slot.shardId(), 0L) > local.epoch()) {
                 log.warn(
                         "Shard {} of {} on {} was allocated elsewhere (epoch {}) while this node had no lease "
                                 + "(epoch {}); stopping it",
-                        slot.shardId,
+                        slot.shardId(),
                         typeName,
-                        node.nodeName(),
-                        current.get(slot.shardId),
+                        node.view().nodeName(),
+                        current.get(slot.shardId()),
                         local.epoch());
                 drop(slot, local);
             }
@@ -222,7 +228,7 @@ public final class ShardHosting {
     /** Drops every hosted shard (their state could not be checked). Control thread. */
     public void dropHosted() {
         for (ShardSlot slot : slots) {
-            Shard local = slot.local;
+            Shard local = slot.local();
             if (local != null) {
                 drop(slot, local);
             }
@@ -231,17 +237,11 @@ public final class ShardHosting {
 
     /** Stops a shard's entities now (their state is stored already) and forgets the shard and its home. */
     private void drop(ShardSlot slot, Shard local) {
-        local.dropped = true;
-        local.stopping = true;
-        slot.local = null;
-        slot.handOff = null;
-        synchronized (slot) {
-            if (slot.home != null && slot.home.equals(node.self())) {
-                slot.home = null;
-            }
-        }
+        local.drop();
+        slot.unhost(local);
+        slot.clearHomeAt(node.view().self());
         local.stop();
-        node.unparkAll();
+        node.serving().unparkAll();
     }
 
     /**
@@ -251,9 +251,7 @@ public final class ShardHosting {
     public void dropAll(RuntimeException reason) {
         dropHosted();
         for (ShardSlot slot : slots) {
-            synchronized (slot) {
-                slot.home = null;
-            }
+            slot.clearHome();
         }
         router.dropBuffers(reason);
     }
@@ -264,9 +262,9 @@ public final class ShardHosting {
     Map<Integer, Integer> entityCounts() {
         Map<Integer, Integer> counts = new TreeMap<>();
         for (ShardSlot slot : slots) {
-            Shard s = slot.local;
+            Shard s = slot.local();
             if (s != null) {
-                counts.put(slot.shardId, s.entityCount());
+                counts.put(slot.shardId(), s.entityCount());
             }
         }
         return counts;
@@ -276,11 +274,11 @@ public final class ShardHosting {
     Map<Integer, List<String>> entityIds() {
         Map<Integer, List<String>> ids = new TreeMap<>();
         for (ShardSlot slot : slots) {
-            Shard s = slot.local;
+            Shard s = slot.local();
             if (s != null) {
                 List<String> list = s.entityIds();
                 list.sort(null);
-                ids.put(slot.shardId, list);
+                ids.put(slot.shardId(), list);
             }
         }
         return ids;
@@ -290,7 +288,7 @@ public final class ShardHosting {
     public CompletableFuture<Void> stopAll() {
         List<CompletableFuture<Void>> all = new ArrayList<>();
         for (ShardSlot slot : slots) {
-            Shard s = slot.local;
+            Shard s = slot.local();
             if (s != null) {
                 all.add(s.stop());
             }

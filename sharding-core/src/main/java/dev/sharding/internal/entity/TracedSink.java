@@ -1,9 +1,7 @@
-package dev.sharding.internal.region;
+package dev.sharding.internal.entity;
 
 import dev.sharding.internal.ask.PendingAsk;
 import dev.sharding.internal.ask.ReplySink;
-import dev.sharding.internal.entity.EntityHandlers;
-import dev.sharding.internal.entity.IdentifiedMessage;
 import dev.sharding.internal.protocol.FailureKind;
 import dev.sharding.spi.EntityTypeMetrics.AskOutcome;
 import dev.sharding.spi.MessageTracing;
@@ -18,7 +16,7 @@ import org.slf4j.LoggerFactory;
  * {@code Reply} or {@code Failure} frame, or nothing for a tell), wherever that happens: on the entity's thread, or
  * on the thread that completed the handler's {@code CompletionStage} or its state write.
  */
-public final class TracedSink implements ReplySink {
+final class TracedSink implements ReplySink {
 
     private static final Logger log = LoggerFactory.getLogger(TracedSink.class);
 
@@ -45,8 +43,8 @@ public final class TracedSink implements ReplySink {
      *
      * @return the sink to give the outcome to, or {@code null} when the node does not trace this message
      */
-    public static @Nullable TracedSink start(Region<?> region, String entityId, TracedMessage traced, ReplySink sink) {
-        MessageTracing tracing = region.tracing();
+    static @Nullable TracedSink start(
+            @Nullable MessageTracing tracing, String typeName, String entityId, TracedMessage traced, ReplySink sink) {
         if (tracing == null) {
             return null;
         }
@@ -54,17 +52,17 @@ public final class TracedSink implements ReplySink {
                 traced.message() instanceof IdentifiedMessage identified ? identified.message() : traced.message();
         MessageTracing.Handling handling;
         try {
-            handling = tracing.startHandling(region.typeName(), entityId, message, traced.headers(), !sink.isTell());
+            handling = tracing.startHandling(typeName, entityId, message, traced.headers(), !sink.isTell());
         } catch (RuntimeException e) {
-            log.warn("Tracing the handling of a message by [{}/{}] failed", region.typeName(), entityId, e);
+            log.warn("Tracing the handling of a message by [{}/{}] failed", typeName, entityId, e);
             return null;
         }
-        return handling == null ? null : new TracedSink(sink, handling, region.typeName(), entityId);
+        return handling == null ? null : new TracedSink(sink, handling, typeName, entityId);
     }
 
     /** Runs the handler with the trace current on this thread. */
     @Nullable
-    public Object invoke(EntityHandlers handlers, Object entity, Object message) throws Throwable {
+    Object invoke(EntityHandlers handlers, Object entity, Object message) throws Throwable {
         MessageTracing.Scope scope;
         try {
             scope = handling.openScope();
@@ -84,7 +82,7 @@ public final class TracedSink implements ReplySink {
     }
 
     /** What made the message fail, for the trace: the {@link #fail} that follows carries only its name and text. */
-    public void failedWith(Throwable failure) {
+    void failedWith(Throwable failure) {
         cause = failure;
     }
 

@@ -1,7 +1,7 @@
 package dev.sharding.internal.region;
 
 import dev.sharding.internal.ask.PendingAsk;
-import dev.sharding.internal.entity.IdentifiedMessage;
+import dev.sharding.internal.entity.TracedMessage;
 import dev.sharding.internal.protocol.EnvelopeHeaders;
 import dev.sharding.spi.EntityTypeMetrics.AskOutcome;
 import dev.sharding.spi.MessageTracing;
@@ -11,21 +11,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A message that carries headers from its sender to its entity: the trace context of a traced message
- * ({@link MessageTracing}). Like {@link IdentifiedMessage}, which it may wrap, it exists only inside the node, from the
- * region to the entity's mailbox (through the slot's buffer when the shard's home is not known yet); between nodes
- * the headers travel in the envelope beside the encoded message. It is made only when the node traces and the tracer
- * gave headers, so an untraced message is routed as the caller's own object.
- *
- * <p>The static methods are the sender's side of a trace ({@link Region#ask} and {@link Region#tell} call them only
- * when the node traces); {@link TracedSink} is the entity's side.
- *
- * @param headers the headers, unmodifiable and within the envelope's limits
- * @param message the message, possibly an {@link IdentifiedMessage}
+ * The sender's side of a traced message ({@link TracedMessage}): {@link Region#ask} and {@link Region#tell} call it
+ * only when the node traces; {@link dev.sharding.internal.entity.TracedSink} is the entity's side.
  */
-public record TracedMessage(Map<String, String> headers, Object message) {
+final class TracedSends {
 
-    private static final Logger log = LoggerFactory.getLogger(TracedMessage.class);
+    private TracedSends() {}
+
+    private static final Logger log = LoggerFactory.getLogger(TracedSends.class);
 
     /**
      * Starts the trace of an ask on the caller's thread, ended when the ask's future completes, by whatever completes

@@ -1,7 +1,0 @@
-/**
- * Internals of the sharding runtime; not an API, may change in any release.
- */
-@NullMarked
-package dev.sharding.internal;
-
-import org.jspecify.annotations.NullMarked;
