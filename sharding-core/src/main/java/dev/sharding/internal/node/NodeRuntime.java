@@ -1,26 +1,15 @@
 package dev.sharding.internal.node;
 
 import dev.sharding.EntityType;
-import dev.sharding.EntityTypeSettings;
 import dev.sharding.Member;
 import dev.sharding.ShardingException;
 import dev.sharding.ShardingSettings;
-import dev.sharding.internal.ask.AskCompletions;
-import dev.sharding.internal.ask.AskRegistry;
-import dev.sharding.internal.codec.KnownStrings;
-import dev.sharding.internal.coordinator.Coordinator;
 import dev.sharding.internal.entity.BlockedThreads;
-import dev.sharding.internal.entity.EntityExecutors;
-import dev.sharding.internal.entity.EntityHandlers;
 import dev.sharding.internal.lease.LeaseKeeper;
 import dev.sharding.internal.lease.LeaseTimes;
 import dev.sharding.internal.protocol.EntityTraffic;
-import dev.sharding.internal.protocol.MemberProfile;
-import dev.sharding.internal.protocol.ProtocolCodec;
 import dev.sharding.internal.protocol.ProtocolMessage;
-import dev.sharding.internal.region.LocalRegions;
 import dev.sharding.internal.region.Region;
-import dev.sharding.internal.region.RegionCommands;
 import dev.sharding.internal.region.RegionHost;
 import dev.sharding.internal.transport.Transport;
 import dev.sharding.spi.MessageCodec;
@@ -53,13 +42,13 @@ import org.slf4j.LoggerFactory;
  * <p>Entity messages and replies do not pass through the control thread: {@link InboundTraffic} decodes them on a
  * transport thread and puts them straight into a mailbox, forwards them, or completes the waiting ask.
  *
- * <p>This class builds and wires the node's parts, each with one job: {@link Membership} (the view and
+ * <p>The node's parts, each with one job, are built in one pass by {@link NodeParts}: {@link Membership} (the view and
  * registration), {@link ViewChanges} (a new view, applied part by part), {@link LeaseKeeper} (split-brain decisions
  * and leases), {@link ServingGate} (whether entities may run), {@link CoordinatorDriver} (the coordinator's decisions,
  * carried out), {@link GracefulLeave}, {@link PeriodicTick}, {@link ClusterStatistics} and {@link AdminClient}. The
- * regions and the lease keeper see the node only through {@link RegionHost} and {@link LeaseHost} ({@link NodeLinks});
- * {@code ShardingNode}'s queries are answered by {@link NodeStatus}. This class runs the node's lifecycle (start,
- * graceful stop, crash) and sends protocol messages.
+ * regions see the node only through {@link RegionHost} (played by {@link NodeLinks}), the lease keeper through
+ * {@link dev.sharding.internal.lease.LeaseHost} ({@link NodeBasics}); {@code ShardingNode}'s queries are answered by
+ * {@link NodeStatus}. This class runs the node's lifecycle (start, graceful stop, crash) and sends protocol messages.
  */
 public final class NodeRuntime implements Transport.Listener {
 
@@ -69,46 +58,10 @@ public final class NodeRuntime implements Transport.Listener {
 
     private final Transport transport;
 
-    private final ProtocolCodec protocol;
-
     private final ShardingStore store;
 
-    private final AskRegistry asks;
-
-    private final ExecutorService executor;
-
-    private final boolean ownExecutor;
-
-    private final ControlLoop control = new ControlLoop();
-
-    /** Reports the node's own threads held too long by one piece of work. */
-    private final BlockedThreads blockedThreads;
-
-    private final LocalRegions regions;
-
-    private final Membership membership;
-
-    /** The node as its regions and its lease keeper see it. */
-    private final NodeLinks links;
-
-    private final LeaseKeeper leases;
-
-    private final CoordinatorDriver coordinator;
-
-    private final ServingGate gate;
-
-    private final GracefulLeave leave;
-
-    /** Applies each new view to the node's parts. */
-    private final ViewChanges views;
-
-    private final ControlDispatch dispatch;
-
-    private final InboundTraffic inbound;
-
-    private final PeriodicTick tick;
-
-    private final NodeStatus status;
+    /** Every part of the node, built in one pass. */
+    private final NodeParts parts;
 
     private volatile boolean running;
 
@@ -177,117 +130,21 @@ public final class NodeRuntime implements Transport.Listener {
             ShardingMetrics metrics,
             MessageTracing tracing) {
         this.settings = settings.validate();
-        this.regions = new LocalRegions(MemberProfile.of(settings.member()));
         this.transport = transport;
         this.store = store;
-        this.protocol = new ProtocolCodec(
-                settings.maxPayloadSize(),
-                new KnownStrings(types.stream().map(EntityType::name).toList()));
-        this.ownExecutor = executor == null;
-        this.executor = executor != null ? executor : EntityExecutors.workStealing();
-        this.asks = new AskRegistry(AskCompletions.of(this.executor, callbackExecutor));
-        this.membership = new Membership(regions, this::send);
-        this.blockedThreads = new BlockedThreads(settings.blockedThreadThreshold(), metrics, membership::nodeName);
-        control.watchWith(blockedThreads);
-        NodeBasics basics = new NodeBasics(settings, store, membership, control, this::send);
-        this.leases = new LeaseKeeper(basics, settings.splitBrain(), LeaseTimes.stableAfterNanos(settings, -1));
-        Coordinator coordinatorTables = new Coordinator(
-                membership::self,
-                membership::nodeName,
-                membership::storeId,
+        this.parts = new NodeParts(
+                this.settings,
+                types,
                 strategy,
-                leases,
-                settings.rebalance().interval().toNanos(),
-                settings.rebalance().stableAfter().toNanos(),
-                settings.retryInterval().toNanos(),
-                settings.member().minNrOfMembers(),
-                System.nanoTime());
-        coordinatorTables.onRebalanceRound(metrics::rebalanceRound);
-        this.leave = new GracefulLeave(
-                settings, membership, regions, control, this::send, leases, coordinatorTables::movesUnderWay);
-        this.coordinator = new CoordinatorDriver(
-                coordinatorTables, this::send, store, control.executor(), leases, leave::regionChanged);
-        this.gate =
-                new ServingGate(leases, regions, store, control, membership, this::reportShards, leave::regionChanged);
-        // what a lease decides: the gate stops or resumes the entities, the coordinator may allocate
-        leases.listen(gate);
-        leases.listen(coordinator);
-        ClusterStatistics statistics = new ClusterStatistics(
-                control,
-                membership,
-                regions,
-                this::send,
-                leave::isLeaving,
-                () -> coordinator.isActive() ? coordinator.handoffsInProgress() : List.of(),
-                () -> coordinator.isActive() ? coordinator.recentRebalances() : List.of());
-        AdminClient admin = new AdminClient(membership, this::send, () -> running);
-        this.dispatch = new ControlDispatch(
-                membership, regions, coordinator, leases, leave, statistics, admin, this::send, () -> running);
-        this.inbound =
-                new InboundTraffic(protocol, codec, regions, asks, this::send, this::toControl, membership::nodeName);
-        this.tick = new PeriodicTick(settings, regions, leases, asks, membership, leave, coordinator, () -> running);
-        this.links = new NodeLinks(
-                basics,
-                settings,
-                transport,
                 codec,
-                protocol,
+                transport,
                 store,
-                asks,
-                this.executor,
-                control,
-                membership,
-                () -> running,
+                executor,
+                callbackExecutor,
                 serializeLocalMessages,
                 metrics,
                 tracing,
-                blockedThreads,
-                gate,
-                leases,
-                tick,
-                leave,
-                coordinator);
-        this.views = new ViewChanges(membership, transport, leases, asks, regions, statistics, coordinator);
-        this.status = new NodeStatus(
-                settings,
-                links,
-                membership,
-                () -> running,
-                leave,
-                leases,
-                gate,
-                control,
-                coordinator,
-                regions,
-                asks,
-                admin,
-                statistics);
-        for (EntityType<?> type : types) {
-            addRegion(type);
-        }
-    }
-
-    private <T> void addRegion(EntityType<T> type) {
-        if (regions.get(type.name()) != null) {
-            throw new IllegalArgumentException("Entity type " + type.name() + " is registered twice");
-        }
-        EntityTypeSettings ts = settings.entity(type.name());
-        int shards = ts.numberOfShards() > 0
-                ? ts.numberOfShards()
-                : type.numberOfShards() > 0 ? type.numberOfShards() : settings.numberOfShards();
-        // a type with a role is hosted only where the node has that role; elsewhere its region routes, as a proxy
-        boolean proxyOnly = ts.proxyOnly() || !settings.member().hasRole(ts.role());
-        if (!ts.proxyOnly() && proxyOnly) {
-            log.info(
-                    "Entity type {} is hosted only on nodes with role {}, which this node lacks (roles {}): its region"
-                            + " routes messages only",
-                    type.name(),
-                    ts.role(),
-                    settings.member().roles());
-        }
-        Region<T> region =
-                new Region<>(links.regionHost(), type, EntityHandlers.of(type.entityClass()), shards, proxyOnly);
-        regions.add(region, new RegionCommands(region, links));
+                new NodeParts.Runtime(this::send, this::toControl, () -> running, this::reportShards));
     }
 
     // ---- lifecycle ---------------------------------------------------------------------------------------------
@@ -304,7 +161,7 @@ public final class NodeRuntime implements Transport.Listener {
         running = true;
         try {
             // before the first view: the first Register carries it
-            membership.storeId(store.storeId()
+            parts.membership.storeId(store.storeId()
                     .get(settings.askTimeout().toMillis() * 2, TimeUnit.MILLISECONDS)
                     .orElse(""));
         } catch (Exception e) {
@@ -313,7 +170,7 @@ public final class NodeRuntime implements Transport.Listener {
                             + "{}",
                     e.toString());
         }
-        blockedThreads.start();
+        parts.blockedThreads.start();
         try {
             transport.start(this);
         } catch (Exception e) {
@@ -321,18 +178,18 @@ public final class NodeRuntime implements Transport.Listener {
             shutdownThreads();
             throw e;
         }
-        membership.joined(transport.self());
+        parts.membership.joined(transport.self());
         long detection = transport.failureDetectionNanos();
         if (detection > 0) {
             long stable = LeaseTimes.stableAfterNanos(settings, detection);
-            control.offer(() -> leases.stableAfter(stable));
+            parts.control.offer(() -> parts.leases.stableAfter(stable));
         }
-        control.every(PeriodicTick.PERIOD_MILLIS, tick);
+        parts.control.every(PeriodicTick.PERIOD_MILLIS, parts.tick);
         log.info(
                 "Sharding node {} joined cluster {} with regions {}",
-                membership.nodeName(),
+                parts.membership.nodeName(),
                 settings.clusterName(),
-                regions.typeNames());
+                parts.regions.typeNames());
     }
 
     /**
@@ -345,24 +202,24 @@ public final class NodeRuntime implements Transport.Listener {
      */
     public void stop(Duration timeout) {
         synchronized (this) {
-            if (!running || leave.isLeaving()) {
+            if (!running || parts.leave.isLeaving()) {
                 return;
             }
-            leave.begin();
+            parts.leave.begin();
         }
-        leave.handOffShards();
+        parts.leave.handOffShards();
         synchronized (this) {
             running = false;
             stopped = true;
         }
-        ShardingException reason = new ShardingException("Sharding node " + membership.nodeName() + " stopped");
-        leave.stopEntities(timeout, reason);
-        asks.failAll(reason);
-        control.runAndWait(leases::releaseStoreLease);
-        leave.sayGoodbye();
+        ShardingException reason = new ShardingException("Sharding node " + parts.membership.nodeName() + " stopped");
+        parts.leave.stopEntities(timeout, reason);
+        parts.asks.failAll(reason);
+        parts.control.runAndWait(parts.leases::releaseStoreLease);
+        parts.leave.sayGoodbye();
         transport.close();
         shutdownThreads();
-        log.info("Sharding node {} left cluster {}", membership.nodeName(), settings.clusterName());
+        log.info("Sharding node {} left cluster {}", parts.membership.nodeName(), settings.clusterName());
     }
 
     /**
@@ -374,15 +231,15 @@ public final class NodeRuntime implements Transport.Listener {
             stopped = true;
         }
         transport.crash();
-        asks.failAll(new ShardingException("Sharding node " + membership.nodeName() + " crashed"));
+        parts.asks.failAll(new ShardingException("Sharding node " + parts.membership.nodeName() + " crashed"));
         shutdownThreads();
     }
 
     private void shutdownThreads() {
-        blockedThreads.stop();
-        control.shutdown();
-        if (ownExecutor) {
-            executor.shutdown();
+        parts.blockedThreads.stop();
+        parts.control.shutdown();
+        if (parts.ownExecutor) {
+            parts.executor.shutdown();
         }
     }
 
@@ -390,10 +247,10 @@ public final class NodeRuntime implements Transport.Listener {
 
     @Override
     public void onFrame(Member from, byte[] buffer, int offset, int length) {
-        BlockedThreads.Watched reader = blockedThreads.transportThread();
+        BlockedThreads.Watched reader = parts.blockedThreads.transportThread();
         long outer = BlockedThreads.enter(reader);
         try {
-            inbound.onFrame(from, buffer, offset, length);
+            parts.inbound.onFrame(from, buffer, offset, length);
         } finally {
             BlockedThreads.exit(reader, outer);
         }
@@ -401,11 +258,11 @@ public final class NodeRuntime implements Transport.Listener {
 
     @Override
     public void onView(List<Member> members) {
-        control.offer(() -> views.apply(members));
+        parts.control.offer(() -> parts.views.apply(members));
     }
 
     private void toControl(Member from, ProtocolMessage msg) {
-        control.offer(() -> dispatch.handle(from, msg));
+        parts.control.offer(() -> parts.dispatch.handle(from, msg));
     }
 
     // ---- control thread ----------------------------------------------------------------------------------------
@@ -413,7 +270,7 @@ public final class NodeRuntime implements Transport.Listener {
     /** The coordinator hears every shard this node hosts now, after it dropped some on its own. */
     private void reportShards() {
         if (running) {
-            membership.register();
+            parts.membership.register();
         }
     }
 
@@ -426,15 +283,15 @@ public final class NodeRuntime implements Transport.Listener {
      * @return false when the transport refused it because the member is behind
      */
     boolean send(Member to, ProtocolMessage msg, boolean outOfBand) {
-        if (to.equals(membership.self())) {
+        if (to.equals(parts.membership.self())) {
             if (msg instanceof EntityTraffic traffic) {
-                traffic.dispatchTo(inbound, to, new byte[0], 0, 0);
+                traffic.dispatchTo(parts.inbound, to, new byte[0], 0, 0);
             } else {
                 toControl(to, msg);
             }
             return true;
         }
-        byte[] frame = protocol.encode(msg);
+        byte[] frame = parts.protocol.encode(msg);
         return msg instanceof EntityTraffic
                 ? transport.send(to, frame, outOfBand)
                 : transport.sendControl(to, frame, outOfBand);
@@ -442,17 +299,17 @@ public final class NodeRuntime implements Transport.Listener {
 
     /** Whether this node may deliver to its entities now (its lease lasts). Any thread. */
     boolean serving() {
-        return gate.serving();
+        return parts.gate.serving();
     }
 
     /** How views are applied, for tests that make a step fail. */
     ViewChanges views() {
-        return views;
+        return parts.views;
     }
 
     /** The control thread, for tests that run a step there. */
     public ScheduledExecutorService control() {
-        return control.executor();
+        return parts.control.executor();
     }
 
     // ---- queries -----------------------------------------------------------------------------------------------
@@ -463,7 +320,7 @@ public final class NodeRuntime implements Transport.Listener {
      * @return the node's status
      */
     public NodeStatus status() {
-        return status;
+        return parts.status;
     }
 
     /**
@@ -472,23 +329,23 @@ public final class NodeRuntime implements Transport.Listener {
      * @return true once the coordinator acknowledged and granted
      */
     public boolean isRegistered() {
-        return status.isRegistered();
+        return parts.status.isRegistered();
     }
 
     /** Whether this node hosts the active coordinator ({@link NodeStatus#isCoordinator}). */
     public boolean isCoordinator() {
-        return status.isCoordinator();
+        return parts.status.isCoordinator();
     }
 
     /** Why the coordinator refused this node for good ({@link NodeStatus#registrationRefused}). */
     @Nullable
     public String registrationRefused() {
-        return status.registrationRefused();
+        return parts.status.registrationRefused();
     }
 
     /** Control messages dropped from members that may not send them ({@link NodeStatus#droppedControlMessages}). */
     public long droppedControlMessages() {
-        return status.droppedControlMessages();
+        return parts.status.droppedControlMessages();
     }
 
     /**
@@ -497,6 +354,6 @@ public final class NodeRuntime implements Transport.Listener {
      * @return the regions, unmodifiable
      */
     public Map<String, Region<?>> regions() {
-        return regions.byType();
+        return parts.regions.byType();
     }
 }
