@@ -112,8 +112,8 @@ final class BatchWriter {
     /** The connection kept between batches while work is queued; only the writer thread uses it. */
     private @Nullable StoreConnection held;
 
-    /** Whether the held connection's time limits are set for the rest of its session (H2). */
-    private boolean limitsSet;
+    /** Sets the time limits of each transaction on the held connection; only the writer thread uses it. */
+    private TimeLimits.@Nullable Start limits;
 
     /** Failed transactions in a row; only the writer thread uses it. */
     private int failureStreak;
@@ -397,10 +397,10 @@ final class BatchWriter {
                             "write transaction of " + batch.size() + " operations");
                 }
                 JdbcDialect dialect = dialects.of(connection);
+                TimeLimits.Start start = Objects.requireNonNull(limits);
                 @SuppressWarnings("NullAway") // no result: Void
                 ReadTask.Body<Void> write = () -> {
-                    batch.execute(connection, dialect, !limitsSet);
-                    limitsSet = dialect.limitsLastForTheSession();
+                    batch.execute(connection, dialect, start);
                     return null;
                 };
                 try {
@@ -592,7 +592,9 @@ final class BatchWriter {
                 // after auto-commit goes off: H2 then fails the connection rather than reconnect it (AUTO_RECONNECT)
                 // to a server that may have another write delay
                 connection.setAutoCommit(false);
-                dialects.of(connection).ensureDurableCommits(connection);
+                JdbcDialect dialect = dialects.of(connection);
+                dialect.ensureDurableCommits(connection);
+                limits = dialect.timeLimits().onConnection(dialect);
             } catch (SQLException | RuntimeException e) {
                 disarm();
                 try {
@@ -606,7 +608,6 @@ final class BatchWriter {
                 throw e;
             }
             held = c;
-            limitsSet = false;
         }
         return c.connection();
     }

@@ -7,7 +7,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -47,13 +46,21 @@ abstract class PortableSql {
 
     private final int queryTimeoutSeconds;
 
+    /** How the product's lock statements name their keys. */
+    private final KeyLocking keyLocking;
+
+    /** Where the product keeps the time limits of a transaction. */
+    private final TimeLimits timeLimits;
+
     /**
      * Creates the dialect for the tables of a prefix.
      *
      * @param prefix the validated table prefix
      * @param queryTimeout the longest a statement may run, lock waits included
+     * @param keyLocking how the product's lock statements name their keys
+     * @param timeLimits where the product keeps the time limits of a transaction
      */
-    protected PortableSql(String prefix, Duration queryTimeout) {
+    protected PortableSql(String prefix, Duration queryTimeout, KeyLocking keyLocking, TimeLimits timeLimits) {
         this.prefix = prefix;
         this.states = prefix + "entity_state";
         this.epochs = prefix + "shard_epoch";
@@ -62,6 +69,8 @@ abstract class PortableSql {
         this.storeTable = prefix + "store";
         this.queryTimeout = queryTimeout;
         this.queryTimeoutSeconds = StoreTimeouts.seconds(queryTimeout);
+        this.keyLocking = keyLocking;
+        this.timeLimits = timeLimits;
     }
 
     /**
@@ -113,7 +122,6 @@ abstract class PortableSql {
             java.util.Map<ShardKey, Long> epochsByShard)
             throws SQLException {
         java.util.List<ShardKey> all = new java.util.ArrayList<>(shards);
-        boolean rows = lockByRowValues();
         // one statement per type and chunk rather than one per shard: each statement is a round trip
         for (int from = 0; from < all.size(); ) {
             String typeName = all.get(from).typeName();
@@ -124,24 +132,16 @@ abstract class PortableSql {
                 to++;
             }
             java.util.List<ShardKey> chunk = all.subList(from, to);
-            int size = Integer.highestOneBit(chunk.size());
-            size = size == chunk.size() ? size : size * 2;
-            String sql = "SELECT shard_id, epoch FROM " + epochs + " WHERE "
-                    + (rows
-                            ? "(type_name, shard_id) IN (" + String.join(", ", Collections.nCopies(size, "(?, ?)"))
-                            : "type_name = ? AND shard_id IN (" + String.join(", ", Collections.nCopies(size, "?")))
-                    + ") ORDER BY shard_id" + lockClause;
+            int size = KeyLocking.padded(chunk.size());
+            String sql = "SELECT shard_id, epoch FROM " + epochs + " WHERE " + keyLocking.condition("shard_id", size)
+                    + " ORDER BY shard_id" + lockClause;
             try (PreparedStatement ps = prepare(connection, sql)) {
-                int p = 1;
-                if (!rows) {
-                    ps.setString(p++, typeName);
-                }
-                for (int i = 0; i < size; i++) {
-                    if (rows) {
-                        ps.setString(p++, typeName);
-                    }
-                    ps.setInt(p++, chunk.get(Math.min(i, chunk.size() - 1)).shardId());
-                }
+                keyLocking.bind(
+                        ps,
+                        typeName,
+                        size,
+                        (s, p, i) -> s.setInt(
+                                p, chunk.get(Math.min(i, chunk.size() - 1)).shardId()));
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
                         epochsByShard.put(new ShardKey(typeName, rs.getInt(1)), rs.getLong(2));
@@ -241,18 +241,8 @@ abstract class PortableSql {
     }
 
     /**
-     * Whether every transaction of the store limits its statements' time on the server, so that statements need no
-     * query timeout of the driver's: a driver that enforces one runs a timer per statement.
-     *
-     * @return true when the server limits them
-     */
-    boolean limitsStatementsOnTheServer() {
-        return false;
-    }
-
-    /**
      * Prepares a statement with the query timeout, unless the server limits statements itself
-     * ({@link #limitsStatementsOnTheServer()}).
+     * ({@link TimeLimits#TRANSACTION}).
      *
      * @param connection the connection
      * @param sql the statement
@@ -260,17 +250,7 @@ abstract class PortableSql {
      * @throws SQLException on failure
      */
     final PreparedStatement prepare(Connection connection, String sql) throws SQLException {
-        PreparedStatement ps = connection.prepareStatement(sql);
-        if (limitsStatementsOnTheServer()) {
-            return ps;
-        }
-        try {
-            ps.setQueryTimeout(queryTimeoutSeconds);
-        } catch (SQLException | RuntimeException e) {
-            ps.close();
-            throw e;
-        }
-        return ps;
+        return timeLimits.limit(connection.prepareStatement(sql), queryTimeoutSeconds);
     }
 
     /**
@@ -281,17 +261,25 @@ abstract class PortableSql {
      * @throws SQLException on failure
      */
     final Statement statement(Connection connection) throws SQLException {
-        Statement st = connection.createStatement();
-        if (limitsStatementsOnTheServer()) {
-            return st;
-        }
-        try {
-            st.setQueryTimeout(queryTimeoutSeconds);
-        } catch (SQLException | RuntimeException e) {
-            st.close();
-            throw e;
-        }
-        return st;
+        return timeLimits.limit(connection.createStatement(), queryTimeoutSeconds);
+    }
+
+    /**
+     * Where the product keeps the time limits of a transaction.
+     *
+     * @return the product's time limits
+     */
+    final TimeLimits timeLimits() {
+        return timeLimits;
+    }
+
+    /**
+     * How the product's lock statements ({@link #lockStates}, {@link #lockShardEpochs}) name their keys.
+     *
+     * @return the product's key locking
+     */
+    final KeyLocking keyLocking() {
+        return keyLocking;
     }
 
     /**
@@ -302,14 +290,6 @@ abstract class PortableSql {
     final Duration queryTimeout() {
         return queryTimeout;
     }
-
-    /**
-     * How {@link #lockStates} names its keys: as {@code (type_name, entity_id)} row values, or as one type and a list
-     * of ids. Each product finds rows by the primary key only for one of the two forms.
-     *
-     * @return whether to use row values
-     */
-    abstract boolean lockByRowValues();
 
     @Nullable
     StoredState read(Connection connection, String typeName, String entityId) throws SQLException {
@@ -338,25 +318,12 @@ abstract class PortableSql {
         Map<String, Locked> found = new HashMap<>();
         for (int from = 0; from < ids.size(); from += LOCK_CHUNK) {
             List<String> chunk = ids.subList(from, Math.min(ids.size(), from + LOCK_CHUNK));
-            int size = Integer.highestOneBit(chunk.size());
-            size = size == chunk.size() ? size : size * 2;
-            boolean rows = lockByRowValues();
+            int size = KeyLocking.padded(chunk.size());
             String sql = "SELECT entity_id, version, epoch FROM " + states + " WHERE "
-                    + (rows
-                            ? "(type_name, entity_id) IN (" + String.join(", ", Collections.nCopies(size, "(?, ?)"))
-                            : "type_name = ? AND entity_id IN (" + String.join(", ", Collections.nCopies(size, "?")))
-                    + ") ORDER BY entity_id FOR UPDATE";
+                    + keyLocking.condition("entity_id", size) + " ORDER BY entity_id FOR UPDATE";
             try (PreparedStatement ps = prepare(connection, sql)) {
-                int p = 1;
-                if (!rows) {
-                    ps.setString(p++, typeName);
-                }
-                for (int i = 0; i < size; i++) {
-                    if (rows) {
-                        ps.setString(p++, typeName);
-                    }
-                    ps.setString(p++, chunk.get(Math.min(i, chunk.size() - 1)));
-                }
+                keyLocking.bind(
+                        ps, typeName, size, (s, p, i) -> s.setString(p, chunk.get(Math.min(i, chunk.size() - 1))));
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
                         found.put(rs.getString(1), new Locked(rs.getLong(2), rs.getLong(3)));
