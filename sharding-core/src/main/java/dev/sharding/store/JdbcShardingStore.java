@@ -81,6 +81,8 @@ public final class JdbcShardingStore implements ShardingStore {
 
     private static final Logger LOG = LoggerFactory.getLogger(JdbcShardingStore.class);
 
+    private static final Set<Capability> CAPABILITIES = Set.of(Capability.values());
+
     /**
      * How long {@link #checkDurability()} waits, at startup, for a database that does not answer or whose connections
      * break.
@@ -274,6 +276,12 @@ public final class JdbcShardingStore implements ShardingStore {
     @Override
     public void recordBatchesIn(ShardingMetrics metrics) {
         writer.recordBatchesIn(Objects.requireNonNull(metrics, "metrics"));
+    }
+
+    /** Every capability: applied message ids, shard epochs and the coordinator lease, arbitrated by the database. */
+    @Override
+    public Set<Capability> capabilities() {
+        return CAPABILITIES;
     }
 
     @Override

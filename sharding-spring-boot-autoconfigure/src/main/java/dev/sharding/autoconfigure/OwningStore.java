@@ -29,6 +29,11 @@ final class OwningStore implements ShardingStore {
     }
 
     @Override
+    public Set<Capability> capabilities() {
+        return this.store.capabilities();
+    }
+
+    @Override
     public CompletableFuture<Optional<StoredState>> read(String typeName, String entityId) {
         return this.store.read(typeName, entityId);
     }

@@ -129,7 +129,7 @@ class MemberLeaseTest {
 
         final List<ProtocolMessage> sent = new ArrayList<>();
 
-        private final ShardingStore store = new InMemoryShardingStore();
+        private final ShardingStore store;
 
         int resumed;
 
@@ -143,6 +143,20 @@ class MemberLeaseTest {
 
         /** Whether the lease says the node serves, as the lease under test tells it. */
         private BooleanSupplier serving = () -> false;
+
+        /** A host over a store of its own, in memory. */
+        Host() {
+            this(new InMemoryShardingStore());
+        }
+
+        /**
+         * A host over a store.
+         *
+         * @param store the store
+         */
+        Host(ShardingStore store) {
+            this.store = store;
+        }
 
         MemberLease lease(MemberLease lease) {
             serving = lease::serving;

@@ -7,11 +7,14 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import dev.sharding.ShardingException;
 import dev.sharding.StoreOutcomeUnknownException;
 import dev.sharding.spi.ShardingStore;
+import dev.sharding.spi.ShardingStore.Capability;
 import dev.sharding.spi.ShardingStore.StoredState;
 import dev.sharding.spi.StaleEpochException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 
@@ -21,11 +24,19 @@ import org.junit.jupiter.api.Test;
  * implementation's test extends this class and says how to make a store; tests run one after the other, each with
  * entity types of its own, so the database may be shared by all of them. Stores in a database also say how to
  * break it ({@link #injectFault}), and get the failure tests. The coordinator lease and the store id are in
- * {@link CoordinatorLeaseContract}, whose tests every subclass runs too.
+ * {@link CoordinatorLeaseContract}, whose tests every subclass runs too. The tests of an optional feature run on a
+ * store that declares its {@link Capability}, and call nothing of it on one that does not, as the runtime does not.
  *
  * @see EpochFuzzer
  */
 public abstract class ShardingStoreContract extends CoordinatorLeaseContract {
+
+    @Test
+    void aStoreDeclaresTheSameCapabilitiesEveryTimeAndOnEveryNode() {
+        Set<Capability> declared = store.capabilities();
+        assertThat(store.capabilities()).isEqualTo(declared);
+        assertThat(track(createPeer(store)).capabilities()).isEqualTo(declared);
+    }
 
     @Test
     void readOfAnEntityNeverWrittenIsEmpty() throws Exception {
@@ -55,6 +66,7 @@ public abstract class ShardingStoreContract extends CoordinatorLeaseContract {
 
     @Test
     void appliedMessageIdsAreWrittenAndReadWithTheStateAndReplacedByEachWrite() throws Exception {
+        assumeCapable(Capability.APPLIED_MESSAGES);
         assertThat(await(store.read(type, "a"))).isEmpty();
         StoredState first = await(store.write(type, "a", SHARD, 1, bytes("one"), bytes("ids-1")));
         assertThat(first.applied()).isEqualTo(bytes("ids-1"));
@@ -85,6 +97,7 @@ public abstract class ShardingStoreContract extends CoordinatorLeaseContract {
 
     @Test
     void aStaleWriteWithAppliedIdsChangesNeitherTheStateNorTheIds() throws Exception {
+        assumeCapable(Capability.APPLIED_MESSAGES);
         await(store.write(type, "a", SHARD, 5, bytes("kept"), bytes("kept-ids")));
         assertThatThrownBy(() -> await(store.write(type, "a", SHARD, 4, bytes("stale"), bytes("stale-ids"))))
                 .isInstanceOf(StaleEpochException.class);
@@ -260,6 +273,20 @@ public abstract class ShardingStoreContract extends CoordinatorLeaseContract {
         assertThat(await(store.nextEpoch(type, 8))).isEqualTo(1);
         assertThat(await(store.nextEpoch(type + "-other", 7))).isEqualTo(1);
         assertThat(await(store.nextEpoch(type, 7))).isEqualTo(3);
+    }
+
+    @Test
+    void currentEpochsAreTheLastOnesHandedOutForEachShardOfTheType() throws Exception {
+        assumeCapable(Capability.CURRENT_EPOCHS);
+        assertThat(await(store.currentEpochs(type))).isEmpty();
+        await(store.nextEpoch(type, 1));
+        await(store.nextEpoch(type, 1));
+        await(store.nextEpoch(type, 2));
+        await(store.nextEpoch(type + "-other", 3));
+        assertThat(await(store.currentEpochs(type))).isEqualTo(Map.of(1, 2L, 2, 1L));
+        assertThat(await(track(createPeer(store)).currentEpochs(type)))
+                .as("as every node of the database reads them")
+                .isEqualTo(Map.of(1, 2L, 2, 1L));
     }
 
     @Test
