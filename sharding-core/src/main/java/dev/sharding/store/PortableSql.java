@@ -436,6 +436,23 @@ abstract class PortableSql {
         }
     }
 
+    /**
+     * The database server's clock ({@code CURRENT_TIMESTAMP}), which every node reads alike.
+     *
+     * @param connection the connection
+     * @return the time, in milliseconds since the epoch
+     * @throws SQLException on failure
+     */
+    long currentTimeMillis(Connection connection) throws SQLException {
+        try (Statement st = connection.createStatement();
+                ResultSet rs = st.executeQuery("SELECT CURRENT_TIMESTAMP")) {
+            if (!rs.next()) {
+                throw new SQLException("SELECT CURRENT_TIMESTAMP returned no row");
+            }
+            return rs.getTimestamp(1).getTime();
+        }
+    }
+
     Set<Integer> shardsWithRemembered(Connection connection, String typeName) throws SQLException {
         try (PreparedStatement ps =
                 prepare(connection, "SELECT DISTINCT shard_id FROM " + remembered + " WHERE type_name = ?")) {
