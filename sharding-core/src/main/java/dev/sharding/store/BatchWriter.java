@@ -312,8 +312,8 @@ final class BatchWriter {
     }
 
     /**
-     * While the database does not answer ({@link WriteSweep#unanswered()}): asks it one trivial statement, under the write
-     * deadline, rather than try a caller's write on it. No write then waits a deadline for a database known to be
+     * While the database does not answer ({@link WriteSweep#unanswered()}): asks it one trivial statement
+     * ({@link HeldConnection#checkAnswers()}), under the write deadline, rather than try a caller's write on it. No write then waits a deadline for a database known to be
      * silent (nor do the messages of its entity queued behind it); the sweep fails the writes that arrive meanwhile,
      * unapplied. True when the database answered, and the writer takes writes again; else it has paused, as after a
      * failed transaction.

@@ -291,7 +291,7 @@ final class H2Dialect extends JdbcDialect {
 
     @Override
     long nextEpoch(Connection connection, String typeName, int shardId) throws SQLException {
-        lockEpochBriefly(connection, typeName, shardId);
+        shardEpochs().lockBriefly(connection, typeName, shardId);
         try (PreparedStatement increment = prepare(
                         connection,
                         "SELECT epoch FROM FINAL TABLE (UPDATE " + epochs

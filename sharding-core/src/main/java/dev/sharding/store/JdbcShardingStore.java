@@ -311,7 +311,10 @@ public final class JdbcShardingStore implements ShardingStore {
     @Override
     public CompletableFuture<java.util.Map<Integer, Long>> currentEpochs(String typeName) {
         String what = "read of the shard epochs of [" + typeName + "]";
-        return tasks.onReader(what, ConnectionTasks.Mode.AUTO_COMMIT, (c, d) -> d.currentEpochs(c, typeName));
+        return tasks.onReader(
+                what,
+                ConnectionTasks.Mode.AUTO_COMMIT,
+                (c, d) -> d.shardEpochs().current(c, typeName));
     }
 
     /** The database server's clock ({@code CURRENT_TIMESTAMP}), which every node reads alike. */

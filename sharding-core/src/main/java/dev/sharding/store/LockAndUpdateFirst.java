@@ -2,9 +2,9 @@ package dev.sharding.store;
 
 import dev.sharding.spi.ShardingStore.StoredState;
 import dev.sharding.store.PortableSql.EntityKey;
-import dev.sharding.store.PortableSql.LockedEpochs;
 import dev.sharding.store.PortableSql.ShardKey;
 import dev.sharding.store.PortableSql.StateRow;
+import dev.sharding.store.ShardEpochs.LockedEpochs;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.SQLTransactionRollbackException;
@@ -161,7 +161,7 @@ final class LockAndUpdateFirst implements WritePath {
         /**
          * Begins a write batch in one round trip, in this order: gives the transaction its time limits (as
          * {@link JdbcDialect#beginTransaction(Connection)} does); locks the epoch rows of the shards, by type and then
-         * shard, as {@link PortableSql#lockShardEpochs} does but failing at once
+         * shard, as {@link ShardEpochs#lockAll} does but failing at once
          * ({@link PortableSql#lockNotAvailable}) when another transaction holds one; then, for each type, updates
          * those of its rows that exist with an epoch not above the row's write, adding each row's write count to its
          * version. Rows that do not exist or carry a newer epoch are left as they are. The shards' epochs are not

@@ -1,8 +1,8 @@
 package dev.sharding.store;
 
 import dev.sharding.store.PortableSql.EntityKey;
-import dev.sharding.store.PortableSql.LockedEpochs;
 import dev.sharding.store.PortableSql.ShardKey;
+import dev.sharding.store.ShardEpochs.LockedEpochs;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
@@ -13,7 +13,7 @@ import java.util.SortedSet;
 
 /**
  * The general write path: the transaction's time limits, then the epochs of the batch's shards, locked without
- * waiting for rows another transaction holds ({@link PortableSql#lockShardEpochs}), then the state rows of every key
+ * waiting for rows another transaction holds ({@link ShardEpochs#lockAll}), then the state rows of every key
  * replayed and written ({@link StateReplay}). The operations of a shard another transaction holds are left for a later
  * batch.
  */
@@ -34,8 +34,9 @@ final class LockThenReplay implements WritePath {
             boolean writesStates)
             throws SQLException {
         limits.begin(connection);
-        LockedEpochs locked =
-                shards.isEmpty() ? new LockedEpochs(Map.of(), Set.of()) : dialect.lockShardEpochs(connection, shards);
+        LockedEpochs locked = shards.isEmpty()
+                ? new LockedEpochs(Map.of(), Set.of())
+                : dialect.shardEpochs().lockAll(connection, shards);
         SortedMap<EntityKey, List<Integer>> byKey = batch.statesByKey(locked.busy());
         if (!byKey.isEmpty()) {
             batch.replay().write(connection, dialect, byKey, locked.epochs());

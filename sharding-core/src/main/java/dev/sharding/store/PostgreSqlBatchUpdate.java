@@ -66,7 +66,7 @@ final class PostgreSqlBatchUpdate implements LockAndUpdateFirst.RoundTrip {
      * The statements, sent as one (the driver sends them in one round trip and the server runs them in order):
      * {@code set_config} of the time limits, then one {@code SELECT ... FOR UPDATE NOWAIT} of the epochs per type
      * (an epoch row held by another transaction fails the round trip at once, and the batch is done again on the
-     * general path, which leaves that shard's writes for later: see {@link PortableSql#lockShardEpochs}), then one
+     * general path, which leaves that shard's writes for later: see {@link ShardEpochs#lockAll}), then one
      * {@code UPDATE ... FROM unnest(...)} per type with candidate rows. Each row is locked by the update itself and
      * its epoch condition is evaluated on its latest committed version. The ids are also given as
      * {@code entity_id = ANY(...)}, so that the rows are found through the primary key rather than by joining every

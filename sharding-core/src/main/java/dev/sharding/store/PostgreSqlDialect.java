@@ -291,7 +291,7 @@ final class PostgreSqlDialect extends JdbcDialect {
 
     @Override
     long nextEpoch(Connection connection, String typeName, int shardId) throws SQLException {
-        lockEpochBriefly(connection, typeName, shardId);
+        shardEpochs().lockBriefly(connection, typeName, shardId);
         try (PreparedStatement ps = prepare(
                 connection,
                 "INSERT INTO " + epochs

@@ -115,7 +115,7 @@ final class WriteBatch {
             }
         }
         WritePath path = forced != null ? forced : dialect.writePath();
-        PortableSql.LockedEpochs locked = path.write(this, connection, dialect, limits, shards, writesStates);
+        ShardEpochs.LockedEpochs locked = path.write(this, connection, dialect, limits, shards, writesStates);
         Map<PortableSql.ShardKey, Long> epochs = locked.epochs();
         Set<PortableSql.ShardKey> busy = locked.busy();
         Map<RememberedId, Boolean> rememberedChanges = new LinkedHashMap<>();
@@ -212,7 +212,7 @@ final class WriteBatch {
 
     /**
      * The operations the committed transaction left for a later batch, in queue order: another transaction held the
-     * epoch rows of their shards ({@link PortableSql#lockShardEpochs}). Every operation of such a shard in the batch
+     * epoch rows of their shards ({@link ShardEpochs#lockAll}). Every operation of such a shard in the batch
      * is among them, so that a later batch applies each key's operations in their order. Call after the commit, from
      * the thread that executed the batch.
      *

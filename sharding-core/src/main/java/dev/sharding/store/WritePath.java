@@ -1,7 +1,7 @@
 package dev.sharding.store;
 
-import dev.sharding.store.PortableSql.LockedEpochs;
 import dev.sharding.store.PortableSql.ShardKey;
+import dev.sharding.store.ShardEpochs.LockedEpochs;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.SortedSet;
