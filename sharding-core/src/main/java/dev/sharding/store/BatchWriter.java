@@ -190,15 +190,17 @@ final class BatchWriter {
                 drained.clear();
                 continue;
             }
-            List<StoreOperation> batch = new ArrayList<>(drained.size());
+            List<StoreOperation.Batched> batch = new ArrayList<>(drained.size());
             for (StoreOperation op : drained) {
                 if (op instanceof StoreOperation.Stop s) {
                     stop = s;
-                } else if (stop != null || abandoned) {
-                    deferred.remove(op);
-                    op.future().completeExceptionally(closedException(op.describe()));
-                } else if (!sweep.expired(op, deferred::remove)) {
-                    batch.add(op);
+                } else if (op instanceof StoreOperation.Batched change) {
+                    if (stop != null || abandoned) {
+                        deferred.remove(change);
+                        change.future().completeExceptionally(closedException(change.describe()));
+                    } else if (!sweep.expired(change, deferred::remove)) {
+                        batch.add(change);
+                    }
                 }
             }
             drained.clear();
@@ -353,7 +355,7 @@ final class BatchWriter {
 
     /** The batch's transaction committed: keeps what it left for later and completes the rest. */
     private void succeeded(WriteBatch batch) {
-        List<StoreOperation> left = batch.deferred();
+        List<StoreOperation.Batched> left = batch.deferred();
         deferred.keep(left);
         // decided before the callers hear of the commit, so that what they do next finds the connection back
         boolean idle = queue.isEmpty() && deferred.isEmpty();

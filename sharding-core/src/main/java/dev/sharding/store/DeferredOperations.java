@@ -22,7 +22,7 @@ final class DeferredOperations {
 
     private static final long MAX_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 
-    private final LinkedHashSet<StoreOperation> deferred = new LinkedHashSet<>();
+    private final LinkedHashSet<StoreOperation.Batched> deferred = new LinkedHashSet<>();
 
     /** How long the writer waits for new work before it tries them again. */
     private long pauseNanos = FIRST_PAUSE_NANOS;
@@ -33,7 +33,7 @@ final class DeferredOperations {
     }
 
     /** @return the operations, in queue order, for the next batch */
-    List<StoreOperation> all() {
+    List<StoreOperation.Batched> all() {
         return new ArrayList<>(deferred);
     }
 
@@ -63,7 +63,7 @@ final class DeferredOperations {
      *
      * @param left the operations left, in queue order
      */
-    void keep(List<StoreOperation> left) {
+    void keep(List<StoreOperation.Batched> left) {
         boolean noneThrough = !deferred.isEmpty() && new HashSet<>(left).containsAll(deferred);
         if (!left.isEmpty() && deferred.isEmpty()) {
             LOG.debug(
@@ -86,7 +86,7 @@ final class DeferredOperations {
      * @param completeLater runs a completion on the writer's completion thread
      */
     void failAll(Consumer<Runnable> completeLater) {
-        List<StoreOperation> failing = new ArrayList<>(deferred);
+        List<StoreOperation.Batched> failing = new ArrayList<>(deferred);
         deferred.clear();
         if (!failing.isEmpty()) {
             completeLater.accept(() -> failing.forEach(

@@ -39,7 +39,7 @@ import org.jspecify.annotations.Nullable;
  */
 final class WriteBatch {
 
-    private final List<StoreOperation> operations;
+    private final List<StoreOperation.Batched> operations;
 
     private final BatchOutcomes outcomes;
 
@@ -56,21 +56,21 @@ final class WriteBatch {
     /**
      * Creates a batch; nothing runs yet.
      *
-     * @param operations the operations, in queue order, without {@link StoreOperation.Stop}
+     * @param operations the operations, in queue order
      */
-    WriteBatch(List<StoreOperation> operations) {
+    WriteBatch(List<StoreOperation.Batched> operations) {
         this(operations, false);
     }
 
     /**
      * Creates a batch; nothing runs yet.
      *
-     * @param operations the operations, in queue order, without {@link StoreOperation.Stop}
+     * @param operations the operations, in queue order
      * @param shardsHeld whether operations wait for a shard another transaction holds: the batch then takes the
      *     general path ({@link LockThenReplay}), since the one round trip of {@link LockAndUpdateFirst} would fail on
      *     it at once
      */
-    WriteBatch(List<StoreOperation> operations, boolean shardsHeld) {
+    WriteBatch(List<StoreOperation.Batched> operations, boolean shardsHeld) {
         this.operations = operations;
         this.outcomes = new BatchOutcomes(operations);
         this.generalPath = new StateReplay(operations, outcomes);
@@ -102,16 +102,14 @@ final class WriteBatch {
         boolean writesStates = false;
         int lastClear = -1;
         for (int i = 0; i < operations.size(); i++) {
-            StoreOperation op = operations.get(i);
-            if (op instanceof StoreOperation.Clear) {
-                lastClear = i;
-            } else if (op instanceof StoreOperation.Remember r) {
-                shards.add(new PortableSql.ShardKey(r.typeName(), r.shardId()));
-            } else if (op instanceof StoreOperation.StateChange c) {
+            StoreOperation.Batched op = operations.get(i);
+            if (op instanceof StoreOperation.StateChange c) {
                 shards.add(c.shard());
                 writesStates = true;
+            } else if (op instanceof StoreOperation.Remember r) {
+                shards.add(new PortableSql.ShardKey(r.typeName(), r.shardId()));
             } else {
-                throw new IllegalStateException("Not a batch operation: " + op.describe());
+                lastClear = i; // the one other change: a clear
             }
         }
         WritePath path = forced != null ? forced : dialect.writePath();
@@ -187,7 +185,7 @@ final class WriteBatch {
      * @param index its index in the batch
      * @return the operation
      */
-    StoreOperation operation(int index) {
+    StoreOperation.Batched operation(int index) {
         return operations.get(index);
     }
 
@@ -218,7 +216,7 @@ final class WriteBatch {
      *
      * @return the operations, none of them completed
      */
-    List<StoreOperation> deferred() {
+    List<StoreOperation.Batched> deferred() {
         return outcomes.deferred();
     }
 
