@@ -136,6 +136,11 @@ class StoreOutageApiTest {
         }
 
         @Override
+        public Set<Capability> capabilities() {
+            return store.capabilities();
+        }
+
+        @Override
         public CompletableFuture<Optional<StoredState>> read(String typeName, String entityId) {
             return store.read(typeName, entityId);
         }

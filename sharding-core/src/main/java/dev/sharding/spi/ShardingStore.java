@@ -21,8 +21,52 @@ import org.jspecify.annotations.Nullable;
  * <h2>Group commit</h2>
  * Writes from many entities that arrive while a transaction is under way are committed together in the next one, so
  * throughput does not collapse to one round trip per message. A failed transaction fails every write in it.
+ *
+ * <h2>Optional capabilities</h2>
+ * Some features are optional: a store declares those it has in {@link #capabilities()}, and the runtime asks there
+ * before it uses one, and never calls the methods of a feature the store does not declare. Each optional method says
+ * which {@link Capability} it belongs to; its default fails with {@link UnsupportedOperationException}, which only a
+ * caller that did not ask first can see. A store that implements such a method must also declare its capability, or
+ * the runtime does without it (before capabilities were declared, the runtime called the method and took that
+ * exception as the answer).
  */
 public interface ShardingStore extends AutoCloseable {
+
+    /**
+     * The optional features of a store ({@link ShardingStore#capabilities()}).
+     */
+    enum Capability {
+
+        /**
+         * Keeps the ids of the messages an entity applied with its state:
+         * {@link ShardingStore#write(String, String, int, long, byte[], byte[])} with ids. Without it, a message sent
+         * with an id to an entity with durable state fails unapplied, since a retry could not be recognised.
+         */
+        APPLIED_MESSAGES,
+
+        /**
+         * Reads the current epochs of a type's shards: {@link ShardingStore#currentEpochs(String)}. Without it, a node
+         * whose lease to serve lapsed drops the shards it kept rather than check them.
+         */
+        CURRENT_EPOCHS,
+
+        /**
+         * Arbitrates a cluster's coordinator lease: {@link ShardingStore#acquireCoordinatorLease} and
+         * {@link ShardingStore#releaseCoordinatorLease}. Without it, split-brain strategy {@code store-lease} cannot
+         * run a coordinator, and no other strategy can notice a second cluster on the same store.
+         */
+        COORDINATOR_LEASE
+    }
+
+    /**
+     * The optional features this store has. The runtime reads it before it uses one, and may read it often: return
+     * a constant set. The default declares none.
+     *
+     * @return the capabilities, never changing
+     */
+    default Set<Capability> capabilities() {
+        return Set.of();
+    }
 
     /**
      * Reads one entity's state.
@@ -52,9 +96,9 @@ public interface ShardingStore extends AutoCloseable {
      * {@link dev.sharding.ShardRegion#ask(String, Object, Class, java.time.Duration, String)}). Both values replace
      * the stored ones; {@code applied} {@code null} stores none.
      *
-     * <p>The default writes {@code state} alone when {@code applied} is {@code null}, and otherwise fails with
-     * {@link UnsupportedOperationException}: a store that cannot keep the ids cannot promise that a retry applies
-     * once.
+     * <p>Optional with ids ({@link Capability#APPLIED_MESSAGES}): the default writes {@code state} alone when
+     * {@code applied} is {@code null}, and otherwise fails with {@link UnsupportedOperationException}: a store that
+     * cannot keep the ids cannot promise that a retry applies once.
      *
      * @param typeName the entity type
      * @param entityId the entity id
@@ -99,6 +143,8 @@ public interface ShardingStore extends AutoCloseable {
      * The current epochs of a type's shards: the last ones {@link #nextEpoch} returned. A node whose lease to serve
      * lapsed checks its shards against them before it serves again: a shard allocated elsewhere since has a newer
      * epoch, and its copy here is stale.
+     *
+     * <p>Optional ({@link Capability#CURRENT_EPOCHS}): the default fails with {@link UnsupportedOperationException}.
      *
      * @param typeName the entity type
      * @return the epoch of every shard of the type that has one
@@ -186,8 +232,9 @@ public interface ShardingStore extends AutoCloseable {
      * <p>The split-brain strategy {@code store-lease} keeps the side whose coordinator holds this lease; every other
      * strategy uses it to notice a second cluster of the same name started on the same store by mistake.
      *
-     * <p>Stores that cannot arbitrate (the in-memory store of one JVM is shared only by the nodes in it) may grant
-     * every request; the default refuses to arbitrate by failing with {@link UnsupportedOperationException}.
+     * <p>Optional ({@link Capability#COORDINATOR_LEASE}). Stores that cannot arbitrate between processes (the
+     * in-memory store of one JVM is shared only by the nodes in it) may grant every request and declare the
+     * capability; the default refuses to arbitrate by failing with {@link UnsupportedOperationException}.
      *
      * @param clusterName the cluster
      * @param holderId the member asking, unique per incarnation (its JGroups address)
@@ -203,7 +250,8 @@ public interface ShardingStore extends AutoCloseable {
 
     /**
      * Gives up the coordinator lease if {@code holderId} holds it (a coordinator that stops or steps down), so that
-     * the next coordinator need not wait for it to expire. Does nothing otherwise.
+     * the next coordinator need not wait for it to expire. Does nothing otherwise. Called only on a store that declares
+     * {@link Capability#COORDINATOR_LEASE}; the default does nothing.
      *
      * @param clusterName the cluster
      * @param holderId the member giving it up

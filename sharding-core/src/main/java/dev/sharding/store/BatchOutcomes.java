@@ -19,7 +19,7 @@ import org.jspecify.annotations.Nullable;
  */
 final class BatchOutcomes {
 
-    private final List<StoreOperation> operations;
+    private final List<StoreOperation.Batched> operations;
 
     private final @Nullable Outcome[] outcomes;
 
@@ -28,7 +28,7 @@ final class BatchOutcomes {
      *
      * @param operations the batch's operations, in queue order
      */
-    BatchOutcomes(List<StoreOperation> operations) {
+    BatchOutcomes(List<StoreOperation.Batched> operations) {
         this.operations = operations;
         this.outcomes = new Outcome[operations.size()];
     }
@@ -68,8 +68,8 @@ final class BatchOutcomes {
      *
      * @return the operations, in queue order
      */
-    List<StoreOperation> deferred() {
-        List<StoreOperation> deferred = new ArrayList<>();
+    List<StoreOperation.Batched> deferred() {
+        List<StoreOperation.Batched> deferred = new ArrayList<>();
         for (int i = 0; i < operations.size(); i++) {
             if (outcomes[i] instanceof Outcome.Deferred) {
                 deferred.add(operations.get(i));

@@ -4,23 +4,15 @@ import dev.sharding.ShardingException;
 import dev.sharding.spi.ShardingMetrics;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Objects;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.locks.LockSupport;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -44,32 +36,17 @@ import org.slf4j.LoggerFactory;
  * a write) are left out of the transaction by {@link WriteBatch} and kept here; they go first into every following
  * batch, or after a short pause when nothing else arrives, until their shard is free, or until the write deadline
  * (twice the query timeout) fails them unapplied. The other shards' writes go on meanwhile.
+ *
+ * <p>The writer runs the loop and the retries of a transaction; its parts each do one job: {@link WriteQueue} (the
+ * queue and the linger), {@link HeldConnection} (the connection kept between batches), {@link WriteSweep} (the write
+ * deadline, and the writes that fail by it), {@link DeferredOperations} (what waits for a held shard) and
+ * {@link WriterRecord} (counters, and the pauses after failures).
  */
 final class BatchWriter {
 
     private static final Logger LOG = LoggerFactory.getLogger(JdbcShardingStore.class);
 
     private static final int TRANSACTION_ATTEMPTS = 3;
-
-    /** A lingering writer stops waiting once its batch holds this many operations, however large the one before. */
-    private static final int LINGER_UNTIL = 32;
-
-    /** How often a lingering writer looks at its queue. */
-    private static final long LINGER_SLICE_NANOS = 100_000;
-
-    private static final long FIRST_FAILURE_PAUSE_MILLIS = 10;
-
-    private static final long MAX_FAILURE_PAUSE_MILLIS = 1000;
-
-    /**
-     * The longest pause between two checks of a database that does not answer: a check is one trivial statement, and
-     * the writes fail until one passes, so the writer looks often.
-     */
-    private static final long MAX_CHECK_PAUSE_MILLIS = 250;
-
-    private static final long FIRST_DEFERRED_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
-
-    private static final long MAX_DEFERRED_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 
     /**
      * Finds the dialect for a connection.
@@ -87,84 +64,36 @@ final class BatchWriter {
         JdbcDialect of(Connection connection) throws SQLException;
     }
 
-    private final ConnectionSource connections;
-
-    private final int maxBatchSize;
-
     private final Dialects dialects;
 
     private final Duration queryTimeout;
-
-    private final long lingerNanos;
-
-    /** The size of the writer's previous batch; only the writer thread uses it. */
-    private int lastBatch;
-
-    private final BlockingQueue<StoreOperation> queue = new LinkedBlockingQueue<>();
 
     private final ExecutorService completer =
             Executors.newSingleThreadExecutor(StoreThreads.factory("sharding-store-completion-"));
 
     private final CountDownLatch stopping = new CountDownLatch(1);
 
+    private final WriteQueue queue;
+
     private volatile boolean abandoned;
 
-    /** The connection kept between batches while work is queued; only the writer thread uses it. */
-    private @Nullable StoreConnection held;
+    /** The connection kept between batches while work is queued. */
+    private final HeldConnection held;
 
-    /** Whether the held connection's time limits are set for the rest of its session (H2). */
-    private boolean limitsSet;
-
-    /** Failed transactions in a row; only the writer thread uses it. */
-    private int failureStreak;
-
-    private final AtomicLong batches = new AtomicLong();
-
-    private final AtomicLong operations = new AtomicLong();
-
-    private final AtomicLong failedBatches = new AtomicLong();
-
-    private final AtomicInteger largestBatch = new AtomicInteger();
-
-    private final StoreWatchdog watchdog;
+    /** The counters of its transactions, and the streak of failures that sets its pauses. */
+    private final WriterRecord record = new WriterRecord(stopping);
 
     /** Told of every failed transaction: the database may have moved ({@link JdbcDialect#mayHaveMoved()}). */
     private final Runnable onFailure;
 
-    /** How long the writer may take over a batch, connection included, before the queued writes fail. */
-    private final Duration writeDeadline;
-
     /** Finds out whether a transaction whose commit got no answer went through. */
     private final CommitCheck commitCheck;
 
-    /** What disarms the watchdog of the held connection's transaction; only the writer thread uses it. */
-    private Runnable armed = StoreWatchdog.DISARMED;
+    /** The write deadline: fails the writes that cannot be committed in time. */
+    private final WriteSweep sweep;
 
-    /**
-     * Whether the writer's last transaction, or its last check, failed because the database did not answer at all
-     * ({@link StoreTimeouts#unanswered}); until the database answers a check ({@link #databaseAnswers()}) the writer
-     * takes no write, and the writes queued meanwhile fail at once ({@link #sweep()}) rather than each wait for a
-     * database that does not answer.
-     */
-    private volatile boolean unanswered;
-
-    /** When the writer began its current batch ({@link System#nanoTime()}), 0 while it has none. */
-    private volatile long busySince;
-
-    /** The batch the writer holds while it waits for a connection, which {@link #sweep()} may fail instead. */
-    private final AtomicReference<@Nullable WriteBatch> unstarted = new AtomicReference<>();
-
-    /** Told of every transaction's size. */
-    private volatile ShardingMetrics metrics = ShardingMetrics.NONE;
-
-    /**
-     * Operations the last transaction left for later ({@link WriteBatch#deferred()}), in queue order; only the writer
-     * thread uses them. They go first into the next batch.
-     */
-    private final java.util.LinkedHashSet<StoreOperation> deferred = new java.util.LinkedHashSet<>();
-
-    /** How long the writer waits for new work before it tries deferred operations again; only the writer uses it. */
-    private long deferredPauseNanos = FIRST_DEFERRED_PAUSE_NANOS;
+    /** Operations the last transaction left for later; they go first into the next batch. */
+    private final DeferredOperations deferred = new DeferredOperations();
 
     /**
      * Creates the writer and starts its thread.
@@ -185,18 +114,16 @@ final class BatchWriter {
             Duration queryTimeout,
             StoreWatchdog watchdog,
             Runnable onFailure) {
-        this.connections = connections;
         this.onFailure = onFailure;
-        this.maxBatchSize = maxBatchSize;
-        this.lingerNanos = batchLinger.toNanos();
+        this.queue = new WriteQueue(stopping, maxBatchSize, batchLinger);
         this.dialects = dialects;
         this.queryTimeout = queryTimeout;
-        this.watchdog = watchdog;
-        this.writeDeadline = queryTimeout.multipliedBy(2);
+        this.sweep = new WriteSweep(queryTimeout, queue.operations(), this::completeLater);
+        this.held = new HeldConnection(connections, dialects, watchdog, queryTimeout, sweep);
         this.commitCheck = new CommitCheck(connections, dialects, watchdog, queryTimeout);
         StoreThreads.factory("sharding-store-writer-").newThread(this::run).start();
-        long sweep = Math.max(10, Math.min(250, queryTimeout.toMillis() / 4));
-        watchdog.every(Duration.ofMillis(sweep), this::sweep);
+        long period = Math.max(10, Math.min(250, queryTimeout.toMillis() / 4));
+        watchdog.every(Duration.ofMillis(period), sweep::sweep);
     }
 
     /**
@@ -208,16 +135,7 @@ final class BatchWriter {
      * @return the future
      */
     <T> CompletableFuture<T> submit(StoreOperation op, CompletableFuture<T> future) {
-        if (stopping.getCount() == 0) {
-            future.completeExceptionally(closedException(op.describe()));
-            return future;
-        }
-        queue.add(op);
-        if (stopping.getCount() == 0 && queue.remove(op)) {
-            // stop() raced with this call and may already have stopped the writer
-            future.completeExceptionally(closedException(op.describe()));
-        }
-        return future;
+        return queue.submit(op, future);
     }
 
     /**
@@ -230,14 +148,14 @@ final class BatchWriter {
     boolean stop(long deadline) {
         stopping.countDown();
         StoreOperation.Stop stop = new StoreOperation.Stop(new CompletableFuture<>());
-        queue.add(stop);
+        queue.stop(stop);
         boolean finished = StoreThreads.await(stop.future(), deadline);
         if (!finished) {
             LOG.warn("The sharding store's writer did not finish its queued work in time; failing the rest");
             abandoned = true;
-            failQueued();
+            queue.failQueued();
             // failQueued took the first Stop too: give the writer another to find when its transaction returns
-            queue.add(new StoreOperation.Stop(new CompletableFuture<>()));
+            queue.stop(new StoreOperation.Stop(new CompletableFuture<>()));
         }
         completer.shutdown();
         StoreThreads.awaitTermination(completer, deadline);
@@ -255,66 +173,34 @@ final class BatchWriter {
      * @return a snapshot
      */
     JdbcStoreStatistics statistics() {
-        return new JdbcStoreStatistics(batches.get(), operations.get(), failedBatches.get(), largestBatch.get());
-    }
-
-    /**
-     * Waits, in short slices, for more operations to join the batch, until it holds as many as the writer's previous
-     * transaction (the callers whose writes made that one are the ones coming back; waiting for more only adds to
-     * every write's time), or {@link #LINGER_UNTIL}, or the linger is over; a {@link StoreOperation.Stop} ends the
-     * wait at once.
-     */
-    private void linger(List<StoreOperation> drained) {
-        long deadline = System.nanoTime() + lingerNanos;
-        int until = Math.min(lastBatch, Math.min(LINGER_UNTIL, maxBatchSize));
-        while (drained.size() < until && !(drained.get(drained.size() - 1) instanceof StoreOperation.Stop)) {
-            long left = deadline - System.nanoTime();
-            if (left <= 0) {
-                return;
-            }
-            LockSupport.parkNanos(Math.min(left, LINGER_SLICE_NANOS));
-            queue.drainTo(drained, maxBatchSize - drained.size());
-        }
+        return record.statistics();
     }
 
     private void run() {
         List<StoreOperation> drained = new ArrayList<>();
         StoreOperation.@Nullable Stop stop = null;
         while (stop == null && !abandoned) {
-            if (unanswered && stopping.getCount() != 0 && !databaseAnswers()) {
+            if (sweep.unanswered() && stopping.getCount() != 0 && !databaseAnswers()) {
                 continue;
             }
             try {
-                if (deferred.isEmpty()) {
-                    drained.add(queue.take());
-                } else {
-                    // operations of a shard another transaction holds: try them again after a pause, or with the
-                    // next work that arrives
-                    drained.addAll(deferred);
-                    @Nullable StoreOperation next = queue.poll(deferredPauseNanos, TimeUnit.NANOSECONDS);
-                    if (next != null) {
-                        drained.add(next);
-                    }
-                }
+                queue.take(drained, deferred);
             } catch (InterruptedException e) {
                 // nothing interrupts this thread on purpose (an interrupted H2 closes its files): carry on
                 drained.clear();
                 continue;
             }
-            queue.drainTo(drained, Math.max(0, maxBatchSize - drained.size()));
-            if (lingerNanos > 0 && lastBatch >= JdbcStoreSettings.LINGER_AFTER_BATCH_OF) {
-                linger(drained);
-            }
-            lastBatch = drained.size();
-            List<StoreOperation> batch = new ArrayList<>(drained.size());
+            List<StoreOperation.Batched> batch = new ArrayList<>(drained.size());
             for (StoreOperation op : drained) {
                 if (op instanceof StoreOperation.Stop s) {
                     stop = s;
-                } else if (stop != null || abandoned) {
-                    deferred.remove(op);
-                    op.future().completeExceptionally(closedException(op.describe()));
-                } else if (!expired(op)) {
-                    batch.add(op);
+                } else if (op instanceof StoreOperation.Batched change) {
+                    if (stop != null || abandoned) {
+                        deferred.remove(change);
+                        change.future().completeExceptionally(closedException(change.describe()));
+                    } else if (!sweep.expired(change, deferred::remove)) {
+                        batch.add(change);
+                    }
                 }
             }
             drained.clear();
@@ -322,99 +208,50 @@ final class BatchWriter {
                 commit(new WriteBatch(batch, !deferred.isEmpty()));
             }
         }
-        giveBack();
-        failQueued();
-        failDeferred();
+        held.giveBack();
+        queue.failQueued();
+        deferred.failAll(this::completeLater);
         if (stop != null) {
             stop.future().complete(null);
         }
     }
 
-    /**
-     * Fails an operation queued for longer than the write deadline, unapplied, rather than begin a transaction for it:
-     * its caller has given up on it long ago, and a node whose link to the database is slow would otherwise go on
-     * holding its shards' rows with writes nobody waits for (after it lost the shards, those of their new owner
-     * wait behind them). True when it did.
-     */
-    private boolean expired(StoreOperation op) {
-        long queued = op.queuedNanos();
-        if (queued == 0 || System.nanoTime() - queued < writeDeadline.toNanos()) {
-            return false;
-        }
-        boolean heldBack = deferred.remove(op);
-        String deadline = " for more than " + StoreTimeouts.format(writeDeadline) + " (twice "
-                + StoreTimeouts.limit(queryTimeout, queryTimeout) + ")";
-        String reason;
-        if (heldBack) {
-            reason = "another transaction held the rows of its shard (the shard's previous owner, slow or cut off"
-                    + " in the middle of a write?)" + deadline;
-        } else if (unanswered) {
-            // the same cause the sweep reports, whichever of the two finds the write first
-            reason = "the database does not answer: the write waited for the store's writer" + deadline;
-        } else {
-            reason = "it waited for the store's writer (the database, or the link to it, is slow)" + deadline;
-        }
-        completeLater(() -> op.future()
-                .completeExceptionally(new ShardingException(
-                        "The store could not apply the " + op.describe() + ": " + reason + "; it was not applied")));
-        return true;
-    }
-
-    /** Fails every deferred operation: the writer stops. */
-    private void failDeferred() {
-        List<StoreOperation> failing = new ArrayList<>(deferred);
-        deferred.clear();
-        if (!failing.isEmpty()) {
-            completeLater(
-                    () -> failing.forEach(op -> op.future().completeExceptionally(closedException(op.describe()))));
-        }
-    }
-
     private void commit(WriteBatch batch) {
-        busySince = System.nanoTime();
-        long deadline = busySince + writeDeadline.toNanos();
+        long deadline = sweep.busy();
         @Nullable Exception failure = null;
         // nothing of the batch is applied until its transaction begins: till then the sweep may fail it
-        unstarted.set(batch);
+        sweep.waiting(batch);
         for (int attempt = 1; ; attempt++) {
             boolean begun = false;
             try {
-                Connection connection = borrow();
-                if (!unstarted.compareAndSet(batch, null)) {
+                Connection connection = held.borrow();
+                if (!sweep.begin(batch)) {
                     // failed by the sweep while the writer waited for the connection: not to be written any more
                     deferred.clear();
-                    busySince = 0;
+                    sweep.idle();
                     if (queue.isEmpty()) {
-                        giveBack();
+                        held.giveBack();
                     }
                     return;
                 }
                 begun = true;
-                if (armed == StoreWatchdog.DISARMED) {
-                    armed = watchdog.arm(
-                            Objects.requireNonNull(held),
-                            writeDeadline,
-                            "write transaction of " + batch.size() + " operations");
-                }
+                held.watch("write transaction of " + batch.size() + " operations");
                 JdbcDialect dialect = dialects.of(connection);
+                TimeLimits.Start limits = held.limits();
                 @SuppressWarnings("NullAway") // no result: Void
                 ReadTask.Body<Void> write = () -> {
-                    batch.execute(connection, dialect, !limitsSet);
-                    limitsSet = dialect.limitsLastForTheSession();
+                    batch.execute(connection, dialect, limits);
                     return null;
                 };
                 try {
                     JdbcTransactions.inTransaction(connection, write);
                 } finally {
-                    disarm();
+                    held.disarm();
                 }
                 succeeded(batch);
                 return;
             } catch (SQLException e) {
-                StoreConnection failed = held;
-                // the connection may be what failed: the next attempt borrows another
-                giveBack();
-                failure = failed == null ? e : failed.explain(e);
+                failure = held.giveBackAfter(e);
                 onFailure.run();
                 boolean again;
                 WriteBatch.@Nullable Witness witness;
@@ -444,20 +281,19 @@ final class BatchWriter {
                         attempt,
                         e.toString());
                 if (begun) {
-                    unstarted.set(batch); // rolled back: the sweep may fail it again until it begins
-                } else if (unstarted.get() != batch) {
+                    sweep.waiting(batch); // rolled back: the sweep may fail it again until it begins
+                } else if (sweep.sweptAway(batch)) {
                     deferred.clear(); // failed by the sweep meanwhile
-                    busySince = 0;
+                    sweep.idle();
                     return;
                 }
             } catch (RuntimeException e) {
-                giveBack();
+                held.giveBack();
                 failure = e;
                 break;
             }
         }
-        unstarted.set(null);
-        busySince = 0;
+        sweep.done();
         failed(batch, failure);
     }
 
@@ -478,251 +314,67 @@ final class BatchWriter {
     }
 
     /**
-     * While the database does not answer ({@link #unanswered}): asks it one trivial statement, under the write
-     * deadline, rather than try a caller's write on it. No write then waits a deadline for a database known to be
+     * While the database does not answer ({@link WriteSweep#unanswered()}): asks it one trivial statement
+     * ({@link HeldConnection#checkAnswers()}), under the write deadline, rather than try a caller's write on it. No write then waits a deadline for a database known to be
      * silent (nor do the messages of its entity queued behind it); the sweep fails the writes that arrive meanwhile,
      * unapplied. True when the database answered, and the writer takes writes again; else it has paused, as after a
      * failed transaction.
      */
     private boolean databaseAnswers() {
-        busySince = System.nanoTime();
+        sweep.busy();
         try {
-            Connection connection = borrow();
-            if (armed == StoreWatchdog.DISARMED) {
-                armed = watchdog.arm(
-                        Objects.requireNonNull(held), writeDeadline, "check that the database answers again");
-            }
-            try (Statement check = connection.createStatement()) {
-                check.setQueryTimeout((int) Math.max(1, (queryTimeout.toMillis() + 999) / 1000));
-                check.execute("SELECT 1");
-            } finally {
-                disarm();
-            }
-            connection.rollback();
-            unanswered = false;
-            busySince = 0;
+            held.checkAnswers();
+            sweep.unanswered(false);
+            sweep.idle();
             if (queue.isEmpty()) {
-                giveBack();
+                held.giveBack();
             }
             return true;
-        } catch (SQLException | RuntimeException e) {
-            StoreConnection failed = held;
-            giveBack();
-            onFailure.run();
-            Exception failure = e instanceof SQLException sql && failed != null ? failed.explain(sql) : e;
-            // a database that answers with an error is asked by the writes, which fail with its reason
-            unanswered = StoreTimeouts.unanswered(failure);
-            busySince = 0;
-            if (failureStreak++ == 0) {
-                LOG.warn("The database does not answer the store's writer", failure);
-            } else {
-                LOG.debug("The database does not answer the store's writer yet: {}", String.valueOf(failure));
-            }
-            pauseAfterFailure(MAX_CHECK_PAUSE_MILLIS);
-            return false;
+        } catch (SQLException e) {
+            return checkFailed(held.giveBackAfter(e));
+        } catch (RuntimeException e) {
+            held.giveBack();
+            return checkFailed(e);
         }
     }
 
-    private void disarm() {
-        armed.run();
-        armed = StoreWatchdog.DISARMED;
-    }
-
-    /**
-     * Fails the writes that cannot be committed in time, on the watchdog's thread: when the writer has spent more than
-     * the write deadline on one batch (waiting for a connection, or in a transaction the watchdog is about to
-     * abort), the writes still queued behind it and the batch that has not got its connection fail now, none of
-     * them applied, rather than wait for a database that does not answer.
-     */
-    private void sweep() {
-        long since = busySince;
-        boolean late = since != 0 && System.nanoTime() - since >= writeDeadline.toNanos();
-        if (!late && !unanswered) {
-            return;
-        }
-        String reason = late
-                ? "the database does not answer, or no connection is free: the store's writer has been"
-                        + " waiting for it for more than " + StoreTimeouts.format(writeDeadline) + " (twice "
-                        + StoreTimeouts.limit(queryTimeout, queryTimeout) + ")"
-                : "the database does not answer: the store's last transaction got no answer within "
-                        + StoreTimeouts.format(writeDeadline) + " (twice "
-                        + StoreTimeouts.limit(queryTimeout, queryTimeout)
-                        + "), and the writer takes writes again once the database answers it";
-        // a batch the writer holds (it began before the database stopped answering) fails only when late
-        @Nullable WriteBatch waiting = late ? unstarted.getAndSet(null) : null;
-        if (waiting != null) {
-            completeLater(() -> waiting.fail(reason, null));
-        }
-        List<StoreOperation> queued = new ArrayList<>();
-        queue.drainTo(queued);
-        List<StoreOperation> failing = new ArrayList<>(queued.size());
-        for (StoreOperation op : queued) {
-            if (op instanceof StoreOperation.Stop) {
-                queue.add(op);
-            } else {
-                failing.add(op);
-            }
-        }
-        if (!failing.isEmpty()) {
-            completeLater(() -> {
-                for (StoreOperation op : failing) {
-                    op.future()
-                            .completeExceptionally(new ShardingException("The store could not begin the "
-                                    + op.describe() + ": " + reason + "; it was not applied"));
-                }
-            });
-        }
-    }
-
-    /**
-     * The writer's connection, borrowed when work arrives and kept, with auto-commit off, while more is queued: a
-     * connection taken from the pool and given back for every transaction costs round trips (and, on H2, a rollback
-     * that writes the file) that a steady stream of batches does not need. A connection newly borrowed is first made
-     * to commit durably ({@link JdbcDialect#ensureDurableCommits}).
-     */
-    private Connection borrow() throws SQLException {
-        StoreConnection c = held;
-        if (c == null) {
-            // no longer than the batch may take: the sweep fails it then, and the writer goes on with the next
-            c = StoreConnection.open(
-                    connections, queryTimeout.multipliedBy(2), busySince + writeDeadline.toNanos(), writeDeadline);
-            armed = watchdog.arm(c, writeDeadline, "write transaction");
-            try {
-                Connection connection = c.connection();
-                // after auto-commit goes off: H2 then fails the connection rather than reconnect it (AUTO_RECONNECT)
-                // to a server that may have another write delay
-                connection.setAutoCommit(false);
-                dialects.of(connection).ensureDurableCommits(connection);
-            } catch (SQLException | RuntimeException e) {
-                disarm();
-                try {
-                    c.close();
-                } catch (SQLException closing) {
-                    e.addSuppressed(closing);
-                }
-                if (e instanceof SQLException sql) {
-                    throw c.explain(sql);
-                }
-                throw e;
-            }
-            held = c;
-            limitsSet = false;
-        }
-        return c.connection();
-    }
-
-    /** Gives the writer's connection back to the pool, auto-commit on again, when it has one. */
-    private void giveBack() {
-        // the watch of the held connection ends with it, whatever ended its transaction
-        disarm();
-        StoreConnection c = held;
-        if (c == null) {
-            return;
-        }
-        held = null;
-        // resetting the connection asks the database too (and so may the pool): watched, and counted as busy, so that
-        // a database that stops answering now neither holds the writer nor the writes queued meanwhile
-        boolean idle = busySince == 0;
-        if (idle) {
-            busySince = System.nanoTime();
-        }
-        Runnable release = watchdog.arm(c, writeDeadline, "release of the writer's connection");
-        try (c) {
-            c.connection().setAutoCommit(true);
-        } catch (SQLException | RuntimeException e) {
-            // a broken connection is the pool's to discard
-            LOG.debug("Could not give the store writer's connection back cleanly: {}", e.toString());
-        } finally {
-            release.run();
-            if (idle) {
-                busySince = 0;
-            }
-        }
+    /** The check of a silent database failed: the writer pauses before the next, as after a failed transaction. */
+    private boolean checkFailed(Exception failure) {
+        onFailure.run();
+        // a database that answers with an error is asked by the writes, which fail with its reason
+        sweep.unanswered(StoreTimeouts.unanswered(failure));
+        sweep.idle();
+        record.checkFailed(failure);
+        return false;
     }
 
     /** @param value told of every transaction's size from now on */
     void recordBatchesIn(ShardingMetrics value) {
-        metrics = value;
-    }
-
-    /**
-     * Keeps what the committed transaction left for later and sets the pause before they are tried again: longer
-     * while nothing of them gets through.
-     */
-    private void keepDeferred(List<StoreOperation> left) {
-        boolean noneThrough = !deferred.isEmpty() && new java.util.HashSet<>(left).containsAll(deferred);
-        if (!left.isEmpty() && deferred.isEmpty()) {
-            LOG.debug(
-                    "{} store operations wait for shards whose rows another transaction holds: {}",
-                    left.size(),
-                    left.get(0).describe());
-        }
-        deferred.clear();
-        deferred.addAll(left);
-        if (left.isEmpty()) {
-            deferredPauseNanos = FIRST_DEFERRED_PAUSE_NANOS;
-        } else if (noneThrough) {
-            deferredPauseNanos = Math.min(MAX_DEFERRED_PAUSE_NANOS, deferredPauseNanos * 2);
-        }
+        record.recordBatchesIn(value);
     }
 
     /** The batch's transaction committed: keeps what it left for later and completes the rest. */
     private void succeeded(WriteBatch batch) {
-        List<StoreOperation> left = batch.deferred();
-        keepDeferred(left);
+        List<StoreOperation.Batched> left = batch.deferred();
+        deferred.keep(left);
         // decided before the callers hear of the commit, so that what they do next finds the connection back
         boolean idle = queue.isEmpty() && deferred.isEmpty();
-        busySince = 0;
-        committed(batch, left.size());
-        if (idle) {
-            giveBack();
-        }
-    }
-
-    private void committed(WriteBatch batch, int leftForLater) {
-        int applied = batch.size() - leftForLater;
-        metrics.storeBatch(applied);
-        batches.incrementAndGet();
-        operations.addAndGet(applied);
-        largestBatch.accumulateAndGet(applied, Math::max);
+        sweep.idle();
+        record.committed(batch.size() - left.size());
         completeLater(batch::complete);
-        unanswered = false;
-        if (failureStreak > 0) {
-            LOG.info("Store transactions succeed again, after {} failed", failureStreak);
-            failureStreak = 0;
+        sweep.unanswered(false);
+        if (idle) {
+            held.giveBack();
         }
     }
 
     private void failed(WriteBatch batch, @Nullable Exception failure) {
         deferred.clear(); // every one of them was in the batch
-        metrics.storeBatch(batch.size());
-        failedBatches.incrementAndGet();
-        if (failureStreak++ == 0) {
-            LOG.warn(
-                    "Store transaction of {} operations failed; failing all of them, and the next ones until the"
-                            + " database answers again",
-                    batch.size(),
-                    failure);
-        } else {
-            LOG.debug("Store transaction of {} operations failed too: {}", batch.size(), String.valueOf(failure));
-        }
+        record.failed(batch.size(), failure);
         String reason = StoreTimeouts.reason(failure, queryTimeout, queryTimeout);
         completeLater(() -> batch.fail(reason, failure));
-        unanswered = StoreTimeouts.unanswered(failure);
-        pauseAfterFailure(MAX_FAILURE_PAUSE_MILLIS);
-    }
-
-    /**
-     * While the database is away, the writer pauses between tries, longer (up to the given pause) while failures go
-     * on, rather than spin through the queue.
-     */
-    private void pauseAfterFailure(long maxMillis) {
-        long pause = Math.min(maxMillis, FIRST_FAILURE_PAUSE_MILLIS << Math.min(failureStreak - 1, 7));
-        try {
-            stopping.await(pause, TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            // nothing interrupts the writer on purpose; go on
-        }
+        sweep.unanswered(StoreTimeouts.unanswered(failure));
+        record.pauseAfterFailure();
     }
 
     private void completeLater(Runnable completion) {
@@ -730,18 +382,6 @@ final class BatchWriter {
             completer.execute(completion);
         } catch (RejectedExecutionException e) {
             completion.run();
-        }
-    }
-
-    private void failQueued() {
-        List<StoreOperation> left = new ArrayList<>();
-        queue.drainTo(left);
-        for (StoreOperation op : left) {
-            if (op instanceof StoreOperation.Stop s) {
-                s.future().complete(null);
-            } else {
-                op.future().completeExceptionally(closedException(op.describe()));
-            }
         }
     }
 

@@ -62,7 +62,14 @@ final class H2Dialect extends JdbcDialect {
      * @param prefix the validated table prefix
      */
     H2Dialect(String prefix, Duration queryTimeout, boolean allowNonDurableCommits) {
-        super(prefix, queryTimeout, allowNonDurableCommits);
+        // LOCK_TIMEOUT is a setting of the session; H2 finds rows by the whole primary key only for row values
+        super(prefix, queryTimeout, allowNonDurableCommits, KeyLocking.ROW_VALUES, TimeLimits.SESSION);
+    }
+
+    /** H2 cannot lock and update many rows in one round trip: every batch takes the general path. */
+    @Override
+    WritePath writePath() {
+        return LockThenReplay.INSTANCE;
     }
 
     @Override
@@ -158,11 +165,6 @@ final class H2Dialect extends JdbcDialect {
         }
     }
 
-    @Override
-    boolean limitsLastForTheSession() {
-        return true; // LOCK_TIMEOUT is a setting of the session
-    }
-
     /**
      * Locks the cluster's lease row and decides on it. CURRENT_TIMESTAMP is the same throughout an H2 transaction
      * (its start, after the request was made), so the expiry compared and the expiry written are on one clock
@@ -249,13 +251,6 @@ final class H2Dialect extends JdbcDialect {
     }
 
     @Override
-    boolean lockByRowValues() {
-        // H2 uses the primary key for a list of row values, but for "type_name = ? AND entity_id IN (...)" only
-        // its first column: every row of the type would be read
-        return true;
-    }
-
-    @Override
     boolean[] insertStates(Connection connection, List<StateRow> rows) throws SQLException {
         boolean[] inserted = new boolean[rows.size()];
         if (rows.isEmpty()) {
@@ -296,7 +291,7 @@ final class H2Dialect extends JdbcDialect {
 
     @Override
     long nextEpoch(Connection connection, String typeName, int shardId) throws SQLException {
-        lockEpochBriefly(connection, typeName, shardId);
+        shardEpochs().lockBriefly(connection, typeName, shardId);
         try (PreparedStatement increment = prepare(
                         connection,
                         "SELECT epoch FROM FINAL TABLE (UPDATE " + epochs

@@ -17,6 +17,8 @@ import java.util.concurrent.CompletableFuture;
  */
 public final class InMemoryShardingStore implements ShardingStore {
 
+    private static final Set<Capability> CAPABILITIES = Set.of(Capability.values());
+
     private final Map<String, StoredState> states = new HashMap<>();
 
     private final Map<String, Long> epochs = new HashMap<>();
@@ -25,6 +27,12 @@ public final class InMemoryShardingStore implements ShardingStore {
 
     private static String key(String typeName, String id) {
         return typeName + '\u0000' + id;
+    }
+
+    /** Every capability: the store keeps applied message ids, reads epochs and grants every lease request. */
+    @Override
+    public Set<Capability> capabilities() {
+        return CAPABILITIES;
     }
 
     @Override

@@ -21,7 +21,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * The SQL of a {@link JdbcShardingStore} for one database product, over the statements every product accepts
  * ({@link PortableSql}): the subclasses add what differs: how a conflicting insert is detected, how an epoch is
- * incremented and the coordinator lease taken atomically, and how a transaction is given its time limits; this class
+ * incremented and the coordinator lease taken atomically, how a transaction is given its time limits, and which
+ * strategies it composes ({@link KeyLocking}, {@link TimeLimits}, {@link WritePath}); this class
  * also chooses the dialect of a connection and reads the schema script. Every method runs in the caller's transaction
  * on the caller's connection, and every statement it makes has the query timeout.
  */
@@ -36,9 +37,16 @@ abstract class JdbcDialect extends PortableSql {
      * @param prefix the validated table prefix
      * @param queryTimeout the longest a statement may run, lock waits included
      * @param allowNonDurableCommits whether to accept commits that return before they are on disk
+     * @param keyLocking how the product's lock statements name their keys
+     * @param timeLimits where the product keeps the time limits of a transaction
      */
-    protected JdbcDialect(String prefix, Duration queryTimeout, boolean allowNonDurableCommits) {
-        super(prefix, queryTimeout);
+    protected JdbcDialect(
+            String prefix,
+            Duration queryTimeout,
+            boolean allowNonDurableCommits,
+            KeyLocking keyLocking,
+            TimeLimits timeLimits) {
+        super(prefix, queryTimeout, keyLocking, timeLimits);
         this.allowNonDurableCommits = allowNonDurableCommits;
     }
 
@@ -113,49 +121,11 @@ abstract class JdbcDialect extends PortableSql {
     abstract boolean[] insertStates(Connection connection, List<StateRow> rows) throws SQLException;
 
     /**
-     * Whether a write batch begins with {@link #lockAndUpdate}: one round trip that gives the transaction its time
-     * limits, locks the epochs of the batch's shards and updates the rows that exist under the fence of their own
-     * epoch, leaving the check of the shards' epochs to the caller. Otherwise the batch locks the epochs
-     * ({@link #lockShardEpochs}) and decides every row on the general path.
+     * How a write batch locks the epochs of its shards and writes its states on this product.
      *
-     * @return true when supported
+     * @return the product's write path
      */
-    boolean locksAndUpdatesAtOnce() {
-        return false;
-    }
-
-    /**
-     * Begins a write batch in one round trip, in this order: gives the transaction its time limits (as
-     * {@link #beginTransaction(Connection)} does); locks the epoch rows of the shards, by type and then shard, as
-     * {@link #lockShardEpochs} does but failing at once ({@link #lockNotAvailable}) when another transaction holds
-     * one; then, for each type, updates those of its rows that exist with an epoch not
-     * above the row's write, adding each row's write count to its version. Rows that do not exist or carry a newer
-     * epoch are left as they are. The shards' epochs are not checked by the update: the caller must compare them
-     * with the writes' epochs and roll the transaction back when one of the updated rows was fenced off by its
-     * shard.
-     *
-     * @param connection the batch's connection
-     * @param shards every shard the batch touches, sorted
-     * @param rowsByType the candidate rows per type: one per id, sorted by id; each row's {@code version} holds how
-     *     many writes of the batch it stands for
-     * @return the epoch of each shard (0 for those without one) and the new version of each row updated
-     * @throws SQLException on failure
-     */
-    LockedAndUpdated lockAndUpdate(
-            Connection connection,
-            java.util.SortedSet<ShardKey> shards,
-            java.util.SortedMap<String, List<StateRow>> rowsByType)
-            throws SQLException {
-        throw new SQLFeatureNotSupportedException("Not supported by " + name());
-    }
-
-    /**
-     * What {@link #lockAndUpdate} found and did.
-     *
-     * @param epochs the epoch of each shard locked, 0 for those without one
-     * @param versions the new version of each row updated
-     */
-    record LockedAndUpdated(java.util.Map<ShardKey, Long> epochs, java.util.Map<EntityKey, Long> versions) {}
+    abstract WritePath writePath();
 
     /**
      * Remembers entity ids; those already remembered stay as they are.
@@ -194,21 +164,13 @@ abstract class JdbcDialect extends PortableSql {
      * transaction that long (its node frozen or cut off while it holds row locks) is ended by the database, so that
      * its locks do not hold up the other nodes.
      *
+     * <p>The limits last for the transaction or for the session, as {@link #timeLimits()} says.
+     *
      * @param connection a connection in a transaction that has run nothing yet
      * @param limit the limit
      * @throws SQLException on failure
      */
     abstract void beginTransaction(Connection connection, Duration limit) throws SQLException;
-
-    /**
-     * Whether the limits {@link #beginTransaction(Connection, Duration)} sets last for the session rather than the
-     * transaction: a connection that keeps the same limit for many transactions then needs them set only once.
-     *
-     * @return true when they last for the session
-     */
-    boolean limitsLastForTheSession() {
-        return false;
-    }
 
     /**
      * Takes or renews a cluster's coordinator lease, as {@link dev.sharding.spi.ShardingStore#acquireCoordinatorLease}

@@ -3,21 +3,14 @@ package dev.sharding.store;
 import dev.sharding.ShardingException;
 import dev.sharding.spi.ShardingMetrics;
 import dev.sharding.spi.ShardingStore;
-import java.sql.Connection;
-import java.sql.SQLException;
-import java.sql.SQLTransactionRollbackException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.locks.LockSupport;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -81,6 +74,8 @@ public final class JdbcShardingStore implements ShardingStore {
 
     private static final Logger LOG = LoggerFactory.getLogger(JdbcShardingStore.class);
 
+    private static final Set<Capability> CAPABILITIES = Set.of(Capability.values());
+
     /**
      * How long {@link #checkDurability()} waits, at startup, for a database that does not answer or whose connections
      * break.
@@ -108,11 +103,16 @@ public final class JdbcShardingStore implements ShardingStore {
 
     private final ConnectionSource connections;
 
-    private volatile @Nullable String storeId;
+    /** The coordinator lease and the store id. */
+    private final JdbcLeases leases;
+
+    /** Creates the schema and checks the database's durability. */
+    private final StoreSetup setup;
 
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    private volatile @Nullable JdbcDialect dialect;
+    /** The database's dialect, found on the first connection. */
+    private final DetectedDialect dialects;
 
     /**
      * Starts building a store.
@@ -145,15 +145,18 @@ public final class JdbcShardingStore implements ShardingStore {
         this.settings = settings.validate();
         this.watchdog = new StoreWatchdog();
         this.connections = new ConnectionSource(dataSource);
-        this.tasks = new ConnectionTasks(connections, settings, this::dialect, watchdog, this::failed);
+        this.dialects = new DetectedDialect(this.settings);
+        this.tasks = new ConnectionTasks(connections, settings, dialects, watchdog, dialects::mayHaveMoved);
+        this.leases = new JdbcLeases(tasks, settings.queryTimeout());
+        this.setup = new StoreSetup(connections, settings, dialects);
         this.writer = new BatchWriter(
                 connections,
                 settings.maxBatchSize(),
                 settings.batchLinger(),
-                this::dialect,
+                dialects,
                 settings.queryTimeout(),
                 watchdog,
-                this::failed);
+                dialects::mayHaveMoved);
     }
 
     /**
@@ -181,31 +184,7 @@ public final class JdbcShardingStore implements ShardingStore {
      * @throws ShardingException when the database cannot be reached or refuses the script
      */
     public void createSchema() {
-        try (StoreConnection borrowed = StoreConnection.open(
-                connections,
-                settings.queryTimeout().multipliedBy(2),
-                System.nanoTime() + settings.queryTimeout().multipliedBy(2).toNanos(),
-                settings.queryTimeout().multipliedBy(2))) {
-            Connection connection = borrowed.connection();
-            JdbcDialect d = dialect(connection);
-            @SuppressWarnings("NullAway") // no result: Void
-            ReadTask.Body<Void> create = () -> {
-                d.ensureDurableCommits(connection);
-                d.beginTransaction(connection);
-                try (Statement st = d.statement(connection)) {
-                    for (String sql : d.schemaStatements()) {
-                        st.execute(sql);
-                    }
-                }
-                return null;
-            };
-            JdbcTransactions.inTransaction(connection, create);
-        } catch (SQLException e) {
-            throw new ShardingException(
-                    "Could not create the sharding tables (prefix " + settings.tablePrefix() + "): "
-                            + StoreTimeouts.reason(e, settings.queryTimeout(), settings.queryTimeout()),
-                    e);
-        }
+        setup.createSchema();
     }
 
     /**
@@ -222,35 +201,7 @@ public final class JdbcShardingStore implements ShardingStore {
      * @throws ShardingException when the database cannot be reached
      */
     public void checkDurability() {
-        long deadline = System.nanoTime() + STARTUP_WAIT.toNanos();
-        boolean told = false;
-        while (true) {
-            Duration twice = settings.queryTimeout().multipliedBy(2);
-            try (StoreConnection borrowed =
-                    StoreConnection.open(connections, twice, System.nanoTime() + twice.toNanos(), twice)) {
-                Connection connection = borrowed.connection();
-                dialect(connection).ensureDurableCommits(connection);
-                return;
-            } catch (SQLException e) {
-                String reason = StoreTimeouts.reason(e, settings.queryTimeout(), settings.queryTimeout());
-                boolean passing = StoreTimeouts.unanswered(e) || JdbcTransactions.connectionLost(e);
-                if (!passing || System.nanoTime() - deadline >= 0) {
-                    throw new ShardingException(
-                            "Could not check the durability of the sharding store's database"
-                                    + (told ? " (waited " + StoreTimeouts.format(STARTUP_WAIT) + ")" : "") + ": "
-                                    + reason,
-                            e);
-                }
-                if (!told) {
-                    LOG.info(
-                            "The sharding store's database does not answer yet ({}); waiting up to {} for it",
-                            reason,
-                            StoreTimeouts.format(STARTUP_WAIT));
-                    told = true;
-                }
-                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(250));
-            }
-        }
+        setup.checkDurability();
     }
 
     /**
@@ -276,6 +227,12 @@ public final class JdbcShardingStore implements ShardingStore {
         writer.recordBatchesIn(Objects.requireNonNull(metrics, "metrics"));
     }
 
+    /** Every capability: applied message ids, shard epochs and the coordinator lease, arbitrated by the database. */
+    @Override
+    public Set<Capability> capabilities() {
+        return CAPABILITIES;
+    }
+
     @Override
     public CompletableFuture<Optional<StoredState>> read(String typeName, String entityId) {
         String what = "read of the state of [" + typeName + "/" + entityId + "]";
@@ -294,7 +251,7 @@ public final class JdbcShardingStore implements ShardingStore {
             String typeName, String entityId, int shardId, long epoch, byte[] state, byte @Nullable [] applied) {
         CompletableFuture<StoredState> future = new CompletableFuture<>();
         Objects.requireNonNull(state, "state");
-        return invalidKey(typeName, entityId, future)
+        return StoreKeys.invalid(typeName, entityId, future)
                 ? future
                 : writer.submit(
                         new StoreOperation.Write(
@@ -312,7 +269,7 @@ public final class JdbcShardingStore implements ShardingStore {
     @Override
     public CompletableFuture<Void> delete(String typeName, String entityId, int shardId, long epoch) {
         CompletableFuture<Void> future = new CompletableFuture<>();
-        return invalidKey(typeName, entityId, future)
+        return StoreKeys.invalid(typeName, entityId, future)
                 ? future
                 : writer.submit(
                         new StoreOperation.Delete(typeName, entityId, shardId, epoch, future, System.nanoTime()),
@@ -337,18 +294,11 @@ public final class JdbcShardingStore implements ShardingStore {
         CompletableFuture<Void> future = new CompletableFuture<>();
         List<String> add = List.copyOf(started);
         List<String> remove = List.copyOf(stopped);
-        for (String id : add) {
-            if (invalidKey(typeName, id, future)) {
-                return future;
-            }
-        }
-        for (String id : remove) {
-            if (invalidKey(typeName, id, future)) {
-                return future;
-            }
-        }
-        return writer.submit(
-                new StoreOperation.Remember(typeName, shardId, epoch, add, remove, future, System.nanoTime()), future);
+        return StoreKeys.invalid(typeName, add, future) || StoreKeys.invalid(typeName, remove, future)
+                ? future
+                : writer.submit(
+                        new StoreOperation.Remember(typeName, shardId, epoch, add, remove, future, System.nanoTime()),
+                        future);
     }
 
     @Override
@@ -361,21 +311,17 @@ public final class JdbcShardingStore implements ShardingStore {
     @Override
     public CompletableFuture<java.util.Map<Integer, Long>> currentEpochs(String typeName) {
         String what = "read of the shard epochs of [" + typeName + "]";
-        return tasks.onReader(what, ConnectionTasks.Mode.AUTO_COMMIT, (c, d) -> d.currentEpochs(c, typeName));
+        return tasks.onReader(
+                what,
+                ConnectionTasks.Mode.AUTO_COMMIT,
+                (c, d) -> d.shardEpochs().current(c, typeName));
     }
 
     /** The database server's clock ({@code CURRENT_TIMESTAMP}), which every node reads alike. */
     @Override
     public CompletableFuture<Long> currentTimeMillis() {
-        return tasks.onReader("read of the database's clock", ConnectionTasks.Mode.AUTO_COMMIT, (c, d) -> {
-            try (java.sql.Statement st = c.createStatement();
-                    java.sql.ResultSet rs = st.executeQuery("SELECT CURRENT_TIMESTAMP")) {
-                if (!rs.next()) {
-                    throw new java.sql.SQLException("SELECT CURRENT_TIMESTAMP returned no row");
-                }
-                return rs.getTimestamp(1).getTime();
-            }
-        });
+        return tasks.onReader(
+                "read of the database's clock", ConnectionTasks.Mode.AUTO_COMMIT, (c, d) -> d.currentTimeMillis(c));
     }
 
     @Override
@@ -403,34 +349,12 @@ public final class JdbcShardingStore implements ShardingStore {
     @Override
     public CompletableFuture<CoordinatorLease> acquireCoordinatorLease(
             String clusterName, String holderId, String holderName, Duration duration) {
-        Objects.requireNonNull(duration, "duration");
-        String what = "coordinator lease request of cluster [" + clusterName + "] by [" + holderName + "]";
-        CompletableFuture<CoordinatorLease> refused = new CompletableFuture<>();
-        if (invalidLease(clusterName, holderId, holderName, refused)) {
-            return refused;
-        }
-        if (duration.toNanos() / 1000 <= 0) {
-            refused.completeExceptionally(new IllegalArgumentException(
-                    "A coordinator lease must last at least 1" + " microsecond, not " + duration));
-            return refused;
-        }
-        return tasks.onLeaseThread(
-                what, leaseLimit(duration), (c, d) -> d.acquireLease(c, clusterName, holderId, holderName, duration));
+        return leases.acquire(clusterName, holderId, holderName, duration);
     }
 
     @Override
     public CompletableFuture<Void> releaseCoordinatorLease(String clusterName, String holderId) {
-        String what = "release of the coordinator lease of cluster [" + clusterName + "] by [" + holderId + "]";
-        CompletableFuture<Void> refused = new CompletableFuture<>();
-        if (invalidLease(clusterName, holderId, "", refused)) {
-            return refused;
-        }
-        @SuppressWarnings("NullAway") // no result: Void
-        ReadTask.Work<Void> release = (c, d) -> {
-            d.releaseLease(c, clusterName, holderId);
-            return null;
-        };
-        return tasks.onLeaseThread(what, settings.queryTimeout(), release);
+        return leases.release(clusterName, holderId);
     }
 
     /**
@@ -441,23 +365,7 @@ public final class JdbcShardingStore implements ShardingStore {
      */
     @Override
     public CompletableFuture<Optional<String>> storeId() {
-        @Nullable String known = storeId;
-        if (known != null) {
-            return CompletableFuture.completedFuture(Optional.of(known));
-        }
-        return tasks.onReader("read of the store id", ConnectionTasks.Mode.RETRIED_TRANSACTION, (c, d) -> {
-            @Nullable String id = d.storeId(c);
-            if (id == null) {
-                d.createStoreId(c, UUID.randomUUID().toString());
-                id = d.storeId(c);
-            }
-            if (id == null) {
-                // an isolation level that hides the row another node committed meanwhile: try a fresh transaction
-                throw new SQLTransactionRollbackException("The store id was neither created nor found", "40001");
-            }
-            storeId = id;
-            return Optional.of(id);
-        });
+        return leases.storeId();
     }
 
     /**
@@ -483,73 +391,5 @@ public final class JdbcShardingStore implements ShardingStore {
      */
     long abortedConnections() {
         return watchdog.aborted();
-    }
-
-    /**
-     * The database's time limit for a lease request: half the lease, so that the request fails within the lease's
-     * duration, and never more than the query timeout.
-     */
-    private Duration leaseLimit(Duration duration) {
-        Duration half = duration.dividedBy(2);
-        return half.compareTo(settings.queryTimeout()) < 0 ? half : settings.queryTimeout();
-    }
-
-    private static boolean invalidLease(
-            String clusterName, String holderId, String holderName, CompletableFuture<?> future) {
-        Objects.requireNonNull(clusterName, "clusterName");
-        Objects.requireNonNull(holderId, "holderId");
-        Objects.requireNonNull(holderName, "holderName");
-        for (String name : List.of(clusterName, holderId, holderName)) {
-            if (name.length() > MAX_LEASE_NAME_LENGTH || name.indexOf('\u0000') >= 0) {
-                future.completeExceptionally(new IllegalArgumentException("The JDBC sharding store cannot hold a"
-                        + " coordinator lease for cluster [" + clusterName + "] by [" + holderId + "/" + holderName
-                        + "]: names must be at most " + MAX_LEASE_NAME_LENGTH
-                        + " characters, without the character U+0000"));
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /** A call failed: the database may be served by another process now. */
-    private void failed() {
-        JdbcDialect d = dialect;
-        if (d != null) {
-            d.mayHaveMoved();
-        }
-    }
-
-    /**
-     * The database's dialect, found on the first connection, whose durability it checks first: a database the store
-     * refuses fails every operation, each with the report.
-     */
-    private JdbcDialect dialect(Connection connection) throws SQLException {
-        JdbcDialect d = dialect;
-        if (d == null) {
-            d = JdbcDialect.detect(connection, settings);
-            d.checkDurability(connection);
-            dialect = d;
-        }
-        return d;
-    }
-
-    private static boolean invalidKey(String typeName, String entityId, CompletableFuture<?> future) {
-        Objects.requireNonNull(typeName, "typeName");
-        Objects.requireNonNull(entityId, "entityId");
-        @Nullable String problem = null;
-        if (typeName.length() > MAX_TYPE_NAME_LENGTH) {
-            problem = "the type name is longer than " + MAX_TYPE_NAME_LENGTH + " characters";
-        } else if (entityId.length() > MAX_ENTITY_ID_LENGTH) {
-            problem = "the entity id is longer than " + MAX_ENTITY_ID_LENGTH + " characters";
-        } else if (typeName.indexOf('\u0000') >= 0 || entityId.indexOf('\u0000') >= 0) {
-            problem = "it contains the character U+0000, which PostgreSQL cannot store in text";
-        }
-        if (problem != null) {
-            String shown = entityId.length() > 64 ? entityId.substring(0, 64) + "..." : entityId;
-            future.completeExceptionally(new IllegalArgumentException(
-                    "The JDBC sharding store cannot store [" + typeName + "/" + shown + "]: " + problem));
-            return true;
-        }
-        return false;
     }
 }

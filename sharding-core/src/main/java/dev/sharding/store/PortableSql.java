@@ -7,7 +7,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -47,13 +46,24 @@ abstract class PortableSql {
 
     private final int queryTimeoutSeconds;
 
+    /** How the product's lock statements name their keys. */
+    private final KeyLocking keyLocking;
+
+    /** Where the product keeps the time limits of a transaction. */
+    private final TimeLimits timeLimits;
+
+    /** The reads and locks of the shard epoch rows. */
+    private final ShardEpochs shardEpochs;
+
     /**
      * Creates the dialect for the tables of a prefix.
      *
      * @param prefix the validated table prefix
      * @param queryTimeout the longest a statement may run, lock waits included
+     * @param keyLocking how the product's lock statements name their keys
+     * @param timeLimits where the product keeps the time limits of a transaction
      */
-    protected PortableSql(String prefix, Duration queryTimeout) {
+    protected PortableSql(String prefix, Duration queryTimeout, KeyLocking keyLocking, TimeLimits timeLimits) {
         this.prefix = prefix;
         this.states = prefix + "entity_state";
         this.epochs = prefix + "shard_epoch";
@@ -62,140 +72,18 @@ abstract class PortableSql {
         this.storeTable = prefix + "store";
         this.queryTimeout = queryTimeout;
         this.queryTimeoutSeconds = StoreTimeouts.seconds(queryTimeout);
+        this.keyLocking = keyLocking;
+        this.timeLimits = timeLimits;
+        this.shardEpochs = new ShardEpochs(this);
     }
 
     /**
-     * Reads the current epochs of shards and locks their rows until the transaction ends, so that no epoch can be
-     * taken between a write's fence check and its commit. Rows another transaction holds are skipped rather than
-     * waited for ({@code SKIP LOCKED}): they belong to a shard whose writes this batch must leave for a later one
-     * (its previous owner, slow or cut off in the middle of a transaction, may hold them for seconds), while the
-     * writes of every other shard go on. One statement per type (and per {@link #LOCK_CHUNK} shards), each locking
-     * its rows in shard order, as {@link #lockStates} does for state rows; when rows are missing from the result, one
-     * more statement per type tells the rows that exist (held by another transaction) from those that do not.
+     * The reads and locks of the shard epoch rows.
      *
-     * @param connection the batch's connection
-     * @param shards the shards, sorted
-     * @return the epoch of each shard locked or without a row (0 for those), and the shards held by another
-     *     transaction
-     * @throws SQLException on failure
+     * @return the shard epochs of this product
      */
-    LockedEpochs lockShardEpochs(Connection connection, java.util.SortedSet<ShardKey> shards) throws SQLException {
-        java.util.Map<ShardKey, Long> epochsByShard = new java.util.HashMap<>();
-        selectEpochs(connection, shards, " FOR UPDATE SKIP LOCKED", epochsByShard);
-        if (epochsByShard.size() == shards.size()) {
-            return new LockedEpochs(epochsByShard, Set.of());
-        }
-        java.util.SortedSet<ShardKey> missing = new java.util.TreeSet<>(shards);
-        missing.removeAll(epochsByShard.keySet());
-        java.util.Map<ShardKey, Long> existing = new java.util.HashMap<>();
-        // a plain read sees the committed row without waiting for the transaction that holds it
-        selectEpochs(connection, missing, "", existing);
-        for (ShardKey shard : missing) {
-            if (!existing.containsKey(shard)) {
-                epochsByShard.put(shard, 0L);
-            }
-        }
-        return new LockedEpochs(epochsByShard, existing.keySet());
-    }
-
-    /**
-     * What {@link #lockShardEpochs} found.
-     *
-     * @param epochs the epoch of each shard whose row is locked by this transaction, 0 for shards without a row
-     * @param busy the shards whose rows another transaction holds: neither locked nor read
-     */
-    record LockedEpochs(java.util.Map<ShardKey, Long> epochs, Set<ShardKey> busy) {}
-
-    private void selectEpochs(
-            Connection connection,
-            java.util.SortedSet<ShardKey> shards,
-            String lockClause,
-            java.util.Map<ShardKey, Long> epochsByShard)
-            throws SQLException {
-        java.util.List<ShardKey> all = new java.util.ArrayList<>(shards);
-        boolean rows = lockByRowValues();
-        // one statement per type and chunk rather than one per shard: each statement is a round trip
-        for (int from = 0; from < all.size(); ) {
-            String typeName = all.get(from).typeName();
-            int to = from;
-            while (to < all.size()
-                    && to - from < LOCK_CHUNK
-                    && all.get(to).typeName().equals(typeName)) {
-                to++;
-            }
-            java.util.List<ShardKey> chunk = all.subList(from, to);
-            int size = Integer.highestOneBit(chunk.size());
-            size = size == chunk.size() ? size : size * 2;
-            String sql = "SELECT shard_id, epoch FROM " + epochs + " WHERE "
-                    + (rows
-                            ? "(type_name, shard_id) IN (" + String.join(", ", Collections.nCopies(size, "(?, ?)"))
-                            : "type_name = ? AND shard_id IN (" + String.join(", ", Collections.nCopies(size, "?")))
-                    + ") ORDER BY shard_id" + lockClause;
-            try (PreparedStatement ps = prepare(connection, sql)) {
-                int p = 1;
-                if (!rows) {
-                    ps.setString(p++, typeName);
-                }
-                for (int i = 0; i < size; i++) {
-                    if (rows) {
-                        ps.setString(p++, typeName);
-                    }
-                    ps.setInt(p++, chunk.get(Math.min(i, chunk.size() - 1)).shardId());
-                }
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        epochsByShard.put(new ShardKey(typeName, rs.getInt(1)), rs.getLong(2));
-                    }
-                }
-            }
-            from = to;
-        }
-    }
-
-    /**
-     * The longest a new epoch waits for its shard's row: enough for another node's write batch or epoch to commit,
-     * far less than a transaction of a slow node.
-     */
-    static final java.time.Duration EPOCH_LOCK_WAIT = java.time.Duration.ofSeconds(1);
-
-    /**
-     * Locks a shard's epoch row, if it has one, waiting at most {@link #EPOCH_LOCK_WAIT} (or half the query timeout, if
-     * shorter) for another transaction that holds it. A new epoch is taken when the coordinator allocates the shard
-     * again, and a transaction that holds the row for longer is most likely a write of its previous owner, slow or cut
-     * off in the middle of it. Waiting for it would hold one of the store's few read threads for up to the query
-     * timeout per shard; failing soon lets the coordinator try again on its next round, and every other shard's
-     * allocation go on.
-     *
-     * @param connection a connection in the epoch's transaction
-     * @param typeName the entity type
-     * @param shardId the shard
-     * @throws SQLException a {@link ShardRowBusyException} when another transaction held the row all that time
-     */
-    final void lockEpochBriefly(Connection connection, String typeName, int shardId) throws SQLException {
-        // under the query timeout, which also limits the whole statement on some databases
-        java.time.Duration half = queryTimeout.dividedBy(2);
-        java.time.Duration wait = EPOCH_LOCK_WAIT.compareTo(half) < 0 ? EPOCH_LOCK_WAIT : half;
-        limitLockWaits(connection, wait);
-        try (PreparedStatement ps = prepare(
-                connection, "SELECT epoch FROM " + epochs + " WHERE type_name = ? AND shard_id = ? FOR UPDATE")) {
-            ps.setString(1, typeName);
-            ps.setInt(2, shardId);
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    // locked
-                }
-            }
-        } catch (SQLException e) {
-            if (lockNotAvailable(e)) {
-                throw new ShardRowBusyException(
-                        "The epoch of [" + typeName + "/shard " + shardId + "] is held by another transaction for more"
-                                + " than " + StoreTimeouts.format(wait)
-                                + " (the shard's previous owner, slow or cut off"
-                                + " in the middle of a write?); a new epoch is taken once it ends",
-                        e);
-            }
-            throw e;
-        }
+    final ShardEpochs shardEpochs() {
+        return shardEpochs;
     }
 
     /**
@@ -206,16 +94,6 @@ abstract class PortableSql {
      * @throws SQLException on failure
      */
     abstract void limitLockWaits(Connection connection, java.time.Duration limit) throws SQLException;
-
-    /** A shard's epoch row was held by another transaction, and the statement would not wait for it. */
-    static final class ShardRowBusyException extends SQLException {
-
-        private static final long serialVersionUID = 1L;
-
-        ShardRowBusyException(String message, SQLException cause) {
-            super(message, cause.getSQLState(), cause.getErrorCode(), cause);
-        }
-    }
 
     /**
      * Whether a statement failed because a row lock it asked for without waiting ({@code NOWAIT}) was held by
@@ -241,18 +119,8 @@ abstract class PortableSql {
     }
 
     /**
-     * Whether every transaction of the store limits its statements' time on the server, so that statements need no
-     * query timeout of the driver's: a driver that enforces one runs a timer per statement.
-     *
-     * @return true when the server limits them
-     */
-    boolean limitsStatementsOnTheServer() {
-        return false;
-    }
-
-    /**
      * Prepares a statement with the query timeout, unless the server limits statements itself
-     * ({@link #limitsStatementsOnTheServer()}).
+     * ({@link TimeLimits#TRANSACTION}).
      *
      * @param connection the connection
      * @param sql the statement
@@ -260,17 +128,7 @@ abstract class PortableSql {
      * @throws SQLException on failure
      */
     final PreparedStatement prepare(Connection connection, String sql) throws SQLException {
-        PreparedStatement ps = connection.prepareStatement(sql);
-        if (limitsStatementsOnTheServer()) {
-            return ps;
-        }
-        try {
-            ps.setQueryTimeout(queryTimeoutSeconds);
-        } catch (SQLException | RuntimeException e) {
-            ps.close();
-            throw e;
-        }
-        return ps;
+        return timeLimits.limit(connection.prepareStatement(sql), queryTimeoutSeconds);
     }
 
     /**
@@ -281,17 +139,25 @@ abstract class PortableSql {
      * @throws SQLException on failure
      */
     final Statement statement(Connection connection) throws SQLException {
-        Statement st = connection.createStatement();
-        if (limitsStatementsOnTheServer()) {
-            return st;
-        }
-        try {
-            st.setQueryTimeout(queryTimeoutSeconds);
-        } catch (SQLException | RuntimeException e) {
-            st.close();
-            throw e;
-        }
-        return st;
+        return timeLimits.limit(connection.createStatement(), queryTimeoutSeconds);
+    }
+
+    /**
+     * Where the product keeps the time limits of a transaction.
+     *
+     * @return the product's time limits
+     */
+    final TimeLimits timeLimits() {
+        return timeLimits;
+    }
+
+    /**
+     * How the product's lock statements ({@link #lockStates}, {@link ShardEpochs#lockAll}) name their keys.
+     *
+     * @return the product's key locking
+     */
+    final KeyLocking keyLocking() {
+        return keyLocking;
     }
 
     /**
@@ -302,14 +168,6 @@ abstract class PortableSql {
     final Duration queryTimeout() {
         return queryTimeout;
     }
-
-    /**
-     * How {@link #lockStates} names its keys: as {@code (type_name, entity_id)} row values, or as one type and a list
-     * of ids. Each product finds rows by the primary key only for one of the two forms.
-     *
-     * @return whether to use row values
-     */
-    abstract boolean lockByRowValues();
 
     @Nullable
     StoredState read(Connection connection, String typeName, String entityId) throws SQLException {
@@ -338,25 +196,12 @@ abstract class PortableSql {
         Map<String, Locked> found = new HashMap<>();
         for (int from = 0; from < ids.size(); from += LOCK_CHUNK) {
             List<String> chunk = ids.subList(from, Math.min(ids.size(), from + LOCK_CHUNK));
-            int size = Integer.highestOneBit(chunk.size());
-            size = size == chunk.size() ? size : size * 2;
-            boolean rows = lockByRowValues();
+            int size = KeyLocking.padded(chunk.size());
             String sql = "SELECT entity_id, version, epoch FROM " + states + " WHERE "
-                    + (rows
-                            ? "(type_name, entity_id) IN (" + String.join(", ", Collections.nCopies(size, "(?, ?)"))
-                            : "type_name = ? AND entity_id IN (" + String.join(", ", Collections.nCopies(size, "?")))
-                    + ") ORDER BY entity_id FOR UPDATE";
+                    + keyLocking.condition("entity_id", size) + " ORDER BY entity_id FOR UPDATE";
             try (PreparedStatement ps = prepare(connection, sql)) {
-                int p = 1;
-                if (!rows) {
-                    ps.setString(p++, typeName);
-                }
-                for (int i = 0; i < size; i++) {
-                    if (rows) {
-                        ps.setString(p++, typeName);
-                    }
-                    ps.setString(p++, chunk.get(Math.min(i, chunk.size() - 1)));
-                }
+                keyLocking.bind(
+                        ps, typeName, size, (s, p, i) -> s.setString(p, chunk.get(Math.min(i, chunk.size() - 1))));
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
                         found.put(rs.getString(1), new Locked(rs.getLong(2), rs.getLong(3)));
@@ -455,17 +300,20 @@ abstract class PortableSql {
         }
     }
 
-    java.util.Map<Integer, Long> currentEpochs(Connection connection, String typeName) throws SQLException {
-        try (PreparedStatement ps =
-                prepare(connection, "SELECT shard_id, epoch FROM " + epochs + " WHERE type_name = ?")) {
-            ps.setString(1, typeName);
-            java.util.Map<Integer, Long> result = new java.util.HashMap<>();
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    result.put(rs.getInt(1), rs.getLong(2));
-                }
+    /**
+     * The database server's clock ({@code CURRENT_TIMESTAMP}), which every node reads alike.
+     *
+     * @param connection the connection
+     * @return the time, in milliseconds since the epoch
+     * @throws SQLException on failure
+     */
+    long currentTimeMillis(Connection connection) throws SQLException {
+        try (Statement st = connection.createStatement();
+                ResultSet rs = st.executeQuery("SELECT CURRENT_TIMESTAMP")) {
+            if (!rs.next()) {
+                throw new SQLException("SELECT CURRENT_TIMESTAMP returned no row");
             }
-            return result;
+            return rs.getTimestamp(1).getTime();
         }
     }
 

@@ -33,7 +33,7 @@ final class StateReplay {
     /** How often one key may lose an insert race within one transaction before the batch gives up. */
     private static final int MAX_INSERT_ROUNDS = 5;
 
-    private final List<StoreOperation> operations;
+    private final List<StoreOperation.Batched> operations;
 
     private final BatchOutcomes outcomes;
 
@@ -43,7 +43,7 @@ final class StateReplay {
      * @param operations the batch's operations, in queue order
      * @param outcomes where their outcomes are recorded
      */
-    StateReplay(List<StoreOperation> operations, BatchOutcomes outcomes) {
+    StateReplay(List<StoreOperation.Batched> operations, BatchOutcomes outcomes) {
         this.operations = operations;
         this.outcomes = outcomes;
     }

@@ -6,10 +6,13 @@ import java.util.concurrent.CompletableFuture;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A change queued for the writer thread of a {@link JdbcShardingStore}; each one is committed in one batch
- * transaction and then its future completed.
+ * What is queued for the writer thread of a {@link JdbcShardingStore}: a change ({@link Batched}), committed in one
+ * batch transaction and then its future completed, or the {@link Stop} that ends the writer.
  */
 sealed interface StoreOperation {
+
+    /** A change a {@link WriteBatch} applies: every operation but {@link Stop}. */
+    sealed interface Batched extends StoreOperation permits StateChange, Remember, Clear {}
 
     /**
      * The future the caller holds.
@@ -36,7 +39,7 @@ sealed interface StoreOperation {
     }
 
     /** A change of one entity's state row, fenced by the current epoch of the entity's shard. */
-    sealed interface StateChange extends StoreOperation permits Write, Delete {
+    sealed interface StateChange extends Batched permits Write, Delete {
 
         /**
          * The entity type.
@@ -145,7 +148,7 @@ sealed interface StoreOperation {
             List<String> stopped,
             CompletableFuture<Void> future,
             long queuedNanos)
-            implements StoreOperation {
+            implements Batched {
 
         /** The epoch of changes that no epoch fences. */
         static final long UNFENCED = Long.MAX_VALUE;
@@ -162,7 +165,7 @@ sealed interface StoreOperation {
      *
      * @param future completed once deleted, with how many ids were
      */
-    record Clear(CompletableFuture<Long> future) implements StoreOperation {
+    record Clear(CompletableFuture<Long> future) implements Batched {
 
         @Override
         public String describe() {
@@ -171,7 +174,8 @@ sealed interface StoreOperation {
     }
 
     /**
-     * Tells the writer thread to stop once the operations queued before it are done; never part of a batch.
+     * Tells the writer thread to stop once the operations queued before it are done; not a {@link Batched} change, so
+     * never part of a batch.
      *
      * @param future completed when the writer stops
      */

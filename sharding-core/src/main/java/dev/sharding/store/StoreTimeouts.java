@@ -29,7 +29,7 @@ final class StoreTimeouts {
      * @return the failure's text, preceded by an explanation when it is a timeout
      */
     static String reason(@Nullable Throwable failure, Duration limit, Duration queryTimeout) {
-        if (failure instanceof PortableSql.ShardRowBusyException busy) {
+        if (failure instanceof ShardEpochs.ShardRowBusyException busy) {
             return String.valueOf(busy.getMessage()); // did not wait: no time limit to name
         }
         String text = String.valueOf(failure);

@@ -25,6 +25,11 @@ public class ForwardingStore implements ShardingStore {
     }
 
     @Override
+    public Set<Capability> capabilities() {
+        return delegate.capabilities();
+    }
+
+    @Override
     public CompletableFuture<Optional<StoredState>> read(String typeName, String entityId) {
         return delegate.read(typeName, entityId);
     }

@@ -160,6 +160,18 @@ final class DurableEntityState {
      */
     private @Nullable CompletableFuture<Void> recordApplied(
             ReplySink sink, @Nullable EntityStateImpl<?> s, String messageId, @Nullable Object value) {
+        if (!services.store().capabilities().contains(ShardingStore.Capability.APPLIED_MESSAGES)) {
+            if (s != null) {
+                s.discard();
+            }
+            notStored(
+                    sink,
+                    new UnsupportedOperationException(
+                            services.store().getClass().getName() + " cannot store the ids of applied messages"),
+                    false,
+                    0);
+            return null;
+        }
         byte[] reply;
         try {
             reply = value == null ? null : services.codec().encode(value);
@@ -286,13 +298,12 @@ final class DurableEntityState {
 
     /**
      * Whether a failure of the store's future is the store failing (an outage: retryable) rather than the store
-     * refusing this write for what it is: a stale epoch (the shard moved), a store that cannot keep what was asked
-     * (applied message ids), or a value or key it cannot hold. Failures of the codec never reach the store.
+     * refusing this write for what it is: a stale epoch (the shard moved), or a value or key it cannot hold. Failures
+     * of the codec never reach the store, nor does a write the store does not declare it can keep (applied message
+     * ids: {@link ShardingStore.Capability#APPLIED_MESSAGES}).
      */
     static boolean isStoreFailure(Throwable failure) {
-        return !(failure instanceof StaleEpochException
-                || failure instanceof UnsupportedOperationException
-                || failure instanceof IllegalArgumentException);
+        return !(failure instanceof StaleEpochException || failure instanceof IllegalArgumentException);
     }
 
     /** The entity's durable state; see {@link dev.sharding.EntityContext#state}. */

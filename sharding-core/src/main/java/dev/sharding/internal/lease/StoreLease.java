@@ -25,7 +25,8 @@ import org.slf4j.LoggerFactory;
  * <li>With the other strategies it guards against a second cluster started on the same store by mistake: a holder
  * that was never a member of this cluster is a foreign cluster, and this coordinator allocates nothing while it holds
  * the lease. A coordinator that may not run does not hold on to it.</li>
- * <li>A store that holds no leases answers {@link UnsupportedOperationException} once, and is not asked again.</li>
+ * <li>A store that holds no leases (it does not declare {@link ShardingStore.Capability#COORDINATOR_LEASE}) is never
+ * asked.</li>
  * </ul>
  *
  * <p>Control thread only.
@@ -143,35 +144,39 @@ final class StoreLease {
         if (!supported || inFlight || !elapsed(lastAttemptNanos, now, renewNanos) || !mayHold.getAsBoolean()) {
             return;
         }
+        ShardingStore store = node.store();
+        if (!store.capabilities().contains(ShardingStore.Capability.COORDINATOR_LEASE)) {
+            unsupported(store);
+            return;
+        }
         inFlight = true;
         lastAttemptNanos = now;
         Member self = node.self();
-        ShardingStore store = node.store();
         long sent = System.nanoTime();
         store.acquireCoordinatorLease(node.clusterName(), self.id(), self.name(), settings.leaseDuration())
                 .whenComplete((lease, failure) -> node.runOnControlLater(() -> {
                     inFlight = false;
                     if (failure != null) {
-                        failed(failure, store);
+                        log.warn("Cannot renew the coordinator lease in the store: {}", unwrap(failure));
                     } else if (listener.coordinating()) {
                         answered(lease, sent);
                     }
                 }));
     }
 
-    private void failed(Throwable failure, ShardingStore store) {
-        Throwable cause = failure instanceof CompletionException c && c.getCause() != null ? c.getCause() : failure;
-        if (cause instanceof UnsupportedOperationException) {
-            supported = false;
-            if (settings.strategy() == SplitBrainSettings.Strategy.STORE_LEASE) {
-                log.error(
-                        "Split-brain strategy store-lease needs a store that holds leases, and {} does not: the "
-                                + "coordinator on {} can never run",
-                        store.getClass().getName(),
-                        node.nodeName());
-            }
-        } else {
-            log.warn("Cannot renew the coordinator lease in the store: {}", cause.toString());
+    private static String unwrap(Throwable failure) {
+        return (failure instanceof CompletionException c && c.getCause() != null ? c.getCause() : failure).toString();
+    }
+
+    /** The store holds no leases: it is not asked again, and a coordinator that needs one can never run. */
+    private void unsupported(ShardingStore store) {
+        supported = false;
+        if (settings.strategy() == SplitBrainSettings.Strategy.STORE_LEASE) {
+            log.error(
+                    "Split-brain strategy store-lease needs a store that holds leases, and {} does not: the "
+                            + "coordinator on {} can never run",
+                    store.getClass().getName(),
+                    node.nodeName());
         }
     }
 

@@ -130,7 +130,10 @@ public final class ServingGate implements LeaseListener {
         for (Region<?> r : hosting) {
             CompletableFuture<Map<Integer, Long>> epochs;
             try {
-                epochs = store.currentEpochs(r.typeName());
+                epochs = store.capabilities().contains(ShardingStore.Capability.CURRENT_EPOCHS)
+                        ? store.currentEpochs(r.typeName())
+                        : CompletableFuture.failedFuture(
+                                new IllegalStateException(store.getClass().getName() + " cannot read shard epochs"));
             } catch (RuntimeException e) {
                 epochs = CompletableFuture.failedFuture(e);
             }

@@ -130,7 +130,7 @@ class MemberLeaseTest {
 
         final List<ProtocolMessage> sent = new ArrayList<>();
 
-        private final ShardingStore store = new InMemoryShardingStore();
+        private final ShardingStore store;
 
         int resumed;
 
@@ -150,6 +150,20 @@ class MemberLeaseTest {
             LeaseKeeper keeper = new LeaseKeeper(this, settings, stableAfterNanos);
             keeper.listen(this);
             return keeper;
+        }
+
+        /** A host over a store of its own, in memory. */
+        Host() {
+            this(new InMemoryShardingStore());
+        }
+
+        /**
+         * A host over a store.
+         *
+         * @param store the store
+         */
+        Host(ShardingStore store) {
+            this.store = store;
         }
 
         MemberLease lease(MemberLease lease) {

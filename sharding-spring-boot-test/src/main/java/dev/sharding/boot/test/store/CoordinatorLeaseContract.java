@@ -3,6 +3,7 @@ package dev.sharding.boot.test.store;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sharding.spi.ShardingStore;
+import dev.sharding.spi.ShardingStore.Capability;
 import dev.sharding.spi.ShardingStore.CoordinatorLease;
 import java.time.Duration;
 import java.util.List;
@@ -14,7 +15,8 @@ import org.junit.jupiter.api.Test;
 /**
  * What every {@link ShardingStore} must do with a cluster's coordinator lease and its store id, as the SPI's javadoc
  * says; part of {@link ShardingStoreContract}, which extends it, and not run alone. Each test uses its own cluster
- * name (the test's entity type), so tests sharing one database do not see each other's leases.
+ * name (the test's entity type), so tests sharing one database do not see each other's leases. The lease tests run
+ * on a store that declares {@link Capability#COORDINATOR_LEASE}, and call nothing of the lease on one that does not.
  *
  * <p>Times are measured as a member can measure them: a grant counts from when its answer arrived until the request
  * was sent plus the time left the store returned. Waits for a lease to expire are bounded waits on a condition.
@@ -31,6 +33,7 @@ public abstract class CoordinatorLeaseContract extends StoreContractSupport {
 
     @Test
     void aFreeLeaseIsGrantedForItsDuration() throws Exception {
+        assumeCapable(Capability.COORDINATOR_LEASE);
         CoordinatorLease lease = acquire(store, "a", LONG);
         assertThat(lease.granted()).isTrue();
         assertThat(lease.holderId()).isEqualTo("a");
@@ -40,6 +43,7 @@ public abstract class CoordinatorLeaseContract extends StoreContractSupport {
 
     @Test
     void theHolderRenewsItsLeaseFromTheStoresNow() throws Exception {
+        assumeCapable(Capability.COORDINATOR_LEASE);
         assertThat(acquire(store, "a", Duration.ofSeconds(2)).granted()).isTrue();
         CoordinatorLease renewed = acquire(store, "a", LONG);
         assertThat(renewed.granted()).isTrue();
@@ -53,6 +57,7 @@ public abstract class CoordinatorLeaseContract extends StoreContractSupport {
 
     @Test
     void anotherMemberIsRefusedWhileTheLeaseLastsAndToldWhoHoldsIt() throws Exception {
+        assumeCapable(Capability.COORDINATOR_LEASE);
         ShardingStore peer = track(createPeer(store));
         long sent = System.nanoTime();
         assertThat(acquire(store, "a", LONG).granted()).isTrue();
@@ -73,6 +78,7 @@ public abstract class CoordinatorLeaseContract extends StoreContractSupport {
 
     @Test
     void anExpiredLeaseGoesToTheNextMemberThatAsks() throws Exception {
+        assumeCapable(Capability.COORDINATOR_LEASE);
         ShardingStore peer = track(createPeer(store));
         Duration shortLease = Duration.ofMillis(300);
         long sent = System.nanoTime();
@@ -98,6 +104,7 @@ public abstract class CoordinatorLeaseContract extends StoreContractSupport {
 
     @Test
     void releaseByTheHolderFreesTheLeaseAndByAnotherMemberChangesNothing() throws Exception {
+        assumeCapable(Capability.COORDINATOR_LEASE);
         ShardingStore peer = track(createPeer(store));
         assertThat(acquire(store, "a", LONG).granted()).isTrue();
         await(peer.releaseCoordinatorLease(type, "b"));
@@ -116,6 +123,7 @@ public abstract class CoordinatorLeaseContract extends StoreContractSupport {
 
     @Test
     void eachClusterHasALeaseOfItsOwn() throws Exception {
+        assumeCapable(Capability.COORDINATOR_LEASE);
         assertThat(acquire(store, "a", LONG).granted()).isTrue();
         CoordinatorLease other = await(store.acquireCoordinatorLease(type + "-other", "b", "node b", LONG));
         assertThat(other.granted()).isTrue();
@@ -124,6 +132,7 @@ public abstract class CoordinatorLeaseContract extends StoreContractSupport {
 
     @Test
     void membersRacingForTheLeaseFromSeveralStoresNeverHoldItAtOverlappingTimes() throws Exception {
+        assumeCapable(Capability.COORDINATOR_LEASE);
         List<ShardingStore> stores = List.of(store, track(createPeer(store)), track(createPeer(store)));
         new LeaseFuzzer(stores, type, Duration.ofMillis(400)).run(6, 20, type.hashCode());
     }

@@ -1,6 +1,7 @@
 package dev.sharding.boot.test.store;
 
 import dev.sharding.spi.ShardingStore;
+import dev.sharding.spi.ShardingStore.Capability;
 import dev.sharding.spi.ShardingStore.StoredState;
 import java.nio.charset.StandardCharsets;
 import java.util.Collections;
@@ -13,6 +14,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.TestInfo;
 
@@ -68,6 +70,18 @@ public abstract class StoreContractSupport {
      */
     protected void injectFault(@Nullable StoreFault fault) {
         throw new UnsupportedOperationException("This store cannot be made to fail");
+    }
+
+    /**
+     * Skips the calling test unless the store under test declares a capability ({@link ShardingStore#capabilities()}):
+     * the contract, as the runtime, never calls a store for an optional feature it does not declare.
+     *
+     * @param capability the feature the test calls
+     */
+    protected void assumeCapable(Capability capability) {
+        Assumptions.assumeTrue(
+                store.capabilities().contains(capability),
+                () -> store.getClass().getName() + " does not declare " + capability);
     }
 
     @BeforeEach
