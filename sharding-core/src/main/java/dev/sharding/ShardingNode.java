@@ -2,7 +2,6 @@ package dev.sharding;
 
 import dev.sharding.internal.node.NodeAssembly;
 import dev.sharding.internal.node.NodeRuntime;
-import dev.sharding.internal.region.Region;
 import dev.sharding.spi.MessageCodec;
 import dev.sharding.spi.MessageTracing;
 import dev.sharding.spi.ShardAllocationStrategy;
@@ -11,7 +10,6 @@ import dev.sharding.spi.ShardingStore;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -101,11 +99,6 @@ public final class ShardingNode implements AutoCloseable {
      * @throws IllegalArgumentException if this node does not run the type
      */
     public ShardRegion<?> region(String typeName) {
-        return runtime.status().region(typeName);
-    }
-
-    /** This node's region of a type, as the node runs it. */
-    private Region<?> local(String typeName) {
         return runtime.status().region(typeName);
     }
 
@@ -230,120 +223,14 @@ public final class ShardingNode implements AutoCloseable {
     }
 
     /**
-     * Whether the region of a type only routes.
+     * This node's region of a type, as an operator sees it: what it hosts and holds now, and its passivation.
      *
      * @param typeName the type
-     * @return true for a proxy-only region
-     */
-    public boolean isProxyOnly(String typeName) {
-        return local(typeName).proxyOnly();
-    }
-
-    /**
-     * The live entity ids of this node's shards of one type.
-     *
-     * @param typeName the type
-     * @return entity ids per hosted shard
+     * @return the region
      * @throws IllegalArgumentException for an unknown type
      */
-    public Map<Integer, List<String>> localEntities(String typeName) {
-        Map<Integer, List<String>> ids = runtime.status().localEntities(typeName);
-        if (ids == null) {
-            throw new IllegalArgumentException("Unknown entity type " + typeName);
-        }
-        return ids;
-    }
-
-    /**
-     * Entities of a type passivated on this node since it started.
-     *
-     * @param typeName the type
-     * @return the count
-     * @throws IllegalArgumentException for an unknown type
-     */
-    public long passivations(String typeName) {
-        return local(typeName).passivations();
-    }
-
-    /**
-     * The number of shards of a type.
-     *
-     * @param typeName the type
-     * @return the count
-     * @throws IllegalArgumentException for an unknown type
-     */
-    public int numberOfShards(String typeName) {
-        return local(typeName).numberOfShards();
-    }
-
-    /**
-     * Live entities of a type on this node now; cheap enough for a gauge.
-     *
-     * @param typeName the type
-     * @return the count
-     * @throws IllegalArgumentException for an unknown type
-     */
-    public int activeEntities(String typeName) {
-        return local(typeName).activeEntities();
-    }
-
-    /**
-     * Shards of a type hosted on this node now.
-     *
-     * @param typeName the type
-     * @return the count
-     * @throws IllegalArgumentException for an unknown type
-     */
-    public int hostedShards(String typeName) {
-        return local(typeName).hostedShards();
-    }
-
-    /**
-     * Messages of a type waiting on this node for their shard's home (not known yet, or moving).
-     *
-     * @param typeName the type
-     * @return the count
-     * @throws IllegalArgumentException for an unknown type
-     */
-    public int bufferedMessages(String typeName) {
-        return local(typeName).bufferedMessages();
-    }
-
-    /**
-     * Changes how a type's entities are passivated on this node, while it runs (as Pekko's
-     * {@code SetActiveEntityLimit}); a restart goes back to the settings.
-     *
-     * @param typeName the type
-     * @param strategy the new strategy, or {@code null} to keep it
-     * @param activeEntityLimit the type's limit of live entities on this node (zero for none), or {@code null} to
-     *     keep it
-     * @throws IllegalArgumentException for an unknown type or a negative limit
-     */
-    public void changePassivation(
-            String typeName, @Nullable PassivationStrategy strategy, @Nullable Integer activeEntityLimit) {
-        local(typeName).changePassivation(strategy, activeEntityLimit);
-    }
-
-    /**
-     * A type's passivation strategy on this node now.
-     *
-     * @param typeName the type
-     * @return the strategy
-     * @throws IllegalArgumentException for an unknown type
-     */
-    public PassivationStrategy passivationStrategy(String typeName) {
-        return local(typeName).passivationStrategy();
-    }
-
-    /**
-     * A type's limit of live entities on this node now.
-     *
-     * @param typeName the type
-     * @return the limit, zero for none
-     * @throws IllegalArgumentException for an unknown type
-     */
-    public int activeEntityLimit(String typeName) {
-        return local(typeName).activeEntityLimit();
+    public LocalRegion localRegion(String typeName) {
+        return runtime.status().region(typeName);
     }
 
     /**

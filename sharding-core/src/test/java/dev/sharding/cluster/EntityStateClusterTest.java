@@ -91,7 +91,8 @@ class EntityStateClusterTest {
                                     .filter(n -> n.nodeName().equals(target))
                                     .findFirst()
                                     .orElseThrow()
-                                    .localEntities("wallet")
+                                    .localRegion("wallet")
+                                    .entityIds()
                                     .containsKey(s));
                 }
             }
@@ -123,7 +124,8 @@ class EntityStateClusterTest {
         }
         ShardingNode victim = nodes.get(2);
         long onVictim = IDS.stream()
-                .filter(id -> victim.localEntities("wallet").values().stream().anyMatch(ids -> ids.contains(id)))
+                .filter(id -> victim.localRegion("wallet").entityIds().values().stream()
+                        .anyMatch(ids -> ids.contains(id)))
                 .count();
         assertThat(onVictim).isPositive();
         cluster.awaitStable(); // a member lost right after a join cannot be told from a split
@@ -161,7 +163,8 @@ class EntityStateClusterTest {
                         .filter(n -> n.nodeName().equals(other))
                         .findFirst()
                         .orElseThrow()
-                        .localEntities("wallet")
+                        .localRegion("wallet")
+                        .entityIds()
                         .containsKey(shard));
         ShardingNode newHome = nodes.stream()
                 .filter(n -> n.nodeName().equals(other))
@@ -200,7 +203,7 @@ class EntityStateClusterTest {
                 .atMost(Duration.ofSeconds(10))
                 .until(() -> store.reads() > 0);
         ShardingNode owner = nodes.stream()
-                .filter(n -> n.localEntities("wallet").containsKey(shard))
+                .filter(n -> n.localRegion("wallet").entityIds().containsKey(shard))
                 .findFirst()
                 .orElseThrow();
         ShardingNode other = nodes.stream().filter(n -> n != owner).findFirst().orElseThrow();

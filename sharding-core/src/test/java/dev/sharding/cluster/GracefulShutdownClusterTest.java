@@ -49,7 +49,7 @@ class GracefulShutdownClusterTest {
         load.start("via-n1", nodes.get(0).region(Journal.class));
         load.start("via-n2", nodes.get(1).region(Journal.class));
         load.awaitProgress(20);
-        assertThat(leaver.localEntities("journal")).isNotEmpty();
+        assertThat(leaver.localRegion("journal").entityIds()).isNotEmpty();
 
         // hold the handoff in "stopping" to see the node reported as leaving
         CountDownLatch gate = new CountDownLatch(1);
@@ -69,8 +69,8 @@ class GracefulShutdownClusterTest {
         cluster.awaitConverged();
         load.awaitProgress(20);
         load.assertNothingLost();
-        assertThat(nodes.get(0).localEntities("journal").size()
-                        + nodes.get(1).localEntities("journal").size())
+        assertThat(nodes.get(0).localRegion("journal").entityIds().size()
+                        + nodes.get(1).localRegion("journal").entityIds().size())
                 .isPositive();
     }
 
@@ -82,7 +82,7 @@ class GracefulShutdownClusterTest {
         load.start("via-n2", nodes.get(1).region(Journal.class));
         load.start("via-n3", nodes.get(2).region(Journal.class));
         load.awaitProgress(20);
-        assertThat(coordinator.localEntities("journal")).isNotEmpty();
+        assertThat(coordinator.localRegion("journal").entityIds()).isNotEmpty();
 
         coordinator.close();
         cluster.awaitConverged();

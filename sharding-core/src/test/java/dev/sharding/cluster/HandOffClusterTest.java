@@ -116,7 +116,7 @@ class HandOffClusterTest {
             .count();
 
     private int hosted(ShardingNode node) {
-        return node.localEntities("journal").size();
+        return node.localRegion("journal").entityIds().size();
     }
 
     @Test
@@ -177,7 +177,8 @@ class HandOffClusterTest {
                                         .filter(n -> n.nodeName().equals(target))
                                         .findFirst()
                                         .orElseThrow()
-                                        .localEntities("journal")
+                                        .localRegion("journal")
+                                        .entityIds()
                                         .containsKey(shard));
                     } catch (org.awaitility.core.ConditionTimeoutException timeout) {
                         // what to look at when it happens: where the shard's entities live, and whether the senders
@@ -187,7 +188,7 @@ class HandOffClusterTest {
                                     "%s hosts shards %s%n",
                                     n.nodeName(),
                                     new java.util.TreeSet<>(
-                                            n.localEntities("journal").keySet()));
+                                            n.localRegion("journal").entityIds().keySet()));
                         }
                         System.out.println("sent per sender: " + sentPerSender + "; accepted: " + r.message());
                         throw timeout;

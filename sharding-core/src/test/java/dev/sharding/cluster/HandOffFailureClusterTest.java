@@ -53,7 +53,8 @@ class HandOffFailureClusterTest {
 
     private ShardingNode owner(List<ShardingNode> nodes) {
         return nodes.stream()
-                .filter(n -> n.isRunning() && n.localEntities("journal").containsKey(SHARD))
+                .filter(n ->
+                        n.isRunning() && n.localRegion("journal").entityIds().containsKey(SHARD))
                 .findFirst()
                 .orElse(null);
     }
@@ -93,7 +94,7 @@ class HandOffFailureClusterTest {
                                 .get(5, TimeUnit.SECONDS)
                                 .handoffs()
                                 .isEmpty()
-                        && victim.localEntities("journal").containsKey(SHARD));
+                        && victim.localRegion("journal").entityIds().containsKey(SHARD));
         cluster.awaitStable(); // a member lost right after a join cannot be told from a split
         victim.crash();
         Journal.stopGate.countDown();
@@ -126,7 +127,7 @@ class HandOffFailureClusterTest {
         Awaitility.await("handoff completes without the crashed region's acknowledgement, well before the"
                         + " five-minute handoff-timeout")
                 .atMost(Duration.ofSeconds(30))
-                .until(() -> to.localEntities("journal").containsKey(SHARD));
+                .until(() -> to.localRegion("journal").entityIds().containsKey(SHARD));
         load.awaitProgress(20);
         load.assertNothingLost();
     }

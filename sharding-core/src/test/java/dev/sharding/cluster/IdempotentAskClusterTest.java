@@ -194,7 +194,8 @@ class IdempotentAskClusterTest {
         ShardingNode home = named(nodes, first.node());
         Awaitility.await("passivated")
                 .atMost(TIMEOUT)
-                .until(() -> home.localEntities("wallet").values().stream().noneMatch(ids -> ids.contains("m")));
+                .until(() ->
+                        home.localRegion("wallet").entityIds().values().stream().noneMatch(ids -> ids.contains("m")));
         assertThat(deposit(nodes.get(1), "m", 3, "k")).isEqualTo(first);
 
         String other = first.node().equals("n1") ? "n2" : "n1";
@@ -203,7 +204,8 @@ class IdempotentAskClusterTest {
         assertThat(moved.accepted()).as(moved.message()).isTrue();
         Awaitility.await("shard moved")
                 .atMost(TIMEOUT)
-                .until(() -> named(nodes, other).localEntities("wallet").containsKey(shard));
+                .until(() ->
+                        named(nodes, other).localRegion("wallet").entityIds().containsKey(shard));
         assertThat(deposit(nodes.get(0), "m", 3, "k"))
                 .as("recorded on the old home, answered by the new one")
                 .isEqualTo(first);

@@ -110,7 +110,7 @@ class LateNameClusterTest {
                 id = t.id();
             }
         }
-        int shard = EntityType.shardOf(id, first.numberOfShards("counter"));
+        int shard = EntityType.shardOf(id, first.localRegion("counter").numberOfShards());
         // the entity may answer before its region's confirmation of the shard reached the coordinator: then the
         // coordinator says so, and the request is made again
         AtomicReference<AdminResult> result = new AtomicReference<>();

@@ -205,7 +205,8 @@ class LocalRoundTripClusterTest {
         ShardRegion<Notebook> first = nodes.get(0).region(Notebook.class);
         first.ask("probe", new Write("x"), Page.class).get(20, TimeUnit.SECONDS);
         String home = nodes.stream()
-                .filter(n -> n.localEntities("notebook").values().stream().anyMatch(ids -> ids.contains("probe")))
+                .filter(n ->
+                        n.localRegion("notebook").entityIds().values().stream().anyMatch(ids -> ids.contains("probe")))
                 .findFirst()
                 .orElseThrow()
                 .nodeName();

@@ -87,7 +87,10 @@ class MemberCrashClusterTest {
         // one home per entity after recovery
         Map<String, Integer> hosted = new HashMap<>();
         for (ShardingNode n : cluster.running()) {
-            n.localEntities("counter").values().forEach(ids -> ids.forEach(id -> hosted.merge(id, 1, Integer::sum)));
+            n.localRegion("counter")
+                    .entityIds()
+                    .values()
+                    .forEach(ids -> ids.forEach(id -> hosted.merge(id, 1, Integer::sum)));
         }
         assertThat(hosted)
                 .containsOnlyKeys(homes.keySet())

@@ -56,8 +56,8 @@ class MemberPlacementClusterTest {
         ShardingNode web = cluster.startNode(roles("web"));
         ShardingNode backend1 = cluster.startNode(roles("backend", "batch"));
         ShardingNode backend2 = cluster.startNode(roles("backend"));
-        assertThat(web.isProxyOnly("counter")).isTrue();
-        assertThat(backend1.isProxyOnly("counter")).isFalse();
+        assertThat(web.localRegion("counter").proxyOnly()).isTrue();
+        assertThat(backend1.localRegion("counter").proxyOnly()).isFalse();
 
         for (int i = 0; i < 60; i++) {
             ShardingNode caller = List.of(web, backend1, backend2).get(i % 3);
@@ -66,9 +66,9 @@ class MemberPlacementClusterTest {
                     .get(10, TimeUnit.SECONDS);
             assertThat(t.node()).isIn(backend1.nodeName(), backend2.nodeName());
         }
-        assertThat(web.localEntities("counter")).isEmpty();
-        assertThat(backend1.localEntities("counter")).isNotEmpty();
-        assertThat(backend2.localEntities("counter")).isNotEmpty();
+        assertThat(web.localRegion("counter").entityIds()).isEmpty();
+        assertThat(backend1.localRegion("counter").entityIds()).isNotEmpty();
+        assertThat(backend2.localRegion("counter").entityIds()).isNotEmpty();
 
         ClusterState state = web.clusterState(Duration.ofSeconds(5)).get(10, TimeUnit.SECONDS);
         assertThat(state.memberInfo().get(web.self()).roles()).containsExactly("web");
@@ -104,7 +104,7 @@ class MemberPlacementClusterTest {
         ShardingNode second = cluster.startNode(three);
         assertThat(second.placementWait()).isNotNull();
         assertThat(waiting).noneMatch(CompletableFuture::isDone);
-        assertThat(first.localEntities("counter")).isEmpty();
+        assertThat(first.localRegion("counter").entityIds()).isEmpty();
 
         ShardingNode third = cluster.startNode(three);
         for (CompletableFuture<Counter.Total> f : waiting) {
@@ -112,7 +112,9 @@ class MemberPlacementClusterTest {
         }
         // the waiting requests were placed together, over the three members, before any rebalance could run
         for (ShardingNode n : List.of(first, second, third)) {
-            assertThat(n.localEntities("counter").size()).as(n.nodeName()).isBetween(SHARDS / 3 - 1, SHARDS / 3 + 2);
+            assertThat(n.localRegion("counter").entityIds().size())
+                    .as(n.nodeName())
+                    .isBetween(SHARDS / 3 - 1, SHARDS / 3 + 2);
             assertThat(n.placementWait()).isNull();
         }
     }
@@ -155,7 +157,7 @@ class MemberPlacementClusterTest {
         Awaitility.await("rebalanced over the three new nodes")
                 .atMost(TestCluster.FORMATION)
                 .until(() -> cluster.running().stream()
-                        .allMatch(n -> n.localEntities("counter").size() >= SHARDS / 3 - 1));
+                        .allMatch(n -> n.localRegion("counter").entityIds().size() >= SHARDS / 3 - 1));
         Map<Integer, String> last = homes();
         countMoves(homes, last, moves, newNodes, true);
 
@@ -198,7 +200,7 @@ class MemberPlacementClusterTest {
         Awaitility.await("balanced over the three new nodes")
                 .atMost(TestCluster.FORMATION)
                 .until(() -> cluster.running().stream()
-                        .allMatch(n -> n.localEntities("counter").size() >= SHARDS / 3 - 1));
+                        .allMatch(n -> n.localRegion("counter").entityIds().size() >= SHARDS / 3 - 1));
         countMoves(homes, homes(), moves, newNodes, true);
         int total = moves.values().stream().mapToInt(Integer::intValue).sum();
         System.out.println("[rolling update, new node first] moves per shard: " + new java.util.TreeMap<>(moves)
@@ -222,7 +224,7 @@ class MemberPlacementClusterTest {
     private Map<Integer, String> homes() {
         Map<Integer, String> homes = new HashMap<>();
         for (ShardingNode n : cluster.running()) {
-            n.localEntities("counter").keySet().forEach(shard -> {
+            n.localRegion("counter").entityIds().keySet().forEach(shard -> {
                 String previous = homes.put(shard, n.nodeName());
                 assertThat(previous).as("shard %d hosted twice", shard).isNull();
             });

@@ -169,9 +169,13 @@ class MetricsClusterTest {
         counters.tell("c1", new Counter.Add(1));
         counters.tell("c2", new Counter.Add(1));
         assertThat(of(a).count("counter.tell")).isEqualTo(2);
-        assertThat(a.activeEntities("counter") + b.activeEntities("counter")).isEqualTo(ids.size());
-        assertThat(a.hostedShards("counter") + b.hostedShards("counter")).isEqualTo(20);
-        assertThat(a.bufferedMessages("counter")).isZero();
+        assertThat(a.localRegion("counter").activeEntities()
+                        + b.localRegion("counter").activeEntities())
+                .isEqualTo(ids.size());
+        assertThat(a.localRegion("counter").hostedShards()
+                        + b.localRegion("counter").hostedShards())
+                .isEqualTo(20);
+        assertThat(a.localRegion("counter").bufferedMessages()).isZero();
     }
 
     @Test
@@ -209,7 +213,7 @@ class MetricsClusterTest {
         CompletableFuture<Counter.Total> lost =
                 counters.ask(onB, new Counter.AddLater(1, 60_000), Counter.Total.class, Duration.ofSeconds(60));
         Awaitility.await("the ask reached node b")
-                .until(() -> !b.localEntities("counter").isEmpty());
+                .until(() -> !b.localRegion("counter").entityIds().isEmpty());
         b.crash();
         assertThat(failure(lost)).isInstanceOf(EntityUnreachableException.class);
         assertThat(of(a).asks("counter", AskOutcome.UNREACHABLE, true)).isEqualTo(1);
@@ -232,7 +236,7 @@ class MetricsClusterTest {
         Recording r = of(alone);
         assertThat(r.count("counter.tell")).isEqualTo(3);
         assertThat(r.count("counter.dropped." + DropReason.BUFFER_FULL)).isEqualTo(1);
-        assertThat(alone.bufferedMessages("counter")).isEqualTo(3);
+        assertThat(alone.localRegion("counter").bufferedMessages()).isEqualTo(3);
 
         cluster.close();
         assertThat(r.count("counter.dropped." + DropReason.STOPPED))
@@ -249,21 +253,23 @@ class MetricsClusterTest {
         for (int i = 0; i < 40; i++) {
             counters.ask("p" + i, new Counter.Add(1), Counter.Total.class).get(30, TimeUnit.SECONDS);
         }
-        assertThat(a.hostedShards("counter")).isEqualTo(20);
+        assertThat(a.localRegion("counter").hostedShards()).isEqualTo(20);
 
-        a.changePassivation("counter", null, 30);
+        a.localRegion("counter").changePassivation(null, 30);
         Awaitility.await("entities over the limit passivated")
                 .atMost(Duration.ofSeconds(30))
                 .until(() -> of(a).count("counter.passivated") >= 10);
-        assertThat(of(a).count("counter.passivated")).isEqualTo(a.passivations("counter"));
+        assertThat(of(a).count("counter.passivated"))
+                .isEqualTo(a.localRegion("counter").passivations());
 
         ShardingNode b = cluster.startNode(quick);
         Awaitility.await("shards moved to the new node")
                 .atMost(Duration.ofSeconds(60))
-                .until(() -> b.hostedShards("counter") >= 2);
+                .until(() -> b.localRegion("counter").hostedShards() >= 2);
         Awaitility.await("every move counted on the old owner")
                 .atMost(Duration.ofSeconds(30))
-                .until(() -> of(a).count("counter.handoff") == b.hostedShards("counter"));
+                .until(() -> of(a).count("counter.handoff")
+                        == b.localRegion("counter").hostedShards());
         assertThat(of(a).count("rebalance"))
                 .as("rounds on the coordinator's node")
                 .isPositive();

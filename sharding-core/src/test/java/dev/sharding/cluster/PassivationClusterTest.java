@@ -38,7 +38,7 @@ class PassivationClusterTest {
     }
 
     private static long live(ShardingNode node) {
-        return node.localEntities("wallet").values().stream()
+        return node.localRegion("wallet").entityIds().values().stream()
                 .mapToLong(List::size)
                 .sum();
     }
@@ -68,8 +68,9 @@ class PassivationClusterTest {
                 .get(10, TimeUnit.SECONDS);
         assertThat(end.amount()).as("every deposit, across incarnations").isEqualTo(expected);
         assertThat(Wallet.CREATED.get() - createdBefore).as("incarnations").isGreaterThan(5);
-        long passivations =
-                nodes.stream().mapToLong(n -> n.passivations("wallet")).sum();
+        long passivations = nodes.stream()
+                .mapToLong(n -> n.localRegion("wallet").passivations())
+                .sum();
         assertThat(passivations).isGreaterThanOrEqualTo(Wallet.CREATED.get() - createdBefore - 1);
     }
 
@@ -85,7 +86,9 @@ class PassivationClusterTest {
                 .atMost(Duration.ofSeconds(30))
                 .until(() ->
                         nodes.stream().mapToLong(PassivationClusterTest::live).sum() == 0);
-        assertThat(nodes.stream().mapToLong(n -> n.passivations("wallet")).sum())
+        assertThat(nodes.stream()
+                        .mapToLong(n -> n.localRegion("wallet").passivations())
+                        .sum())
                 .isGreaterThanOrEqualTo(40);
         for (int i = 0; i < 40; i++) {
             assertThat(region.ask("i-" + i, new Wallet.Deposit(1), Wallet.Reply.class)
@@ -107,11 +110,11 @@ class PassivationClusterTest {
         }
         Awaitility.await("all entities started")
                 .atMost(Duration.ofSeconds(60))
-                .until(() -> live(node) + node.passivations("wallet") >= entities);
+                .until(() -> live(node) + node.localRegion("wallet").passivations() >= entities);
         Awaitility.await("every idle entity passivated")
                 .atMost(Duration.ofSeconds(60))
                 .until(() -> live(node) == 0);
-        assertThat(node.passivations("wallet")).isGreaterThanOrEqualTo(entities);
+        assertThat(node.localRegion("wallet").passivations()).isGreaterThanOrEqualTo(entities);
         assertThat(region.ask("many-29999", new Wallet.Deposit(1), Wallet.Reply.class)
                         .get(10, TimeUnit.SECONDS)
                         .amount())
@@ -135,7 +138,7 @@ class PassivationClusterTest {
         Awaitility.await("at most 10 live entities")
                 .atMost(Duration.ofSeconds(30))
                 .until(() -> live(node) <= 10);
-        List<String> alive = node.localEntities("wallet").values().stream()
+        List<String> alive = node.localRegion("wallet").entityIds().values().stream()
                 .flatMap(List::stream)
                 .toList();
         assertThat(alive).as("the most recently used stay").allMatch(id -> Integer.parseInt(id.substring(2)) >= 20);
@@ -169,7 +172,7 @@ class PassivationClusterTest {
         Awaitility.await("at most " + limit + " live entities")
                 .atMost(Duration.ofSeconds(30))
                 .until(() -> live(node) <= limit);
-        return node.localEntities("wallet").values().stream()
+        return node.localRegion("wallet").entityIds().values().stream()
                 .flatMap(List::stream)
                 .collect(java.util.stream.Collectors.toSet());
     }
@@ -234,17 +237,18 @@ class PassivationClusterTest {
         ShardingNode node =
                 cluster.startNode(s -> s.withPassivation(s.passivation().withIdleTimeout(Duration.ZERO)));
         ShardRegion<Wallet> region = node.region(Wallet.class);
-        assertThat(node.passivationStrategy("wallet")).isEqualTo(PassivationStrategy.IDLE);
-        assertThat(node.activeEntityLimit("wallet")).isZero();
+        assertThat(node.localRegion("wallet").passivationStrategy()).isEqualTo(PassivationStrategy.IDLE);
+        assertThat(node.localRegion("wallet").activeEntityLimit()).isZero();
         for (int i = 0; i < 20; i++) {
             send(region, "r-" + i, 1);
         }
         assertThat(live(node)).isEqualTo(20);
-        node.changePassivation("wallet", PassivationStrategy.LEAST_FREQUENTLY_USED, 8);
-        assertThat(node.passivationStrategy("wallet")).isEqualTo(PassivationStrategy.LEAST_FREQUENTLY_USED);
-        assertThat(node.activeEntityLimit("wallet")).isEqualTo(8);
+        node.localRegion("wallet").changePassivation(PassivationStrategy.LEAST_FREQUENTLY_USED, 8);
+        assertThat(node.localRegion("wallet").passivationStrategy())
+                .isEqualTo(PassivationStrategy.LEAST_FREQUENTLY_USED);
+        assertThat(node.localRegion("wallet").activeEntityLimit()).isEqualTo(8);
         aliveOnceWithin(node, 8);
-        node.changePassivation("wallet", null, 0);
+        node.localRegion("wallet").changePassivation(null, 0);
         for (int i = 0; i < 20; i++) {
             send(region, "r-" + i, 1);
         }
@@ -254,9 +258,11 @@ class PassivationClusterTest {
                         .amount())
                 .as("state kept through passivation")
                 .isEqualTo(2);
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> node.changePassivation("wallet", null, -1))
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                        () -> node.localRegion("wallet").changePassivation(null, -1))
                 .isInstanceOf(IllegalArgumentException.class);
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> node.changePassivation("nosuch", null, 1))
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                        () -> node.localRegion("nosuch").changePassivation(null, 1))
                 .isInstanceOf(IllegalArgumentException.class);
     }
 }

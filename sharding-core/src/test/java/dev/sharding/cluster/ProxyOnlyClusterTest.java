@@ -31,7 +31,7 @@ class ProxyOnlyClusterTest {
     @Test
     void proxyOnlyNodeRoutesEverythingAndHostsNothing() throws Exception {
         ShardingNode proxy = cluster.startNode(s -> s.withEntity("counter", PROXY));
-        assertThat(proxy.isProxyOnly("counter")).isTrue();
+        assertThat(proxy.localRegion("counter").proxyOnly()).isTrue();
 
         // nobody hosts yet: the ask waits in the proxy's buffer
         CompletableFuture<Counter.Total> early = proxy.region(Counter.class)
@@ -49,8 +49,8 @@ class ProxyOnlyClusterTest {
                     .get(10, TimeUnit.SECONDS);
             assertThat(t.node()).isIn(host.nodeName(), host2.nodeName());
         }
-        assertThat(proxy.localEntities("counter")).isEmpty();
-        assertThat(host.localEntities("counter")).isNotEmpty();
-        assertThat(host2.localEntities("counter")).isNotEmpty();
+        assertThat(proxy.localRegion("counter").entityIds()).isEmpty();
+        assertThat(host.localRegion("counter").entityIds()).isNotEmpty();
+        assertThat(host2.localRegion("counter").entityIds()).isNotEmpty();
     }
 }

@@ -30,7 +30,7 @@ class RebalanceClusterTest {
     }
 
     private static int hosted(ShardingNode n) {
-        return n.localEntities("counter").size();
+        return n.localRegion("counter").entityIds().size();
     }
 
     @Test

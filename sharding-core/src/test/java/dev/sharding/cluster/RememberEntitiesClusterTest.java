@@ -58,7 +58,7 @@ class RememberEntitiesClusterTest {
         Set<String> ids = new HashSet<>();
         for (ShardingNode n : nodes) {
             if (n.isRunning()) {
-                n.localEntities("wallet").values().forEach(ids::addAll);
+                n.localRegion("wallet").entityIds().values().forEach(ids::addAll);
             }
         }
         return ids;
@@ -74,7 +74,7 @@ class RememberEntitiesClusterTest {
                     .get(10, TimeUnit.SECONDS);
         }
         ShardingNode victim = nodes.get(2);
-        Set<String> onVictim = victim.localEntities("wallet").values().stream()
+        Set<String> onVictim = victim.localRegion("wallet").entityIds().values().stream()
                 .flatMap(List::stream)
                 .collect(Collectors.toSet());
         assertThat(onVictim).isNotEmpty();
@@ -133,7 +133,7 @@ class RememberEntitiesClusterTest {
                     .ask(id, new Wallet.Deposit(4), Wallet.Reply.class)
                     .get(10, TimeUnit.SECONDS);
         }
-        Set<String> onLeaving = leaves.localEntities("wallet").values().stream()
+        Set<String> onLeaving = leaves.localRegion("wallet").entityIds().values().stream()
                 .flatMap(List::stream)
                 .collect(Collectors.toSet());
         assertThat(onLeaving).isNotEmpty();

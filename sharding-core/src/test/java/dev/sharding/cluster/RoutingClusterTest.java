@@ -54,7 +54,7 @@ class RoutingClusterTest {
         }
         assertThat(homes.values()).containsOnly("n1", "n2", "n3");
         for (ShardingNode n : nodes) {
-            for (List<String> ids : n.localEntities("counter").values()) {
+            for (List<String> ids : n.localRegion("counter").entityIds().values()) {
                 for (String id : ids) {
                     assertThat(homes.get(id)).isEqualTo(n.nodeName());
                 }
@@ -73,8 +73,9 @@ class RoutingClusterTest {
             r.get(10, TimeUnit.SECONDS);
         }
         // 20 shards over 3 regions, allocated while requests for many shards are in flight at once
-        List<Integer> hosted =
-                nodes.stream().map(n -> n.localEntities("counter").size()).toList();
+        List<Integer> hosted = nodes.stream()
+                .map(n -> n.localRegion("counter").entityIds().size())
+                .toList();
         assertThat(hosted.stream().mapToInt(Integer::intValue).sum()).isEqualTo(20);
         assertThat(hosted).allSatisfy(h -> assertThat(h).isBetween(6, 7));
     }

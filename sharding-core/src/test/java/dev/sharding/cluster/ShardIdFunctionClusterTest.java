@@ -63,14 +63,14 @@ class ShardIdFunctionClusterTest {
 
         int shards = 20; // Counter's numberOfShards
         for (ShardingNode node : nodes) {
-            node.localEntities("counter").forEach((shard, ids) -> {
+            node.localRegion("counter").entityIds().forEach((shard, ids) -> {
                 for (String id : ids) {
                     assertThat(shard).as(id).isEqualTo(BY_CUSTOMER.shardId(id, shards));
                 }
             });
         }
         Set<Integer> used = new HashSet<>();
-        nodes.forEach(n -> used.addAll(n.localEntities("counter").keySet()));
+        nodes.forEach(n -> used.addAll(n.localRegion("counter").entityIds().keySet()));
         assertThat(used).as("8 customers, at most 8 shards").hasSizeLessThanOrEqualTo(8);
     }
 
@@ -101,7 +101,7 @@ class ShardIdFunctionClusterTest {
                         .total())
                 .isEqualTo(2);
         Set<String> live = new HashSet<>();
-        node.localEntities("counter").values().forEach(live::addAll);
+        node.localRegion("counter").entityIds().values().forEach(live::addAll);
         assertThat(live).containsExactly("fine");
     }
 
@@ -125,7 +125,7 @@ class ShardIdFunctionClusterTest {
                 .cause()
                 .isInstanceOf(MessageRejectedException.class)
                 .hasMessageContaining("shard id function");
-        assertThat(host.localEntities("counter").values())
+        assertThat(host.localRegion("counter").entityIds().values())
                 .as("the shard may be hosted, but no entity started")
                 .allMatch(List::isEmpty);
 

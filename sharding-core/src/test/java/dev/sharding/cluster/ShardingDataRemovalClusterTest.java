@@ -82,7 +82,7 @@ class ShardingDataRemovalClusterTest {
     private static Set<String> live(List<ShardingNode> nodes) {
         Set<String> ids = new HashSet<>();
         for (ShardingNode n : nodes) {
-            n.localEntities("wallet").values().forEach(ids::addAll);
+            n.localRegion("wallet").entityIds().values().forEach(ids::addAll);
         }
         return ids;
     }

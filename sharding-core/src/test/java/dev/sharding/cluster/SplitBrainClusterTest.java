@@ -78,7 +78,7 @@ class SplitBrainClusterTest {
                     .atMost(SIDE_TIMEOUT)
                     .pollInterval(Duration.ofMillis(20))
                     .until(() -> frozen.partitionedReason() != null);
-            assertThat(frozen.localEntities("ledger")).isEmpty();
+            assertThat(frozen.localRegion("ledger").entityIds()).isEmpty();
             awaitServed(List.of(nodes.get(0), nodes.get(1)), load, cut);
             cluster.heal();
             cluster.awaitConverged();
@@ -114,7 +114,7 @@ class SplitBrainClusterTest {
             try (DepositLoad load = new DepositLoad(off::running, 30, 3)) {
                 awaitDeposits(load, 200);
             }
-            String id = cutOff.localEntities("ledger").values().stream()
+            String id = cutOff.localRegion("ledger").entityIds().values().stream()
                     .flatMap(Collection::stream)
                     .findFirst()
                     .orElseThrow(() -> new AssertionError("the load placed no entity on " + cutOff.nodeName()));
@@ -148,7 +148,8 @@ class SplitBrainClusterTest {
                     .until(() -> {
                         Map<String, Integer> copies = new HashMap<>();
                         for (ShardingNode n : off.running()) {
-                            n.localEntities("ledger")
+                            n.localRegion("ledger")
+                                    .entityIds()
                                     .values()
                                     .forEach(ids -> ids.forEach(e -> copies.merge(e, 1, Integer::sum)));
                         }
@@ -180,7 +181,7 @@ class SplitBrainClusterTest {
                     .pollInterval(Duration.ofMillis(20))
                     .until(() -> losers.stream().allMatch(n -> n.partitionedReason() != null));
             for (ShardingNode loser : losers) {
-                assertThat(loser.localEntities("ledger"))
+                assertThat(loser.localRegion("ledger").entityIds())
                         .as("entities left on %s", loser.nodeName())
                         .isEmpty();
                 assertThatThrownBy(() -> loser.region(Ledger.class)

@@ -162,7 +162,7 @@ class StartBackoffClusterTest {
                 .hasMessageContaining("not ready");
         Awaitility.await("the shard moved to " + b.nodeName())
                 .atMost(Duration.ofSeconds(30))
-                .until(() -> b.localEntities("counter").containsKey(shard));
+                .until(() -> b.localRegion("counter").entityIds().containsKey(shard));
 
         // the entity's next message tries again on the new owner
         failures.put("broken", new AtomicInteger(1));
@@ -211,7 +211,8 @@ class StartBackoffClusterTest {
                 .isTrue();
         Awaitility.await("kept started again on " + b.nodeName() + " without a message")
                 .atMost(Duration.ofSeconds(30))
-                .until(() -> b.localEntities("counter")
+                .until(() -> b.localRegion("counter")
+                        .entityIds()
                         .getOrDefault(shard, List.of())
                         .contains("kept"));
         assertThat(created.get()).isEqualTo(before + 1);

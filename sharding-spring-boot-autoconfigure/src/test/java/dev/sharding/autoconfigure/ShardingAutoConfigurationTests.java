@@ -117,7 +117,8 @@ class ShardingAutoConfigurationTests {
                     assertThat(tallies.ask("t", new Tally.Add(3), Long.class).get(10, TimeUnit.SECONDS))
                             .isEqualTo(5);
                     assertThat(context.getBean(ShardingNode.class)
-                                    .localEntities("tally")
+                                    .localRegion("tally")
+                                    .entityIds()
                                     .keySet())
                             .containsExactly(EntityType.shardOf("t", 8));
                 });
@@ -267,7 +268,7 @@ class ShardingAutoConfigurationTests {
                             .containsExactly(ExtraMessage.class);
                     ShardingNode node = context.getBean(ShardingNode.class);
                     assertThat(node.nodeName()).isEqualTo("bound");
-                    assertThat(node.isProxyOnly("greeter")).isTrue();
+                    assertThat(node.localRegion("greeter").proxyOnly()).isTrue();
                 });
     }
 

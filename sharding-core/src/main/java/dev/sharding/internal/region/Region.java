@@ -1,6 +1,7 @@
 package dev.sharding.internal.region;
 
 import dev.sharding.EntityType;
+import dev.sharding.LocalRegion;
 import dev.sharding.Member;
 import dev.sharding.PassivationStrategy;
 import dev.sharding.ShardRegion;
@@ -54,7 +55,7 @@ import org.slf4j.LoggerFactory;
  *
  * @param <T> the entity class
  */
-public final class Region<T> implements ShardRegion<T> {
+public final class Region<T> implements ShardRegion<T>, LocalRegion {
 
     private static final Logger log = LoggerFactory.getLogger(Region.class);
 

@@ -95,7 +95,7 @@ public class ShardingEndpoint {
     private Map<String, Integer> shardCounts() {
         Map<String, Integer> counts = new TreeMap<>();
         for (String type : this.node.typeNames()) {
-            counts.put(type, this.node.numberOfShards(type));
+            counts.put(type, this.node.localRegion(type).numberOfShards());
         }
         return counts;
     }
@@ -131,7 +131,8 @@ public class ShardingEndpoint {
         int take = Math.max(0, Math.min(MAX_LIMIT, limit == null ? DEFAULT_LIMIT : limit));
         List<ShardDescriptor> shards = new ArrayList<>();
         int total = 0;
-        for (Map.Entry<Integer, List<String>> e : new TreeMap<>(this.node.localEntities(type)).entrySet()) {
+        for (Map.Entry<Integer, List<String>> e :
+                new TreeMap<>(this.node.localRegion(type).entityIds()).entrySet()) {
             int size = e.getValue().size();
             int from = Math.min(size, Math.max(0, skip - total));
             int to = Math.min(size, Math.max(0, skip + take - total));
@@ -143,7 +144,7 @@ public class ShardingEndpoint {
         return new LocalRegionDescriptor(
                 type,
                 this.node.nodeName(),
-                this.node.isProxyOnly(type),
+                this.node.localRegion(type).proxyOnly(),
                 shards,
                 total,
                 skip,
@@ -230,17 +231,18 @@ public class ShardingEndpoint {
         if (activeEntityLimit != null && activeEntityLimit < 0) {
             return refused("activeEntityLimit must be 0 (none) or positive, not " + activeEntityLimit);
         }
-        this.node.changePassivation(type, parsed, activeEntityLimit);
+        this.node.localRegion(type).changePassivation(parsed, activeEntityLimit);
         return new WebEndpointResponse<>(
                 new OperationResult(
                         true,
                         "Passivation of " + type + " on " + this.node.nodeName() + ": "
                                 + this.node
-                                        .passivationStrategy(type)
+                                        .localRegion(type)
+                                        .passivationStrategy()
                                         .name()
                                         .toLowerCase(java.util.Locale.ROOT)
                                         .replace('_', '-')
-                                + ", limit " + this.node.activeEntityLimit(type)),
+                                + ", limit " + this.node.localRegion(type).activeEntityLimit()),
                 WebEndpointResponse.STATUS_OK);
     }
 

@@ -1,12 +1,13 @@
 package dev.sharding.autoconfigure.metrics;
 
+import dev.sharding.LocalRegion;
 import dev.sharding.Member;
 import dev.sharding.ShardingNode;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
-import java.util.function.ToIntBiFunction;
+import java.util.function.ToIntFunction;
 
 /**
  * The node's gauges, read when the registry collects them: {@code sharding.entities.active},
@@ -34,14 +35,14 @@ public final class ShardingNodeMeters implements MeterBinder {
                     type,
                     "sharding.entities.active",
                     "Live entities on this node",
-                    ShardingNode::activeEntities);
-            perType(registry, type, "sharding.shards.hosted", "Shards hosted on this node", ShardingNode::hostedShards);
+                    LocalRegion::activeEntities);
+            perType(registry, type, "sharding.shards.hosted", "Shards hosted on this node", LocalRegion::hostedShards);
             perType(
                     registry,
                     type,
                     "sharding.buffered",
                     "Messages waiting on this node for their shard's home",
-                    ShardingNode::bufferedMessages);
+                    LocalRegion::bufferedMessages);
         }
         Gauge.builder("sharding.members", node, n -> n.isRunning() ? n.members().size() : 0)
                 .description("Members in this node's view of the cluster")
@@ -63,12 +64,8 @@ public final class ShardingNodeMeters implements MeterBinder {
     }
 
     private void perType(
-            MeterRegistry registry,
-            String type,
-            String name,
-            String description,
-            ToIntBiFunction<ShardingNode, String> read) {
-        Gauge.builder(name, node, n -> n.isRunning() ? read.applyAsInt(n, type) : 0)
+            MeterRegistry registry, String type, String name, String description, ToIntFunction<LocalRegion> read) {
+        Gauge.builder(name, node, n -> n.isRunning() ? read.applyAsInt(n.localRegion(type)) : 0)
                 .description(description)
                 .tag("type", type)
                 .register(registry);

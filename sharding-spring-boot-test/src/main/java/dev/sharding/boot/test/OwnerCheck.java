@@ -38,7 +38,7 @@ public record OwnerCheck(Map<String, List<String>> duplicates, int entities) {
                 continue;
             }
             for (String type : node.typeNames()) {
-                for (List<String> ids : node.localEntities(type).values()) {
+                for (List<String> ids : node.localRegion(type).entityIds().values()) {
                     for (String id : ids) {
                         entities++;
                         owners.computeIfAbsent(type + "/" + id, k -> new ArrayList<>())

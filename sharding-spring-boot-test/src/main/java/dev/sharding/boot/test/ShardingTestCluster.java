@@ -233,7 +233,8 @@ public final class ShardingTestCluster implements AutoCloseable {
                 .atMost(settings.timeout)
                 .pollInterval(Duration.ofMillis(20))
                 .until(() -> {
-                    host.set(find(n -> n.node().localEntities(typeName).containsKey(shardId)));
+                    host.set(
+                            find(n -> n.node().localRegion(typeName).entityIds().containsKey(shardId)));
                     return host.get() != null;
                 });
         return host.get();
@@ -253,7 +254,7 @@ public final class ShardingTestCluster implements AutoCloseable {
                 .atMost(settings.timeout)
                 .pollInterval(Duration.ofMillis(20))
                 .until(() -> {
-                    host.set(find(n -> n.node().localEntities(typeName).values().stream()
+                    host.set(find(n -> n.node().localRegion(typeName).entityIds().values().stream()
                             .anyMatch(ids -> ids.contains(entityId))));
                     return host.get() != null;
                 });
