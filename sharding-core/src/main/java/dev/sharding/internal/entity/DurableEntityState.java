@@ -42,14 +42,41 @@ final class DurableEntityState {
     /** The state the live instance sees, once it asked for it. */
     private @Nullable EntityStateImpl<?> entityState;
 
-    /** The ids of the messages the entity applied lately; read with the state. */
-    private final AppliedIds applied;
+    /**
+     * The ids of the messages the entity applied lately; read with the state. Made only once the entity has some, or
+     * handles a message with an id: most entities never do, and each one costs memory on every live entity.
+     */
+    private @Nullable AppliedIds applied;
 
     DurableEntityState(EntityCell cell, EntityShard shard) {
         this.cell = cell;
         this.shard = shard;
         this.services = shard.services();
-        this.applied = new AppliedIds(cell, services);
+    }
+
+    /** The ids of the messages applied lately, made the first time they are needed. */
+    private AppliedIds applied() {
+        AppliedIds a = applied;
+        if (a == null) {
+            a = new AppliedIds(cell, services);
+            applied = a;
+        }
+        return a;
+    }
+
+    /** The ids as stored now (read, carried, kept, or forgotten with {@code null}). */
+    private void setApplied(byte @Nullable [] bytes) {
+        if (bytes != null) {
+            applied().set(bytes);
+        } else if (applied != null) {
+            applied.set(null);
+        }
+    }
+
+    /** The ids as stored, or {@code null} for none. */
+    private byte @Nullable [] storedApplied() {
+        AppliedIds a = applied;
+        return a == null ? null : a.stored();
     }
 
     /** Whether the stored state must be read before the instance is created. */
@@ -71,7 +98,7 @@ final class DurableEntityState {
         EntityTransfer carried = shard.takeTransfer(entityId);
         if (carried != null) {
             loaded = Optional.of(carried);
-            applied.set(carried.applied());
+            setApplied(carried.applied());
             cell.resume();
             return;
         }
@@ -87,7 +114,7 @@ final class DurableEntityState {
             } else {
                 loaded = stored.map(s -> new EntityTransfer(
                         entityId, s.state().length == 0 ? null : s.state(), s.version(), s.applied()));
-                applied.set(stored.map(ShardingStore.StoredState::applied).orElse(null));
+                setApplied(stored.map(ShardingStore.StoredState::applied).orElse(null));
             }
             cell.resume();
         });
@@ -122,7 +149,7 @@ final class DurableEntityState {
                                 cell.entityId(),
                                 cell.shardId(),
                                 shard.epoch(),
-                                applied.stored());
+                                storedApplied());
             } else {
                 write = recordApplied(sink, s, messageId, value);
                 if (write == null) {
@@ -190,7 +217,7 @@ final class DurableEntityState {
                             e));
             return null;
         }
-        AppliedMessages next = applied.plus(messageId, reply, shard.region().storeMillis());
+        AppliedMessages next = applied().plus(messageId, reply, shard.region().storeMillis());
         byte[] nextBytes = next.encode();
         CompletableFuture<Void> write;
         if (s != null) {
@@ -209,7 +236,7 @@ final class DurableEntityState {
                 write = CompletableFuture.failedFuture(e);
             }
         }
-        return write.thenRun(() -> applied.written(next, nextBytes));
+        return write.thenRun(() -> applied().written(next, nextBytes));
     }
 
     /**
@@ -220,12 +247,12 @@ final class DurableEntityState {
      */
     @Nullable
     Object recordedReply(String messageId, long fingerprint) {
-        return applied.recordedReply(messageId, fingerprint, shard.region().storeMillis());
+        return applied().recordedReply(messageId, fingerprint, shard.region().storeMillis());
     }
 
     /** Computes the fingerprint of an identified message about to be handled ({@link AppliedIds#fingerprint}). */
     long fingerprint(Object message) {
-        return applied.fingerprint(message);
+        return applied().fingerprint(message);
     }
 
     private void completeAfterWrite(
@@ -342,7 +369,7 @@ final class DurableEntityState {
     void keep(@Nullable EntityTransfer stored) {
         loaded = stored == null ? null : Optional.of(stored);
         if (stored != null) {
-            applied.set(stored.applied());
+            setApplied(stored.applied());
         }
     }
 
@@ -352,14 +379,14 @@ final class DurableEntityState {
         EntityStateImpl<?> s = entityState;
         return s == null
                 ? null
-                : new EntityTransfer(cell.entityId(), s.storedBytes(), s.storedVersion(), applied.stored());
+                : new EntityTransfer(cell.entityId(), s.storedBytes(), s.storedVersion(), storedApplied());
     }
 
     /** The instance is destroyed. */
     void forget() {
         entityState = null;
         loaded = null;
-        applied.set(null);
+        setApplied(null);
     }
 
     static Throwable unwrap(Throwable t) {
