@@ -12,7 +12,6 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
 import org.awaitility.Awaitility;
-import org.jspecify.annotations.Nullable;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
@@ -228,16 +227,9 @@ public final class ShardingTestCluster implements AutoCloseable {
      * @throws org.awaitility.core.ConditionTimeoutException after {@link Builder#timeout}
      */
     public ShardingTestNode awaitShardStarted(String typeName, int shardId) {
-        AtomicReference<ShardingTestNode> host = new AtomicReference<>();
-        Awaitility.await("shard " + shardId + " of " + typeName + " started on one of " + running())
-                .atMost(settings.timeout)
-                .pollInterval(Duration.ofMillis(20))
-                .until(() -> {
-                    host.set(
-                            find(n -> n.node().localRegion(typeName).entityIds().containsKey(shardId)));
-                    return host.get() != null;
-                });
-        return host.get();
+        return awaitServingNode(
+                "shard " + shardId + " of " + typeName + " started",
+                n -> n.node().localRegion(typeName).entityIds().containsKey(shardId));
     }
 
     /**
@@ -249,25 +241,26 @@ public final class ShardingTestCluster implements AutoCloseable {
      * @throws org.awaitility.core.ConditionTimeoutException after {@link Builder#timeout}
      */
     public ShardingTestNode awaitEntityStarted(String typeName, String entityId) {
+        return awaitServingNode(
+                "entity " + typeName + "/" + entityId + " alive",
+                n -> n.node().localRegion(typeName).entityIds().values().stream()
+                        .anyMatch(ids -> ids.contains(entityId)));
+    }
+
+    /** Waits until a running node that serves passes a test, and returns it. */
+    private ShardingTestNode awaitServingNode(String what, Predicate<ShardingTestNode> test) {
         AtomicReference<ShardingTestNode> host = new AtomicReference<>();
-        Awaitility.await("entity " + typeName + "/" + entityId + " alive on one of " + running())
+        Awaitility.await(what + " on one of " + running())
                 .atMost(settings.timeout)
                 .pollInterval(Duration.ofMillis(20))
                 .until(() -> {
-                    host.set(find(n -> n.node().localRegion(typeName).entityIds().values().stream()
-                            .anyMatch(ids -> ids.contains(entityId))));
+                    host.set(running().stream()
+                            .filter(n -> n.node().isServing() && test.test(n))
+                            .findFirst()
+                            .orElse(null));
                     return host.get() != null;
                 });
         return host.get();
-    }
-
-    private @Nullable ShardingTestNode find(Predicate<ShardingTestNode> test) {
-        for (ShardingTestNode n : running()) {
-            if (n.node().isServing() && test.test(n)) {
-                return n;
-            }
-        }
-        return null;
     }
 
     /**
