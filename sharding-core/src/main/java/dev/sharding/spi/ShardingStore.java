@@ -22,6 +22,10 @@ import org.jspecify.annotations.Nullable;
  * Writes from many entities that arrive while a transaction is under way are committed together in the next one, so
  * throughput does not collapse to one round trip per message. A failed transaction fails every write in it.
  *
+ * <h2>Event journal</h2>
+ * The store may also keep the journals of event-sourced entities ({@link EventJournal}, whose methods it inherits):
+ * their appends go through the same group commit and the same fencing as state writes.
+ *
  * <h2>Optional capabilities</h2>
  * Some features are optional: a store declares those it has in {@link #capabilities()}, and the runtime asks there
  * before it uses one, and never calls the methods of a feature the store does not declare. Each optional method says
@@ -30,7 +34,7 @@ import org.jspecify.annotations.Nullable;
  * the runtime does without it (before capabilities were declared, the runtime called the method and took that
  * exception as the answer).
  */
-public interface ShardingStore extends AutoCloseable {
+public interface ShardingStore extends EventJournal, AutoCloseable {
 
     /**
      * The optional features of a store ({@link ShardingStore#capabilities()}).
@@ -55,7 +59,13 @@ public interface ShardingStore extends AutoCloseable {
          * {@link ShardingStore#releaseCoordinatorLease}. Without it, split-brain strategy {@code store-lease} cannot
          * run a coordinator, and no other strategy can notice a second cluster on the same store.
          */
-        COORDINATOR_LEASE
+        COORDINATOR_LEASE,
+
+        /**
+         * Keeps the journals of event-sourced entities: every method of {@link EventJournal}. Without it, a type with
+         * event-sourced entities cannot run on the store.
+         */
+        EVENT_JOURNAL
     }
 
     /**
@@ -215,7 +225,8 @@ public interface ShardingStore extends AutoCloseable {
 
     /**
      * Deletes the sharding data (the remembered entities) of every entity type, after the operations made before it.
-     * Only for a stopped cluster. Keeps the entities' state, and keeps the shard epochs: they fence the state rows
+     * Only for a stopped cluster. Keeps the entities' state, their event journals and snapshots (the state of
+     * event-sourced entities, which projections also read by global offset), and keeps the shard epochs: they fence the state rows
      * (each row carries the epoch of its last write), so {@link #nextEpoch} goes on from where it was and the next
      * owner of a shard can write its existing entities, while writes under epochs handed out before stay refused.
      *

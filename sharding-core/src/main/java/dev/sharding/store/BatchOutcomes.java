@@ -49,6 +49,17 @@ final class BatchOutcomes {
     }
 
     /**
+     * What became of an operation in the last transaction.
+     *
+     * @param index the operation's index in the batch
+     * @return its outcome, or null when not decided
+     */
+    @Nullable
+    Outcome outcome(int index) {
+        return outcomes[index];
+    }
+
+    /**
      * Whether any of the given operations was accepted.
      *
      * @param indexes indexes of decided operations
@@ -115,6 +126,9 @@ final class BatchOutcomes {
                 seen[1] = i;
             } else if (op instanceof StoreOperation.Delete d) {
                 unfit.add(new EntityKey(d.typeName(), d.entityId()));
+            } else if (op instanceof StoreOperation.Append a) {
+                // an append may leave the row's version as it was (no events): its row cannot tell
+                unfit.add(new EntityKey(a.typeName(), a.entityId()));
             }
         }
         for (Map.Entry<EntityKey, int[]> e : firstAndLast.entrySet()) {

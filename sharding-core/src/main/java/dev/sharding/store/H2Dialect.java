@@ -318,6 +318,51 @@ final class H2Dialect extends JdbcDialect {
                 + MAX_EPOCH_TRIES + " tries: its row kept appearing and disappearing");
     }
 
+    /**
+     * Increments the counter through a data change delta table; when it has no row yet, inserts it, and when another
+     * transaction inserted it meanwhile (the insert waited for it, then found the key taken), increments that one.
+     */
+    @Override
+    long takeOffsets(Connection connection, int count) throws SQLException {
+        JournalSql journal = journal();
+        try (PreparedStatement increment = prepare(
+                        connection,
+                        "SELECT last_offset FROM FINAL TABLE (UPDATE " + journal.offsets
+                                + " SET last_offset = last_offset + ? WHERE id = 1)");
+                PreparedStatement insert =
+                        prepare(connection, "INSERT INTO " + journal.offsets + " (id, last_offset) VALUES (1, ?)")) {
+            increment.setLong(1, count);
+            insert.setLong(1, count);
+            for (int attempt = 0; attempt < MAX_EPOCH_TRIES; attempt++) {
+                try (ResultSet rs = increment.executeQuery()) {
+                    if (rs.next()) {
+                        return rs.getLong(1);
+                    }
+                }
+                if (insertUnlessDuplicate(insert)) {
+                    return count;
+                }
+            }
+        }
+        throw new SQLException("Could not take offsets of the event journal in " + MAX_EPOCH_TRIES
+                + " tries: its counter row kept appearing and disappearing");
+    }
+
+    @Override
+    void upsertSnapshots(Connection connection, List<StoreOperation.Append> appends) throws SQLException {
+        try (PreparedStatement ps = prepare(
+                connection,
+                "MERGE INTO " + journal().snapshots
+                        + " (type_name, entity_id, sequence_nr, payload, epoch, written_at) KEY (type_name, entity_id)"
+                        + " VALUES (?, ?, ?, ?, ?, CURRENT_TIMESTAMP)")) {
+            for (StoreOperation.Append a : appends) {
+                JournalSql.bindSnapshot(ps, a);
+                ps.addBatch();
+            }
+            ps.executeBatch();
+        }
+    }
+
     private static boolean insertUnlessDuplicate(PreparedStatement ps) throws SQLException {
         try {
             ps.executeUpdate();

@@ -1,15 +1,27 @@
 package dev.sharding.store;
 
+import dev.sharding.spi.EventJournal;
+import dev.sharding.spi.NewEvent;
+import dev.sharding.spi.PersistedEvent;
+import dev.sharding.spi.Recovery;
+import dev.sharding.spi.SequenceConflictException;
 import dev.sharding.spi.ShardingStore;
+import dev.sharding.spi.Snapshot;
 import dev.sharding.spi.StaleEpochException;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Predicate;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A store in this JVM's memory: no durability, shared only by the nodes of one JVM. For tests, and for applications
@@ -25,11 +37,25 @@ public final class InMemoryShardingStore implements ShardingStore {
 
     private final Map<String, Set<String>> remembered = new HashMap<>();
 
+    /** Each entity's events, the one of sequence number n at index n - 1. */
+    private final Map<String, List<PersistedEvent>> journals = new HashMap<>();
+
+    /** Every event, the one of global offset n at index n - 1. */
+    private final List<PersistedEvent> journal = new ArrayList<>();
+
+    /** Each tag's events, in offset order. */
+    private final Map<String, List<PersistedEvent>> tagged = new HashMap<>();
+
+    private final Map<String, Snapshot> snapshots = new HashMap<>();
+
     private static String key(String typeName, String id) {
         return typeName + '\u0000' + id;
     }
 
-    /** Every capability: the store keeps applied message ids, reads epochs and grants every lease request. */
+    /**
+     * Every capability: the store keeps applied message ids, reads epochs, grants every lease request and keeps event
+     * journals.
+     */
     @Override
     public Set<Capability> capabilities() {
         return CAPABILITIES;
@@ -141,10 +167,178 @@ public final class InMemoryShardingStore implements ShardingStore {
 
     @Override
     public synchronized CompletableFuture<Long> clearShardingData() {
-        // the epochs stay: they fence the state rows, which stay too
+        // the epochs stay: they fence the state rows, which stay too, as do the journals (event-sourced state)
         long ids = remembered.values().stream().mapToLong(Set::size).sum();
         remembered.clear();
         return CompletableFuture.completedFuture(ids);
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Appends run one at a time under the store's monitor, so offsets follow the order of the appends and no reader
+     * can see a later event without the earlier ones.
+     */
+    @Override
+    public synchronized CompletableFuture<Long> appendEvents(
+            String typeName,
+            String entityId,
+            int shardId,
+            long epoch,
+            long expectedLastSequenceNr,
+            List<NewEvent> events,
+            byte @Nullable [] applied,
+            @Nullable Snapshot snapshot) {
+        try {
+            Objects.requireNonNull(events, "events");
+            EventJournal.checkAppend(typeName, entityId, expectedLastSequenceNr, events, snapshot);
+        } catch (IllegalArgumentException | NullPointerException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        String key = key(typeName, entityId);
+        StoredState head = states.get(key);
+        long fence = fence(typeName, shardId, head);
+        if (fence > epoch) {
+            return CompletableFuture.failedFuture(new StaleEpochException(typeName, entityId, epoch, fence));
+        }
+        List<PersistedEvent> mine = journals.computeIfAbsent(key, k -> new ArrayList<>());
+        long last = head != null ? head.version() : mine.size();
+        if (expectedLastSequenceNr != last) {
+            return CompletableFuture.failedFuture(
+                    new SequenceConflictException(typeName, entityId, expectedLastSequenceNr, last));
+        }
+        Instant now = Instant.now();
+        long sequenceNr = last;
+        for (NewEvent e : events) {
+            PersistedEvent event = new PersistedEvent(
+                    typeName,
+                    entityId,
+                    ++sequenceNr,
+                    journal.size() + 1L,
+                    shardId,
+                    e.eventType(),
+                    e.eventVersion(),
+                    e.payload().clone(),
+                    e.tags(),
+                    now);
+            mine.add(event);
+            journal.add(event);
+            e.tags()
+                    .forEach(tag ->
+                            tagged.computeIfAbsent(tag, t -> new ArrayList<>()).add(event));
+        }
+        if (snapshot != null) {
+            snapshots.put(
+                    key, new Snapshot(snapshot.sequenceNr(), snapshot.payload().clone()));
+        }
+        states.put(key, new StoredState(new byte[0], sequenceNr, epoch, applied == null ? null : applied.clone()));
+        return CompletableFuture.completedFuture(sequenceNr);
+    }
+
+    @Override
+    public synchronized CompletableFuture<Recovery> recover(String typeName, String entityId) {
+        String key = key(typeName, entityId);
+        Snapshot snapshot = snapshots.get(key);
+        StoredState head = states.get(key);
+        List<PersistedEvent> mine = journals.getOrDefault(key, List.of());
+        long last = head != null ? head.version() : mine.size();
+        long after = snapshot == null ? 0 : snapshot.sequenceNr();
+        List<PersistedEvent> events = new ArrayList<>();
+        for (long n = after + 1; n <= Math.min(last, mine.size()); n++) {
+            events.add(copy(mine.get((int) n - 1)));
+        }
+        return CompletableFuture.completedFuture(new Recovery(
+                snapshot == null
+                        ? null
+                        : new Snapshot(snapshot.sequenceNr(), snapshot.payload().clone()),
+                events,
+                last,
+                head == null ? 0 : head.epoch(),
+                head == null || head.applied() == null ? null : head.applied().clone()));
+    }
+
+    @Override
+    public synchronized CompletableFuture<List<PersistedEvent>> eventsOf(
+            String typeName, String entityId, long fromSequenceNr, int maxCount) {
+        try {
+            EventJournal.checkPage(fromSequenceNr, maxCount);
+        } catch (IllegalArgumentException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        List<PersistedEvent> mine = journals.getOrDefault(key(typeName, entityId), List.of());
+        return page(mine, (int) Math.min(mine.size(), Math.max(0, fromSequenceNr - 1)), maxCount, e -> true);
+    }
+
+    @Override
+    public synchronized CompletableFuture<List<PersistedEvent>> eventsByTag(
+            String tag, long afterOffset, int maxCount) {
+        try {
+            EventJournal.checkPage(afterOffset, maxCount);
+        } catch (IllegalArgumentException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        List<PersistedEvent> events = tagged.getOrDefault(tag, List.of());
+        int from = 0;
+        int to = events.size();
+        while (from < to) {
+            int mid = (from + to) >>> 1;
+            if (events.get(mid).globalOffset() <= afterOffset) {
+                from = mid + 1;
+            } else {
+                to = mid;
+            }
+        }
+        return page(events, from, maxCount, e -> true);
+    }
+
+    @Override
+    public synchronized CompletableFuture<List<PersistedEvent>> eventsBySlice(
+            String typeName, int minShardId, int maxShardId, long afterOffset, int maxCount) {
+        try {
+            EventJournal.checkPage(afterOffset, maxCount);
+            if (minShardId < 0 || maxShardId < minShardId) {
+                throw new IllegalArgumentException("A slice of [" + typeName + "] from shard " + minShardId
+                        + " to shard " + maxShardId + " is empty or negative");
+            }
+        } catch (IllegalArgumentException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return page(
+                journal,
+                (int) Math.min(journal.size(), afterOffset),
+                maxCount,
+                e -> e.typeName().equals(typeName) && e.shardId() >= minShardId && e.shardId() <= maxShardId);
+    }
+
+    @Override
+    public synchronized CompletableFuture<Long> lastGlobalOffset() {
+        return CompletableFuture.completedFuture((long) journal.size());
+    }
+
+    private static CompletableFuture<List<PersistedEvent>> page(
+            List<PersistedEvent> events, int from, int maxCount, Predicate<PersistedEvent> wanted) {
+        List<PersistedEvent> page = new ArrayList<>();
+        for (int i = from; i < events.size() && page.size() < maxCount; i++) {
+            if (wanted.test(events.get(i))) {
+                page.add(copy(events.get(i)));
+            }
+        }
+        return CompletableFuture.completedFuture(page);
+    }
+
+    /** An event with a payload of the reader's own. */
+    private static PersistedEvent copy(PersistedEvent e) {
+        return new PersistedEvent(
+                e.typeName(),
+                e.entityId(),
+                e.sequenceNr(),
+                e.globalOffset(),
+                e.shardId(),
+                e.eventType(),
+                e.eventVersion(),
+                e.payload().clone(),
+                e.tags(),
+                e.writtenAt());
     }
 
     private final Map<String, Lease> leases = new HashMap<>();

@@ -137,6 +137,28 @@ abstract class JdbcDialect extends PortableSql {
     abstract void rememberIds(Connection connection, List<RememberedId> ids) throws SQLException;
 
     /**
+     * Takes the next global offsets of the event journal: increments the counter row by {@code count} (creating it,
+     * at {@code count}, when missing) and keeps it locked until the transaction ends, which is what makes offsets
+     * follow commit order ({@link JournalWrites}).
+     *
+     * @param connection the batch's connection
+     * @param count how many offsets, at least one
+     * @return the last offset taken; the first is {@code count - 1} below it
+     * @throws SQLException on failure
+     */
+    abstract long takeOffsets(Connection connection, int count) throws SQLException;
+
+    /**
+     * Stores the snapshots of accepted appends, each in place of its entity's last one. The entities' state rows are
+     * locked by the transaction, so no other transaction writes these rows meanwhile.
+     *
+     * @param connection the batch's connection
+     * @param appends the appends with a snapshot, in queue order (the last one of an entity wins)
+     * @throws SQLException on failure
+     */
+    abstract void upsertSnapshots(Connection connection, List<StoreOperation.Append> appends) throws SQLException;
+
+    /**
      * Increments a shard's epoch (1 for its first), atomically with respect to every other node.
      *
      * @param connection a connection in a transaction of its own
@@ -294,7 +316,8 @@ abstract class JdbcDialect extends PortableSql {
                     .collect(Collectors.joining("\n"))
                     .replaceAll(
                             "\\b" + DEFAULT_PREFIX
-                                    + "(entity_state|shard_epoch|remembered_entity|coordinator_lease|store)\\b",
+                                    + "(entity_state|shard_epoch|remembered_entity|coordinator_lease|store|event_journal_by_offset"
+                                    + "|event_journal_by_type|event_journal|event_tag|event_snapshot|event_offset)\\b",
                             Matcher.quoteReplacement(prefix) + "$1");
             return splitStatements(script);
         } catch (IOException e) {

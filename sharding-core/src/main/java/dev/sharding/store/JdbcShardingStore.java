@@ -1,8 +1,12 @@
 package dev.sharding.store;
 
 import dev.sharding.ShardingException;
+import dev.sharding.spi.NewEvent;
+import dev.sharding.spi.PersistedEvent;
+import dev.sharding.spi.Recovery;
 import dev.sharding.spi.ShardingMetrics;
 import dev.sharding.spi.ShardingStore;
+import dev.sharding.spi.Snapshot;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
@@ -114,6 +118,9 @@ public final class JdbcShardingStore implements ShardingStore {
     /** The database's dialect, found on the first connection. */
     private final DetectedDialect dialects;
 
+    /** The event journal, over the writer and the read threads. */
+    private final JdbcJournal journal;
+
     /**
      * Starts building a store.
      *
@@ -157,6 +164,7 @@ public final class JdbcShardingStore implements ShardingStore {
                 settings.queryTimeout(),
                 watchdog,
                 dialects::mayHaveMoved);
+        this.journal = new JdbcJournal(writer, tasks);
     }
 
     /**
@@ -227,7 +235,10 @@ public final class JdbcShardingStore implements ShardingStore {
         writer.recordBatchesIn(Objects.requireNonNull(metrics, "metrics"));
     }
 
-    /** Every capability: applied message ids, shard epochs and the coordinator lease, arbitrated by the database. */
+    /**
+     * Every capability: applied message ids, shard epochs, the coordinator lease (arbitrated by the database) and the
+     * event journal.
+     */
     @Override
     public Set<Capability> capabilities() {
         return CAPABILITIES;
@@ -335,6 +346,53 @@ public final class JdbcShardingStore implements ShardingStore {
     public CompletableFuture<Long> clearShardingData() {
         CompletableFuture<Long> future = new CompletableFuture<>();
         return writer.submit(new StoreOperation.Clear(future), future);
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Queued for the writer thread with the state writes, and committed in the same transactions: the entity's
+     * state row (its journal head) is locked and fenced as a write's, and the events take their global offsets last,
+     * just before the commit (see {@code JournalWrites} for why a reader paging by offset never skips one).
+     */
+    @Override
+    public CompletableFuture<Long> appendEvents(
+            String typeName,
+            String entityId,
+            int shardId,
+            long epoch,
+            long expectedLastSequenceNr,
+            List<NewEvent> events,
+            byte @Nullable [] applied,
+            @Nullable Snapshot snapshot) {
+        return journal.append(typeName, entityId, shardId, epoch, expectedLastSequenceNr, events, applied, snapshot);
+    }
+
+    @Override
+    public CompletableFuture<Recovery> recover(String typeName, String entityId) {
+        return journal.recover(typeName, entityId);
+    }
+
+    @Override
+    public CompletableFuture<List<PersistedEvent>> eventsOf(
+            String typeName, String entityId, long fromSequenceNr, int maxCount) {
+        return journal.eventsOf(typeName, entityId, fromSequenceNr, maxCount);
+    }
+
+    @Override
+    public CompletableFuture<List<PersistedEvent>> eventsByTag(String tag, long afterOffset, int maxCount) {
+        return journal.eventsByTag(tag, afterOffset, maxCount);
+    }
+
+    @Override
+    public CompletableFuture<List<PersistedEvent>> eventsBySlice(
+            String typeName, int minShardId, int maxShardId, long afterOffset, int maxCount) {
+        return journal.eventsBySlice(typeName, minShardId, maxShardId, afterOffset, maxCount);
+    }
+
+    @Override
+    public CompletableFuture<Long> lastGlobalOffset() {
+        return journal.lastGlobalOffset();
     }
 
     /**

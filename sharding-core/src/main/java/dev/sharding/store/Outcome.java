@@ -7,7 +7,8 @@ import dev.sharding.spi.StaleEpochException;
  * What became of one operation of a {@link WriteBatch} in its last transaction. The caller of the operation hears of
  * it only once that transaction has committed ({@link #complete}).
  */
-sealed interface Outcome permits Outcome.Stored, Outcome.Done, Outcome.Deferred, Outcome.Cleared, Outcome.Refused {
+sealed interface Outcome
+        permits Outcome.Stored, Outcome.Appended, Outcome.Done, Outcome.Deferred, Outcome.Cleared, Outcome.Refused {
 
     /** The outcome of every accepted delete and remembered entity change: they have no value to carry. */
     Done DONE = new Done();
@@ -32,6 +33,20 @@ sealed interface Outcome permits Outcome.Stored, Outcome.Done, Outcome.Deferred,
         @Override
         public void complete(StoreOperation op) {
             ((StoreOperation.Write) op).future().complete(state);
+        }
+    }
+
+    /**
+     * An append of events was accepted; its events are written at the end of the transaction
+     * ({@link JournalWrites}).
+     *
+     * @param lastSequenceNr the entity's last sequence number after it
+     */
+    record Appended(long lastSequenceNr) implements Outcome {
+
+        @Override
+        public void complete(StoreOperation op) {
+            ((StoreOperation.Append) op).future().complete(lastSequenceNr);
         }
     }
 
@@ -70,11 +85,12 @@ sealed interface Outcome permits Outcome.Stored, Outcome.Done, Outcome.Deferred,
     }
 
     /**
-     * The operation was refused alone: a newer epoch fences it off.
+     * The operation was refused alone: a newer epoch fences it off ({@link StaleEpochException}), or an append
+     * expected another last sequence number ({@link dev.sharding.spi.SequenceConflictException}).
      *
      * @param failure what its caller hears
      */
-    record Refused(StaleEpochException failure) implements Outcome {
+    record Refused(dev.sharding.ShardingException failure) implements Outcome {
 
         @Override
         public void complete(StoreOperation op) {

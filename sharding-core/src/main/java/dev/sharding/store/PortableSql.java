@@ -55,6 +55,9 @@ abstract class PortableSql {
     /** The reads and locks of the shard epoch rows. */
     private final ShardEpochs shardEpochs;
 
+    /** The event journal's statements. */
+    private final JournalSql journal;
+
     /**
      * Creates the dialect for the tables of a prefix.
      *
@@ -75,6 +78,16 @@ abstract class PortableSql {
         this.keyLocking = keyLocking;
         this.timeLimits = timeLimits;
         this.shardEpochs = new ShardEpochs(this);
+        this.journal = new JournalSql(this, prefix);
+    }
+
+    /**
+     * The statements of the event journal.
+     *
+     * @return the journal SQL of this product
+     */
+    final JournalSql journal() {
+        return journal;
     }
 
     /**

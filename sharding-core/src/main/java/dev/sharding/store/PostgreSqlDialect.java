@@ -289,6 +289,40 @@ final class PostgreSqlDialect extends JdbcDialect {
         }
     }
 
+    /** One upsert: concurrent first inserts of the counter row wait for each other rather than fail. */
+    @Override
+    long takeOffsets(Connection connection, int count) throws SQLException {
+        try (PreparedStatement ps = prepare(
+                connection,
+                "INSERT INTO " + journal().offsets + " AS o (id, last_offset) VALUES (1, ?) ON CONFLICT (id)"
+                        + " DO UPDATE SET last_offset = o.last_offset + EXCLUDED.last_offset RETURNING last_offset")) {
+            ps.setLong(1, count);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next()) {
+                    throw new SQLException("The offset upsert of the event journal returned no row");
+                }
+                return rs.getLong(1);
+            }
+        }
+    }
+
+    @Override
+    void upsertSnapshots(Connection connection, List<StoreOperation.Append> appends) throws SQLException {
+        try (PreparedStatement ps = prepare(
+                connection,
+                "INSERT INTO " + journal().snapshots
+                        + " (type_name, entity_id, sequence_nr, payload, epoch, written_at)"
+                        + " VALUES (?, ?, ?, ?, ?, CURRENT_TIMESTAMP) ON CONFLICT (type_name, entity_id) DO UPDATE SET"
+                        + " sequence_nr = EXCLUDED.sequence_nr, payload = EXCLUDED.payload, epoch = EXCLUDED.epoch,"
+                        + " written_at = EXCLUDED.written_at")) {
+            for (StoreOperation.Append a : appends) {
+                JournalSql.bindSnapshot(ps, a);
+                ps.addBatch();
+            }
+            ps.executeBatch();
+        }
+    }
+
     @Override
     long nextEpoch(Connection connection, String typeName, int shardId) throws SQLException {
         shardEpochs().lockBriefly(connection, typeName, shardId);

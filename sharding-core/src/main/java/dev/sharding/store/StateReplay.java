@@ -1,5 +1,6 @@
 package dev.sharding.store;
 
+import dev.sharding.spi.SequenceConflictException;
 import dev.sharding.spi.ShardingStore.StoredState;
 import dev.sharding.spi.StaleEpochException;
 import dev.sharding.store.PortableSql.EntityKey;
@@ -24,11 +25,20 @@ import org.slf4j.LoggerFactory;
  * key order), replays each key's operations against its row and records their outcomes, and writes only each key's
  * final row (one update, insert or delete per key). A key whose row another node inserted since it was found missing
  * loses its insert: that row is locked and the key replayed again, so the higher epoch wins whichever committed first.
+ *
+ * <p>An append of events is replayed as a write of the entity's row (the journal's head: an empty state, the last
+ * sequence number as version, the applied message ids) that is also refused alone when the append expected another
+ * last sequence number ({@link SequenceConflictException}). Because the row is locked, two appends to one entity
+ * cannot both pass that check; the events themselves are written at the end of the transaction
+ * ({@link JournalWrites}).
  */
 final class StateReplay {
 
     /** The category this path logged under as part of {@link WriteBatch}, kept. */
     private static final Logger LOG = LoggerFactory.getLogger(WriteBatch.class);
+
+    /** The state of an event-sourced entity's row: its journal holds what it is. */
+    private static final byte[] NO_STATE = new byte[0];
 
     /** How often one key may lose an insert race within one transaction before the batch gives up. */
     private static final int MAX_INSERT_ROUNDS = 5;
@@ -66,6 +76,7 @@ final class StateReplay {
             Map<PortableSql.ShardKey, Long> shardEpochs)
             throws SQLException {
         Map<EntityKey, Locked> locked = lock(connection, dialect, byKey.keySet());
+        Map<EntityKey, Long> journalHeads = journalHeads(connection, dialect, byKey, locked);
         List<EntityKey> pending = new ArrayList<>(byKey.keySet());
         for (int round = 0; !pending.isEmpty(); round++) {
             if (round == MAX_INSERT_ROUNDS) {
@@ -80,7 +91,8 @@ final class StateReplay {
             for (EntityKey key : pending) {
                 @Nullable Locked before = locked.get(key);
                 List<Integer> indexes = byKey.getOrDefault(key, List.of());
-                @Nullable StateRow after = replay(key, indexes, before, shardEpochs);
+                @Nullable
+                StateRow after = replay(key, indexes, before, shardEpochs, journalHeads.getOrDefault(key, 0L));
                 if (!outcomes.anyAccepted(indexes)) {
                     continue; // every operation refused: the row stays as it is
                 }
@@ -128,12 +140,15 @@ final class StateReplay {
             EntityKey key,
             List<Integer> indexes,
             @Nullable Locked before,
-            Map<PortableSql.ShardKey, Long> shardEpochs) {
+            Map<PortableSql.ShardKey, Long> shardEpochs,
+            long journalHead) {
         boolean exists = before != null;
         long version = before == null ? 0 : before.version();
         long epoch = before == null ? 0 : before.epoch();
         byte @Nullable [] state = null;
         byte @Nullable [] applied = null;
+        // the journal's last sequence number where the entity has no row: its row was deleted, its events were not
+        long journalLast = before == null ? journalHead : before.version();
         for (int i : indexes) {
             StoreOperation.StateChange op = change(i);
             long opEpoch = op.epoch();
@@ -145,7 +160,23 @@ final class StateReplay {
                         new Outcome.Refused(new StaleEpochException(key.typeName(), key.entityId(), opEpoch, fence)));
                 continue;
             }
-            if (op instanceof StoreOperation.Write w) {
+            if (op instanceof StoreOperation.Append a) {
+                long last = exists ? version : journalLast;
+                if (a.expectedLastSequenceNr() != last) {
+                    outcomes.set(
+                            i,
+                            new Outcome.Refused(new SequenceConflictException(
+                                    key.typeName(), key.entityId(), a.expectedLastSequenceNr(), last)));
+                    continue;
+                }
+                version = a.lastSequenceNr();
+                journalLast = version;
+                epoch = opEpoch;
+                state = NO_STATE;
+                applied = a.applied();
+                exists = true;
+                outcomes.set(i, new Outcome.Appended(version));
+            } else if (op instanceof StoreOperation.Write w) {
                 version = exists ? version + 1 : 1;
                 epoch = opEpoch;
                 state = w.state();
@@ -162,6 +193,45 @@ final class StateReplay {
         return exists && state != null
                 ? new StateRow(key.typeName(), key.entityId(), state, version, epoch, applied)
                 : null;
+    }
+
+    /**
+     * The last sequence numbers in the journal of the keys that append and have no state row (a new entity, or one
+     * whose row was deleted): one statement per type, only when there are such keys.
+     */
+    private Map<EntityKey, Long> journalHeads(
+            Connection connection,
+            JdbcDialect dialect,
+            SortedMap<EntityKey, List<Integer>> byKey,
+            Map<EntityKey, Locked> locked)
+            throws SQLException {
+        SortedMap<String, List<String>> idsByType = new TreeMap<>();
+        for (Map.Entry<EntityKey, List<Integer>> e : byKey.entrySet()) {
+            if (!locked.containsKey(e.getKey()) && appends(e.getValue())) {
+                idsByType
+                        .computeIfAbsent(e.getKey().typeName(), t -> new ArrayList<>())
+                        .add(e.getKey().entityId());
+            }
+        }
+        if (idsByType.isEmpty()) {
+            return Map.of();
+        }
+        Map<EntityKey, Long> heads = new java.util.HashMap<>();
+        for (Map.Entry<String, List<String>> e : idsByType.entrySet()) {
+            dialect.journal()
+                    .lastSequenceNrs(connection, e.getKey(), e.getValue())
+                    .forEach((id, last) -> heads.put(new EntityKey(e.getKey(), id), last));
+        }
+        return heads;
+    }
+
+    private boolean appends(List<Integer> indexes) {
+        for (int i : indexes) {
+            if (operations.get(i) instanceof StoreOperation.Append) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static Map<EntityKey, Locked> lock(Connection connection, JdbcDialect dialect, Iterable<EntityKey> keys)

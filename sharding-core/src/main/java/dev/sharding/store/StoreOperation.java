@@ -39,7 +39,7 @@ sealed interface StoreOperation {
     }
 
     /** A change of one entity's state row, fenced by the current epoch of the entity's shard. */
-    sealed interface StateChange extends Batched permits Write, Delete {
+    sealed interface StateChange extends Batched permits Write, Delete, Append {
 
         /**
          * The entity type.
@@ -125,6 +125,50 @@ sealed interface StoreOperation {
         @Override
         public String describe() {
             return "delete of [" + typeName + "/" + entityId + "] under epoch " + epoch;
+        }
+    }
+
+    /**
+     * Appends events to one entity's journal, with its applied message ids and a snapshot; its state row is the
+     * journal's head (its version the last sequence number), fenced and locked as a write's.
+     *
+     * @param typeName the entity type
+     * @param entityId the entity id
+     * @param shardId the entity's shard, whose current epoch fences the append
+     * @param epoch the writer's epoch
+     * @param expectedLastSequenceNr the entity's last sequence number as the appender knows it
+     * @param events the events (private copies of the payloads)
+     * @param applied the encoded ids of the messages the entity applied lately (a private copy), or null
+     * @param snapshot a snapshot to keep (a private copy), or null
+     * @param future completed with the new last sequence number
+     * @param queuedNanos when it was queued
+     */
+    record Append(
+            String typeName,
+            String entityId,
+            int shardId,
+            long epoch,
+            long expectedLastSequenceNr,
+            List<dev.sharding.spi.NewEvent> events,
+            byte @Nullable [] applied,
+            dev.sharding.spi.@Nullable Snapshot snapshot,
+            CompletableFuture<Long> future,
+            long queuedNanos)
+            implements StateChange {
+
+        @Override
+        public String describe() {
+            return "append of " + events.size() + " events to [" + typeName + "/" + entityId
+                    + "] after sequence number " + expectedLastSequenceNr + " under epoch " + epoch;
+        }
+
+        /**
+         * The entity's last sequence number once the append is applied.
+         *
+         * @return the number
+         */
+        long lastSequenceNr() {
+            return expectedLastSequenceNr + events.size();
         }
     }
 

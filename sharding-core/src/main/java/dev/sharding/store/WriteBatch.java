@@ -155,6 +155,8 @@ final class WriteBatch {
         rememberedChanges.forEach((id, present) -> (present ? remember : forget).add(id));
         dialect.forgetIds(connection, forget);
         dialect.rememberIds(connection, remember);
+        // last: the events take the journal's offset counter, which stays locked until the commit
+        JournalWrites.write(connection, dialect, operations, outcomes);
     }
 
     /**

@@ -52,3 +52,54 @@ CREATE TABLE IF NOT EXISTS sharding_store (
     created_at TIMESTAMP WITH TIME ZONE NOT NULL,
     PRIMARY KEY (id)
 );
+
+-- The event journal of event-sourced entities: one row per event, numbered per entity (sequence_nr, 1, 2, 3...
+-- with no gap) and across the store (global_offset, handed out in commit order with no hole: see
+-- sharding_event_offset). An entity's last sequence number, the epoch of its last append and its applied message ids
+-- are its row in sharding_entity_state (state empty, version = last sequence number). tags holds the event's tags
+-- separated by the character U+001F.
+CREATE TABLE IF NOT EXISTS sharding_event_journal (
+    type_name VARCHAR(255) NOT NULL,
+    entity_id VARCHAR(1024) NOT NULL,
+    sequence_nr BIGINT NOT NULL,
+    global_offset BIGINT NOT NULL,
+    shard_id INTEGER NOT NULL,
+    epoch BIGINT NOT NULL,
+    event_type VARCHAR(255) NOT NULL,
+    event_version INTEGER NOT NULL,
+    payload VARBINARY NOT NULL,
+    tags VARCHAR NOT NULL,
+    written_at TIMESTAMP WITH TIME ZONE NOT NULL,
+    PRIMARY KEY (type_name, entity_id, sequence_nr)
+);
+
+-- Reads by offset: an event by its offset (the tag reads join on it), and a type's slices (a range of shards).
+CREATE UNIQUE INDEX IF NOT EXISTS sharding_event_journal_by_offset ON sharding_event_journal (global_offset);
+CREATE INDEX IF NOT EXISTS sharding_event_journal_by_type ON sharding_event_journal (type_name, global_offset, shard_id);
+
+-- One row per tag of an event, for the reads by tag in offset order.
+CREATE TABLE IF NOT EXISTS sharding_event_tag (
+    tag VARCHAR(255) NOT NULL,
+    global_offset BIGINT NOT NULL,
+    PRIMARY KEY (tag, global_offset)
+);
+
+-- The latest snapshot of each event-sourced entity: its state as of event sequence_nr.
+CREATE TABLE IF NOT EXISTS sharding_event_snapshot (
+    type_name VARCHAR(255) NOT NULL,
+    entity_id VARCHAR(1024) NOT NULL,
+    sequence_nr BIGINT NOT NULL,
+    payload VARBINARY NOT NULL,
+    epoch BIGINT NOT NULL,
+    written_at TIMESTAMP WITH TIME ZONE NOT NULL,
+    PRIMARY KEY (type_name, entity_id)
+);
+
+-- The last global offset handed out: one row, created by the first append. Every transaction that appends events
+-- increments it just before its commit and so holds it until then: offsets follow commit order, and a reader paging
+-- by offset never skips an event that committed late.
+CREATE TABLE IF NOT EXISTS sharding_event_offset (
+    id INTEGER NOT NULL CHECK (id = 1),
+    last_offset BIGINT NOT NULL,
+    PRIMARY KEY (id)
+);
