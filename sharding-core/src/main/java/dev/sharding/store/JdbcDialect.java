@@ -316,8 +316,8 @@ abstract class JdbcDialect extends PortableSql {
                     .collect(Collectors.joining("\n"))
                     .replaceAll(
                             "\\b" + DEFAULT_PREFIX
-                                    + "(entity_state|shard_epoch|remembered_entity|coordinator_lease|store|event_journal_by_offset"
-                                    + "|event_journal_by_type|event_journal|event_tag|event_snapshot|event_offset)\\b",
+                                    + "(entity_state|shard_epoch|remembered_entity|coordinator_lease|store|event_journal|event_tag"
+                                    + "|event_snapshot|event_offset)\\b",
                             Matcher.quoteReplacement(prefix) + "$1");
             return splitStatements(script);
         } catch (IOException e) {

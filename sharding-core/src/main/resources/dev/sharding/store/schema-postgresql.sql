@@ -69,7 +69,9 @@ CREATE TABLE IF NOT EXISTS sharding_store (
 -- with no gap) and across the store (global_offset, handed out in commit order with no hole: see
 -- sharding_event_offset). An entity's last sequence number, the epoch of its last append and its applied message ids
 -- are its row in sharding_entity_state (state empty, version = last sequence number). tags holds the event's tags
--- separated by the character U+001F.
+-- separated by the character U+001F. The unique global_offset is what the reads by tag join on; the second unique
+-- key (unique since global_offset is) serves the reads of a type's slices (a range of shards) in offset order. Both
+-- are constraints of the table, so that concurrent runs of this script cannot race to create them.
 CREATE TABLE IF NOT EXISTS sharding_event_journal (
     type_name VARCHAR(255) NOT NULL,
     entity_id VARCHAR(1024) NOT NULL,
@@ -82,22 +84,10 @@ CREATE TABLE IF NOT EXISTS sharding_event_journal (
     payload BYTEA NOT NULL,
     tags TEXT NOT NULL,
     written_at TIMESTAMP WITH TIME ZONE NOT NULL,
-    PRIMARY KEY (type_name, entity_id, sequence_nr)
+    PRIMARY KEY (type_name, entity_id, sequence_nr),
+    UNIQUE (global_offset),
+    UNIQUE (type_name, global_offset, shard_id)
 );
-
--- Reads by offset: an event by its offset (the tag reads join on it), and a type's slices (a range of shards).
--- Checked first: CREATE INDEX takes a lock that stops appends even when the index exists.
-DO $$
-BEGIN
-    IF to_regclass('sharding_event_journal_by_offset') IS NULL THEN
-        CREATE UNIQUE INDEX IF NOT EXISTS sharding_event_journal_by_offset ON sharding_event_journal (global_offset);
-    END IF;
-    IF to_regclass('sharding_event_journal_by_type') IS NULL THEN
-        CREATE INDEX IF NOT EXISTS sharding_event_journal_by_type
-            ON sharding_event_journal (type_name, global_offset, shard_id);
-    END IF;
-END
-$$;
 
 -- One row per tag of an event, for the reads by tag in offset order.
 CREATE TABLE IF NOT EXISTS sharding_event_tag (

@@ -57,6 +57,48 @@ public class ForwardingStore implements ShardingStore {
     }
 
     @Override
+    public CompletableFuture<Long> appendEvents(
+            String typeName,
+            String entityId,
+            int shardId,
+            long epoch,
+            long expectedLastSequenceNr,
+            java.util.List<dev.sharding.spi.NewEvent> events,
+            byte @org.jspecify.annotations.Nullable [] applied,
+            dev.sharding.spi.@org.jspecify.annotations.Nullable Snapshot snapshot) {
+        return delegate.appendEvents(
+                typeName, entityId, shardId, epoch, expectedLastSequenceNr, events, applied, snapshot);
+    }
+
+    @Override
+    public CompletableFuture<dev.sharding.spi.Recovery> recover(String typeName, String entityId) {
+        return delegate.recover(typeName, entityId);
+    }
+
+    @Override
+    public CompletableFuture<java.util.List<dev.sharding.spi.PersistedEvent>> eventsOf(
+            String typeName, String entityId, long fromSequenceNr, int maxCount) {
+        return delegate.eventsOf(typeName, entityId, fromSequenceNr, maxCount);
+    }
+
+    @Override
+    public CompletableFuture<java.util.List<dev.sharding.spi.PersistedEvent>> eventsByTag(
+            String tag, long afterOffset, int maxCount) {
+        return delegate.eventsByTag(tag, afterOffset, maxCount);
+    }
+
+    @Override
+    public CompletableFuture<java.util.List<dev.sharding.spi.PersistedEvent>> eventsBySlice(
+            String typeName, int minShardId, int maxShardId, long afterOffset, int maxCount) {
+        return delegate.eventsBySlice(typeName, minShardId, maxShardId, afterOffset, maxCount);
+    }
+
+    @Override
+    public CompletableFuture<Long> lastGlobalOffset() {
+        return delegate.lastGlobalOffset();
+    }
+
+    @Override
     public CompletableFuture<Long> nextEpoch(String typeName, int shardId) {
         return delegate.nextEpoch(typeName, shardId);
     }

@@ -20,11 +20,13 @@ import org.junit.jupiter.api.Test;
  * writes of entity state; the other topics are contracts it extends, whose tests every subclass runs too:
  * {@link EpochFencingContract} (epochs and the writes they fence), {@link StoreFailureContract} (a database that
  * fails: stores in a database say how to break it, {@link #injectFault}, and get these tests),
- * {@link RememberedEntitiesContract} and {@link CoordinatorLeaseContract} (the coordinator lease and the store id).
+ * {@link RememberedEntitiesContract}, {@link CoordinatorLeaseContract} (the coordinator lease and the store id),
+ * {@link EventJournalContract} and {@link JournalConcurrencyContract} (the event journal, and the gap guarantee of
+ * its reads by offset).
  * The tests of an optional feature run on a store that declares its {@link Capability}, and call nothing of it on one
  * that does not, as the runtime does not.
  */
-public abstract class ShardingStoreContract extends EpochFencingContract {
+public abstract class ShardingStoreContract extends JournalConcurrencyContract {
 
     @Test
     void aStoreDeclaresTheSameCapabilitiesEveryTimeAndOnEveryNode() {
