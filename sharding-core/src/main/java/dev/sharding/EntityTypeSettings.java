@@ -22,6 +22,9 @@ import org.jspecify.annotations.Nullable;
  * @param appliedMessages how many ids of applied messages each entity keeps, and for how long, so that a retry with
  *     the same id applies once ({@link ShardRegion#ask(String, Object, Class, Duration, String)})
  * @param passivation how live entities are chosen for passivation when there are too many
+ * @param activeEntityLimit the type's own limit of live entities on this node, whatever its strategy (zero for none),
+ *     in place of its share of the node's {@link PassivationSettings#activeEntityLimit()}; {@code null} for the share
+ *     (limit strategies) or no limit ({@link PassivationStrategy#IDLE})
  */
 public record EntityTypeSettings(
         int numberOfShards,
@@ -30,7 +33,8 @@ public record EntityTypeSettings(
         boolean rememberEntities,
         @Nullable String role,
         AppliedMessageWindow appliedMessages,
-        PassivationStrategy passivation) {
+        PassivationStrategy passivation,
+        @Nullable Integer activeEntityLimit) {
 
     /** The defaults: the node's number of shards and idle timeout, hosting, not remembering, no role. */
     public static final EntityTypeSettings DEFAULT = new Builder().build();
@@ -63,7 +67,8 @@ public record EntityTypeSettings(
                 .rememberEntities(rememberEntities)
                 .role(role)
                 .appliedMessages(appliedMessages)
-                .passivation(passivation);
+                .passivation(passivation)
+                .activeEntityLimit(activeEntityLimit);
     }
 
     /** Checks the rules that depend on no other setting, naming each {@code entities.<type>.<setting>}. */
@@ -83,6 +88,11 @@ public record EntityTypeSettings(
                 "entities." + type + ".role",
                 role,
                 "a role is 1 to 100 characters of [A-Za-z0-9._-]");
+        SettingsValidation.require(
+                activeEntityLimit == null || activeEntityLimit >= 0,
+                "entities." + type + ".passivation.active-entity-limit",
+                activeEntityLimit,
+                "must be zero (no limit) or positive");
     }
 
     /** Builds {@link EntityTypeSettings}; every setting starts at its default. */
@@ -101,6 +111,8 @@ public record EntityTypeSettings(
         private AppliedMessageWindow appliedMessages = AppliedMessageWindow.DEFAULT;
 
         private PassivationStrategy passivation = PassivationStrategy.IDLE;
+
+        private @Nullable Integer activeEntityLimit;
 
         private Builder() {}
 
@@ -182,13 +194,33 @@ public record EntityTypeSettings(
         }
 
         /**
+         * The type's own limit of live entities on this node, in place of its share of the node's limit: beyond it,
+         * its entities are passivated in its strategy's order (least recently used first for
+         * {@link PassivationStrategy#IDLE}).
+         *
+         * @param value the limit, zero for none, or {@code null} for the share (default)
+         * @return this builder
+         */
+        public Builder activeEntityLimit(@Nullable Integer value) {
+            this.activeEntityLimit = value;
+            return this;
+        }
+
+        /**
          * The settings.
          *
          * @return the settings, not yet validated (the node's {@link ShardingSettings#validate()} checks them)
          */
         public EntityTypeSettings build() {
             return new EntityTypeSettings(
-                    numberOfShards, proxyOnly, idleTimeout, rememberEntities, role, appliedMessages, passivation);
+                    numberOfShards,
+                    proxyOnly,
+                    idleTimeout,
+                    rememberEntities,
+                    role,
+                    appliedMessages,
+                    passivation,
+                    activeEntityLimit);
         }
     }
 }

@@ -9,17 +9,19 @@ import java.util.Objects;
  * {@link PassivationStrategy} and may have its own idle timeout ({@link EntityTypeSettings}).
  *
  * @param idleTimeout how long an entity may go without a message before it is passivated; zero for never
- * @param maxActiveEntities the most live entities per region of a type with the {@link PassivationStrategy#IDLE}
- *     strategy before the least recently used are passivated; zero for no limit
+ * @param maxActiveEntities deprecated: the limit of live entities of every type with the
+ *     {@link PassivationStrategy#IDLE} strategy and no limit of its own; zero for none. Give a type its own limit
+ *     instead ({@link EntityTypeSettings#activeEntityLimit()}, {@code sharding.entities.<type>.passivation.active-entity-limit})
  * @param activeEntityLimit the most live entities on this node of the types whose passivation strategy has a limit
- *     ({@link PassivationStrategy#limited()}), divided evenly over those types
+ *     ({@link PassivationStrategy#limited()}), divided evenly over those of them without a limit of their own
  */
-public record PassivationSettings(Duration idleTimeout, int maxActiveEntities, int activeEntityLimit) {
+public record PassivationSettings(
+        Duration idleTimeout, @Deprecated(since = "0.1.0") int maxActiveEntities, int activeEntityLimit) {
 
     /** Default idle time before an entity is passivated. */
     public static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofSeconds(120);
 
-    /** Default limit of live entities per region for the idle strategy: none. */
+    /** Default of the deprecated limit of live entities per type for the idle strategy: none. */
     public static final int DEFAULT_MAX_ACTIVE_ENTITIES = 0;
 
     /** Default limit of live entities per node for the limit strategies of passivation (as Pekko's). */
@@ -47,11 +49,13 @@ public record PassivationSettings(Duration idleTimeout, int maxActiveEntities, i
     }
 
     /**
-     * Copy with another limit of live entities per region for the idle strategy.
+     * Copy with another limit of live entities per type for the idle strategy.
      *
      * @param value the limit, or zero for none
      * @return the copy
+     * @deprecated give each type its own limit: {@link EntityTypeSettings.Builder#activeEntityLimit(Integer)}
      */
+    @Deprecated(since = "0.1.0")
     public PassivationSettings withMaxActiveEntities(int value) {
         return new PassivationSettings(idleTimeout, value, activeEntityLimit);
     }
@@ -59,7 +63,7 @@ public record PassivationSettings(Duration idleTimeout, int maxActiveEntities, i
     /**
      * Copy with another limit of live entities per node for the limit strategies.
      *
-     * @param value the limit, divided evenly over the types whose strategy has a limit
+     * @param value the limit, divided evenly over the types whose strategy has a limit and that have none of their own
      * @return the copy
      */
     public PassivationSettings withActiveEntityLimit(int value) {

@@ -8,14 +8,15 @@ package dev.sharding;
 public enum PassivationStrategy {
 
     /**
-     * Entities are passivated when idle for the idle timeout; beyond {@code sharding.passivation.max-active-entities}
-     * (per type, when set) the least recently used go first. The default.
+     * Entities are passivated when idle for the idle timeout; beyond the type's own limit, when it has one
+     * ({@code sharding.entities.<type>.passivation.active-entity-limit}), the least recently used go first. The
+     * default.
      */
     IDLE(false),
 
     /**
-     * Beyond the type's share of {@code sharding.passivation.active-entity-limit}, the entities that took a message
-     * least recently go first. Suits most workloads where recent use predicts the next.
+     * Beyond the type's share of {@code sharding.passivation.active-entity-limit} (or its own limit), the entities
+     * that took a message least recently go first. Suits most workloads where recent use predicts the next.
      */
     LEAST_RECENTLY_USED(true),
 
@@ -39,7 +40,8 @@ public enum PassivationStrategy {
     }
 
     /**
-     * Whether the strategy works against a share of the node's {@code active-entity-limit}.
+     * Whether the strategy works against a share of the node's {@code active-entity-limit} when the type has no limit
+     * of its own.
      *
      * @return true for the limit strategies
      */

@@ -10,9 +10,7 @@ import dev.sharding.spi.ShardingStore;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
-import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.function.Consumer;
@@ -59,14 +57,7 @@ public final class ShardingNode implements AutoCloseable {
      * @throws ShardingException if the cluster cannot be joined
      */
     public void start() {
-        try {
-            runtime.start();
-        } catch (ShardingException e) {
-            throw e;
-        } catch (Exception e) {
-            throw new ShardingException(
-                    "Cannot join cluster " + runtime.status().clusterName() + ": " + e.getMessage(), e);
-        }
+        runtime.start();
     }
 
     /**
@@ -86,9 +77,8 @@ public final class ShardingNode implements AutoCloseable {
      * @return its region
      * @throws IllegalArgumentException if this node does not run the class
      */
-    @SuppressWarnings("unchecked")
     public <T> ShardRegion<T> region(Class<T> entityClass) {
-        return (ShardRegion<T>) runtime.status().region(entityClass);
+        return runtime.status().region(entityClass);
     }
 
     /**
@@ -104,8 +94,7 @@ public final class ShardingNode implements AutoCloseable {
 
     /** {@return the names of the entity types this node runs, in the order they were given; a copy} */
     public Set<String> typeNames() {
-        return java.util.Collections.unmodifiableSet(
-                new java.util.LinkedHashSet<>(runtime.regions().keySet()));
+        return runtime.status().typeNames();
     }
 
     /** {@return this node's name} */
@@ -167,45 +156,21 @@ public final class ShardingNode implements AutoCloseable {
     }
 
     /**
-     * {@return whether this node's current view has lasted {@code sharding.split-brain.stable-after}} Until then, a
-     * member lost counts against the membership before the last change too, so a crash right after a change can stop
-     * the cluster.
+     * {@return whether the current view has lasted {@code sharding.split-brain.stable-after}} Until then, a member lost
+     * counts against the membership before the last change too.
      */
     public boolean isViewStable() {
         return runtime.status().isViewStable();
     }
 
     /**
-     * {@return how many control messages this node dropped since start because their sender may not send them} A
-     * sender may not when it is not the coordinator of the current view, or not a member.
+     * This node's counts of traffic it held back or dropped: backpressure's refusals, and control messages from
+     * members that may not send them.
+     *
+     * @return the counts, live
      */
-    public long droppedControlMessages() {
-        return runtime.status().droppedControlMessages();
-    }
-
-    /**
-     * {@return the most bytes queued now toward one member, waiting to be sent} It stays below
-     * {@code sharding.backpressure.max-queued-bytes} and a quarter more for control messages.
-     */
-    public long maxQueuedBytes() {
-        return runtime.status().maxQueuedBytes();
-    }
-
-    /**
-     * {@return how many frames this node refused or dropped since start because the member they were for was behind}
-     * Asks among them failed with {@link MemberBehindException}, tells among them are also counted as dropped for
-     * backpressure in their type's meters, and replies among them leave their askers to time out.
-     */
-    public long refusedFrames() {
-        return runtime.status().refusedFrames();
-    }
-
-    /**
-     * {@return how many members this node reported to failure detection since start because they stayed behind for
-     * {@code sharding.backpressure.suspect-after}}
-     */
-    public long membersReportedBehind() {
-        return runtime.status().membersReportedBehind();
+    public NodeTraffic traffic() {
+        return runtime.traffic();
     }
 
     /** {@return whether this node hosts the active coordinator and it has rebuilt its table} */
@@ -234,47 +199,17 @@ public final class ShardingNode implements AutoCloseable {
     }
 
     /**
-     * Gathers the shards and entity counts of every member's regions.
+     * What an operator asks of the cluster through this node: where every shard is, a rebalance now, one shard moved.
      *
-     * @param timeout how long to wait for the members' answers
-     * @return the snapshot; members that did not answer are marked so
+     * @return the requests
      */
-    public CompletableFuture<ClusterState> clusterState(Duration timeout) {
-        return runtime.status().clusterState(timeout);
+    public ClusterAdmin admin() {
+        return runtime.admin();
     }
 
     /** {@return whether this node is handing off its shards to leave, while a graceful stop drains it} */
     public boolean isLeaving() {
         return runtime.status().isLeaving();
-    }
-
-    /**
-     * Asks the coordinator for a rebalance round now, whatever the interval.
-     *
-     * @return what was done, or why nothing was
-     */
-    public CompletableFuture<AdminResult> rebalance() {
-        return runtime.status()
-                .admin(null, 0, null, runtime.status().settingsAskTimeout())
-                .thenApply(r -> new AdminResult(r.accepted(), r.message()));
-    }
-
-    /**
-     * Asks the coordinator to move one shard, to a named node or wherever the allocation strategy puts it.
-     *
-     * @param typeName the entity type
-     * @param shardId the shard
-     * @param targetNode the name of the node to move it to, or {@code null}
-     * @return what was done, or the error: unknown type, shard or node, shard not allocated, handoff in progress
-     */
-    public CompletableFuture<AdminResult> handOff(String typeName, int shardId, @Nullable String targetNode) {
-        return runtime.status()
-                .admin(
-                        Objects.requireNonNull(typeName),
-                        shardId,
-                        targetNode,
-                        runtime.status().settingsAskTimeout())
-                .thenApply(r -> new AdminResult(r.accepted(), r.message()));
     }
 
     /**
@@ -353,13 +288,10 @@ public final class ShardingNode implements AutoCloseable {
         }
 
         /**
-         * Runs the stages that callers chain on the futures of {@link ShardRegion#ask} (a non-async
-         * {@code thenApply}, {@code whenComplete}, {@code exceptionally}...) on an executor of one's own, one task per
-         * ask, instead of on the entity executor. Either way they never run on the node's own threads (its control
-         * thread, the store's threads, the transport's threads), so a callback that blocks holds up only the executor
-         * it runs on; give one here when callbacks block for long (a blocking call, or {@code join()} on another ask),
-         * so that they do not hold up the entities. The node does not shut it down. If it refuses a task, the future
-         * completes on the thread that decided the outcome.
+         * Runs the stages that callers chain on the futures of {@link ShardRegion#ask} on an executor of one's own, one
+         * task per ask, instead of on the entity executor ({@link ShardRegion} says where they run). Give one when
+         * such callbacks block for long, so that they do not hold up the entities. The node does not shut it down. If
+         * it refuses a task, the future completes on the thread that decided the outcome.
          *
          * @param value the executor
          * @return this builder
@@ -393,12 +325,9 @@ public final class ShardingNode implements AutoCloseable {
         }
 
         /**
-         * Whether every message, and every reply, delivered within this node goes through the codec and back, as
-         * it would between two nodes, and every entity state written is replaced by what the codec reads back from
-         * it, as the shard's next owner would read it: a test of one node then fails where a message, once its
-         * entity lives on another node, would not arrive as it was sent, or a state would not survive a handoff.
-         * Off by default; meant for tests, as it costs an encoding and a decoding per local message and a decoding
-         * per state written.
+         * Whether local messages, replies and written states go through the codec and back, as they would between
+         * nodes or to a shard's next owner, so that a test of one node fails where a message or a state would not
+         * survive another node. Off by default; meant for tests (it costs a round trip through the codec each).
          *
          * @param value whether to encode and decode local deliveries
          * @return this builder

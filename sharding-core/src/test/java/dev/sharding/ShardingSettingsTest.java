@@ -134,6 +134,14 @@ class ShardingSettingsTest {
                                         .build())
                         .validate())
                 .hasMessageContaining("sharding.entities.cart.idle-timeout=PT-1S");
+        assertThatThrownBy(() -> ShardingSettings.defaults()
+                        .withEntity(
+                                "cart",
+                                EntityTypeSettings.builder()
+                                        .activeEntityLimit(-1)
+                                        .build())
+                        .validate())
+                .hasMessageContaining("sharding.entities.cart.passivation.active-entity-limit=-1");
     }
 
     @Test

@@ -108,7 +108,7 @@ final class DepositWorkload {
     /** Shards of the account type per hosting member, for the members that answered. */
     Map<String, Integer> shardsPerNode() throws Exception {
         return MembershipWorkloads.shardsPerNode(
-                node.clusterState(Duration.ofSeconds(2)).get(10, TimeUnit.SECONDS), TYPE);
+                node.admin().clusterState(Duration.ofSeconds(2)).get(10, TimeUnit.SECONDS), TYPE);
     }
 
     /**

@@ -56,7 +56,7 @@ final class MembershipWorkloads {
     }
 
     private ClusterState snapshot() throws Exception {
-        return node.clusterState(Duration.ofSeconds(2)).get(10, TimeUnit.SECONDS);
+        return node.admin().clusterState(Duration.ofSeconds(2)).get(10, TimeUnit.SECONDS);
     }
 
     /**
@@ -78,7 +78,7 @@ final class MembershipWorkloads {
 
     /** Live entities of every member that answered, from the same snapshot. */
     long liveEntities() throws Exception {
-        ClusterState state = node.clusterState(Duration.ofSeconds(10)).get(30, TimeUnit.SECONDS);
+        ClusterState state = node.admin().clusterState(Duration.ofSeconds(10)).get(30, TimeUnit.SECONDS);
         long n = 0;
         for (ClusterState.RegionState r : state.regions().getOrDefault(TYPE, List.of())) {
             for (int count : r.entitiesPerShard().values()) {

@@ -83,7 +83,8 @@ class EntityStateClusterTest {
             for (int shard = 0; shard < 12; shard++) {
                 String target = nodes.get((shard + round) % 3).nodeName();
                 int s = shard;
-                AdminResult r = nodes.get(0).handOff("wallet", shard, target).get(10, TimeUnit.SECONDS);
+                AdminResult r =
+                        nodes.get(0).admin().handOff("wallet", shard, target).get(10, TimeUnit.SECONDS);
                 if (r.accepted()) {
                     Awaitility.await("shard " + shard + " on " + target)
                             .atMost(Duration.ofSeconds(30))
@@ -155,7 +156,7 @@ class EntityStateClusterTest {
         CompletableFuture<Wallet.Reply> held = nodes.get(0)
                 .region(Wallet.class)
                 .ask(id, new Wallet.Deposit(1000), Wallet.Reply.class, Duration.ofSeconds(60));
-        AdminResult r = nodes.get(0).handOff("wallet", shard, other).get(10, TimeUnit.SECONDS);
+        AdminResult r = nodes.get(0).admin().handOff("wallet", shard, other).get(10, TimeUnit.SECONDS);
         assertThat(r.accepted()).as(r.message()).isTrue();
         Awaitility.await("shard forced to move after handoff-timeout")
                 .atMost(Duration.ofSeconds(30))
@@ -207,7 +208,8 @@ class EntityStateClusterTest {
                 .findFirst()
                 .orElseThrow();
         ShardingNode other = nodes.stream().filter(n -> n != owner).findFirst().orElseThrow();
-        assertThat(owner.handOff("wallet", shard, other.nodeName())
+        assertThat(owner.admin()
+                        .handOff("wallet", shard, other.nodeName())
                         .get(30, TimeUnit.SECONDS)
                         .accepted())
                 .isTrue();

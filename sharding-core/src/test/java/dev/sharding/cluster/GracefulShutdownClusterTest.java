@@ -58,8 +58,10 @@ class GracefulShutdownClusterTest {
         Awaitility.await("leaver reported as leaving, with handoffs in progress")
                 .atMost(Duration.ofSeconds(30))
                 .until(() -> {
-                    ClusterState s =
-                            nodes.get(0).clusterState(Duration.ofSeconds(2)).get(5, TimeUnit.SECONDS);
+                    ClusterState s = nodes.get(0)
+                            .admin()
+                            .clusterState(Duration.ofSeconds(2))
+                            .get(5, TimeUnit.SECONDS);
                     return s.leaving().contains(leaver.self()) && !s.handoffs().isEmpty();
                 });
         assertThat(leaver.isLeaving()).isTrue();

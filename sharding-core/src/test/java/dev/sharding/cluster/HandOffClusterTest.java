@@ -168,7 +168,7 @@ class HandOffClusterTest {
             for (int e = 0; e < ENTITIES; e += 7) {
                 int shard = EntityType.shardOf("j-" + e, 30);
                 String target = nodes.get((e + round) % 3).nodeName();
-                AdminResult r = any.handOff("journal", shard, target).get(10, TimeUnit.SECONDS);
+                AdminResult r = any.admin().handOff("journal", shard, target).get(10, TimeUnit.SECONDS);
                 if (r.accepted()) {
                     try {
                         Awaitility.await("handoff of shard " + shard + " to " + target)

@@ -76,7 +76,8 @@ class HandOffFailureClusterTest {
         Awaitility.await("shard on n3")
                 .atMost(Duration.ofSeconds(30))
                 .until(() -> owner(nodes) == victim
-                        || n1.handOff("journal", SHARD, victim.nodeName())
+                        || n1.admin()
+                                        .handOff("journal", SHARD, victim.nodeName())
                                         .get(10, TimeUnit.SECONDS)
                                         .accepted()
                                 && owner(nodes) == victim);
@@ -86,11 +87,12 @@ class HandOffFailureClusterTest {
         load.awaitProgress(20);
 
         Journal.stopGate = new CountDownLatch(1);
-        AdminResult r = n1.handOff("journal", SHARD, target.nodeName()).get(10, TimeUnit.SECONDS);
+        AdminResult r = n1.admin().handOff("journal", SHARD, target.nodeName()).get(10, TimeUnit.SECONDS);
         assertThat(r.accepted()).as(r.message()).isTrue();
         Awaitility.await("handoff held while the owner's entities stop")
                 .atMost(Duration.ofSeconds(30))
-                .until(() -> !n1.clusterState(Duration.ofSeconds(2))
+                .until(() -> !n1.admin()
+                                .clusterState(Duration.ofSeconds(2))
                                 .get(5, TimeUnit.SECONDS)
                                 .handoffs()
                                 .isEmpty()
@@ -121,7 +123,7 @@ class HandOffFailureClusterTest {
         String targetName = to.nodeName();
         cluster.awaitStable(); // a member lost right after a join cannot be told from a split
         crashed.crash();
-        AdminResult r = n1.handOff("journal", SHARD, targetName).get(10, TimeUnit.SECONDS);
+        AdminResult r = n1.admin().handOff("journal", SHARD, targetName).get(10, TimeUnit.SECONDS);
         assertThat(r.accepted()).as(r.message()).isTrue();
 
         Awaitility.await("handoff completes without the crashed region's acknowledgement, well before the"

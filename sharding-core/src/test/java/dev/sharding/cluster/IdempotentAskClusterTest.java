@@ -200,7 +200,7 @@ class IdempotentAskClusterTest {
 
         String other = first.node().equals("n1") ? "n2" : "n1";
         int shard = EntityType.shardOf("m", 12);
-        AdminResult moved = nodes.get(0).handOff("wallet", shard, other).get(10, TimeUnit.SECONDS);
+        AdminResult moved = nodes.get(0).admin().handOff("wallet", shard, other).get(10, TimeUnit.SECONDS);
         assertThat(moved.accepted()).as(moved.message()).isTrue();
         Awaitility.await("shard moved")
                 .atMost(TIMEOUT)

@@ -115,7 +115,8 @@ class LateNameClusterTest {
         // coordinator says so, and the request is made again
         AtomicReference<AdminResult> result = new AtomicReference<>();
         Awaitility.await("the handoff accepted").atMost(Duration.ofSeconds(30)).until(() -> {
-            AdminResult r = first.handOff("counter", shard, joiner.nodeName()).get(30, TimeUnit.SECONDS);
+            AdminResult r =
+                    first.admin().handOff("counter", shard, joiner.nodeName()).get(30, TimeUnit.SECONDS);
             result.set(r);
             return r.accepted() || !r.message().contains("is being allocated");
         });

@@ -70,7 +70,7 @@ class MemberPlacementClusterTest {
         assertThat(backend1.localRegion("counter").entityIds()).isNotEmpty();
         assertThat(backend2.localRegion("counter").entityIds()).isNotEmpty();
 
-        ClusterState state = web.clusterState(Duration.ofSeconds(5)).get(10, TimeUnit.SECONDS);
+        ClusterState state = web.admin().clusterState(Duration.ofSeconds(5)).get(10, TimeUnit.SECONDS);
         assertThat(state.memberInfo().get(web.self()).roles()).containsExactly("web");
         assertThat(state.memberInfo().get(backend1.self()).roles()).containsExactlyInAnyOrder("backend", "batch");
     }
@@ -148,7 +148,8 @@ class MemberPlacementClusterTest {
             if (step < 2) {
                 askAll(started);
                 // the new node hosts nothing, yet an operator's round now moves nothing while two versions run
-                AdminResult round = cluster.coordinatorNode().rebalance().get(10, TimeUnit.SECONDS);
+                AdminResult round =
+                        cluster.coordinatorNode().admin().rebalance().get(10, TimeUnit.SECONDS);
                 assertThat(round.message()).contains("rolling update");
                 assertThat(homes()).as("no rebalance while two versions run").isEqualTo(homes);
             }

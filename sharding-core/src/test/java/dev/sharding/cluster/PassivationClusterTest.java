@@ -123,9 +123,14 @@ class PassivationClusterTest {
 
     @Test
     void beyondTheLimitTheLeastRecentlyUsedEntitiesArePassivated() throws Exception {
-        ShardingNode node = cluster.startNode(
-                s -> s.withPassivation(s.passivation().withMaxActiveEntities(10).withIdleTimeout(Duration.ZERO))
-                        .withEntity("wallet", EntityTypeSettings.DEFAULT));
+        ShardingNode node = cluster.startNode(s -> s.withPassivation(
+                        s.passivation().withIdleTimeout(Duration.ZERO))
+                .withEntity(
+                        "wallet",
+                        EntityTypeSettings.builder().activeEntityLimit(10).build()));
+        assertThat(node.localRegion("wallet").activeEntityLimit())
+                .as("the idle strategy with a limit of the type's own")
+                .isEqualTo(10);
         ShardRegion<Wallet> region = node.region(Wallet.class);
         for (int i = 0; i < 30; i++) {
             region.ask("l-" + i, new Wallet.Deposit(1), Wallet.Reply.class).get(10, TimeUnit.SECONDS);

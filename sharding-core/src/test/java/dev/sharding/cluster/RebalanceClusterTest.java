@@ -72,27 +72,37 @@ class RebalanceClusterTest {
         String id = "op-1";
         int shard = EntityType.shardOf(id, 100);
 
-        assertThat(n2.handOff("counter", shard, null).get(10, TimeUnit.SECONDS))
+        assertThat(n2.admin().handOff("counter", shard, null).get(10, TimeUnit.SECONDS))
                 .isEqualTo(new AdminResult(false, "Shard " + shard + " of counter is not allocated"));
         Counter.Total t = n2.region(Counter.class)
                 .ask(id, new Counter.Add(1), Counter.Total.class)
                 .get(10, TimeUnit.SECONDS);
         String other = t.node().equals("n1") ? "n2" : "n1";
 
-        assertThat(n2.handOff("nosuch", 1, null).get(10, TimeUnit.SECONDS).message())
+        assertThat(n2.admin()
+                        .handOff("nosuch", 1, null)
+                        .get(10, TimeUnit.SECONDS)
+                        .message())
                 .isEqualTo("Unknown entity type nosuch");
-        assertThat(n2.handOff("counter", 100, null).get(10, TimeUnit.SECONDS).message())
+        assertThat(n2.admin()
+                        .handOff("counter", 100, null)
+                        .get(10, TimeUnit.SECONDS)
+                        .message())
                 .isEqualTo("Unknown shard 100 of counter (it has 100 shards)");
-        assertThat(n2.handOff("counter", shard, "n9").get(10, TimeUnit.SECONDS).message())
+        assertThat(n2.admin()
+                        .handOff("counter", shard, "n9")
+                        .get(10, TimeUnit.SECONDS)
+                        .message())
                 .isEqualTo("Unknown node n9");
-        assertThat(n2.handOff("counter", shard, t.node())
+        assertThat(n2.admin()
+                        .handOff("counter", shard, t.node())
                         .get(10, TimeUnit.SECONDS)
                         .message())
                 .isEqualTo("Shard " + shard + " of counter is already on " + t.node());
-        assertThat(n2.rebalance().get(10, TimeUnit.SECONDS))
+        assertThat(n2.admin().rebalance().get(10, TimeUnit.SECONDS))
                 .isEqualTo(new AdminResult(true, "Balanced: no shard to move"));
 
-        AdminResult moved = n2.handOff("counter", shard, other).get(10, TimeUnit.SECONDS);
+        AdminResult moved = n2.admin().handOff("counter", shard, other).get(10, TimeUnit.SECONDS);
         assertThat(moved.accepted()).isTrue();
         assertThat(moved.message())
                 .startsWith("Handing off shard " + shard + " of counter from " + t.node())

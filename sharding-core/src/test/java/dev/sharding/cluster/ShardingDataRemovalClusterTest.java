@@ -186,7 +186,7 @@ class ShardingDataRemovalClusterTest {
             for (String id : IDS) {
                 assertThat(ask(n2, id, new Wallet.Deposit(2)).node()).isIn("n1", "n2");
             }
-            ClusterState state = n1.clusterState(Duration.ofSeconds(10)).get(15, TimeUnit.SECONDS);
+            ClusterState state = n1.admin().clusterState(Duration.ofSeconds(10)).get(15, TimeUnit.SECONDS);
             assertThat(state.members()).contains(probeMember);
             assertThat(state.regions().get("wallet"))
                     .extracting(ClusterState.RegionState::member)

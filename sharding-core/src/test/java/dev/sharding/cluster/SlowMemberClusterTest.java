@@ -244,12 +244,12 @@ class SlowMemberClusterTest {
         // the queue toward the slow member fills: an ask to it is refused after the longest wait
         Awaitility.await("the queue toward the slow member full")
                 .atMost(Duration.ofSeconds(30))
-                .until(() -> sender.refusedFrames() > 0);
+                .until(() -> sender.traffic().refusedFrames() > 0);
         // once it has taken nothing for a second, even a small ask with room left in the queue is refused at once
         Awaitility.await("an ask to the slow member refused")
                 .atMost(Duration.ofSeconds(20))
                 .until(() -> failureOf(sender, slowSinks.get(0)) instanceof MemberBehindException);
-        assertThat(sender.maxQueuedBytes())
+        assertThat(sender.traffic().maxQueuedBytes())
                 .isLessThanOrEqualTo(BackpressureSettings.MIN_MAX_QUEUED_BYTES * 5 / 4 + 2 * CHUNK);
 
         // meanwhile the sender's entities answer, and its asks to the others, durable ones too, complete
@@ -285,7 +285,7 @@ class SlowMemberClusterTest {
                 .atMost(Duration.ofSeconds(60))
                 .pollInterval(Duration.ofMillis(20))
                 .until(() -> sender.members().stream().noneMatch(m -> m.name().equals(slow.nodeName())));
-        assertThat(sender.membersReportedBehind()).isPositive();
+        assertThat(sender.traffic().membersReportedBehind()).isPositive();
         flooding.set(false);
         for (Thread t : floods) {
             t.join(TimeUnit.SECONDS.toMillis(60));

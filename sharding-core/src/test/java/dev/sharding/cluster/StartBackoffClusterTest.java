@@ -150,7 +150,8 @@ class StartBackoffClusterTest {
         ShardingNode b = cluster.startNode(s -> s.withBackoff(Duration.ofMinutes(5), Duration.ofSeconds(1)));
 
         int shard = EntityType.shardOf("broken", 20);
-        assertThat(a.handOff("counter", shard, b.nodeName())
+        assertThat(a.admin()
+                        .handOff("counter", shard, b.nodeName())
                         .get(30, TimeUnit.SECONDS)
                         .accepted())
                 .isTrue();
@@ -205,7 +206,8 @@ class StartBackoffClusterTest {
         rememberedReadsToFail.set(2);
         failures.put("kept", new AtomicInteger(2));
         int before = created.get();
-        assertThat(a.handOff("counter", shard, b.nodeName())
+        assertThat(a.admin()
+                        .handOff("counter", shard, b.nodeName())
                         .get(30, TimeUnit.SECONDS)
                         .accepted())
                 .isTrue();

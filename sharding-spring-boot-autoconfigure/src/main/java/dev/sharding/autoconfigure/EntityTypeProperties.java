@@ -68,11 +68,36 @@ public class EntityTypeProperties {
     public static class Passivation {
 
         /**
-         * idle (the default: idle-timeout, and beyond sharding.passivation.max-active-entities the least recently
-         * used), or a strategy with a limit, sharing sharding.passivation.active-entity-limit with the node's other
-         * such types: least-recently-used, most-recently-used or least-frequently-used.
+         * idle (the default: idle-timeout, and the least recently used beyond the type's own active-entity-limit, if
+         * set), or a strategy with a limit, sharing sharding.passivation.active-entity-limit with the node's other
+         * such types unless the type has its own: least-recently-used, most-recently-used or least-frequently-used.
          */
         private PassivationStrategy strategy = PassivationStrategy.IDLE;
+
+        /**
+         * This type's own limit of live entities on this node, whatever its strategy; beyond it, its entities are
+         * passivated in the strategy's order (the least recently used first for idle). Replaces the type's share of
+         * sharding.passivation.active-entity-limit. 0 for no limit; unset for the share (or no limit with idle).
+         */
+        private @Nullable Integer activeEntityLimit;
+
+        /**
+         * The type's own limit of live entities.
+         *
+         * @return the limit, or null for none of its own
+         */
+        public @Nullable Integer getActiveEntityLimit() {
+            return this.activeEntityLimit;
+        }
+
+        /**
+         * Sets the type's own limit of live entities.
+         *
+         * @param activeEntityLimit the limit, 0 for none, null for the share
+         */
+        public void setActiveEntityLimit(@Nullable Integer activeEntityLimit) {
+            this.activeEntityLimit = activeEntityLimit;
+        }
 
         /**
          * The strategy.
@@ -125,6 +150,7 @@ public class EntityTypeProperties {
         map.from(this.rememberEntities).to(builder::rememberEntities);
         map.from(this.role).whenHasText().as(String::trim).to(builder::role);
         map.from(this.passivation::getStrategy).to(builder::passivation);
+        map.from(this.passivation::getActiveEntityLimit).to(builder::activeEntityLimit);
         return builder.build();
     }
 

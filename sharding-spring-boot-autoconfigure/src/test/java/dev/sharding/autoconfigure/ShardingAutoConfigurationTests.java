@@ -225,6 +225,7 @@ class ShardingAutoConfigurationTests {
                         "sharding.entities.greeter.applied-messages.max-count=10",
                         "sharding.entities.greeter.applied-messages.max-age=5m",
                         "sharding.entities.greeter.passivation.strategy=least-frequently-used",
+                        "sharding.entities.greeter.passivation.active-entity-limit=250",
                         "sharding.passivation.active-entity-limit=777",
                         "sharding.jgroups.bind-address=127.0.0.2",
                         "sharding.jgroups.bind-port=9000",
@@ -262,6 +263,7 @@ class ShardingAutoConfigurationTests {
                                     .rememberEntities(true)
                                     .appliedMessages(new AppliedMessageWindow(10, Duration.ofMinutes(5)))
                                     .passivation(dev.sharding.PassivationStrategy.LEAST_FREQUENTLY_USED)
+                                    .activeEntityLimit(250)
                                     .build());
                     assertThat(settings.passivation().activeEntityLimit()).isEqualTo(777);
                     assertThat(context.getBean(ShardingProperties.class).getMessageTypes())
@@ -383,6 +385,7 @@ class ShardingAutoConfigurationTests {
             sharding.entities.greeter.applied-messages.max-count=0 | sharding.entities.greeter.applied-messages.max-count=0
             sharding.entities.greeter.applied-messages.max-age=0s  | sharding.entities.greeter.applied-messages.max-age=PT0S
             sharding.passivation.active-entity-limit=0             | sharding.passivation.active-entity-limit=0
+            sharding.entities.greeter.passivation.active-entity-limit=-1 | sharding.entities.greeter.passivation.active-entity-limit=-1
             sharding.mailbox-size=0                      | sharding.mailbox-size=0
             sharding.buffer-bytes=0B                     | sharding.buffer-bytes=0
             sharding.blocked-thread-threshold=-1s        | sharding.blocked-thread-threshold=PT-1S

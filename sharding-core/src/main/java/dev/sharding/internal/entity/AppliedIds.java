@@ -16,11 +16,28 @@ final class AppliedIds {
 
     private static final Logger log = LoggerFactory.getLogger(AppliedIds.class);
 
-    /** Says that a message id was not applied lately. */
-    static final Object NOT_APPLIED = new Object();
+    /** What the entity recorded lately for a message id ({@link #recordedReply}). */
+    sealed interface Recorded {
 
-    /** Says that a message id was applied lately to another message. */
-    static final Object KEY_REUSED = new Object();
+        /** The id was not applied lately: the message is handled. */
+        Recorded NOT_APPLIED = new NotApplied();
+
+        /** The id was applied lately to another message (one that encodes differently): nothing is applied. */
+        Recorded KEY_REUSED = new KeyReused();
+    }
+
+    /** The id was not applied lately. */
+    record NotApplied() implements Recorded {}
+
+    /** The id was applied lately to another message. */
+    record KeyReused() implements Recorded {}
+
+    /**
+     * The id was applied lately to this message, which was answered with this reply.
+     *
+     * @param value the decoded reply, {@code null} for a handler that returned nothing
+     */
+    record Replied(@Nullable Object value) implements Recorded {}
 
     private final EntityCell cell;
 
@@ -58,22 +75,20 @@ final class AppliedIds {
      * The reply recorded for a message id the entity applied lately, if any.
      *
      * @param storeMillis the time on the store's clock
-     * @return the decoded reply (null for a handler that returned nothing), {@link #NOT_APPLIED}, or
-     *     {@link #KEY_REUSED}
+     * @return what was recorded: nothing, another message, or the reply to this one
      */
-    @Nullable
-    Object recordedReply(String messageId, long fingerprint, long storeMillis) {
+    Recorded recordedReply(String messageId, long fingerprint, long storeMillis) {
         AppliedMessageWindow window = services.appliedMessages();
         AppliedMessages.Entry entry =
                 decoded().find(messageId, storeMillis, window.maxAge().toMillis());
         if (entry == null) {
-            return NOT_APPLIED;
+            return Recorded.NOT_APPLIED;
         }
         if (!entry.matches(fingerprint)) {
-            return KEY_REUSED;
+            return Recorded.KEY_REUSED;
         }
         byte[] reply = entry.reply();
-        return reply == null ? null : services.codec().decode(reply, 0, reply.length);
+        return new Replied(reply == null ? null : services.codec().decode(reply, 0, reply.length));
     }
 
     /**

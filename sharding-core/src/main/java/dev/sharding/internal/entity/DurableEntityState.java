@@ -242,11 +242,9 @@ final class DurableEntityState {
     /**
      * The reply recorded for a message id the entity applied lately, if any ({@link AppliedIds#recordedReply}).
      *
-     * @return the decoded reply (null for a handler that returned nothing), {@link AppliedIds#NOT_APPLIED}, or
-     *     {@link AppliedIds#KEY_REUSED}
+     * @return what was recorded: nothing, another message, or the reply to this one
      */
-    @Nullable
-    Object recordedReply(String messageId, long fingerprint) {
+    AppliedIds.Recorded recordedReply(String messageId, long fingerprint) {
         return applied().recordedReply(messageId, fingerprint, shard.region().storeMillis());
     }
 

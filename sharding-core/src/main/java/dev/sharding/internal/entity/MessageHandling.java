@@ -98,7 +98,7 @@ final class MessageHandling {
             return true;
         }
         DurableEntityState durable = cell.durable();
-        Object recorded;
+        AppliedIds.Recorded recorded;
         try {
             recorded = durable.recordedReply(messageId, durable.fingerprint(message));
         } catch (RuntimeException e) {
@@ -108,24 +108,24 @@ final class MessageHandling {
                     "the recorded reply to message " + messageId + " cannot be decoded: " + e.getMessage());
             return true;
         }
-        if (recorded == AppliedIds.NOT_APPLIED) {
+        if (recorded instanceof AppliedIds.NotApplied) {
             return false;
         }
-        if (recorded == AppliedIds.KEY_REUSED) {
-            sink.fail(
-                    FailureKind.KEY_REUSED,
-                    IdempotencyKeyReusedException.class.getName(),
-                    "Message id " + messageId + " was applied lately by [" + cell.typeName() + "/" + cell.entityId()
-                            + "] to another message (a " + message.getClass().getName()
-                            + " that encodes differently): a message id stands for one message; nothing was applied");
+        if (recorded instanceof AppliedIds.Replied replied) {
+            log.debug(
+                    "Entity [{}/{}] applied message {} before; answering with the recorded reply",
+                    cell.typeName(),
+                    cell.entityId(),
+                    messageId);
+            cell.complete(sink, replied.value(), null);
             return true;
         }
-        log.debug(
-                "Entity [{}/{}] applied message {} before; answering with the recorded reply",
-                cell.typeName(),
-                cell.entityId(),
-                messageId);
-        cell.complete(sink, recorded, null);
+        sink.fail(
+                FailureKind.KEY_REUSED,
+                IdempotencyKeyReusedException.class.getName(),
+                "Message id " + messageId + " was applied lately by [" + cell.typeName() + "/" + cell.entityId()
+                        + "] to another message (a " + message.getClass().getName()
+                        + " that encodes differently): a message id stands for one message; nothing was applied");
         return true;
     }
 

@@ -1,5 +1,7 @@
 package dev.sharding.internal.entity;
 
+import dev.sharding.EntityTypeSettings;
+import dev.sharding.PassivationSettings;
 import dev.sharding.PassivationStrategy;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -20,12 +22,13 @@ import org.jspecify.annotations.Nullable;
  * million entities never holds the control thread for long ({@link #startIdlePass}, {@link #continueIdlePass}). A
  * pass still running goes on with the new limit.</li>
  * <li><b>Over the limit.</b> When the live entities of the region exceed its limit, those beyond it are passivated
- * in the order of the type's {@link PassivationStrategy} ({@link #passivateOverLimit}): least recently used first
- * (and the limit is {@code passivation.max-active-entities}, if set) for {@code IDLE} and
- * {@code LEAST_RECENTLY_USED}, most recently used first for {@code MOST_RECENTLY_USED}, fewest messages first for
- * {@code LEAST_FREQUENTLY_USED}. The limit strategies share {@code passivation.active-entity-limit} evenly with the
- * other limited regions of the node ({@link #share}). Both the strategy and the limit can be changed while the node
- * runs ({@link #change}). Remembered entities are never passivated for the limit.</li>
+ * in the order of the type's {@link PassivationStrategy} ({@link #passivateOverLimit}): least recently used first for
+ * {@code IDLE} and {@code LEAST_RECENTLY_USED}, most recently used first for {@code MOST_RECENTLY_USED}, fewest
+ * messages first for {@code LEAST_FREQUENTLY_USED}. The limit ({@link #limit()}) is, first to last: one set while the
+ * node runs ({@link #change}), the type's own ({@code entities.<type>.passivation.active-entity-limit}), and else its
+ * share of {@code passivation.active-entity-limit} for the limit strategies ({@link #share}), or none for
+ * {@code IDLE} (but the deprecated {@code passivation.max-active-entities}). Remembered entities are never passivated
+ * for the limit.</li>
  * </ul>
  *
  * <p>A pass only asks: the entity acts on a passivation in its own mailbox order, so one that took a message since
@@ -61,7 +64,11 @@ public final class Passivation {
 
     private final Supplier<Duration> idleTimeout;
 
-    private final IntSupplier maxActive;
+    /** The type's own limit from the settings, or -1 for none. */
+    private final int ownLimit;
+
+    /** The limit of an {@code IDLE} type without its own (deprecated {@code max-active-entities}), zero for none. */
+    private final int idleLimit;
 
     private volatile PassivationStrategy strategy;
 
@@ -85,19 +92,25 @@ public final class Passivation {
             int numberOfShards,
             IntFunction<@Nullable Collection<? extends Candidate>> hosted,
             Supplier<Duration> idleTimeout,
-            IntSupplier maxActive,
+            EntityTypeSettings type,
+            PassivationSettings node,
             IntSupplier activeEntities,
-            boolean rememberEntities,
-            PassivationStrategy strategy,
-            int share) {
-        this.strategy = strategy;
-        this.share = share;
+            boolean rememberEntities) {
+        this.strategy = type.passivation();
+        this.share = node.activeEntityLimit();
         this.numberOfShards = numberOfShards;
         this.hosted = hosted;
         this.idleTimeout = idleTimeout;
-        this.maxActive = maxActive;
+        Integer own = type.activeEntityLimit();
+        this.ownLimit = own == null ? -1 : own;
+        this.idleLimit = deprecatedIdleLimit(node);
         this.activeEntities = activeEntities;
         this.rememberEntities = rememberEntities;
+    }
+
+    @SuppressWarnings("deprecation")
+    private static int deprecatedIdleLimit(PassivationSettings node) {
+        return node.maxActiveEntities();
     }
 
     /** Starts a pass for entities idle since before {@code nowMillis} minus the idle timeout (none when zero). */
@@ -156,7 +169,19 @@ public final class Passivation {
         if (set >= 0) {
             return set;
         }
-        return strategy.limited() ? share : maxActive.getAsInt();
+        if (ownLimit >= 0) {
+            return ownLimit;
+        }
+        return strategy.limited() ? share : idleLimit;
+    }
+
+    /**
+     * Whether this region takes a share of the node's limit: its strategy has a limit and it has none of its own.
+     *
+     * @return true when the node's limit is divided with it
+     */
+    public boolean sharesNodeLimit() {
+        return strategy.limited() && limitOverride < 0 && ownLimit < 0;
     }
 
     /** Whether a limit was set while the node runs. */

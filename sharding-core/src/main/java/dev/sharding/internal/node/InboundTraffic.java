@@ -5,6 +5,7 @@ import dev.sharding.MessageRejectedException;
 import dev.sharding.internal.ask.AskCompletions;
 import dev.sharding.internal.ask.AskRegistry;
 import dev.sharding.internal.ask.PendingAsk;
+import dev.sharding.internal.ask.ReplySink;
 import dev.sharding.internal.codec.MalformedFrameException;
 import dev.sharding.internal.protocol.EntityEnvelope;
 import dev.sharding.internal.protocol.EntityTraffic;
@@ -19,6 +20,7 @@ import dev.sharding.spi.MessageCodec;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiConsumer;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -48,6 +50,9 @@ final class InboundTraffic implements EntityTraffic.Handler {
     private final Supplier<String> nodeName;
 
     private final AtomicLong malformedFrames = new AtomicLong();
+
+    /** Messages refused for an entity type this node does not run. */
+    private final AtomicLong unknownTypes = new AtomicLong();
 
     InboundTraffic(
             ProtocolCodec protocol,
@@ -94,21 +99,39 @@ final class InboundTraffic implements EntityTraffic.Handler {
     public void onEnvelope(Member from, EntityEnvelope env, byte[] frame, int offset, int length) {
         Region<?> region = regions.get(env.typeName());
         if (region == null) {
-            log.warn("Rejected a message from {} for unknown entity type {}", from, env.typeName());
-            Member replyTo = env.replyTo();
-            if (replyTo != null) {
-                out.send(
-                        replyTo,
-                        new Failure(
-                                env.correlationId(),
-                                FailureKind.REJECTED,
-                                MessageRejectedException.class.getName(),
-                                "Unknown entity type " + env.typeName() + " on node " + nodeName.get()),
-                        true);
-            }
+            refuseUnknownType(from, env);
             return;
         }
         region.receive(env, frame, offset, length);
+    }
+
+    /**
+     * Refuses a message for a type this node does not run, the way a region refuses one: an ask's node hears
+     * {@link MessageRejectedException}; the log says so the first time and then at powers of two.
+     */
+    private void refuseUnknownType(Member from, EntityEnvelope env) {
+        MessageRejectedException reason =
+                new MessageRejectedException("Unknown entity type " + env.typeName() + " on node " + nodeName.get());
+        long n = unknownTypes.incrementAndGet();
+        if (n == 1 || Long.bitCount(n) == 1) {
+            log.warn("Rejected a message from {} ({} so far): {}", from, n, reason.getMessage());
+        }
+        Member replyTo = env.replyTo();
+        if (replyTo == null) {
+            return;
+        }
+        ReplySink asker = new ReplySink() {
+            @Override
+            public void reply(@Nullable Object value) {
+                throw new IllegalStateException("A refused message has no reply");
+            }
+
+            @Override
+            public void fail(FailureKind kind, String className, @Nullable String message) {
+                out.send(replyTo, new Failure(env.correlationId(), kind, className, message), true);
+            }
+        };
+        asker.refuse(reason);
     }
 
     @Override

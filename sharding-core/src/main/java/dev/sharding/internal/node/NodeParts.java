@@ -99,6 +99,10 @@ final class NodeParts {
 
     final NodeStatus status;
 
+    final NodeAdmin admin;
+
+    final NodeCounters traffic;
+
     NodeParts(
             ShardingSettings settings,
             List<EntityType<?>> types,
@@ -194,9 +198,9 @@ final class NodeParts {
                 control,
                 coordinator,
                 regions,
-                asks,
-                admin,
-                statistics);
+                asks);
+        this.admin = new NodeAdmin(basics::self, membership, regions, admin, statistics, settings.askTimeout());
+        this.traffic = new NodeCounters(membership, transport);
         for (EntityType<?> type : types) {
             addRegion(type);
         }

@@ -1,7 +1,9 @@
 package dev.sharding.internal.node;
 
+import dev.sharding.ClusterAdmin;
 import dev.sharding.EntityType;
 import dev.sharding.Member;
+import dev.sharding.NodeTraffic;
 import dev.sharding.ShardingException;
 import dev.sharding.ShardingSettings;
 import dev.sharding.internal.entity.BlockedThreads;
@@ -152,9 +154,9 @@ public final class NodeRuntime implements Transport.Listener {
     /**
      * Joins the cluster and starts the regions.
      *
-     * @throws Exception if the cluster cannot be joined
+     * @throws ShardingException if the cluster cannot be joined
      */
-    public synchronized void start() throws Exception {
+    public synchronized void start() {
         if (running || stopped) {
             throw new IllegalStateException("Node already started");
         }
@@ -176,7 +178,9 @@ public final class NodeRuntime implements Transport.Listener {
         } catch (Exception e) {
             running = false;
             shutdownThreads();
-            throw e;
+            throw e instanceof ShardingException se
+                    ? se
+                    : new ShardingException("Cannot join cluster " + settings.clusterName() + ": " + e.getMessage(), e);
         }
         parts.membership.joined(transport.self());
         long detection = transport.failureDetectionNanos();
@@ -343,9 +347,22 @@ public final class NodeRuntime implements Transport.Listener {
         return parts.status.registrationRefused();
     }
 
-    /** Control messages dropped from members that may not send them ({@link NodeStatus#droppedControlMessages}). */
-    public long droppedControlMessages() {
-        return parts.status.droppedControlMessages();
+    /**
+     * What an operator asks of the cluster through this node.
+     *
+     * @return the requests
+     */
+    public ClusterAdmin admin() {
+        return parts.admin;
+    }
+
+    /**
+     * This node's counts of traffic held back or dropped.
+     *
+     * @return the counts
+     */
+    public NodeTraffic traffic() {
+        return parts.traffic;
     }
 
     /**

@@ -1,20 +1,16 @@
 package dev.sharding.internal.node;
 
-import dev.sharding.ClusterState;
 import dev.sharding.Member;
 import dev.sharding.ShardingSettings;
 import dev.sharding.internal.ask.AskRegistry;
 import dev.sharding.internal.lease.LeaseKeeper;
-import dev.sharding.internal.protocol.AdminReply;
-import dev.sharding.internal.protocol.RegionStats;
 import dev.sharding.internal.region.LocalRegions;
 import dev.sharding.internal.region.Region;
-import java.time.Duration;
+import java.util.Collections;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import java.util.function.BooleanSupplier;
 import org.jspecify.annotations.Nullable;
 
@@ -47,10 +43,6 @@ public final class NodeStatus {
 
     private final AskRegistry asks;
 
-    private final AdminClient admin;
-
-    private final ClusterStatistics statistics;
-
     NodeStatus(
             ShardingSettings settings,
             NodeLinks links,
@@ -62,9 +54,7 @@ public final class NodeStatus {
             ControlLoop control,
             CoordinatorDriver coordinator,
             LocalRegions regions,
-            AskRegistry asks,
-            AdminClient admin,
-            ClusterStatistics statistics) {
+            AskRegistry asks) {
         this.settings = settings;
         this.links = links;
         this.membership = membership;
@@ -76,26 +66,6 @@ public final class NodeStatus {
         this.coordinator = coordinator;
         this.regions = regions;
         this.asks = asks;
-        this.admin = admin;
-        this.statistics = statistics;
-    }
-
-    /**
-     * The name of the cluster this node joins.
-     *
-     * @return the cluster name
-     */
-    public String clusterName() {
-        return settings.clusterName();
-    }
-
-    /**
-     * The default ask timeout, also used for operator requests.
-     *
-     * @return the timeout
-     */
-    public Duration settingsAskTimeout() {
-        return settings.askTimeout();
     }
 
     /**
@@ -186,42 +156,6 @@ public final class NodeStatus {
     }
 
     /**
-     * Control messages dropped because they came from a member that may not send them.
-     *
-     * @return the count since start
-     */
-    public long droppedControlMessages() {
-        return membership.droppedControl();
-    }
-
-    /**
-     * The most bytes queued now toward one member.
-     *
-     * @return the bytes
-     */
-    public long maxQueuedBytes() {
-        return links.transport().maxQueuedBytes();
-    }
-
-    /**
-     * Frames refused or dropped since start because the member they were for was behind.
-     *
-     * @return the count
-     */
-    public long refusedFrames() {
-        return links.transport().refusedFrames();
-    }
-
-    /**
-     * Members this node reported to failure detection since start because they stayed behind.
-     *
-     * @return the count
-     */
-    public long membersReportedBehind() {
-        return links.transport().membersReportedBehind();
-    }
-
-    /**
      * Whether this node hosts the active coordinator.
      *
      * @return true on the coordinator
@@ -286,6 +220,15 @@ public final class NodeStatus {
     }
 
     /**
+     * The names of the entity types this node runs, in the order they were given.
+     *
+     * @return a copy
+     */
+    public Set<String> typeNames() {
+        return Collections.unmodifiableSet(new LinkedHashSet<>(regions.byType().keySet()));
+    }
+
+    /**
      * The regions, by type name.
      *
      * @return the regions, unmodifiable
@@ -304,74 +247,18 @@ public final class NodeStatus {
     }
 
     /**
-     * Handoffs in progress, as "type/shard", if this node hosts the active coordinator.
-     *
-     * @return the handoffs
-     */
-    public List<String> handoffsInProgress() {
-        return control.read(coordinator::handoffsInProgress, List.of());
-    }
-
-    /**
-     * Asks the active coordinator to run a rebalance round now ({@code typeName} null) or to hand off one shard.
-     *
-     * @param typeName the type of the shard, or {@code null} for a rebalance
-     * @param shardId the shard
-     * @param targetNode the node to move it to, or {@code null}
-     * @param timeout how long to wait for the answer
-     * @return the coordinator's answer
-     */
-    public CompletableFuture<AdminReply> admin(
-            @Nullable String typeName, int shardId, @Nullable String targetNode, Duration timeout) {
-        return admin.request(typeName, shardId, targetNode, timeout);
-    }
-
-    /**
-     * Asks every member for its regions' shards and entity counts.
-     *
-     * @param timeout how long to wait for answers
-     * @return the answers by member; members that did not answer in time are missing
-     */
-    public CompletableFuture<Map<Member, RegionStats>> collectStats(Duration timeout) {
-        return statistics.collect(timeout.toMillis());
-    }
-
-    /**
-     * The live entity ids of this node's shards of one type.
-     *
-     * @param typeName the type
-     * @return entity ids per hosted shard, or {@code null} for an unknown type
-     */
-    public @Nullable Map<Integer, List<String>> localEntities(String typeName) {
-        Region<?> r = regions.get(typeName);
-        return r == null ? null : r.entityIds();
-    }
-
-    /**
-     * Gathers the shards and entity counts of every member's regions.
-     *
-     * @param timeout how long to wait for the members' answers
-     * @return the snapshot; members that did not answer are marked so
-     */
-    public CompletableFuture<ClusterState> clusterState(Duration timeout) {
-        List<Member> members = members();
-        Member coordinator = coordinator();
-        Set<String> localTypes = new LinkedHashSet<>(regions.byType().keySet());
-        return collectStats(timeout)
-                .thenApply(stats -> ClusterStateAssembly.of(self(), coordinator, members, localTypes, stats));
-    }
-
-    /**
      * The region of an entity class.
      *
      * @param entityClass the class
+     * @param <T> the class
      * @return its region
      * @throws IllegalArgumentException if this node does not run the class
      */
-    public Region<?> region(Class<?> entityClass) {
+    @SuppressWarnings("unchecked")
+    public <T> Region<T> region(Class<T> entityClass) {
         for (Region<?> r : regions.all()) {
             if (r.entityClass() == entityClass) {
-                return r;
+                return (Region<T>) r;
             }
         }
         throw new IllegalArgumentException("No entity type for " + entityClass.getName() + " on this node");

@@ -137,12 +137,12 @@ final class PeriodicTick implements Runnable {
 
     /**
      * Divides the node's {@code passivation.active-entity-limit} evenly over the hosting regions whose strategy has a
-     * limit (as the strategies change at runtime, on every sweep).
+     * limit and that have none of their own (as strategies and limits change at runtime, on every sweep).
      */
     private void shareTheLimit() {
         int limited = 0;
         for (Region<?> r : regions.all()) {
-            if (!r.proxyOnly() && r.passivation().strategy().limited()) {
+            if (!r.proxyOnly() && r.passivation().sharesNodeLimit()) {
                 limited++;
             }
         }

@@ -84,7 +84,7 @@ final class ReceivedFrames {
             }
             if (home == null) {
                 Shard local = slot.local();
-                if (local != null && !local.stopping) {
+                if (local != null && !local.stopping()) {
                     // the owner during a handoff: entities run until every region has acknowledged
                     deliverLocally(local, env);
                     return;

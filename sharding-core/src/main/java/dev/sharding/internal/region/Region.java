@@ -121,11 +121,10 @@ public final class Region<T> implements ShardRegion<T>, LocalRegion {
                 numberOfShards,
                 hosting::liveCells,
                 () -> node.services().settings().idleTimeout(type.name()),
-                () -> node.services().settings().passivation().maxActiveEntities(),
+                node.services().settings().entity(type.name()),
+                node.services().settings().passivation(),
                 entities::active,
-                rememberEntities,
-                node.services().settings().entity(type.name()).passivation(),
-                node.services().settings().passivation().activeEntityLimit());
+                rememberEntities);
         entities.limitBy(passivation::limit);
     }
 

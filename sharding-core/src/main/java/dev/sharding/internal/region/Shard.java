@@ -39,7 +39,7 @@ final class Shard implements EntityShard {
     private final ConcurrentHashMap<String, EntityTransfer> transferOut = new ConcurrentHashMap<>();
 
     /** Set when the shard stops: no message is delivered into it any more. */
-    volatile boolean stopping;
+    private volatile boolean stopping;
 
     /** Set when the shard is dropped without a handoff ({@link #dropped}). */
     private volatile boolean dropped;
@@ -145,6 +145,19 @@ final class Shard implements EntityShard {
     @Override
     public boolean dropped() {
         return dropped;
+    }
+
+    /** Whether the shard stops: no message is delivered into it any more. Any thread. */
+    boolean stopping() {
+        return stopping;
+    }
+
+    /**
+     * Marks the shard as stopping, before its entities are asked to stop: from now on nothing is delivered into it
+     * (the router sends its messages on, or buffers them, instead). {@link #stop()} and {@link #drop()} mark it too.
+     */
+    void stopDelivering() {
+        stopping = true;
     }
 
     /** Drops the shard without a handoff: nothing is delivered into it any more, and its messages fail. */

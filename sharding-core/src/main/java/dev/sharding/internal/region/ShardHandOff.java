@@ -80,7 +80,7 @@ final class ShardHandOff {
     void check() {
         List<Member> regions = awaited;
         Shard local = slot.local();
-        if (regions == null || local == null || local.stopping) {
+        if (regions == null || local == null || local.stopping()) {
             return;
         }
         List<Member> members = node.view().members();
@@ -98,7 +98,7 @@ final class ShardHandOff {
                     region.typeName(),
                     missing);
         }
-        local.stopping = true;
+        local.stopDelivering();
         region.handOffs().whenQuiet(slot, () -> {
             long left = Math.max(0, deadlineNanos - System.nanoTime());
             local.stop().whenComplete((v, t) -> node.plane().control().execute(() -> done(local)));

@@ -78,7 +78,7 @@ public final class ShardHosting {
         }
         ShardSlot slot = slots[shardId];
         Shard local = slot.local();
-        if (local != null && local.stopping) {
+        if (local != null && local.stopping()) {
             return false; // the coordinator repeats HostShard; by then the old incarnation has stopped
         }
         if (local != null && local.epoch() != epoch) {
@@ -115,7 +115,7 @@ public final class ShardHosting {
         if (journal != null) {
             journal.startRemembered(
                     shardId,
-                    () -> slots[shardId].local() == local && !local.stopping,
+                    () -> slots[shardId].local() == local && !local.stopping(),
                     id -> local.deliver(id, Signal.Start.INSTANCE, ReplySink.TELL));
         }
     }
@@ -124,7 +124,7 @@ public final class ShardHosting {
     @Nullable
     Collection<EntityCell> liveCells(int shardId) {
         Shard local = slots[shardId].local();
-        return local == null || local.stopping ? null : local.cells();
+        return local == null || local.stopping() ? null : local.cells();
     }
 
     /** Shards hosted here now. */

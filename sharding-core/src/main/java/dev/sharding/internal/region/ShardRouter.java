@@ -350,7 +350,7 @@ final class ShardRouter implements ShardSlot.Buffers {
         }
         if (home.equals(node.view().self())) {
             Shard local = slot.local();
-            if (local == null || local.stopping) {
+            if (local == null || local.stopping()) {
                 // stale: only HostShard makes this region a home; ask again if messages wait
                 log.debug(
                         "Ignoring stale home of shard {} of {} on {}",

@@ -2,6 +2,8 @@ package dev.sharding.internal.entity;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sharding.EntityTypeSettings;
+import dev.sharding.PassivationSettings;
 import dev.sharding.PassivationStrategy;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -97,11 +99,13 @@ class PassivationSimulationTest {
                 SHARDS,
                 shards::get,
                 () -> Duration.ZERO, // no idle passivation: only the limit
-                () -> strategy == PassivationStrategy.IDLE ? LIMIT : 0,
+                EntityTypeSettings.builder()
+                        .passivation(strategy)
+                        .activeEntityLimit(strategy == PassivationStrategy.IDLE ? LIMIT : null)
+                        .build(),
+                PassivationSettings.DEFAULT.withActiveEntityLimit(LIMIT),
                 () -> active[0],
-                false,
-                strategy,
-                LIMIT);
+                false);
         long hits = 0;
         int most = 0;
         for (int i = 0; i < trace.length; i++) {
@@ -225,7 +229,7 @@ class PassivationSimulationTest {
             assertThat(lru).as("%s: lru over mru", trace).isGreaterThan(mru);
         }
         assertThat(ratio("zipf", PassivationStrategy.IDLE))
-                .as("idle with max-active-entities orders as least-recently-used")
+                .as("idle with a limit of its own orders as least-recently-used")
                 .isEqualTo(ratio("zipf", PassivationStrategy.LEAST_RECENTLY_USED));
     }
 }

@@ -2,12 +2,16 @@ package dev.sharding.internal.entity;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sharding.EntityTypeSettings;
+import dev.sharding.PassivationSettings;
+import dev.sharding.PassivationStrategy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
 /** The idle and over-limit passes of {@link Passivation}, over fake entities and a fake clock. */
@@ -54,20 +58,28 @@ class PassivationTest {
 
     private Duration idleTimeout = Duration.ofSeconds(10);
 
-    private int maxActive;
+    /** The type's own limit ({@code entities.<type>.passivation.active-entity-limit}), or null for none. */
+    private @Nullable Integer ownLimit;
+
+    /** The deprecated {@code passivation.max-active-entities}. */
+    private int idleLimit;
+
+    private PassivationStrategy strategy = PassivationStrategy.IDLE;
 
     private Passivation passivation(int numberOfShards, boolean remember) {
         return new Passivation(
                 numberOfShards,
                 shards::get,
                 () -> idleTimeout,
-                () -> maxActive,
+                EntityTypeSettings.builder()
+                        .passivation(strategy)
+                        .activeEntityLimit(ownLimit)
+                        .build(),
+                new PassivationSettings(Duration.ofSeconds(120), idleLimit, 1000),
                 () -> shards.values().stream()
                         .mapToInt(l -> (int) l.stream().filter(f -> f.active).count())
                         .sum(),
-                remember,
-                dev.sharding.PassivationStrategy.IDLE,
-                1000);
+                remember);
     }
 
     private Fake entity(int shard, String id, long lastActive) {
@@ -145,7 +157,7 @@ class PassivationTest {
         Fake oldest = entity(0, "oldest", 100);
         Fake middle = entity(1, "middle", 200);
         Fake newest = entity(1, "newest", 300);
-        maxActive = 1;
+        ownLimit = 1;
 
         passivation(2, false).passivateOverLimit();
 
@@ -158,9 +170,9 @@ class PassivationTest {
     void noLimitOrRememberedEntitiesMeanNoPassivationForTheLimit() {
         Fake a = entity(0, "a", 100);
         entity(0, "b", 200);
-        maxActive = 0;
+        ownLimit = 0;
         passivation(1, false).passivateOverLimit();
-        maxActive = 1;
+        ownLimit = 1;
         passivation(1, true).passivateOverLimit();
 
         assertThat(a.asked).isEmpty();
@@ -176,5 +188,46 @@ class PassivationTest {
 
         assertThat(p.continueIdlePass(100)).isEqualTo(1);
         assertThat(a.asked).hasSize(1);
+    }
+
+    @Test
+    void theLimitIsTheOneSetWhileRunningThenTheTypesOwnThenItsShare() {
+        strategy = PassivationStrategy.LEAST_RECENTLY_USED;
+        Passivation shared = passivation(1, false);
+        assertThat(shared.limit())
+                .as("a limit strategy starts with the node's limit as its share")
+                .isEqualTo(1000);
+        assertThat(shared.sharesNodeLimit()).isTrue();
+        shared.share(250);
+        assertThat(shared.limit()).isEqualTo(250);
+
+        ownLimit = 40;
+        Passivation own = passivation(1, false);
+        own.share(250);
+        assertThat(own.limit()).as("its own limit replaces the share").isEqualTo(40);
+        assertThat(own.sharesNodeLimit())
+                .as("and it takes no share of the node's")
+                .isFalse();
+        own.change(null, 7);
+        assertThat(own.limit()).as("a limit set while running comes first").isEqualTo(7);
+
+        shared.change(null, 0);
+        assertThat(shared.limit()).as("zero set while running: no limit").isZero();
+        assertThat(shared.sharesNodeLimit()).isFalse();
+    }
+
+    @Test
+    void theIdleStrategyHasNoLimitButItsOwnOrTheDeprecatedOne() {
+        assertThat(passivation(1, false).limit()).isZero();
+        idleLimit = 30;
+        assertThat(passivation(1, false).limit())
+                .as("max-active-entities still limits an idle type without its own")
+                .isEqualTo(30);
+        ownLimit = 12;
+        Passivation p = passivation(1, false);
+        assertThat(p.limit()).isEqualTo(12);
+        assertThat(p.sharesNodeLimit()).isFalse();
+        p.change(PassivationStrategy.LEAST_FREQUENTLY_USED, null);
+        assertThat(p.limit()).as("its own limit holds under another strategy").isEqualTo(12);
     }
 }

@@ -74,7 +74,7 @@ class ControlMessageGuardTest {
         network.inject("b", "c", new ShardHome("wallet", 4, network.member("b")));
         Awaitility.await("both dropped and counted")
                 .atMost(Duration.ofSeconds(10))
-                .until(() -> c.droppedControlMessages() >= 2);
+                .until(() -> c.traffic().droppedControlMessages() >= 2);
         assertThat(region(c).entityCounts()).doesNotContainKey(3);
         assertThat(region(c).homeOf(3)).isNull();
         assertThat(region(c).homeOf(4)).isNull();

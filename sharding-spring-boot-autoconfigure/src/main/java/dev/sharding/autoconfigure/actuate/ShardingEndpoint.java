@@ -155,6 +155,7 @@ public class ShardingEndpoint {
     private ClusterState gather() {
         try {
             return this.node
+                    .admin()
                     .clusterState(this.timeout)
                     .get(this.timeout.plus(GRACE).toMillis(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
@@ -175,7 +176,7 @@ public class ShardingEndpoint {
      */
     @WriteOperation
     public WebEndpointResponse<OperationResult> rebalance() {
-        return answer(this.node.rebalance());
+        return answer(this.node.admin().rebalance());
     }
 
     /**
@@ -188,7 +189,7 @@ public class ShardingEndpoint {
      */
     @WriteOperation
     public WebEndpointResponse<OperationResult> handOff(@Selector String type, int shard, @Nullable String node) {
-        return answer(this.node.handOff(type, shard, node));
+        return answer(this.node.admin().handOff(type, shard, node));
     }
 
     /**

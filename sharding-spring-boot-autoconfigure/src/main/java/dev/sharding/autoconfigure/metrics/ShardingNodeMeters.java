@@ -50,15 +50,23 @@ public final class ShardingNodeMeters implements MeterBinder {
         Gauge.builder("sharding.coordinator", node, ShardingNodeMeters::coordinatorHere)
                 .description("1 on the node whose coordinator is active, else 0")
                 .register(registry);
-        Gauge.builder("sharding.backpressure.queued.bytes", node, n -> n.isRunning() ? n.maxQueuedBytes() : 0)
+        Gauge.builder(
+                        "sharding.backpressure.queued.bytes",
+                        node,
+                        n -> n.isRunning() ? n.traffic().maxQueuedBytes() : 0)
                 .description("The most bytes queued now toward one member")
                 .baseUnit("bytes")
                 .register(registry);
-        FunctionCounter.builder("sharding.backpressure.refused", node, n -> n.isRunning() ? n.refusedFrames() : 0)
+        FunctionCounter.builder(
+                        "sharding.backpressure.refused",
+                        node,
+                        n -> n.isRunning() ? n.traffic().refusedFrames() : 0)
                 .description("Frames refused or dropped because the member they were for was behind")
                 .register(registry);
         FunctionCounter.builder(
-                        "sharding.backpressure.suspected", node, n -> n.isRunning() ? n.membersReportedBehind() : 0)
+                        "sharding.backpressure.suspected",
+                        node,
+                        n -> n.isRunning() ? n.traffic().membersReportedBehind() : 0)
                 .description("Members this node reported to failure detection for staying behind")
                 .register(registry);
     }

@@ -136,7 +136,8 @@ class ShardingMetricsTests {
                 .get(10, TimeUnit.SECONDS)
                 .node();
         ConfigurableApplicationContext ownerContext = owner.equals("n1") ? n1 : n2;
-        assertThat(node1.handOff("vault", shard, owner.equals("n1") ? "n2" : "n1")
+        assertThat(node1.admin()
+                        .handOff("vault", shard, owner.equals("n1") ? "n2" : "n1")
                         .get(10, TimeUnit.SECONDS)
                         .accepted())
                 .isTrue();

@@ -52,7 +52,10 @@ class EntityStateInjectionTests {
         String other = first.node().equals("n1") ? "n2" : "n1";
         int shard = EntityType.shardOf("v-1", 10);
         ShardingNode node = n2.getBean(ShardingNode.class);
-        assertThat(node.handOff("vault", shard, other).get(10, TimeUnit.SECONDS).accepted())
+        assertThat(node.admin()
+                        .handOff("vault", shard, other)
+                        .get(10, TimeUnit.SECONDS)
+                        .accepted())
                 .isTrue();
         Awaitility.await("vault moved")
                 .atMost(Duration.ofSeconds(30))
