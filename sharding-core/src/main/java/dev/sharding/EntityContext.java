@@ -51,4 +51,25 @@ public interface EntityContext {
      * @throws IllegalStateException if the type declares no state, or another state class
      */
     <S> EntityState<S> state(Class<S> stateType, java.util.function.Supplier<S> initial);
+
+    /**
+     * The entity's event-sourced state. The entity type must declare its state and event types
+     * ({@link EntityType#withState(Class)} and {@link EntityType#withEvents}; the Spring starter does so for an
+     * {@code EventSourcedState<S, E>} constructor parameter). Call it when the entity is created; every call returns
+     * the same handle.
+     *
+     * @param stateType the state class, the one the type declares
+     * @param eventType the event type, the one the type declares
+     * @param initial the state before the first event
+     * @param apply the state after an event: a pure function of the state and the event, run again on recovery
+     * @param <S> the state type
+     * @param <E> the event type
+     * @return the state
+     * @throws IllegalStateException if the type is not event-sourced, or declares other classes
+     */
+    <S, E> EventSourcedState<S, E> eventSourced(
+            Class<S> stateType,
+            Class<E> eventType,
+            java.util.function.Supplier<S> initial,
+            java.util.function.BiFunction<S, ? super E, S> apply);
 }

@@ -32,6 +32,10 @@ public final class EntityType<T> {
 
     private final ShardIdFunction shardIdFunction;
 
+    private final @org.jspecify.annotations.Nullable Class<?> eventType;
+
+    private final java.util.List<dev.sharding.spi.EventUpcaster> upcasters;
+
     private EntityType(
             String name,
             Class<T> entityClass,
@@ -39,7 +43,9 @@ public final class EntityType<T> {
             EntityFactory<T> factory,
             Set<Class<?>> messageTypes,
             @org.jspecify.annotations.Nullable Class<?> stateType,
-            ShardIdFunction shardIdFunction) {
+            ShardIdFunction shardIdFunction,
+            @org.jspecify.annotations.Nullable Class<?> eventType,
+            java.util.List<dev.sharding.spi.EventUpcaster> upcasters) {
         if (!NAME.matcher(name).matches()) {
             throw new IllegalArgumentException(
                     "Invalid entity type name '" + name + "': 1 to 200 characters of [A-Za-z0-9._-]");
@@ -55,6 +61,8 @@ public final class EntityType<T> {
         this.messageTypes = Set.copyOf(messageTypes);
         this.stateType = stateType;
         this.shardIdFunction = Objects.requireNonNull(shardIdFunction, "shardIdFunction");
+        this.eventType = eventType;
+        this.upcasters = java.util.List.copyOf(upcasters);
     }
 
     /**
@@ -89,7 +97,8 @@ public final class EntityType<T> {
         ShardedEntity annotation = entityClass.getAnnotation(ShardedEntity.class);
         String name = annotation == null || annotation.type().isEmpty() ? defaultName(entityClass) : annotation.type();
         int shards = annotation == null ? 0 : annotation.numberOfShards();
-        return new EntityType<>(name, entityClass, shards, factory, Set.of(), null, shardIds);
+        return new EntityType<>(
+                name, entityClass, shards, factory, Set.of(), null, shardIds, null, java.util.List.of());
     }
 
     private static ShardIdFunction instantiate(Class<? extends ShardIdFunction> type, Class<?> entityClass) {
@@ -137,7 +146,16 @@ public final class EntityType<T> {
      * @return the copy
      */
     public EntityType<T> withName(String value) {
-        return new EntityType<>(value, entityClass, numberOfShards, factory, messageTypes, stateType, shardIdFunction);
+        return new EntityType<>(
+                value,
+                entityClass,
+                numberOfShards,
+                factory,
+                messageTypes,
+                stateType,
+                shardIdFunction,
+                eventType,
+                upcasters);
     }
 
     /**
@@ -147,7 +165,8 @@ public final class EntityType<T> {
      * @return the copy
      */
     public EntityType<T> withNumberOfShards(int value) {
-        return new EntityType<>(name, entityClass, value, factory, messageTypes, stateType, shardIdFunction);
+        return new EntityType<>(
+                name, entityClass, value, factory, messageTypes, stateType, shardIdFunction, eventType, upcasters);
     }
 
     /**
@@ -159,7 +178,8 @@ public final class EntityType<T> {
     public EntityType<T> withMessageTypes(Class<?>... types) {
         Set<Class<?>> all = new LinkedHashSet<>(messageTypes);
         all.addAll(Set.of(types));
-        return new EntityType<>(name, entityClass, numberOfShards, factory, all, stateType, shardIdFunction);
+        return new EntityType<>(
+                name, entityClass, numberOfShards, factory, all, stateType, shardIdFunction, eventType, upcasters);
     }
 
     /**
@@ -170,7 +190,50 @@ public final class EntityType<T> {
      * @return the copy
      */
     public EntityType<T> withState(Class<?> type) {
-        return new EntityType<>(name, entityClass, numberOfShards, factory, messageTypes, type, shardIdFunction);
+        return new EntityType<>(
+                name, entityClass, numberOfShards, factory, messageTypes, type, shardIdFunction, eventType, upcasters);
+    }
+
+    /**
+     * Copy whose entities are event-sourced ({@link EventSourcedState}): with a state declared by
+     * {@link #withState(Class)}, each entity's state is the fold of its events, recovered from the store's journal
+     * (its latest snapshot and the events after it) before it is created, and its events are appended after every
+     * message that persisted some.
+     *
+     * @param type the event class, or a sealed interface whose permitted classes (through every sealed level) are the
+     *     events; each is declared to the codec of the journal under its {@link StoredEvent} name
+     * @param eventUpcasters what turns old versions of stored events into the current ones
+     * @return the copy
+     */
+    public EntityType<T> withEvents(Class<?> type, dev.sharding.spi.EventUpcaster... eventUpcasters) {
+        return new EntityType<>(
+                name,
+                entityClass,
+                numberOfShards,
+                factory,
+                messageTypes,
+                stateType,
+                shardIdFunction,
+                Objects.requireNonNull(type, "type"),
+                java.util.List.of(eventUpcasters));
+    }
+
+    /**
+     * The event class (or sealed interface) of an event-sourced type ({@link #withEvents}).
+     *
+     * @return the event type, or {@code null} when the type is not event-sourced
+     */
+    public @org.jspecify.annotations.Nullable Class<?> eventType() {
+        return eventType;
+    }
+
+    /**
+     * What turns old versions of this type's stored events into the current ones.
+     *
+     * @return the upcasters, in the order given
+     */
+    public java.util.List<dev.sharding.spi.EventUpcaster> eventUpcasters() {
+        return upcasters;
     }
 
     /**
@@ -180,7 +243,8 @@ public final class EntityType<T> {
      * @return the copy
      */
     public EntityType<T> withShardIdFunction(ShardIdFunction function) {
-        return new EntityType<>(name, entityClass, numberOfShards, factory, messageTypes, stateType, function);
+        return new EntityType<>(
+                name, entityClass, numberOfShards, factory, messageTypes, stateType, function, eventType, upcasters);
     }
 
     /**

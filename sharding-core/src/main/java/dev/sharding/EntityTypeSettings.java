@@ -25,6 +25,8 @@ import org.jspecify.annotations.Nullable;
  * @param activeEntityLimit the type's own limit of live entities on this node, whatever its strategy (zero for none),
  *     in place of its share of the node's {@link PassivationSettings#activeEntityLimit()}; {@code null} for the share
  *     (limit strategies) or no limit ({@link PassivationStrategy#IDLE})
+ * @param snapshotEvery for an event-sourced type ({@link EventSourcedState}), how many events apart its entities'
+ *     snapshots are stored, so that a recovery reads at most that many events; zero for none
  */
 public record EntityTypeSettings(
         int numberOfShards,
@@ -34,7 +36,11 @@ public record EntityTypeSettings(
         @Nullable String role,
         AppliedMessageWindow appliedMessages,
         PassivationStrategy passivation,
-        @Nullable Integer activeEntityLimit) {
+        @Nullable Integer activeEntityLimit,
+        int snapshotEvery) {
+
+    /** Default number of events between two snapshots of an event-sourced entity. */
+    public static final int DEFAULT_SNAPSHOT_EVERY = 100;
 
     /** The defaults: the node's number of shards and idle timeout, hosting, not remembering, no role. */
     public static final EntityTypeSettings DEFAULT = new Builder().build();
@@ -68,7 +74,8 @@ public record EntityTypeSettings(
                 .role(role)
                 .appliedMessages(appliedMessages)
                 .passivation(passivation)
-                .activeEntityLimit(activeEntityLimit);
+                .activeEntityLimit(activeEntityLimit)
+                .snapshotEvery(snapshotEvery);
     }
 
     /** Checks the rules that depend on no other setting, naming each {@code entities.<type>.<setting>}. */
@@ -93,6 +100,11 @@ public record EntityTypeSettings(
                 "entities." + type + ".passivation.active-entity-limit",
                 activeEntityLimit,
                 "must be zero (no limit) or positive");
+        SettingsValidation.require(
+                snapshotEvery >= 0,
+                "entities." + type + ".snapshot-every",
+                snapshotEvery,
+                "must be zero (no snapshots) or positive");
     }
 
     /** Builds {@link EntityTypeSettings}; every setting starts at its default. */
@@ -113,6 +125,8 @@ public record EntityTypeSettings(
         private PassivationStrategy passivation = PassivationStrategy.IDLE;
 
         private @Nullable Integer activeEntityLimit;
+
+        private int snapshotEvery = DEFAULT_SNAPSHOT_EVERY;
 
         private Builder() {}
 
@@ -207,6 +221,18 @@ public record EntityTypeSettings(
         }
 
         /**
+         * How many events apart the snapshots of an event-sourced entity are stored.
+         *
+         * @param value the number of events, or zero for no snapshots (default
+         *     {@value EntityTypeSettings#DEFAULT_SNAPSHOT_EVERY})
+         * @return this builder
+         */
+        public Builder snapshotEvery(int value) {
+            this.snapshotEvery = value;
+            return this;
+        }
+
+        /**
          * The settings.
          *
          * @return the settings, not yet validated (the node's {@link ShardingSettings#validate()} checks them)
@@ -220,7 +246,8 @@ public record EntityTypeSettings(
                     role,
                     appliedMessages,
                     passivation,
-                    activeEntityLimit);
+                    activeEntityLimit,
+                    snapshotEvery);
         }
     }
 }

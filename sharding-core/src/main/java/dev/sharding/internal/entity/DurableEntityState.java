@@ -1,16 +1,21 @@
 package dev.sharding.internal.entity;
 
 import dev.sharding.EntityState;
+import dev.sharding.EventSourcedState;
 import dev.sharding.StoreOutcomeUnknownException;
 import dev.sharding.internal.ask.ReplySink;
+import dev.sharding.internal.codec.EventCodec;
 import dev.sharding.internal.protocol.EntityTransfer;
 import dev.sharding.internal.protocol.FailureKind;
+import dev.sharding.spi.Recovery;
 import dev.sharding.spi.ShardingStore;
 import dev.sharding.spi.StaleEpochException;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.function.BiFunction;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -40,7 +45,13 @@ final class DurableEntityState {
     private @Nullable Throwable loadFailure;
 
     /** The state the live instance sees, once it asked for it. */
-    private @Nullable EntityStateImpl<?> entityState;
+    private @Nullable HeldState entityState;
+
+    /**
+     * What the journal gave an event-sourced entity to start from (its latest snapshot and the events after it), until
+     * the instance asks for its state; {@link #loaded} then holds its last sequence number and applied ids.
+     */
+    private @Nullable Recovery recovered;
 
     /**
      * The ids of the messages the entity applied lately; read with the state. Made only once the entity has some, or
@@ -102,6 +113,10 @@ final class DurableEntityState {
             cell.resume();
             return;
         }
+        if (services.events() != null) {
+            recover(entityId);
+            return;
+        }
         CompletableFuture<Optional<ShardingStore.StoredState>> read;
         try {
             read = services.store().read(cell.typeName(), entityId);
@@ -120,13 +135,33 @@ final class DurableEntityState {
         });
     }
 
+    /** Reads an event-sourced entity's latest snapshot and the events after it, then resumes the mailbox. */
+    private void recover(String entityId) {
+        CompletableFuture<Recovery> read;
+        try {
+            read = services.store().recover(cell.typeName(), entityId);
+        } catch (RuntimeException e) {
+            read = CompletableFuture.failedFuture(e);
+        }
+        read.whenComplete((recovery, failure) -> {
+            if (failure != null) {
+                loadFailure = unwrap(failure);
+            } else {
+                recovered = recovery;
+                loaded = Optional.of(new EntityTransfer(entityId, null, recovery.lastSequenceNr(), recovery.applied()));
+                setApplied(recovery.applied());
+            }
+            cell.resume();
+        });
+    }
+
     /**
      * After a handler: write the state through if it changed, then complete. Returns false when the mailbox waits for
      * the write (its completion completes and resumes).
      */
     boolean afterHandler(
             ReplySink sink, @Nullable Object value, @Nullable Throwable failure, @Nullable String messageId) {
-        EntityStateImpl<?> s = entityState;
+        HeldState s = entityState;
         if (messageId == null && (s == null || !s.isDirty())) {
             cell.complete(sink, value, failure);
             return true;
@@ -186,7 +221,7 @@ final class DurableEntityState {
      * message then failed, with no effect).
      */
     private @Nullable CompletableFuture<Void> recordApplied(
-            ReplySink sink, @Nullable EntityStateImpl<?> s, String messageId, @Nullable Object value) {
+            ReplySink sink, @Nullable HeldState s, String messageId, @Nullable Object value) {
         if (!services.store().capabilities().contains(ShardingStore.Capability.APPLIED_MESSAGES)) {
             if (s != null) {
                 s.discard();
@@ -223,6 +258,27 @@ final class DurableEntityState {
         if (s != null) {
             write = s.writeThrough(
                     services.store(), cell.typeName(), cell.entityId(), cell.shardId(), shard.epoch(), nextBytes);
+        } else if (services.events() != null) {
+            // an event-sourced instance that never asked for its state: no event, the ids appended alone
+            EntityTransfer before = loaded == null ? null : loaded.orElse(null);
+            long last = before == null ? 0 : before.version();
+            byte[] state = before == null ? null : before.state();
+            try {
+                write = services.store()
+                        .appendEvents(
+                                cell.typeName(),
+                                cell.entityId(),
+                                cell.shardId(),
+                                shard.epoch(),
+                                last,
+                                List.of(),
+                                nextBytes,
+                                null)
+                        .thenAccept(stored ->
+                                loaded = Optional.of(new EntityTransfer(cell.entityId(), state, stored, nextBytes)));
+            } catch (RuntimeException e) {
+                write = CompletableFuture.failedFuture(e);
+            }
         } else {
             // the instance never asked for its state: the stored one is written again as it is, with the ids
             EntityTransfer before = loaded == null ? null : loaded.orElse(null);
@@ -339,7 +395,11 @@ final class DurableEntityState {
                     + (declared == null ? "no state" : "state " + declared.getName()) + ", not " + stateType.getName()
                     + " (EntityType.withState)");
         }
-        EntityStateImpl<?> s = entityState;
+        if (services.events() != null) {
+            throw new IllegalStateException("Entity type " + cell.typeName() + " is event-sourced: its state is an "
+                    + "EventSourcedState (EntityContext.eventSourced), not an EntityState");
+        }
+        HeldState s = entityState;
         if (s == null) {
             Optional<EntityTransfer> stored = loaded == null ? Optional.empty() : loaded;
             EntityTransfer t = stored.orElse(null);
@@ -355,6 +415,64 @@ final class DurableEntityState {
         }
         @SuppressWarnings("unchecked")
         EntityState<S> typed = (EntityState<S>) s;
+        return typed;
+    }
+
+    /** The entity's event-sourced state; see {@link dev.sharding.EntityContext#eventSourced}. */
+    <S, E> EventSourcedState<S, E> eventSourced(
+            Class<S> stateType, Class<E> eventType, Supplier<S> initial, BiFunction<S, ? super E, S> apply) {
+        EventCodec events = services.events();
+        Class<?> declaredState = services.type().stateType();
+        Class<?> declaredEvents = services.type().eventType();
+        if (events == null
+                || declaredState == null
+                || !declaredState.equals(stateType)
+                || !Objects.equals(declaredEvents, eventType)) {
+            throw new IllegalStateException("Entity type " + cell.typeName() + " declares "
+                    + (events == null
+                            ? "no events"
+                            : "state " + (declaredState == null ? "none" : declaredState.getName()) + " and events "
+                                    + Objects.requireNonNull(declaredEvents).getName())
+                    + ", not state " + stateType.getName() + " and events " + eventType.getName()
+                    + " (EntityType.withState and withEvents)");
+        }
+        HeldState held = entityState;
+        if (held == null) {
+            EntityTransfer t = loaded == null ? null : loaded.orElse(null);
+            Recovery r = recovered;
+            String entity = cell.typeName() + "/" + cell.entityId();
+            S start = EventSourcedStateImpl.fold(
+                    entity,
+                    stateType,
+                    initial,
+                    apply,
+                    services.codec(),
+                    events,
+                    r != null ? (r.snapshot() == null ? null : r.snapshot().payload()) : t == null ? null : t.state(),
+                    r != null ? r.events() : List.of(),
+                    eventType);
+            held = new EventSourcedStateImpl<>(
+                    entity,
+                    stateType,
+                    eventType,
+                    apply,
+                    services.codec(),
+                    events,
+                    services.snapshotEvery(),
+                    services.serializeLocalMessages(),
+                    start,
+                    t == null ? 0 : t.version());
+            recovered = null; // folded: the events go
+            entityState = held;
+        }
+        if (!(held instanceof EventSourcedStateImpl<?, ?> es)
+                || !es.stateType().equals(stateType)
+                || !es.eventType().equals(eventType)) {
+            throw new IllegalStateException("Entity [" + cell.typeName() + "/" + cell.entityId()
+                    + "] asked for its state as another type before");
+        }
+        @SuppressWarnings("unchecked")
+        EventSourcedState<S, E> typed = (EventSourcedState<S, E>) es;
         return typed;
     }
 
@@ -374,7 +492,7 @@ final class DurableEntityState {
     /** The instance's stored state now (to carry to the shard's next owner, or keep), or null when it has none. */
     @Nullable
     EntityTransfer current() {
-        EntityStateImpl<?> s = entityState;
+        HeldState s = entityState;
         return s == null
                 ? null
                 : new EntityTransfer(cell.entityId(), s.storedBytes(), s.storedVersion(), storedApplied());
@@ -383,8 +501,14 @@ final class DurableEntityState {
     /** The instance is destroyed. */
     void forget() {
         entityState = null;
+        recovered = null;
         loaded = null;
         setApplied(null);
+    }
+
+    /** A failure to pass on from a dependent stage, wrapped once as {@link CompletableFuture} expects. */
+    static CompletionException rethrown(Throwable t) {
+        return t instanceof CompletionException ce ? ce : new CompletionException(t);
     }
 
     static Throwable unwrap(Throwable t) {

@@ -357,6 +357,15 @@ public final class EntityCell extends Mailbox implements Passivation.Candidate, 
         return durable.state(stateType, initial);
     }
 
+    /** The entity's event-sourced state; see {@link dev.sharding.EntityContext#eventSourced}. */
+    <S, E> dev.sharding.EventSourcedState<S, E> eventSourced(
+            Class<S> stateType,
+            Class<E> eventType,
+            java.util.function.Supplier<S> initial,
+            java.util.function.BiFunction<S, ? super E, S> apply) {
+        return durable.eventSourced(stateType, eventType, initial, apply);
+    }
+
     String typeName() {
         return services.type().name();
     }

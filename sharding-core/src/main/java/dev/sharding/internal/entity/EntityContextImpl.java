@@ -2,6 +2,8 @@ package dev.sharding.internal.entity;
 
 import dev.sharding.EntityContext;
 import dev.sharding.EntityState;
+import dev.sharding.EventSourcedState;
+import java.util.function.BiFunction;
 import java.util.function.Supplier;
 
 /**
@@ -25,6 +27,12 @@ final class EntityContextImpl implements EntityContext {
     @Override
     public <S> EntityState<S> state(Class<S> stateType, Supplier<S> initial) {
         return cell.state(stateType, initial);
+    }
+
+    @Override
+    public <S, E> EventSourcedState<S, E> eventSourced(
+            Class<S> stateType, Class<E> eventType, Supplier<S> initial, BiFunction<S, ? super E, S> apply) {
+        return cell.eventSourced(stateType, eventType, initial, apply);
     }
 
     @Override

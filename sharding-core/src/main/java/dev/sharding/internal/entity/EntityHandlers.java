@@ -2,6 +2,7 @@ package dev.sharding.internal.entity;
 
 import dev.sharding.EntityHandler;
 import dev.sharding.UnhandledMessageException;
+import dev.sharding.internal.codec.ConcreteTypes;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
@@ -104,18 +105,11 @@ public final class EntityHandlers {
     }
 
     /**
-     * Declares the concrete classes a handler's parameter or reply type stands for: the class itself, or, for a sealed
-     * interface or abstract class, every concrete class it permits, through sealed levels below it. Other interfaces
-     * and abstract classes declare nothing: their implementations are declared as extra message types.
+     * Declares the concrete classes a handler's parameter or reply type stands for ({@link ConcreteTypes}): other
+     * interfaces and abstract classes declare nothing; their implementations are declared as extra message types.
      */
     private static void declare(Class<?> type, Set<Class<?>> declared) {
-        if (!type.isInterface() && !Modifier.isAbstract(type.getModifiers())) {
-            declared.add(type);
-        } else if (type.isSealed()) {
-            for (Class<?> permitted : type.getPermittedSubclasses()) {
-                declare(permitted, declared);
-            }
-        }
+        ConcreteTypes.addTo(type, declared);
     }
 
     private static @Nullable Class<?> replyType(Method m) {

@@ -2,6 +2,7 @@ package dev.sharding.internal.entity;
 
 import dev.sharding.AppliedMessageWindow;
 import dev.sharding.EntityType;
+import dev.sharding.internal.codec.EventCodec;
 import dev.sharding.spi.EntityTypeMetrics;
 import dev.sharding.spi.MessageCodec;
 import dev.sharding.spi.MessageTracing;
@@ -28,6 +29,8 @@ import org.jspecify.annotations.Nullable;
  * @param bufferSize the most messages an entity that cannot start holds ({@code buffer-size})
  * @param entityRestartBackoff the longest wait between attempts to start an entity whose start failed
  * @param appliedMessages how many ids of applied messages each entity keeps, and for how long
+ * @param events the codec of the type's events, or {@code null} when the type is not event-sourced
+ * @param snapshotEvery how many events apart an event-sourced entity's snapshots are stored; zero for none
  */
 public record EntityServices(
         EntityType<?> type,
@@ -43,4 +46,6 @@ public record EntityServices(
         int mailboxSize,
         int bufferSize,
         Duration entityRestartBackoff,
-        AppliedMessageWindow appliedMessages) {}
+        AppliedMessageWindow appliedMessages,
+        @Nullable EventCodec events,
+        int snapshotEvery) {}

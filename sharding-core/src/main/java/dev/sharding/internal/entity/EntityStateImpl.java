@@ -17,7 +17,7 @@ import org.jspecify.annotations.Nullable;
  *
  * @param <S> the state type
  */
-public final class EntityStateImpl<S> implements EntityState<S> {
+public final class EntityStateImpl<S> implements EntityState<S>, HeldState {
 
     private static final byte[] EMPTY = new byte[0];
 
@@ -119,12 +119,14 @@ public final class EntityStateImpl<S> implements EntityState<S> {
         clearing = true;
     }
 
-    boolean isDirty() {
+    @Override
+    public boolean isDirty() {
         return dirty;
     }
 
     /** Forgets the changes made since the last write: the message that made them failed. */
-    void discard() {
+    @Override
+    public void discard() {
         current = storedValue();
         dirty = false;
         clearing = false;
@@ -141,7 +143,8 @@ public final class EntityStateImpl<S> implements EntityState<S> {
      * @throws RuntimeException when the codec cannot encode the value (or, in the test mode of local round trips, read
      *     it back); the value is then back to the stored one, and the store was not called
      */
-    CompletableFuture<Void> writeThrough(
+    @Override
+    public CompletableFuture<Void> writeThrough(
             ShardingStore store, String typeName, String entityId, int shardId, long epoch, byte @Nullable [] applied) {
         dirty = false;
         boolean deleting = clearing && applied == null;
@@ -202,11 +205,13 @@ public final class EntityStateImpl<S> implements EntityState<S> {
     }
 
     /** The state as last stored, for the next owner of the shard. */
-    byte @Nullable [] storedBytes() {
+    @Override
+    public byte @Nullable [] storedBytes() {
         return stored;
     }
 
-    long storedVersion() {
+    @Override
+    public long storedVersion() {
         return storedVersion;
     }
 }

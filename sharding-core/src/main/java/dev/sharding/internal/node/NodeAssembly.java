@@ -4,6 +4,7 @@ import dev.sharding.EntityType;
 import dev.sharding.ShardingSettings;
 import dev.sharding.UndecodableTypeException;
 import dev.sharding.internal.codec.CodecCheck;
+import dev.sharding.internal.codec.EventCodec;
 import dev.sharding.internal.codec.JacksonMessageCodec;
 import dev.sharding.internal.entity.EntityHandlers;
 import dev.sharding.internal.transport.JGroupsTransport;
@@ -18,6 +19,7 @@ import dev.sharding.store.InMemoryShardingStore;
 import dev.sharding.store.JdbcShardingStore;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -149,6 +151,32 @@ public final class NodeAssembly {
     }
 
     /**
+     * Checks an event-sourced type: it declares its state, the store keeps journals, its event classes have distinct
+     * stored names and its upcasters read known versions, and each event class comes back from the journal's codec as
+     * it was stored.
+     *
+     * @return the event classes that do not come back, with why
+     */
+    private Map<Class<?>, String> checkEvents(EntityType<?> t) {
+        Class<?> eventType = t.eventType();
+        if (eventType == null) {
+            return Map.of();
+        }
+        if (t.stateType() == null) {
+            throw new IllegalArgumentException("Entity type " + t.name() + " declares events (" + eventType.getName()
+                    + ") but no state: an event-sourced type declares the state its events fold into"
+                    + " (EntityType.withState)");
+        }
+        if (!store.capabilities().contains(ShardingStore.Capability.EVENT_JOURNAL)) {
+            throw new IllegalStateException("Entity type " + t.name() + " is event-sourced, but the store "
+                    + store.getClass().getName() + " keeps no event journal (capability EVENT_JOURNAL): use the JDBC"
+                    + " store (H2 or PostgreSQL) or the in-memory one");
+        }
+        EventCodec events = new EventCodec(t.name(), eventType, t.eventUpcasters(), settings.maxPayloadSize());
+        return CodecCheck.check(events.asMessageCodec(), events.eventClasses());
+    }
+
+    /**
      * Builds a node's runtime (not started). Every declared message, reply and state class is first sent through the
      * codec and back, with a value in each field, so that a class the codec cannot carry between nodes fails here
      * rather than once its entity lives on another node.
@@ -160,7 +188,10 @@ public final class NodeAssembly {
         settings.validate();
         Set<Class<?>> declared = declaredTypes();
         MessageCodec c = codec != null ? codec : new JacksonMessageCodec(declared, settings.maxPayloadSize());
-        Map<Class<?>, String> undecodable = CodecCheck.check(c, declared);
+        Map<Class<?>, String> undecodable = new LinkedHashMap<>(CodecCheck.check(c, declared));
+        for (EntityType<?> t : types) {
+            undecodable.putAll(checkEvents(t));
+        }
         if (!undecodable.isEmpty()) {
             throw new UndecodableTypeException(undecodable);
         }

@@ -3,6 +3,7 @@ package dev.sharding.internal.region;
 import dev.sharding.BufferFullException;
 import dev.sharding.EntityType;
 import dev.sharding.internal.ask.ReplySink;
+import dev.sharding.internal.codec.EventCodec;
 import dev.sharding.internal.entity.EntityCell;
 import dev.sharding.internal.entity.EntityHandlers;
 import dev.sharding.internal.entity.EntityRegion;
@@ -85,7 +86,15 @@ final class RegionEntities implements EntityRegion {
                 node.services().settings().mailboxSize(),
                 node.services().settings().bufferSize(),
                 node.services().settings().entityRestartBackoff(),
-                node.services().settings().entity(type.name()).appliedMessages());
+                node.services().settings().entity(type.name()).appliedMessages(),
+                eventCodec(type, node.services().settings().maxPayloadSize()),
+                node.services().settings().entity(type.name()).snapshotEvery());
+    }
+
+    /** The codec of an event-sourced type's events, or {@code null} for a type that is not. */
+    private static @Nullable EventCodec eventCodec(EntityType<?> type, int maxPayloadSize) {
+        Class<?> events = type.eventType();
+        return events == null ? null : new EventCodec(type.name(), events, type.eventUpcasters(), maxPayloadSize);
     }
 
     /** The parts the region's entities share. */
