@@ -228,6 +228,22 @@ public final class EntityType<T> {
     }
 
     /**
+     * The names this type's events are stored under ({@link StoredEvent}), one per event class.
+     *
+     * @return the names, empty when the type is not event-sourced
+     */
+    public Set<String> eventNames() {
+        if (eventType == null) {
+            return Set.of();
+        }
+        Set<String> names = new LinkedHashSet<>();
+        for (Class<?> c : dev.sharding.internal.codec.ConcreteTypes.of(eventType)) {
+            names.add(dev.sharding.internal.codec.EventCodec.storedName(c));
+        }
+        return names;
+    }
+
+    /**
      * What turns old versions of this type's stored events into the current ones.
      *
      * @return the upcasters, in the order given

@@ -3,6 +3,7 @@ package dev.sharding.autoconfigure;
 import dev.sharding.EntityContext;
 import dev.sharding.EntityState;
 import dev.sharding.spi.EntityFactory;
+import java.util.function.BiFunction;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.BeansException;
@@ -30,6 +31,10 @@ final class BeanEntityFactory<T> implements EntityFactory<T> {
 
     private final @Nullable Supplier<?> initialState;
 
+    private final @Nullable Class<?> eventType;
+
+    private final @Nullable BiFunction<Object, Object, Object> applyEvent;
+
     /**
      * Creates the factory of one entity class.
      *
@@ -49,6 +54,16 @@ final class BeanEntityFactory<T> implements EntityFactory<T> {
         this.contexts = contexts;
         this.stateType = EntityStates.stateTypeOf(entityClass);
         this.initialState = this.stateType == null ? null : EntityStates.initialValue(entityClass, this.stateType);
+        this.eventType = EntityStates.eventTypeOf(entityClass);
+        this.applyEvent = this.eventType == null || this.stateType == null
+                ? null
+                : EntityStates.applyEventOf(entityClass, this.stateType, this.eventType);
+    }
+
+    /** The event type the entity declares with an {@code EventSourcedState<S, E>} constructor parameter, if any. */
+    @Nullable
+    Class<?> eventType() {
+        return this.eventType;
     }
 
     /** The state class the entity declares with an {@code EntityState<S>} constructor parameter, if any. */
@@ -58,9 +73,14 @@ final class BeanEntityFactory<T> implements EntityFactory<T> {
     }
 
     @SuppressWarnings({"unchecked", "rawtypes"})
-    private @Nullable EntityState<?> stateOf(EntityContext context) {
+    private @Nullable Object stateOf(EntityContext context) {
         if (this.stateType == null || this.initialState == null) {
             return null;
+        }
+        if (this.eventType != null && this.applyEvent != null) {
+            return context.eventSourced(
+                    (Class) this.stateType, (Class) this.eventType, (Supplier) this.initialState, (BiFunction)
+                            this.applyEvent);
         }
         return context.state((Class) this.stateType, (Supplier) this.initialState);
     }

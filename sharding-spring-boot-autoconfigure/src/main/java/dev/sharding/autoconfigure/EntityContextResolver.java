@@ -2,12 +2,13 @@ package dev.sharding.autoconfigure;
 
 import dev.sharding.EntityContext;
 import dev.sharding.EntityState;
+import dev.sharding.EventSourcedState;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectFactory;
 
 /**
- * Resolves {@link EntityContext} and {@link EntityState} dependencies: registered with the bean factory as the
+ * Resolves {@link EntityContext}, {@link EntityState} and {@link EventSourcedState} dependencies: registered with the bean factory as the
  * resolvable dependencies for those types, it hands out the context and the state of the entity being created on the
  * current thread.
  *
@@ -21,18 +22,26 @@ final class EntityContextResolver implements ObjectFactory<EntityContext> {
     private final ThreadLocal<Creation> current = ThreadLocal.withInitial(Creation::new);
 
     private final ObjectFactory<EntityState<?>> states = () -> {
-        EntityState<?> state = this.current.get().state;
-        if (state == null) {
+        if (!(this.current.get().state instanceof EntityState<?> state)) {
             throw new IllegalStateException("An EntityState can only be injected into the constructor of a "
                     + "@ShardedEntity class; its type argument (EntityState<S>) names the state class.");
         }
         return state;
     };
 
-    <T> T withContext(EntityContext context, @Nullable EntityState<?> state, Supplier<T> creation) {
+    private final ObjectFactory<EventSourcedState<?, ?>> eventSourced = () -> {
+        if (!(this.current.get().state instanceof EventSourcedState<?, ?> state)) {
+            throw new IllegalStateException("An EventSourcedState can only be injected into the constructor of a "
+                    + "@ShardedEntity class; its type arguments (EventSourcedState<S, E>) name the state and event"
+                    + " types.");
+        }
+        return state;
+    };
+
+    <T> T withContext(EntityContext context, @Nullable Object state, Supplier<T> creation) {
         Creation c = this.current.get();
         EntityContext previousContext = c.context;
-        EntityState<?> previousState = c.state;
+        Object previousState = c.state;
         c.context = context;
         c.state = state;
         try {
@@ -46,6 +55,11 @@ final class EntityContextResolver implements ObjectFactory<EntityContext> {
     /** The factory of the state handle of the entity being created. */
     ObjectFactory<EntityState<?>> states() {
         return this.states;
+    }
+
+    /** The factory of the event-sourced state handle of the entity being created. */
+    ObjectFactory<EventSourcedState<?, ?>> eventSourced() {
+        return this.eventSourced;
     }
 
     @Override
@@ -65,7 +79,8 @@ final class EntityContextResolver implements ObjectFactory<EntityContext> {
         @Nullable
         EntityContext context;
 
+        /** Its {@link EntityState} or {@link EventSourcedState}. */
         @Nullable
-        EntityState<?> state;
+        Object state;
     }
 }

@@ -37,6 +37,12 @@ public class EntityTypeProperties {
     private boolean rememberEntities;
 
     /**
+     * For an event-sourced entity type, how many events apart each entity's snapshots are stored, so that a recovery
+     * after a crash reads at most that many events. 0 for no snapshots.
+     */
+    private int snapshotEvery = EntityTypeSettings.DEFAULT_SNAPSHOT_EVERY;
+
+    /**
      * The role a node must have (sharding.roles) to host this entity type; the other nodes route its messages to the
      * nodes that have it. Empty for every node.
      */
@@ -148,6 +154,7 @@ public class EntityTypeProperties {
         map.from(this.proxyOnly).to(builder::proxyOnly);
         map.from(this.idleTimeout).to(builder::idleTimeout);
         map.from(this.rememberEntities).to(builder::rememberEntities);
+        map.from(this.snapshotEvery).to(builder::snapshotEvery);
         map.from(this.role).whenHasText().as(String::trim).to(builder::role);
         map.from(this.passivation::getStrategy).to(builder::passivation);
         map.from(this.passivation::getActiveEntityLimit).to(builder::activeEntityLimit);
@@ -241,6 +248,24 @@ public class EntityTypeProperties {
      */
     public void setRememberEntities(boolean rememberEntities) {
         this.rememberEntities = rememberEntities;
+    }
+
+    /**
+     * How many events apart snapshots are stored.
+     *
+     * @return the number of events, 0 for none
+     */
+    public int getSnapshotEvery() {
+        return this.snapshotEvery;
+    }
+
+    /**
+     * Sets how many events apart snapshots are stored.
+     *
+     * @param snapshotEvery the number of events, 0 for none
+     */
+    public void setSnapshotEvery(int snapshotEvery) {
+        this.snapshotEvery = snapshotEvery;
     }
 
     /**

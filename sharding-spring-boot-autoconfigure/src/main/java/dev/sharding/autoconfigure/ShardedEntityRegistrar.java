@@ -3,13 +3,16 @@ package dev.sharding.autoconfigure;
 import dev.sharding.EntityContext;
 import dev.sharding.EntityState;
 import dev.sharding.EntityType;
+import dev.sharding.EventSourcedState;
 import dev.sharding.ShardRegion;
 import dev.sharding.ShardedEntity;
 import dev.sharding.ShardingNode;
+import dev.sharding.spi.EventUpcaster;
 import dev.sharding.spi.ShardIdFunction;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.BeanInstantiationException;
 import org.springframework.beans.BeanUtils;
@@ -109,6 +112,7 @@ final class ShardedEntityRegistrar
     public void postProcessBeanFactory(ConfigurableListableBeanFactory beanFactory) {
         beanFactory.registerResolvableDependency(EntityContext.class, this.contexts);
         beanFactory.registerResolvableDependency(EntityState.class, this.contexts.states());
+        beanFactory.registerResolvableDependency(EventSourcedState.class, this.contexts.eventSourced());
     }
 
     private List<BeanDefinition> scan(ConfigurableListableBeanFactory beanFactory) {
@@ -189,7 +193,21 @@ final class ShardedEntityRegistrar
             EntityType.checkHandlers(entityClass);
             BeanEntityFactory<T> factory = new BeanEntityFactory<>(beanFactory, beanName, entityClass, this.contexts);
             EntityType<T> type = EntityType.of(entityClass, factory, shardIdFunction(beanFactory, entityClass));
-            return factory.stateType() == null ? type : type.withState(factory.stateType());
+            if (factory.stateType() != null) {
+                type = type.withState(factory.stateType());
+            }
+            if (factory.eventType() != null) {
+                type = type.withEvents(factory.eventType());
+                Set<String> names = type.eventNames();
+                type = type.withEvents(
+                        factory.eventType(),
+                        beanFactory
+                                .getBeanProvider(EventUpcaster.class)
+                                .orderedStream()
+                                .filter(u -> names.contains(u.eventName()))
+                                .toArray(EventUpcaster[]::new));
+            }
+            return type;
         } catch (IllegalArgumentException e) {
             throw EntityDefinitionProblems.of(entityClass, e);
         }

@@ -65,7 +65,7 @@ public final class EventCodec {
         }
         for (Class<?> c : classes) {
             StoredEvent stored = c.getAnnotation(StoredEvent.class);
-            String name = stored == null || stored.name().isBlank() ? c.getSimpleName() : stored.name();
+            String name = storedName(c);
             int version = stored == null ? 1 : stored.version();
             if (version < 1) {
                 throw new IllegalArgumentException(
@@ -104,6 +104,17 @@ public final class EventCodec {
                         + "'");
             }
         }
+    }
+
+    /**
+     * The name an event class is stored under: its {@link StoredEvent#name()}, or its simple name.
+     *
+     * @param eventClass the class
+     * @return the name
+     */
+    public static String storedName(Class<?> eventClass) {
+        StoredEvent stored = eventClass.getAnnotation(StoredEvent.class);
+        return stored == null || stored.name().isBlank() ? eventClass.getSimpleName() : stored.name();
     }
 
     /**

@@ -8,6 +8,7 @@ import dev.sharding.internal.codec.EventCodec;
 import dev.sharding.internal.protocol.EntityTransfer;
 import dev.sharding.internal.protocol.FailureKind;
 import dev.sharding.spi.Recovery;
+import dev.sharding.spi.SequenceConflictException;
 import dev.sharding.spi.ShardingStore;
 import dev.sharding.spi.StaleEpochException;
 import java.util.List;
@@ -349,6 +350,17 @@ final class DurableEntityState {
         if (writeFailure instanceof StaleEpochException) {
             shard.region().shardFenced(shard.shardId(), shard.epoch());
         }
+        if (writeFailure instanceof SequenceConflictException) {
+            // another owner appended since this one read the journal: what it holds in memory is stale
+            cell.dropForReload();
+            sink.fail(
+                    FailureKind.ENTITY_FAILED,
+                    writeFailure.getClass().getName(),
+                    "The journal of [" + cell.typeName() + "/" + cell.entityId() + "] holds events this node did not"
+                            + " know of, so the message had no effect; the entity reads them before its next message"
+                            + " (retry it): " + writeFailure.getMessage());
+            return;
+        }
         if (writeFailure instanceof StoreOutcomeUnknownException) {
             // the write may be stored after all: the value in memory, back to the one before it, may be stale
             cell.dropForReload();
@@ -384,7 +396,9 @@ final class DurableEntityState {
      * ids: {@link ShardingStore.Capability#APPLIED_MESSAGES}).
      */
     static boolean isStoreFailure(Throwable failure) {
-        return !(failure instanceof StaleEpochException || failure instanceof IllegalArgumentException);
+        return !(failure instanceof StaleEpochException
+                || failure instanceof SequenceConflictException
+                || failure instanceof IllegalArgumentException);
     }
 
     /** The entity's durable state; see {@link dev.sharding.EntityContext#state}. */
