@@ -44,8 +44,11 @@ class PackageRulesTest {
             "node", Set.of("region", "entity", "ask", "coordinator", "lease", "codec", "protocol", "transport")));
 
     /** The API's classes that front the runtime, and so may use it. */
-    private static final Set<String> API_FRONTS =
-            Set.of("dev.sharding.ShardingNode", "dev.sharding.EntityType", "dev.sharding.ShardingDataRemoval");
+    private static final Set<String> API_FRONTS = Set.of(
+            "dev.sharding.ShardingNode",
+            "dev.sharding.EntityType",
+            "dev.sharding.ShardingDataRemoval",
+            "dev.sharding.ShardedDaemonProcess");
 
     private static final JavaClasses CORE = new ClassFileImporter()
             .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)

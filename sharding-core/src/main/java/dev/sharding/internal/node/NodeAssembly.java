@@ -202,8 +202,19 @@ public final class NodeAssembly {
         if (jdbc == null && store instanceof JdbcShardingStore jdbcStore) {
             jdbc = new JdbcDiscovery(jdbcStore.dataSource(), jdbcStore.tablePrefix() + "discovery");
         }
+        ShardingSettings withDaemons = settings;
+        for (EntityType<?> t : types) {
+            if (DaemonWorker.isDaemon(t)) {
+                // a worker starts again wherever its shard goes, and is never passivated
+                withDaemons = withDaemons.withEntity(
+                        t.name(),
+                        withDaemons.entity(t.name()).toBuilder()
+                                .rememberEntities(true)
+                                .build());
+            }
+        }
         return new NodeRuntime(
-                settings,
+                withDaemons,
                 types,
                 strategy,
                 c,

@@ -60,6 +60,12 @@ final class PeriodicTick implements Runnable {
 
     private long lastRetryNanos;
 
+    /** When the daemon workers were last sent a keep-alive; 0 before the first. */
+    private long lastKeepAliveNanos;
+
+    /** How often the daemon workers are sent a keep-alive. */
+    static final long KEEP_ALIVE_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+
     PeriodicTick(
             ShardingSettings settings,
             LocalRegions regions,
@@ -152,10 +158,30 @@ final class PeriodicTick implements Runnable {
         }
     }
 
+    /**
+     * Sends every worker of the node's daemon processes a keep-alive, so that each starts soon after the cluster forms
+     * (then, remembered, each starts again wherever its shard goes): at the first retry once registered, then every
+     * {@link #KEEP_ALIVE_NANOS}.
+     */
+    private void keepDaemonsAlive(long now) {
+        if (!membership.registered() || (lastKeepAliveNanos != 0 && now - lastKeepAliveNanos < KEEP_ALIVE_NANOS)) {
+            return;
+        }
+        lastKeepAliveNanos = now;
+        for (Region<?> r : regions.all()) {
+            if (r.entityClass() == DaemonWorker.class) {
+                for (int i = 0; i < r.numberOfShards(); i++) {
+                    r.tell(Integer.toString(i), DaemonWorker.KEEP_ALIVE);
+                }
+            }
+        }
+    }
+
     private void retry() {
         if (!running.getAsBoolean() || membership.coordinator() == null) {
             return;
         }
+        keepDaemonsAlive(System.nanoTime());
         leave.retry();
         for (Region<?> r : regions.all()) {
             r.retryRequests();
