@@ -48,7 +48,8 @@ class PackageRulesTest {
             "dev.sharding.ShardingNode",
             "dev.sharding.EntityType",
             "dev.sharding.ShardingDataRemoval",
-            "dev.sharding.ShardedDaemonProcess");
+            "dev.sharding.ShardedDaemonProcess",
+            "dev.sharding.Projection");
 
     private static final JavaClasses CORE = new ClassFileImporter()
             .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)

@@ -34,7 +34,7 @@ import org.jspecify.annotations.Nullable;
  * the runtime does without it (before capabilities were declared, the runtime called the method and took that
  * exception as the answer).
  */
-public interface ShardingStore extends EventJournal, AutoCloseable {
+public interface ShardingStore extends EventJournal, ProjectionOffsets, AutoCloseable {
 
     /**
      * The optional features of a store ({@link ShardingStore#capabilities()}).

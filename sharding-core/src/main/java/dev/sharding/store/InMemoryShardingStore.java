@@ -48,6 +48,9 @@ public final class InMemoryShardingStore implements ShardingStore {
 
     private final Map<String, Snapshot> snapshots = new HashMap<>();
 
+    /** Projection offsets by "projection/slice". */
+    private final Map<String, Long> projectionOffsets = new HashMap<>();
+
     private static String key(String typeName, String id) {
         return typeName + '\u0000' + id;
     }
@@ -313,6 +316,26 @@ public final class InMemoryShardingStore implements ShardingStore {
     @Override
     public synchronized CompletableFuture<Long> lastGlobalOffset() {
         return CompletableFuture.completedFuture((long) journal.size());
+    }
+
+    @Override
+    public synchronized CompletableFuture<Long> projectionOffset(String projection, int slice) {
+        return CompletableFuture.completedFuture(projectionOffsets.getOrDefault(projection + "/" + slice, 0L));
+    }
+
+    @Override
+    public synchronized CompletableFuture<Boolean> saveProjectionOffset(
+            String projection, int slice, long expected, long offset) {
+        if (offset < expected) {
+            return CompletableFuture.failedFuture(new IllegalArgumentException(
+                    "The offset of projection " + projection + "/" + slice + " may only move forward"));
+        }
+        String key = projection + "/" + slice;
+        if (projectionOffsets.getOrDefault(key, 0L) != expected) {
+            return CompletableFuture.completedFuture(false);
+        }
+        projectionOffsets.put(key, offset);
+        return CompletableFuture.completedFuture(true);
     }
 
     private static CompletableFuture<List<PersistedEvent>> page(

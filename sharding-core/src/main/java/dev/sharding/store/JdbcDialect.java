@@ -317,7 +317,7 @@ abstract class JdbcDialect extends PortableSql {
                     .replaceAll(
                             "\\b" + DEFAULT_PREFIX
                                     + "(entity_state|shard_epoch|remembered_entity|coordinator_lease|store|event_journal|event_tag"
-                                    + "|event_snapshot|event_offset)\\b",
+                                    + "|event_snapshot|event_offset|projection_offset)\\b",
                             Matcher.quoteReplacement(prefix) + "$1");
             return splitStatements(script);
         } catch (IOException e) {

@@ -121,6 +121,9 @@ public final class JdbcShardingStore implements ShardingStore {
     /** The event journal, over the writer and the read threads. */
     private final JdbcJournal journal;
 
+    /** Where projections keep their offsets. */
+    private final JdbcProjectionOffsets offsets;
+
     /**
      * Starts building a store.
      *
@@ -165,6 +168,7 @@ public final class JdbcShardingStore implements ShardingStore {
                 watchdog,
                 dialects::mayHaveMoved);
         this.journal = new JdbcJournal(writer, tasks);
+        this.offsets = new JdbcProjectionOffsets(tasks, settings.tablePrefix());
     }
 
     /**
@@ -393,6 +397,47 @@ public final class JdbcShardingStore implements ShardingStore {
     @Override
     public CompletableFuture<Long> lastGlobalOffset() {
         return journal.lastGlobalOffset();
+    }
+
+    @Override
+    public CompletableFuture<Long> projectionOffset(String projection, int slice) {
+        return offsets.offset(projection, slice);
+    }
+
+    @Override
+    public CompletableFuture<Boolean> saveProjectionOffset(String projection, int slice, long expected, long offset) {
+        return offsets.save(projection, slice, expected, offset);
+    }
+
+    /**
+     * Moves a projection's slice from one offset to the next and runs a handler's work in the same transaction, on
+     * this store's database: both are committed, or neither. For exactly-once projections
+     * ({@link dev.sharding.Projection#ofJdbc}).
+     *
+     * @param projection the projection's name
+     * @param slice the slice
+     * @param expected the offset the caller read
+     * @param offset the new offset
+     * @param work what the handler writes, with the transaction's connection (not to be committed or closed)
+     * @return whether it was committed; false when the slice was no longer at {@code expected} and the work did not
+     *     run; failed as the work or the database failed, with nothing committed
+     */
+    public CompletableFuture<Boolean> inProjectionTransaction(
+            String projection, int slice, long expected, long offset, ProjectionWork work) {
+        return offsets.inTransaction(projection, slice, expected, offset, work::run);
+    }
+
+    /** What an exactly-once projection writes in its offset's transaction. */
+    @FunctionalInterface
+    public interface ProjectionWork {
+
+        /**
+         * Writes, in the transaction.
+         *
+         * @param connection the transaction's connection
+         * @throws java.sql.SQLException to roll it back
+         */
+        void run(java.sql.Connection connection) throws java.sql.SQLException;
     }
 
     /**

@@ -115,3 +115,14 @@ CREATE TABLE IF NOT EXISTS sharding_event_offset (
     last_offset BIGINT NOT NULL,
     PRIMARY KEY (id)
 );
+
+-- How far each slice of each projection has gone: the global offset of the last event its worker handled, moved by
+-- a compare-and-set on the offset the worker read (and, for exactly-once projections, in the transaction of the
+-- projection's own writes).
+CREATE TABLE IF NOT EXISTS sharding_projection_offset (
+    projection_name VARCHAR(255) NOT NULL,
+    slice INTEGER NOT NULL,
+    last_offset BIGINT NOT NULL,
+    updated_at TIMESTAMP WITH TIME ZONE NOT NULL,
+    PRIMARY KEY (projection_name, slice)
+);

@@ -99,6 +99,16 @@ public class ForwardingStore implements ShardingStore {
     }
 
     @Override
+    public CompletableFuture<Long> projectionOffset(String projection, int slice) {
+        return delegate.projectionOffset(projection, slice);
+    }
+
+    @Override
+    public CompletableFuture<Boolean> saveProjectionOffset(String projection, int slice, long expected, long offset) {
+        return delegate.saveProjectionOffset(projection, slice, expected, offset);
+    }
+
+    @Override
     public CompletableFuture<Long> nextEpoch(String typeName, int shardId) {
         return delegate.nextEpoch(typeName, shardId);
     }

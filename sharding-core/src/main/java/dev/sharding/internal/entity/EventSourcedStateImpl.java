@@ -52,8 +52,11 @@ final class EventSourcedStateImpl<S, E> implements EventSourcedState<S, E>, Held
 
     private S current;
 
-    /** The events persisted by the current message, encoded, not stored yet. */
-    private final List<NewEvent> pending = new ArrayList<>(2);
+    /**
+     * The events persisted by the current message, encoded, not stored yet; made at the first event, as most live
+     * entities are idle and each one costs memory.
+     */
+    private List<NewEvent> pending = List.of();
 
     EventSourcedStateImpl(
             String entity,
@@ -175,6 +178,9 @@ final class EventSourcedStateImpl<S, E> implements EventSourcedState<S, E>, Held
                     + event.getClass().getName());
         }
         current = next;
+        if (pending.isEmpty()) {
+            pending = new ArrayList<>(2);
+        }
         pending.add(encoded);
     }
 
@@ -186,14 +192,14 @@ final class EventSourcedStateImpl<S, E> implements EventSourcedState<S, E>, Held
     @Override
     public void discard() {
         current = stored;
-        pending.clear();
+        pending = List.of();
     }
 
     @Override
     public CompletableFuture<Void> writeThrough(
             ShardingStore store, String typeName, String entityId, int shardId, long epoch, byte @Nullable [] applied) {
-        List<NewEvent> appending = List.copyOf(pending);
-        pending.clear();
+        List<NewEvent> appending = pending;
+        pending = List.of();
         long from = lastSequenceNr;
         long last = from + appending.size();
         S state = current;

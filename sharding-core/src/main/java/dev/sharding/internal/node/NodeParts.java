@@ -6,6 +6,7 @@ import dev.sharding.Member;
 import dev.sharding.ShardingSettings;
 import dev.sharding.internal.ask.AskCompletions;
 import dev.sharding.internal.ask.AskRegistry;
+import dev.sharding.internal.codec.EventCodec;
 import dev.sharding.internal.codec.KnownStrings;
 import dev.sharding.internal.coordinator.Coordinator;
 import dev.sharding.internal.entity.BlockedThreads;
@@ -201,9 +202,59 @@ final class NodeParts {
                 asks);
         this.admin = new NodeAdmin(basics::self, membership, regions, admin, statistics, settings.askTimeout());
         this.traffic = new NodeCounters(membership, transport);
+        DaemonWorker.DaemonHost host = new NodeDaemonHost(store, types, runtime.running());
         for (EntityType<?> type : types) {
-            addRegion(type);
+            EntityType<?> hosted = DaemonWorker.isDaemon(type) ? DaemonWorker.boundTo(type, host) : type;
+            addRegion(hosted);
         }
+    }
+
+    /** The node as its daemon processes see it: its store, and its event-sourced types. */
+    private final class NodeDaemonHost implements DaemonWorker.DaemonHost {
+
+        private final ShardingStore store;
+
+        private final List<EntityType<?>> types;
+
+        private final BooleanSupplier running;
+
+        NodeDaemonHost(ShardingStore store, List<EntityType<?>> types, BooleanSupplier running) {
+            this.store = store;
+            this.types = types;
+            this.running = running;
+        }
+
+        @Override
+        public boolean running() {
+            return running.getAsBoolean();
+        }
+
+        @Override
+        public ShardingStore store() {
+            return store;
+        }
+
+        @Override
+        public DaemonWorker.SourceType source(String typeName) {
+            for (EntityType<?> t : types) {
+                Class<?> events = t.eventType();
+                if (t.name().equals(typeName) && events != null) {
+                    return new DaemonWorker.SourceType(
+                            new EventCodec(t.name(), events, t.eventUpcasters(), settings.maxPayloadSize()),
+                            shardsOf(t));
+                }
+            }
+            throw new IllegalArgumentException("This node runs no event-sourced entity type " + typeName
+                    + " (EntityType.withEvents): a projection reads one that the node runs");
+        }
+    }
+
+    /** A type's number of shards: the setting's, the type's own, or the node's default. */
+    private int shardsOf(EntityType<?> type) {
+        EntityTypeSettings ts = settings.entity(type.name());
+        return ts.numberOfShards() > 0
+                ? ts.numberOfShards()
+                : type.numberOfShards() > 0 ? type.numberOfShards() : settings.numberOfShards();
     }
 
     private <T> void addRegion(EntityType<T> type) {
@@ -211,9 +262,7 @@ final class NodeParts {
             throw new IllegalArgumentException("Entity type " + type.name() + " is registered twice");
         }
         EntityTypeSettings ts = settings.entity(type.name());
-        int shards = ts.numberOfShards() > 0
-                ? ts.numberOfShards()
-                : type.numberOfShards() > 0 ? type.numberOfShards() : settings.numberOfShards();
+        int shards = shardsOf(type);
         // a type with a role is hosted only where the node has that role; elsewhere its region routes, as a proxy
         boolean proxyOnly = ts.proxyOnly() || !settings.member().hasRole(ts.role());
         if (!ts.proxyOnly() && proxyOnly) {
