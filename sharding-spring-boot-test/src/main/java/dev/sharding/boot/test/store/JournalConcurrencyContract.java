@@ -149,6 +149,26 @@ public abstract class JournalConcurrencyContract extends EventJournalContract {
     }
 
     /**
+     * An append whose commit got no answer may or may not be stored; the appender cannot tell, but it cannot store
+     * it twice either: the same append tried again expects a last sequence number that is no longer the last.
+     */
+    @Test
+    void anAppendWhoseCommitGotNoAnswerIsNeverStoredTwice() throws Exception {
+        assumeCapable(Capability.EVENT_JOURNAL);
+        assumeTrue(canInjectFaults(), "this store cannot be made to fail");
+        append("a", 0, event("before"));
+        injectFault(StoreFault.COMMIT_LOST_AFTER_APPLYING);
+        assertThat(failureOf(store.appendEvents(type, "a", SHARD, 1, 1, List.of(event("lost")), null, null)))
+                .isInstanceOf(StoreOutcomeUnknownException.class)
+                .hasMessageContaining("may have been stored or not");
+        injectFault(null);
+        assertThat(failureOf(store.appendEvents(type, "a", SHARD, 1, 1, List.of(event("lost")), null, null)))
+                .as("the same append again")
+                .isInstanceOf(SequenceConflictException.class);
+        assertThat(texts(await(store.eventsOf(type, "a", 1, 10)))).containsExactly("before", "lost");
+    }
+
+    /**
      * The gap guarantee. Writers on several nodes (each its own store, so its own transactions) append to many
      * entities at once, with one tag, while one reader pages through the tag and another through a slice, each asking
      * for the events after the last offset it got. Every event acknowledged must be seen by each reader whose tag or
