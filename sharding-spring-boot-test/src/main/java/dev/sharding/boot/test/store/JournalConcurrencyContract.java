@@ -149,16 +149,22 @@ public abstract class JournalConcurrencyContract extends EventJournalContract {
     }
 
     /**
-     * An append whose commit got no answer may or may not be stored; the appender cannot tell, but it cannot store
-     * it twice either: the same append tried again expects a last sequence number that is no longer the last.
+     * An append whose commit got no answer is answered by the head row it wrote, as a state write is by its row: its
+     * last sequence number shows the transaction was committed. An append without events leaves its row as it was, so
+     * nothing tells, and its outcome is unknown. Either way it is never stored twice: the same append tried again
+     * expects a last sequence number that is no longer the last.
      */
     @Test
-    void anAppendWhoseCommitGotNoAnswerIsNeverStoredTwice() throws Exception {
+    void anAppendWhoseCommitGotNoAnswerIsAnsweredByItsHeadRowAndNeverStoredTwice() throws Exception {
         assumeCapable(Capability.EVENT_JOURNAL);
         assumeTrue(canInjectFaults(), "this store cannot be made to fail");
         append("a", 0, event("before"));
         injectFault(StoreFault.COMMIT_LOST_AFTER_APPLYING);
-        assertThat(failureOf(store.appendEvents(type, "a", SHARD, 1, 1, List.of(event("lost")), null, null)))
+        assertThat(await(store.appendEvents(type, "a", SHARD, 1, 1, List.of(event("lost")), null, null)))
+                .as("answered as stored: the head row its transaction wrote shows it was committed")
+                .isEqualTo(2);
+        assertThat(failureOf(store.appendEvents(type, "a", SHARD, 1, 2, List.of(), bytes("ids"), null)))
+                .as("no event, so no row tells")
                 .isInstanceOf(StoreOutcomeUnknownException.class)
                 .hasMessageContaining("may have been stored or not");
         injectFault(null);
@@ -166,6 +172,7 @@ public abstract class JournalConcurrencyContract extends EventJournalContract {
                 .as("the same append again")
                 .isInstanceOf(SequenceConflictException.class);
         assertThat(texts(await(store.eventsOf(type, "a", 1, 10)))).containsExactly("before", "lost");
+        assertThat(await(store.recover(type, "a")).applied()).isEqualTo(bytes("ids"));
     }
 
     /**
