@@ -89,7 +89,29 @@ public final class JdbcStoreThroughput {
                 JdbcStoreSettings settings = JdbcStoreSettings.defaults().withMaxBatchSize(maxBatch);
                 try (JdbcShardingStore store = new JdbcShardingStore(pool, settings)) {
                     store.createSchema();
-                    run(database, store, maxBatch, workload, writers, seconds);
+                    run(database, List.of(store), maxBatch, workload, writers, seconds);
+                }
+            }
+        }
+        if (journalOnly) {
+            // four nodes on one database, a writer thread and transactions each: their appends take turns at the
+            // journal's offset counter from its update to their commit, their state writes do not
+            for (Workload workload : List.of(Workload.REWRITES, Workload.APPENDS)) {
+                List<JdbcShardingStore> nodes = new ArrayList<>();
+                try {
+                    for (int n = 0; n < 4; n++) {
+                        nodes.add(new JdbcShardingStore(pool, JdbcStoreSettings.defaults()));
+                    }
+                    nodes.get(0).createSchema();
+                    run(
+                            database + ", 4 nodes",
+                            nodes,
+                            JdbcStoreSettings.DEFAULT_MAX_BATCH_SIZE,
+                            workload,
+                            writers,
+                            seconds);
+                } finally {
+                    nodes.forEach(JdbcShardingStore::close);
                 }
             }
         }
@@ -112,7 +134,7 @@ public final class JdbcStoreThroughput {
     }
 
     private static void run(
-            String database, JdbcShardingStore store, int maxBatch, Workload workload, int writers, int seconds)
+            String database, List<JdbcShardingStore> nodes, int maxBatch, Workload workload, int writers, int seconds)
             throws Exception {
         String type = "bench-" + System.nanoTime();
         AtomicBoolean measuring = new AtomicBoolean();
@@ -124,6 +146,7 @@ public final class JdbcStoreThroughput {
         List<Thread> threads = new ArrayList<>();
         for (int w = 0; w < writers; w++) {
             int writer = w;
+            JdbcShardingStore store = nodes.get(w % nodes.size());
             Thread thread = new Thread(
                     () -> {
                         long[] mine = new long[1 << 16];
@@ -155,19 +178,19 @@ public final class JdbcStoreThroughput {
             thread.start();
         }
         Thread.sleep(2000);
-        JdbcStoreStatistics before = store.statistics();
+        long[] before = totals(nodes);
         measuring.set(true);
         long start = System.nanoTime();
         Thread.sleep(seconds * 1000L);
         measuring.set(false);
         long elapsed = System.nanoTime() - start;
-        JdbcStoreStatistics after = store.statistics();
+        long[] after = totals(nodes);
         running.set(false);
         done.await();
         long[] all =
                 Arrays.stream(latencies).flatMapToLong(Arrays::stream).sorted().toArray();
-        long batches = after.batches() - before.batches();
-        long operations = after.operations() - before.operations();
+        long batches = after[0] - before[0];
+        long operations = after[1] - before[1];
         System.out.printf(
                 "%s, %d writers, max batch %d, %s: %,.0f %s/s, average batch %.1f, largest %d,"
                         + " latency p50 %.2f ms p99 %.2f ms%n",
@@ -178,9 +201,21 @@ public final class JdbcStoreThroughput {
                 writes.get() * 1e9 / elapsed,
                 workload == Workload.APPENDS ? "appends" : "writes",
                 batches == 0 ? 0 : (double) operations / batches,
-                after.largestBatch(),
+                after[2],
                 percentile(all, 0.50),
                 percentile(all, 0.99));
+    }
+
+    /** Batches, operations and the largest batch, over every node. */
+    private static long[] totals(List<JdbcShardingStore> nodes) {
+        long[] totals = new long[3];
+        for (JdbcShardingStore node : nodes) {
+            JdbcStoreStatistics s = node.statistics();
+            totals[0] += s.batches();
+            totals[1] += s.operations();
+            totals[2] = Math.max(totals[2], s.largestBatch());
+        }
+        return totals;
     }
 
     private static double percentile(long[] sorted, double p) {
