@@ -112,10 +112,12 @@ final class BatchOutcomes {
     WriteBatch.@Nullable Witness witness() {
         Map<EntityKey, int[]> firstAndLast = new LinkedHashMap<>();
         Set<EntityKey> unfit = new HashSet<>();
+        Set<EntityKey> writtenOrDeleted = new HashSet<>();
         for (int i = 0; i < operations.size(); i++) {
             StoreOperation op = operations.get(i);
             if (op instanceof StoreOperation.Write w) {
                 EntityKey key = new EntityKey(w.typeName(), w.entityId());
+                writtenOrDeleted.add(key);
                 int[] seen = firstAndLast.computeIfAbsent(key, k -> new int[] {-1, -1});
                 if (!(outcomes[i] instanceof Outcome.Stored s)
                         || s.state().epoch() != w.epoch()
@@ -126,8 +128,9 @@ final class BatchOutcomes {
                 seen[1] = i;
             } else if (op instanceof StoreOperation.Delete d) {
                 unfit.add(new EntityKey(d.typeName(), d.entityId()));
+                writtenOrDeleted.add(new EntityKey(d.typeName(), d.entityId()));
             } else if (op instanceof StoreOperation.Append a) {
-                // an append may leave the row's version as it was (no events): its row cannot tell
+                // not a write's row: appendWitness decides on it
                 unfit.add(new EntityKey(a.typeName(), a.entityId()));
             }
         }
@@ -143,6 +146,42 @@ final class BatchOutcomes {
                         last.state().version(),
                         last.state().epoch(),
                         last.state().state());
+            }
+        }
+        return appendWitness(writtenOrDeleted);
+    }
+
+    /**
+     * The head row of an event-sourced entity whose operations in the batch are all appends that were accepted, under
+     * one epoch, with at least one event: its version (the last sequence number) then moved from what the first append
+     * expected to what the last one left, which tells whether the transaction was committed as a write's row does.
+     */
+    private WriteBatch.@Nullable Witness appendWitness(Set<EntityKey> writtenOrDeleted) {
+        Set<EntityKey> unfit = new HashSet<>(writtenOrDeleted);
+        Map<EntityKey, int[]> firstAndLast = new LinkedHashMap<>();
+        for (int i = 0; i < operations.size(); i++) {
+            if (operations.get(i) instanceof StoreOperation.Append a) {
+                EntityKey key = new EntityKey(a.typeName(), a.entityId());
+                int index = i;
+                int[] seen = firstAndLast.computeIfAbsent(key, k -> new int[] {index, index});
+                if (!(outcomes[i] instanceof Outcome.Appended)
+                        || ((StoreOperation.Append) operations.get(seen[0])).epoch() != a.epoch()) {
+                    unfit.add(key);
+                }
+                seen[1] = i;
+            }
+        }
+        for (Map.Entry<EntityKey, int[]> e : firstAndLast.entrySet()) {
+            StoreOperation.Append first = (StoreOperation.Append) operations.get(e.getValue()[0]);
+            StoreOperation.Append last = (StoreOperation.Append) operations.get(e.getValue()[1]);
+            if (!unfit.contains(e.getKey()) && last.lastSequenceNr() > first.expectedLastSequenceNr()) {
+                return new WriteBatch.Witness(
+                        first.typeName(),
+                        first.entityId(),
+                        first.expectedLastSequenceNr(),
+                        last.lastSequenceNr(),
+                        last.epoch(),
+                        new byte[0]);
             }
         }
         return null;

@@ -149,6 +149,20 @@ abstract class JdbcDialect extends PortableSql {
     abstract long takeOffsets(Connection connection, int count) throws SQLException;
 
     /**
+     * Writes the events of a batch's accepted appends with their tags, after taking their global offsets
+     * ({@link #takeOffsets}), which is the last thing the transaction does before its commit: in the portable SQL, the
+     * counter's update and then one batch of event and one of tag inserts.
+     *
+     * @param connection the batch's connection
+     * @param rows the events, in queue order, which their offsets follow
+     * @throws SQLException on failure
+     */
+    void writeEvents(Connection connection, List<JournalSql.EventRow> rows) throws SQLException {
+        long last = takeOffsets(connection, rows.size());
+        journal().insertEvents(connection, rows, last - rows.size() + 1);
+    }
+
+    /**
      * Stores the snapshots of accepted appends, each in place of its entity's last one. The entities' state rows are
      * locked by the transaction, so no other transaction writes these rows meanwhile.
      *

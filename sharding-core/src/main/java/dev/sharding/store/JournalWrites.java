@@ -13,17 +13,19 @@ import java.util.List;
  *
  * <h2>Why a reader paging by offset never skips an event</h2>
  * Offsets come from one counter row ({@code <prefix>event_offset}), which the transaction increments by its number of
- * events ({@link JdbcDialect#takeOffsets}) and so holds locked until it commits or rolls back. Take two transactions
- * A and B that append. Whichever increments the counter second waits, at that statement, for the first to end: if
- * the first commits, the second reads its increment and gets higher offsets, and commits after it; if the first rolls
- * back, its increment is undone and the second takes the same offsets. So (1) offsets are handed out in commit order,
- * and (2) the committed offsets are exactly 1..N, with no hole: an offset a failed transaction took is taken again by
- * the next. A reader's statement sees the transactions committed before it began (both databases read committed
- * data as of the statement's start), and by (1) those hold a prefix 1..M of the offsets. So its page "after offset x,
- * in offset order" holds every event of its tag or slice in (x, M] up to the page size, and an event committed later
- * gets an offset above M: above every offset the reader has seen, so the next page finds it. A transaction that began
- * before others and commits late cannot slip an event below what a reader has passed, because it took its offsets
- * only after the ones committed before it.
+ * events ({@link JdbcDialect#takeOffsets}; on PostgreSQL in the statement that inserts the events) and so holds
+ * locked until it commits or rolls back. Take two transactions A and B that append. Whichever increments the counter
+ * second waits, at that statement, for the first to end: if the first commits, the second reads its increment and
+ * gets higher offsets, and commits after it; if the first rolls back, its increment is undone and the second takes
+ * the same offsets. So (1) offsets are handed out in commit order, and (2) the committed offsets are exactly 1..N,
+ * with no hole: an offset a failed transaction took is taken again by the next. A reader's statement sees the
+ * transactions committed before it began: in read committed, PostgreSQL gives each statement a snapshot taken at its
+ * start, and H2 (2.x) gives each statement a consistent view of its tables' committed rows taken at its start. By (1)
+ * those transactions hold a prefix 1..M of the offsets. So the reader's page "after offset x, in offset order" holds
+ * every event of its tag or slice in (x, M] up to the page size, and an event committed later gets an offset above
+ * M: above every offset the reader has seen, so the next page finds it. A transaction that began before others and
+ * commits late cannot slip an event below what a reader has passed, because it took its offsets only after the ones
+ * committed before it.
  *
  * <p>The counter is taken as late as possible (after the state rows, the snapshots and the remembered entities), so
  * that appends of different nodes wait for each other only while the events are inserted and the transaction commits.
@@ -66,7 +68,6 @@ final class JournalWrites {
             return;
         }
         // in queue order: an entity's events get increasing offsets, as their sequence numbers increase
-        long last = dialect.takeOffsets(connection, events.size());
-        dialect.journal().insertEvents(connection, events, last - events.size() + 1);
+        dialect.writeEvents(connection, events);
     }
 }

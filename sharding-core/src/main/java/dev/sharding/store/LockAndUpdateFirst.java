@@ -24,7 +24,10 @@ import org.jspecify.annotations.Nullable;
  * keys left. When a shard's epoch, returned by the same round trip, fences off a row it updated, or another transaction
  * holds a shard's epoch row ({@code NOWAIT}), the transaction is rolled back and the batch done again on the general
  * path ({@link WriteBatch#fallBack()}), which fences each key alone and leaves a held shard's writes for later. A batch
- * that writes no state takes the general path at once.
+ * that writes no state takes the general path at once. The appends of an event-sourced entity ride in the same round
+ * trip where they chain under one epoch: its head row is updated only where it exists, with an epoch not above theirs
+ * and the last sequence number the first one expects; the keys it leaves (a new entity, a sequence conflict, a newer
+ * epoch) go the general way, which appends or refuses them.
  */
 final class LockAndUpdateFirst implements WritePath {
 
@@ -56,19 +59,25 @@ final class LockAndUpdateFirst implements WritePath {
         SortedMap<EntityKey, List<Integer>> byKey = batch.statesByKey(Set.of());
         SortedMap<EntityKey, List<Integer>> rest = new TreeMap<>();
         SortedMap<String, List<StateRow>> rowsByType = new TreeMap<>();
+        SortedMap<String, List<AppendRow>> appendsByType = new TreeMap<>();
         for (Map.Entry<EntityKey, List<Integer>> e : byKey.entrySet()) {
             @Nullable StateRow row = lastWrite(batch, e.getValue());
-            if (row == null) {
-                rest.put(e.getKey(), e.getValue());
-            } else {
+            @Nullable AppendRow appended = row == null ? chainedAppends(batch, e.getValue()) : null;
+            if (row != null) {
                 rowsByType
                         .computeIfAbsent(row.typeName(), t -> new ArrayList<>())
                         .add(row);
+            } else if (appended != null) {
+                appendsByType
+                        .computeIfAbsent(e.getKey().typeName(), t -> new ArrayList<>())
+                        .add(appended);
+            } else {
+                rest.put(e.getKey(), e.getValue());
             }
         }
         LockedAndUpdated done;
         try {
-            done = roundTrip.lockAndUpdate(connection, dialect, shards, rowsByType);
+            done = roundTrip.lockAndUpdate(connection, dialect, shards, rowsByType, appendsByType);
         } catch (SQLException e) {
             if (!dialect.lockNotAvailable(e)) {
                 throw e;
@@ -83,9 +92,12 @@ final class LockAndUpdateFirst implements WritePath {
                     e);
         }
         Map<ShardKey, Long> shardEpochs = done.epochs();
-        for (EntityKey key : done.versions().keySet()) {
+        java.util.Set<EntityKey> updated =
+                new java.util.HashSet<>(done.versions().keySet());
+        updated.addAll(done.appended().keySet());
+        for (EntityKey key : updated) {
             for (int i : byKey.getOrDefault(key, List.of())) {
-                StoreOperation.Write w = (StoreOperation.Write) batch.operation(i);
+                StoreOperation.StateChange w = (StoreOperation.StateChange) batch.operation(i);
                 if (shardEpochs.getOrDefault(w.shard(), 0L) > w.epoch()) {
                     // the shard was allocated again since these writes were made: decide every key again, the
                     // general way, in a new transaction (rare: only writes in flight when a shard moves)
@@ -97,6 +109,7 @@ final class LockAndUpdateFirst implements WritePath {
             }
         }
         decideUpdated(batch, rowsByType, done.versions(), byKey, rest);
+        decideAppended(batch, appendsByType, done.appended(), byKey, rest);
         if (!rest.isEmpty()) {
             batch.replay().write(connection, dialect, rest, shardEpochs);
         }
@@ -136,6 +149,69 @@ final class LockAndUpdateFirst implements WritePath {
     }
 
     /**
+     * Decides the outcomes of the appends whose head rows the round trip updated; the keys of the others (a new entity,
+     * another last sequence number, a newer epoch) go to the rest, where the general path appends or refuses them.
+     */
+    private static void decideAppended(
+            WriteBatch batch,
+            SortedMap<String, List<AppendRow>> appendsByType,
+            Map<EntityKey, Long> appended,
+            SortedMap<EntityKey, List<Integer>> byKey,
+            SortedMap<EntityKey, List<Integer>> rest) {
+        for (Map.Entry<String, List<AppendRow>> e : appendsByType.entrySet()) {
+            for (AppendRow row : e.getValue()) {
+                EntityKey key = new EntityKey(e.getKey(), row.entityId());
+                List<Integer> indexes = byKey.getOrDefault(key, List.of());
+                if (!appended.containsKey(key)) {
+                    rest.put(key, indexes);
+                    continue;
+                }
+                for (int i : indexes) {
+                    StoreOperation.Append a = (StoreOperation.Append) batch.operation(i);
+                    batch.outcomes().set(i, new Outcome.Appended(a.lastSequenceNr()));
+                }
+            }
+        }
+    }
+
+    /**
+     * The head row a key's appends leave, when they are all appends under one epoch, each expecting the last
+     * sequence number the one before it leaves; {@code null} otherwise.
+     */
+    private static @Nullable AppendRow chainedAppends(WriteBatch batch, List<Integer> indexes) {
+        StoreOperation.@Nullable Append first = null;
+        StoreOperation.@Nullable Append last = null;
+        for (int i : indexes) {
+            if (!(batch.operation(i) instanceof StoreOperation.Append a)
+                    || (last != null
+                            && (last.epoch() != a.epoch() || last.lastSequenceNr() != a.expectedLastSequenceNr()))) {
+                return null;
+            }
+            first = first == null ? a : first;
+            last = a;
+        }
+        return first == null || last == null
+                ? null
+                : new AppendRow(
+                        last.entityId(),
+                        first.expectedLastSequenceNr(),
+                        last.lastSequenceNr(),
+                        last.epoch(),
+                        last.applied());
+    }
+
+    /**
+     * The head row of an event-sourced entity as a key's appends leave it, for the round trip's update.
+     *
+     * @param entityId the entity id
+     * @param expected the last sequence number the row must have for the update to apply
+     * @param last the last sequence number the appends leave
+     * @param epoch their epoch
+     * @param applied the applied message ids the last append stores, or null
+     */
+    record AppendRow(String entityId, long expected, long last, long epoch, byte @Nullable [] applied) {}
+
+    /**
      * The row a key's writes end with, its version holding how many writes they are; {@code null} when any of its
      * operations is a delete or the writes carry different epochs.
      */
@@ -173,14 +249,18 @@ final class LockAndUpdateFirst implements WritePath {
          * @param shards every shard the batch touches, sorted
          * @param rowsByType the candidate rows per type: one per id, sorted by id; each row's {@code version} holds
          *     how many writes of the batch it stands for
-         * @return the epoch of each shard (0 for those without one) and the new version of each row updated
+         * @param appendsByType the candidate head rows of appends per type, sorted by id: each updated only where it
+         *     exists with an epoch not above the appends' and with the last sequence number they expect
+         * @return the epoch of each shard (0 for those without one), the new version of each row updated and the head
+         *     rows the appends updated
          * @throws SQLException on failure
          */
         LockedAndUpdated lockAndUpdate(
                 Connection connection,
                 JdbcDialect dialect,
                 SortedSet<ShardKey> shards,
-                SortedMap<String, List<StateRow>> rowsByType)
+                SortedMap<String, List<StateRow>> rowsByType,
+                SortedMap<String, List<AppendRow>> appendsByType)
                 throws SQLException;
     }
 
@@ -189,6 +269,7 @@ final class LockAndUpdateFirst implements WritePath {
      *
      * @param epochs the epoch of each shard locked, 0 for those without one
      * @param versions the new version of each row updated
+     * @param appended the new last sequence number of each head row the appends updated
      */
-    record LockedAndUpdated(Map<ShardKey, Long> epochs, Map<EntityKey, Long> versions) {}
+    record LockedAndUpdated(Map<ShardKey, Long> epochs, Map<EntityKey, Long> versions, Map<EntityKey, Long> appended) {}
 }

@@ -27,8 +27,11 @@ final class PostgreSqlBatchUpdate implements LockAndUpdateFirst.RoundTrip {
     /** The statement that updates a type's existing rows. */
     private final String updateSql;
 
+    /** The statement that updates the head rows of a type's appends. */
+    private final String appendSql;
+
     /** The statements of the round trip by their shape: the common one, with one type, is made once. */
-    private final java.util.concurrent.ConcurrentMap<Integer, String> lockAndUpdateSql =
+    private final java.util.concurrent.ConcurrentMap<Long, String> lockAndUpdateSql =
             new java.util.concurrent.ConcurrentHashMap<>();
 
     /**
@@ -51,6 +54,14 @@ final class PostgreSqlBatchUpdate implements LockAndUpdateFirst.RoundTrip {
                 + " WHERE s.type_name = ? AND s.entity_id = ANY(?::text[]) AND s.entity_id = u.entity_id"
                 + " AND s.epoch <= u.epoch"
                 + " RETURNING s.entity_id, s.version";
+        this.appendSql = "UPDATE " + states
+                + " AS s SET state = ''::bytea, version = u.last, epoch = u.epoch, applied_messages = u.applied,"
+                + " updated_at = CURRENT_TIMESTAMP"
+                + " FROM unnest(?::text[], ?::bigint[], ?::bigint[], ?::bigint[], ?::bytea[])"
+                + " AS u(entity_id, epoch, expected, last, applied)"
+                + " WHERE s.type_name = ? AND s.entity_id = ANY(?::text[]) AND s.entity_id = u.entity_id"
+                + " AND s.epoch <= u.epoch AND s.version = u.expected"
+                + " RETURNING s.entity_id, s.version";
     }
 
     /** Binds the three time limits of the limits statement from a parameter on; returns the next parameter. */
@@ -67,7 +78,8 @@ final class PostgreSqlBatchUpdate implements LockAndUpdateFirst.RoundTrip {
      * {@code set_config} of the time limits, then one {@code SELECT ... FOR UPDATE NOWAIT} of the epochs per type
      * (an epoch row held by another transaction fails the round trip at once, and the batch is done again on the
      * general path, which leaves that shard's writes for later: see {@link ShardEpochs#lockAll}), then one
-     * {@code UPDATE ... FROM unnest(...)} per type with candidate rows. Each row is locked by the update itself and
+     * {@code UPDATE ... FROM unnest(...)} per type with candidate rows, then one per type with appends, which also
+     * requires each head row's last sequence number to be the one its appends expect. Each row is locked by the update itself and
      * its epoch condition is evaluated on its latest committed version. The ids are also given as
      * {@code entity_id = ANY(...)}, so that the rows are found through the primary key rather than by joining every
      * row of the type. The time limits come first, so that the lock waits of the statements after them are limited
@@ -79,7 +91,8 @@ final class PostgreSqlBatchUpdate implements LockAndUpdateFirst.RoundTrip {
             Connection connection,
             JdbcDialect dialect,
             java.util.SortedSet<ShardKey> shards,
-            java.util.SortedMap<String, List<StateRow>> rowsByType)
+            java.util.SortedMap<String, List<StateRow>> rowsByType,
+            java.util.SortedMap<String, List<LockAndUpdateFirst.AppendRow>> appendsByType)
             throws SQLException {
         java.util.SortedMap<String, List<Integer>> shardsByType = new java.util.TreeMap<>();
         for (ShardKey shard : shards) {
@@ -89,10 +102,13 @@ final class PostgreSqlBatchUpdate implements LockAndUpdateFirst.RoundTrip {
         }
         int typesLocked = shardsByType.size();
         int typesUpdated = rowsByType.size();
+        int typesAppended = appendsByType.size();
         String sql = lockAndUpdateSql.computeIfAbsent(
-                (typesLocked << 16) | typesUpdated, k -> lockAndUpdateSql(typesLocked, typesUpdated));
+                ((long) typesLocked << 42) | ((long) typesUpdated << 21) | typesAppended,
+                k -> lockAndUpdateSql(typesLocked, typesUpdated, typesAppended));
         java.util.Map<ShardKey, Long> epochsByShard = new java.util.HashMap<>();
         java.util.Map<EntityKey, Long> versions = new java.util.HashMap<>();
+        java.util.Map<EntityKey, Long> appended = new java.util.HashMap<>();
         try (PreparedStatement ps = dialect.prepare(connection, sql)) {
             int p = bindLimits(ps, 1, dialect.queryTimeout());
             for (java.util.Map.Entry<String, List<Integer>> e : shardsByType.entrySet()) {
@@ -102,6 +118,9 @@ final class PostgreSqlBatchUpdate implements LockAndUpdateFirst.RoundTrip {
             }
             for (java.util.Map.Entry<String, List<StateRow>> e : rowsByType.entrySet()) {
                 p = bindUpdate(connection, ps, p, e.getKey(), e.getValue());
+            }
+            for (java.util.Map.Entry<String, List<LockAndUpdateFirst.AppendRow>> e : appendsByType.entrySet()) {
+                p = bindAppends(connection, ps, p, e.getKey(), e.getValue());
             }
             ps.execute();
             boolean result = ps.getMoreResults(); // past the limits' row
@@ -124,8 +143,16 @@ final class PostgreSqlBatchUpdate implements LockAndUpdateFirst.RoundTrip {
                 }
                 result = ps.getMoreResults();
             }
+            for (String typeName : appendsByType.keySet()) {
+                try (ResultSet rs = resultOf(ps, result)) {
+                    while (rs.next()) {
+                        appended.put(new EntityKey(typeName, rs.getString(1)), rs.getLong(2));
+                    }
+                }
+                result = ps.getMoreResults();
+            }
         }
-        return new LockedAndUpdated(epochsByShard, versions);
+        return new LockedAndUpdated(epochsByShard, versions, appended);
     }
 
     private static ResultSet resultOf(PreparedStatement ps, boolean isResultSet) throws SQLException {
@@ -136,11 +163,12 @@ final class PostgreSqlBatchUpdate implements LockAndUpdateFirst.RoundTrip {
         return rs;
     }
 
-    private String lockAndUpdateSql(int typesLocked, int typesUpdated) {
+    private String lockAndUpdateSql(int typesLocked, int typesUpdated, int typesAppended) {
         List<String> statements = new java.util.ArrayList<>();
         statements.add(limitsSql);
         statements.addAll(Collections.nCopies(typesLocked, lockEpochsSql));
         statements.addAll(Collections.nCopies(typesUpdated, updateSql));
+        statements.addAll(Collections.nCopies(typesAppended, appendSql));
         return String.join(";\n", statements);
     }
 
@@ -168,6 +196,40 @@ final class PostgreSqlBatchUpdate implements LockAndUpdateFirst.RoundTrip {
         ps.setArray(p++, connection.createArrayOf("bigint", epochs));
         ps.setArray(p++, connection.createArrayOf("bigint", writes));
         ps.setArray(p++, connection.createArrayOf("bytea", values));
+        ps.setArray(p++, connection.createArrayOf("bytea", applied));
+        ps.setString(p++, typeName);
+        ps.setArray(p++, idArray);
+        return p;
+    }
+
+    /** Binds one type's update of {@link #appendSql} from a parameter on; returns the next parameter. */
+    private static int bindAppends(
+            Connection connection,
+            PreparedStatement ps,
+            int from,
+            String typeName,
+            List<LockAndUpdateFirst.AppendRow> rows)
+            throws SQLException {
+        int n = rows.size();
+        String[] ids = new String[n];
+        Long[] epochs = new Long[n];
+        Long[] expected = new Long[n];
+        Long[] last = new Long[n];
+        byte[][] applied = new byte[n][];
+        for (int i = 0; i < n; i++) {
+            LockAndUpdateFirst.AppendRow row = rows.get(i);
+            ids[i] = row.entityId();
+            epochs[i] = row.epoch();
+            expected[i] = row.expected();
+            last[i] = row.last();
+            applied[i] = row.applied();
+        }
+        java.sql.Array idArray = connection.createArrayOf("text", ids);
+        int p = from;
+        ps.setArray(p++, idArray);
+        ps.setArray(p++, connection.createArrayOf("bigint", epochs));
+        ps.setArray(p++, connection.createArrayOf("bigint", expected));
+        ps.setArray(p++, connection.createArrayOf("bigint", last));
         ps.setArray(p++, connection.createArrayOf("bytea", applied));
         ps.setString(p++, typeName);
         ps.setArray(p++, idArray);

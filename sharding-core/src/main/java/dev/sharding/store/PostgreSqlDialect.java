@@ -57,6 +57,9 @@ final class PostgreSqlDialect extends JdbcDialect {
     /** How a write batch writes: the one round trip first. */
     private final WritePath writePath;
 
+    /** The event journal's writes in this dialect's SQL. */
+    private final PostgreSqlJournalWrites journalWrites;
+
     /**
      * Creates the dialect for the tables of a prefix.
      *
@@ -71,6 +74,7 @@ final class PostgreSqlDialect extends JdbcDialect {
                 + (allowNonDurableCommits ? "" : DURABLE_COMMIT);
         this.batchUpdate = new PostgreSqlBatchUpdate(states, epochs, limitsSql);
         this.writePath = new LockAndUpdateFirst(batchUpdate);
+        this.journalWrites = new PostgreSqlJournalWrites(this);
     }
 
     /**
@@ -292,35 +296,18 @@ final class PostgreSqlDialect extends JdbcDialect {
     /** One upsert: concurrent first inserts of the counter row wait for each other rather than fail. */
     @Override
     long takeOffsets(Connection connection, int count) throws SQLException {
-        try (PreparedStatement ps = prepare(
-                connection,
-                "INSERT INTO " + journal().offsets + " AS o (id, last_offset) VALUES (1, ?) ON CONFLICT (id)"
-                        + " DO UPDATE SET last_offset = o.last_offset + EXCLUDED.last_offset RETURNING last_offset")) {
-            ps.setLong(1, count);
-            try (ResultSet rs = ps.executeQuery()) {
-                if (!rs.next()) {
-                    throw new SQLException("The offset upsert of the event journal returned no row");
-                }
-                return rs.getLong(1);
-            }
-        }
+        return journalWrites.takeOffsets(connection, count);
+    }
+
+    /** See {@link PostgreSqlJournalWrites#writeEvents}. */
+    @Override
+    void writeEvents(Connection connection, List<JournalSql.EventRow> rows) throws SQLException {
+        journalWrites.writeEvents(connection, rows);
     }
 
     @Override
     void upsertSnapshots(Connection connection, List<StoreOperation.Append> appends) throws SQLException {
-        try (PreparedStatement ps = prepare(
-                connection,
-                "INSERT INTO " + journal().snapshots
-                        + " (type_name, entity_id, sequence_nr, payload, epoch, written_at)"
-                        + " VALUES (?, ?, ?, ?, ?, CURRENT_TIMESTAMP) ON CONFLICT (type_name, entity_id) DO UPDATE SET"
-                        + " sequence_nr = EXCLUDED.sequence_nr, payload = EXCLUDED.payload, epoch = EXCLUDED.epoch,"
-                        + " written_at = EXCLUDED.written_at")) {
-            for (StoreOperation.Append a : appends) {
-                JournalSql.bindSnapshot(ps, a);
-                ps.addBatch();
-            }
-            ps.executeBatch();
-        }
+        journalWrites.upsertSnapshots(connection, appends);
     }
 
     @Override

@@ -245,7 +245,9 @@ final class WriteBatch {
 
     /**
      * A row that tells whether the last transaction of this batch was committed: the first key whose operations in
-     * it are all writes that were accepted, under one epoch. Call after a commit failed, before the batch runs again.
+     * it are all writes that were accepted, under one epoch; failing that, the first entity whose operations are all
+     * appends that were accepted, under one epoch, with at least one event (its head row's version, the last sequence
+     * number, moved). Call after a commit failed, before the batch runs again.
      *
      * @return the witness, or null when no key qualifies (the batch only deletes, or was refused)
      */

@@ -8,15 +8,20 @@ import dev.sharding.StoreOutcomeUnknownException;
 import dev.sharding.boot.test.store.FaultyDataSource;
 import dev.sharding.boot.test.store.ShardingStoreContract;
 import dev.sharding.boot.test.store.StoreFault;
+import dev.sharding.spi.NewEvent;
+import dev.sharding.spi.PersistedEvent;
 import dev.sharding.spi.ShardingStore;
 import dev.sharding.spi.ShardingStore.StoredState;
+import dev.sharding.spi.Snapshot;
 import dev.sharding.spi.StaleEpochException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -442,6 +447,75 @@ abstract class JdbcStoreContract extends ShardingStoreContract {
         nodes.get(0).createSchema();
         await(nodes.get(1).write(type, "a", SHARD, 1, bytes("shared")));
         assertThat(text(await(nodes.get(3).read(type, "a")).orElseThrow())).isEqualTo("shared");
+    }
+
+    /**
+     * Appends go through the writer's group commit with the state writes: queued while the writer waits, they are
+     * committed together in one transaction, which takes one run of consecutive offsets for all of them, in queue
+     * order.
+     */
+    @Test
+    void appendsAndStateWritesQueuedTogetherAreCommittedInOneTransaction() throws Exception {
+        JdbcShardingStore s = newStore(JdbcStoreSettings.defaults());
+        List<CompletableFuture<?>> queued = new ArrayList<>();
+        long batchesBefore;
+        try {
+            queued.add(holdWriterWith(s, "first"));
+            batchesBefore = s.statistics().batches();
+            for (int i = 0; i < 50; i++) {
+                queued.add(s.appendEvents(
+                        type,
+                        "es-" + i,
+                        SHARD,
+                        1,
+                        0,
+                        List.of(new NewEvent("evt", 1, bytes("e" + i), Set.of(type + "-tag"))),
+                        null,
+                        null));
+                queued.add(s.write(type, "state-" + i, SHARD, 1, bytes("s" + i)));
+            }
+        } finally {
+            dataSource().release();
+        }
+        for (CompletableFuture<?> f : queued) {
+            await(f);
+        }
+        assertThat(s.statistics().batches() - batchesBefore)
+                .as("the held write's transaction, then one for the hundred queued behind it: %s", s.statistics())
+                .isEqualTo(2);
+        List<PersistedEvent> events = await(s.eventsByTag(type + "-tag", 0, 100));
+        assertThat(events)
+                .extracting(e -> e.entityId())
+                .containsExactlyElementsOf(java.util.stream.IntStream.range(0, 50)
+                        .mapToObj(i -> "es-" + i)
+                        .toList());
+        assertThat(events.get(49).globalOffset() - events.get(0).globalOffset()).isEqualTo(49);
+    }
+
+    @Test
+    void journalTablesCarryTheConfiguredPrefix() throws Exception {
+        String prefix = "journal" + PREFIXES.incrementAndGet() + "_";
+        JdbcShardingStore s = newStore(JdbcStoreSettings.defaults().withTablePrefix(prefix));
+        await(s.appendEvents(
+                type,
+                "a",
+                SHARD,
+                1,
+                0,
+                List.of(new NewEvent("evt", 1, bytes("x"), Set.of(type + "-tag"))),
+                null,
+                new Snapshot(1, bytes("s"))));
+        assertThat(count(prefix + "event_journal")).isEqualTo(1);
+        assertThat(count(prefix + "event_snapshot")).isEqualTo(1);
+        assertThat(count(prefix + "entity_state")).as("the journal's head").isEqualTo(1);
+        assertThat(count("sharding_event_journal")).isZero();
+        try (Connection c = dataSource().getConnection();
+                Statement st = c.createStatement();
+                ResultSet rs = st.executeQuery("SELECT COUNT(*) FROM " + prefix + "event_tag")) {
+            rs.next();
+            assertThat(rs.getLong(1)).isEqualTo(1);
+        }
+        assertThat(await(s.lastGlobalOffset())).as("the prefix's own counter").isEqualTo(1);
     }
 
     @Test

@@ -187,11 +187,16 @@ public abstract class EventJournalContract extends EpochFencingContract {
                 .hasMessageContaining("epoch 4");
         // the shard allocated again: its previous owner's appends fail, also to entities it never wrote
         assertThat(await(store.nextEpoch(type, 11))).isEqualTo(1);
+        await(store.appendEvents(type, "c", 11, 1, 0, List.of(event("c by 1", tag)), null, null));
         assertThat(await(store.nextEpoch(type, 11))).isEqualTo(2);
+        assertThatThrownBy(
+                        () -> await(store.appendEvents(type, "c", 11, 1, 1, List.of(event("late", tag)), null, null)))
+                .as("to an entity it appended to")
+                .isInstanceOf(StaleEpochException.class);
         assertThatThrownBy(
                         () -> await(store.appendEvents(type, "b", 11, 1, 0, List.of(event("late", tag)), null, null)))
                 .isInstanceOf(StaleEpochException.class);
-        assertThat(texts(await(store.eventsByTag(tag, 0, 10)))).containsExactly("by 5");
+        assertThat(texts(await(store.eventsByTag(tag, 0, 10)))).containsExactly("by 5", "c by 1");
         Recovery a = await(store.recover(type, "a"));
         assertThat(a.lastSequenceNr()).isEqualTo(1);
         assertThat(a.epoch()).isEqualTo(5);

@@ -149,6 +149,33 @@ public abstract class JournalConcurrencyContract extends EventJournalContract {
     }
 
     /**
+     * An append whose commit got no answer is answered by the head row it wrote, as a state write is by its row: its
+     * last sequence number shows the transaction was committed. An append without events leaves its row as it was, so
+     * nothing tells, and its outcome is unknown. Either way it is never stored twice: the same append tried again
+     * expects a last sequence number that is no longer the last.
+     */
+    @Test
+    void anAppendWhoseCommitGotNoAnswerIsAnsweredByItsHeadRowAndNeverStoredTwice() throws Exception {
+        assumeCapable(Capability.EVENT_JOURNAL);
+        assumeTrue(canInjectFaults(), "this store cannot be made to fail");
+        append("a", 0, event("before"));
+        injectFault(StoreFault.COMMIT_LOST_AFTER_APPLYING);
+        assertThat(await(store.appendEvents(type, "a", SHARD, 1, 1, List.of(event("lost")), null, null)))
+                .as("answered as stored: the head row its transaction wrote shows it was committed")
+                .isEqualTo(2);
+        assertThat(failureOf(store.appendEvents(type, "a", SHARD, 1, 2, List.of(), bytes("ids"), null)))
+                .as("no event, so no row tells")
+                .isInstanceOf(StoreOutcomeUnknownException.class)
+                .hasMessageContaining("may have been stored or not");
+        injectFault(null);
+        assertThat(failureOf(store.appendEvents(type, "a", SHARD, 1, 1, List.of(event("lost")), null, null)))
+                .as("the same append again")
+                .isInstanceOf(SequenceConflictException.class);
+        assertThat(texts(await(store.eventsOf(type, "a", 1, 10)))).containsExactly("before", "lost");
+        assertThat(await(store.recover(type, "a")).applied()).isEqualTo(bytes("ids"));
+    }
+
+    /**
      * The gap guarantee. Writers on several nodes (each its own store, so its own transactions) append to many
      * entities at once, with one tag, while one reader pages through the tag and another through a slice, each asking
      * for the events after the last offset it got. Every event acknowledged must be seen by each reader whose tag or
