@@ -1,12 +1,8 @@
 package dev.sharding.store;
 
 import dev.sharding.ShardingException;
-import dev.sharding.spi.NewEvent;
-import dev.sharding.spi.PersistedEvent;
-import dev.sharding.spi.Recovery;
 import dev.sharding.spi.ShardingMetrics;
 import dev.sharding.spi.ShardingStore;
-import dev.sharding.spi.Snapshot;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
@@ -74,7 +70,7 @@ import org.slf4j.LoggerFactory;
  * an outage every operation fails within about twice the query timeout, and the store works again as soon as the
  * database answers. Failures that come from a time limit say so and name the setting.
  */
-public final class JdbcShardingStore implements ShardingStore {
+public final class JdbcShardingStore extends JdbcStoreCapabilities {
 
     private static final Logger LOG = LoggerFactory.getLogger(JdbcShardingStore.class);
 
@@ -123,6 +119,21 @@ public final class JdbcShardingStore implements ShardingStore {
 
     /** Where projections keep their offsets. */
     private final JdbcProjectionOffsets offsets;
+
+    @Override
+    JdbcLeases leases() {
+        return leases;
+    }
+
+    @Override
+    JdbcJournal journal() {
+        return journal;
+    }
+
+    @Override
+    JdbcProjectionOffsets offsets() {
+        return offsets;
+    }
 
     /**
      * Starts building a store.
@@ -350,125 +361,6 @@ public final class JdbcShardingStore implements ShardingStore {
     public CompletableFuture<Long> clearShardingData() {
         CompletableFuture<Long> future = new CompletableFuture<>();
         return writer.submit(new StoreOperation.Clear(future), future);
-    }
-
-    /**
-     * {@inheritDoc}
-     *
-     * <p>Queued for the writer thread with the state writes, and committed in the same transactions: the entity's
-     * state row (its journal head) is locked and fenced as a write's, and the events take their global offsets last,
-     * just before the commit (see {@code JournalWrites} for why a reader paging by offset never skips one).
-     */
-    @Override
-    public CompletableFuture<Long> appendEvents(
-            String typeName,
-            String entityId,
-            int shardId,
-            long epoch,
-            long expectedLastSequenceNr,
-            List<NewEvent> events,
-            byte @Nullable [] applied,
-            @Nullable Snapshot snapshot) {
-        return journal.append(typeName, entityId, shardId, epoch, expectedLastSequenceNr, events, applied, snapshot);
-    }
-
-    @Override
-    public CompletableFuture<Recovery> recover(String typeName, String entityId) {
-        return journal.recover(typeName, entityId);
-    }
-
-    @Override
-    public CompletableFuture<List<PersistedEvent>> eventsOf(
-            String typeName, String entityId, long fromSequenceNr, int maxCount) {
-        return journal.eventsOf(typeName, entityId, fromSequenceNr, maxCount);
-    }
-
-    @Override
-    public CompletableFuture<List<PersistedEvent>> eventsByTag(String tag, long afterOffset, int maxCount) {
-        return journal.eventsByTag(tag, afterOffset, maxCount);
-    }
-
-    @Override
-    public CompletableFuture<List<PersistedEvent>> eventsBySlice(
-            String typeName, int minShardId, int maxShardId, long afterOffset, int maxCount) {
-        return journal.eventsBySlice(typeName, minShardId, maxShardId, afterOffset, maxCount);
-    }
-
-    @Override
-    public CompletableFuture<Long> lastGlobalOffset() {
-        return journal.lastGlobalOffset();
-    }
-
-    @Override
-    public CompletableFuture<Long> projectionOffset(String projection, int slice) {
-        return offsets.offset(projection, slice);
-    }
-
-    @Override
-    public CompletableFuture<Boolean> saveProjectionOffset(String projection, int slice, long expected, long offset) {
-        return offsets.save(projection, slice, expected, offset);
-    }
-
-    /**
-     * Moves a projection's slice from one offset to the next and runs a handler's work in the same transaction, on
-     * this store's database: both are committed, or neither. For exactly-once projections
-     * ({@link dev.sharding.Projection#ofJdbc}).
-     *
-     * @param projection the projection's name
-     * @param slice the slice
-     * @param expected the offset the caller read
-     * @param offset the new offset
-     * @param work what the handler writes, with the transaction's connection (not to be committed or closed)
-     * @return whether it was committed; false when the slice was no longer at {@code expected} and the work did not
-     *     run; failed as the work or the database failed, with nothing committed
-     */
-    public CompletableFuture<Boolean> inProjectionTransaction(
-            String projection, int slice, long expected, long offset, ProjectionWork work) {
-        return offsets.inTransaction(projection, slice, expected, offset, work::run);
-    }
-
-    /** What an exactly-once projection writes in its offset's transaction. */
-    @FunctionalInterface
-    public interface ProjectionWork {
-
-        /**
-         * Writes, in the transaction.
-         *
-         * @param connection the transaction's connection
-         * @throws java.sql.SQLException to roll it back
-         */
-        void run(java.sql.Connection connection) throws java.sql.SQLException;
-    }
-
-    /**
-     * {@inheritDoc}
-     *
-     * <p>Runs on the lease thread, on a connection of its own, in a transaction whose lock and statement timeouts are
-     * half the lease duration (at most the query timeout); the future fails if no answer came within twice that.
-     *
-     * @throws IllegalArgumentException (in the future) when a name is longer than {@value #MAX_LEASE_NAME_LENGTH}
-     *     characters or the duration is not positive
-     */
-    @Override
-    public CompletableFuture<CoordinatorLease> acquireCoordinatorLease(
-            String clusterName, String holderId, String holderName, Duration duration) {
-        return leases.acquire(clusterName, holderId, holderName, duration);
-    }
-
-    @Override
-    public CompletableFuture<Void> releaseCoordinatorLease(String clusterName, String holderId) {
-        return leases.release(clusterName, holderId);
-    }
-
-    /**
-     * {@inheritDoc}
-     *
-     * <p>The id is a random UUID, kept in the table {@code <prefix>store}: the first node to ask creates it; nodes
-     * asking at the same time all end up with the one that was committed.
-     */
-    @Override
-    public CompletableFuture<Optional<String>> storeId() {
-        return leases.storeId();
     }
 
     /**

@@ -81,20 +81,12 @@ abstract class PortableSql {
         this.journal = new JournalSql(this, prefix);
     }
 
-    /**
-     * The statements of the event journal.
-     *
-     * @return the journal SQL of this product
-     */
+    /** {@return the statements of the event journal, for this product} */
     final JournalSql journal() {
         return journal;
     }
 
-    /**
-     * The reads and locks of the shard epoch rows.
-     *
-     * @return the shard epochs of this product
-     */
+    /** {@return the reads and locks of the shard epoch rows, for this product} */
     final ShardEpochs shardEpochs() {
         return shardEpochs;
     }

@@ -2,16 +2,11 @@ package dev.sharding.internal.entity;
 
 import dev.sharding.EntityState;
 import dev.sharding.EventSourcedState;
-import dev.sharding.StoreOutcomeUnknownException;
 import dev.sharding.internal.ask.ReplySink;
 import dev.sharding.internal.codec.EventCodec;
 import dev.sharding.internal.protocol.EntityTransfer;
-import dev.sharding.internal.protocol.FailureKind;
 import dev.sharding.spi.Recovery;
-import dev.sharding.spi.SequenceConflictException;
 import dev.sharding.spi.ShardingStore;
-import dev.sharding.spi.StaleEpochException;
-import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -194,7 +189,7 @@ final class DurableEntityState {
             }
         } catch (RuntimeException unstorable) {
             // the codec could not encode the state: no store was asked, the value is back to the stored one
-            notStored(sink, unstorable, false, System.nanoTime() - writeStart);
+            WriteFailures.answer(cell, shard, services, sink, unstorable, false, System.nanoTime() - writeStart);
             return true;
         }
         if (write.isDone()) {
@@ -227,7 +222,10 @@ final class DurableEntityState {
             if (s != null) {
                 s.discard();
             }
-            notStored(
+            WriteFailures.answer(
+                    cell,
+                    shard,
+                    services,
                     sink,
                     new UnsupportedOperationException(
                             services.store().getClass().getName() + " cannot store the ids of applied messages"),
@@ -259,39 +257,11 @@ final class DurableEntityState {
         if (s != null) {
             write = s.writeThrough(
                     services.store(), cell.typeName(), cell.entityId(), cell.shardId(), shard.epoch(), nextBytes);
-        } else if (services.events() != null) {
-            // an event-sourced instance that never asked for its state: no event, the ids appended alone
-            EntityTransfer before = loaded == null ? null : loaded.orElse(null);
-            long last = before == null ? 0 : before.version();
-            byte[] state = before == null ? null : before.state();
-            try {
-                write = services.store()
-                        .appendEvents(
-                                cell.typeName(),
-                                cell.entityId(),
-                                cell.shardId(),
-                                shard.epoch(),
-                                last,
-                                List.of(),
-                                nextBytes,
-                                null)
-                        .thenAccept(stored ->
-                                loaded = Optional.of(new EntityTransfer(cell.entityId(), state, stored, nextBytes)));
-            } catch (RuntimeException e) {
-                write = CompletableFuture.failedFuture(e);
-            }
         } else {
-            // the instance never asked for its state: the stored one is written again as it is, with the ids
-            EntityTransfer before = loaded == null ? null : loaded.orElse(null);
-            byte[] state = before == null || before.state() == null ? new byte[0] : before.state();
-            try {
-                write = services.store()
-                        .write(cell.typeName(), cell.entityId(), cell.shardId(), shard.epoch(), state, nextBytes)
-                        .thenAccept(stored -> loaded = Optional.of(new EntityTransfer(
-                                cell.entityId(), state.length == 0 ? null : state, stored.version(), nextBytes)));
-            } catch (RuntimeException e) {
-                write = CompletableFuture.failedFuture(e);
-            }
+            // the instance never asked for its state: it is stored again as it is, with the ids
+            write = UnchangedState.storeWithIds(
+                            services, cell, shard.epoch(), loaded == null ? null : loaded.orElse(null), nextBytes)
+                    .thenAccept(stored -> loaded = Optional.of(stored));
         }
         return write.thenRun(() -> applied().written(next, nextBytes));
     }
@@ -323,82 +293,7 @@ final class DurableEntityState {
             cell.complete(sink, value, null);
             return;
         }
-        notStored(sink, writeFailure, true, System.nanoTime() - writeStart);
-    }
-
-    /**
-     * The state write failed (the store failed it: {@code byStore}), or could not be made: the message fails with no
-     * effect.
-     */
-    private void notStored(ReplySink sink, Throwable writeFailure, boolean byStore, long writeNanos) {
-        services.metrics().stateWritten(writeNanos, false);
-        boolean storeFailed = byStore && isStoreFailure(writeFailure);
-        if (storeFailed && log.isDebugEnabled()) {
-            // an outage fails every write: the store says so once per streak, the caller each time
-            log.debug(
-                    "State of [{}/{}] not stored; it is back to the stored value: {}",
-                    cell.typeName(),
-                    cell.entityId(),
-                    writeFailure.toString());
-        } else if (!storeFailed) {
-            log.warn(
-                    "State of [{}/{}] not stored; it is back to the stored value: {}",
-                    cell.typeName(),
-                    cell.entityId(),
-                    writeFailure.toString());
-        }
-        if (writeFailure instanceof StaleEpochException) {
-            shard.region().shardFenced(shard.shardId(), shard.epoch());
-        }
-        if (writeFailure instanceof SequenceConflictException) {
-            // another owner appended since this one read the journal: what it holds in memory is stale
-            cell.dropForReload();
-            sink.fail(
-                    FailureKind.ENTITY_FAILED,
-                    writeFailure.getClass().getName(),
-                    "The journal of [" + cell.typeName() + "/" + cell.entityId() + "] holds events this node did not"
-                            + " know of, so the message had no effect; the entity reads them before its next message"
-                            + " (retry it): " + writeFailure.getMessage());
-            return;
-        }
-        if (writeFailure instanceof StoreOutcomeUnknownException) {
-            // the write may be stored after all: the value in memory, back to the one before it, may be stale
-            cell.dropForReload();
-            sink.fail(
-                    FailureKind.STORE_OUTCOME_UNKNOWN,
-                    writeFailure.getClass().getName(),
-                    "The state of [" + cell.typeName() + "/" + cell.entityId()
-                            + "] may or may not have been stored: the store lost its connection while it committed it."
-                            + " The entity reads its state again before its next message; retry with the same"
-                            + " idempotency key, which answers the recorded reply if it was stored: "
-                            + writeFailure.getMessage());
-            return;
-        }
-        if (storeFailed) {
-            sink.fail(
-                    FailureKind.STORE_FAILED,
-                    writeFailure.getClass().getName(),
-                    "The state of [" + cell.typeName() + "/" + cell.entityId()
-                            + "] could not be stored because the store failed, so the message had no effect"
-                            + " (retry it): " + writeFailure);
-            return;
-        }
-        sink.fail(
-                FailureKind.ENTITY_FAILED,
-                writeFailure.getClass().getName(),
-                "the entity's state could not be stored, so the message had no effect: " + writeFailure.getMessage());
-    }
-
-    /**
-     * Whether a failure of the store's future is the store failing (an outage: retryable) rather than the store
-     * refusing this write for what it is: a stale epoch (the shard moved), or a value or key it cannot hold. Failures
-     * of the codec never reach the store, nor does a write the store does not declare it can keep (applied message
-     * ids: {@link ShardingStore.Capability#APPLIED_MESSAGES}).
-     */
-    static boolean isStoreFailure(Throwable failure) {
-        return !(failure instanceof StaleEpochException
-                || failure instanceof SequenceConflictException
-                || failure instanceof IllegalArgumentException);
+        WriteFailures.answer(cell, shard, services, sink, writeFailure, true, System.nanoTime() - writeStart);
     }
 
     /** The entity's durable state; see {@link dev.sharding.EntityContext#state}. */
@@ -435,47 +330,19 @@ final class DurableEntityState {
     /** The entity's event-sourced state; see {@link dev.sharding.EntityContext#eventSourced}. */
     <S, E> EventSourcedState<S, E> eventSourced(
             Class<S> stateType, Class<E> eventType, Supplier<S> initial, BiFunction<S, ? super E, S> apply) {
-        EventCodec events = services.events();
-        Class<?> declaredState = services.type().stateType();
-        Class<?> declaredEvents = services.type().eventType();
-        if (events == null
-                || declaredState == null
-                || !declaredState.equals(stateType)
-                || !Objects.equals(declaredEvents, eventType)) {
-            throw new IllegalStateException("Entity type " + cell.typeName() + " declares "
-                    + (events == null
-                            ? "no events"
-                            : "state " + (declaredState == null ? "none" : declaredState.getName()) + " and events "
-                                    + Objects.requireNonNull(declaredEvents).getName())
-                    + ", not state " + stateType.getName() + " and events " + eventType.getName()
-                    + " (EntityType.withState and withEvents)");
-        }
+        EventCodec events = EventSourcedStateImpl.checkDeclared(services, stateType, eventType);
         HeldState held = entityState;
         if (held == null) {
-            EntityTransfer t = loaded == null ? null : loaded.orElse(null);
-            Recovery r = recovered;
-            String entity = cell.typeName() + "/" + cell.entityId();
-            S start = EventSourcedStateImpl.fold(
-                    entity,
-                    stateType,
-                    initial,
-                    apply,
-                    services.codec(),
-                    events,
-                    r != null ? (r.snapshot() == null ? null : r.snapshot().payload()) : t == null ? null : t.state(),
-                    r != null ? r.events() : List.of(),
-                    eventType);
-            held = new EventSourcedStateImpl<>(
-                    entity,
+            held = EventSourcedStateImpl.start(
+                    cell.typeName() + "/" + cell.entityId(),
                     stateType,
                     eventType,
+                    initial,
                     apply,
-                    services.codec(),
+                    services,
                     events,
-                    services.snapshotEvery(),
-                    services.serializeLocalMessages(),
-                    start,
-                    t == null ? 0 : t.version());
+                    recovered,
+                    loaded == null ? null : loaded.orElse(null));
             recovered = null; // folded: the events go
             entityState = held;
         }

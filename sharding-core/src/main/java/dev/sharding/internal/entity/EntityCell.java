@@ -211,7 +211,7 @@ public final class EntityCell extends Mailbox implements Passivation.Candidate, 
             if (durable.mustLoad()) {
                 Throwable failure = durable.takeLoadFailure();
                 if (failure != null) {
-                    return startFailed(d, failure, DurableEntityState.isStoreFailure(failure));
+                    return startFailed(d, failure, WriteFailures.isStoreFailure(failure));
                 }
                 hold(d);
                 if (!(now instanceof CellLife.Loading)) {

@@ -2,9 +2,11 @@ package dev.sharding.internal.entity;
 
 import dev.sharding.EventSourcedState;
 import dev.sharding.internal.codec.EventCodec;
+import dev.sharding.internal.protocol.EntityTransfer;
 import dev.sharding.spi.MessageCodec;
 import dev.sharding.spi.NewEvent;
 import dev.sharding.spi.PersistedEvent;
+import dev.sharding.spi.Recovery;
 import dev.sharding.spi.ShardingStore;
 import dev.sharding.spi.Snapshot;
 import java.util.ArrayList;
@@ -80,6 +82,74 @@ final class EventSourcedStateImpl<S, E> implements EventSourcedState<S, E>, Held
         this.stored = stored;
         this.current = stored;
         this.lastSequenceNr = lastSequenceNr;
+    }
+
+    /**
+     * Checks that an entity asks for the state its type declares.
+     *
+     * @return the codec of the type's events
+     * @throws IllegalStateException when the type is not event-sourced, or declares other classes
+     */
+    static EventCodec checkDeclared(EntityServices services, Class<?> stateType, Class<?> eventType) {
+        EventCodec events = services.events();
+        Class<?> declaredState = services.type().stateType();
+        Class<?> declaredEvents = services.type().eventType();
+        if (events == null
+                || declaredState == null
+                || !declaredState.equals(stateType)
+                || !Objects.equals(declaredEvents, eventType)) {
+            throw new IllegalStateException("Entity type " + services.type().name() + " declares "
+                    + (events == null
+                            ? "no events"
+                            : "state " + (declaredState == null ? "none" : declaredState.getName()) + " and events "
+                                    + Objects.requireNonNull(declaredEvents).getName())
+                    + ", not state " + stateType.getName() + " and events " + eventType.getName()
+                    + " (EntityType.withState and withEvents)");
+        }
+        return events;
+    }
+
+    /**
+     * The state of an entity's new incarnation: what the journal gave it (its snapshot and the events after it), or
+     * what the previous owner or incarnation carried (the folded state), or the initial state.
+     *
+     * @param recovered what the journal gave, or {@code null}
+     * @param carried what was carried (or the version and ids read with the recovery), or {@code null}
+     */
+    static <S, E> EventSourcedStateImpl<S, E> start(
+            String entity,
+            Class<S> stateType,
+            Class<E> eventType,
+            Supplier<S> initial,
+            BiFunction<S, ? super E, S> apply,
+            EntityServices services,
+            EventCodec events,
+            @Nullable Recovery recovered,
+            @Nullable EntityTransfer carried) {
+        byte[] base = recovered != null
+                ? (recovered.snapshot() == null ? null : recovered.snapshot().payload())
+                : carried == null ? null : carried.state();
+        S start = fold(
+                entity,
+                stateType,
+                initial,
+                apply,
+                services.codec(),
+                events,
+                base,
+                recovered != null ? recovered.events() : List.of(),
+                eventType);
+        return new EventSourcedStateImpl<>(
+                entity,
+                stateType,
+                eventType,
+                apply,
+                services.codec(),
+                events,
+                services.snapshotEvery(),
+                services.serializeLocalMessages(),
+                start,
+                carried == null ? 0 : carried.version());
     }
 
     /**
