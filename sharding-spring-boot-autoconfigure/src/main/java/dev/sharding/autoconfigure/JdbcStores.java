@@ -48,6 +48,10 @@ final class JdbcStores {
     private static final List<String> TABLES =
             List.of("entity_state", "shard_epoch", "remembered_entity", "coordinator_lease", "store");
 
+    /** The tables of the event journal and projections, which only event-sourced entity types need. */
+    private static final List<String> JOURNAL_TABLES =
+            List.of("event_journal", "event_tag", "event_snapshot", "event_offset", "projection_offset");
+
     /**
      * The system property H2 binds its server sockets to, read once when H2 loads. AUTO_SERVER's server allows
      * other hosts, so without it the port would listen on every interface.
@@ -285,6 +289,25 @@ final class JdbcStores {
                             + "script dev/sharding/store/schema-<h2|postgresql>.sql of sharding-core, or set "
                             + "sharding.store.initialize-schema=always to let the store create them.",
                     e);
+        }
+        List<String> missing = new java.util.ArrayList<>();
+        for (String table : JOURNAL_TABLES) {
+            try (Connection connection = dataSource.getConnection();
+                    Statement statement = connection.createStatement()) {
+                statement
+                        .executeQuery("SELECT 1 FROM " + prefix + table + " WHERE 1 = 0")
+                        .close();
+            } catch (SQLException e) {
+                missing.add(prefix + table);
+            }
+        }
+        if (!missing.isEmpty()) {
+            log.warn(
+                    "The sharding store's event journal tables {} are missing in {}: event-sourced entity types and "
+                            + "projections cannot run until they are created (script dev/sharding/store/"
+                            + "schema-<h2|postgresql>.sql of sharding-core, or sharding.store.initialize-schema=always)",
+                    missing,
+                    url);
         }
     }
 
