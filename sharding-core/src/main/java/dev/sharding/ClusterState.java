@@ -17,6 +17,8 @@ import org.jspecify.annotations.Nullable;
  * @param handoffs shards being moved now, as "type/shard", as the coordinator reported them
  * @param memberInfo the roles and application version of each member that answered
  * @param rebalances the recent rebalance rounds that moved shards, newest first, as the coordinator reported them
+ * @param refused members of the view the coordinator refused for good, with why (another number of shards, another
+ *     store), as the coordinator reported them: such a member hosts nothing and fails every call made through it
  */
 public record ClusterState(
         Member self,
@@ -26,7 +28,8 @@ public record ClusterState(
         Set<Member> leaving,
         List<String> handoffs,
         Map<Member, MemberInfo> memberInfo,
-        List<RebalanceRound> rebalances) {
+        List<RebalanceRound> rebalances,
+        Map<Member, String> refused) {
 
     /**
      * A rebalance round that moved shards.

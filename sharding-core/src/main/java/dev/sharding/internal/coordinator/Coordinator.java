@@ -5,11 +5,13 @@ import dev.sharding.internal.protocol.AdminRequest;
 import dev.sharding.internal.protocol.GetShardHome;
 import dev.sharding.internal.protocol.GracefulShutdownRequest;
 import dev.sharding.internal.protocol.RebalanceReport;
+import dev.sharding.internal.protocol.RefusedMember;
 import dev.sharding.internal.protocol.Register;
 import dev.sharding.internal.protocol.ShardStarted;
 import dev.sharding.internal.protocol.ShardStates;
 import dev.sharding.internal.protocol.ShardStopped;
 import dev.sharding.spi.ShardAllocationStrategy;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.function.Supplier;
@@ -216,12 +218,24 @@ public final class Coordinator {
         return t.rebalances.report(now);
     }
 
+    /**
+     * The members of the view this coordinator refused for good, with why, in the order they were refused.
+     *
+     * @return the members
+     */
+    public List<RefusedMember> refusedMembers() {
+        List<RefusedMember> list = new ArrayList<>(t.refused.size());
+        t.refused.forEach((member, reason) -> list.add(new RefusedMember(member, reason)));
+        return list;
+    }
+
     // ---- events: each is decided by the phase, which may move on -------------------------------------------------
 
     /** A new view: this node's coordinator becomes active, stays active or stops being active. */
     public List<CoordinatorEffect> onView(List<Member> members, Set<Member> gone, Set<Member> joined, long now) {
         t.begin(now);
         t.view = members;
+        t.refused.keySet().removeAll(gone);
         if (!gone.isEmpty() || !joined.isEmpty()) {
             t.membershipChanged();
         }

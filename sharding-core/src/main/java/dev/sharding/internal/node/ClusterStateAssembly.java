@@ -5,6 +5,7 @@ import dev.sharding.Member;
 import dev.sharding.internal.protocol.RegionStats;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -57,12 +58,16 @@ final class ClusterStateAssembly {
         Set<Member> leaving = new LinkedHashSet<>();
         List<String> handoffs = new ArrayList<>();
         List<ClusterState.RebalanceRound> rebalances = new ArrayList<>();
+        Map<Member, String> refused = new LinkedHashMap<>();
         Instant answered = Instant.now();
         stats.forEach((m, s) -> {
             if (s.leaving()) {
                 leaving.add(m);
             }
             handoffs.addAll(s.handoffs());
+            s.refused().stream()
+                    .filter(r -> members.contains(r.member()))
+                    .forEach(r -> refused.put(r.member(), r.reason()));
             s.rebalances()
                     .forEach(r -> rebalances.add(new ClusterState.RebalanceRound(
                             answered.minusMillis(r.ageMillis()), r.moved(), r.from(), r.to())));
@@ -82,6 +87,7 @@ final class ClusterStateAssembly {
                 Set.copyOf(leaving),
                 List.copyOf(handoffs),
                 info,
-                List.copyOf(rebalances));
+                List.copyOf(rebalances),
+                Collections.unmodifiableMap(refused));
     }
 }

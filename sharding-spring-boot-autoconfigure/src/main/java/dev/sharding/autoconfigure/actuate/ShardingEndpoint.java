@@ -46,6 +46,12 @@ public class ShardingEndpoint {
     /** The status of a member that hands off its shards to leave. */
     static final String LEAVING = "leaving";
 
+    /**
+     * The status of a member of the view the coordinator refused for good (another number of shards, another store):
+     * it hosts nothing and fails every call made through it.
+     */
+    static final String REFUSED = "refused";
+
     /** Entity ids listed per page of a region when the request names no limit. */
     static final int DEFAULT_LIMIT = 1000;
 
@@ -81,7 +87,7 @@ public class ShardingEndpoint {
         if (!this.node.isRunning()) {
             return new ClusterDescriptor(
                     false,
-                    new MemberDescriptor(this.node.nodeName(), "", "down", List.of(), ""),
+                    new MemberDescriptor(this.node.nodeName(), "", "down", List.of(), "", ""),
                     null,
                     List.of(),
                     Map.of(),
@@ -313,12 +319,14 @@ public class ShardingEndpoint {
      * @param name the node name
      * @param id the unique id of its membership
      * @param status {@code up} for members of the current view, {@code leaving} for those handing off their shards
-     *     to leave
+     *     to leave, {@code refused} for those the coordinator refused for good
      * @param roles its roles ({@code sharding.roles}); empty if it has none or did not answer
      * @param appVersion its application version ({@code sharding.app-version}); empty if unversioned or it did not
      *     answer
+     * @param refusedReason why the coordinator refused it, naming what differs; empty unless it is refused
      */
-    public record MemberDescriptor(String name, String id, String status, List<String> roles, String appVersion) {}
+    public record MemberDescriptor(
+            String name, String id, String status, List<String> roles, String appVersion, String refusedReason) {}
 
     /**
      * One member's region of one entity type.

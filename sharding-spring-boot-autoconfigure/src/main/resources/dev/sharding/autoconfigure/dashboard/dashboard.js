@@ -168,12 +168,18 @@
       if (m.status === 'leaving') {
         name.append(element('span', 'badge leaving', 'leaving'));
       }
+      if (m.status === 'refused') {
+        name.append(element('span', 'badge refused', 'refused'));
+      }
       if (!t.answered) {
         name.append(element('span', 'badge silent', 'did not answer'));
       }
       const item = element('li', 'member', swatch, name,
         element('span', 'figures', plural(t.shards, 'shard', 'shards') + ' · ' + plural(t.entities, 'entity', 'entities')));
       const details = [];
+      if (m.refusedReason) {
+        details.push('refused: ' + m.refusedReason);
+      }
       if (m.roles && m.roles.length) {
         details.push('roles ' + m.roles.join(', '));
       }
