@@ -209,10 +209,10 @@ public final class Coordinator {
     }
 
     /**
-     * The recent rebalance rounds that moved shards, newest first (at most {@value RebalanceHistory#CAPACITY}).
+     * The recent rebalances that moved shards, newest first (at most {@value RebalanceHistory#CAPACITY}).
      *
-     * @param now the time now, to give each round's age
-     * @return the rounds
+     * @param now the time now, to give each one's age
+     * @return the rebalances
      */
     public List<RebalanceReport> recentRebalances(long now) {
         return t.rebalances.report(now);

@@ -70,7 +70,7 @@ final class CoordinatorTables {
 
     final RebalanceGate rebalance;
 
-    /** The recent rebalance rounds that moved shards. */
+    /** The recent rebalances that moved shards. */
     final RebalanceHistory rebalances = new RebalanceHistory();
 
     /**

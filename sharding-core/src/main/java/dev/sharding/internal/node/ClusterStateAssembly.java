@@ -57,7 +57,7 @@ final class ClusterStateAssembly {
         }
         Set<Member> leaving = new LinkedHashSet<>();
         List<String> handoffs = new ArrayList<>();
-        List<ClusterState.RebalanceRound> rebalances = new ArrayList<>();
+        List<ClusterState.Rebalance> rebalances = new ArrayList<>();
         Map<Member, String> refused = new LinkedHashMap<>();
         Instant answered = Instant.now();
         stats.forEach((m, s) -> {
@@ -69,11 +69,10 @@ final class ClusterStateAssembly {
                     .filter(r -> members.contains(r.member()))
                     .forEach(r -> refused.put(r.member(), r.reason()));
             s.rebalances()
-                    .forEach(r -> rebalances.add(new ClusterState.RebalanceRound(
-                            answered.minusMillis(r.ageMillis()), r.moved(), r.from(), r.to())));
+                    .forEach(r -> rebalances.add(new ClusterState.Rebalance(
+                            answered.minusMillis(r.ageMillis()), r.rounds(), r.moved(), r.from(), r.to())));
         });
-        rebalances.sort(
-                Comparator.comparing(ClusterState.RebalanceRound::startedAt).reversed());
+        rebalances.sort(Comparator.comparing(ClusterState.Rebalance::startedAt).reversed());
         Map<Member, ClusterState.MemberInfo> info = new LinkedHashMap<>();
         stats.forEach((m, s) -> info.put(
                 m,

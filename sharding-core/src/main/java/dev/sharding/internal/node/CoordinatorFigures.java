@@ -9,7 +9,7 @@ import java.util.List;
  * coordinator is not active adds {@link #NONE}.
  *
  * @param handoffs the handoffs in progress, as "type/shard"
- * @param rebalances the recent rebalance rounds that moved shards, newest first
+ * @param rebalances the recent rebalances that moved shards, newest first
  * @param refused the members of the view it refused for good, with why
  */
 record CoordinatorFigures(List<String> handoffs, List<RebalanceReport> rebalances, List<RefusedMember> refused) {

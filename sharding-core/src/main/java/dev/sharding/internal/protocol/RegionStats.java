@@ -18,7 +18,7 @@ import java.util.TreeMap;
  * @param handoffs the handoffs in progress, as "type/shard", if the node hosts the active coordinator
  * @param types one entry per entity type the node runs
  * @param profile the node's application version and roles
- * @param rebalances the recent rebalance rounds that moved shards, newest first, if the node hosts the active
+ * @param rebalances the recent rebalances that moved shards, newest first, if the node hosts the active
  *     coordinator
  * @param refused the members of the view the coordinator refused for good, if the node hosts the active coordinator
  */
@@ -40,7 +40,7 @@ public record RegionStats(
      * @param handoffs the handoffs in progress
      * @param types one entry per entity type
      * @param profile the node's application version and roles
-     * @param rebalances the recent rebalance rounds that moved shards
+     * @param rebalances the recent rebalances that moved shards
      */
     public RegionStats(
             long requestId,

@@ -609,18 +609,18 @@ class CoordinatorTest {
         now += SECOND;
         assertThat(coordinator.recentRebalances(now))
                 .as("the round, its shards still moving")
-                .containsExactly(new RebalanceReport(1000, moved, Map.of("a", moved), Map.of()));
+                .containsExactly(new RebalanceReport(1000, 1, moved, Map.of("a", moved), Map.of()));
 
         for (HandOff h : handOffs) {
             run(coordinator.onShardStopped(A, new ShardStopped(TYPE, h.shardId(), 1, List.of()), now));
         }
         assertThat(coordinator.recentRebalances(now))
                 .containsExactly(new RebalanceReport(
-                        (now - roundStart) / 1_000_000, moved, Map.of("a", moved), Map.of("b", moved)));
+                        (now - roundStart) / 1_000_000, 1, moved, Map.of("a", moved), Map.of("b", moved)));
     }
 
     @Test
-    void aRebalanceCutIntoRoundsByTheLimitOnMovesIsOneEntry() {
+    void aRebalanceCutIntoRoundsByTheLimitOnMovesIsOneEntryCountingItsRounds() {
         ready(A, B);
         for (int shard = 0; shard < SHARDS; shard++) {
             allocated(shard, A);
@@ -643,6 +643,7 @@ class CoordinatorTest {
                 .hasSize(1)
                 .first()
                 .satisfies(r -> {
+                    assertThat(r.rounds()).as("rounds, as the log numbers them").isEqualTo(rounds.size());
                     assertThat(r.moved()).isEqualTo(moved);
                     assertThat(r.from()).isEqualTo(Map.of("a", moved));
                 });

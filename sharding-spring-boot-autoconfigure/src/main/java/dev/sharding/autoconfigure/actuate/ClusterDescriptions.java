@@ -38,7 +38,7 @@ final class ClusterDescriptions {
                 types,
                 state.handoffs(),
                 state.rebalances().stream()
-                        .map(r -> new RebalanceDescriptor(r.startedAt(), r.moved(), r.from(), r.to()))
+                        .map(r -> new RebalanceDescriptor(r.startedAt(), r.rounds(), r.moved(), r.from(), r.to()))
                         .toList(),
                 shardCounts);
     }

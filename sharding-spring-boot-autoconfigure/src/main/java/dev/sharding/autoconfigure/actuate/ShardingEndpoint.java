@@ -280,7 +280,7 @@ public class ShardingEndpoint {
      * @param members the members of the current view, oldest first
      * @param entityTypes per entity type name, one region per member
      * @param handoffs shards being moved now, as "type/shard"
-     * @param rebalances the coordinator's recent rebalance rounds that moved shards, newest first
+     * @param rebalances the coordinator's recent rebalances that moved shards, newest first
      * @param numberOfShards per entity type name this node runs, its number of shards (ids 0 to one less)
      */
     public record ClusterDescriptor(
@@ -295,15 +295,17 @@ public class ShardingEndpoint {
             implements OperationResponseBody {}
 
     /**
-     * A recent rebalance round that moved shards.
+     * A recent rebalance that moved shards: a round of the allocation strategy and the rounds that followed it at
+     * once, each bounded by the rebalance limits, as the coordinator's log numbers them.
      *
-     * @param startedAt when it started
-     * @param moved how many shards it started moving
+     * @param startedAt when its first round started
+     * @param rounds how many rounds it took
+     * @param moved how many shards its rounds started moving
      * @param from per node name, how many of the moved shards left it
      * @param to per node name, how many of the moved shards were placed on it so far; the others are still moving
      */
     public record RebalanceDescriptor(
-            Instant startedAt, int moved, Map<String, Integer> from, Map<String, Integer> to) {}
+            Instant startedAt, int rounds, int moved, Map<String, Integer> from, Map<String, Integer> to) {}
 
     /**
      * The answer to a write operation.
