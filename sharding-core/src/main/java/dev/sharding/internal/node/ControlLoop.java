@@ -59,10 +59,9 @@ final class ControlLoop {
                         r -> {
                             Thread t = new Thread(
                                     () -> {
-                                        // its frames are queued, never waited for: a member that stopped reading must
-                                        // not hold
-                                        // up
-                                        // the lease renewals and shard homes of all the others
+                                        // its frames are queued, never waited for: a member that stopped
+                                        // reading must not hold up the lease renewals and shard homes of all
+                                        // the others
                                         SendingThreads.neverWait();
                                         r.run();
                                     },
