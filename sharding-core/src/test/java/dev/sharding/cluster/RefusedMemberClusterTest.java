@@ -44,7 +44,7 @@ class RefusedMemberClusterTest {
                 .until(() -> odd.refusedReason() != null);
 
         for (ShardingNode via : List.of(nodes.get(0), nodes.get(1), odd)) {
-            ClusterState state = via.clusterState(Duration.ofSeconds(5)).get(10, TimeUnit.SECONDS);
+            ClusterState state = via.admin().clusterState(Duration.ofSeconds(5)).get(10, TimeUnit.SECONDS);
             assertThat(state.members()).as("view of %s", via.nodeName()).contains(odd.self());
             assertThat(state.refused())
                     .as("refused members in the cluster state of %s", via.nodeName())
@@ -57,7 +57,8 @@ class RefusedMemberClusterTest {
 
         odd.close();
         cluster.awaitConverged();
-        ClusterState after = nodes.get(1).clusterState(Duration.ofSeconds(5)).get(10, TimeUnit.SECONDS);
+        ClusterState after =
+                nodes.get(1).admin().clusterState(Duration.ofSeconds(5)).get(10, TimeUnit.SECONDS);
         assertThat(after.refused())
                 .as("refused members once the refused node left")
                 .isEmpty();
