@@ -16,7 +16,9 @@ import org.jspecify.annotations.Nullable;
  * @param leaving members handing off their shards to leave
  * @param handoffs shards being moved now, as "type/shard", as the coordinator reported them
  * @param memberInfo the roles and application version of each member that answered
- * @param rebalances the recent rebalance rounds that moved shards, newest first, as the coordinator reported them
+ * @param rebalances the recent rebalances that moved shards, newest first, as the coordinator reported them
+ * @param refused members of the view the coordinator refused for good, with why (another number of shards, another
+ *     store), as the coordinator reported them: such a member hosts nothing and fails every call made through it
  */
 public record ClusterState(
         Member self,
@@ -26,17 +28,23 @@ public record ClusterState(
         Set<Member> leaving,
         List<String> handoffs,
         Map<Member, MemberInfo> memberInfo,
-        List<RebalanceRound> rebalances) {
+        List<Rebalance> rebalances,
+        Map<Member, String> refused) {
 
     /**
-     * A rebalance round that moved shards.
+     * A rebalance that moved shards: a round of the allocation strategy (one decision of what to move, bounded by the
+     * rebalance limits) and the rounds that followed it as soon as the moves of the one before were done, until the
+     * strategy chose nothing more. The coordinator's log numbers its rounds ({@code Rebalance on n1: round 2 moving 1
+     * more shards}).
      *
-     * @param startedAt when it started (on the clock of the node that gathered the snapshot)
-     * @param moved how many shards it started moving
+     * @param startedAt when its first round started (on the clock of the node that gathered the snapshot)
+     * @param rounds how many rounds it took
+     * @param moved how many shards its rounds started moving
      * @param from per node name, how many of the moved shards left it
      * @param to per node name, how many of the moved shards were placed on it so far; the others are still moving
      */
-    public record RebalanceRound(Instant startedAt, int moved, Map<String, Integer> from, Map<String, Integer> to) {}
+    public record Rebalance(
+            Instant startedAt, int rounds, int moved, Map<String, Integer> from, Map<String, Integer> to) {}
 
     /**
      * What a member says of itself.

@@ -13,7 +13,7 @@ import org.springframework.context.ConfigurableApplicationContext;
 
 /**
  * Makes the documentation's picture of the dashboard: a cluster of three sample nodes, the last two joining one that
- * holds every shard, caught while rebalance rounds move shards to them (with the colour fades stopped, so that each cell
+ * holds every shard, caught while rebalances move shards to them (with the colour fades stopped, so that each cell
  * shows its owner's colour). Runs only when asked, with the file to write:
  * {@code -Ddashboard.screenshot=../docs/images/dashboard.png}.
  */
@@ -51,7 +51,7 @@ class DashboardScreenshotTest {
                 WIDTH,
                 900,
                 Path.of("target/dashboard-screenshot/chromium.log"))) {
-            Awaitility.await("three members shown, shards just moved, two rounds listed")
+            Awaitility.await("three members shown, shards just moved, two rebalances listed")
                     .atMost(Duration.ofSeconds(120))
                     .pollInterval(Duration.ofMillis(100))
                     .until(() -> browser.evaluate("String(document.querySelectorAll('#members .member').length === 3"

@@ -5,11 +5,13 @@ import dev.sharding.internal.protocol.AdminRequest;
 import dev.sharding.internal.protocol.GetShardHome;
 import dev.sharding.internal.protocol.GracefulShutdownRequest;
 import dev.sharding.internal.protocol.RebalanceReport;
+import dev.sharding.internal.protocol.RefusedMember;
 import dev.sharding.internal.protocol.Register;
 import dev.sharding.internal.protocol.ShardStarted;
 import dev.sharding.internal.protocol.ShardStates;
 import dev.sharding.internal.protocol.ShardStopped;
 import dev.sharding.spi.ShardAllocationStrategy;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.function.Supplier;
@@ -207,13 +209,24 @@ public final class Coordinator {
     }
 
     /**
-     * The recent rebalance rounds that moved shards, newest first (at most {@value RebalanceHistory#CAPACITY}).
+     * The recent rebalances that moved shards, newest first (at most {@value RebalanceHistory#CAPACITY}).
      *
-     * @param now the time now, to give each round's age
-     * @return the rounds
+     * @param now the time now, to give each one's age
+     * @return the rebalances
      */
     public List<RebalanceReport> recentRebalances(long now) {
         return t.rebalances.report(now);
+    }
+
+    /**
+     * The members of the view this coordinator refused for good, with why, in the order they were refused.
+     *
+     * @return the members
+     */
+    public List<RefusedMember> refusedMembers() {
+        List<RefusedMember> list = new ArrayList<>(t.refused.size());
+        t.refused.forEach((member, reason) -> list.add(new RefusedMember(member, reason)));
+        return list;
     }
 
     // ---- events: each is decided by the phase, which may move on -------------------------------------------------
@@ -222,6 +235,7 @@ public final class Coordinator {
     public List<CoordinatorEffect> onView(List<Member> members, Set<Member> gone, Set<Member> joined, long now) {
         t.begin(now);
         t.view = members;
+        t.refused.keySet().removeAll(gone);
         if (!gone.isEmpty() || !joined.isEmpty()) {
             t.membershipChanged();
         }

@@ -70,14 +70,15 @@ final class CoordinatorTables {
 
     final RebalanceGate rebalance;
 
-    /** The recent rebalance rounds that moved shards. */
+    /** The recent rebalances that moved shards. */
     final RebalanceHistory rebalances = new RebalanceHistory();
 
     /**
-     * Members refused for good (another number of shards, another store), each logged once: a refused node registers
-     * again every retry interval. Only members of the view are kept.
+     * Members refused for good (another number of shards, another store), with why, each logged once: a refused node
+     * registers again every retry interval. Only members of the view are kept, in the order they were refused; the
+     * coordinator reports them to every node that gathers the cluster's state.
      */
-    final Set<Member> refused = new HashSet<>();
+    final Map<Member, String> refused = new LinkedHashMap<>();
 
     /** When a retry of the waiting requests is scheduled for, or {@code Long.MIN_VALUE}. */
     long retryAtNanos = Long.MIN_VALUE;

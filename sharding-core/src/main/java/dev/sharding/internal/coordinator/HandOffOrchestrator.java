@@ -247,12 +247,13 @@ final class HandOffOrchestrator {
         if (moved > 0 && round != null) {
             if (continuing) {
                 log.info(
-                        "Rebalance on {}: moving {} more shards ({} in this rebalance)",
+                        "Rebalance on {}: round {} moving {} more shards ({} in this rebalance)",
                         t.nodeName(),
+                        round.rounds,
                         moved,
                         round.moved);
             } else {
-                log.info("Rebalance on {}: moving {} shards", t.nodeName(), moved);
+                log.info("Rebalance on {}: round 1 moving {} shards", t.nodeName(), moved);
             }
         }
         t.rebalance.roundStarted(moved, t.now);

@@ -141,6 +141,9 @@ final class TableRebuild {
         }
         boolean first = !t.profiles.containsKey(from);
         Answer answer = regionStates(from, regions, profile);
+        if (answer == Answer.TAKEN || answer == Answer.MERGING) {
+            t.refused.remove(from);
+        }
         if (first && t.profiles.containsKey(from)) {
             // a member with regions has come: rebalance once the membership is stable again
             t.membershipChanged();
@@ -151,8 +154,8 @@ final class TableRebuild {
 
     /** Tells a member it is refused for good; returns {@link Answer#REFUSED}. */
     private Answer refuse(Member from, String reason) {
-        t.refused.retainAll(t.view);
-        if (t.refused.add(from)) {
+        t.refused.keySet().retainAll(t.view);
+        if (t.refused.put(from, reason) == null) {
             log.error("Refused {} (logged once; it asks again every retry interval): {}", from, reason);
         } else {
             log.debug("Refused {} again: {}", from, reason);

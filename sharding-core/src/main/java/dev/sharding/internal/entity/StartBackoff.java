@@ -101,7 +101,10 @@ public final class StartBackoff {
         try {
             timer = scheduler.schedule(this::wake, delay, TimeUnit.MILLISECONDS);
         } catch (RejectedExecutionException stopped) {
-            stopRequested = true; // the node stopped: the waiting messages fail
+            // a scheduler that refuses once it stopped; the node's own drops the task instead (below)
+        }
+        if (scheduler.isShutdown()) {
+            stopRequested = true; // the node stopped, and its timer will not run: the waiting messages fail
             wake();
         }
         if (stopRequested) {

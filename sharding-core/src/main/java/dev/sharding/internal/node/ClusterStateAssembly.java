@@ -5,6 +5,7 @@ import dev.sharding.Member;
 import dev.sharding.internal.protocol.RegionStats;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -56,19 +57,22 @@ final class ClusterStateAssembly {
         }
         Set<Member> leaving = new LinkedHashSet<>();
         List<String> handoffs = new ArrayList<>();
-        List<ClusterState.RebalanceRound> rebalances = new ArrayList<>();
+        List<ClusterState.Rebalance> rebalances = new ArrayList<>();
+        Map<Member, String> refused = new LinkedHashMap<>();
         Instant answered = Instant.now();
         stats.forEach((m, s) -> {
             if (s.leaving()) {
                 leaving.add(m);
             }
             handoffs.addAll(s.handoffs());
+            s.refused().stream()
+                    .filter(r -> members.contains(r.member()))
+                    .forEach(r -> refused.put(r.member(), r.reason()));
             s.rebalances()
-                    .forEach(r -> rebalances.add(new ClusterState.RebalanceRound(
-                            answered.minusMillis(r.ageMillis()), r.moved(), r.from(), r.to())));
+                    .forEach(r -> rebalances.add(new ClusterState.Rebalance(
+                            answered.minusMillis(r.ageMillis()), r.rounds(), r.moved(), r.from(), r.to())));
         });
-        rebalances.sort(
-                Comparator.comparing(ClusterState.RebalanceRound::startedAt).reversed());
+        rebalances.sort(Comparator.comparing(ClusterState.Rebalance::startedAt).reversed());
         Map<Member, ClusterState.MemberInfo> info = new LinkedHashMap<>();
         stats.forEach((m, s) -> info.put(
                 m,
@@ -82,6 +86,7 @@ final class ClusterStateAssembly {
                 Set.copyOf(leaving),
                 List.copyOf(handoffs),
                 info,
-                List.copyOf(rebalances));
+                List.copyOf(rebalances),
+                Collections.unmodifiableMap(refused));
     }
 }

@@ -3,7 +3,6 @@ package dev.sharding.internal.node;
 import dev.sharding.Member;
 import dev.sharding.ShardingException;
 import dev.sharding.internal.protocol.GetRegionStats;
-import dev.sharding.internal.protocol.RebalanceReport;
 import dev.sharding.internal.protocol.RegionStats;
 import dev.sharding.internal.region.LocalRegions;
 import java.util.Collection;
@@ -38,9 +37,8 @@ final class ClusterStatistics {
 
     private final BooleanSupplier leaving;
 
-    private final Supplier<List<String>> handoffsIfCoordinator;
-
-    private final Supplier<List<RebalanceReport>> rebalancesIfCoordinator;
+    /** What the coordinator on this node adds to its answer, if it is active. */
+    private final Supplier<CoordinatorFigures> coordinatorFigures;
 
     private final Map<Long, StatsRequest> requests = new HashMap<>();
 
@@ -52,15 +50,13 @@ final class ClusterStatistics {
             LocalRegions regions,
             Outbound out,
             BooleanSupplier leaving,
-            Supplier<List<String>> handoffsIfCoordinator,
-            Supplier<List<RebalanceReport>> rebalancesIfCoordinator) {
+            Supplier<CoordinatorFigures> coordinatorFigures) {
         this.control = control;
         this.membership = membership;
         this.regions = regions;
         this.out = out;
         this.leaving = leaving;
-        this.handoffsIfCoordinator = handoffsIfCoordinator;
-        this.rebalancesIfCoordinator = rebalancesIfCoordinator;
+        this.coordinatorFigures = coordinatorFigures;
     }
 
     /** Asks every member; any thread. */
@@ -86,15 +82,17 @@ final class ClusterStatistics {
 
     /** A member asks for this node's statistics. */
     void onGetRegionStats(Member from, GetRegionStats m) {
+        CoordinatorFigures coordinator = coordinatorFigures.get();
         out.send(
                 from,
                 new RegionStats(
                         m.requestId(),
                         leaving.getAsBoolean(),
-                        handoffsIfCoordinator.get(),
+                        coordinator.handoffs(),
                         regions.stats(),
                         regions.profile(),
-                        rebalancesIfCoordinator.get()),
+                        coordinator.rebalances(),
+                        coordinator.refused()),
                 true);
     }
 

@@ -3,9 +3,12 @@ package dev.sharding.internal.node;
 import dev.sharding.internal.entity.BlockedThreads;
 import dev.sharding.internal.transport.SendingThreads;
 import java.util.concurrent.Callable;
+import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.RejectedExecutionHandler;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -14,11 +17,30 @@ import org.slf4j.LoggerFactory;
 /**
  * The node's control thread: one thread that owns all protocol state (views, registration, shard homes, the
  * coordinator's table, leases), so that none of it needs a lock. Transport callbacks never block; they hand their
- * work to this thread. Once the node stops, work handed in is dropped rather than run.
+ * work to this thread. Once the node stops, work handed in is dropped rather than run: whatever still arrives then (a
+ * store's completion, a caller's request, a retry the last task scheduled) is cancelled, with a debug line, never
+ * thrown at whoever handed it in, whether it came through {@link #offer} or through {@link #executor()}.
  */
 final class ControlLoop {
 
     private static final Logger log = LoggerFactory.getLogger(ControlLoop.class);
+
+    /**
+     * Cancels a task handed in after {@link #shutdown}, so that a caller waiting for it stops waiting; the queue has no
+     * bound, so a thread that still runs takes every task and anything else is a bug, thrown as before.
+     */
+    private static final RejectedExecutionHandler DROP_WHEN_STOPPED = new RejectedExecutionHandler() {
+        @Override
+        public void rejectedExecution(Runnable task, ThreadPoolExecutor executor) {
+            if (!executor.isShutdown()) {
+                throw new RejectedExecutionException("The control thread refused a task while running: " + task);
+            }
+            if (task instanceof Future<?> future) {
+                future.cancel(false);
+            }
+            log.debug("Dropped a control task handed in after the node stopped: {}", task);
+        }
+    };
 
     private final ScheduledThreadPoolExecutor thread;
 
@@ -32,19 +54,22 @@ final class ControlLoop {
 
     ControlLoop() {
         thread =
-                new ScheduledThreadPoolExecutor(1, r -> {
-                    Thread t = new Thread(
-                            () -> {
-                                // its frames are queued, never waited for: a member that stopped reading must not hold
-                                // up
-                                // the lease renewals and shard homes of all the others
-                                SendingThreads.neverWait();
-                                r.run();
-                            },
-                            "sharding-control");
-                    t.setDaemon(true);
-                    return t;
-                }) {
+                new ScheduledThreadPoolExecutor(
+                        1,
+                        r -> {
+                            Thread t = new Thread(
+                                    () -> {
+                                        // its frames are queued, never waited for: a member that stopped
+                                        // reading must not hold up the lease renewals and shard homes of all
+                                        // the others
+                                        SendingThreads.neverWait();
+                                        r.run();
+                                    },
+                                    "sharding-control");
+                            t.setDaemon(true);
+                            return t;
+                        },
+                        DROP_WHEN_STOPPED) {
                     @Override
                     protected void beforeExecute(Thread t, Runnable r) {
                         BlockedThreads.Watched w = watched;
@@ -81,12 +106,7 @@ final class ControlLoop {
      * @return false when the task was not taken (the node stopped)
      */
     boolean offer(Runnable task) {
-        try {
-            thread.execute(task);
-            return true;
-        } catch (RejectedExecutionException stopping) {
-            return false;
-        }
+        return !thread.submit(task).isCancelled();
     }
 
     /** Runs a task on the control thread and waits for it, at most 10 s; for the steps of a stop. */

@@ -11,7 +11,6 @@ import dev.sharding.internal.protocol.CoordinatorMessage;
 import dev.sharding.internal.protocol.GetShardHome;
 import dev.sharding.internal.protocol.GracefulShutdownRequest;
 import dev.sharding.internal.protocol.ProtocolMessage;
-import dev.sharding.internal.protocol.RebalanceReport;
 import dev.sharding.internal.protocol.Register;
 import dev.sharding.internal.protocol.ShardStarted;
 import dev.sharding.internal.protocol.ShardStates;
@@ -79,9 +78,13 @@ final class CoordinatorDriver implements CoordinatorMessage.Handler, Coordinator
         return core.handoffsInProgress();
     }
 
-    /** The active coordinator's recent rebalance rounds that moved shards, newest first. Control thread. */
-    List<RebalanceReport> recentRebalances() {
-        return core.recentRebalances(System.nanoTime());
+    /** What the active coordinator adds to this node's statistics, or nothing if it is not active. Control thread. */
+    CoordinatorFigures figures() {
+        if (!core.isActive()) {
+            return CoordinatorFigures.NONE;
+        }
+        return new CoordinatorFigures(
+                core.handoffsInProgress(), core.recentRebalances(System.nanoTime()), core.refusedMembers());
     }
 
     /** Whether the active coordinator on this node is moving shards. Control thread. */

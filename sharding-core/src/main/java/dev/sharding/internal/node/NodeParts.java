@@ -152,13 +152,7 @@ final class NodeParts {
         leases.listen(gate);
         leases.listen(coordinator);
         ClusterStatistics statistics = new ClusterStatistics(
-                control,
-                membership,
-                regions,
-                runtime.send(),
-                leave::isLeaving,
-                () -> coordinator.isActive() ? coordinator.handoffsInProgress() : List.of(),
-                () -> coordinator.isActive() ? coordinator.recentRebalances() : List.of());
+                control, membership, regions, runtime.send(), leave::isLeaving, coordinator::figures);
         AdminClient admin = new AdminClient(membership, runtime.send(), runtime.running());
         this.dispatch = new ControlDispatch(
                 membership, regions, coordinator, leases, leave, statistics, admin, runtime.send(), runtime.running());

@@ -69,6 +69,9 @@ public final class NodeRuntime implements Transport.Listener {
 
     private volatile boolean stopped;
 
+    /** Set by {@link #crash()}: from then on nothing more is handled, as nothing would be in a killed process. */
+    private volatile boolean crashed;
+
     /**
      * Creates a node; {@link #start()} joins the cluster.
      *
@@ -233,6 +236,7 @@ public final class NodeRuntime implements Transport.Listener {
         synchronized (this) {
             running = false;
             stopped = true;
+            crashed = true;
         }
         transport.crash();
         parts.asks.failAll(new ShardingException("Sharding node " + parts.membership.nodeName() + " crashed"));
@@ -262,6 +266,11 @@ public final class NodeRuntime implements Transport.Listener {
 
     @Override
     public void onView(List<Member> members) {
+        if (crashed) {
+            // the view of itself alone the transport installs as it crashes: a killed process would not see it
+            log.debug("Crashed node {} ignores view {}", parts.membership.nodeName(), members);
+            return;
+        }
         parts.control.offer(() -> parts.views.apply(members));
     }
 

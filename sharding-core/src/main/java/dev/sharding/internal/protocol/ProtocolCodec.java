@@ -18,9 +18,10 @@ public final class ProtocolCodec {
      * The protocol version: 3 since members send their profile (application version and roles), 4 since an envelope
      * may carry a message id and carried entity state the ids of the messages the entity applied, 5 since
      * {@code RegionStats} carries the recent rebalance rounds, 6 since an envelope may carry headers
-     * ({@link EnvelopeHeaders}).
+     * ({@link EnvelopeHeaders}), 7 since {@code RegionStats} carries the members the coordinator refused
+     * ({@link RefusedMember}) and the number of rounds of each recent rebalance.
      */
-    public static final int VERSION = 6;
+    public static final int VERSION = 7;
 
     private final int maxPayloadSize;
 

@@ -9,17 +9,20 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * One recent rebalance round, as the active coordinator reports it in {@link RegionStats}. Its age rather than its
- * time crosses the network, so that the node that asked dates it on its own clock.
+ * One recent rebalance, as the active coordinator reports it in {@link RegionStats}: a round of the allocation
+ * strategy that moved shards and the rounds that followed it at once. Its age rather than its time crosses the
+ * network, so that the node that asked dates it on its own clock.
  *
- * @param ageMillis how long ago the round started, in milliseconds
- * @param moved how many shards the round started moving
+ * @param ageMillis how long ago its first round started, in milliseconds
+ * @param rounds how many rounds it took: decisions of the allocation strategy that moved shards
+ * @param moved how many shards its rounds started moving
  * @param from per node name, how many of the moved shards left it
  * @param to per node name, how many of the moved shards were placed on it so far (the rest are still moving)
  */
-public record RebalanceReport(long ageMillis, int moved, Map<String, Integer> from, Map<String, Integer> to) {
+public record RebalanceReport(
+        long ageMillis, int rounds, int moved, Map<String, Integer> from, Map<String, Integer> to) {
 
-    /** The most rounds one report carries. */
+    /** The most rebalances one report carries. */
     static final int MAX_ROUNDS = 100;
 
     /** The most nodes one side of a round names. */
@@ -32,7 +35,7 @@ public record RebalanceReport(long ageMillis, int moved, Map<String, Integer> fr
     }
 
     void writeTo(WireWriter out) {
-        out.int64(ageMillis).varInt(moved);
+        out.int64(ageMillis).varInt(rounds).varInt(moved);
         writeCounts(out, from);
         writeCounts(out, to);
     }
@@ -44,8 +47,9 @@ public record RebalanceReport(long ageMillis, int moved, Map<String, Integer> fr
 
     static RebalanceReport readFrom(WireReader in) {
         long age = in.int64();
+        int rounds = in.varInt();
         int moved = in.varInt();
-        return new RebalanceReport(age, moved, readCounts(in), readCounts(in));
+        return new RebalanceReport(age, rounds, moved, readCounts(in), readCounts(in));
     }
 
     private static Map<String, Integer> readCounts(WireReader in) {
@@ -68,7 +72,7 @@ public record RebalanceReport(long ageMillis, int moved, Map<String, Integer> fr
     static List<RebalanceReport> readList(WireReader in) {
         int n = in.varInt();
         if (n > MAX_ROUNDS || n > in.remaining()) {
-            throw new MalformedFrameException("Bad rebalance round count " + n);
+            throw new MalformedFrameException("Bad rebalance count " + n);
         }
         List<RebalanceReport> rounds = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {

@@ -18,8 +18,9 @@ import java.util.TreeMap;
  * @param handoffs the handoffs in progress, as "type/shard", if the node hosts the active coordinator
  * @param types one entry per entity type the node runs
  * @param profile the node's application version and roles
- * @param rebalances the recent rebalance rounds that moved shards, newest first, if the node hosts the active
+ * @param rebalances the recent rebalances that moved shards, newest first, if the node hosts the active
  *     coordinator
+ * @param refused the members of the view the coordinator refused for good, if the node hosts the active coordinator
  */
 public record RegionStats(
         long requestId,
@@ -27,8 +28,29 @@ public record RegionStats(
         List<String> handoffs,
         List<TypeStats> types,
         MemberProfile profile,
-        List<RebalanceReport> rebalances)
+        List<RebalanceReport> rebalances,
+        List<RefusedMember> refused)
         implements NodeMessage {
+
+    /**
+     * The answer of a node whose coordinator refused no member.
+     *
+     * @param requestId the request's id
+     * @param leaving whether the node is leaving
+     * @param handoffs the handoffs in progress
+     * @param types one entry per entity type
+     * @param profile the node's application version and roles
+     * @param rebalances the recent rebalances that moved shards
+     */
+    public RegionStats(
+            long requestId,
+            boolean leaving,
+            List<String> handoffs,
+            List<TypeStats> types,
+            MemberProfile profile,
+            List<RebalanceReport> rebalances) {
+        this(requestId, leaving, handoffs, types, profile, rebalances, List.of());
+    }
 
     /**
      * The answer of a node that hosts no active coordinator, or whose coordinator moved nothing yet.
@@ -93,6 +115,7 @@ public record RegionStats(
         }
         profile.writeTo(out);
         RebalanceReport.writeList(out, rebalances);
+        RefusedMember.writeList(out, refused);
     }
 
     static RegionStats readFrom(WireReader in) {
@@ -126,8 +149,15 @@ public record RegionStats(
             types.add(new TypeStats(type, proxy, passivations, map));
         }
         MemberProfile profile = MemberProfile.readFrom(in);
+        List<RebalanceReport> rebalances = RebalanceReport.readList(in);
         return new RegionStats(
-                id, leaving, List.copyOf(handoffs), List.copyOf(types), profile, RebalanceReport.readList(in));
+                id,
+                leaving,
+                List.copyOf(handoffs),
+                List.copyOf(types),
+                profile,
+                rebalances,
+                RefusedMember.readList(in));
     }
 
     /**

@@ -15,6 +15,7 @@ import dev.sharding.internal.protocol.HostShard;
 import dev.sharding.internal.protocol.MemberProfile;
 import dev.sharding.internal.protocol.ProtocolMessage;
 import dev.sharding.internal.protocol.RebalanceReport;
+import dev.sharding.internal.protocol.RefusedMember;
 import dev.sharding.internal.protocol.RegionInfo;
 import dev.sharding.internal.protocol.Register;
 import dev.sharding.internal.protocol.RegisterAck;
@@ -289,6 +290,28 @@ class CoordinatorTest {
         assertThat(one(C, RegisterRefused.class).reason()).contains("number-of-shards");
         assertThat(coordinator.isReady()).isTrue();
         assertThat(coordinator.state().type(TYPE).regions()).containsOnlyKeys(A);
+    }
+
+    /** The refused members are reported with why, for every node's view of the cluster, until they leave. */
+    @Test
+    void refusedMembersAreReportedWithWhyUntilTheyLeave() {
+        view(List.of(A, B, C), Set.of(), Set.of(A, B, C));
+        run(coordinator.onRegister(A, new Register(List.of(region()), "store-1"), now));
+        run(coordinator.onRegister(B, new Register(List.of(region()), "store-2"), now));
+        run(coordinator.onRegister(
+                C,
+                new Register(List.of(new RegionInfo(TYPE, false, false, 20, new int[0], new long[0])), "store-1"),
+                now));
+        assertThat(coordinator.refusedMembers())
+                .extracting(RefusedMember::member)
+                .containsExactly(B, C);
+        assertThat(coordinator.refusedMembers().get(0).reason()).contains("another store");
+        assertThat(coordinator.refusedMembers().get(1).reason()).contains("number-of-shards");
+
+        view(List.of(A, B), Set.of(C), Set.of());
+        assertThat(coordinator.refusedMembers())
+                .extracting(RefusedMember::member)
+                .containsExactly(B);
     }
 
     @Test
@@ -586,18 +609,18 @@ class CoordinatorTest {
         now += SECOND;
         assertThat(coordinator.recentRebalances(now))
                 .as("the round, its shards still moving")
-                .containsExactly(new RebalanceReport(1000, moved, Map.of("a", moved), Map.of()));
+                .containsExactly(new RebalanceReport(1000, 1, moved, Map.of("a", moved), Map.of()));
 
         for (HandOff h : handOffs) {
             run(coordinator.onShardStopped(A, new ShardStopped(TYPE, h.shardId(), 1, List.of()), now));
         }
         assertThat(coordinator.recentRebalances(now))
                 .containsExactly(new RebalanceReport(
-                        (now - roundStart) / 1_000_000, moved, Map.of("a", moved), Map.of("b", moved)));
+                        (now - roundStart) / 1_000_000, 1, moved, Map.of("a", moved), Map.of("b", moved)));
     }
 
     @Test
-    void aRebalanceCutIntoRoundsByTheLimitOnMovesIsOneEntry() {
+    void aRebalanceCutIntoRoundsByTheLimitOnMovesIsOneEntryCountingItsRounds() {
         ready(A, B);
         for (int shard = 0; shard < SHARDS; shard++) {
             allocated(shard, A);
@@ -620,6 +643,7 @@ class CoordinatorTest {
                 .hasSize(1)
                 .first()
                 .satisfies(r -> {
+                    assertThat(r.rounds()).as("rounds, as the log numbers them").isEqualTo(rounds.size());
                     assertThat(r.moved()).isEqualTo(moved);
                     assertThat(r.from()).isEqualTo(Map.of("a", moved));
                 });

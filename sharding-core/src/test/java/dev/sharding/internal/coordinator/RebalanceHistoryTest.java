@@ -7,7 +7,7 @@ import dev.sharding.internal.protocol.RebalanceReport;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** The recent rebalance rounds the coordinator keeps for operators, on a clock the test moves. */
+/** The recent rebalances the coordinator keeps for operators, on a clock the test moves. */
 class RebalanceHistoryTest {
 
     private static final long MILLI = 1_000_000L;
@@ -29,12 +29,12 @@ class RebalanceHistoryTest {
         round.arrived(C);
 
         assertThat(history.report(5_250 * MILLI))
-                .containsExactly(new RebalanceReport(250, 3, Map.of("a", 2, "b", 1), Map.of("c", 1)));
+                .containsExactly(new RebalanceReport(250, 1, 3, Map.of("a", 2, "b", 1), Map.of("c", 1)));
 
         round.arrived(C);
         round.arrived(B);
         assertThat(history.report(6_000 * MILLI))
-                .containsExactly(new RebalanceReport(1000, 3, Map.of("a", 2, "b", 1), Map.of("b", 1, "c", 2)));
+                .containsExactly(new RebalanceReport(1000, 1, 3, Map.of("a", 2, "b", 1), Map.of("b", 1, "c", 2)));
     }
 
     @Test
@@ -60,8 +60,8 @@ class RebalanceHistoryTest {
         history.continueLatest(1_200 * MILLI).left(B);
 
         assertThat(history.report(2_000 * MILLI))
-                .as("one rebalance of three steps, aged from its first")
-                .containsExactly(new RebalanceReport(1000, 3, Map.of("a", 2, "b", 1), Map.of()));
+                .as("one rebalance of three rounds, aged from its first")
+                .containsExactly(new RebalanceReport(1000, 3, 3, Map.of("a", 2, "b", 1), Map.of()));
         assertThat(started[0]).as("rebalances counted").isEqualTo(1);
 
         history.start(3_000 * MILLI).left(C);

@@ -114,8 +114,16 @@ class ProtocolCodecTest {
                         List.of(),
                         MemberProfile.NONE,
                         List.of(
-                                new RebalanceReport(1500, 2, Map.of("n1", 2), Map.of("n2", 1, "n3", 1)),
-                                new RebalanceReport(60_000, 1, Map.of("n1", 1), Map.of()))));
+                                new RebalanceReport(1500, 2, 2, Map.of("n1", 2), Map.of("n2", 1, "n3", 1)),
+                                new RebalanceReport(60_000, 1, 1, Map.of("n1", 1), Map.of()))),
+                new RegionStats(
+                        8,
+                        false,
+                        List.of(),
+                        List.of(),
+                        MemberProfile.NONE,
+                        List.of(),
+                        List.of(new RefusedMember(B, "runs entity type account with 7 shards, the cluster 20"))));
     }
 
     /** As many headers as an envelope may carry, each name and value as long as allowed, some in two-byte letters. */

@@ -38,19 +38,24 @@ final class ClusterDescriptions {
                 types,
                 state.handoffs(),
                 state.rebalances().stream()
-                        .map(r -> new RebalanceDescriptor(r.startedAt(), r.moved(), r.from(), r.to()))
+                        .map(r -> new RebalanceDescriptor(r.startedAt(), r.rounds(), r.moved(), r.from(), r.to()))
                         .toList(),
                 shardCounts);
     }
 
     private static MemberDescriptor describe(Member member, ClusterState state) {
         ClusterState.MemberInfo info = state.memberInfo().get(member);
+        String refused = state.refused().get(member);
+        String status = refused != null
+                ? ShardingEndpoint.REFUSED
+                : state.leaving().contains(member) ? ShardingEndpoint.LEAVING : ShardingEndpoint.UP;
         return new MemberDescriptor(
                 member.name(),
                 member.id(),
-                state.leaving().contains(member) ? ShardingEndpoint.LEAVING : ShardingEndpoint.UP,
+                status,
                 info == null ? List.of() : info.roles().stream().sorted().toList(),
-                info == null ? "" : info.appVersion());
+                info == null ? "" : info.appVersion(),
+                refused == null ? "" : refused);
     }
 
     private static RegionDescriptor describe(ClusterState.RegionState region) {

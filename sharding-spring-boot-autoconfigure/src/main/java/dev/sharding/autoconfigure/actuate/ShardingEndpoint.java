@@ -46,6 +46,12 @@ public class ShardingEndpoint {
     /** The status of a member that hands off its shards to leave. */
     static final String LEAVING = "leaving";
 
+    /**
+     * The status of a member of the view the coordinator refused for good (another number of shards, another store):
+     * it hosts nothing and fails every call made through it.
+     */
+    static final String REFUSED = "refused";
+
     /** Entity ids listed per page of a region when the request names no limit. */
     static final int DEFAULT_LIMIT = 1000;
 
@@ -81,7 +87,7 @@ public class ShardingEndpoint {
         if (!this.node.isRunning()) {
             return new ClusterDescriptor(
                     false,
-                    new MemberDescriptor(this.node.nodeName(), "", "down", List.of(), ""),
+                    new MemberDescriptor(this.node.nodeName(), "", "down", List.of(), "", ""),
                     null,
                     List.of(),
                     Map.of(),
@@ -275,7 +281,7 @@ public class ShardingEndpoint {
      * @param members the members of the current view, oldest first
      * @param entityTypes per entity type name, one region per member
      * @param handoffs shards being moved now, as "type/shard"
-     * @param rebalances the coordinator's recent rebalance rounds that moved shards, newest first
+     * @param rebalances the coordinator's recent rebalances that moved shards, newest first
      * @param numberOfShards per entity type name this node runs, its number of shards (ids 0 to one less)
      */
     public record ClusterDescriptor(
@@ -290,15 +296,17 @@ public class ShardingEndpoint {
             implements OperationResponseBody {}
 
     /**
-     * A recent rebalance round that moved shards.
+     * A recent rebalance that moved shards: a round of the allocation strategy and the rounds that followed it at
+     * once, each bounded by the rebalance limits, as the coordinator's log numbers them.
      *
-     * @param startedAt when it started
-     * @param moved how many shards it started moving
+     * @param startedAt when its first round started
+     * @param rounds how many rounds it took
+     * @param moved how many shards its rounds started moving
      * @param from per node name, how many of the moved shards left it
      * @param to per node name, how many of the moved shards were placed on it so far; the others are still moving
      */
     public record RebalanceDescriptor(
-            Instant startedAt, int moved, Map<String, Integer> from, Map<String, Integer> to) {}
+            Instant startedAt, int rounds, int moved, Map<String, Integer> from, Map<String, Integer> to) {}
 
     /**
      * The answer to a write operation.
@@ -314,12 +322,14 @@ public class ShardingEndpoint {
      * @param name the node name
      * @param id the unique id of its membership
      * @param status {@code up} for members of the current view, {@code leaving} for those handing off their shards
-     *     to leave
+     *     to leave, {@code refused} for those the coordinator refused for good
      * @param roles its roles ({@code sharding.roles}); empty if it has none or did not answer
      * @param appVersion its application version ({@code sharding.app-version}); empty if unversioned or it did not
      *     answer
+     * @param refusedReason why the coordinator refused it, naming what differs; empty unless it is refused
      */
-    public record MemberDescriptor(String name, String id, String status, List<String> roles, String appVersion) {}
+    public record MemberDescriptor(
+            String name, String id, String status, List<String> roles, String appVersion, String refusedReason) {}
 
     /**
      * One member's region of one entity type.

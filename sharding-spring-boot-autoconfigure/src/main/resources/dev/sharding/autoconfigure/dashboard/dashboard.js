@@ -1,6 +1,6 @@
 // The sharding dashboard: reads the sharding actuator endpoint (GET only) every refresh interval and draws the
 // members, a grid of every type's shards coloured by owner, the entity counts, the handoffs in progress and the recent
-// rebalance rounds. Text from the endpoint is only ever set as text, never as markup.
+// rebalances. Text from the endpoint is only ever set as text, never as markup.
 'use strict';
 
 (function () {
@@ -168,12 +168,18 @@
       if (m.status === 'leaving') {
         name.append(element('span', 'badge leaving', 'leaving'));
       }
+      if (m.status === 'refused') {
+        name.append(element('span', 'badge refused', 'refused'));
+      }
       if (!t.answered) {
         name.append(element('span', 'badge silent', 'did not answer'));
       }
       const item = element('li', 'member', swatch, name,
         element('span', 'figures', plural(t.shards, 'shard', 'shards') + ' · ' + plural(t.entities, 'entity', 'entities')));
       const details = [];
+      if (m.refusedReason) {
+        details.push('refused: ' + m.refusedReason);
+      }
       if (m.roles && m.roles.length) {
         details.push('roles ' + m.roles.join(', '));
       }
@@ -303,21 +309,22 @@
     return Object.entries(map).map(([node, n]) => node + ' × ' + n).join(', ');
   }
 
-  function renderRebalances(rounds) {
+  function renderRebalances(rebalances) {
     const body = byId('rebalances').tBodies[0];
     body.replaceChildren();
-    for (const r of rounds) {
+    for (const r of rebalances) {
       const started = new Date(r.startedAt);
       const ago = Math.max(0, Math.round((Date.now() - started.getTime()) / 1000));
       const placed = Object.values(r.to).reduce((a, b) => a + b, 0);
       const to = counts(r.to) + (placed < r.moved ? (placed ? ', ' : '') + (r.moved - placed) + ' still moving' : '');
       const tr = element('tr', '', element('td', '', started.toLocaleTimeString() + ' (' + ago + ' s ago)'),
-        element('td', 'number', r.moved), element('td', '', counts(r.from)), element('td', '', to));
+        element('td', 'number', r.rounds), element('td', 'number', r.moved), element('td', '', counts(r.from)),
+        element('td', '', to));
       body.append(tr);
     }
-    if (!rounds.length) {
-      const td = element('td', 'empty', 'No rebalance round has moved a shard since the coordinator started.');
-      td.colSpan = 4;
+    if (!rebalances.length) {
+      const td = element('td', 'empty', 'No rebalance has moved a shard since the coordinator started.');
+      td.colSpan = 5;
       body.append(element('tr', '', td));
     }
   }

@@ -68,7 +68,7 @@ class ShardingActuatorOperationsTests {
     }
 
     @Test
-    void aRebalanceRoundIsListedWithItsMovesInTheJson() throws Exception {
+    void aRebalanceIsListedWithItsRoundsAndMovesInTheJson() throws Exception {
         // no periodic round: the test's own is the only one
         ConfigurableApplicationContext n1 = cluster.start("n1", "--sharding.rebalance-interval=10m");
         Payments payments = n1.getBean(Payments.class);
@@ -103,7 +103,8 @@ class ShardingActuatorOperationsTests {
         assertThat(json)
                 .contains(
                         "\"rebalances\":[{\"startedAt\":\"",
-                        "\"moved\":" + round.moved() + ",\"from\":{\"n1\":" + round.moved() + "},\"to\":{\"n2\":",
+                        "\"rounds\":" + round.rounds() + ",\"moved\":" + round.moved() + ",\"from\":{\"n1\":"
+                                + round.moved() + "},\"to\":{\"n2\":",
                         "\"numberOfShards\":{\"account\":20");
     }
 

@@ -10,6 +10,9 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 
 /**
  * The multi-node builder on a small application: nodes form one cluster; a killed node's entity starts again on a
@@ -26,8 +29,10 @@ class ShardingTestClusterTests {
                 .total();
     }
 
+    /** Logs no ERROR either: a crash the test kit makes on purpose is no error (it once logged a refused task). */
     @Test
-    void aKilledNodesEntityStartsAgainOnASurvivorAndAStoppedNodeHandsOff() throws Exception {
+    @ExtendWith(OutputCaptureExtension.class)
+    void aKilledNodesEntityStartsAgainOnASurvivorAndAStoppedNodeHandsOff(CapturedOutput output) throws Exception {
         try (ShardingTestCluster cluster =
                         ShardingTestCluster.of(CounterApplication.class).start(3);
                 OwnerWatch watch = cluster.watchOwners()) {
@@ -65,6 +70,10 @@ class ShardingTestClusterTests {
             assertThat(watch.checks()).isPositive();
             assertThat(watch.violations()).isEmpty();
         }
+        assertThat(output.getOut()).as("the nodes' log, captured").contains("joined cluster");
+        assertThat(output.getOut().lines().filter(line -> line.contains(" ERROR ")))
+                .as("ERRORs logged")
+                .isEmpty();
     }
 
     @Test
