@@ -45,4 +45,37 @@ public interface ShardingMetrics {
      *     the transport delivering a frame), {@code store} (a thread of the store completing a state write)
      */
     default void blockedThread(String thread) {}
+
+    /**
+     * The recorder of one slice of a projection running on this node, asked for once when its worker starts here.
+     *
+     * @param projection the projection's name
+     * @param slice the slice
+     * @return its recorder
+     */
+    default ProjectionMetrics projection(String projection, int slice) {
+        return ProjectionMetrics.NONE;
+    }
+
+    /** Receives what one slice of a projection did; called on the slice's own thread. */
+    interface ProjectionMetrics {
+
+        /** Records nothing. */
+        ProjectionMetrics NONE = new ProjectionMetrics() {};
+
+        /**
+         * The slice handled a page of events (and saved its offset past them).
+         *
+         * @param events how many
+         * @param lagMillis how long before the last of them had been written, on the store's clock as the node sees
+         *     it: how far behind the projection is
+         */
+        default void handled(int events, long lagMillis) {}
+
+        /** The slice has read every event there is (it is not behind). */
+        default void caughtUp() {}
+
+        /** The slice's worker stopped on this node (it moved, or the node stops). */
+        default void stopped() {}
+    }
 }

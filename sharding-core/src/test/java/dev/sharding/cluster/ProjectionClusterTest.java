@@ -8,6 +8,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.sharding.ProjectedEvent;
 import dev.sharding.Projection;
 import dev.sharding.ShardingNode;
+import dev.sharding.spi.ShardingMetrics;
 import dev.sharding.store.InMemoryShardingStore;
 import dev.sharding.store.JdbcShardingStore;
 import dev.sharding.store.JdbcStoreSettings;
@@ -65,7 +66,22 @@ class ProjectionClusterTest {
         Map<String, List<Long>> seen = new ConcurrentHashMap<>();
         List<String> outOfOrder = new CopyOnWriteArrayList<>();
         InMemoryShardingStore store = new InMemoryShardingStore();
+        java.util.concurrent.atomic.AtomicLong counted = new java.util.concurrent.atomic.AtomicLong();
+        ShardingMetrics metrics = new ShardingMetrics() {
+            @Override
+            public ProjectionMetrics projection(String projection, int slice) {
+                assertThat(projection).isEqualTo("passbook-view");
+                return new ProjectionMetrics() {
+                    @Override
+                    public void handled(int events, long lagMillis) {
+                        assertThat(lagMillis).isNotNegative();
+                        counted.addAndGet(events);
+                    }
+                };
+            }
+        };
         TestCluster cluster = cluster(s -> ShardingNode.builder(s)
+                .metrics(metrics)
                 .entityType(Passbook.type())
                 .entityType(Projection.of("passbook-view", "passbook", SLICES, events -> {
                     for (ProjectedEvent e : events) {
@@ -102,6 +118,7 @@ class ProjectionClusterTest {
         }
         awaitSeen(seen, ids, 4);
         assertThat(outOfOrder).isEmpty();
+        assertThat(counted.get()).as("the handled events counted").isGreaterThanOrEqualTo(24 * 4);
     }
 
     private static void awaitSeen(Map<String, List<Long>> seen, List<String> ids, long last) {

@@ -99,6 +99,9 @@ public final class DaemonWorker {
         /** {@return whether the node runs: false once it stopped or crashed, when its workers' threads end too} */
         boolean running();
 
+        /** {@return where the node's counts go} */
+        dev.sharding.spi.ShardingMetrics metrics();
+
         /**
          * An event-sourced entity type of the node.
          *

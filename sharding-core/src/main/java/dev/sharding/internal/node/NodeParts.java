@@ -196,7 +196,7 @@ final class NodeParts {
                 asks);
         this.admin = new NodeAdmin(basics::self, membership, regions, admin, statistics, settings.askTimeout());
         this.traffic = new NodeCounters(membership, transport);
-        DaemonWorker.DaemonHost host = new NodeDaemonHost(store, types, runtime.running());
+        DaemonWorker.DaemonHost host = new NodeDaemonHost(store, types, runtime.running(), metrics);
         for (EntityType<?> type : types) {
             EntityType<?> hosted = DaemonWorker.isDaemon(type) ? DaemonWorker.boundTo(type, host) : type;
             addRegion(hosted);
@@ -212,10 +212,19 @@ final class NodeParts {
 
         private final BooleanSupplier running;
 
-        NodeDaemonHost(ShardingStore store, List<EntityType<?>> types, BooleanSupplier running) {
+        private final ShardingMetrics metrics;
+
+        NodeDaemonHost(
+                ShardingStore store, List<EntityType<?>> types, BooleanSupplier running, ShardingMetrics metrics) {
             this.store = store;
             this.types = types;
             this.running = running;
+            this.metrics = metrics;
+        }
+
+        @Override
+        public ShardingMetrics metrics() {
+            return metrics;
         }
 
         @Override

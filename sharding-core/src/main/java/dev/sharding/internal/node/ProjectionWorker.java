@@ -5,8 +5,10 @@ import dev.sharding.ProjectedEvent;
 import dev.sharding.ProjectionHandler;
 import dev.sharding.internal.codec.EventCodec;
 import dev.sharding.spi.PersistedEvent;
+import dev.sharding.spi.ShardingMetrics;
 import dev.sharding.spi.ShardingStore;
 import dev.sharding.store.JdbcShardingStore;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -58,6 +60,8 @@ final class ProjectionWorker implements AutoCloseable {
 
     private final Thread thread;
 
+    private final ShardingMetrics.ProjectionMetrics metrics;
+
     private volatile boolean running = true;
 
     ProjectionWorker(
@@ -80,6 +84,7 @@ final class ProjectionWorker implements AutoCloseable {
         this.host = host;
         this.handler = handler;
         this.jdbcHandler = jdbcHandler;
+        this.metrics = host.metrics().projection(name, slice);
         this.thread = new Thread(this::run, "sharding-projection-" + name + "-" + slice);
         this.thread.setDaemon(true);
     }
@@ -98,6 +103,7 @@ final class ProjectionWorker implements AutoCloseable {
                 }
                 List<PersistedEvent> page = await(store.eventsBySlice(typeName, firstShard, lastShard, offset, PAGE));
                 if (page.isEmpty()) {
+                    metrics.caughtUp();
                     TimeUnit.MILLISECONDS.sleep(POLL_MILLIS);
                     continue;
                 }
@@ -115,6 +121,10 @@ final class ProjectionWorker implements AutoCloseable {
                 long next = page.get(page.size() - 1).globalOffset();
                 boolean moved = handle(offset, next, decoded);
                 offset = moved ? next : -1;
+                if (moved) {
+                    Instant last = page.get(page.size() - 1).writtenAt();
+                    metrics.handled(page.size(), Math.max(0, System.currentTimeMillis() - last.toEpochMilli()));
+                }
                 failures = 0;
             } catch (InterruptedException e) {
                 break;
@@ -137,6 +147,7 @@ final class ProjectionWorker implements AutoCloseable {
                 }
             }
         }
+        metrics.stopped();
     }
 
     /** Hands a page to the handler and moves the offset; false when another instance moved it first. */

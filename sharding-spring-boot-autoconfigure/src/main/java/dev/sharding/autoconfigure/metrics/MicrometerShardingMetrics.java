@@ -97,6 +97,60 @@ public final class MicrometerShardingMetrics implements ShardingMetrics {
         }
     }
 
+    @Override
+    public ProjectionMetrics projection(String projection, int slice) {
+        return new SliceMeters(registry, projection, slice);
+    }
+
+    /**
+     * The meters of one slice of a projection on this node: {@code sharding.projection.events} (counter) and
+     * {@code sharding.projection.lag} (gauge, seconds), tagged {@code projection} and {@code slice}. The gauge reads
+     * zero when the slice is caught up, and is removed when its worker leaves the node.
+     */
+    static final class SliceMeters implements ProjectionMetrics {
+
+        private final MeterRegistry registry;
+
+        private final Counter events;
+
+        private final java.util.concurrent.atomic.AtomicLong lagMillis = new java.util.concurrent.atomic.AtomicLong();
+
+        private final io.micrometer.core.instrument.Gauge lag;
+
+        SliceMeters(MeterRegistry registry, String projection, int slice) {
+            this.registry = registry;
+            this.events = Counter.builder("sharding.projection.events")
+                    .description("Events a projection's slice handled on this node")
+                    .tag("projection", projection)
+                    .tag("slice", Integer.toString(slice))
+                    .register(registry);
+            this.lag = io.micrometer.core.instrument.Gauge.builder(
+                            "sharding.projection.lag", lagMillis, l -> l.get() / 1000.0)
+                    .description("How long before the last event a projection's slice handled it had been written;"
+                            + " 0 when caught up")
+                    .baseUnit("seconds")
+                    .tag("projection", projection)
+                    .tag("slice", Integer.toString(slice))
+                    .register(registry);
+        }
+
+        @Override
+        public void handled(int count, long millis) {
+            events.increment(count);
+            lagMillis.set(millis);
+        }
+
+        @Override
+        public void caughtUp() {
+            lagMillis.set(0);
+        }
+
+        @Override
+        public void stopped() {
+            registry.remove(lag);
+        }
+    }
+
     /** The meters of one entity type. */
     static final class TypeMeters implements EntityTypeMetrics {
 
