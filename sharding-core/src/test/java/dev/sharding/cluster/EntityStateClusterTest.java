@@ -177,13 +177,16 @@ class EntityStateClusterTest {
                         .amount())
                 .isEqualTo(11);
 
-        // the stale owner's write finally reaches the store: refused, and its caller is told
+        // the stale owner's write finally reaches the store: refused, and its caller is told to retry: not an
+        // EntityException, which says a retry is refused again
         store.release();
         assertThatThrownBy(() -> held.get(30, TimeUnit.SECONDS))
                 .isInstanceOf(ExecutionException.class)
                 .cause()
-                .isInstanceOf(EntityException.class)
-                .hasMessageContaining("StaleEpochException");
+                .isExactlyInstanceOf(dev.sharding.ShardingException.class)
+                .hasMessageContaining("moved to another node")
+                .hasMessageContaining("retry it")
+                .hasMessageContaining("allocated since");
         assertThat(read(newHome, id).amount()).isEqualTo(11);
     }
 

@@ -198,7 +198,9 @@ final class JdbcStores {
                             + "spring-boot-starter-jdbc is present and spring.datasource.url is not set.)",
                     "Set spring.datasource.url to a database that all nodes share (PostgreSQL, or an H2 server "
                             + "URL jdbc:h2:tcp://...); or remove the DataSource (and spring-boot-starter-jdbc) to use "
-                            + "the embedded H2 file database; or, in tests, set sharding.store.type=memory.",
+                            + "the embedded H2 file database; or, in tests, annotate the test class with "
+                            + "@AutoConfigureShardingTest (module sharding-spring-boot-test), which keeps the state in "
+                            + "memory (or set sharding.store.type=memory).",
                     null);
         }
         String lower = product.toLowerCase(Locale.ROOT);

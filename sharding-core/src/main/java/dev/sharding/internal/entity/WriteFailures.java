@@ -49,13 +49,22 @@ final class WriteFailures {
                     writeFailure.toString());
         }
         if (writeFailure instanceof StaleEpochException) {
+            // the shard moved while the message was handled: a retry reaches the new owner, so it is not the entity's
+            // failure (EntityException reads "a retry is refused again")
             shard.region().shardFenced(shard.shardId(), shard.epoch());
+            sink.fail(
+                    FailureKind.UNAVAILABLE,
+                    writeFailure.getClass().getName(),
+                    "The shard of [" + cell.typeName() + "/" + cell.entityId() + "] moved to another node while the"
+                            + " message was handled, so its state was not stored and the message had no effect (retry"
+                            + " it): " + writeFailure.getMessage());
+            return;
         }
         if (writeFailure instanceof SequenceConflictException) {
             // another owner appended since this one read the journal: what it holds in memory is stale
             cell.dropForReload();
             sink.fail(
-                    FailureKind.ENTITY_FAILED,
+                    FailureKind.UNAVAILABLE,
                     writeFailure.getClass().getName(),
                     "The journal of [" + cell.typeName() + "/" + cell.entityId() + "] holds events this node did not"
                             + " know of, so the message had no effect; the entity reads them before its next message"

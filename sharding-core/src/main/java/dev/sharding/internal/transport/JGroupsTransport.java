@@ -128,6 +128,10 @@ public final class JGroupsTransport implements Transport {
             throw e;
         }
         self();
+        log.info(
+                "Node {} talks to its cluster on {}",
+                nodeName,
+                ch.down(new org.jgroups.Event(org.jgroups.Event.GET_PHYSICAL_ADDRESS, ch.getAddress())));
         org.jgroups.stack.ProtocolStack stack = ch.getProtocolStack();
         org.jgroups.protocols.UFC u = stack.findProtocol(org.jgroups.protocols.UFC.class);
         if (u != null) {
