@@ -66,7 +66,7 @@ final class ScaleProbe {
                                 List.of(words[2].split(",")),
                                 words.length > 3 ? words[3] : "")));
             case "W8-VERIFY" -> NodeIo.emit("VERIFIED", json(verify()));
-            case "W8-SHARDS" -> NodeIo.emit("SHARDS", json(Map.of("shards_per_node", shardsPerNode())));
+            case "W8-SETTLE" -> NodeIo.emit("SETTLED", json(settle()));
             case "IDLE-STATS" -> NodeIo.emit("IDLE-STATS", json(idleStats(words.length > 1 && words[1].equals("GC"))));
             default -> {
                 return false;
@@ -123,6 +123,46 @@ final class ScaleProbe {
     }
 
     /**
+     * Waits until the cluster is quiet: this node's view has lasted {@code split-brain.stable-after} (so that the next
+     * failure is judged against it), no shard is being handed off and the shards per member have not changed for 3 s;
+     * at most 300 s.
+     *
+     * @return the coordinator, the members (oldest first), the shards per member and how long it took
+     */
+    private Map<String, Object> settle() throws Exception {
+        long t0 = System.nanoTime();
+        long deadline = t0 + Duration.ofSeconds(300).toNanos();
+        Map<String, Integer> last = Map.of();
+        long since = System.nanoTime();
+        ClusterState state = null;
+        while (System.nanoTime() < deadline) {
+            try {
+                state = node.admin().clusterState(Duration.ofSeconds(2)).get(10, TimeUnit.SECONDS);
+            } catch (Exception e) {
+                Thread.sleep(100);
+                continue;
+            }
+            Map<String, Integer> now = MembershipWorkloads.shardsPerNode(state, TYPE);
+            boolean quiet = node.isViewStable() && state.handoffs().isEmpty() && state.coordinator() != null;
+            if (!quiet || !now.equals(last)) {
+                last = now;
+                since = System.nanoTime();
+            } else if (System.nanoTime() - since >= Duration.ofSeconds(3).toNanos()) {
+                break;
+            }
+            Thread.sleep(100);
+        }
+        Map<String, Object> r = new LinkedHashMap<>();
+        r.put("settle_seconds", secs(System.nanoTime() - t0));
+        r.put("settled", System.nanoTime() < deadline);
+        Member c = state == null ? null : state.coordinator();
+        r.put("coordinator", c == null ? null : c.name());
+        r.put("members", node.members().stream().map(Member::name).toList());
+        r.put("shards_per_node", last);
+        return r;
+    }
+
+    /**
      * The join: the clock starts when this node prints {@code W8-STARTED} (the launcher then tells the new node to
      * join), the first figure is when the new node hosts {@code fair} shards (the cluster state polled every 100 ms),
      * the second when afterwards every entity acknowledged an add.
@@ -165,6 +205,7 @@ final class ScaleProbe {
             r.put("error", s.notDone() + " entities never acknowledged an add after the join");
         }
         r.put("fair_share", fair);
+        r.put("members_before", before.size());
         r.put("shards_before", before);
         r.put("shards_at_fair_share", seen);
         r.put("probe_asks", s.asks());
@@ -244,6 +285,7 @@ final class ScaleProbe {
             r.put("error", !done ? "kill failed" : s.notDone() + " entities never acknowledged an add within 300 s");
         }
         r.put("signal", kill ? "SIGKILL" : "graceful leave");
+        r.put("members_before", before.size());
         r.put("seconds_to_view_change", viewChange.get() < 0 ? null : secs(viewChange.get() - t0));
         r.put("members", names);
         r.put("coordinator_before", coordinatorName);

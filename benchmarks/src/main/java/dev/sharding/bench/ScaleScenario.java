@@ -15,48 +15,55 @@ import tools.jackson.databind.node.ObjectNode;
  * ({@code --w8-nodes=3,6,12,24}), each printing one JSON line whose figures carry N, so that their growth shows.
  *
  * <p>One run, all in one cluster of node JVMs ({@code -Xms/-Xmx} of {@code --w8-heap}, default 256m), node names
- * {@code n01}, {@code n02}, ... in order of start:
+ * {@code n01}, {@code n02}, ... in order of start. Before each step the measuring node waits until the cluster is
+ * quiet: its view has lasted {@code split-brain.stable-after} (so that a failure is judged against it), no handoff is
+ * under way and the shards per member have not changed for 3 s.
  *
  * <ol>
- *   <li><b>Start</b>: n01 first (the oldest member, so the coordinator), then n02 (the measuring node, which sends
- *       every ask and times every step), then the others four at a time; every node hosts the entity type {@code
+ *   <li><b>Start</b>: n01 first (the oldest member, so normally the coordinator), then n02 (the measuring node, which
+ *       sends every ask and times every step), then the others two at a time; every node hosts the entity type {@code
  *       tally} ({@code dev.sharding.scale.Tally}: {@code Add}/{@code Get}/{@code Total} like W1-W7's counter, but its
  *       total and count are a durable {@code EntityState} in the starter's default store, the embedded H2 database)
  *       with {@code --w8-shards} shards (default 1,000). n02 seeds {@code --w8-entities} entities (default 100,000)
  *       with one acknowledged add each.
- *   <li><b>Idle</b>: 10 s after seeding (one rebalance interval), a window of {@code --w8-idle-s} seconds (default
- *       20) with no load: per node the CPU seconds it used ({@code /proc/<pid>/stat} utime + stime, through {@code
- *       ProcessHandle}), the JGroups messages and bytes its transport sent and received (the transport's own counts,
- *       {@code TP.getMessageStats()}, turned on for W8's nodes) and its heap used at the end; then its heap used after
- *       full collections. Figures: {@code idle_cpu_pct_max} and {@code _mean} (percent of one core), {@code
- *       idle_msgs_sent_per_s_mean}, {@code idle_bytes_sent_per_s_mean}, {@code heap_used_mb_max} and {@code
- *       heap_after_gc_mb_max}; {@code idle} has every node's figures.
- *   <li><b>Join</b>: node N+1 starts with its join held back (as W6's C); the clock starts when n02 is ready to time
- *       it, and n02 polls the cluster state every 100 ms. {@code join_fair_share_s}: until the new node hosts its
- *       fair share, {@code ceil(shards / (N+1)) - 1} shards (the default strategy rebalances no further);
- *       {@code join_all_answered_s}: until afterwards every entity acknowledged one more add (1 s timeout, silent
- *       ones asked again).
- *   <li><b>Kill 1</b>: n02 kills node N+1 (not the coordinator) with SIGKILL, as W7 does; {@code kill1_s}: until every
- *       entity acknowledged one more add (500 ms timeout, silent ones asked again, 2,000 asks in flight at most).
- *   <li><b>Kill 3</b> (N at least 4): n02 kills n01 (the coordinator) and the two youngest of the first N at once;
- *       {@code kill3_s} as for kill 1. {@code coordinator_rebuild_s}: from the new coordinator's log line "Coordinator
- *       activated on ..." to its "Coordinator on ... is ready: ..." (when the launcher read them), the time it took to
- *       rebuild its shard table from the members' reports; {@code kill3.seconds_to_coordinator_ready}: from the kill
- *       until n02, the new coordinator, says it is ready ({@code ShardingNode.isCoordinatorReady()}, polled every 5
- *       ms).
- *   <li><b>Leave 3</b> (N at least 4): three new nodes join first (not timed; the cluster is back to N nodes, shards
- *       not yet rebalanced onto them), then the three members other than n02 hosting the most shards are told to
- *       stop gracefully (their Spring context is closed: the node hands off its shards and leaves) at once; {@code
- *       leave3_s} as for kill 1, from when n02 was ready to time it.
+ *   <li><b>Idle</b> (N nodes): a window of {@code --w8-idle-s} seconds (default 20) with no load: per node the CPU
+ *       seconds it used ({@code /proc/<pid>/stat} utime + stime, through {@code ProcessHandle}), the JGroups messages
+ *       and bytes its transport sent and received (the transport's own counts, {@code TP.getMessageStats()}, turned on
+ *       for W8's nodes) and its heap used at the end; then its heap used after full collections. Figures: {@code
+ *       idle_cpu_pct_max} and {@code _mean} (percent of one core), {@code idle_msgs_sent_per_s_mean}, {@code
+ *       idle_bytes_sent_per_s_mean}, {@code heap_used_mb_max} and {@code heap_after_gc_mb_max}; {@code idle} has
+ *       every node's figures.
+ *   <li><b>Join</b> (N to N + 1): the new node starts with its join held back (as W6's C); the clock starts when n02
+ *       is ready to time it, and n02 polls the cluster state every 100 ms. {@code join_fair_share_s}: until the new
+ *       node hosts its fair share, {@code ceil(shards / (N+1)) - 1} shards (the default strategy rebalances no
+ *       further); {@code join_all_answered_s}: until afterwards every entity acknowledged one more add (1 s timeout,
+ *       silent ones asked again).
+ *   <li><b>Kill 3</b> (N + 1 to N - 2, when N - 2 of N + 1 are a majority, so N at least 6: with fewer, the default
+ *       split-brain strategy, keep-majority, stops the survivors by design): n02 kills the coordinator and the two
+ *       youngest other nodes with SIGKILL at once (from its own JVM, as W7); {@code kill3_s}: until every entity
+ *       acknowledged one more add (500 ms timeout, silent ones asked again, 2,000 asks in flight at most). {@code
+ *       coordinator_rebuild_s}: from the new coordinator's log line "Coordinator activated on ..." to its
+ *       "Coordinator on ... is ready: ..." (as the launcher read them), the time it took to rebuild its shard table
+ *       from the members' reports; {@code kill3.seconds_to_new_coordinator} and, when n02 is the new coordinator,
+ *       {@code kill3.seconds_to_coordinator_ready} ({@code ShardingNode.isCoordinatorReady()}), from the kill, polled
+ *       every 5 ms. Then new nodes join until there are N again (not timed).
+ *   <li><b>Kill 1</b> (N to N - 1; N + 1 to N when kill 3 did not run): n02 kills the youngest node that is neither
+ *       the coordinator nor itself; {@code kill1_s} as for kill 3.
+ *   <li><b>Leave 3</b> (N at least 4; new nodes join first until there are N again, not timed): the three members
+ *       other than n02 hosting the most shards are told at once to stop gracefully (their Spring context is closed:
+ *       each hands off its shards and leaves); {@code leave3_s} as for kill 3, from when n02 was ready to time it
+ *       (it then prints a line on which the launcher sends the three their command).
  * </ol>
  *
  * <p>After the join and each kill and leave, n02 reads every entity's count (Get asks) and compares it with the adds
- * it saw acknowledged: {@code *_lost} is the sum of the shortfalls (acknowledged adds lost), and {@code
- * applied_twice} the excess. Every add is an ask with a message id, so one asked again after a timeout applies once.
+ * it saw acknowledged: {@code *_lost} is the sum of the shortfalls (acknowledged adds lost), {@code applied_twice} the
+ * excess. Every add is an ask with a message id, so one asked again after a timeout applies once. Each step's object
+ * in the line ({@code join}, {@code kill3}, {@code kill1}, {@code leave3}) also has {@code members_before}, the shards
+ * per node before and after, and the probe's asks and failures.
  *
- * <p>Nodes started: N + 1, and 3 more when N is at least 4. Memory: N + 4 JVMs with the heap of {@code --w8-heap}
- * each, the launcher, nothing else (the store is the embedded H2 file database of the run's folder, served by n01
- * and, after it is killed, by another node).
+ * <p>Nodes started: N + 4 at most; memory: that many JVMs of {@code --w8-heap} heap each (about 250-350 MB resident
+ * each at 256m), the launcher, nothing else (the store is the embedded H2 file database in the run's folder, served by
+ * n01 and, after it is killed, by another node).
  */
 final class ScaleScenario {
 
@@ -77,16 +84,19 @@ final class ScaleScenario {
     }
 
     static final String NOTES = "N = nodes; node JVMs n01 (oldest: coordinator), n02 (measuring node: every ask and"
-            + " timing) and the others started four at a time; entity type tally (durable EntityState: total and"
+            + " timing) and the others started two at a time; before each step n02 waits until its view has lasted"
+            + " split-brain.stable-after, no handoff is under way and the shards per member stayed the same for 3 s; entity type tally (durable EntityState: total and"
             + " count, default store = embedded H2 file database, AUTO_SERVER) with sharding.entities.tally"
             + ".number-of-shards set per run, every node hosting; every Add is an ask with a message id (retries apply"
             + " once); seeding: one acknowledged Add per entity; idle: after seeding and 10 s, CPU (utime+stime) and"
             + " JGroups transport messages/bytes (TP message stats, turned on) per node over the window, heap used at"
             + " its end and after full GCs; join: node N+1 held back then told to join, fair share = ceil(shards /"
             + " (N+1)) - 1 shards on it (cluster state polled every 100 ms), then every entity acknowledged an Add (1 s"
-            + " timeout); kill1: SIGKILL of node N+1 by n02; kill3 (N >= 4): SIGKILL of n01 (coordinator) and the"
-            + " two youngest of n01..nN at once; leave3 (N >= 4): three more nodes join (not timed), then the three"
-            + " members other than n02 with the most shards close their Spring context at once (graceful handoff);"
+            + " timeout); kill3 (N >= 6, of the N+1 nodes): SIGKILL by n02 of the coordinator and the two youngest"
+            + " other nodes at once, then nodes join until there are N (not timed); kill1: SIGKILL by n02 of the"
+            + " youngest node neither coordinator nor n02; leave3 (N >= 4): nodes join until there are N (not"
+            + " timed), then the three members other than n02 with the most shards close their Spring context at"
+            + " once (graceful handoff);"
             + " after each: Add asks (500 ms timeout, 2000 in flight, silent ones asked again) until every entity"
             + " acknowledged one, then a Get of every entity: *_lost = acknowledged adds missing from the counts;"
             + " coordinator_rebuild_s = new coordinator's log lines 'Coordinator activated' to 'is ready' as read by"
@@ -132,6 +142,9 @@ final class ScaleScenario {
 
     private int started;
 
+    /** n02, the node that asks and times. */
+    private NodeProcess measurer;
+
     private ScaleScenario(Launcher launcher, String tag, int n, Options o) {
         this.launcher = launcher;
         this.tag = tag;
@@ -152,18 +165,18 @@ final class ScaleScenario {
         long t0 = System.nanoTime();
         NodeProcess first = start(false);
         first.await("READY", START);
-        NodeProcess measurer = start(false);
+        measurer = start(false);
         measurer.await("READY", START);
         startMore(n - 2);
         members(n);
         r.put("start_s", seconds(System.nanoTime() - t0));
         measurer.send("W8-SEED " + o.entities());
         r.set("seeded", read(measurer.await("SEEDED", STEP)));
-
-        Thread.sleep(10_000); // one rebalance interval: a round that the seeding's placement left to do has run
+        settle();
         r.set("idle", idle());
 
         // join
+        settle();
         NodeProcess joiner = start(true);
         joiner.await("WAITING-JOIN", START);
         int fair = (o.shards() + n) / (n + 1) - 1;
@@ -171,37 +184,35 @@ final class ScaleScenario {
         measurer.await("W8-STARTED", STEP);
         joiner.send("JOIN");
         ObjectNode join = read(measurer.await("RESULT", STEP));
-        verify(measurer, join);
+        verify(join);
         r.set("join", join);
 
-        // kill 1
-        ObjectNode kill1 = disrupt(measurer, List.of(joiner), true);
-        r.set("kill1", kill1);
-
-        if (n >= 4) {
-            // kill 3, the coordinator among them
-            List<NodeProcess> victims = List.of(first, nodes.get(n - 1), nodes.get(n - 2));
-            List<NodeProcess.LineWatch[]> watches = new ArrayList<>();
-            for (NodeProcess p : nodes) {
-                if (!victims.contains(p)) {
-                    watches.add(
-                            new NodeProcess.LineWatch[] {p.watch("Coordinator activated on "), p.watch(" is ready: ")});
-                }
-            }
-            ObjectNode kill3 = disrupt(measurer, victims, true);
-            for (NodeProcess.LineWatch[] w : watches) {
-                if (w[0].nanos() > 0 && w[1].nanos() > 0) {
-                    kill3.put("coordinator_rebuild_s", seconds(w[1].nanos() - w[0].nanos()));
-                    kill3.put("coordinator_ready_line", w[1].line());
-                }
-            }
-            r.set("kill3", kill3);
-
-            // leave 3: back to N nodes first
-            startMore(3);
+        // kill 3, the coordinator among them, of the N + 1 nodes, when the other N - 2 are a majority
+        if (n - 2 > (n + 1) / 2.0) {
+            r.set("kill3", kill3());
+            startMore(n - nodes.size());
             members(n);
-            measurer.send("W8-SHARDS");
-            JsonNode shards = read(measurer.await("SHARDS", STEP)).get("shards_per_node");
+        } else {
+            r.put(
+                    "kill3",
+                    "not run: " + (n - 2) + " of " + (n + 1) + " nodes are no majority, and the default"
+                            + " split-brain strategy (keep-majority) stops them by design");
+        }
+
+        // kill 1, not the coordinator
+        ObjectNode settled = settle();
+        String coordinator = settled.path("coordinator").asString("");
+        NodeProcess victim = youngestFirst().stream()
+                .filter(p -> p != measurer && !names.get(p).equals(coordinator))
+                .findFirst()
+                .orElseThrow();
+        r.set("kill1", disrupt(List.of(victim), true));
+
+        // leave 3: back to N nodes first
+        if (n >= 4) {
+            startMore(n - nodes.size());
+            members(n);
+            JsonNode shards = settle().get("shards_per_node");
             List<NodeProcess> leaving = nodes.stream()
                     .filter(p -> p != measurer)
                     .sorted(Comparator.comparingInt((NodeProcess p) ->
@@ -209,13 +220,54 @@ final class ScaleScenario {
                             .thenComparing(names::get))
                     .limit(3)
                     .toList();
-            r.set("leave3", disrupt(measurer, leaving, false));
+            r.set("leave3", disrupt(leaving, false));
         } else {
-            r.put("kill3", "not run: it needs at least 4 nodes");
             r.put("leave3", "not run: it needs at least 4 nodes");
         }
         figures(r);
         return r;
+    }
+
+    /** SIGKILL of the coordinator and of the two youngest nodes other than the measuring one, at once. */
+    private ObjectNode kill3() throws Exception {
+        String coordinator = settle().path("coordinator").asString("");
+        NodeProcess c = nodes.stream()
+                .filter(p -> names.get(p).equals(coordinator))
+                .findFirst()
+                .orElse(null);
+        if (c == null || c == measurer) {
+            ObjectNode skipped = Workloads.JSON.createObjectNode();
+            skipped.put("error", "not run: the coordinator is " + coordinator + ", the measuring node or unknown");
+            return skipped;
+        }
+        List<NodeProcess> victims = new ArrayList<>(List.of(c));
+        youngestFirst().stream().filter(p -> p != measurer && p != c).limit(2).forEach(victims::add);
+        List<NodeProcess.LineWatch[]> watches = new ArrayList<>();
+        for (NodeProcess p : nodes) {
+            if (!victims.contains(p)) {
+                watches.add(new NodeProcess.LineWatch[] {p.watch("Coordinator activated on "), p.watch(" is ready: ")});
+            }
+        }
+        ObjectNode kill3 = disrupt(victims, true);
+        for (NodeProcess.LineWatch[] w : watches) {
+            if (w[0].nanos() > 0 && w[1].nanos() > 0) {
+                kill3.put("coordinator_rebuild_s", seconds(w[1].nanos() - w[0].nanos()));
+                kill3.put("coordinator_ready_line", w[1].line());
+            }
+        }
+        return kill3;
+    }
+
+    private List<NodeProcess> youngestFirst() {
+        List<NodeProcess> l = new ArrayList<>(nodes);
+        java.util.Collections.reverse(l);
+        return l;
+    }
+
+    /** Waits on the measuring node until the cluster is quiet; what it saw then. */
+    private ObjectNode settle() throws Exception {
+        measurer.send("W8-SETTLE");
+        return read(measurer.await("SETTLED", STEP));
     }
 
     /** Starts the next node: {@code held} to have it wait for {@code JOIN}. */
@@ -234,11 +286,11 @@ final class ScaleScenario {
         return p;
     }
 
-    /** Starts {@code count} nodes, four at a time, each batch ready before the next starts. */
+    /** Starts {@code count} nodes, two at a time, each pair ready before the next starts. */
     private void startMore(int count) throws Exception {
         for (int done = 0; done < count; ) {
             List<NodeProcess> batch = new ArrayList<>();
-            for (int k = 0; k < 4 && done < count; k++, done++) {
+            for (int k = 0; k < 2 && done < count; k++, done++) {
                 batch.add(start(false));
             }
             for (NodeProcess p : batch) {
@@ -258,7 +310,7 @@ final class ScaleScenario {
     }
 
     /** A kill ({@code kill}) or graceful leave of {@code those}, timed by the measuring node, then the count check. */
-    private ObjectNode disrupt(NodeProcess measurer, List<NodeProcess> those, boolean kill) throws Exception {
+    private ObjectNode disrupt(List<NodeProcess> those, boolean kill) throws Exception {
         List<String> who = those.stream().map(names::get).toList();
         List<String> pids = those.stream().map(p -> Long.toString(p.pid())).toList();
         measurer.send(
@@ -271,11 +323,11 @@ final class ScaleScenario {
         }
         ObjectNode result = read(measurer.await("RESULT", STEP));
         nodes.removeAll(those);
-        verify(measurer, result);
+        verify(result);
         return result;
     }
 
-    private void verify(NodeProcess measurer, ObjectNode into) throws Exception {
+    private void verify(ObjectNode into) throws Exception {
         measurer.send("W8-VERIFY");
         into.setAll(read(measurer.await("VERIFIED", STEP)));
     }
