@@ -312,6 +312,9 @@ final class ScaleScenario {
     /** A kill ({@code kill}) or graceful leave of {@code those}, timed by the measuring node, then the count check. */
     private ObjectNode disrupt(List<NodeProcess> those, boolean kill) throws Exception {
         List<String> who = those.stream().map(names::get).toList();
+        for (NodeProcess p : those) {
+            p.cpuSeconds(); // the last reading before it goes, for the run's CPU account
+        }
         List<String> pids = those.stream().map(p -> Long.toString(p.pid())).toList();
         measurer.send(
                 "W8-DISRUPT " + (kill ? "KILL " : "LEAVE ") + String.join(",", who) + " " + String.join(",", pids));
@@ -395,7 +398,9 @@ final class ScaleScenario {
             heapMax = Math.max(heapMax, heap);
         }
         for (NodeProcess p : nodes) {
-            p.send("IDLE-STATS GC");
+            p.send("IDLE-STATS GC"); // all at once: each takes about a second of full collections
+        }
+        for (NodeProcess p : nodes) {
             double heap =
                     read(p.await("IDLE-STATS", STEP)).get("heap_used_after_gc").asLong() / 1048576.0;
             ((ObjectNode) perNode.get(names.get(p))).put("heap_after_gc_mb", round2(heap));
