@@ -29,7 +29,7 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>W8, scale-out ({@link ScaleScenario}), runs only when named, once per number of nodes; its options:
  * {@code --w8-nodes=3,6,12,24}, {@code --w8-entities=100000}, {@code --w8-shards=1000}, {@code --w8-heap=256m} and
- * {@code --w8-idle-s=20}.
+ * {@code --w8-idle-s=20} and {@code --w8-store=h2|postgresql} (default h2, the starter's embedded database).
  *
  * @param workloads the workloads, in order
  * @param runs runs of each
@@ -83,6 +83,7 @@ record LaunchOptions(
         int w8Shards = w8.shards();
         String w8Heap = w8.heap();
         int w8Idle = w8.idleSeconds();
+        String w8Store = w8.store();
         for (String arg : args) {
             String value = arg.contains("=") ? arg.substring(arg.indexOf('=') + 1) : "";
             if (arg.startsWith("--workloads=")) {
@@ -134,14 +135,16 @@ record LaunchOptions(
                 w8Heap = value;
             } else if (arg.startsWith("--w8-idle-s=")) {
                 w8Idle = Integer.parseInt(value);
+            } else if (arg.startsWith("--w8-store=")) {
+                w8Store = value.trim().toLowerCase(java.util.Locale.ROOT);
             } else if (arg.startsWith("--pg-conf=") && value.contains("=")) {
                 pgConf.put(value.substring(0, value.indexOf('=')), value.substring(value.indexOf('=') + 1));
             } else {
                 System.err.println("Unknown option " + arg
-                        + "; options: --workloads=W1,..,W7,W6-ASKS,W7-HANG,D0,D1,D2,D0-READS --runs=N --logs=DIR"
+                        + "; options: --workloads=W1,..,W7,W6-ASKS,W7-HANG,W8,D0,D1,D2,D0-READS --runs=N --logs=DIR"
                         + " --jfr=DIR --jvm-arg=FLAG --node-arg=--property=value --secret --no-meters, for D0, D1, D2, D0-READS --store=h2|postgresql"
                         + " --d1-callers=N --d1-accounts=N --d1-warmup-s=S --d1-measure-s=S --pg-conf=name=value,"
-                        + " for W8 --w8-nodes=3,6,12,24 --w8-entities=N --w8-shards=N --w8-heap=SIZE --w8-idle-s=S,"
+                        + " for W8 --w8-nodes=3,6,12,24 --w8-entities=N --w8-shards=N --w8-heap=SIZE --w8-idle-s=S --w8-store=h2|postgresql,"
                         + " or --jfr-summary=FILE.jfr [--top=N]");
                 return null;
             }
@@ -182,7 +185,7 @@ record LaunchOptions(
                     "[bench] --store, --d1-* and --pg-conf apply to D0 and D1 only, neither of which is among "
                             + workloads);
         }
-        ScaleScenario.Options scale = new ScaleScenario.Options(w8Nodes, w8Entities, w8Shards, w8Heap, w8Idle);
+        ScaleScenario.Options scale = new ScaleScenario.Options(w8Nodes, w8Entities, w8Shards, w8Heap, w8Idle, w8Store);
         return new LaunchOptions(workloads, runs, logs, jfr, jvmArgs, nodeArgs, summary, top, stores, d, scale);
     }
 }

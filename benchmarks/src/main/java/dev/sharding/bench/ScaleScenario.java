@@ -1,5 +1,6 @@
 package dev.sharding.bench;
 
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -61,9 +62,13 @@ import tools.jackson.databind.node.ObjectNode;
  * in the line ({@code join}, {@code kill3}, {@code kill1}, {@code leave3}) also has {@code members_before}, the shards
  * per node before and after, and the probe's asks and failures.
  *
- * <p>Nodes started: N + 4 at most; memory: that many JVMs of {@code --w8-heap} heap each (about 250-350 MB resident
- * each at 256m), the launcher, nothing else (the store is the embedded H2 file database in the run's folder, served by
- * n01 and, after it is killed, by another node).
+ * <p>The store: by default the starter's, the embedded H2 file database in the run's folder, which the first node
+ * that opens it (n01) serves to the others and, once that node is killed, another node takes over; with {@code
+ * --w8-store=postgresql} a PostgreSQL server the launcher starts for the run (as D1's, fsync on), which no kill
+ * touches.
+ *
+ * <p>Nodes started: N + 4 at most, N + 1 alive at once; memory: that many JVMs of {@code --w8-heap} heap each (about
+ * 250-350 MB resident each at 256m) and the launcher.
  */
 final class ScaleScenario {
 
@@ -75,18 +80,20 @@ final class ScaleScenario {
      * @param shards shards of the entity type
      * @param heap heap of every node JVM
      * @param idleSeconds the idle window
+     * @param store h2 (the starter's embedded database) or postgresql (a server the launcher starts)
      */
-    record Options(List<Integer> nodes, int entities, int shards, String heap, int idleSeconds) {
+    record Options(List<Integer> nodes, int entities, int shards, String heap, int idleSeconds, String store) {
 
         static Options defaults() {
-            return new Options(List.of(3, 6, 12, 24), 100_000, 1_000, "256m", 20);
+            return new Options(List.of(3, 6, 12, 24), 100_000, 1_000, "256m", 20, "h2");
         }
     }
 
     static final String NOTES = "N = nodes; node JVMs n01 (oldest: coordinator), n02 (measuring node: every ask and"
             + " timing) and the others started two at a time; before each step n02 waits until its view has lasted"
             + " split-brain.stable-after, no handoff is under way and the shards per member stayed the same for 3 s; entity type tally (durable EntityState: total and"
-            + " count, default store = embedded H2 file database, AUTO_SERVER) with sharding.entities.tally"
+            + " count, in the store of the line's store field: h2 = the starter's default embedded H2 file database,"
+            + " AUTO_SERVER, served by the node that opened it first; postgresql = a server started for the run) with sharding.entities.tally"
             + ".number-of-shards set per run, every node hosting; every Add is an ask with a message id (retries apply"
             + " once); seeding: one acknowledged Add per entity; idle: after seeding and 10 s, CPU (utime+stime) and"
             + " JGroups transport messages/bytes (TP message stats, turned on) per node over the window, heap used at"
@@ -135,6 +142,9 @@ final class ScaleScenario {
 
     private final List<Integer> ports;
 
+    /** The properties that point every node at the PostgreSQL server of {@code --w8-store=postgresql}. */
+    private final List<String> storeArgs = new ArrayList<>();
+
     /** Live nodes in order of start. */
     private final List<NodeProcess> nodes = new ArrayList<>();
 
@@ -162,6 +172,13 @@ final class ScaleScenario {
         ObjectNode r = Workloads.JSON.createObjectNode();
         r.put("n", o.entities());
         r.put("shards", o.shards());
+        r.put("store", o.store());
+        if (o.store().equals("postgresql")) {
+            EmbeddedPostgres pg = launcher.startPostgres(tag, Map.of());
+            storeArgs.add("--spring.datasource.url=jdbc:postgresql://localhost:" + pg.getPort() + "/postgres");
+            storeArgs.add("--spring.datasource.username=postgres");
+            storeArgs.add("--spring.datasource.password=");
+        }
         long t0 = System.nanoTime();
         NodeProcess first = start(false);
         first.await("READY", START);
@@ -277,6 +294,7 @@ final class ScaleScenario {
         args.add("--sharding.node-name=" + name);
         args.add("--bench.scale=true");
         args.add("--sharding.entities.tally.number-of-shards=" + o.shards());
+        args.addAll(storeArgs);
         if (held) {
             args.add("--bench.join-on-command=true");
         }
