@@ -101,6 +101,31 @@ final class ScaleProbe {
                         0);
     }
 
+    /**
+     * A read sweep: asks every entity for its count ({@link Get}) until each answered; an answer below the adds
+     * acknowledged to that entity adds the difference to {@code lost[0]}.
+     */
+    private AskSweep.Outcome getAll(Duration timeout, Duration maxTime, long[] lost) throws InterruptedException {
+        AtomicLong shortfall = new AtomicLong();
+        AskSweep.Outcome s = new AskSweep(region)
+                .run(
+                        ids.length,
+                        i -> ids[i],
+                        (i, t) -> {
+                            if (t.count() < acked[i]) {
+                                shortfall.addAndGet(acked[i] - t.count());
+                            }
+                            return true;
+                        },
+                        2_000,
+                        timeout,
+                        maxTime,
+                        maxTime,
+                        0);
+        lost[0] = shortfall.get();
+        return s;
+    }
+
     private Map<String, Object> seed(int entities) throws Exception {
         ids = Workloads.ids("e-", entities);
         acked = new long[entities];
@@ -113,6 +138,11 @@ final class ScaleProbe {
         Map<String, Object> r = new LinkedHashMap<>();
         r.put("seed_seconds", Workloads.round3(Workloads.seconds(t1 - t0)));
         r.put("seed_asks", s.asks());
+        // the time of one read sweep of every entity with nothing failing: the floor under every step's figure
+        long[] lost = new long[1];
+        long g0 = System.nanoTime();
+        AskSweep.Outcome g = getAll(Duration.ofSeconds(10), Duration.ofSeconds(300), lost);
+        r.put("read_sweep_s", g.notDone() > 0 ? null : secs(System.nanoTime() - g0));
         r.put("shards_per_node", shardsPerNode());
         return r;
     }
@@ -165,7 +195,7 @@ final class ScaleProbe {
     /**
      * The join: the clock starts when this node prints {@code W8-STARTED} (the launcher then tells the new node to
      * join), the first figure is when the new node hosts {@code fair} shards (the cluster state polled every 100 ms),
-     * the second when afterwards every entity acknowledged an add.
+     * the second when afterwards every entity answered a read; then (not timed) every entity acknowledges one more add.
      */
     private Map<String, Object> join(String joiner, int fair) throws Exception {
         Map<String, Integer> before = shardsPerNode();
@@ -196,14 +226,17 @@ final class ScaleProbe {
             r.put("shards_at_end", seen);
             return r;
         }
-        AskSweep.Outcome s = addToAll(Duration.ofSeconds(1), Duration.ofSeconds(300), 2_000);
+        long[] lost = new long[1];
+        AskSweep.Outcome s = getAll(Duration.ofSeconds(1), Duration.ofSeconds(300), lost);
         long t2 = System.nanoTime();
+        addAfter(r);
         r.put("seconds_to_first_shard", first < 0 ? null : secs(first - t0));
         r.put("seconds_to_fair_share", secs(t1 - t0));
         r.put("seconds_to_all_answered", s.notDone() > 0 ? null : secs(t2 - t0));
         if (s.notDone() > 0) {
-            r.put("error", s.notDone() + " entities never acknowledged an add after the join");
+            r.put("error", s.notDone() + " entities never answered after the join");
         }
+        r.put("lost_seen_by_reads", lost[0]);
         r.put("fair_share", fair);
         r.put("members_before", before.size());
         r.put("shards_before", before);
@@ -216,7 +249,8 @@ final class ScaleProbe {
     /**
      * A kill ({@code kill}: SIGKILL of {@code pids} from here, as W7) or a graceful leave (this node prints {@code
      * W8-STARTED} and the launcher tells the leaving nodes to stop) of the members {@code names}; then every entity is
-     * asked to add 1 (500 ms timeout, silent ones asked again) until each acknowledged. Also timed: until no member of
+     * asked for its count (500 ms timeout, silent ones asked again) until each answered, and then (not timed) to add
+     * 1 until each acknowledged. Also timed: until no member of
      * {@code names} is in this node's view, and, when the coordinator was among them, until a new coordinator is known
      * and (when it is this node) until it has rebuilt its table.
      */
@@ -269,7 +303,8 @@ final class ScaleProbe {
             NodeIo.emit("W8-STARTED", "");
         }
         watcher.start();
-        AskSweep.Outcome s = addToAll(Duration.ofMillis(500), Duration.ofSeconds(300), 2_000);
+        long[] lost = new long[1];
+        AskSweep.Outcome s = getAll(Duration.ofMillis(500), Duration.ofSeconds(300), lost);
         long t1 = System.nanoTime();
         // the view and coordinator figures may come after every entity answered: wait a little for them
         long waitUntil = System.nanoTime() + Duration.ofSeconds(30).toNanos();
@@ -282,8 +317,9 @@ final class ScaleProbe {
         boolean ok = done && s.notDone() == 0;
         r.put("seconds", ok ? secs(t1 - t0) : null);
         if (!ok) {
-            r.put("error", !done ? "kill failed" : s.notDone() + " entities never acknowledged an add within 300 s");
+            r.put("error", !done ? "kill failed" : s.notDone() + " entities never answered within 300 s");
         }
+        r.put("lost_seen_by_reads", lost[0]);
         r.put("signal", kill ? "SIGKILL" : "graceful leave");
         r.put("members_before", before.size());
         r.put("seconds_to_view_change", viewChange.get() < 0 ? null : secs(viewChange.get() - t0));
@@ -304,7 +340,21 @@ final class ScaleProbe {
         r.put("probe_asks", s.asks());
         r.put("probe_rounds", s.rounds());
         r.put("probe_failures", s.failures());
+        addAfter(r);
         return r;
+    }
+
+    /**
+     * One more acknowledged add to every entity (not timed), so that the count check after each step also covers
+     * writes to the shards where they live now.
+     */
+    private void addAfter(Map<String, Object> r) throws InterruptedException {
+        long t0 = System.nanoTime();
+        AskSweep.Outcome a = addToAll(Duration.ofSeconds(10), Duration.ofSeconds(600), 2_000);
+        r.put("add_sweep_s", secs(System.nanoTime() - t0));
+        if (a.notDone() > 0) {
+            r.put("error", a.notDone() + " entities never acknowledged an add after the step");
+        }
     }
 
     /** Reads every entity's count (Get asks) and compares it with the adds acknowledged to it. */

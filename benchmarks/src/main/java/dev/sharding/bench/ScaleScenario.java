@@ -26,7 +26,8 @@ import tools.jackson.databind.node.ObjectNode;
  *       tally} ({@code dev.sharding.scale.Tally}: {@code Add}/{@code Get}/{@code Total} like W1-W7's counter, but its
  *       total and count are a durable {@code EntityState} in the starter's default store, the embedded H2 database)
  *       with {@code --w8-shards} shards (default 1,000). n02 seeds {@code --w8-entities} entities (default 100,000)
- *       with one acknowledged add each.
+ *       with one acknowledged add each, then times one {@code Get} of every entity with nothing failing ({@code
+ *       seeded.read_sweep_s}: the floor under every step's time, as it grows with the entities and not with N).
  *   <li><b>Idle</b> (N nodes): a window of {@code --w8-idle-s} seconds (default 20) with no load: per node the CPU
  *       seconds it used ({@code /proc/<pid>/stat} utime + stime, through {@code ProcessHandle}), the JGroups messages
  *       and bytes its transport sent and received (the transport's own counts, {@code TP.getMessageStats()}, turned on
@@ -37,12 +38,12 @@ import tools.jackson.databind.node.ObjectNode;
  *   <li><b>Join</b> (N to N + 1): the new node starts with its join held back (as W6's C); the clock starts when n02
  *       is ready to time it, and n02 polls the cluster state every 100 ms. {@code join_fair_share_s}: until the new
  *       node hosts its fair share, {@code ceil(shards / (N+1)) - 1} shards (the default strategy rebalances no
- *       further); {@code join_all_answered_s}: until afterwards every entity acknowledged one more add (1 s timeout,
+ *       further); {@code join_all_answered_s}: until afterwards every entity answered a {@code Get} (1 s timeout,
  *       silent ones asked again).
  *   <li><b>Kill 3</b> (N + 1 to N - 2, when N - 2 of N + 1 are a majority, so N at least 6: with fewer, the default
  *       split-brain strategy, keep-majority, stops the survivors by design): n02 kills the coordinator and the two
  *       youngest other nodes with SIGKILL at once (from its own JVM, as W7); {@code kill3_s}: until every entity
- *       acknowledged one more add (500 ms timeout, silent ones asked again, 2,000 asks in flight at most). {@code
+ *       answered a {@code Get} (500 ms timeout, silent ones asked again, 2,000 asks in flight at most), as W7. {@code
  *       coordinator_rebuild_s}: from the new coordinator's log line "Coordinator activated on ..." to its
  *       "Coordinator on ... is ready: ..." (as the launcher read them), the time it took to rebuild its shard table
  *       from the members' reports; {@code kill3.seconds_to_new_coordinator} and, when n02 is the new coordinator,
@@ -56,9 +57,10 @@ import tools.jackson.databind.node.ObjectNode;
  *       (it then prints a line on which the launcher sends the three their command).
  * </ol>
  *
- * <p>After the join and each kill and leave, n02 reads every entity's count (Get asks) and compares it with the adds
- * it saw acknowledged: {@code *_lost} is the sum of the shortfalls (acknowledged adds lost), {@code applied_twice} the
- * excess. Every add is an ask with a message id, so one asked again after a timeout applies once. Each step's object
+ * <p>After the join and each kill and leave, and its timed read sweep (whose answers below the acknowledged adds are
+ * {@code lost_seen_by_reads}), n02 asks every entity to add 1 until each acknowledged (not timed: {@code
+ * add_sweep_s}), then reads every entity's count again and compares it with the adds it saw acknowledged: {@code
+ * *_lost} is the sum of the shortfalls (acknowledged adds lost), {@code applied_twice} the excess. Every add is an ask with a message id, so one asked again after a timeout applies once. Each step's object
  * in the line ({@code join}, {@code kill3}, {@code kill1}, {@code leave3}) also has {@code members_before}, the shards
  * per node before and after, and the probe's asks and failures.
  *
@@ -98,14 +100,15 @@ final class ScaleScenario {
             + " once); seeding: one acknowledged Add per entity; idle: after seeding and 10 s, CPU (utime+stime) and"
             + " JGroups transport messages/bytes (TP message stats, turned on) per node over the window, heap used at"
             + " its end and after full GCs; join: node N+1 held back then told to join, fair share = ceil(shards /"
-            + " (N+1)) - 1 shards on it (cluster state polled every 100 ms), then every entity acknowledged an Add (1 s"
+            + " (N+1)) - 1 shards on it (cluster state polled every 100 ms), then every entity answered a Get (1 s"
             + " timeout); kill3 (N >= 6, of the N+1 nodes): SIGKILL by n02 of the coordinator and the two youngest"
             + " other nodes at once, then nodes join until there are N (not timed); kill1: SIGKILL by n02 of the"
             + " youngest node neither coordinator nor n02; leave3 (N >= 4): nodes join until there are N (not"
             + " timed), then the three members other than n02 with the most shards close their Spring context at"
             + " once (graceful handoff);"
-            + " after each: Add asks (500 ms timeout, 2000 in flight, silent ones asked again) until every entity"
-            + " acknowledged one, then a Get of every entity: *_lost = acknowledged adds missing from the counts;"
+            + " after each: Get asks (500 ms timeout, 2000 in flight, silent ones asked again) until every entity"
+            + " answered (the step's seconds), then, not timed, one acknowledged Add per entity and a Get of every"
+            + " entity: *_lost = acknowledged adds missing from the counts;"
             + " coordinator_rebuild_s = new coordinator's log lines 'Coordinator activated' to 'is ready' as read by"
             + " the launcher; rebalance defaults (interval 10 s, absolute-limit 20, relative-limit 0.1)";
 
@@ -178,6 +181,7 @@ final class ScaleScenario {
             storeArgs.add("--spring.datasource.url=jdbc:postgresql://localhost:" + pg.getPort() + "/postgres");
             storeArgs.add("--spring.datasource.username=postgres");
             storeArgs.add("--spring.datasource.password=");
+            storeArgs.add("--sharding.store.initialize-schema=always");
         }
         long t0 = System.nanoTime();
         NodeProcess first = start(false);
