@@ -48,7 +48,10 @@ import tools.jackson.databind.node.ObjectNode;
  *       "Coordinator on ... is ready: ..." (as the launcher read them), the time it took to rebuild its shard table
  *       from the members' reports; {@code kill3.seconds_to_new_coordinator} and, when n02 is the new coordinator,
  *       {@code kill3.seconds_to_coordinator_ready} ({@code ShardingNode.isCoordinatorReady()}), from the kill, polled
- *       every 5 ms. Then new nodes join until there are N again (not timed).
+ *       every 5 ms. With the embedded H2 store, {@code kill3.store_server} is the node that served it (the live node
+ *       that logged last that it serves it) and {@code kill3.store_server_killed} whether it was among the killed:
+ *       then the survivors wait for another node to take the database over. Then new nodes join until there are N
+ *       again (not timed).
  *   <li><b>Kill 1</b> (N to N - 1; N + 1 to N when kill 3 did not run): n02 kills the youngest node that is neither
  *       the coordinator nor itself; {@code kill1_s} as for kill 3.
  *   <li><b>Leave 3</b> (N at least 4; new nodes join first until there are N again, not timed): the three members
@@ -131,6 +134,9 @@ final class ScaleScenario {
 
     private static final Duration START = Duration.ofSeconds(300);
 
+    /** What the starter logs on the node that serves the embedded H2 database to the others. */
+    static final String STORE_SERVER_LINE = "this node serves it to the others";
+
     private static final Duration STEP = Duration.ofSeconds(1200);
 
     private final Launcher launcher;
@@ -152,6 +158,9 @@ final class ScaleScenario {
     private final List<NodeProcess> nodes = new ArrayList<>();
 
     private final Map<NodeProcess, String> names = new LinkedHashMap<>();
+
+    /** Per node, its log line saying that it serves the embedded H2 database to the others (h2 only). */
+    private final Map<NodeProcess, NodeProcess.LineWatch> storeServers = new LinkedHashMap<>();
 
     private int started;
 
@@ -269,7 +278,16 @@ final class ScaleScenario {
                 watches.add(new NodeProcess.LineWatch[] {p.watch("Coordinator activated on "), p.watch(" is ready: ")});
             }
         }
+        // the embedded database's server: the live node that said last that it serves it (one at a time)
+        NodeProcess server = nodes.stream()
+                .filter(p -> storeServers.get(p).nanos() > 0)
+                .max(Comparator.comparingLong(p -> storeServers.get(p).nanos()))
+                .orElse(null);
         ObjectNode kill3 = disrupt(victims, true);
+        if (o.store().equals("h2")) {
+            kill3.put("store_server", server == null ? null : names.get(server));
+            kill3.put("store_server_killed", server != null && victims.contains(server));
+        }
         for (NodeProcess.LineWatch[] w : watches) {
             if (w[0].nanos() > 0 && w[1].nanos() > 0) {
                 kill3.put("coordinator_rebuild_s", seconds(w[1].nanos() - w[0].nanos()));
@@ -303,6 +321,7 @@ final class ScaleScenario {
             args.add("--bench.join-on-command=true");
         }
         NodeProcess p = launcher.start(tag, name, o.heap(), args);
+        storeServers.put(p, p.watch(STORE_SERVER_LINE));
         nodes.add(p);
         names.put(p, name);
         return p;
