@@ -94,13 +94,14 @@ final class ScaleScenario {
         }
     }
 
-    static final String NOTES = "N = nodes; node JVMs n01 (oldest: coordinator), n02 (measuring node: every ask and"
+    static final String NOTES = "N = nodes; sharding.node-name n01, n02, ... set per node; with postgresql also"
+            + " spring.datasource.url/username/password and sharding.store.initialize-schema=always; node JVMs n01 (oldest: coordinator), n02 (measuring node: every ask and"
             + " timing) and the others started two at a time; before each step n02 waits until its view has lasted"
             + " split-brain.stable-after, no handoff is under way and the shards per member stayed the same for 3 s; entity type tally (durable EntityState: total and"
             + " count, in the store of the line's store field: h2 = the starter's default embedded H2 file database,"
             + " AUTO_SERVER, served by the node that opened it first; postgresql = a server started for the run) with sharding.entities.tally"
             + ".number-of-shards set per run, every node hosting; every Add is an ask with a message id (retries apply"
-            + " once); seeding: one acknowledged Add per entity; idle: after seeding and 10 s, CPU (utime+stime) and"
+            + " once); seeding: one acknowledged Add per entity; idle: after seeding, CPU (utime+stime) and"
             + " JGroups transport messages/bytes (TP message stats, turned on) per node over the window, heap used at"
             + " its end and after full GCs; join: node N+1 held back then told to join, fair share = ceil(shards /"
             + " (N+1)) - 1 shards on it (cluster state polled every 100 ms), then every entity answered a Get (1 s"
