@@ -160,9 +160,11 @@ record LaunchOptions(
                 || w8Entities < 1
                 || w8Shards < 1
                 || w8Idle < 1
-                || !w8Heap.matches("[0-9]+[kmgKMG]")) {
+                || !w8Heap.matches("[0-9]+[kmgKMG]")
+                || !DepositScenario.STORES.contains(w8Store)) {
             System.err.println("W8 needs at least 2 nodes per run (a coordinator and a measuring node), 1 entity,"
-                    + " 1 shard, an idle window of at least 1 s and a heap such as 256m");
+                    + " 1 shard, an idle window of at least 1 s, a heap such as 256m and a store among "
+                    + DepositScenario.STORES);
             return null;
         }
         for (String st : stores) {
