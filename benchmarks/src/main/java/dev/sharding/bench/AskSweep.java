@@ -2,6 +2,7 @@ package dev.sharding.bench;
 
 import dev.sharding.ShardRegion;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -42,10 +43,31 @@ final class AskSweep {
      */
     record Outcome(int notDone, long asks, long failures, int rounds, boolean stalled) {}
 
-    private final ShardRegion<Counter> region;
+    /** Sends one ask of a sweep. */
+    @FunctionalInterface
+    interface Asker {
 
-    AskSweep(ShardRegion<Counter> region) {
-        this.region = region;
+        /**
+         * Asks one entity.
+         *
+         * @param index the entity's index
+         * @param id its id
+         * @param timeout the ask's timeout
+         * @return the reply
+         */
+        CompletableFuture<Total> ask(int index, String id, Duration timeout);
+    }
+
+    private final Asker asker;
+
+    /** A sweep of {@link Get} asks. */
+    AskSweep(ShardRegion<?> region) {
+        this((i, id, timeout) -> region.ask(id, new Get(id), Total.class, timeout));
+    }
+
+    /** A sweep whose asks {@code asker} sends. */
+    AskSweep(Asker asker) {
+        this.asker = asker;
     }
 
     Outcome run(
@@ -81,7 +103,7 @@ final class AskSweep {
                 String id = idOf.apply(i);
                 permits.acquire();
                 asks++;
-                region.ask(id, new Get(id), Total.class, timeout).whenComplete((total, failure) -> {
+                asker.ask(i, id, timeout).whenComplete((total, failure) -> {
                     if (failure == null && total != null) {
                         sum.addAndGet(total.count());
                         if (check.ok(i, total)) {

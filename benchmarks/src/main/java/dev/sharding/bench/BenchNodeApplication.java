@@ -6,12 +6,15 @@ import dev.sharding.ShardRegion;
 import dev.sharding.ShardingNode;
 import dev.sharding.autoconfigure.JChannelCustomizer;
 import dev.sharding.sample.Account;
+import dev.sharding.scale.Tally;
 import dev.sharding.spi.ShardingStore;
 import javax.sql.DataSource;
 import jdk.jfr.FlightRecorder;
 import jdk.jfr.Recording;
 import jdk.jfr.RecordingState;
+import org.jgroups.JChannel;
 import org.jgroups.protocols.BasicTCP;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -33,7 +36,8 @@ import org.springframework.core.env.Environment;
  * proxy-only), {@code bench.name} (A, B or C, for the log), {@code bench.join-on-command} (wait for {@code JOIN}
  * before joining the cluster), {@code bench.accounts} (D1: run {@link Account} too), {@code sharding.enabled=false}
  * (D0: no cluster at all; the node serves {@link PlainDeposits} on the DataSource), {@code spring.datasource.url},
- * {@code .username} and {@code .password} (D1 on PostgreSQL) and, for diagnostic variants only,
+ * {@code .username} and {@code .password} (D1 on PostgreSQL), {@code bench.scale} (W8: run {@link Tally} and the
+ * commands of {@link ScaleProbe}) and, for diagnostic variants only,
  * {@code bench.jgroups.nagle}.
  */
 @SpringBootApplication
@@ -60,6 +64,34 @@ public class BenchNodeApplication {
     @ConditionalOnBooleanProperty("bench.accounts")
     @Import(Account.class)
     static class Accounts {}
+
+    /**
+     * W8 only: the durable {@link Tally} entity, and the node's channel kept (with the transport's message counts
+     * on) so that W8 can read its traffic at idle.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnBooleanProperty("bench.scale")
+    @Import(Tally.class)
+    static class Scale {
+
+        @Bean
+        ChannelHolder benchChannelHolder() {
+            return new ChannelHolder();
+        }
+
+        @Bean
+        JChannelCustomizer benchChannelCapture(ChannelHolder holder) {
+            return channel -> {
+                channel.getProtocolStack().getTransport().enableStats(true);
+                holder.channel = channel;
+            };
+        }
+    }
+
+    /** The node's channel, once built (W8 only). */
+    static final class ChannelHolder {
+        volatile @Nullable JChannel channel;
+    }
 
     /**
      * D1 on PostgreSQL only: the application's {@code DataSource}, which the starter then keeps its store in, made
@@ -139,11 +171,26 @@ public class BenchNodeApplication {
                 .getIfAvailable();
         DepositWorkload deposits =
                 accounts == null ? null : new DepositWorkload(node, accounts, context.getBean(ShardingStore.class));
+        ChannelHolder holder = context.getBeanProvider(ChannelHolder.class).getIfAvailable();
+        ScaleProbe scale = holder == null
+                ? null
+                : new ScaleProbe(
+                        node,
+                        context.<ShardRegion<Tally>>getBeanProvider(
+                                        ResolvableType.forClassWithGenerics(ShardRegion.class, Tally.class))
+                                .getObject(),
+                        holder.channel);
         NodeIo.emit(
                 "READY",
                 name + " " + node.nodeName() + " " + ProcessHandle.current().pid());
         serve(io, words -> {
-            if (deposits == null || !deposits.command(words)) {
+            if (words[0].equals("LEAVE")) {
+                // W8's graceful leave: the node hands its shards off and leaves the cluster as the context stops
+                context.close();
+                NodeIo.emit("LEFT", "");
+                Runtime.getRuntime().halt(0);
+            }
+            if ((deposits == null || !deposits.command(words)) && (scale == null || !scale.command(words))) {
                 workloads.command(words);
             }
         });

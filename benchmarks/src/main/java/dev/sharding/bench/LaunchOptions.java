@@ -27,6 +27,10 @@ import org.jspecify.annotations.Nullable;
  * {@code --d1-accounts=10000}, {@code --d1-warmup-s=60}, {@code --d1-measure-s=30} and {@code --pg-conf=name=value}
  * (repeatable: a PostgreSQL setting for the server the launcher starts).
  *
+ * <p>W8, scale-out ({@link ScaleScenario}), runs only when named, once per number of nodes; its options:
+ * {@code --w8-nodes=3,6,12,24}, {@code --w8-entities=100000}, {@code --w8-shards=1000}, {@code --w8-heap=256m} and
+ * {@code --w8-idle-s=20} and {@code --w8-store=h2|postgresql} (default h2, the starter's embedded database).
+ *
  * @param workloads the workloads, in order
  * @param runs runs of each
  * @param logs where node logs and raw.jsonl go
@@ -37,6 +41,7 @@ import org.jspecify.annotations.Nullable;
  * @param top how many lines of the summary
  * @param stores D1's stores
  * @param deposit D1's options
+ * @param scale W8's options
  */
 record LaunchOptions(
         List<String> workloads,
@@ -48,7 +53,8 @@ record LaunchOptions(
         @Nullable Path summary,
         int top,
         List<String> stores,
-        DepositScenario.Options deposit) {
+        DepositScenario.Options deposit,
+        ScaleScenario.Options scale) {
 
     /** The auto-configuration {@code --no-meters} leaves out. */
     static final String NO_METERS = "dev.sharding.autoconfigure.metrics.ShardingMetricsAutoConfiguration";
@@ -71,6 +77,13 @@ record LaunchOptions(
         int warmup = defaults.warmupSeconds();
         int measure = defaults.measureSeconds();
         Map<String, String> pgConf = new LinkedHashMap<>();
+        ScaleScenario.Options w8 = ScaleScenario.Options.defaults();
+        List<Integer> w8Nodes = w8.nodes();
+        int w8Entities = w8.entities();
+        int w8Shards = w8.shards();
+        String w8Heap = w8.heap();
+        int w8Idle = w8.idleSeconds();
+        String w8Store = w8.store();
         for (String arg : args) {
             String value = arg.contains("=") ? arg.substring(arg.indexOf('=') + 1) : "";
             if (arg.startsWith("--workloads=")) {
@@ -109,13 +122,29 @@ record LaunchOptions(
                 warmup = Integer.parseInt(value);
             } else if (arg.startsWith("--d1-measure-s=")) {
                 measure = Integer.parseInt(value);
+            } else if (arg.startsWith("--w8-nodes=")) {
+                w8Nodes = Arrays.stream(value.split(","))
+                        .map(String::trim)
+                        .map(Integer::valueOf)
+                        .toList();
+            } else if (arg.startsWith("--w8-entities=")) {
+                w8Entities = Integer.parseInt(value);
+            } else if (arg.startsWith("--w8-shards=")) {
+                w8Shards = Integer.parseInt(value);
+            } else if (arg.startsWith("--w8-heap=")) {
+                w8Heap = value;
+            } else if (arg.startsWith("--w8-idle-s=")) {
+                w8Idle = Integer.parseInt(value);
+            } else if (arg.startsWith("--w8-store=")) {
+                w8Store = value.trim().toLowerCase(java.util.Locale.ROOT);
             } else if (arg.startsWith("--pg-conf=") && value.contains("=")) {
                 pgConf.put(value.substring(0, value.indexOf('=')), value.substring(value.indexOf('=') + 1));
             } else {
                 System.err.println("Unknown option " + arg
-                        + "; options: --workloads=W1,..,W7,W6-ASKS,W7-HANG,D0,D1,D2,D0-READS --runs=N --logs=DIR"
+                        + "; options: --workloads=W1,..,W7,W6-ASKS,W7-HANG,W8,D0,D1,D2,D0-READS --runs=N --logs=DIR"
                         + " --jfr=DIR --jvm-arg=FLAG --node-arg=--property=value --secret --no-meters, for D0, D1, D2, D0-READS --store=h2|postgresql"
                         + " --d1-callers=N --d1-accounts=N --d1-warmup-s=S --d1-measure-s=S --pg-conf=name=value,"
+                        + " for W8 --w8-nodes=3,6,12,24 --w8-entities=N --w8-shards=N --w8-heap=SIZE --w8-idle-s=S --w8-store=h2|postgresql,"
                         + " or --jfr-summary=FILE.jfr [--top=N]");
                 return null;
             }
@@ -124,6 +153,18 @@ record LaunchOptions(
         if (callers < 3 || accounts < 1 || warmup < 5 || measure < 1) {
             System.err.println("D0 and D1 need at least 3 callers (one per node), 1 account, 5 s of warm-up and 1 s"
                     + " measured");
+            return null;
+        }
+        if (w8Nodes.isEmpty()
+                || w8Nodes.stream().anyMatch(k -> k < 2)
+                || w8Entities < 1
+                || w8Shards < 1
+                || w8Idle < 1
+                || !w8Heap.matches("[0-9]+[kmgKMG]")
+                || !DepositScenario.STORES.contains(w8Store)) {
+            System.err.println("W8 needs at least 2 nodes per run (a coordinator and a measuring node), 1 entity,"
+                    + " 1 shard, an idle window of at least 1 s, a heap such as 256m and a store among "
+                    + DepositScenario.STORES);
             return null;
         }
         for (String st : stores) {
@@ -146,6 +187,7 @@ record LaunchOptions(
                     "[bench] --store, --d1-* and --pg-conf apply to D0 and D1 only, neither of which is among "
                             + workloads);
         }
-        return new LaunchOptions(workloads, runs, logs, jfr, jvmArgs, nodeArgs, summary, top, stores, d);
+        ScaleScenario.Options scale = new ScaleScenario.Options(w8Nodes, w8Entities, w8Shards, w8Heap, w8Idle, w8Store);
+        return new LaunchOptions(workloads, runs, logs, jfr, jvmArgs, nodeArgs, summary, top, stores, d, scale);
     }
 }

@@ -32,7 +32,7 @@ final class Launcher {
     static final String BENCH_SECRET = "benchmark-secret-not-for-production";
 
     /** Workloads that run only when named. */
-    static final List<String> EXTRA = List.of("D0", "D1", "D2", "D0-READS", "W6-ASKS", "W7-HANG");
+    static final List<String> EXTRA = List.of("D0", "D1", "D2", "D0-READS", "W6-ASKS", "W7-HANG", "W8");
 
     static final String SYSTEM = "sharding-jgroups";
 
@@ -52,6 +52,8 @@ final class Launcher {
     private final List<Server> servers = new CopyOnWriteArrayList<>();
 
     private DepositScenario.Options deposit = DepositScenario.Options.defaults();
+
+    private ScaleScenario.Options scale = ScaleScenario.Options.defaults();
 
     private Launcher(Path logs, Path jfr, List<String> extraJvmArgs) {
         this.logs = logs;
@@ -79,17 +81,24 @@ final class Launcher {
         Launcher launcher = new Launcher(logs.toAbsolutePath(), jfr, o.jvmArgs());
         launcher.extraNodeArgs.addAll(o.nodeArgs());
         launcher.deposit = o.deposit();
+        launcher.scale = o.scale();
         Thread hook = new Thread(launcher::killAll, "bench-kill-nodes");
         Runtime.getRuntime().addShutdownHook(hook);
         boolean allOk = true;
         try {
             for (String w : workloads) {
-                // D0 and D1 run once per store; the other workloads have no store option
-                List<String> variants = Scenarios.DEPOSITS.contains(w) ? stores : Collections.singletonList(null);
-                for (String store : variants) {
+                // D0 and D1 run once per store, W8 once per number of nodes; the other workloads have no variants
+                List<String> variants = Scenarios.DEPOSITS.contains(w)
+                        ? stores
+                        : w.equals("W8")
+                                ? o.scale().nodes().stream()
+                                        .map(String::valueOf)
+                                        .toList()
+                                : Collections.singletonList(null);
+                for (String variant : variants) {
                     List<ObjectNode> done = new ArrayList<>();
                     for (int r = 1; r <= runs; r++) {
-                        ObjectNode line = launcher.runOnce(w, r, store);
+                        ObjectNode line = launcher.runOnce(w, r, variant);
                         done.add(line);
                         allOk &= !line.has("error");
                         Files.writeString(
@@ -191,11 +200,19 @@ final class Launcher {
         return deposit;
     }
 
-    /** One run of one workload; its JSON line, with {@code error} when it failed. */
-    private ObjectNode runOnce(String w, int run, String store) {
-        String tag = w + (store == null ? "" : "-" + store) + "-"
+    ScaleScenario.Options scale() {
+        return scale;
+    }
+
+    /**
+     * One run of one workload; its JSON line, with {@code error} when it failed.
+     *
+     * @param variant the store of D0-D2, the number of nodes of W8, else null
+     */
+    private ObjectNode runOnce(String w, int run, String variant) {
+        String tag = w + (variant == null ? "" : "-" + variant) + "-"
                 + Instant.now().toString().replace(':', '-') + "-run" + run;
-        String label = w + (store == null ? "" : " (" + store + ")");
+        String label = w + (variant == null ? "" : " (" + variant + (w.equals("W8") ? " nodes)" : ")"));
         System.err.println(
                 "[bench] " + label + " run " + run + ": starting nodes (logs " + logs + "/" + tag + "-*.log)");
         String load = MachineLoad.loadAverage();
@@ -206,7 +223,7 @@ final class Launcher {
         ObjectNode result;
         double serversCpu = 0;
         try {
-            result = Scenarios.run(this, w, tag, store);
+            result = Scenarios.run(this, w, tag, variant);
         } catch (Exception e) {
             result = Workloads.JSON.createObjectNode();
             result.put("error", e.getMessage() == null ? e.toString() : e.getMessage());
@@ -238,7 +255,7 @@ final class Launcher {
             machine.put("postgresql_cpu_s", Math.round(serversCpu * 100) / 100.0);
         }
         machine.put("other_cpu_s", Math.round((busy - mine) * 100) / 100.0);
-        ObjectNode line = Scenarios.describe(this, w, result, store);
+        ObjectNode line = Scenarios.describe(this, w, result, variant);
         line.put("run", run);
         line.set("machine", machine);
         System.err.println("[bench] " + label + " run " + run + " done in " + machine.get("run_wall_s") + " s"
@@ -349,6 +366,7 @@ final class Launcher {
                 Map.entry("D2", "balance-reads"),
                 Map.entry("D0-READS", "balance-reads-plain-jdbc"),
                 Map.entry("D1", "deposit"),
-                Map.entry("W7-HANG", "failover-hang"));
+                Map.entry("W7-HANG", "failover-hang"),
+                Map.entry("W8", "scale-out"));
     }
 }

@@ -13,8 +13,10 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One node JVM started by the launcher: its standard output is copied to a log file, and the protocol lines among it
@@ -38,6 +40,33 @@ final class NodeProcess implements AutoCloseable {
     private final ArrayDeque<String> tail = new ArrayDeque<>();
 
     private volatile double lastCpuSeconds;
+
+    private final List<LineWatch> watches = new CopyOnWriteArrayList<>();
+
+    /** The first line after {@link #watch(String)} that contains a text, and when the launcher read it. */
+    static final class LineWatch {
+
+        private final String text;
+
+        private volatile long nanos = -1;
+
+        private volatile @Nullable String line;
+
+        private LineWatch(String text) {
+            this.text = text;
+        }
+
+        /** {@return System.nanoTime() when the line was read, or -1 while none was} */
+        long nanos() {
+            return nanos;
+        }
+
+        /** {@return the line, or null while none was read} */
+        @Nullable
+        String line() {
+            return line;
+        }
+    }
 
     NodeProcess(String name, List<String> command, Path log) throws IOException {
         this.name = name;
@@ -67,6 +96,13 @@ final class NodeProcess implements AutoCloseable {
                         tail.removeFirst();
                     }
                 }
+                for (LineWatch w : watches) {
+                    if (w.nanos < 0 && line.contains(w.text)) {
+                        w.line = line;
+                        w.nanos = System.nanoTime();
+                        watches.remove(w);
+                    }
+                }
                 if (line.startsWith(NodeIo.PREFIX)) {
                     out.flush();
                     events.add(line.substring(NodeIo.PREFIX.length()));
@@ -76,6 +112,18 @@ final class NodeProcess implements AutoCloseable {
             // the process is gone
         }
         events.add(EOF);
+    }
+
+    /**
+     * Looks out for the first line from now on that contains {@code text} (W8: the coordinator's log lines).
+     *
+     * @param text what the line contains
+     * @return the watch, filled in when such a line is read
+     */
+    LineWatch watch(String text) {
+        LineWatch w = new LineWatch(text);
+        watches.add(w);
+        return w;
     }
 
     String name() {

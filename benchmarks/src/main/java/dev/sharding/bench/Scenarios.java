@@ -75,27 +75,18 @@ final class Scenarios {
                             + " remove it; seconds_other_entities = until every entity not on C answered; not one of"
                             + " WORKLOAD.md's workloads");
 
-    static final Map<String, List<String>> FIGURES = Map.of(
-            "W1",
-            List.of("msgs_per_s"),
-            "W2",
-            List.of("msgs_per_s"),
-            "W3",
-            List.of("p50_us", "p99_us", "p999_us"),
-            "W4",
-            List.of("asks_per_s", "p99_us"),
-            "W5",
-            List.of("entities_per_s", "bytes_per_entity"),
-            "W6",
-            List.of("seconds"),
-            "W7",
-            List.of("seconds"),
-            "D1",
-            List.of("asks_per_s", "p50_us", "p99_us"),
-            "W7-HANG",
-            List.of("seconds", "seconds_other_entities"),
-            "W6-ASKS",
-            List.of("seconds", "load_failed", "load_p99_us", "load_max_us"));
+    static final Map<String, List<String>> FIGURES = Map.ofEntries(
+            Map.entry("W1", List.of("msgs_per_s")),
+            Map.entry("W2", List.of("msgs_per_s")),
+            Map.entry("W3", List.of("p50_us", "p99_us", "p999_us")),
+            Map.entry("W4", List.of("asks_per_s", "p99_us")),
+            Map.entry("W5", List.of("entities_per_s", "bytes_per_entity")),
+            Map.entry("W6", List.of("seconds")),
+            Map.entry("W7", List.of("seconds")),
+            Map.entry("D1", List.of("asks_per_s", "p50_us", "p99_us")),
+            Map.entry("W7-HANG", List.of("seconds", "seconds_other_entities")),
+            Map.entry("W6-ASKS", List.of("seconds", "load_failed", "load_p99_us", "load_max_us")),
+            Map.entry("W8", ScaleScenario.FIGURES));
 
     /** D1's notes, whatever the store; {@link #depositNotes} adds the store's and the run's sizes. */
     static final String D1_NOTES = "entity = the sample app's own Account class (sample-app's plain classes,"
@@ -162,8 +153,19 @@ final class Scenarios {
         return w.equals("W5") ? "4g" : "1g";
     }
 
-    /** Starts the nodes of one run and returns the measuring node's result. */
+    private static String heap(Launcher launcher, String w) {
+        return w.equals("W8") ? launcher.scale().heap() : heap(w);
+    }
+
+    /**
+     * Starts the nodes of one run and returns the measuring node's result.
+     *
+     * @param store the store of D0-D2, the number of nodes of W8, else null
+     */
     static ObjectNode run(Launcher launcher, String w, String tag, String store) throws Exception {
+        if (w.equals("W8")) {
+            return ScaleScenario.run(launcher, tag, Integer.parseInt(store), launcher.scale());
+        }
         if (DEPOSITS.contains(w)) {
             boolean plain = w.startsWith("D0");
             int readPercent = w.equals("D2") || w.equals("D0-READS") ? 90 : 0;
@@ -262,8 +264,8 @@ final class Scenarios {
         }
         JsonNode n = result.get("n");
         line.set("n", n == null ? Workloads.JSON.getNodeFactory().nullNode() : n);
-        line.put("nodes", nodes(w));
-        line.put("heap", heap(w));
+        line.put("nodes", w.equals("W8") ? Integer.parseInt(store) : nodes(w));
+        line.put("heap", heap(launcher, w));
         String extra = launcher.extraNodeArgs().isEmpty()
                 ? ""
                 : "CHANGED for this run on every node: " + String.join(" ", launcher.extraNodeArgs()) + "; ";
@@ -272,15 +274,17 @@ final class Scenarios {
                 ? reads + D1_NOTES + "; " + depositNotes(launcher, store) + "; " + DEPOSIT_COMMON_NOTES
                 : w.startsWith("D0")
                         ? reads + D0_NOTES + "; " + depositNotes(launcher, store)
-                        : NOTES.get(w) + "; " + COMMON_NOTES;
+                        : w.equals("W8")
+                                ? ScaleScenario.NOTES + "; " + COMMON_NOTES.replace("Counter", "Tally")
+                                : NOTES.get(w) + "; " + COMMON_NOTES;
         boolean meters = !w.equals("D0")
                 && !w.equals("D0-READS")
                 && launcher.extraNodeArgs().stream().noneMatch(arg -> arg.contains(LaunchOptions.NO_METERS));
         line.put("notes", extra + notes);
         line.put("meters", meters ? "on (Micrometer, a Prometheus registry)" : "off");
-        line.put("jvm_flags", String.join(" ", launcher.jvmFlags(heap(w))));
+        line.put("jvm_flags", String.join(" ", launcher.jvmFlags(heap(launcher, w))));
         line.put("java", System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"));
-        if (store != null) {
+        if (store != null && !w.equals("W8")) {
             line.put("store", store);
         }
         for (Map.Entry<String, JsonNode> e : result.properties()) {
