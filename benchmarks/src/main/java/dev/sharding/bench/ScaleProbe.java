@@ -11,10 +11,8 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 import org.jgroups.JChannel;
 import org.jgroups.protocols.MsgStats;
 import org.jgroups.protocols.TP;
@@ -258,39 +256,7 @@ final class ScaleProbe {
         Member coordinator = node.coordinator();
         String coordinatorName = coordinator == null ? null : coordinator.name();
         Map<String, Integer> before = shardsPerNode();
-        Set<String> gone = Set.copyOf(names);
-        AtomicLong viewChange = new AtomicLong(-1);
-        AtomicLong newCoordinator = new AtomicLong(-1);
-        AtomicLong selfReady = new AtomicLong(-1);
-        AtomicReference<String> newCoordinatorName = new AtomicReference<>();
-        boolean coordinatorGoes = coordinatorName != null && gone.contains(coordinatorName);
-        Thread watcher = new Thread(
-                () -> {
-                    while (!Thread.currentThread().isInterrupted()) {
-                        long now = System.nanoTime();
-                        if (viewChange.get() < 0 && node.members().stream().noneMatch(m -> gone.contains(m.name()))) {
-                            viewChange.set(now);
-                        }
-                        Member c = node.coordinator();
-                        if (coordinatorGoes && newCoordinator.get() < 0 && c != null && !gone.contains(c.name())) {
-                            newCoordinator.set(now);
-                            newCoordinatorName.set(c.name());
-                        }
-                        if (coordinatorGoes
-                                && selfReady.get() < 0
-                                && newCoordinator.get() >= 0
-                                && node.isCoordinatorReady()) {
-                            selfReady.set(now);
-                        }
-                        try {
-                            Thread.sleep(5);
-                        } catch (InterruptedException e) {
-                            return;
-                        }
-                    }
-                },
-                "w8-view-watcher");
-        watcher.setDaemon(true);
+        DisruptionWatch watch = new DisruptionWatch(node, names, coordinatorName);
         long t0 = System.nanoTime();
         boolean done = true;
         if (kill) {
@@ -302,17 +268,11 @@ final class ScaleProbe {
         } else {
             NodeIo.emit("W8-STARTED", "");
         }
-        watcher.start();
+        watch.start();
         long[] lost = new long[1];
         AskSweep.Outcome s = getAll(Duration.ofMillis(500), Duration.ofSeconds(300), lost);
         long t1 = System.nanoTime();
-        // the view and coordinator figures may come after every entity answered: wait a little for them
-        long waitUntil = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while ((viewChange.get() < 0 || (coordinatorGoes && newCoordinator.get() < 0))
-                && System.nanoTime() < waitUntil) {
-            Thread.sleep(20);
-        }
-        watcher.interrupt();
+        watch.stop(Duration.ofSeconds(30));
         Map<String, Object> r = new LinkedHashMap<>();
         boolean ok = done && s.notDone() == 0;
         r.put("seconds", ok ? secs(t1 - t0) : null);
@@ -322,16 +282,7 @@ final class ScaleProbe {
         r.put("lost_seen_by_reads", lost[0]);
         r.put("signal", kill ? "SIGKILL" : "graceful leave");
         r.put("members_before", before.size());
-        r.put("seconds_to_view_change", viewChange.get() < 0 ? null : secs(viewChange.get() - t0));
-        r.put("members", names);
-        r.put("coordinator_before", coordinatorName);
-        if (coordinatorGoes) {
-            r.put("coordinator_after", newCoordinatorName.get());
-            r.put("seconds_to_new_coordinator", newCoordinator.get() < 0 ? null : secs(newCoordinator.get() - t0));
-            if (node.nodeName().equals(newCoordinatorName.get())) {
-                r.put("seconds_to_coordinator_ready", selfReady.get() < 0 ? null : secs(selfReady.get() - t0));
-            }
-        }
+        watch.report(r, t0);
         r.put(
                 "shards_of_those",
                 names.stream().mapToInt(n -> before.getOrDefault(n, 0)).sum());

@@ -86,7 +86,7 @@ final class Scenarios {
             Map.entry("D1", List.of("asks_per_s", "p50_us", "p99_us")),
             Map.entry("W7-HANG", List.of("seconds", "seconds_other_entities")),
             Map.entry("W6-ASKS", List.of("seconds", "load_failed", "load_p99_us", "load_max_us")),
-            Map.entry("W8", ScaleScenario.FIGURES));
+            Map.entry("W8", ScaleReport.FIGURES));
 
     /** D1's notes, whatever the store; {@link #depositNotes} adds the store's and the run's sizes. */
     static final String D1_NOTES = "entity = the sample app's own Account class (sample-app's plain classes,"
@@ -275,7 +275,7 @@ final class Scenarios {
                 : w.startsWith("D0")
                         ? reads + D0_NOTES + "; " + depositNotes(launcher, store)
                         : w.equals("W8")
-                                ? ScaleScenario.NOTES + "; " + COMMON_NOTES.replace("Counter", "Tally")
+                                ? ScaleReport.NOTES + "; " + COMMON_NOTES.replace("Counter", "Tally")
                                 : NOTES.get(w) + "; " + COMMON_NOTES;
         boolean meters = !w.equals("D0")
                 && !w.equals("D0-READS")
