@@ -44,6 +44,10 @@ class RefusedMemberClusterTest {
                 .until(() -> odd.refusedReason() != null);
 
         for (ShardingNode via : List.of(nodes.get(0), nodes.get(1), odd)) {
+            // The coordinator may refuse the odd node before another member has installed the view that holds it.
+            Awaitility.await("view of " + via.nodeName() + " holds the odd node")
+                    .atMost(TestCluster.FORMATION)
+                    .until(() -> via.members().contains(odd.self()));
             ClusterState state = via.admin().clusterState(Duration.ofSeconds(5)).get(10, TimeUnit.SECONDS);
             assertThat(state.members()).as("view of %s", via.nodeName()).contains(odd.self());
             assertThat(state.refused())
