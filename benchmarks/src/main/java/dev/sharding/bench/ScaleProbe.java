@@ -192,11 +192,15 @@ final class ScaleProbe {
 
     /**
      * The join: the clock starts when this node prints {@code W8-STARTED} (the launcher then tells the new node to
-     * join), the first figure is when the new node hosts {@code fair} shards (the cluster state polled every 100 ms),
+     * join), the first figure is when the new node hosts its fair share of the allocated shards (at most {@code
+     * fairOfAll}, the share of every shard) (the cluster state polled every 100 ms),
      * the second when afterwards every entity answered a read; then (not timed) every entity acknowledges one more add.
      */
-    private Map<String, Object> join(String joiner, int fair) throws Exception {
+    private Map<String, Object> join(String joiner, int fairOfAll) throws Exception {
         Map<String, Integer> before = shardsPerNode();
+        // with fewer entities than shards not every shard is allocated: the fair share is of those that are
+        int allocated = before.values().stream().mapToInt(Integer::intValue).sum();
+        int fair = Math.max(1, Math.min(fairOfAll, (allocated + before.size()) / (before.size() + 1) - 1));
         long t0 = System.nanoTime();
         NodeIo.emit("W8-STARTED", "");
         long deadline = t0 + Duration.ofSeconds(900).toNanos();

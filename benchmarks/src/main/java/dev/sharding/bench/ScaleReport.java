@@ -20,7 +20,7 @@ final class ScaleReport {
             + ".number-of-shards set per run, every node hosting; every Add is an ask with a message id (retries apply"
             + " once); seeding: one acknowledged Add per entity; idle: after seeding, CPU (utime+stime) and"
             + " JGroups transport messages/bytes (TP message stats, turned on) per node over the window, heap used at"
-            + " its end and after full GCs; join: node N+1 held back then told to join, fair share = ceil(shards /"
+            + " its end and after full GCs; join: node N+1 held back then told to join, fair share = ceil(allocated shards /"
             + " (N+1)) - 1 shards on it (cluster state polled every 100 ms), then every entity answered a Get (1 s"
             + " timeout); kill3 (N >= 6, of the N+1 nodes): SIGKILL by n02 of the coordinator and the two youngest"
             + " other nodes at once, then nodes join until there are N (not timed); kill1: SIGKILL by n02 of the"

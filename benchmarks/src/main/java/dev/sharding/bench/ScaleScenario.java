@@ -36,7 +36,7 @@ import tools.jackson.databind.node.ObjectNode;
  *       every node's figures.
  *   <li><b>Join</b> (N to N + 1): the new node starts with its join held back (as W6's C); the clock starts when n02
  *       is ready to time it, and n02 polls the cluster state every 100 ms. {@code join_fair_share_s}: until the new
- *       node hosts its fair share, {@code ceil(shards / (N+1)) - 1} shards (the default strategy rebalances no
+ *       node hosts its fair share, {@code ceil(allocated / (N+1)) - 1} of the allocated shards (the default strategy rebalances no
  *       further); {@code join_all_answered_s}: until afterwards every entity answered a {@code Get} (1 s timeout,
  *       silent ones asked again).
  *   <li><b>Kill 3</b> (N + 1 to N - 2, when N - 2 of N + 1 are a majority, so N at least 6: with fewer, the default

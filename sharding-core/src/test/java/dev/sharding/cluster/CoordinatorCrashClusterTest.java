@@ -5,16 +5,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.sharding.EntityType;
 import dev.sharding.ShardRegion;
 import dev.sharding.ShardingNode;
+import dev.sharding.store.InMemoryShardingStore;
 import dev.sharding.test.Counter;
+import dev.sharding.test.ForwardingStore;
 import dev.sharding.test.TestCluster;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -26,7 +30,21 @@ import org.junit.jupiter.api.Test;
  */
 class CoordinatorCrashClusterTest {
 
-    private final TestCluster cluster = TestCluster.of(Counter.type());
+    private final InMemoryShardingStore shared = new InMemoryShardingStore();
+
+    /** Shard checks against the store left to fail; a check is made when a lapsed lease comes back. */
+    private final AtomicInteger epochChecksToFail = new AtomicInteger();
+
+    private final TestCluster cluster = new TestCluster(settings -> ShardingNode.builder(settings)
+            .entityType(Counter.type())
+            .store(new ForwardingStore(shared) {
+                @Override
+                public CompletableFuture<Map<Integer, Long>> currentEpochs(String typeName) {
+                    return epochChecksToFail.getAndDecrement() > 0
+                            ? CompletableFuture.failedFuture(new IllegalStateException("database failing over"))
+                            : super.currentEpochs(typeName);
+                }
+            }));
 
     @AfterEach
     void stop() {
@@ -113,5 +131,44 @@ class CoordinatorCrashClusterTest {
             assertThat(viaN3.node()).isEqualTo(viaN2.node());
             assertThat(viaN3.total()).isEqualTo(sent.get());
         }
+    }
+
+    /**
+     * The survivors' leases lapse while the coordinator's failure is detected; when the new coordinator's lease comes,
+     * each checks its shards against the store before serving. The store fails those checks for a while (as a
+     * database failing over does, often for the same reason the coordinator died): the checks are tried again and the
+     * entities, kept in memory, serve on with their state instead of every shard being dropped and restarted.
+     */
+    @Test
+    void shardsKeptThroughTheLapseStayWhenTheStoreFailsTheirCheckForAWhile() throws Exception {
+        List<ShardingNode> nodes = cluster.startNodes(3);
+        ShardingNode coordinator = nodes.get(0);
+        ShardingNode n2 = nodes.get(1);
+        List<String> kept = new ArrayList<>();
+        for (int i = 0; kept.size() < 10; i++) {
+            Counter.Total t = n2.region(Counter.class)
+                    .ask("kept-" + i, new Counter.Add(5), Counter.Total.class)
+                    .get(10, TimeUnit.SECONDS);
+            if (!t.node().equals(coordinator.nodeName())) {
+                kept.add("kept-" + i);
+            }
+        }
+        cluster.awaitStable();
+
+        epochChecksToFail.set(6);
+        coordinator.crash();
+        cluster.awaitConverged();
+
+        for (String id : kept) {
+            Counter.Total t = n2.region(Counter.class)
+                    .ask(id, new Counter.Get(), Counter.Total.class, Duration.ofSeconds(20))
+                    .get(30, TimeUnit.SECONDS);
+            assertThat(t.total())
+                    .as("%s on %s kept its state through the failed checks", id, t.node())
+                    .isEqualTo(5);
+        }
+        assertThat(epochChecksToFail.get())
+                .as("the survivors checked their shards and the store failed the checks")
+                .isNegative();
     }
 }

@@ -8,10 +8,10 @@ import dev.sharding.internal.lease.LeaseListener;
 import dev.sharding.internal.region.LocalRegions;
 import dev.sharding.internal.region.Region;
 import dev.sharding.spi.ShardingStore;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -49,6 +49,16 @@ public final class ServingGate implements LeaseListener {
 
     /** Set while the shards are checked against the store after a lapse of the lease: nothing is delivered. */
     private volatile boolean verifying;
+
+    /** How long a shard check the store fails is tried again before the shards are dropped. */
+    static final long CHECK_WINDOW_NANOS = TimeUnit.SECONDS.toNanos(10);
+
+    private static final long FIRST_RETRY_MILLIS = 200;
+
+    private static final long MAX_RETRY_MILLIS = 2_000;
+
+    /** The lease regained last, whose checks count; a check of an earlier one is dropped. Control thread. */
+    private int round;
 
     /** Entities whose message waits for the node to serve again. */
     private final ParkedEntities parked = new ParkedEntities(this::serving);
@@ -112,11 +122,14 @@ public final class ServingGate implements LeaseListener {
 
     /**
      * The node holds a lease again. The shards it kept through the lapse serve again only if none was allocated
-     * elsewhere meanwhile: their epochs are checked against the store first, and a stale one is dropped. Control
-     * thread.
+     * elsewhere meanwhile: their epochs are checked against the store first, and a stale one is dropped. A check the
+     * store cannot answer (a database failing over, which is often why the lease lapsed) is tried again, with nothing
+     * delivered meanwhile, for up to {@link #CHECK_WINDOW_NANOS} while the lease lasts; only then are the shards
+     * dropped, so that the coordinator may place them where the store can be reached. Control thread.
      */
     @Override
     public void resumeServing() {
+        int current = ++round;
         List<Region<?>> hosting =
                 regions.all().stream().filter(r -> r.hostedShards() > 0).toList();
         if (hosting.isEmpty()) {
@@ -126,38 +139,71 @@ public final class ServingGate implements LeaseListener {
             return;
         }
         verifying = true;
-        List<CompletableFuture<?>> checks = new ArrayList<>();
-        for (Region<?> r : hosting) {
-            CompletableFuture<Map<Integer, Long>> epochs;
-            try {
-                epochs = store.capabilities().contains(ShardingStore.Capability.CURRENT_EPOCHS)
-                        ? store.currentEpochs(r.typeName())
-                        : CompletableFuture.failedFuture(
-                                new IllegalStateException(store.getClass().getName() + " cannot read shard epochs"));
-            } catch (RuntimeException e) {
-                epochs = CompletableFuture.failedFuture(e);
+        int[] pending = {hosting.size()};
+        Runnable checked = () -> {
+            if (--pending[0] == 0 && current == round) {
+                verifying = false;
+                unparkAll();
+                reportShards.run();
             }
-            checks.add(epochs.handle((current, failure) -> {
-                control.offer(() -> {
-                    if (failure != null) {
+        };
+        long started = System.nanoTime();
+        for (Region<?> r : hosting) {
+            check(r, current, started, FIRST_RETRY_MILLIS, checked);
+        }
+    }
+
+    /** Checks one region's shards against the store, and again after a failure (see {@link #resumeServing}). */
+    private void check(Region<?> r, int current, long started, long retryMillis, Runnable checked) {
+        epochs(r)
+                .handle((epochs, failure) -> control.offer(() -> {
+                    if (current != round) {
+                        return; // a later lease checks again
+                    }
+                    if (failure == null) {
+                        r.hosting().dropStale(epochs);
+                        checked.run();
+                    } else if (System.nanoTime() - started < CHECK_WINDOW_NANOS && leases.serving()) {
+                        if (retryMillis == FIRST_RETRY_MILLIS) {
+                            log.warn(
+                                    "Cannot check the shards of {} on {} against the store yet; trying again, their entities"
+                                            + " wait meanwhile: {}",
+                                    r.typeName(),
+                                    membership.nodeName(),
+                                    failure.toString());
+                        }
+                        control.executor()
+                                .schedule(
+                                        () -> check(
+                                                r,
+                                                current,
+                                                started,
+                                                Math.min(2 * retryMillis, MAX_RETRY_MILLIS),
+                                                checked),
+                                        retryMillis,
+                                        TimeUnit.MILLISECONDS);
+                    } else if (leases.serving()) {
                         log.warn(
-                                "Cannot check the shards of {} on {} against the store; dropping them: {}",
+                                "Cannot check the shards of {} on {} against the store for {} s; dropping them: {}",
                                 r.typeName(),
                                 membership.nodeName(),
+                                TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started),
                                 failure.toString());
                         r.hosting().dropHosted();
-                    } else {
-                        r.hosting().dropStale(current);
+                        checked.run();
                     }
-                });
-                return null;
-            }));
-        }
-        CompletableFuture.allOf(checks.toArray(CompletableFuture[]::new))
-                .whenComplete((v, t) -> control.offer(() -> {
-                    verifying = false;
-                    unparkAll();
-                    reportShards.run();
+                    // else the lease lapsed again: the next one checks afresh, or the node loses and drops every shard
                 }));
+    }
+
+    private CompletableFuture<Map<Integer, Long>> epochs(Region<?> r) {
+        try {
+            return store.capabilities().contains(ShardingStore.Capability.CURRENT_EPOCHS)
+                    ? store.currentEpochs(r.typeName())
+                    : CompletableFuture.failedFuture(
+                            new IllegalStateException(store.getClass().getName() + " cannot read shard epochs"));
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
     }
 }
