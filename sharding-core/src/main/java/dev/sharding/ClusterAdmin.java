@@ -1,6 +1,7 @@
 package dev.sharding;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.jspecify.annotations.Nullable;
 
@@ -35,4 +36,14 @@ public interface ClusterAdmin {
      * @return what was done, or the error: unknown type, shard or node, shard not allocated, handoff in progress
      */
     CompletableFuture<AdminResult> handOff(String typeName, int shardId, @Nullable String targetNode);
+
+    /**
+     * Describes the sharded daemon processes and projections this node runs (every node registers the same): where
+     * each worker runs, as a cluster state gathered before shows it, and how far each projection slice has gone, read
+     * from the store.
+     *
+     * @param placement a cluster state gathered by {@link #clusterState}
+     * @return one entry per process, by name; a slice the store could not describe says why
+     */
+    CompletableFuture<List<DaemonProcessState>> daemonProcesses(ClusterState placement);
 }

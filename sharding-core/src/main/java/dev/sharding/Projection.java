@@ -18,7 +18,8 @@ import dev.sharding.internal.node.ProjectionProcess;
  * </ul>
  *
  * <p>Register it on every node, with the same name and number of slices (at most the type's number of shards), beside
- * the entity type it reads. Its workers show in the endpoint as the shards of an entity type of the projection's name.
+ * the entity type it reads. {@link ClusterAdmin#daemonProcesses} (the endpoint's {@code daemonProcesses}) shows
+ * where each worker runs, the offset each slice has reached and how far behind it is.
  */
 public final class Projection {
 

@@ -10,8 +10,8 @@ import dev.sharding.internal.node.DaemonWorker;
  *
  * <p>It is an entity type of its own name, with one shard and one remembered entity per worker: register it with
  * {@link ShardingNode.Builder#entityType} on every node, with the same name and count. Every node sends each worker a
- * keep-alive now and then, so that all of them start soon after the cluster forms; the endpoint shows where each runs
- * as the type's shards.
+ * keep-alive now and then, so that all of them start soon after the cluster forms; {@link ClusterAdmin#daemonProcesses}
+ * (the endpoint's {@code daemonProcesses}) shows where each runs.
  *
  * <pre>{@code
  * ShardingNode node = ShardingNode.builder(settings)

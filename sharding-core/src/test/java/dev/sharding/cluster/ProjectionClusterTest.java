@@ -121,6 +121,82 @@ class ProjectionClusterTest {
         assertThat(counted.get()).as("the handled events counted").isGreaterThanOrEqualTo(24 * 4);
     }
 
+    @Test
+    void theAdminDescribesWhereEachWorkerRunsAndHowFarEachSliceIsBehind() throws Exception {
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        InMemoryShardingStore store = new InMemoryShardingStore();
+        TestCluster cluster = cluster(s -> ShardingNode.builder(s)
+                .entityType(Passbook.type())
+                .entityType(dev.sharding.ShardedDaemonProcess.of("ticker", 2, ctx -> () -> {}))
+                .entityType(Projection.of("passbook-view", "passbook", 2, events -> {
+                    if (!release.await(30, TimeUnit.SECONDS)) {
+                        throw new IllegalStateException("never released");
+                    }
+                }))
+                .store(store));
+        List<ShardingNode> nodes =
+                cluster.startNodes(2, s -> s.withMember(s.member().withMinNrOfMembers(2)));
+        ShardingNode via = nodes.get(1);
+        List<String> names = nodes.stream().map(ShardingNode::nodeName).toList();
+        Awaitility.await("every worker of both processes runs somewhere")
+                .atMost(Duration.ofSeconds(30))
+                .until(() -> daemons(via).stream()
+                        .allMatch(d ->
+                                d.workers().size() == 2 && d.workers().stream().allMatch(w -> w.runningOn() != null)));
+        List<dev.sharding.DaemonProcessState> running = daemons(via);
+        assertThat(running)
+                .extracting(dev.sharding.DaemonProcessState::name)
+                .containsExactly("passbook-view", "ticker");
+        assertThat(running.get(0).projectionOf()).isEqualTo("passbook");
+        assertThat(running.get(1).projectionOf()).isNull();
+        for (dev.sharding.DaemonProcessState d : running) {
+            for (dev.sharding.DaemonProcessState.Worker w : d.workers()) {
+                assertThat(java.util.Objects.requireNonNull(w.runningOn()).name())
+                        .isIn(names);
+                assertThat(w.slice() != null)
+                        .as("%s/%d has a slice", d.name(), w.index())
+                        .isEqualTo(d.projectionOf() != null);
+            }
+        }
+        dev.sharding.DaemonProcessState.ProjectionSlice first =
+                java.util.Objects.requireNonNull(running.get(0).workers().get(0).slice());
+        dev.sharding.DaemonProcessState.ProjectionSlice second =
+                java.util.Objects.requireNonNull(running.get(0).workers().get(1).slice());
+        assertThat(first.firstShard()).isZero();
+        assertThat(second.lastShard()).isEqualTo(Passbook.type().numberOfShards() - 1);
+        assertThat(second.firstShard()).isEqualTo(first.lastShard() + 1);
+
+        // the handler holds its first page: the slices with events are behind, the others caught up
+        for (int i = 0; i < 10; i++) {
+            deposit(via, "behind-" + i, 1);
+        }
+        Awaitility.await("a slice shows the oldest event it has not handled")
+                .atMost(Duration.ofSeconds(30))
+                .until(() -> daemons(via).get(0).workers().stream()
+                        .anyMatch(w -> w.slice() != null && w.slice().oldestUnhandled() != null));
+        release.countDown();
+        Awaitility.await("every slice caught up")
+                .atMost(Duration.ofSeconds(30))
+                .until(() -> daemons(via).get(0).workers().stream()
+                        .allMatch(w -> w.slice() != null
+                                && w.slice().oldestUnhandled() == null
+                                && w.slice().lagMillis() == 0
+                                && w.slice().error() == null));
+        assertThat(daemons(via).get(0).workers().stream()
+                        .mapToLong(
+                                w -> java.util.Objects.requireNonNull(w.slice()).offset())
+                        .max()
+                        .orElse(0))
+                .as("the furthest slice's offset")
+                .isPositive();
+    }
+
+    private static List<dev.sharding.DaemonProcessState> daemons(ShardingNode via) throws Exception {
+        dev.sharding.ClusterState state =
+                via.admin().clusterState(Duration.ofSeconds(5)).get(10, TimeUnit.SECONDS);
+        return via.admin().daemonProcesses(state).get(10, TimeUnit.SECONDS);
+    }
+
     private static void awaitSeen(Map<String, List<Long>> seen, List<String> ids, long last) {
         Awaitility.await("every event up to " + last + " projected")
                 .atMost(Duration.ofSeconds(30))

@@ -186,6 +186,23 @@ public final class DaemonWorker {
         return index;
     }
 
+    /**
+     * What a daemon process's entity type runs.
+     *
+     * @param count how many workers
+     * @param projectionOf for a projection, the event-sourced type it reads, else {@code null}
+     */
+    record Described(
+            int count, @org.jspecify.annotations.Nullable String projectionOf) {}
+
+    /** What an entity type runs, or {@code null} when it is not a daemon process's. */
+    static @org.jspecify.annotations.Nullable Described describe(EntityType<?> type) {
+        if (!(type.factory() instanceof Factory f)) {
+            return null;
+        }
+        return new Described(f.count, f.process instanceof ProjectionProcess p ? p.sourceType() : null);
+    }
+
     /** Whether an entity type runs a daemon process. */
     static boolean isDaemon(EntityType<?> type) {
         return type.entityClass() == DaemonWorker.class;

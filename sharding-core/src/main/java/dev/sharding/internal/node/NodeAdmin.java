@@ -3,8 +3,10 @@ package dev.sharding.internal.node;
 import dev.sharding.AdminResult;
 import dev.sharding.ClusterAdmin;
 import dev.sharding.ClusterState;
+import dev.sharding.DaemonProcessState;
 import dev.sharding.Member;
 import dev.sharding.internal.region.LocalRegions;
+import dev.sharding.spi.ShardingStore;
 import java.time.Duration;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -32,12 +34,15 @@ final class NodeAdmin implements ClusterAdmin {
 
     private final Duration timeout;
 
+    private final DaemonDescriptions daemons;
+
     NodeAdmin(
             Supplier<Member> self,
             Membership membership,
             LocalRegions regions,
             AdminClient admin,
             ClusterStatistics statistics,
+            ShardingStore store,
             Duration timeout) {
         this.self = self;
         this.membership = membership;
@@ -45,6 +50,12 @@ final class NodeAdmin implements ClusterAdmin {
         this.admin = admin;
         this.statistics = statistics;
         this.timeout = timeout;
+        this.daemons = new DaemonDescriptions(regions, store);
+    }
+
+    @Override
+    public CompletableFuture<List<DaemonProcessState>> daemonProcesses(ClusterState placement) {
+        return daemons.describe(Objects.requireNonNull(placement, "placement"));
     }
 
     @Override

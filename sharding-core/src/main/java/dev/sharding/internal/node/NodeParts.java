@@ -194,7 +194,7 @@ final class NodeParts {
                 coordinator,
                 regions,
                 asks);
-        this.admin = new NodeAdmin(basics::self, membership, regions, admin, statistics, settings.askTimeout());
+        this.admin = new NodeAdmin(basics::self, membership, regions, admin, statistics, store, settings.askTimeout());
         this.traffic = new NodeCounters(membership, transport);
         DaemonWorker.DaemonHost host = new NodeDaemonHost(store, types, runtime.running(), metrics);
         for (EntityType<?> type : types) {

@@ -42,6 +42,21 @@ public final class ProjectionProcess implements DaemonWorker.HostedProcess {
         this.jdbcHandler = jdbcHandler;
     }
 
+    /** {@return the event-sourced entity type it reads} */
+    String sourceType() {
+        return sourceType;
+    }
+
+    /** The first shard of slice {@code slice} of {@code count} over {@code shards} shards. */
+    static int firstShard(int slice, int count, int shards) {
+        return slice * shards / count;
+    }
+
+    /** The last shard of slice {@code slice} of {@code count} over {@code shards} shards. */
+    static int lastShard(int slice, int count, int shards) {
+        return (slice + 1) * shards / count - 1;
+    }
+
     @Override
     public void check(DaemonWorker.DaemonHost host, int count) {
         DaemonWorker.SourceType source = host.source(sourceType);
@@ -63,8 +78,8 @@ public final class ProjectionProcess implements DaemonWorker.HostedProcess {
         DaemonWorker.SourceType source = host.source(sourceType);
         int shards = source.numberOfShards();
         int slice = context.index();
-        int first = slice * shards / context.count();
-        int last = (slice + 1) * shards / context.count() - 1;
+        int first = firstShard(slice, context.count(), shards);
+        int last = lastShard(slice, context.count(), shards);
         ProjectionWorker worker =
                 new ProjectionWorker(name, slice, sourceType, first, last, source.events(), host, handler, jdbcHandler);
         worker.start();

@@ -21,9 +21,11 @@ final class ClusterDescriptions {
      *
      * @param state the state gathered from the members
      * @param shardCounts per entity type name the node runs, its number of shards
+     * @param daemons the daemon processes, described
      * @return the description
      */
-    static ClusterDescriptor describe(ClusterState state, Map<String, Integer> shardCounts) {
+    static ClusterDescriptor describe(
+            ClusterState state, Map<String, Integer> shardCounts, List<DaemonProcessDescriptor> daemons) {
         Map<String, List<RegionDescriptor>> types = new TreeMap<>();
         state.regions()
                 .forEach((type, regions) -> types.put(
@@ -40,7 +42,8 @@ final class ClusterDescriptions {
                 state.rebalances().stream()
                         .map(r -> new RebalanceDescriptor(r.startedAt(), r.rounds(), r.moved(), r.from(), r.to()))
                         .toList(),
-                shardCounts);
+                shardCounts,
+                daemons);
     }
 
     private static MemberDescriptor describe(Member member, ClusterState state) {

@@ -93,9 +93,11 @@ public class ShardingEndpoint {
                     Map.of(),
                     List.of(),
                     List.of(),
-                    Map.of());
+                    Map.of(),
+                    List.of());
         }
-        return ClusterDescriptions.describe(gather(), shardCounts());
+        ClusterState state = gather();
+        return ClusterDescriptions.describe(state, shardCounts(), daemons(state));
     }
 
     private Map<String, Integer> shardCounts() {
@@ -158,20 +160,27 @@ public class ShardingEndpoint {
                 skip + take < total);
     }
 
+    private List<DaemonProcessDescriptor> daemons(ClusterState state) {
+        return await(this.node.admin().daemonProcesses(state), "the daemon processes").stream()
+                .map(DaemonProcessDescriptor::of)
+                .toList();
+    }
+
     private ClusterState gather() {
+        return await(this.node.admin().clusterState(this.timeout), "the cluster state");
+    }
+
+    private <T> T await(java.util.concurrent.CompletableFuture<T> gathering, String what) {
         try {
-            return this.node
-                    .admin()
-                    .clusterState(this.timeout)
-                    .get(this.timeout.plus(GRACE).toMillis(), TimeUnit.MILLISECONDS);
+            return gathering.get(this.timeout.plus(GRACE).toMillis(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new IllegalStateException("Interrupted while gathering the cluster state", e);
+            throw new IllegalStateException("Interrupted while gathering " + what, e);
         } catch (ExecutionException e) {
             throw new IllegalStateException(
-                    "Gathering the cluster state failed: " + e.getCause().getMessage(), e.getCause());
+                    "Gathering " + what + " failed: " + e.getCause().getMessage(), e.getCause());
         } catch (TimeoutException e) {
-            throw new IllegalStateException("The cluster state was not gathered within " + this.timeout.plus(GRACE), e);
+            throw new IllegalStateException(what + " was not gathered within " + this.timeout.plus(GRACE), e);
         }
     }
 
@@ -283,6 +292,8 @@ public class ShardingEndpoint {
      * @param handoffs shards being moved now, as "type/shard"
      * @param rebalances the coordinator's recent rebalances that moved shards, newest first
      * @param numberOfShards per entity type name this node runs, its number of shards (ids 0 to one less)
+     * @param daemonProcesses the sharded daemon processes and projections, by name: where each worker runs and how
+     *     far each projection slice has gone
      */
     public record ClusterDescriptor(
             boolean running,
@@ -292,7 +303,8 @@ public class ShardingEndpoint {
             Map<String, List<RegionDescriptor>> entityTypes,
             List<String> handoffs,
             List<RebalanceDescriptor> rebalances,
-            Map<String, Integer> numberOfShards)
+            Map<String, Integer> numberOfShards,
+            List<DaemonProcessDescriptor> daemonProcesses)
             implements OperationResponseBody {}
 
     /**

@@ -132,6 +132,7 @@
     renderEntities(cluster);
     renderHandoffs(cluster.handoffs || []);
     renderRebalances(cluster.rebalances || []);
+    renderDaemons(cluster.daemonProcesses || []);
   }
 
   /** Per member: shards, live entities, and whether it answered, over every type. */
@@ -324,6 +325,32 @@
     }
     if (!rebalances.length) {
       const td = element('td', 'empty', 'No rebalance has moved a shard since the coordinator started.');
+      td.colSpan = 5;
+      body.append(element('tr', '', td));
+    }
+  }
+
+  /** One row per worker of each daemon process; a projection's slices with how far behind each is. */
+  function renderDaemons(daemons) {
+    const body = byId('daemons').tBodies[0];
+    body.replaceChildren();
+    for (const d of daemons) {
+      for (const w of d.workers) {
+        const what = d.projectionOf ? 'projection of ' + d.projectionOf + ', shards ' + w.firstShard + '–' + w.lastShard
+          : 'daemon process';
+        let lag = '';
+        if (d.projectionOf) {
+          lag = w.error ? 'unknown: ' + w.error
+            : w.oldestUnhandled ? (w.lagMillis / 1000).toFixed(1) + ' s behind' : 'caught up';
+        }
+        const tr = element('tr', w.node ? '' : 'stale', element('td', '', d.name + ' #' + w.index),
+          element('td', '', what), element('td', '', w.node || 'not running'),
+          element('td', 'number', d.projectionOf && w.offset >= 0 ? w.offset : ''), element('td', '', lag));
+        body.append(tr);
+      }
+    }
+    if (!daemons.length) {
+      const td = element('td', 'empty', 'No sharded daemon process or projection runs in this application.');
       td.colSpan = 5;
       body.append(element('tr', '', td));
     }

@@ -6,6 +6,8 @@ import dev.sharding.EntityType;
 import dev.sharding.ShardRegion;
 import dev.sharding.ShardingNode;
 import dev.sharding.StoredEvent;
+import dev.sharding.autoconfigure.actuate.DaemonProcessDescriptor;
+import dev.sharding.autoconfigure.actuate.ShardingEndpoint;
 import dev.sharding.autoconfigure.bank.BankCluster;
 import dev.sharding.internal.codec.EventCodec;
 import dev.sharding.spi.NewEvent;
@@ -21,6 +23,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.core.ResolvableType;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * {@code EventSourcedState<S, E>} constructor parameters of {@code @ShardedEntity} beans: the state and event types
@@ -99,6 +102,42 @@ class EventSourcedInjectionTests {
         Tally.Reply moved = ask(tallies(n2), "t-1", new Tally.Mark(1));
         assertThat(moved.total()).as("the state moved with its shard").isEqualTo(108);
         assertThat(moved.lastSequenceNr()).isEqualTo(3);
+    }
+
+    @Test
+    void theEndpointShowsWhereTheProjectionsWorkersRunAndThatTheyCaughtUp() throws Exception {
+        ConfigurableApplicationContext n1 = start("n1");
+        ShardRegion<Tally> tallies = tallies(n1);
+        for (int i = 0; i < 8; i++) {
+            ask(tallies, "v-" + i, new Tally.Mark(1));
+        }
+        ShardingEndpoint endpoint = n1.getBean(ShardingEndpoint.class);
+        Awaitility.await("both slices of tally-view on n1 and caught up")
+                .atMost(Duration.ofSeconds(30))
+                .until(() -> endpoint.cluster().daemonProcesses().stream()
+                                .filter(d -> d.name().equals("tally-view"))
+                                .flatMap(d -> d.workers().stream())
+                                .filter(w -> "n1".equals(w.node()) && w.oldestUnhandled() == null && w.lagMillis() == 0)
+                                .count()
+                        == 2);
+        DaemonProcessDescriptor view = endpoint.cluster().daemonProcesses().get(0);
+        assertThat(view.projectionOf()).isEqualTo("tally");
+        assertThat(view.count()).isEqualTo(2);
+        assertThat(view.workers())
+                .extracting(DaemonProcessDescriptor.WorkerDescriptor::firstShard)
+                .containsExactly(0, 5);
+        assertThat(view.workers())
+                .extracting(DaemonProcessDescriptor.WorkerDescriptor::lastShard)
+                .containsExactly(4, 9);
+        assertThat(view.workers().stream()
+                        .mapToLong(DaemonProcessDescriptor.WorkerDescriptor::offset)
+                        .max()
+                        .orElse(0))
+                .as("the offset of the slice furthest on")
+                .isPositive();
+        String json = JsonMapper.builder().build().writeValueAsString(endpoint.cluster());
+        assertThat(json)
+                .contains("\"daemonProcesses\":[{\"name\":\"tally-view\",\"count\":2,\"projectionOf\":\"tally\"");
     }
 
     /** A mark as version 1 stored it. @param count how much */
