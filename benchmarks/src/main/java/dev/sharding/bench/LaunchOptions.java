@@ -27,6 +27,9 @@ import org.jspecify.annotations.Nullable;
  * {@code --d1-accounts=10000}, {@code --d1-warmup-s=60}, {@code --d1-measure-s=30} and {@code --pg-conf=name=value}
  * (repeatable: a PostgreSQL setting for the server the launcher starts).
  *
+ * <p>E1, the recovery of an event-sourced entity of 10,000 events with and without snapshots ({@link RecoveryScenario},
+ * in the launcher's JVM), runs only when named, once per {@code --store}.
+ *
  * <p>W8, scale-out ({@link ScaleScenario}), runs only when named, once per number of nodes; its options:
  * {@code --w8-nodes=3,6,12,24}, {@code --w8-entities=100000}, {@code --w8-shards=1000}, {@code --w8-heap=256m} and
  * {@code --w8-idle-s=20} and {@code --w8-store=h2|postgresql} (default h2, the starter's embedded database).
@@ -141,8 +144,8 @@ record LaunchOptions(
                 pgConf.put(value.substring(0, value.indexOf('=')), value.substring(value.indexOf('=') + 1));
             } else {
                 System.err.println("Unknown option " + arg
-                        + "; options: --workloads=W1,..,W7,W6-ASKS,W7-HANG,W8,D0,D1,D2,D0-READS --runs=N --logs=DIR"
-                        + " --jfr=DIR --jvm-arg=FLAG --node-arg=--property=value --secret --no-meters, for D0, D1, D2, D0-READS --store=h2|postgresql"
+                        + "; options: --workloads=W1,..,W7,W6-ASKS,W7-HANG,W8,D0,D1,D2,D0-READS,E1 --runs=N --logs=DIR"
+                        + " --jfr=DIR --jvm-arg=FLAG --node-arg=--property=value --secret --no-meters, for D0, D1, D2, D0-READS, E1 --store=h2|postgresql"
                         + " --d1-callers=N --d1-accounts=N --d1-warmup-s=S --d1-measure-s=S --pg-conf=name=value,"
                         + " for W8 --w8-nodes=3,6,12,24 --w8-entities=N --w8-shards=N --w8-heap=SIZE --w8-idle-s=S --w8-store=h2|postgresql,"
                         + " or --jfr-summary=FILE.jfr [--top=N]");
@@ -179,7 +182,7 @@ record LaunchOptions(
                 return null;
             }
         }
-        if (workloads.stream().noneMatch(Scenarios.DEPOSITS::contains)
+        if (workloads.stream().noneMatch(w -> Scenarios.DEPOSITS.contains(w) || w.equals("E1"))
                 && Arrays.stream(args)
                         .anyMatch(
                                 a -> a.startsWith("--store=") || a.startsWith("--d1-") || a.startsWith("--pg-conf="))) {

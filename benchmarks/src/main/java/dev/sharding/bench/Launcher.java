@@ -32,7 +32,7 @@ final class Launcher {
     static final String BENCH_SECRET = "benchmark-secret-not-for-production";
 
     /** Workloads that run only when named. */
-    static final List<String> EXTRA = List.of("D0", "D1", "D2", "D0-READS", "W6-ASKS", "W7-HANG", "W8");
+    static final List<String> EXTRA = List.of("D0", "D1", "D2", "D0-READS", "W6-ASKS", "W7-HANG", "W8", "E1");
 
     static final String SYSTEM = "sharding-jgroups";
 
@@ -87,8 +87,8 @@ final class Launcher {
         boolean allOk = true;
         try {
             for (String w : workloads) {
-                // D0 and D1 run once per store, W8 once per number of nodes; the other workloads have no variants
-                List<String> variants = Scenarios.DEPOSITS.contains(w)
+                // D0, D1 and E1 run once per store, W8 once per number of nodes; the others have no variants
+                List<String> variants = Scenarios.DEPOSITS.contains(w) || w.equals("E1")
                         ? stores
                         : w.equals("W8")
                                 ? o.scale().nodes().stream()
@@ -367,6 +367,7 @@ final class Launcher {
                 Map.entry("D0-READS", "balance-reads-plain-jdbc"),
                 Map.entry("D1", "deposit"),
                 Map.entry("W7-HANG", "failover-hang"),
-                Map.entry("W8", "scale-out"));
+                Map.entry("W8", "scale-out"),
+                Map.entry("E1", "event-sourced-recovery"));
     }
 }

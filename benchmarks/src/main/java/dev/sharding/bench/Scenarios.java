@@ -86,7 +86,8 @@ final class Scenarios {
             Map.entry("D1", List.of("asks_per_s", "p50_us", "p99_us")),
             Map.entry("W7-HANG", List.of("seconds", "seconds_other_entities")),
             Map.entry("W6-ASKS", List.of("seconds", "load_failed", "load_p99_us", "load_max_us")),
-            Map.entry("W8", ScaleReport.FIGURES));
+            Map.entry("W8", ScaleReport.FIGURES),
+            Map.entry("E1", List.of("recovery_ms_no_snapshots", "recovery_ms_snapshot_every_100")));
 
     /** D1's notes, whatever the store; {@link #depositNotes} adds the store's and the run's sizes. */
     static final String D1_NOTES = "entity = the sample app's own Account class (sample-app's plain classes,"
@@ -143,7 +144,7 @@ final class Scenarios {
 
     static int nodes(String w) {
         return switch (w) {
-            case "W1", "W5" -> 1;
+            case "W1", "W5", "E1" -> 1;
             case "W6", "W6-ASKS", "W7", "W7-HANG", "D0", "D1", "D2", "D0-READS" -> 3;
             default -> 2;
         };
@@ -165,6 +166,9 @@ final class Scenarios {
     static ObjectNode run(Launcher launcher, String w, String tag, String store) throws Exception {
         if (w.equals("W8")) {
             return ScaleScenario.run(launcher, tag, Integer.parseInt(store), launcher.scale());
+        }
+        if (w.equals("E1")) {
+            return RecoveryScenario.run(launcher, tag, store);
         }
         if (DEPOSITS.contains(w)) {
             boolean plain = w.startsWith("D0");
@@ -265,7 +269,7 @@ final class Scenarios {
         JsonNode n = result.get("n");
         line.set("n", n == null ? Workloads.JSON.getNodeFactory().nullNode() : n);
         line.put("nodes", w.equals("W8") ? Integer.parseInt(store) : nodes(w));
-        line.put("heap", heap(launcher, w));
+        line.put("heap", w.equals("E1") ? "the launcher's" : heap(launcher, w));
         String extra = launcher.extraNodeArgs().isEmpty()
                 ? ""
                 : "CHANGED for this run on every node: " + String.join(" ", launcher.extraNodeArgs()) + "; ";
@@ -276,13 +280,22 @@ final class Scenarios {
                         ? reads + D0_NOTES + "; " + depositNotes(launcher, store)
                         : w.equals("W8")
                                 ? ScaleReport.NOTES + "; " + COMMON_NOTES.replace("Counter", "Tally")
-                                : NOTES.get(w) + "; " + COMMON_NOTES;
+                                : w.equals("E1")
+                                        ? RecoveryScenario.NOTES + "; " + RUNTIME_NOTES.strip()
+                                        : NOTES.get(w) + "; " + COMMON_NOTES;
         boolean meters = !w.equals("D0")
                 && !w.equals("D0-READS")
                 && launcher.extraNodeArgs().stream().noneMatch(arg -> arg.contains(LaunchOptions.NO_METERS));
         line.put("notes", extra + notes);
         line.put("meters", meters ? "on (Micrometer, a Prometheus registry)" : "off");
-        line.put("jvm_flags", String.join(" ", launcher.jvmFlags(heap(launcher, w))));
+        line.put(
+                "jvm_flags",
+                String.join(
+                        " ",
+                        w.equals("E1")
+                                ? java.lang.management.ManagementFactory.getRuntimeMXBean()
+                                        .getInputArguments()
+                                : launcher.jvmFlags(heap(launcher, w))));
         line.put("java", System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"));
         if (store != null && !w.equals("W8")) {
             line.put("store", store);

@@ -208,23 +208,35 @@ public final class BlockedThreads {
                     w.seenSince = now;
                 } else if (now - w.seenSince >= thresholdNanos && w.reported != work) {
                     w.reported = work;
-                    report(w, now - w.seenSince);
+                    report(w, work, now - w.seenSince);
                 }
             }
         }
     }
 
-    private void report(Watched w, long heldNanos) {
+    private void report(Watched w, long work, long heldNanos) {
         HeldThread stack = new HeldThread(w.thread);
-        log.warn(
-                "Thread {} ({} thread of node {}) has been held for {} ms by one piece of work, more than the"
-                        + " blocked-thread-threshold of {} ms; it is doing:",
-                w.thread.getName(),
-                w.role,
-                nodeName.get(),
-                TimeUnit.NANOSECONDS.toMillis(heldNanos),
-                TimeUnit.NANOSECONDS.toMillis(thresholdNanos),
-                stack);
+        if (w.work() != work) {
+            // the piece ended between the check and the stack: the stack would show the thread's next work or none
+            log.warn(
+                    "Thread {} ({} thread of node {}) was held for about {} ms by one piece of work, more than the"
+                            + " blocked-thread-threshold of {} ms; it finished before its stack could be taken",
+                    w.thread.getName(),
+                    w.role,
+                    nodeName.get(),
+                    TimeUnit.NANOSECONDS.toMillis(heldNanos),
+                    TimeUnit.NANOSECONDS.toMillis(thresholdNanos));
+        } else {
+            log.warn(
+                    "Thread {} ({} thread of node {}) has been held for {} ms by one piece of work, more than the"
+                            + " blocked-thread-threshold of {} ms; it is doing:",
+                    w.thread.getName(),
+                    w.role,
+                    nodeName.get(),
+                    TimeUnit.NANOSECONDS.toMillis(heldNanos),
+                    TimeUnit.NANOSECONDS.toMillis(thresholdNanos),
+                    stack);
+        }
         try {
             metrics.blockedThread(w.role);
         } catch (RuntimeException e) {
