@@ -11,11 +11,10 @@ import java.nio.charset.StandardCharsets;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One keep-alive HTTP/1.1 connection of the H workloads' load generator, on a plain blocking socket: writes a request
- * in one write and reads the whole response (status line, headers, a body of {@code Content-Length} bytes or chunked),
- * the way {@code wrk} does, without the allocation and thread hand-offs of a general client. When the server ends the
- * connection ({@code Connection: close}, as Tomcat does after 100 requests on one connection), the next request opens
- * a new one.
+ * One keep-alive HTTP/1.1 connection on a plain blocking socket, for the balance reads after an H run: writes a
+ * request in one write and reads the whole response ({@link HttpResponses}). When the server ends the connection
+ * ({@code Connection: close}, as Tomcat does after 100 requests on one connection), the next request opens a new one.
+ * Also builds the requests of the load generator ({@link LoadLoop}).
  */
 final class HttpConnection implements Closeable {
 
@@ -39,23 +38,39 @@ final class HttpConnection implements Closeable {
         this.host = host;
         this.port = port;
         this.timeoutMillis = timeoutMillis;
-        this.hostHeader = ("Host: " + host + ":" + port + "\r\n").getBytes(StandardCharsets.US_ASCII);
+        this.hostHeader = hostHeader(host, port);
     }
 
     /** {@return the POST of a deposit, as bytes} */
     byte[] deposit(String accountId, long amount) {
-        String body = "{\"amount\":" + amount + "}";
-        return request(
-                "POST /accounts/" + accountId + "/deposit HTTP/1.1\r\n",
-                "Content-Type: application/json\r\nContent-Length: " + body.length() + "\r\n\r\n" + body);
+        return depositRequest(hostHeader, accountId, amount);
     }
 
     /** {@return the GET of a balance, as bytes} */
     byte[] balance(String accountId) {
-        return request("GET /accounts/" + accountId + " HTTP/1.1\r\n", "\r\n");
+        return balanceRequest(hostHeader, accountId);
     }
 
-    private byte[] request(String line, String rest) {
+    /** {@return the Host header line for a server on the loopback port} */
+    static byte[] hostHeader(String host, int port) {
+        return ("Host: " + host + ":" + port + "\r\n").getBytes(StandardCharsets.US_ASCII);
+    }
+
+    /** {@return the POST of a deposit of {@code amount} to the account, as bytes} */
+    static byte[] depositRequest(byte[] hostHeader, String accountId, long amount) {
+        String body = "{\"amount\":" + amount + "}";
+        return request(
+                hostHeader,
+                "POST /accounts/" + accountId + "/deposit HTTP/1.1\r\n",
+                "Content-Type: application/json\r\nContent-Length: " + body.length() + "\r\n\r\n" + body);
+    }
+
+    /** {@return the GET of the account's balance, as bytes} */
+    static byte[] balanceRequest(byte[] hostHeader, String accountId) {
+        return request(hostHeader, "GET /accounts/" + accountId + " HTTP/1.1\r\n", "\r\n");
+    }
+
+    private static byte[] request(byte[] hostHeader, String line, String rest) {
         byte[] a = line.getBytes(StandardCharsets.US_ASCII);
         byte[] c = rest.getBytes(StandardCharsets.US_ASCII);
         byte[] r = new byte[a.length + hostHeader.length + c.length];
@@ -136,14 +151,14 @@ final class HttpConnection implements Closeable {
         }
     }
 
-    /** Reads HTTP/1.1 responses from a stream, with a buffer of its own. */
+    /** Reads HTTP/1.1 responses from a stream ({@link HttpResponses}), with a buffer of its own. */
     static final class ResponseReader {
 
         private final InputStream in;
 
-        private final byte[] buf = new byte[16 * 1024];
+        private byte[] buf = new byte[16 * 1024];
 
-        private int pos;
+        private int start;
 
         private int limit;
 
@@ -167,90 +182,32 @@ final class HttpConnection implements Closeable {
         }
 
         Response read(boolean keepBody) throws IOException {
-            String status = line();
-            if (!status.startsWith("HTTP/1.")) {
-                throw new IOException("Not an HTTP/1.x status line: " + status);
-            }
-            int code = Integer.parseInt(status.substring(9, 12));
-            boolean keepAlive = status.startsWith("HTTP/1.1");
-            long length = -1;
-            boolean chunked = false;
-            for (String h = line(); !h.isEmpty(); h = line()) {
-                int colon = h.indexOf(':');
-                if (colon < 0) {
-                    continue;
-                }
-                String name = h.substring(0, colon).trim();
-                String value = h.substring(colon + 1).trim();
-                if (name.equalsIgnoreCase("content-length")) {
-                    length = Long.parseLong(value);
-                } else if (name.equalsIgnoreCase("transfer-encoding")) {
-                    chunked = value.toLowerCase(java.util.Locale.ROOT).contains("chunked");
-                } else if (name.equalsIgnoreCase("connection")) {
-                    keepAlive = !value.equalsIgnoreCase("close");
-                }
-            }
-            java.io.ByteArrayOutputStream body = keepBody ? new java.io.ByteArrayOutputStream() : null;
-            if (chunked) {
-                for (long size = chunkSize(); size > 0; size = chunkSize()) {
-                    copy(size, body);
-                    line();
-                }
-                while (!line().isEmpty()) {
-                    // trailers
-                }
-            } else if (length >= 0) {
-                copy(length, body);
-            } else if (code >= 200 && code != 204 && code != 304) {
-                throw new IOException("A response without length: status " + code);
-            }
-            return new Response(code, keepAlive, body == null ? null : body.toByteArray());
-        }
-
-        private long chunkSize() throws IOException {
-            String l = line();
-            int semi = l.indexOf(';');
-            return Long.parseLong((semi < 0 ? l : l.substring(0, semi)).trim(), 16);
-        }
-
-        private void copy(long n, java.io.@Nullable ByteArrayOutputStream to) throws IOException {
-            while (n > 0) {
-                fill();
-                int k = (int) Math.min(n, limit - pos);
-                if (to != null) {
-                    to.write(buf, pos, k);
-                }
-                pos += k;
-                n -= k;
-            }
-        }
-
-        private String line() throws IOException {
-            StringBuilder b = new StringBuilder(64);
             while (true) {
-                fill();
-                byte c = buf[pos++];
-                if (c == '\n') {
-                    int len = b.length();
-                    if (len > 0 && b.charAt(len - 1) == '\r') {
-                        b.setLength(len - 1);
-                    }
-                    return b.toString();
+                HttpResponses.Parsed p;
+                try {
+                    p = HttpResponses.parse(buf, start, limit - start);
+                } catch (IllegalStateException | NumberFormatException e) {
+                    throw new IOException(e.getMessage(), e);
                 }
-                b.append((char) (c & 0xff));
+                if (p != null) {
+                    byte[] body = keepBody ? p.body(buf, start) : null;
+                    start += p.length();
+                    return new Response(p.status(), p.keepAlive(), body);
+                }
+                if (start > 0) {
+                    System.arraycopy(buf, start, buf, 0, limit - start);
+                    limit -= start;
+                    start = 0;
+                }
+                if (limit == buf.length) {
+                    buf = java.util.Arrays.copyOf(buf, buf.length * 2);
+                }
+                int n = in.read(buf, limit, buf.length - limit);
+                if (n < 0) {
+                    throw new EOFException("Connection closed by the server");
+                }
+                limit += n;
             }
-        }
-
-        private void fill() throws IOException {
-            if (pos < limit) {
-                return;
-            }
-            int n = in.read(buf, 0, buf.length);
-            if (n < 0) {
-                throw new EOFException("Connection closed by the server");
-            }
-            pos = 0;
-            limit = n;
         }
     }
 }

@@ -1,19 +1,16 @@
 package dev.sharding.bench;
 
-import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.function.IntConsumer;
 import org.HdrHistogram.Histogram;
 
 /**
- * The load generator of the H workloads, in the launcher's JVM: a closed loop of keep-alive connections
- * ({@link HttpConnection}), the same number to each node, each sending its next request as soon as the previous one
- * is answered, as {@code wrk} does. A request is a deposit {@code POST /accounts/a-<random>/deposit} of a random amount
+ * The load generator of the H workloads, in the launcher's JVM: a closed loop of keep-alive connections, the same
+ * number to each node, each sending its next request as soon as the previous one is answered, one thread with one
+ * selector per node ({@link LoadLoop}), as {@code wrk -t1} per node does. A request is a deposit {@code POST /accounts/a-<random>/deposit} of a random amount
  * from 1 to 100, or with {@code readPercent} chance a {@code GET /accounts/a-<random>}. The run is a row of phases of
  * equal length one after the other (cold, warming, warm); a request counts in the phase in which its answer arrived.
  * Answered deposits (200) are added up per account for the balance check, as are those whose outcome is unknown.
@@ -36,18 +33,12 @@ final class HttpLoad {
 
     private final long phaseNanos;
 
-    private final AtomicLongArray acked;
-
-    private final AtomicLongArray uncertain;
-
     HttpLoad(List<Integer> ports, int connectionsPerNode, int accounts, int readPercent, long phaseNanos) {
         this.ports = ports;
         this.connectionsPerNode = connectionsPerNode;
         this.accounts = accounts;
         this.readPercent = readPercent;
         this.phaseNanos = phaseNanos;
-        this.acked = new AtomicLongArray(accounts);
-        this.uncertain = new AtomicLongArray(accounts);
     }
 
     /** What one connection counted in one phase. */
@@ -100,23 +91,22 @@ final class HttpLoad {
      * @return the counts
      */
     Outcome run(IntConsumer boundary) throws InterruptedException {
-        List<Worker> workers = new ArrayList<>();
-        CountDownLatch connected = new CountDownLatch(ports.size() * connectionsPerNode);
+        List<LoadLoop> loops = new ArrayList<>();
+        List<Thread> threads = new ArrayList<>();
+        CountDownLatch connected = new CountDownLatch(ports.size());
         CountDownLatch go = new CountDownLatch(1);
         for (int port : ports) {
-            for (int c = 0; c < connectionsPerNode; c++) {
-                Worker w = new Worker(port, connected, go);
-                workers.add(w);
-                Thread t = new Thread(w, "h-load-" + port + "-" + c);
-                t.setDaemon(true);
-                w.thread = t;
-                t.start();
-            }
+            LoadLoop loop = new LoadLoop(port, connectionsPerNode, accounts, readPercent, phaseNanos, connected, go);
+            loops.add(loop);
+            Thread t = new Thread(loop, "h-load-" + port);
+            t.setDaemon(true);
+            threads.add(t);
+            t.start();
         }
         connected.await(TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
         long start = System.nanoTime();
-        for (Worker w : workers) {
-            w.start = start;
+        for (LoadLoop loop : loops) {
+            loop.start = start;
         }
         go.countDown();
         boundary.accept(0);
@@ -128,122 +118,30 @@ final class HttpLoad {
             boundary.accept(k);
         }
         boolean allStopped = true;
-        for (Worker w : workers) {
-            w.thread.join(TIMEOUT_MILLIS + 5_000L);
-            allStopped &= !w.thread.isAlive();
+        for (int i = 0; i < loops.size(); i++) {
+            threads.get(i).join(TIMEOUT_MILLIS + 10_000L);
+            allStopped &= loops.get(i).stopped && !threads.get(i).isAlive();
         }
         List<PhaseTally> phases = new ArrayList<>();
-        long connects = 0;
-        long late = 0;
         for (int k = 0; k < PHASES.size(); k++) {
             PhaseTally all = new PhaseTally();
-            for (Worker w : workers) {
-                all.add(w.tallies[k]);
+            for (LoadLoop loop : loops) {
+                all.add(loop.tallies[k]);
             }
             phases.add(all);
         }
-        for (Worker w : workers) {
-            connects += w.connection.connects();
-            late += w.late;
-        }
+        long connects = 0;
+        long late = 0;
         long[] a = new long[accounts];
         long[] u = new long[accounts];
-        for (int i = 0; i < accounts; i++) {
-            a[i] = acked.get(i);
-            u[i] = uncertain.get(i);
+        for (LoadLoop loop : loops) {
+            connects += loop.connects;
+            late += loop.late;
+            for (int i = 0; i < accounts; i++) {
+                a[i] += loop.acked[i];
+                u[i] += loop.uncertain[i];
+            }
         }
         return new Outcome(phases, connects, late, a, u, allStopped);
-    }
-
-    /** One connection's loop. */
-    private final class Worker implements Runnable {
-
-        final HttpConnection connection;
-
-        final PhaseTally[] tallies = new PhaseTally[PHASES.size()];
-
-        final CountDownLatch connected;
-
-        final CountDownLatch go;
-
-        volatile long start;
-
-        Thread thread;
-
-        long late;
-
-        Worker(int port, CountDownLatch connected, CountDownLatch go) {
-            this.connection = new HttpConnection("127.0.0.1", port, TIMEOUT_MILLIS);
-            this.connected = connected;
-            this.go = go;
-            for (int k = 0; k < tallies.length; k++) {
-                tallies[k] = new PhaseTally();
-            }
-        }
-
-        @Override
-        public void run() {
-            try {
-                connection.connect();
-            } catch (IOException e) {
-                // counted as the first request's failure
-            }
-            connected.countDown();
-            try {
-                go.await();
-            } catch (InterruptedException e) {
-                return;
-            }
-            ThreadLocalRandom random = ThreadLocalRandom.current();
-            long end = start + PHASES.size() * phaseNanos;
-            try {
-                while (System.nanoTime() < end) {
-                    int account = random.nextInt(accounts);
-                    String id = DepositWorkload.id(account);
-                    boolean read = readPercent > 0 && random.nextInt(100) < readPercent;
-                    long amount = 1 + random.nextInt(100);
-                    byte[] request = read ? connection.balance(id) : connection.deposit(id, amount);
-                    long t0 = System.nanoTime();
-                    int status;
-                    try {
-                        status = connection.exchange(request, false).status();
-                    } catch (IOException | RuntimeException e) {
-                        status = -1;
-                    }
-                    long t1 = System.nanoTime();
-                    if (!read) {
-                        if (status >= 200 && status < 300) {
-                            acked.addAndGet(account, amount);
-                        } else if (status < 400 || status >= 500) {
-                            uncertain.addAndGet(account, amount);
-                        }
-                    }
-                    int phase = (int) ((t1 - start) / phaseNanos);
-                    if (phase >= tallies.length) {
-                        late++;
-                    } else {
-                        PhaseTally t = tallies[phase];
-                        (read ? t.reads : t.deposits).recordValue(Math.max(1, (t1 - t0) / 1_000));
-                        if (status < 0) {
-                            t.ioErrors++;
-                        } else if (status < 300) {
-                            t.ok++;
-                        } else if (status < 500) {
-                            t.clientErrors++;
-                        } else {
-                            t.serverErrors++;
-                        }
-                    }
-                    if (status < 0) {
-                        // a node that refuses connections would otherwise be hammered in a tight loop
-                        Thread.sleep(10);
-                    }
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            } finally {
-                connection.close();
-            }
-        }
     }
 }

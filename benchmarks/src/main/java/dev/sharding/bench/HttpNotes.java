@@ -37,8 +37,8 @@ final class HttpNotes {
                 ? "each request is GET /accounts/a-<random> with 90% chance, else the deposit POST; "
                 : "each request is ";
         return app + "; " + where + "; load generator in the launcher JVM: " + o.connectionsPerNode() * 3
-                + " keep-alive HTTP/1.1 connections (" + o.connectionsPerNode() + " per node, one thread each,"
-                + " plain blocking sockets, TCP_NODELAY), closed loop (next request when the answer is in), " + mix
+                + " keep-alive HTTP/1.1 connections (" + o.connectionsPerNode() + " per node, one thread with one NIO"
+                + " selector per node, TCP_NODELAY), closed loop (next request when the answer is in), " + mix
                 + "POST /accounts/a-<random of " + o.accounts() + ">/deposit {\"amount\":<random 1..100>}; three"
                 + " phases of " + o.phaseSeconds() + " s one after the other from fresh JVMs: cold (most accounts"
                 + " new), warming, warm; a request counts in the phase in which its answer arrived; p50/p99 of"
