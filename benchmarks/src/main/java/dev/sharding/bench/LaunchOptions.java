@@ -34,6 +34,12 @@ import org.jspecify.annotations.Nullable;
  * {@code --w8-nodes=3,6,12,24}, {@code --w8-entities=100000}, {@code --w8-shards=1000}, {@code --w8-heap=256m} and
  * {@code --w8-idle-s=20} and {@code --w8-store=h2|postgresql} (default h2, the starter's embedded database).
  *
+ * <p>H1 (the sample app over HTTP), H0 (its baseline, a plain Spring Boot service), H2-READS and H0-READS (the same
+ * with 90% reads), see {@link HttpScenario}, run only when named; their options: {@code --h-store=h2|postgresql}
+ * (default h2; one line per store), {@code --h-connections=21} (per node), {@code --h-accounts=10000},
+ * {@code --h-phase-s=20} (each of cold, warming, warm), {@code --h-heap=384m}, {@code --sample-jar=PATH} and
+ * {@code --baseline-jar=PATH} (default: the jars the build makes beside this one), and {@code --pg-conf}.
+ *
  * @param workloads the workloads, in order
  * @param runs runs of each
  * @param logs where node logs and raw.jsonl go
@@ -45,6 +51,7 @@ import org.jspecify.annotations.Nullable;
  * @param stores D1's stores
  * @param deposit D1's options
  * @param scale W8's options
+ * @param http the H workloads' options
  */
 record LaunchOptions(
         List<String> workloads,
@@ -57,7 +64,8 @@ record LaunchOptions(
         int top,
         List<String> stores,
         DepositScenario.Options deposit,
-        ScaleScenario.Options scale) {
+        ScaleScenario.Options scale,
+        HttpScenario.Options http) {
 
     /** The auto-configuration {@code --no-meters} leaves out. */
     static final String NO_METERS = "dev.sharding.autoconfigure.metrics.ShardingMetricsAutoConfiguration";
@@ -87,6 +95,14 @@ record LaunchOptions(
         String w8Heap = w8.heap();
         int w8Idle = w8.idleSeconds();
         String w8Store = w8.store();
+        HttpScenario.Options h = HttpScenario.Options.defaults();
+        List<String> hStores = h.stores();
+        int hConnections = h.connectionsPerNode();
+        int hAccounts = h.accounts();
+        int hPhase = h.phaseSeconds();
+        String hHeap = h.heap();
+        Path sampleJar = h.sampleJar();
+        Path baselineJar = h.baselineJar();
         for (String arg : args) {
             String value = arg.contains("=") ? arg.substring(arg.indexOf('=') + 1) : "";
             if (arg.startsWith("--workloads=")) {
@@ -140,14 +156,33 @@ record LaunchOptions(
                 w8Idle = Integer.parseInt(value);
             } else if (arg.startsWith("--w8-store=")) {
                 w8Store = value.trim().toLowerCase(java.util.Locale.ROOT);
+            } else if (arg.startsWith("--h-store=")) {
+                hStores = Arrays.stream(value.split(","))
+                        .map(String::trim)
+                        .map(x -> x.toLowerCase(java.util.Locale.ROOT))
+                        .toList();
+            } else if (arg.startsWith("--h-connections=")) {
+                hConnections = Integer.parseInt(value);
+            } else if (arg.startsWith("--h-accounts=")) {
+                hAccounts = Integer.parseInt(value);
+            } else if (arg.startsWith("--h-phase-s=")) {
+                hPhase = Integer.parseInt(value);
+            } else if (arg.startsWith("--h-heap=")) {
+                hHeap = value;
+            } else if (arg.startsWith("--sample-jar=")) {
+                sampleJar = Path.of(value).toAbsolutePath();
+            } else if (arg.startsWith("--baseline-jar=")) {
+                baselineJar = Path.of(value).toAbsolutePath();
             } else if (arg.startsWith("--pg-conf=") && value.contains("=")) {
                 pgConf.put(value.substring(0, value.indexOf('=')), value.substring(value.indexOf('=') + 1));
             } else {
                 System.err.println("Unknown option " + arg
-                        + "; options: --workloads=W1,..,W7,W6-ASKS,W7-HANG,W8,D0,D1,D2,D0-READS,E1 --runs=N --logs=DIR"
-                        + " --jfr=DIR --jvm-arg=FLAG --node-arg=--property=value --secret --no-meters, for D0, D1, D2, D0-READS, E1 --store=h2|postgresql"
+                        + "; options: --workloads=W1,..,W7,W6-ASKS,W7-HANG,W8,D0,D1,D2,D0-READS,E1"
+                        + ",H1,H0,H2-READS,H0-READS --runs=N --logs=DIR --jfr=DIR --jvm-arg=FLAG --node-arg=--property=value --secret --no-meters, for D0, D1, D2, D0-READS, E1 --store=h2|postgresql"
                         + " --d1-callers=N --d1-accounts=N --d1-warmup-s=S --d1-measure-s=S --pg-conf=name=value,"
                         + " for W8 --w8-nodes=3,6,12,24 --w8-entities=N --w8-shards=N --w8-heap=SIZE --w8-idle-s=S --w8-store=h2|postgresql,"
+                        + " for H0, H1, H2-READS, H0-READS --h-store=h2|postgresql --h-connections=N --h-accounts=N"
+                        + " --h-phase-s=S --h-heap=SIZE --sample-jar=PATH --baseline-jar=PATH,"
                         + " or --jfr-summary=FILE.jfr [--top=N]");
                 return null;
             }
@@ -182,15 +217,24 @@ record LaunchOptions(
                 return null;
             }
         }
+        boolean postgresWorkloads =
+                workloads.stream().anyMatch(w -> Scenarios.DEPOSITS.contains(w) || HttpScenario.WORKLOADS.contains(w));
         if (workloads.stream().noneMatch(w -> Scenarios.DEPOSITS.contains(w) || w.equals("E1"))
                 && Arrays.stream(args)
-                        .anyMatch(
-                                a -> a.startsWith("--store=") || a.startsWith("--d1-") || a.startsWith("--pg-conf="))) {
-            System.err.println(
-                    "[bench] --store, --d1-* and --pg-conf apply to D0 and D1 only, neither of which is among "
-                            + workloads);
+                        .anyMatch(a -> a.startsWith("--store=")
+                                || a.startsWith("--d1-")
+                                || a.startsWith("--pg-conf=") && !postgresWorkloads)) {
+            System.err.println("[bench] --store and --d1-* apply to D0-D2 only, --pg-conf to them and the H workloads,"
+                    + " none of which is among " + workloads);
+        }
+        HttpScenario.Options http =
+                new HttpScenario.Options(hStores, hConnections, hAccounts, hPhase, hHeap, sampleJar, baselineJar);
+        String httpProblem = http.problem();
+        if (httpProblem != null) {
+            System.err.println(httpProblem);
+            return null;
         }
         ScaleScenario.Options scale = new ScaleScenario.Options(w8Nodes, w8Entities, w8Shards, w8Heap, w8Idle, w8Store);
-        return new LaunchOptions(workloads, runs, logs, jfr, jvmArgs, nodeArgs, summary, top, stores, d, scale);
+        return new LaunchOptions(workloads, runs, logs, jfr, jvmArgs, nodeArgs, summary, top, stores, d, scale, http);
     }
 }

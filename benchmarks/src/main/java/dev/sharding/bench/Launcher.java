@@ -32,7 +32,8 @@ final class Launcher {
     static final String BENCH_SECRET = "benchmark-secret-not-for-production";
 
     /** Workloads that run only when named. */
-    static final List<String> EXTRA = List.of("D0", "D1", "D2", "D0-READS", "W6-ASKS", "W7-HANG", "W8", "E1");
+    static final List<String> EXTRA =
+            List.of("D0", "D1", "D2", "D0-READS", "W6-ASKS", "W7-HANG", "W8", "E1", "H1", "H0", "H2-READS", "H0-READS");
 
     static final String SYSTEM = "sharding-jgroups";
 
@@ -49,11 +50,13 @@ final class Launcher {
     private final List<NodeProcess> started = new ArrayList<>();
 
     /** Servers of the current run (D1's PostgreSQL), stopped after its nodes; also from the shutdown hook. */
-    private final List<Server> servers = new CopyOnWriteArrayList<>();
+    private final List<PostgresServer> servers = new CopyOnWriteArrayList<>();
 
     private DepositScenario.Options deposit = DepositScenario.Options.defaults();
 
     private ScaleScenario.Options scale = ScaleScenario.Options.defaults();
+
+    private HttpScenario.Options http = HttpScenario.Options.defaults();
 
     private Launcher(Path logs, Path jfr, List<String> extraJvmArgs) {
         this.logs = logs;
@@ -82,6 +85,7 @@ final class Launcher {
         launcher.extraNodeArgs.addAll(o.nodeArgs());
         launcher.deposit = o.deposit();
         launcher.scale = o.scale();
+        launcher.http = o.http();
         Thread hook = new Thread(launcher::killAll, "bench-kill-nodes");
         Runtime.getRuntime().addShutdownHook(hook);
         boolean allOk = true;
@@ -90,11 +94,13 @@ final class Launcher {
                 // D0, D1 and E1 run once per store, W8 once per number of nodes; the others have no variants
                 List<String> variants = Scenarios.DEPOSITS.contains(w) || w.equals("E1")
                         ? stores
-                        : w.equals("W8")
-                                ? o.scale().nodes().stream()
-                                        .map(String::valueOf)
-                                        .toList()
-                                : Collections.singletonList(null);
+                        : HttpScenario.WORKLOADS.contains(w)
+                                ? o.http().stores()
+                                : w.equals("W8")
+                                        ? o.scale().nodes().stream()
+                                                .map(String::valueOf)
+                                                .toList()
+                                        : Collections.singletonList(null);
                 for (String variant : variants) {
                     List<ObjectNode> done = new ArrayList<>();
                     for (int r = 1; r <= runs; r++) {
@@ -138,34 +144,13 @@ final class Launcher {
     }
 
     private void stopServers() {
-        for (Server server : servers) {
+        for (PostgresServer server : servers) {
             try {
                 server.postgres().close();
             } catch (IOException | RuntimeException e) {
                 System.err.println("[bench] stopping PostgreSQL failed: " + e);
             }
             servers.remove(server);
-        }
-    }
-
-    /** A PostgreSQL server of the current run and its data directory (where its postmaster.pid is). */
-    private record Server(EmbeddedPostgres postgres, Path data) {
-
-        /** CPU seconds of the postmaster and of every process it has now (backends, WAL writer, ...). */
-        double cpuSeconds() {
-            try {
-                long pid = Long.parseLong(Files.readAllLines(data.resolve("postmaster.pid"))
-                        .get(0)
-                        .trim());
-                return ProcessHandle.of(pid)
-                        .map(h -> MachineLoad.cpuSeconds(h)
-                                + h.descendants()
-                                        .mapToDouble(MachineLoad::cpuSeconds)
-                                        .sum())
-                        .orElse(0.0);
-            } catch (IOException | RuntimeException e) {
-                return 0;
-            }
         }
     }
 
@@ -192,7 +177,7 @@ final class Launcher {
         config.forEach(builder::setServerConfig);
         System.err.println("[bench] starting PostgreSQL (log " + logs.resolve(tag + "-postgresql.log") + ")");
         EmbeddedPostgres pg = builder.start();
-        servers.add(new Server(pg, data));
+        servers.add(new PostgresServer(pg, data));
         return pg;
     }
 
@@ -202,6 +187,10 @@ final class Launcher {
 
     ScaleScenario.Options scale() {
         return scale;
+    }
+
+    HttpScenario.Options http() {
+        return http;
     }
 
     /**
@@ -232,7 +221,7 @@ final class Launcher {
                 p.cpuSeconds();
             }
             // while the nodes are connected, so that the server's backends are still there to be counted
-            for (Server server : servers) {
+            for (PostgresServer server : servers) {
                 serversCpu += server.cpuSeconds();
             }
             for (NodeProcess p : started) {
@@ -284,12 +273,7 @@ final class Launcher {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.addAll(jvmFlags(heap));
-        if (jfr != null) {
-            // exact lines for inlined frames: without it samples are attributed to the nearest safepoint's frame
-            cmd.add("-XX:+UnlockDiagnosticVMOptions");
-            cmd.add("-XX:+DebugNonSafepoints");
-            cmd.add("-XX:StartFlightRecording=settings=profile,filename=" + jfr.resolve(tag + "-" + name + ".jfr"));
-        }
+        cmd.addAll(jfrFlags(tag, name));
         String cp = System.getProperty("java.class.path");
         if (cp.endsWith(".jar") && !cp.contains(java.io.File.pathSeparator)) {
             cmd.add("-jar");
@@ -310,6 +294,43 @@ final class Launcher {
         started.add(p);
         live.add(p);
         return p;
+    }
+
+    /**
+     * Starts a JVM of the current run from another runnable jar (the H workloads' HTTP applications), with the
+     * workload's heap, the extra JVM flags and the JFR recording as for the nodes. It is stopped with SIGTERM.
+     */
+    NodeProcess startJar(String tag, String name, String heap, Path jar, List<String> appArgs) throws IOException {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.addAll(jvmFlags(heap));
+        cmd.addAll(jfrFlags(tag, name));
+        cmd.add("-jar");
+        cmd.add(jar.toString());
+        cmd.addAll(appArgs);
+        // not --no-meters' exclusion: it would replace the application's own spring.autoconfigure.exclude
+        extraNodeArgs.stream().filter(a -> !a.contains(LaunchOptions.NO_METERS)).forEach(cmd::add);
+        NodeProcess p = NodeProcess.withoutCommands(name, cmd, logs.resolve(tag + "-" + name + ".log"));
+        started.add(p);
+        live.add(p);
+        return p;
+    }
+
+    /** {@return the processes of the current run's PostgreSQL servers: each postmaster and its children now} */
+    List<Long> databasePids() {
+        List<Long> pids = new ArrayList<>();
+        servers.forEach(s -> pids.addAll(s.pids()));
+        return pids;
+    }
+
+    /** A JFR recording of the JVM when asked for, with exact lines for inlined frames (else samples land on safepoints). */
+    private List<String> jfrFlags(String tag, String name) {
+        return jfr == null
+                ? List.of()
+                : List.of(
+                        "-XX:+UnlockDiagnosticVMOptions",
+                        "-XX:+DebugNonSafepoints",
+                        "-XX:StartFlightRecording=settings=profile,filename=" + jfr.resolve(tag + "-" + name + ".jfr"));
     }
 
     /** Where the nodes of a run keep the embedded database (when the starter keeps its state in one). */
@@ -368,6 +389,10 @@ final class Launcher {
                 Map.entry("D1", "deposit"),
                 Map.entry("W7-HANG", "failover-hang"),
                 Map.entry("W8", "scale-out"),
-                Map.entry("E1", "event-sourced-recovery"));
+                Map.entry("E1", "event-sourced-recovery"),
+                Map.entry("H1", "http-deposit"),
+                Map.entry("H0", "http-deposit-plain-spring"),
+                Map.entry("H2-READS", "http-balance-reads"),
+                Map.entry("H0-READS", "http-balance-reads-plain-spring"));
     }
 }

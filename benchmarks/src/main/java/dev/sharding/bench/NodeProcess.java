@@ -68,8 +68,21 @@ final class NodeProcess implements AutoCloseable {
         }
     }
 
+    /** Whether the process reads the launcher's commands (a bench node), or is stopped with SIGTERM (another jar). */
+    private final boolean readsCommands;
+
     NodeProcess(String name, List<String> command, Path log) throws IOException {
+        this(name, command, log, true);
+    }
+
+    /** A process that reads no commands, such as an HTTP application: {@link #close()} stops it with SIGTERM. */
+    static NodeProcess withoutCommands(String name, List<String> command, Path log) throws IOException {
+        return new NodeProcess(name, command, log, false);
+    }
+
+    private NodeProcess(String name, List<String> command, Path log, boolean readsCommands) throws IOException {
         this.name = name;
+        this.readsCommands = readsCommands;
         this.log = log;
         ProcessBuilder pb = new ProcessBuilder(command);
         pb.redirectErrorStream(true);
@@ -188,15 +201,22 @@ final class NodeProcess implements AutoCloseable {
         return process.isAlive();
     }
 
-    /** Stops the node: asks it to exit, then kills it if it is still there after a few seconds. */
+    /**
+     * Stops the node: asks it to exit (a bench node by command, another process by SIGTERM), then kills it if it is
+     * still there after a few seconds.
+     */
     @Override
     public void close() {
         cpuSeconds();
         if (process.isAlive()) {
-            try {
-                send("EXIT");
-            } catch (IOException e) {
-                // gone already, or stdin closed
+            if (readsCommands) {
+                try {
+                    send("EXIT");
+                } catch (IOException e) {
+                    // gone already, or stdin closed
+                }
+            } else {
+                process.destroy();
             }
             try {
                 process.waitFor(20, TimeUnit.SECONDS);

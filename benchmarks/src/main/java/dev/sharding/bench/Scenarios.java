@@ -87,7 +87,11 @@ final class Scenarios {
             Map.entry("W7-HANG", List.of("seconds", "seconds_other_entities")),
             Map.entry("W6-ASKS", List.of("seconds", "load_failed", "load_p99_us", "load_max_us")),
             Map.entry("W8", ScaleReport.FIGURES),
-            Map.entry("E1", List.of("recovery_ms_no_snapshots", "recovery_ms_snapshot_every_100")));
+            Map.entry("E1", List.of("recovery_ms_no_snapshots", "recovery_ms_snapshot_every_100")),
+            Map.entry("H1", HttpReport.figures("H1")),
+            Map.entry("H0", HttpReport.figures("H0")),
+            Map.entry("H2-READS", HttpReport.figures("H2-READS")),
+            Map.entry("H0-READS", HttpReport.figures("H0-READS")));
 
     /** D1's notes, whatever the store; {@link #depositNotes} adds the store's and the run's sizes. */
     static final String D1_NOTES = "entity = the sample app's own Account class (sample-app's plain classes,"
@@ -145,7 +149,8 @@ final class Scenarios {
     static int nodes(String w) {
         return switch (w) {
             case "W1", "W5", "E1" -> 1;
-            case "W6", "W6-ASKS", "W7", "W7-HANG", "D0", "D1", "D2", "D0-READS" -> 3;
+            case "W6", "W6-ASKS", "W7", "W7-HANG", "D0", "D1", "D2", "D0-READS", "H1", "H0", "H2-READS", "H0-READS" ->
+                3;
             default -> 2;
         };
     }
@@ -155,7 +160,9 @@ final class Scenarios {
     }
 
     private static String heap(Launcher launcher, String w) {
-        return w.equals("W8") ? launcher.scale().heap() : heap(w);
+        return w.equals("W8")
+                ? launcher.scale().heap()
+                : HttpScenario.WORKLOADS.contains(w) ? launcher.http().heap() : heap(w);
     }
 
     /**
@@ -169,6 +176,9 @@ final class Scenarios {
         }
         if (w.equals("E1")) {
             return RecoveryScenario.run(launcher, tag, store);
+        }
+        if (HttpScenario.WORKLOADS.contains(w)) {
+            return HttpScenario.run(launcher, w, tag, store, launcher.http());
         }
         if (DEPOSITS.contains(w)) {
             boolean plain = w.startsWith("D0");
@@ -261,7 +271,9 @@ final class Scenarios {
         ObjectNode line = Workloads.JSON.createObjectNode();
         line.put("workload", w);
         line.put("name", Launcher.names().get(w));
-        line.put("system", w.startsWith("D0") ? "plain-jdbc" : Launcher.SYSTEM);
+        line.put(
+                "system",
+                w.startsWith("D0") ? "plain-jdbc" : w.startsWith("H0") ? "plain-spring-jdbc" : Launcher.SYSTEM);
         for (String f : FIGURES.get(DEPOSITS.contains(w) ? "D1" : w)) {
             JsonNode v = result.get(f);
             line.set(f, v == null ? Workloads.JSON.getNodeFactory().nullNode() : v);
@@ -274,18 +286,21 @@ final class Scenarios {
                 ? ""
                 : "CHANGED for this run on every node: " + String.join(" ", launcher.extraNodeArgs()) + "; ";
         String reads = w.equals("D2") || w.equals("D0-READS") ? READS_NOTES + "; " : "";
-        String notes = w.equals("D1") || w.equals("D2")
-                ? reads + D1_NOTES + "; " + depositNotes(launcher, store) + "; " + DEPOSIT_COMMON_NOTES
-                : w.startsWith("D0")
-                        ? reads + D0_NOTES + "; " + depositNotes(launcher, store)
-                        : w.equals("W8")
-                                ? ScaleReport.NOTES + "; " + COMMON_NOTES.replace("Counter", "Tally")
-                                : w.equals("E1")
-                                        ? RecoveryScenario.NOTES + "; " + RUNTIME_NOTES.strip()
-                                        : NOTES.get(w) + "; " + COMMON_NOTES;
-        boolean meters = !w.equals("D0")
-                && !w.equals("D0-READS")
-                && launcher.extraNodeArgs().stream().noneMatch(arg -> arg.contains(LaunchOptions.NO_METERS));
+        String notes = HttpScenario.WORKLOADS.contains(w)
+                ? HttpNotes.of(launcher, w, store)
+                : w.equals("D1") || w.equals("D2")
+                        ? reads + D1_NOTES + "; " + depositNotes(launcher, store) + "; " + DEPOSIT_COMMON_NOTES
+                        : w.startsWith("D0")
+                                ? reads + D0_NOTES + "; " + depositNotes(launcher, store)
+                                : w.equals("W8")
+                                        ? ScaleReport.NOTES + "; " + COMMON_NOTES.replace("Counter", "Tally")
+                                        : w.equals("E1")
+                                                ? RecoveryScenario.NOTES + "; " + RUNTIME_NOTES.strip()
+                                                : NOTES.get(w) + "; " + COMMON_NOTES;
+        boolean meters = HttpScenario.WORKLOADS.contains(w)
+                || !w.equals("D0")
+                        && !w.equals("D0-READS")
+                        && launcher.extraNodeArgs().stream().noneMatch(arg -> arg.contains(LaunchOptions.NO_METERS));
         line.put("notes", extra + notes);
         line.put("meters", meters ? "on (Micrometer, a Prometheus registry)" : "off");
         line.put(

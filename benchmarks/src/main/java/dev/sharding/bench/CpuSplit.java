@@ -1,0 +1,67 @@
+package dev.sharding.bench;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * The CPU of an H run split by process and phase: at each phase boundary the CPU seconds of every named process
+ * (read from {@code /proc/<pid>/stat}) and of the whole machine are taken, and a phase's share is the difference of
+ * its two readings. The machine's busy seconds not used by any of the named processes are {@code other_cpu_s}.
+ */
+final class CpuSplit {
+
+    private final Map<String, Supplier<List<Long>>> processes;
+
+    private final List<Map<String, Double>> readings = new ArrayList<>();
+
+    private final List<Double> machine = new ArrayList<>();
+
+    /** @param processes by name, the process ids to add up (read again at each boundary: a server's children change) */
+    CpuSplit(Map<String, Supplier<List<Long>>> processes) {
+        this.processes = new LinkedHashMap<>(processes);
+    }
+
+    /** Takes the readings of one boundary. */
+    void snapshot() {
+        Map<String, Double> r = new LinkedHashMap<>();
+        processes.forEach((name, pids) -> r.put(name, ProcessCpu.seconds(pids.get())));
+        readings.add(r);
+        machine.add(MachineLoad.busySeconds());
+    }
+
+    /**
+     * The split of the phase between boundaries {@code k} and {@code k + 1}.
+     *
+     * @param k the phase
+     * @param requests requests answered in it
+     * @param into where {@code cpu_s}, {@code cpu_ms_per_request}, {@code machine_busy_cpu_s} and {@code other_cpu_s}
+     *     go
+     */
+    void putPhase(int k, long requests, ObjectNode into) {
+        if (readings.size() <= k + 1) {
+            return;
+        }
+        ObjectNode seconds = into.putObject("cpu_s");
+        ObjectNode perRequest = into.putObject("cpu_ms_per_request");
+        double total = 0;
+        for (String name : processes.keySet()) {
+            double s = readings.get(k + 1).get(name) - readings.get(k).get(name);
+            total += s;
+            seconds.put(name, round(s, 100));
+            perRequest.put(name, requests == 0 ? 0 : round(1000 * s / requests, 1000));
+        }
+        seconds.put("total", round(total, 100));
+        perRequest.put("total", requests == 0 ? 0 : round(1000 * total / requests, 1000));
+        double busy = machine.get(k + 1) - machine.get(k);
+        into.put("machine_busy_cpu_s", round(busy, 100));
+        into.put("other_cpu_s", round(busy - total, 100));
+    }
+
+    private static double round(double v, int scale) {
+        return Math.round(v * scale) / (double) scale;
+    }
+}
