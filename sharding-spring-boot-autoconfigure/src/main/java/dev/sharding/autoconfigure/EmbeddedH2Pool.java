@@ -139,6 +139,7 @@ final class EmbeddedH2Pool implements DataSource, AutoCloseable {
             Connection c = connect(fileUrl, turn.kind(), start);
             if (servesFile(c)) {
                 serving = true;
+                takeover.serving();
                 // H2 registers its shutdown hook again each time it opens the file: taken away again, so that
                 // the file closes when the store does (H2ShutdownHook)
                 H2ShutdownHook.detach();

@@ -32,7 +32,9 @@ import org.slf4j.LoggerFactory;
  * names a server that answers. A lock file without a server while nobody holds the claim is one a process killed
  * while opening the file left. A lock file that still names a server that does not answer is given
  * {@link #CLOSING_GRACE_NANOS} to go away (a server that stops removes it once the file is closed); after that it is
- * one a killed process left, and the claimant opens the file through H2's own recovery of such a lock. A claim
+ * one a killed process left, and the claimant opens the file through H2's own recovery of such a lock; unless the
+ * process that served it is known to be gone ({@link H2FileOwner}): then the claimant removes that lock file at once
+ * and opens the file as if nobody had had it, sparing the grace and H2's own check (about four seconds). A claim
  * older than {@link #CLAIM_STALE_NANOS} is one its process did not finish (killed while opening), and is taken over.
  * Nothing here is needed for correctness: H2's lock protects the file, and whoever waits here longer than
  * {@code patience} goes on to H2 as before.
@@ -57,6 +59,9 @@ final class H2FileTakeover {
 
     private final Path claimFile;
 
+    /** Which process serves the file: written by the process that opened it ({@link #serving()}). */
+    private final Path ownerFile;
+
     private final long patienceNanos;
 
     /**
@@ -69,6 +74,7 @@ final class H2FileTakeover {
         Path absolute = database.toAbsolutePath();
         this.lockFile = absolute.resolveSibling(absolute.getFileName() + ".lock.db");
         this.claimFile = absolute.resolveSibling(absolute.getFileName() + ".takeover");
+        this.ownerFile = absolute.resolveSibling(absolute.getFileName() + ".owner");
         this.patienceNanos = patienceNanos;
     }
 
@@ -125,8 +131,14 @@ final class H2FileTakeover {
                 if (deadServerSince == 0) {
                     deadServerSince = now;
                 }
-                // a server that stops removes its lock file soon after it stops answering; one that was killed never
-                mayClaim = now - deadServerSince >= CLOSING_GRACE_NANOS;
+                // a server that stops removes its lock file soon after it stops answering; one that was killed never.
+                // When its process is known to be gone, its lock file is removed and the file claimed at once
+                boolean ownerGone = H2FileOwner.gone(ownerFile, lock.key());
+                mayClaim = ownerGone || now - deadServerSince >= CLOSING_GRACE_NANOS;
+                if (ownerGone && claim()) {
+                    removeLeftOverLock(lock.key());
+                    return Turn.CLAIMED;
+                }
             } else {
                 deadServerSince = 0;
                 // no lock file: nobody has the file. A lock file without a server: a process is opening the file
@@ -145,6 +157,36 @@ final class H2FileTakeover {
             }
             waited = true;
             LockSupport.parkNanos(POLL_NANOS);
+        }
+    }
+
+    /**
+     * This process has opened the file and serves it: names it as the file's owner, so that when it is killed the
+     * others can tell that its lock file is left over without waiting ({@link H2FileOwner}).
+     */
+    void serving() {
+        Lock lock = readLock();
+        String key = lock.key();
+        if (key != null) {
+            H2FileOwner.write(ownerFile, key);
+        }
+    }
+
+    /**
+     * Removes the lock file a killed owner left, so that H2 opens the file without its check of a left-over lock (two
+     * seconds and more), unless it changed meanwhile. Only the claimant calls this.
+     */
+    private void removeLeftOverLock(@Nullable String key) {
+        Lock now = readLock();
+        if (key != null && key.equals(now.key())) {
+            try {
+                Files.deleteIfExists(lockFile);
+                log.info(
+                        "The process that served the embedded H2 file {} is gone; removed the lock file it left",
+                        lockFile);
+            } catch (IOException e) {
+                log.debug("Could not remove the left-over lock file {}: {}", lockFile, e.toString());
+            }
         }
     }
 

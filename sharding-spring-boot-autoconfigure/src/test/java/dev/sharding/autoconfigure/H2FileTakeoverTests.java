@@ -13,6 +13,7 @@ import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -94,6 +95,62 @@ class H2FileTakeoverTests {
     }
 
     @Test
+    void aLockFileLeftByAnOwnerKnownToBeGoneIsRemovedAndTheFileClaimedAtOnce() throws Exception {
+        Assumptions.assumeTrue(Files.exists(Path.of("/proc/self/ns/pid")), "needs Linux's /proc");
+        Path database = folder.resolve("sharding");
+        writeLock(database, closedPort());
+        Process gone = new ProcessBuilder("true").start();
+        long started = gone.info().startInstant().orElseThrow().toEpochMilli();
+        gone.waitFor(10, TimeUnit.SECONDS);
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(10))
+                .until(() -> ProcessHandle.of(gone.pid()).isEmpty());
+        writeOwner(database, "1a2b", gone.pid(), started);
+
+        assertThat(new H2FileTakeover(database, PATIENCE).await()).isEqualTo(H2FileTakeover.Turn.CLAIMED);
+        assertThat(lockFile(database))
+                .as("the left-over lock file, removed so that H2 does not check it for two seconds")
+                .doesNotExist();
+    }
+
+    @Test
+    void aLockFileWhoseOwnerRunsOrIsNotKnownStaysForH2ToCheck() throws Exception {
+        Assumptions.assumeTrue(Files.exists(Path.of("/proc/self/ns/pid")), "needs Linux's /proc");
+        Path database = folder.resolve("sharding");
+        ProcessHandle self = ProcessHandle.current();
+        long started = self.info().startInstant().orElseThrow().toEpochMilli();
+        // a frozen or cut-off owner still runs; an owner file of another lock says nothing of this one
+        for (String[] owner : new String[][] {{"1a2b", Long.toString(self.pid())}, {"other", "999999999"}}) {
+            writeLock(database, closedPort());
+            writeOwner(database, owner[0], Long.parseLong(owner[1]), started);
+            H2FileTakeover takeover = new H2FileTakeover(database, PATIENCE);
+            assertThat(takeover.await()).isEqualTo(H2FileTakeover.Turn.CLAIMED);
+            assertThat(lockFile(database))
+                    .as("lock file with owner %s", owner[0])
+                    .exists();
+            takeover.release();
+        }
+    }
+
+    @Test
+    void theServingProcessNamesItselfTheOwner() throws Exception {
+        Assumptions.assumeTrue(Files.exists(Path.of("/proc/self/ns/pid")), "needs Linux's /proc");
+        Path database = folder.resolve("sharding");
+        writeLock(database, closedPort());
+        new H2FileTakeover(database, PATIENCE).serving();
+        java.util.Properties owner = new java.util.Properties();
+        try (var in = Files.newInputStream(database.resolveSibling("sharding.owner"))) {
+            owner.load(in);
+        }
+        assertThat(owner.getProperty("key")).isEqualTo("1a2b");
+        assertThat(owner.getProperty("pid"))
+                .isEqualTo(Long.toString(ProcessHandle.current().pid()));
+        assertThat(H2FileOwner.gone(database.resolveSibling("sharding.owner"), "1a2b"))
+                .as("this process runs")
+                .isFalse();
+    }
+
+    @Test
     void aClaimLeftByAKilledProcessIsTakenOver() throws Exception {
         Path database = folder.resolve("sharding");
         Path claim = Files.createFile(database.resolveSibling("sharding.takeover"));
@@ -119,6 +176,23 @@ class H2FileTakeoverTests {
     /** A lock file as H2 writes it once its server runs (java.util.Properties, the colon escaped). */
     private static void writeLock(Path database, int port) throws IOException {
         Files.writeString(lockFile(database), "#FileLock\nid=1a2b\nmethod=FILE\nserver=127.0.0.1\\:" + port + "\n");
+    }
+
+    /** An owner file as the serving process writes it, for a process of this machine's boot and namespace. */
+    private static void writeOwner(Path database, String key, long pid, long started) throws IOException {
+        java.util.Properties p = new java.util.Properties();
+        p.setProperty("key", key);
+        p.setProperty("pid", Long.toString(pid));
+        p.setProperty("started", Long.toString(started));
+        p.setProperty(
+                "boot",
+                Files.readString(Path.of("/proc/sys/kernel/random/boot_id")).strip());
+        p.setProperty(
+                "pidNamespace",
+                Files.readSymbolicLink(Path.of("/proc/self/ns/pid")).toString());
+        try (var out = Files.newOutputStream(database.resolveSibling("sharding.owner"))) {
+            p.store(out, null);
+        }
     }
 
     private static int closedPort() throws IOException {
