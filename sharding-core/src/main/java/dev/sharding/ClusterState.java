@@ -18,7 +18,7 @@ import org.jspecify.annotations.Nullable;
  * @param memberInfo the roles and application version of each member that answered
  * @param rebalances the recent rebalances that moved shards, newest first, as the coordinator reported them
  * @param refused members of the view the coordinator refused for good, with why (another number of shards, another
- *     store), as the coordinator reported them: such a member hosts nothing and fails every call made through it
+ *     store, a store another cluster uses), as the coordinator reported them: such a member hosts nothing and fails every call made through it
  */
 public record ClusterState(
         Member self,

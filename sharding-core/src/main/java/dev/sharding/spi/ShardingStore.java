@@ -243,6 +243,12 @@ public interface ShardingStore extends EventJournal, ProjectionOffsets, AutoClos
      * <p>The split-brain strategy {@code store-lease} keeps the side whose coordinator holds this lease; every other
      * strategy uses it to notice a second cluster of the same name started on the same store by mistake.
      *
+     * <p>A store serves one cluster at a time: while the lease of one cluster name is live, a request for any other
+     * cluster name is refused, and the answer names the cluster that holds it ({@link CoordinatorLease#holderCluster}),
+     * so that a second cluster started on the same store by mistake (another {@code sharding.cluster-name}, the same
+     * database and tables) never allocates the shards the first one serves. Requests of different clusters are
+     * decided one at a time, so that two clusters asking at once cannot both be granted.
+     *
      * <p>Optional ({@link Capability#COORDINATOR_LEASE}). Stores that cannot arbitrate between processes (the
      * in-memory store of one JVM is shared only by the nodes in it) may grant every request and declare the
      * capability; the default refuses to arbitrate by failing with {@link UnsupportedOperationException}.
@@ -251,7 +257,8 @@ public interface ShardingStore extends EventJournal, ProjectionOffsets, AutoClos
      * @param holderId the member asking, unique per incarnation (its JGroups address)
      * @param holderName the member's name, for messages
      * @param duration how long the lease lasts from the store's now, if granted
-     * @return the lease as it is after the call: granted to {@code holderId} or held by another member
+     * @return the lease as it is after the call: granted to {@code holderId} or held by another member, of this
+     *     cluster or of another
      */
     default CompletableFuture<CoordinatorLease> acquireCoordinatorLease(
             String clusterName, String holderId, String holderName, java.time.Duration duration) {
@@ -326,6 +333,57 @@ public interface ShardingStore extends EventJournal, ProjectionOffsets, AutoClos
      * @param holderId the member holding it
      * @param holderName that member's name
      * @param remaining how long it still lasts, by the store's clock
+     * @param holderCluster the name of the cluster whose member holds it when that is not the cluster that asked
+     *     (another cluster uses this store), empty otherwise
      */
-    record CoordinatorLease(boolean granted, String holderId, String holderName, java.time.Duration remaining) {}
+    record CoordinatorLease(
+            boolean granted, String holderId, String holderName, java.time.Duration remaining, String holderCluster) {
+
+        /**
+         * Checks the names.
+         *
+         * @param granted whether the member that asked holds it now
+         * @param holderId the member holding it
+         * @param holderName that member's name
+         * @param remaining how long it still lasts, by the store's clock
+         * @param holderCluster the other cluster holding it, or empty
+         */
+        public CoordinatorLease {
+            java.util.Objects.requireNonNull(holderId, "holderId");
+            java.util.Objects.requireNonNull(holderName, "holderName");
+            java.util.Objects.requireNonNull(remaining, "remaining");
+            java.util.Objects.requireNonNull(holderCluster, "holderCluster");
+        }
+
+        /**
+         * The lease of the cluster that asked.
+         *
+         * @param granted whether the member that asked holds it now
+         * @param holderId the member holding it
+         * @param holderName that member's name
+         * @param remaining how long it still lasts, by the store's clock
+         */
+        public CoordinatorLease(boolean granted, String holderId, String holderName, java.time.Duration remaining) {
+            this(granted, holderId, holderName, remaining, "");
+        }
+
+        /**
+         * A refusal because another cluster holds the store.
+         *
+         * @param holderCluster that cluster's name
+         * @param holderId its member holding the lease
+         * @param holderName that member's name
+         * @param remaining how long its lease still lasts, by the store's clock
+         * @return the lease, not granted
+         */
+        public static CoordinatorLease heldByAnotherCluster(
+                String holderCluster, String holderId, String holderName, java.time.Duration remaining) {
+            return new CoordinatorLease(false, holderId, holderName, remaining, holderCluster);
+        }
+
+        /** {@return whether a cluster other than the one that asked holds the lease} */
+        public boolean anotherCluster() {
+            return !holderCluster.isEmpty();
+        }
+    }
 }

@@ -165,8 +165,14 @@ final class H2Dialect extends JdbcDialect {
         }
     }
 
+    @Override
+    String leaseMicrosLeft() {
+        return "DATEDIFF(MICROSECOND, CURRENT_TIMESTAMP, expires_at)";
+    }
+
     /**
-     * Locks the cluster's lease row and decides on it. CURRENT_TIMESTAMP is the same throughout an H2 transaction
+     * Refuses the request while another cluster's lease is live ({@link #heldByAnotherCluster}, which also makes the
+     * requests of all clusters take turns), then locks the cluster's lease row and decides on it. CURRENT_TIMESTAMP is the same throughout an H2 transaction
      * (its start, after the request was made), so the expiry compared and the expiry written are on one clock
      * reading, and a lease granted lasts exactly {@code duration} from it. Two nodes taking the first lease of a
      * cluster at once both find no row; the primary key lets one insert, and the other finds its row at the next
@@ -176,6 +182,10 @@ final class H2Dialect extends JdbcDialect {
     CoordinatorLease acquireLease(
             Connection connection, String clusterName, String holderId, String holderName, Duration duration)
             throws SQLException {
+        CoordinatorLease other = heldByAnotherCluster(connection, clusterName);
+        if (other != null) {
+            return other;
+        }
         long micros = duration.toNanos() / 1000;
         try (PreparedStatement lock = prepare(
                         connection,

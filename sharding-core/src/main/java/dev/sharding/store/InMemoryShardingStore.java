@@ -56,8 +56,8 @@ public final class InMemoryShardingStore implements ShardingStore {
     }
 
     /**
-     * Every capability: the store keeps applied message ids, reads epochs, grants every lease request and keeps event
-     * journals.
+     * Every capability: the store keeps applied message ids, reads epochs, arbitrates coordinator leases between the
+     * nodes that share it (one cluster at a time) and keeps event journals.
      */
     @Override
     public Set<Capability> capabilities() {
@@ -372,6 +372,17 @@ public final class InMemoryShardingStore implements ShardingStore {
     public synchronized CompletableFuture<CoordinatorLease> acquireCoordinatorLease(
             String clusterName, String holderId, String holderName, java.time.Duration duration) {
         long now = System.nanoTime();
+        for (Map.Entry<String, Lease> other : leases.entrySet()) {
+            Lease held = other.getValue();
+            if (!other.getKey().equals(clusterName) && held.expiresNanos() - now > 0) {
+                // one cluster per store, as a database-backed store: another cluster's live lease refuses this one
+                return CompletableFuture.completedFuture(CoordinatorLease.heldByAnotherCluster(
+                        other.getKey(),
+                        held.holderId(),
+                        held.holderName(),
+                        java.time.Duration.ofNanos(held.expiresNanos() - now)));
+            }
+        }
         Lease lease = leases.get(clusterName);
         if (lease == null || lease.expiresNanos() - now <= 0 || lease.holderId().equals(holderId)) {
             lease = new Lease(holderId, holderName, now + duration.toNanos());

@@ -225,6 +225,59 @@ abstract class JdbcDialect extends PortableSql {
             throws SQLException;
 
     /**
+     * The microseconds a lease row has left by the database's clock, as an SQL expression on its {@code expires_at}
+     * (negative once it has expired).
+     *
+     * @return the expression
+     */
+    abstract String leaseMicrosLeft();
+
+    /**
+     * Takes the first step of every lease request: locks the store's one row (created here if no node asked for the
+     * store id yet), so that the requests of all clusters on these tables are decided one at a time, and reads the
+     * live lease of another cluster, if any. Two clusters asking at once therefore cannot both be granted: the second
+     * finds the first's lease committed once it has the row.
+     *
+     * @param connection a connection in a transaction of its own, with its time limits
+     * @param clusterName the cluster asking
+     * @return the lease of another cluster that refuses this one, or {@code null} when no other cluster holds one
+     * @throws SQLException on failure
+     */
+    @Nullable
+    CoordinatorLease heldByAnotherCluster(Connection connection, String clusterName) throws SQLException {
+        lockStoreRow(connection);
+        String left = leaseMicrosLeft();
+        try (PreparedStatement ps = prepare(
+                connection,
+                "SELECT cluster_name, holder_id, holder_name, " + left + " FROM " + leases
+                        + " WHERE cluster_name <> ? AND " + left + " > 0 ORDER BY 4 DESC FETCH FIRST 1 ROWS ONLY")) {
+            ps.setString(1, clusterName);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next()
+                        ? CoordinatorLease.heldByAnotherCluster(
+                                rs.getString(1), rs.getString(2), rs.getString(3), micros(rs.getLong(4)))
+                        : null;
+            }
+        }
+    }
+
+    private void lockStoreRow(Connection connection) throws SQLException {
+        try (PreparedStatement lock =
+                prepare(connection, "SELECT store_id FROM " + storeTable + " WHERE id = 1 FOR UPDATE")) {
+            for (int attempt = 0; attempt < 2; attempt++) {
+                try (ResultSet rs = lock.executeQuery()) {
+                    if (rs.next()) {
+                        return;
+                    }
+                }
+                createStoreId(connection, java.util.UUID.randomUUID().toString());
+            }
+        }
+        // an isolation level that hides the row another node committed meanwhile: try a fresh transaction
+        throw new java.sql.SQLTransactionRollbackException("The store's row was neither created nor found", "40001");
+    }
+
+    /**
      * Deletes a cluster's coordinator lease if the member holds it.
      *
      * @param connection a connection in a transaction of its own, with its time limits

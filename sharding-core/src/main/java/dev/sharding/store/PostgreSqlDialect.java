@@ -155,8 +155,14 @@ final class PostgreSqlDialect extends JdbcDialect {
         }
     }
 
+    @Override
+    String leaseMicrosLeft() {
+        return "CAST(EXTRACT(EPOCH FROM (expires_at - clock_timestamp())) * 1000000 AS BIGINT)";
+    }
+
     /**
-     * One upsert decides: it inserts the first lease of a cluster, or locks the existing row and takes it over only
+     * Refuses the request while another cluster's lease is live ({@link #heldByAnotherCluster}, which also makes the
+     * requests of all clusters take turns on the store's row); then one upsert decides: it inserts the first lease of a cluster, or locks the existing row and takes it over only
      * when the asker holds it or it has expired by {@code clock_timestamp()}. {@code ON CONFLICT} makes concurrent
      * first inserts wait for each other rather than fail, and evaluates the condition on the latest committed row,
      * which it keeps locked; when the condition refuses, the row is read again in the same transaction (the lock
@@ -166,7 +172,11 @@ final class PostgreSqlDialect extends JdbcDialect {
     CoordinatorLease acquireLease(
             Connection connection, String clusterName, String holderId, String holderName, Duration duration)
             throws SQLException {
-        String left = "CAST(EXTRACT(EPOCH FROM (expires_at - clock_timestamp())) * 1000000 AS BIGINT)";
+        CoordinatorLease other = heldByAnotherCluster(connection, clusterName);
+        if (other != null) {
+            return other;
+        }
+        String left = leaseMicrosLeft();
         try (PreparedStatement take = prepare(
                         connection,
                         "INSERT INTO " + leases + " AS l (cluster_name,"

@@ -19,8 +19,13 @@ import org.springframework.util.unit.DataSize;
  * Configuration properties of a sharding node, bound from {@code sharding.*}. Every default is the core's default
  * (the {@code ShardingSettings.DEFAULT_*} constants), so that a node configured here behaves like one built in plain
  * Java.
+ *
+ * <p>Strict: a {@code sharding.*} property this class does not know (a misspelt name) fails the startup, with a
+ * report that names it and the closest known property ({@link UnknownShardingPropertyFailureAnalyzer}). Environment
+ * variables and Java system properties are not checked, as Spring Boot does for strict binding, so that an unrelated
+ * {@code SHARDING_...} variable (Kubernetes sets one per service) does not stop the application.
  */
-@ConfigurationProperties("sharding")
+@ConfigurationProperties(prefix = "sharding", ignoreUnknownFields = false)
 public class ShardingProperties {
 
     /**
@@ -156,6 +161,12 @@ public class ShardingProperties {
      */
     @NestedConfigurationProperty
     private final ObservationProperties observation = new ObservationProperties();
+
+    /**
+     * The test mode, set by the test kit.
+     */
+    @NestedConfigurationProperty
+    private final TestModeProperties test = new TestModeProperties();
 
     /**
      * The roles of this node. An entity type with a role (sharding.entities.<type>.role) is hosted only on nodes that
@@ -374,6 +385,10 @@ public class ShardingProperties {
 
     public DashboardProperties getDashboard() {
         return this.dashboard;
+    }
+
+    public TestModeProperties getTest() {
+        return this.test;
     }
 
     public ObservationProperties getObservation() {

@@ -146,4 +146,70 @@ class StartupFailureAnalysisTests {
                 .withUserConfiguration(Clicks.class)
                 .run(reports(analysis -> assertThat(analysis.getDescription()).contains(Clicks.Count.class.getName())));
     }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', textBlock = """
+            sharding.entitys.greeter.number-of-shards=3      | sharding.entities.greeter.number-of-shards
+            sharding.passivation.idle-timeout-typo=5m        | sharding.passivation.idle-timeout
+            sharding.entities.greeter.pasivation.strategy=lru | sharding.entities.greeter.passivation.strategy
+            sharding.jgroups.inital-hosts=a[7800]            | sharding.jgroups.initial-hosts
+            sharding.store.table-prefx=app_                  | sharding.store.table-prefix
+            """)
+    void aMisspeltPropertyFailsTheStartupNamingItAndThePropertyMeant(String setting, String meant) {
+        String misspelt = setting.substring(0, setting.indexOf('='));
+        this.runner
+                .withUserConfiguration(GreeterConfiguration.class)
+                .withPropertyValues(setting)
+                .run(reports(analysis -> {
+                    assertThat(analysis.getDescription())
+                            .contains("no setting for this property")
+                            .contains(misspelt);
+                    assertThat(analysis.getAction()).contains(misspelt + ": did you mean " + meant + "?");
+                }));
+    }
+
+    @Test
+    void aPropertyLikeNoneIsReportedWithoutAGuess() {
+        this.runner
+                .withUserConfiguration(GreeterConfiguration.class)
+                .withPropertyValues("sharding.something-else-entirely=1", "sharding.store.type=memory")
+                .run(reports(analysis -> {
+                    assertThat(analysis.getDescription()).contains("sharding.something-else-entirely");
+                    assertThat(analysis.getAction())
+                            .doesNotContain("did you mean")
+                            .contains("Correct or remove it");
+                }));
+    }
+
+    @Test
+    void theTestKitsPropertyAndUnrelatedEnvironmentVariablesStillBind() {
+        this.runner
+                .withUserConfiguration(GreeterConfiguration.class)
+                .withPropertyValues("sharding.test.serialize-local-messages=true")
+                .withInitializer(context -> context.getEnvironment()
+                        .getPropertySources()
+                        .addLast(new org.springframework.core.env.SystemEnvironmentPropertySource(
+                                StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME,
+                                Map.of("SHARDING_SERVICE_HOST", "10.0.0.1", "SHARDING_PORT", "tcp://10.0.0.1:80"))))
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context.getBean(ShardingProperties.class)
+                                    .getTest()
+                                    .isSerializeLocalMessages())
+                            .isTrue();
+                });
+    }
+
+    @Test
+    void everyPropertyTheDocumentationListsIsKnown() throws Exception {
+        java.util.List<String> listed = java.nio.file.Files.readString(
+                        java.nio.file.Path.of("../docs/configuration.md"))
+                .lines()
+                .filter(line -> line.startsWith("| `sharding."))
+                .map(line -> line.substring(3, line.indexOf('`', 3)))
+                .map(name -> name.replaceAll("<[^>]+>", ShardingPropertyNames.ANY))
+                .toList();
+        assertThat(listed).hasSizeGreaterThan(40);
+        assertThat(ShardingPropertyNames.all()).containsAll(listed);
+    }
 }

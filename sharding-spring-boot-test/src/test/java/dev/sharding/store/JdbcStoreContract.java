@@ -27,6 +27,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.awaitility.Awaitility;
 import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -47,6 +48,20 @@ abstract class JdbcStoreContract extends ShardingStoreContract {
     @Override
     protected ShardingStore createStore() {
         return newStore(JdbcStoreSettings.defaults());
+    }
+
+    /**
+     * Deletes the coordinator leases the test left (the tests of this class take them directly too): the store serves
+     * one cluster at a time, and the next test's cluster has another name.
+     */
+    @AfterEach
+    void deleteLeases() throws Exception {
+        injectFault(null);
+        dataSource().release();
+        try (Connection c = dataSource().getConnection();
+                Statement st = c.createStatement()) {
+            st.executeUpdate("DELETE FROM sharding_coordinator_lease");
+        }
     }
 
     @Override

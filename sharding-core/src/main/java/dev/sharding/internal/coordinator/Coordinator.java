@@ -100,6 +100,8 @@ public final class Coordinator {
 
     private final HandOffOrchestrator handOffs;
 
+    private final TableRebuild rebuild;
+
     /** What the coordinator is doing, which decides what each event means to it. */
     private CoordinatorPhase phase;
 
@@ -162,7 +164,7 @@ public final class Coordinator {
                 self, nodeName, rebalanceIntervalNanos, rebalanceStableAfterNanos, minNrOfMembers, now);
         this.allocator = new ShardAllocator(t, strategy, leases, retryIntervalNanos);
         this.handOffs = new HandOffOrchestrator(t, allocator, strategy, retryIntervalNanos);
-        TableRebuild rebuild = new TableRebuild(t, handOffs, leases, storeId);
+        this.rebuild = new TableRebuild(t, handOffs, leases, storeId);
         this.phase = new Inactive(new CoordinatorPhase.Parts(t, allocator, handOffs, rebuild));
     }
 
@@ -325,6 +327,21 @@ public final class Coordinator {
     public List<CoordinatorEffect> onMayAllocate(long now) {
         t.begin(now);
         phase = phase.onMayAllocate();
+        return t.effects();
+    }
+
+    /**
+     * This node's lease keeper found another cluster holding the store's coordinator lease: every member of the view,
+     * and every member that registers later, is refused for good (the coordinator allocates nothing meanwhile: the
+     * lease keeper says it is not in charge).
+     *
+     * @param reason why, naming both clusters and what to do
+     * @param now the time now
+     * @return the effects
+     */
+    public List<CoordinatorEffect> onStoreUsedByAnotherCluster(String reason, long now) {
+        t.begin(now);
+        rebuild.storeUsedByAnotherCluster(reason);
         return t.effects();
     }
 

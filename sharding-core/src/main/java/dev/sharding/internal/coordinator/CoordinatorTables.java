@@ -80,6 +80,13 @@ final class CoordinatorTables {
      */
     final Map<Member, String> refused = new LinkedHashMap<>();
 
+    /**
+     * Why every member is refused for good, or {@code null}: another cluster uses the store. Kept across activations:
+     * it is a fact about the store, not about a member.
+     */
+    @org.jspecify.annotations.Nullable
+    String storeRefusal;
+
     /** When a retry of the waiting requests is scheduled for, or {@code Long.MIN_VALUE}. */
     long retryAtNanos = Long.MIN_VALUE;
 

@@ -124,11 +124,16 @@ final class TableRebuild {
     }
 
     /**
-     * A member registers its regions: refused for good if it does not share the store or the number of shards.
+     * A member registers its regions: refused for good if it does not share the store or the number of shards, or if
+     * another cluster uses the store.
      *
      * @return what became of the registration
      */
     Answer register(Member from, List<RegionInfo> regions, String memberStoreId, MemberProfile profile) {
+        String storeRefusal = t.storeRefusal;
+        if (storeRefusal != null) {
+            return refuse(from, storeRefusal);
+        }
         String own = storeId.get();
         if (!own.isEmpty() && !memberStoreId.equals(own)) {
             refuse(
@@ -150,6 +155,19 @@ final class TableRebuild {
         }
         t.effect(new CoordinatorEffect.PingLease(from));
         return answer;
+    }
+
+    /**
+     * Another cluster uses the store: every member of the view, this node's too, is refused for good now, and every
+     * member that registers later.
+     *
+     * @param reason why, naming both clusters
+     */
+    void storeUsedByAnotherCluster(String reason) {
+        t.storeRefusal = reason;
+        for (Member m : t.view) {
+            refuse(m, reason);
+        }
     }
 
     /** Tells a member it is refused for good; returns {@link Answer#REFUSED}. */

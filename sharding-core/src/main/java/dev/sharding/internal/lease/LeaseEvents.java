@@ -31,4 +31,9 @@ final class LeaseEvents implements LeaseListener {
     public void resumeServing() {
         listeners.forEach(LeaseListener::resumeServing);
     }
+
+    @Override
+    public void storeUsedByAnotherCluster(String reason) {
+        listeners.forEach(l -> l.storeUsedByAnotherCluster(reason));
+    }
 }

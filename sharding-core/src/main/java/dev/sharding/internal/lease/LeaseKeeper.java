@@ -99,6 +99,11 @@ public final class LeaseKeeper implements LeaseMessage.Handler, AllocationLeases
             events.coordinatorMayRun();
             leases.storeLeaseRegained(until, System.nanoTime());
         }
+
+        @Override
+        public void storeUsedByAnotherCluster(String reason) {
+            events.storeUsedByAnotherCluster(reason);
+        }
     }
 
     /**
@@ -308,6 +313,14 @@ public final class LeaseKeeper implements LeaseMessage.Handler, AllocationLeases
 
     private void renewStoreLease(long now) {
         storeLease.renew(now, () -> leases.mayHoldStoreLease(now));
+    }
+
+    /**
+     * The coordinator refused this node for good: it never asks the store for the coordinator lease, even as the
+     * coordinator (see {@link StoreLease#refusedForGood}).
+     */
+    public void refusedForGood() {
+        storeLease.refusedForGood();
     }
 
     /** A coordinator that stops gives up its store lease, so that the next one need not wait for it. */

@@ -22,4 +22,12 @@ public interface LeaseListener {
 
     /** The node holds a lease again. */
     default void resumeServing() {}
+
+    /**
+     * This node's coordinator found another cluster (another cluster name) holding the store's coordinator lease:
+     * the cluster may not use this store, for good.
+     *
+     * @param reason why, naming both clusters and what to do
+     */
+    default void storeUsedByAnotherCluster(String reason) {}
 }

@@ -47,6 +47,14 @@ final class StoreLease {
          * @param until when it ends
          */
         void regained(long until);
+
+        /**
+         * Another cluster (another cluster name) holds the store's lease: this cluster may not use the store, for
+         * good. Called once.
+         *
+         * @param reason what to tell the nodes, naming both clusters and what to do
+         */
+        void storeUsedByAnotherCluster(String reason);
     }
 
     private final LeaseHost node;
@@ -74,6 +82,12 @@ final class StoreLease {
 
     private boolean foreignSeen;
 
+    /** The other cluster found holding the store's lease, or {@code null}: once set, the store is not asked again. */
+    private @Nullable String otherCluster;
+
+    /** Whether this node was refused for good: the store is not asked. */
+    private boolean refused;
+
     private long heldSince = NEVER;
 
     /** Everyone seen in a view since start: a store lease held by one of them is not another cluster's. */
@@ -94,7 +108,9 @@ final class StoreLease {
 
     /** This node became the coordinator: it holds no lease yet. */
     void reset() {
-        foreignHolder = null;
+        if (otherCluster == null) {
+            foreignHolder = null;
+        }
         until = NEVER;
         lastAttemptNanos = NEVER;
     }
@@ -141,7 +157,12 @@ final class StoreLease {
      *     always, with the other strategies only while it may run ({@link CoordinatorRight#mayHoldStoreLease})
      */
     void renew(long now, BooleanSupplier mayHold) {
-        if (!supported || inFlight || !elapsed(lastAttemptNanos, now, renewNanos) || !mayHold.getAsBoolean()) {
+        if (!supported
+                || otherCluster != null
+                || refused
+                || inFlight
+                || !elapsed(lastAttemptNanos, now, renewNanos)
+                || !mayHold.getAsBoolean()) {
             return;
         }
         ShardingStore store = node.store();
@@ -193,6 +214,8 @@ final class StoreLease {
                 heldSince = sent;
                 listener.regained(until);
             }
+        } else if (lease.anotherCluster()) {
+            heldByAnotherCluster(lease);
         } else if (!knownMemberIds.contains(lease.holderId())) {
             if (foreignHolder == null) {
                 log.error(
@@ -208,6 +231,41 @@ final class StoreLease {
             foreignHolder = lease.holderName();
             foreignSeen = true;
         }
+    }
+
+    /**
+     * Another cluster uses the store: this coordinator allocates nothing, grants its members no lease, and never asks
+     * the store again (so that it cannot take the lease when the other cluster's lapses for a moment); its cluster is
+     * refused for good, through the listener.
+     */
+    private void heldByAnotherCluster(ShardingStore.CoordinatorLease lease) {
+        foreignHolder = lease.holderName() + " of cluster '" + lease.holderCluster() + "'";
+        foreignSeen = true;
+        if (otherCluster != null) {
+            return;
+        }
+        otherCluster = lease.holderCluster();
+        String reason = "the store is used by another cluster: cluster '" + lease.holderCluster()
+                + "' (its coordinator " + lease.holderName() + ") holds the store's coordinator lease, and this is"
+                + " cluster '" + node.clusterName() + "'; a store (one database and sharding.store.table-prefix)"
+                + " serves one cluster only. Give each cluster its own table prefix (sharding.store.table-prefix) or"
+                + " its own database, or, if both should be one cluster, give them the same sharding.cluster-name"
+                + " and let them find each other (sharding.jgroups.initial-hosts); then restart these nodes";
+        log.error(
+                "Coordinator on {} found this cluster on another cluster's store; no node of cluster '{}' serves: {}",
+                node.nodeName(),
+                node.clusterName(),
+                reason);
+        listener.storeUsedByAnotherCluster(reason);
+    }
+
+    /**
+     * This node was refused for good by its coordinator (another cluster uses the store, or another number of shards
+     * or store): should it become the coordinator, it never asks the store, so that a cluster refused for another
+     * cluster's store cannot take the store's lease from that cluster when its lease lapses for a moment.
+     */
+    void refusedForGood() {
+        refused = true;
     }
 
     /** A coordinator that stops gives up its lease, so that the next one need not wait for it. */

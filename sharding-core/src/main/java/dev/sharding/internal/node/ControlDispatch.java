@@ -126,6 +126,7 @@ final class ControlDispatch implements Recipients, NodeMessage.Handler {
     @Override
     public void onRegisterRefused(Member from, RegisterRefused m) {
         membership.onRegisterRefused(from, m);
+        leases.refusedForGood();
     }
 
     @Override

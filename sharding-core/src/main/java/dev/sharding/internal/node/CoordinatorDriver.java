@@ -114,6 +114,12 @@ final class CoordinatorDriver implements CoordinatorMessage.Handler, Coordinator
         run(core.onMayAllocate(System.nanoTime()));
     }
 
+    /** Another cluster uses the store: the cluster's members are refused for good. */
+    @Override
+    public void storeUsedByAnotherCluster(String reason) {
+        run(core.onStoreUsedByAnotherCluster(reason, System.nanoTime()));
+    }
+
     @Override
     public void onRegister(Member from, Register m) {
         run(core.onRegister(from, m, System.nanoTime()));

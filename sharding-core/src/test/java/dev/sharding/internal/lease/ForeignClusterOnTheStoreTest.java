@@ -6,6 +6,7 @@ import dev.sharding.SplitBrainSettings;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -85,5 +86,68 @@ class ForeignClusterOnTheStoreTest {
                 .as("its own lease is not extended: it runs out")
                 .isEqualTo(before);
         assertThat(keeper.inCharge(now + 2 * RENEW)).isFalse();
+    }
+
+    @Test
+    void aCoordinatorThatFindsAClusterOfAnotherNameOnTheStoreRefusesItsClusterOnceAndNeverAsksAgain() throws Exception {
+        host.store()
+                .acquireCoordinatorLease("other-cluster", "other-coordinator-id", "o1", Duration.ofMillis(600))
+                .get(1, TimeUnit.SECONDS);
+        long now = System.nanoTime();
+        keeper.onView(List.of(host.self()), now);
+        keeper.tick(now + RENEW);
+        keeper.tick(now + 2 * RENEW);
+
+        assertThat(keeper.inCharge(now + 2 * RENEW)).isFalse();
+        assertThat(keeper.foreignHolder()).contains("o1").contains("other-cluster");
+        assertThat(host.storeRefusals)
+                .as("told once, naming both clusters and the fix")
+                .singleElement(org.assertj.core.api.InstanceOfAssertFactories.STRING)
+                .contains("'other-cluster'")
+                .contains("'" + host.clusterName() + "'")
+                .contains("sharding.store.table-prefix");
+
+        // the other cluster's lease lapses: this cluster must not take the store from it
+        Awaitility.await("the other cluster's lease lapsed")
+                .atMost(Duration.ofSeconds(10))
+                .pollInterval(Duration.ofMillis(20))
+                .until(() -> {
+                    boolean free = host.store()
+                            .acquireCoordinatorLease("probe", "probe-id", "p", Duration.ofSeconds(1))
+                            .get(1, TimeUnit.SECONDS)
+                            .granted();
+                    if (free) {
+                        host.store()
+                                .releaseCoordinatorLease("probe", "probe-id")
+                                .get(1, TimeUnit.SECONDS);
+                    }
+                    return free;
+                });
+        keeper.tick(now + 3 * RENEW);
+        keeper.tick(now + 4 * RENEW);
+        assertThat(host.store()
+                        .acquireCoordinatorLease("other-cluster", "other-coordinator-id", "o1", Duration.ofSeconds(5))
+                        .get(1, TimeUnit.SECONDS)
+                        .granted())
+                .as("the other cluster takes its lease back: this one never asked again")
+                .isTrue();
+        assertThat(host.storeRefusals).hasSize(1);
+    }
+
+    @Test
+    void aNodeRefusedForGoodNeverTakesTheStoresLeaseEvenAsTheCoordinator() throws Exception {
+        keeper.refusedForGood();
+        long now = System.nanoTime();
+        keeper.onView(List.of(host.self()), now);
+        keeper.tick(now + RENEW);
+        keeper.tick(now + 2 * RENEW);
+
+        assertThat(keeper.inCharge(now + 2 * RENEW)).isFalse();
+        assertThat(host.store()
+                        .acquireCoordinatorLease("another-cluster", "x", "x1", Duration.ofSeconds(5))
+                        .get(1, TimeUnit.SECONDS)
+                        .granted())
+                .as("the store's lease was never taken by the refused node")
+                .isTrue();
     }
 }

@@ -71,6 +71,9 @@ class LeasesTest {
 
             @Override
             public void regained(long until) {}
+
+            @Override
+            public void storeUsedByAnotherCluster(String reason) {}
         });
     }
 }

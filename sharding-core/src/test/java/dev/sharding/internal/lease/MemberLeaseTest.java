@@ -229,5 +229,13 @@ class MemberLeaseTest {
             heldWhenResumed.add(held);
             held = false;
         }
+
+        /** Per {@link #storeUsedByAnotherCluster}: the reason. */
+        final List<String> storeRefusals = new ArrayList<>();
+
+        @Override
+        public void storeUsedByAnotherCluster(String reason) {
+            storeRefusals.add(reason);
+        }
     }
 }

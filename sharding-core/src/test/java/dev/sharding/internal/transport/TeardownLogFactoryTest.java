@@ -58,4 +58,23 @@ class TeardownLogFactoryTest {
                 .extracting(ILoggingEvent::getLevel)
                 .containsExactly(Level.DEBUG, Level.WARN, Level.WARN, Level.WARN, Level.ERROR);
     }
+
+    /**
+     * JGroups' TCP receiver warns when it reads from a stream this node closed: the peer's graceful close, or this
+     * node's own stop. That is an orderly leave, at DEBUG; a message that could not be handled for any other reason is
+     * still a WARN. The format and arguments are those of {@code TcpConnection.Receiver} (JGroups 5.5).
+     */
+    @Test
+    void aStreamClosedByAnOrderlyLeaveIsNotAWarningButAFailureToHandleAMessageIs() {
+        Log log = LogFactory.getLog(TCP.class);
+        log.warn("%s: failed handling message: %s", "a", "Stream closed");
+        log.warn("a: failed handling message", new IOException("Stream closed"));
+        log.warn("%s: failed handling message: %s", "a", "invalid length 1634952289");
+        log.warn("a: failed handling message", new IllegalStateException("bad header"));
+        log.warn("%s: something else: %s", "a", "Stream closed");
+
+        assertThat(events.list)
+                .extracting(ILoggingEvent::getLevel)
+                .containsExactly(Level.DEBUG, Level.DEBUG, Level.WARN, Level.WARN, Level.WARN);
+    }
 }
