@@ -277,7 +277,7 @@ public class AccountController {
      */
     @ExceptionHandler(DataAccessException.class)
     ResponseEntity<ProblemDetail> historyUnavailable(DataAccessException e) {
-        log.warn("History unavailable: {}", e.getMostSpecificCause().toString());
+        log.debug("History unavailable: {}", e.getMostSpecificCause().toString());
         return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE)
                 .header(HttpHeaders.RETRY_AFTER, "1")
                 .contentType(MediaType.APPLICATION_PROBLEM_JSON)
