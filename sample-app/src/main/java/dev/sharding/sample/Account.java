@@ -1,32 +1,38 @@
 package dev.sharding.sample;
 
+import dev.sharding.ApplyEvent;
 import dev.sharding.EntityContext;
 import dev.sharding.EntityHandler;
-import dev.sharding.EntityState;
+import dev.sharding.EventSourcedState;
 import dev.sharding.InitialState;
 import dev.sharding.ShardedEntity;
 
 /**
  * A bank account: a sharded entity, one instance per account id, alive on one node of the cluster at a time.
  *
- * <p>It handles one message at a time, so its balance needs no lock. The balance is its durable {@link EntityState}:
- * a deposit is acknowledged only once the new balance is stored, the balance moves with the account when its shard
- * moves, and it is read back from the store when the account starts after a crash or a restart.
+ * <p>It handles one message at a time, so its balance needs no lock. It is event-sourced: a deposit persists a
+ * {@link Deposited} event to the account's journal, and its balance is the fold of those events through
+ * {@link #apply}. A deposit is acknowledged only once its event is stored; the balance moves with the account when its
+ * shard moves, and after a crash or a restart it is recovered from the latest snapshot and the events after it. The
+ * journal is also what the {@link AccountHistory} projection reads.
  */
-@ShardedEntity(type = "account")
+@ShardedEntity(type = Account.TYPE)
 public class Account {
+
+    /** The entity type's name. */
+    static final String TYPE = "account";
 
     private final EntityContext context;
 
-    private final EntityState<AccountState> state;
+    private final EventSourcedState<AccountState, Deposited> state;
 
     /**
      * Creates the account; the runtime does this when the first message for its id arrives.
      *
      * @param context the account's id and the node it runs on
-     * @param state the account's durable state
+     * @param state the account's event-sourced state
      */
-    public Account(EntityContext context, EntityState<AccountState> state) {
+    public Account(EntityContext context, EventSourcedState<AccountState, Deposited> state) {
         this.context = context;
         this.state = state;
     }
@@ -42,12 +48,25 @@ public class Account {
     }
 
     /**
+     * The state after a deposit: the fold of the account's events, run when a deposit is persisted and again on every
+     * stored event when the account recovers.
+     *
+     * @param account the state before
+     * @param deposited the deposit, whose amount {@link #on(Deposit)} checked before persisting it
+     * @return the state after
+     */
+    @ApplyEvent
+    static AccountState apply(AccountState account, Deposited deposited) {
+        return new AccountState(account.balance() + deposited.amount());
+    }
+
+    /**
      * Adds a deposit to the balance.
      *
      * @param deposit the deposit
      * @return the new balance
-     * @throws IllegalArgumentException if the amount is not positive or the balance would overflow; the balance is
-     *     then unchanged
+     * @throws IllegalArgumentException if the amount is not positive or the balance would overflow; nothing is then
+     *     persisted and the balance is unchanged
      */
     @EntityHandler
     public Balance on(Deposit deposit) {
@@ -59,7 +78,7 @@ public class Account {
             throw new IllegalArgumentException("A deposit of " + deposit.amount()
                     + " would take the balance of account " + context.entityId() + " over " + Long.MAX_VALUE);
         }
-        state.set(new AccountState(balance + deposit.amount()));
+        state.persist(new Deposited(deposit.amount()));
         return current();
     }
 

@@ -18,6 +18,8 @@ import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.dao.DataAccessException;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
@@ -48,11 +50,19 @@ import tools.jackson.databind.json.JsonMapper;
  * <li>{@code GET /accounts/{id}} answers the balance (0 for an account never seen).</li>
  * </ul>
  * Both answer {@code {"id": …, "balance": …, "node": …}}, where {@code node} names the node hosting the account.
+ * <ul>
+ * <li>{@code GET /accounts/{id}/history} answers {@code {"id": …, "entries": [{"amount": …, "sequenceNr": …,
+ * "depositedAt": …}, …]}}, the account's deposits in the order they were made, from the read model that the
+ * {@link AccountHistory} projection keeps: eventually consistent, each acknowledged deposit there exactly once within
+ * moments (an empty list for an account never seen). 404 on a node whose store is in memory, which keeps no
+ * history.</li>
+ * </ul>
  * Errors are RFC 9457 problem documents: 400 for an invalid id or body, 422 when the account refuses the deposit,
  * 503 with {@code Retry-After} when the cluster cannot reach the account in time or the database failed to store the
- * deposit (nothing changed; a retry may succeed).
+ * deposit (nothing changed; a retry may succeed), or failed to read the history.
  *
- * <p>The controller never blocks a request thread while the account works: it returns the ask's future.
+ * <p>The controller never blocks a request thread while the account works: it returns the ask's future. A history is
+ * read from the database on the request thread, as a plain query.
  */
 @RestController
 @RequestMapping("/accounts")
@@ -74,16 +84,20 @@ public class AccountController {
 
     private final ShardRegion<Account> accounts;
 
+    private final @Nullable AccountHistory history;
+
     private final ObjectReader json;
 
     /**
      * Creates the controller.
      *
      * @param accounts the door to the accounts
+     * @param history the accounts' history, if this node keeps one (not with a store in memory)
      * @param mapper the application's JSON mapper
      */
-    public AccountController(ShardRegion<Account> accounts, JsonMapper mapper) {
+    public AccountController(ShardRegion<Account> accounts, ObjectProvider<AccountHistory> history, JsonMapper mapper) {
         this.accounts = accounts;
+        this.history = history.getIfAvailable();
         this.json = mapper.reader().with(StreamReadFeature.STRICT_DUPLICATE_DETECTION);
     }
 
@@ -131,11 +145,33 @@ public class AccountController {
     }
 
     /**
-     * A request with an empty account id, {@code GET /accounts/} or {@code POST /accounts//deposit}: 400.
+     * Reads an account's history: its deposits as the projection has recorded them so far.
+     *
+     * @param id the account id
+     * @param request the request
+     * @return the history; no entries for an account never seen
+     */
+    @GetMapping("/{id}/history")
+    public ResponseEntity<?> history(@PathVariable String id, HttpServletRequest request) {
+        checkId(id, request);
+        AccountHistory h = history;
+        if (h == null) {
+            return problem(
+                    HttpStatus.NOT_FOUND,
+                    "No account history",
+                    "This node keeps no account history: its store is in memory (sharding.store.type=memory), and the"
+                            + " history is a table of the store's database");
+        }
+        return ResponseEntity.ok(new History(id, h.entries(id)));
+    }
+
+    /**
+     * A request with an empty account id, {@code GET /accounts/}, {@code POST /accounts//deposit} or
+     * {@code GET /accounts//history}: 400.
      *
      * @return never
      */
-    @RequestMapping({"/", "//deposit"})
+    @RequestMapping({"/", "//deposit", "//history"})
     public Balance emptyId() {
         throw new BadRequestException(INVALID_ID + "; it is empty");
     }
@@ -231,6 +267,24 @@ public class AccountController {
                 .header(HttpHeaders.RETRY_AFTER, "1")
                 .contentType(MediaType.APPLICATION_PROBLEM_JSON)
                 .body(detail(HttpStatus.SERVICE_UNAVAILABLE, "Account unavailable", e.getMessage()));
+    }
+
+    /**
+     * The database failed to read an account's history: 503 with {@code Retry-After}.
+     *
+     * @param e the failure
+     * @return the problem
+     */
+    @ExceptionHandler(DataAccessException.class)
+    ResponseEntity<ProblemDetail> historyUnavailable(DataAccessException e) {
+        log.debug("History unavailable: {}", e.getMostSpecificCause().toString());
+        return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE)
+                .header(HttpHeaders.RETRY_AFTER, "1")
+                .contentType(MediaType.APPLICATION_PROBLEM_JSON)
+                .body(detail(
+                        HttpStatus.SERVICE_UNAVAILABLE,
+                        "History unavailable",
+                        "The account history could not be read from the database; a retry may succeed"));
     }
 
     /**

@@ -1,8 +1,8 @@
 package dev.sharding.sample;
 
 /**
- * What an account stores: its balance. Written through the store after every deposit, before the deposit is
- * acknowledged.
+ * An account's state: its balance, the sum of its {@link Deposited} events. Stored as a snapshot every so many
+ * events, and carried with the account when its shard moves.
  *
  * @param balance the balance
  */

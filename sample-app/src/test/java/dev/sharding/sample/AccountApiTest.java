@@ -221,6 +221,7 @@ class AccountApiTest {
     void invalidIdIsRefused(String encodedId) {
         assertProblem(http.get(url("/accounts/" + encodedId)), 400);
         assertProblem(http.postJson(url("/accounts/" + encodedId + "/deposit"), "{\"amount\": 5}"), 400);
+        assertProblem(http.get(url("/accounts/" + encodedId + "/history")), 400);
     }
 
     @ParameterizedTest
@@ -228,6 +229,17 @@ class AccountApiTest {
     void emptyIdAndIdWithPathParametersAreRefused(String id) {
         assertProblem(http.get(url("/accounts/" + id)), 400);
         assertProblem(http.postJson(url("/accounts/" + id + "/deposit"), "{\"amount\": 5}"), 400);
+        assertProblem(http.get(url("/accounts/" + id + "/history")), 400);
+    }
+
+    /** The history is a table of the store's database (AccountHistoryClusterTest): a store in memory has none. */
+    @Test
+    void aNodeWhoseStoreIsInMemoryKeepsNoHistory() {
+        String id = newId();
+        deposit(id, 5);
+        JsonHttp.Answer history = http.get(url("/accounts/" + id + "/history"));
+        assertProblem(history, 404);
+        assertThat(history.body().get("detail").asString()).contains("sharding.store.type=memory");
     }
 
     /** Paths the web server itself refuses before the application sees them; the answer is still 400. */

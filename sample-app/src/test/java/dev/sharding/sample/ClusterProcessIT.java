@@ -29,6 +29,10 @@ import tools.jackson.databind.JsonNode;
  * acknowledged deposit in its balance: the balance is durable state, read back from the store. The nodes run the
  * split-brain strategy store-lease, the one that keeps the last node of two running when the other dies.
  *
+ * <p>The account history too: both killed nodes run workers of the projection account-history, the coordinator while
+ * a client deposits with idempotency keys; at the end every account's history holds each acknowledged deposit exactly
+ * once, in order, and sums to its balance (a few seconds more than the kills alone).
+ *
  * <p>Node logs are written to {@code target/cluster-it/}; their tails are printed when the test fails.
  */
 class ClusterProcessIT {
@@ -94,6 +98,8 @@ class ClusterProcessIT {
 
         // Deposits through every node: the reply names the same home whichever node the request went through.
         Map<String, Long> expected = new LinkedHashMap<>();
+        // each account's acknowledged deposits in the order they were made: what its history must hold at the end
+        Map<String, List<Long>> deposits = new LinkedHashMap<>();
         Map<String, String> home = new LinkedHashMap<>();
         for (int i = 0; i < ids.size(); i++) {
             String id = ids.get(i);
@@ -105,6 +111,7 @@ class ClusterProcessIT {
                     .as("home of %s seen through two nodes", id)
                     .isEqualTo(first.node());
             expected.put(id, (long) i + 1001);
+            deposits.put(id, new ArrayList<>(List.of((long) i + 1, 1000L)));
             home.put(id, first.node());
         }
         assertOneHomeEach(NODES, ids, expected, home);
@@ -126,9 +133,11 @@ class ClusterProcessIT {
                 .orElseThrow();
         List<Node> survivors = NODES.stream().filter(n -> n != member).toList();
         long lived = home.values().stream().filter(member.name::equals).count();
+        int workers = SampleCluster.shardsHostedBy(member, AccountHistory.PROJECTION);
         long pass = passMillis(survivors, ids);
         long recovery = killAndAwaitAllAnswering(member, survivors, ids);
-        report("Killed member " + member.name + " (" + lived + " accounts lived there): all " + ids.size()
+        report("Killed member " + member.name + " (" + lived + " accounts and " + workers
+                + " workers of the history projection lived there): all " + ids.size()
                 + " accounts answered again after " + recovery + " ms (one pass over them takes " + pass
                 + " ms when nothing fails)");
 
@@ -144,6 +153,7 @@ class ClusterProcessIT {
             String id = ids.get(i);
             Seen s = deposit(survivors.get(i % 2), id, 7);
             expected.merge(id, 7L, Long::sum);
+            deposits.get(id).add(7L);
             assertThat(s.balance())
                     .as("deposit into %s after the first kill", id)
                     .isEqualTo(expected.get(id));
@@ -171,12 +181,19 @@ class ClusterProcessIT {
             assertThat(a.status()).as("keyed deposit into %s: %s", id, a).isEqualTo(200);
             answeredBefore.put(id, a.text());
             expected.merge(id, 11L, Long::sum);
+            deposits.get(id).add(11L);
         }
         List<String> onOldest =
                 ids.stream().filter(id -> oldest.name.equals(home.get(id))).toList();
         assertThat(onOldest).as("accounts on the coordinator").isNotEmpty();
+        // the kill under load takes a node running the history projection: some of its slices move mid-stream
+        workers = SampleCluster.shardsHostedBy(oldest, AccountHistory.PROJECTION);
+        assertThat(workers)
+                .as("workers of the history projection on the coordinator %s", oldest.name)
+                .isPositive();
         java.util.concurrent.atomic.AtomicBoolean keepDepositing = new java.util.concurrent.atomic.AtomicBoolean(true);
         Map<String, Long> keyedDuringKill = new java.util.concurrent.ConcurrentHashMap<>();
+        Map<String, List<Long>> depositsDuringKill = new java.util.concurrent.ConcurrentHashMap<>();
         java.util.concurrent.atomic.AtomicLong retries = new java.util.concurrent.atomic.AtomicLong();
         Thread client = new Thread(() -> {
             for (int round = 0; keepDepositing.get() || round < 2; round++) {
@@ -192,6 +209,9 @@ class ClusterProcessIT {
                         }
                         if (a != null && a.status() == 200) {
                             keyedDuringKill.merge(id, 13L, Long::sum);
+                            depositsDuringKill
+                                    .computeIfAbsent(id, k -> new ArrayList<>())
+                                    .add(13L);
                             break;
                         }
                         retries.incrementAndGet();
@@ -213,6 +233,7 @@ class ClusterProcessIT {
         assertThat(client.isAlive()).as("the keyed client finished").isFalse();
         assertThat(clientFailure.get()).as("keyed client failure").isNull();
         keyedDuringKill.forEach((id, sum) -> expected.merge(id, sum, Long::sum));
+        depositsDuringKill.forEach((id, amounts) -> deposits.get(id).addAll(amounts));
         report("Keyed deposits through the kill of the coordinator: " + keyedDuringKill.size() + " accounts, "
                 + retries.get() + " retries with the same key, each key counted once");
         for (Map.Entry<String, String> e : answeredBefore.entrySet()) {
@@ -222,7 +243,8 @@ class ClusterProcessIT {
                     .as("a key answered before the kill answers the same body after it")
                     .isEqualTo(e.getValue());
         }
-        report("Killed coordinator " + oldest.name + " (" + lived + " accounts lived there): all " + ids.size()
+        report("Killed coordinator " + oldest.name + " (" + lived + " accounts and " + workers
+                + " workers of the history projection lived there): all " + ids.size()
                 + " accounts answered again from " + last.name + " after " + recovery + " ms (one pass over them"
                 + " takes " + pass + " ms when nothing fails)");
 
@@ -236,12 +258,21 @@ class ClusterProcessIT {
             String id = ids.get(i);
             Seen s = deposit(last, id, 3);
             expected.merge(id, 3L, Long::sum);
+            deposits.get(id).add(3L);
             assertThat(s.balance())
                     .as("deposit into %s after the node serving the database died", id)
                     .isEqualTo(expected.get(id));
         }
         assertThat(SampleCluster.coordinatorSeenBy(last)).isEqualTo(last.name);
         assertThat(SampleCluster.membersSeenBy(last)).containsExactly(last.name);
+
+        // Every account's history: each acknowledged deposit once, in order, summing to the balance, although the
+        // nodes that ran the projection's slices died with pages in hand.
+        long historyStart = System.nanoTime();
+        HistoryCheck.awaitHistories(deposits, expected, id -> last.url(""), Duration.ofSeconds(30));
+        report("The history of all " + ids.size() + " accounts held their "
+                + deposits.values().stream().mapToInt(List::size).sum() + " acknowledged deposits once each "
+                + (System.nanoTime() - historyStart) / 1_000_000 + " ms after the last deposit was answered");
     }
 
     // ---- steps ---------------------------------------------------------------------------------------------------

@@ -95,8 +95,9 @@ class RebalanceProcessIT {
     }
 
     /**
-     * Three nodes on PostgreSQL, the database production runs, restarted in turn under load: not one request fails.
-     * About 80 s: the server's start, three JVM starts, then the rolling restart.
+     * Three nodes on PostgreSQL, the database production runs, restarted in turn under load: not one request fails,
+     * and then every account's history sums to its balance. About 80 s: the server's start, three JVM starts, then the
+     * rolling restart.
      */
     @Test
     void aRollingRestartOnPostgreSqlUnderLoadFailsNoRequest() throws Exception {
@@ -120,6 +121,8 @@ class RebalanceProcessIT {
                     deposit(all.get(i % 3), ids.get(i));
                 }
                 rollingRestart(all, ids, 1, database);
+                // the account history on PostgreSQL: its table, and the projection's writes in the offset's transaction
+                HistoryCheck.awaitHistoriesSumToBalances(ids, all.get(0).url(""), Duration.ofSeconds(30));
             } catch (Throwable t) {
                 cluster.printLogTails();
                 throw t;

@@ -300,9 +300,17 @@ final class SampleCluster implements AutoCloseable {
 
     /** How many shards of the account type this node hosts, from /actuator/sharding/account. */
     static int shardsHostedBy(Node node) {
-        JsonHttp.Answer a = HTTP.get(node.url("/actuator/sharding/account"));
+        return shardsHostedBy(node, "account");
+    }
+
+    /**
+     * How many shards of an entity type this node hosts, from /actuator/sharding/{type}; for a daemon process or a
+     * projection, how many of its workers.
+     */
+    static int shardsHostedBy(Node node, String type) {
+        JsonHttp.Answer a = HTTP.get(node.url("/actuator/sharding/" + type));
         assertThat(a.status())
-                .as("/actuator/sharding/account of %s: %s", node.name, a)
+                .as("/actuator/sharding/%s of %s: %s", type, node.name, a)
                 .isEqualTo(200);
         return a.body().path("shards").size();
     }

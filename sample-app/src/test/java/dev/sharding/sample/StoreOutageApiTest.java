@@ -4,11 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sharding.StoreOutcomeUnknownException;
 import dev.sharding.boot.test.AutoConfigureShardingTest;
+import dev.sharding.spi.NewEvent;
+import dev.sharding.spi.PersistedEvent;
+import dev.sharding.spi.Recovery;
 import dev.sharding.spi.ShardingStore;
+import dev.sharding.spi.Snapshot;
 import dev.sharding.store.InMemoryShardingStore;
 import java.sql.SQLTransientConnectionException;
 import java.time.Duration;
 import java.util.Collection;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -115,7 +120,10 @@ class StoreOutageApiTest {
         }
     }
 
-    /** A store whose state writes fail as a database that lost its connections fails them, while told to. */
+    /**
+     * A store whose writes (state writes and event appends: the account is event-sourced) fail as a database that
+     * lost its connections fails them, while told to.
+     */
     static final class FailingWrites implements ShardingStore {
 
         private final ShardingStore store;
@@ -165,6 +173,56 @@ class StoreOutageApiTest {
                             new StoreOutcomeUnknownException("the connection broke while the write of [" + typeName
                                     + "/" + entityId + "] was committed")))
                     : written;
+        }
+
+        @Override
+        public CompletableFuture<Long> appendEvents(
+                String typeName,
+                String entityId,
+                int shardId,
+                long epoch,
+                long expectedLastSequenceNr,
+                List<NewEvent> events,
+                byte @Nullable [] applied,
+                @Nullable Snapshot snapshot) {
+            CompletableFuture<Long> failed = outage();
+            if (failed != null) {
+                return failed;
+            }
+            CompletableFuture<Long> appended = store.appendEvents(
+                    typeName, entityId, shardId, epoch, expectedLastSequenceNr, events, applied, snapshot);
+            return lostAfterApplying
+                    ? appended.thenCompose(last -> CompletableFuture.failedFuture(
+                            new StoreOutcomeUnknownException("the connection broke while the append to [" + typeName
+                                    + "/" + entityId + "] was committed")))
+                    : appended;
+        }
+
+        @Override
+        public CompletableFuture<Recovery> recover(String typeName, String entityId) {
+            return store.recover(typeName, entityId);
+        }
+
+        @Override
+        public CompletableFuture<List<PersistedEvent>> eventsOf(
+                String typeName, String entityId, long fromSequenceNr, int maxCount) {
+            return store.eventsOf(typeName, entityId, fromSequenceNr, maxCount);
+        }
+
+        @Override
+        public CompletableFuture<List<PersistedEvent>> eventsByTag(String tag, long afterOffset, int maxCount) {
+            return store.eventsByTag(tag, afterOffset, maxCount);
+        }
+
+        @Override
+        public CompletableFuture<List<PersistedEvent>> eventsBySlice(
+                String typeName, int minShardId, int maxShardId, long afterOffset, int maxCount) {
+            return store.eventsBySlice(typeName, minShardId, maxShardId, afterOffset, maxCount);
+        }
+
+        @Override
+        public CompletableFuture<Long> lastGlobalOffset() {
+            return store.lastGlobalOffset();
         }
 
         @Override

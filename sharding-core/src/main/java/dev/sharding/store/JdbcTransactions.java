@@ -119,6 +119,12 @@ final class JdbcTransactions {
      * may work. Never a commit whose outcome is unknown, nor a database that does not answer at all (its deadline
      * bounds that: {@link StoreTimeouts#unanswered}).
      *
+     * <p>A statement may fail for another reason first and the rollback then find the connection lost: an H2 server
+     * that closes its database while a client is in a transaction rolls it back, and the client's next statement
+     * fails with a general error ("Transaction 3 has status ROLLED_BACK, not OPEN"), its rollback with "Database is
+     * already closed". So the rollback's failure, which {@link #inTransaction} keeps as a suppressed exception, counts
+     * too: either way nothing was committed.
+     *
      * @param failure the failure
      * @return whether another connection may succeed where this one failed, with nothing applied
      */
@@ -128,17 +134,28 @@ final class JdbcTransactions {
         }
         java.util.Map<Throwable, Boolean> seen = new java.util.IdentityHashMap<>();
         for (@Nullable Throwable t = failure; t != null && seen.put(t, true) == null; t = t.getCause()) {
-            if (t instanceof java.sql.SQLTransientConnectionException
-                    || t instanceof java.sql.SQLNonTransientConnectionException
-                    || t instanceof java.net.ConnectException) {
+            if (lost(t)) {
                 return true;
             }
-            if (t instanceof SQLException e) {
-                String state = e.getSQLState();
-                if (state != null && (state.startsWith("08") || CONNECTION_LOST_STATES.contains(state))) {
+            for (Throwable suppressed : t.getSuppressed()) {
+                if (lost(suppressed)) {
                     return true;
                 }
             }
+        }
+        return false;
+    }
+
+    /** Whether one failure, not its causes, says the connection is lost. */
+    private static boolean lost(Throwable t) {
+        if (t instanceof java.sql.SQLTransientConnectionException
+                || t instanceof java.sql.SQLNonTransientConnectionException
+                || t instanceof java.net.ConnectException) {
+            return true;
+        }
+        if (t instanceof SQLException e) {
+            String state = e.getSQLState();
+            return state != null && (state.startsWith("08") || CONNECTION_LOST_STATES.contains(state));
         }
         return false;
     }
