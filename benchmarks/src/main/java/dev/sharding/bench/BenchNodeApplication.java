@@ -2,6 +2,7 @@ package dev.sharding.bench;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.sharding.EntityType;
 import dev.sharding.ShardRegion;
 import dev.sharding.ShardingNode;
 import dev.sharding.autoconfigure.JChannelCustomizer;
@@ -28,13 +29,13 @@ import org.springframework.core.env.Environment;
 
 /**
  * One cluster node of a benchmark run: a Spring Boot application without a web server whose entity is
- * {@link Counter} (and, for D1 only, the sample app's {@link Account}). It reads the launcher's commands on standard
+ * {@link Counter} (and, for D1 and D2, {@link DurableAccount}, for D3 the sample app's {@link Account}). It reads the launcher's commands on standard
  * input (see {@link NodeIo}) and runs the measuring side of the workloads ({@link Workloads}) through the injected
- * {@code ShardRegion<Counter>} (D1: {@link DepositWorkload} through {@code ShardRegion<Account>}).
+ * {@code ShardRegion<Counter>} (D1-D3: {@link DepositWorkload} through the account type's {@code ShardRegion}).
  *
  * <p>Properties the launcher passes: the {@code sharding.*} ones (cluster name, JGroups port and initial hosts,
  * proxy-only), {@code bench.name} (A, B or C, for the log), {@code bench.join-on-command} (wait for {@code JOIN}
- * before joining the cluster), {@code bench.accounts} (D1: run {@link Account} too), {@code sharding.enabled=false}
+ * before joining the cluster), {@code bench.accounts} ({@code durable} for D1 and D2, {@code event-sourced} for D3: run the account type too), {@code sharding.enabled=false}
  * (D0: no cluster at all; the node serves {@link PlainDeposits} on the DataSource), {@code spring.datasource.url},
  * {@code .username} and {@code .password} (D1 on PostgreSQL), {@code bench.scale} (W8: run {@link Tally} and the
  * commands of {@link ScaleProbe}) and, for diagnostic variants only,
@@ -56,14 +57,24 @@ public class BenchNodeApplication {
     }
 
     /**
-     * D1 only: the sample app's {@link Account}, the very entity class its HTTP API uses, registered as an entity
-     * class of the node (the starter finds {@code @ShardedEntity} classes registered with {@code @Import}). The
-     * other workloads run without it.
+     * D1 and D2 only: the durable account ({@link DurableAccount}, the sample's account as it was before it became
+     * event-sourced), registered as an entity type bean. The other workloads run without it.
      */
     @Configuration(proxyBeanMethods = false)
-    @ConditionalOnBooleanProperty("bench.accounts")
+    @ConditionalOnProperty(name = "bench.accounts", havingValue = "durable")
+    static class DurableAccounts {
+
+        @Bean
+        EntityType<DurableAccount> durableAccount() {
+            return DurableAccount.type();
+        }
+    }
+
+    /** D3 only: the sample app's event-sourced {@link Account}, the very entity class its HTTP API uses. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnProperty(name = "bench.accounts", havingValue = "event-sourced")
     @Import(Account.class)
-    static class Accounts {}
+    static class EventSourcedAccounts {}
 
     /**
      * W8 only: the durable {@link Tally} entity, and the node's channel kept (with the transport's message counts
@@ -166,11 +177,14 @@ public class BenchNodeApplication {
                 .getObject();
         String name = context.getEnvironment().getProperty("bench.name", node.nodeName());
         Workloads workloads = new Workloads(node, counters, name);
-        ShardRegion<Account> accounts = context.<ShardRegion<Account>>getBeanProvider(
-                        ResolvableType.forClassWithGenerics(ShardRegion.class, Account.class))
-                .getIfAvailable();
-        DepositWorkload deposits =
-                accounts == null ? null : new DepositWorkload(node, accounts, context.getBean(ShardingStore.class));
+        boolean eventSourced = "event-sourced".equals(context.getEnvironment().getProperty("bench.accounts"));
+        String accountTypes = context.getEnvironment().getProperty("bench.accounts");
+        ShardRegion<?> accounts = accountTypes == null
+                ? null
+                : eventSourced ? node.region(Account.class) : node.region(DurableAccount.class);
+        DepositWorkload deposits = accounts == null
+                ? null
+                : new DepositWorkload(node, accounts, context.getBean(ShardingStore.class), eventSourced);
         ChannelHolder holder = context.getBeanProvider(ChannelHolder.class).getIfAvailable();
         ScaleProbe scale = holder == null
                 ? null

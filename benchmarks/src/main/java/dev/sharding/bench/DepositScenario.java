@@ -65,14 +65,23 @@ final class DepositScenario {
      *
      * @return the result line's figures
      */
-    static ObjectNode run(Launcher launcher, String tag, String store, Options o, boolean plain, int readPercent)
+    static ObjectNode run(
+            Launcher launcher,
+            String tag,
+            String store,
+            Options o,
+            boolean plain,
+            int readPercent,
+            boolean eventSourced)
             throws Exception {
         String cluster = Launcher.newClusterName();
         List<Integer> ports = Ports.pick(3);
         String heap = Scenarios.heap("D1");
         String w = plain ? "D0" : "D1";
         List<String> common = new ArrayList<>(
-                plain ? List.of("--sharding.enabled=false", "--bench.name=plain") : List.of("--bench.accounts=true"));
+                plain
+                        ? List.of("--sharding.enabled=false", "--bench.name=plain")
+                        : List.of("--bench.accounts=" + (eventSourced ? "event-sourced" : "durable")));
         Map<String, Object> database = new LinkedHashMap<>();
         EmbeddedPostgres statementStatistics = null;
         if (store.equals("postgresql")) {

@@ -2,13 +2,16 @@ package dev.sharding.bench;
 
 import dev.sharding.ShardRegion;
 import dev.sharding.ShardingNode;
+import dev.sharding.internal.codec.EventCodec;
 import dev.sharding.internal.codec.JacksonMessageCodec;
-import dev.sharding.sample.Account;
 import dev.sharding.sample.AccountState;
 import dev.sharding.sample.Balance;
 import dev.sharding.sample.Deposit;
+import dev.sharding.sample.Deposited;
 import dev.sharding.sample.GetBalance;
+import dev.sharding.spi.EventJournal;
 import dev.sharding.spi.MessageCodec;
+import dev.sharding.spi.PersistedEvent;
 import dev.sharding.spi.ShardingStore;
 import dev.sharding.store.JdbcShardingStore;
 import dev.sharding.store.JdbcStoreStatistics;
@@ -28,9 +31,10 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The node side of D1, the deposit workload: the sample app's {@link Account} entity (its balance an
- * {@code EntityState<AccountState>}, written through to the store before the reply), reached through an injected
- * {@code ShardRegion<Account>}. Every node of the run runs its share of the callers; the launcher adds the nodes'
+ * The node side of D1 and D3, the deposit workloads: D1's {@link DurableAccount} (its balance an
+ * {@code EntityState<AccountState>}, written through to the store before the reply) or, for D3, the sample app's
+ * event-sourced {@code Account} (a {@code Deposited} event persisted before the reply), reached through an injected
+ * {@code ShardRegion}. Every node of the run runs its share of the callers; the launcher adds the nodes'
  * figures up and checks the balances ({@link DepositScenario}).
  *
  * <p>Commands: {@code D1-PRIME accounts} (ask every account once, so that every shard is allocated and its home
@@ -44,11 +48,15 @@ final class DepositWorkload {
 
     private final ShardingNode node;
 
-    private final ShardRegion<Account> accounts;
+    private final ShardRegion<?> accounts;
+
+    /** Whether the accounts are event-sourced (D3): the check then sums their journals, not their state rows. */
+    private final boolean eventSourced;
 
     private final ShardingStore store;
 
-    DepositWorkload(ShardingNode node, ShardRegion<Account> accounts, ShardingStore store) {
+    DepositWorkload(ShardingNode node, ShardRegion<?> accounts, ShardingStore store, boolean eventSourced) {
+        this.eventSourced = eventSourced;
         this.node = node;
         this.accounts = accounts;
         this.store = store;
@@ -272,9 +280,23 @@ final class DepositWorkload {
      * each deposit's reply) and as the store holds it (read from the database through the node's store and decoded
      * as the node does). At most 64 store reads outstanding.
      */
+    /** D3: the sum of the deposits in an account's journal, read a page at a time from {@code from}. */
+    private CompletableFuture<Long> journalBalance(EventCodec events, String id, long from, long sum) {
+        return store.eventsOf(TYPE, id, from, EventJournal.MAX_PAGE).thenCompose(page -> {
+            long total = sum;
+            for (PersistedEvent e : page) {
+                total += ((Deposited) events.decode(e)).amount();
+            }
+            return page.size() < EventJournal.MAX_PAGE
+                    ? CompletableFuture.completedFuture(total)
+                    : journalBalance(events, id, page.get(page.size() - 1).sequenceNr() + 1, total);
+        });
+    }
+
     private Map<String, Object> read(int n) throws Exception {
         long[] byAsk = balancesByAsk(n);
         MessageCodec codec = new JacksonMessageCodec(List.of(AccountState.class), 64 * 1024);
+        EventCodec events = new EventCodec(TYPE, Deposited.class, List.of(), 64 * 1024);
         long[] stored = new long[n];
         List<String> failures = new ArrayList<>();
         Semaphore window = new Semaphore(64);
@@ -282,15 +304,22 @@ final class DepositWorkload {
         for (int i = 0; i < n; i++) {
             int k = i;
             window.acquire();
-            store.read(TYPE, id(k)).whenComplete((state, failure) -> {
+            CompletableFuture<Long> balance = eventSourced
+                    ? journalBalance(events, id(k), 0, 0)
+                    : store.read(TYPE, id(k))
+                            .thenApply(state -> state.map(s -> {
+                                        byte[] bytes = s.state();
+                                        return ((AccountState) codec.decode(bytes, 0, bytes.length)).balance();
+                                    })
+                                    .orElse(0L));
+            balance.whenComplete((sum, failure) -> {
                 try {
                     if (failure != null) {
                         synchronized (failures) {
                             failures.add(id(k) + ": " + failure);
                         }
-                    } else if (state.isPresent()) {
-                        byte[] bytes = state.get().state();
-                        stored[k] = ((AccountState) codec.decode(bytes, 0, bytes.length)).balance();
+                    } else {
+                        stored[k] = sum;
                     }
                 } catch (RuntimeException e) {
                     synchronized (failures) {

@@ -21,7 +21,7 @@ import org.jspecify.annotations.Nullable;
  * they cost). {@code --jfr-summary=FILE.jfr [--top=N]} summarises a recording instead ({@link JfrSummary}).
  *
  * <p>D1, the deposit workload ({@link DepositScenario}), D0, its baseline without sharding ({@link PlainDeposits}),
- * and D2 and D0-READS, the same two with 90% reads,
+ * D2 and D0-READS, the same two with 90% reads, and D3, D1 with the sample app's event-sourced account,
  * run only when named in {@code --workloads}; their options:
  * {@code --store=h2|postgresql|h2,postgresql} (default h2; one line per store), {@code --d1-callers=64},
  * {@code --d1-accounts=10000}, {@code --d1-warmup-s=60}, {@code --d1-measure-s=30} and {@code --pg-conf=name=value}
@@ -177,8 +177,8 @@ record LaunchOptions(
                 pgConf.put(value.substring(0, value.indexOf('=')), value.substring(value.indexOf('=') + 1));
             } else {
                 System.err.println("Unknown option " + arg
-                        + "; options: --workloads=W1,..,W7,W6-ASKS,W7-HANG,W8,D0,D1,D2,D0-READS,E1"
-                        + ",H1,H0,H2-READS,H0-READS --runs=N --logs=DIR --jfr=DIR --jvm-arg=FLAG --node-arg=--property=value --secret --no-meters, for D0, D1, D2, D0-READS, E1 --store=h2|postgresql"
+                        + "; options: --workloads=W1,..,W7,W6-ASKS,W7-HANG,W8,D0,D1,D2,D0-READS,D3,E1"
+                        + ",H1,H0,H2-READS,H0-READS --runs=N --logs=DIR --jfr=DIR --jvm-arg=FLAG --node-arg=--property=value --secret --no-meters, for D0, D1, D2, D0-READS, D3, E1 --store=h2|postgresql"
                         + " --d1-callers=N --d1-accounts=N --d1-warmup-s=S --d1-measure-s=S --pg-conf=name=value,"
                         + " for W8 --w8-nodes=3,6,12,24 --w8-entities=N --w8-shards=N --w8-heap=SIZE --w8-idle-s=S --w8-store=h2|postgresql,"
                         + " for H0, H1, H2-READS, H0-READS --h-store=h2|postgresql --h-connections=N --h-accounts=N"

@@ -32,8 +32,8 @@ final class Launcher {
     static final String BENCH_SECRET = "benchmark-secret-not-for-production";
 
     /** Workloads that run only when named. */
-    static final List<String> EXTRA =
-            List.of("D0", "D1", "D2", "D0-READS", "W6-ASKS", "W7-HANG", "W8", "E1", "H1", "H0", "H2-READS", "H0-READS");
+    static final List<String> EXTRA = List.of(
+            "D0", "D1", "D2", "D0-READS", "D3", "W6-ASKS", "W7-HANG", "W8", "E1", "H1", "H0", "H2-READS", "H0-READS");
 
     static final String SYSTEM = "sharding-jgroups";
 
@@ -387,6 +387,7 @@ final class Launcher {
                 Map.entry("D2", "balance-reads"),
                 Map.entry("D0-READS", "balance-reads-plain-jdbc"),
                 Map.entry("D1", "deposit"),
+                Map.entry("D3", "deposit-event-sourced"),
                 Map.entry("W7-HANG", "failover-hang"),
                 Map.entry("W8", "scale-out"),
                 Map.entry("E1", "event-sourced-recovery"),

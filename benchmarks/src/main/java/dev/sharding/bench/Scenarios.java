@@ -94,9 +94,9 @@ final class Scenarios {
             Map.entry("H0-READS", HttpReport.figures("H0-READS")));
 
     /** D1's notes, whatever the store; {@link #depositNotes} adds the store's and the run's sizes. */
-    static final String D1_NOTES = "entity = the sample app's own Account class (sample-app's plain classes,"
-            + " registered on the bench nodes with @Import): balance in EntityState<AccountState>, written through to"
-            + " the store before the reply; ask = region.ask(\"a-\" + random account, Deposit(random 1..1000),"
+    static final String D1_NOTES = "entity = DurableAccount, the sample app's account as it was before it became"
+            + " event-sourced (registered on the bench nodes with @Import): balance in EntityState<AccountState>,"
+            + " written through to the store before the reply; ask = region.ask(\"a-\" + random account, Deposit(random 1..1000),"
             + " Balance.class), default timeout 5s; A (oldest: coordinator), B and C all host the account type"
             + " (default 100 shards); the callers are ask chains split over the 3 nodes (each node runs its share"
             + " from its own ShardRegion<Account>, so a deposit crosses the network when its account lives on"
@@ -108,6 +108,12 @@ final class Scenarios {
             + " the sum of the acknowledged deposits to that account (lost = acknowledged minus stored, summed"
             + " over accounts; a run with lost > 0 fails); store_batching_window = the JDBC store's group commits"
             + " in the window, all nodes";
+
+    /** D3's difference from D1. */
+    static final String D3_NOTES = "D3: as D1, with the sample app's own event-sourced Account (sample-app's plain"
+            + " classes): a deposit persists a Deposited event (EventSourcedState, snapshot every 100 events) before"
+            + " the reply, the balance is the fold of the events; the check sums each account's journal (eventsOf)"
+            + " instead of reading its state row; the sample's history projection is not registered";
 
     /** D0's notes: D1's load without sharding. */
     static final String D0_NOTES = "no sharding (sharding.enabled=false): the same deposits as D1, each one database"
@@ -123,7 +129,7 @@ final class Scenarios {
             + " transaction) with 90% chance, else the deposit; asks_per_s counts both, the check only deposits";
 
     /** The deposit workloads, which run once per store. */
-    static final List<String> DEPOSITS = List.of("D0", "D1", "D2", "D0-READS");
+    static final List<String> DEPOSITS = List.of("D0", "D1", "D2", "D0-READS", "D3");
 
     static String depositNotes(Launcher launcher, String store) {
         DepositScenario.Options o = launcher.deposit();
@@ -149,8 +155,19 @@ final class Scenarios {
     static int nodes(String w) {
         return switch (w) {
             case "W1", "W5", "E1" -> 1;
-            case "W6", "W6-ASKS", "W7", "W7-HANG", "D0", "D1", "D2", "D0-READS", "H1", "H0", "H2-READS", "H0-READS" ->
-                3;
+            case "W6",
+                    "W6-ASKS",
+                    "W7",
+                    "W7-HANG",
+                    "D0",
+                    "D1",
+                    "D2",
+                    "D0-READS",
+                    "D3",
+                    "H1",
+                    "H0",
+                    "H2-READS",
+                    "H0-READS" -> 3;
             default -> 2;
         };
     }
@@ -183,7 +200,7 @@ final class Scenarios {
         if (DEPOSITS.contains(w)) {
             boolean plain = w.startsWith("D0");
             int readPercent = w.equals("D2") || w.equals("D0-READS") ? 90 : 0;
-            return DepositScenario.run(launcher, tag, store, launcher.deposit(), plain, readPercent);
+            return DepositScenario.run(launcher, tag, store, launcher.deposit(), plain, readPercent, w.equals("D3"));
         }
         String cluster = Launcher.newClusterName();
         List<Integer> ports = Ports.pick(nodes(w));
@@ -288,8 +305,9 @@ final class Scenarios {
         String reads = w.equals("D2") || w.equals("D0-READS") ? READS_NOTES + "; " : "";
         String notes = HttpScenario.WORKLOADS.contains(w)
                 ? HttpNotes.of(launcher, w, store)
-                : w.equals("D1") || w.equals("D2")
-                        ? reads + D1_NOTES + "; " + depositNotes(launcher, store) + "; " + DEPOSIT_COMMON_NOTES
+                : w.equals("D1") || w.equals("D2") || w.equals("D3")
+                        ? (w.equals("D3") ? D3_NOTES + "; " : "") + reads + D1_NOTES + "; "
+                                + depositNotes(launcher, store) + "; " + DEPOSIT_COMMON_NOTES
                         : w.startsWith("D0")
                                 ? reads + D0_NOTES + "; " + depositNotes(launcher, store)
                                 : w.equals("W8")
