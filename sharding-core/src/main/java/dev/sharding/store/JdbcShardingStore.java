@@ -180,6 +180,8 @@ public final class JdbcShardingStore extends JdbcStoreCapabilities {
                 dialects::mayHaveMoved);
         this.journal = new JdbcJournal(writer, tasks);
         this.offsets = new JdbcProjectionOffsets(tasks, settings.tablePrefix());
+        IdleTransactionSweep sweep = new IdleTransactionSweep(tasks, settings.queryTimeout());
+        watchdog.every(IdleTransactionSweep.PERIOD, sweep::sweep);
     }
 
     /**
