@@ -32,8 +32,8 @@ final class Launcher {
     static final String BENCH_SECRET = "benchmark-secret-not-for-production";
 
     /** Workloads that run only when named. */
-    static final List<String> EXTRA =
-            List.of("D0", "D1", "D2", "D0-READS", "W6-ASKS", "W7-HANG", "W8", "E1", "H1", "H0", "H2-READS", "H0-READS");
+    static final List<String> EXTRA = List.of(
+            "D0", "D1", "D2", "D0-READS", "W6-ASKS", "W7-HANG", "W8", "W9", "E1", "H1", "H0", "H2-READS", "H0-READS");
 
     static final String SYSTEM = "sharding-jgroups";
 
@@ -52,16 +52,14 @@ final class Launcher {
     /** Servers of the current run (D1's PostgreSQL), stopped after its nodes; also from the shutdown hook. */
     private final List<PostgresServer> servers = new CopyOnWriteArrayList<>();
 
-    private DepositScenario.Options deposit = DepositScenario.Options.defaults();
+    /** The command line: the workloads' own options. */
+    private final LaunchOptions options;
 
-    private ScaleScenario.Options scale = ScaleScenario.Options.defaults();
-
-    private HttpScenario.Options http = HttpScenario.Options.defaults();
-
-    private Launcher(Path logs, Path jfr, List<String> extraJvmArgs) {
-        this.logs = logs;
-        this.jfr = jfr;
-        this.extraJvmArgs = extraJvmArgs;
+    private Launcher(LaunchOptions options) {
+        this.logs = options.logs().toAbsolutePath();
+        this.jfr = options.jfr();
+        this.extraJvmArgs = options.jvmArgs();
+        this.options = options;
     }
 
     static int run(String[] args) throws Exception {
@@ -81,11 +79,8 @@ final class Launcher {
         if (jfr != null) {
             Files.createDirectories(jfr);
         }
-        Launcher launcher = new Launcher(logs.toAbsolutePath(), jfr, o.jvmArgs());
+        Launcher launcher = new Launcher(o);
         launcher.extraNodeArgs.addAll(o.nodeArgs());
-        launcher.deposit = o.deposit();
-        launcher.scale = o.scale();
-        launcher.http = o.http();
         Thread hook = new Thread(launcher::killAll, "bench-kill-nodes");
         Runtime.getRuntime().addShutdownHook(hook);
         boolean allOk = true;
@@ -182,15 +177,19 @@ final class Launcher {
     }
 
     DepositScenario.Options deposit() {
-        return deposit;
+        return options.deposit();
     }
 
     ScaleScenario.Options scale() {
-        return scale;
+        return options.scale();
     }
 
     HttpScenario.Options http() {
-        return http;
+        return options.http();
+    }
+
+    DensityScenario.Options density() {
+        return options.density();
     }
 
     /**
@@ -389,6 +388,7 @@ final class Launcher {
                 Map.entry("D1", "deposit"),
                 Map.entry("W7-HANG", "failover-hang"),
                 Map.entry("W8", "scale-out"),
+                Map.entry("W9", "density"),
                 Map.entry("E1", "event-sourced-recovery"),
                 Map.entry("H1", "http-deposit"),
                 Map.entry("H0", "http-deposit-plain-spring"),
