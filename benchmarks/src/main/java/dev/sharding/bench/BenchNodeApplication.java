@@ -39,7 +39,7 @@ import org.springframework.core.env.Environment;
  * (D0: no cluster at all; the node serves {@link PlainDeposits} on the DataSource), {@code spring.datasource.url},
  * {@code .username} and {@code .password} (D1 on PostgreSQL), {@code bench.scale} (W8: run {@link Tally} and the
  * commands of {@link ScaleProbe}) and, for diagnostic variants only,
- * {@code bench.jgroups.nagle}.
+ * {@code bench.jgroups.nagle}. W9's commands are {@link DensityWorkload}'s.
  */
 @SpringBootApplication
 public class BenchNodeApplication {
@@ -194,17 +194,22 @@ public class BenchNodeApplication {
                                         ResolvableType.forClassWithGenerics(ShardRegion.class, Tally.class))
                                 .getObject(),
                         holder.channel);
+        DensityWorkload density = new DensityWorkload(node, counters);
         NodeIo.emit(
                 "READY",
                 name + " " + node.nodeName() + " " + ProcessHandle.current().pid());
         serve(io, words -> {
             if (words[0].equals("LEAVE")) {
-                // W8's graceful leave: the node hands its shards off and leaves the cluster as the context stops
+                // W8's and W9's graceful leave: the node hands its shards off and leaves the cluster as the context
+                // stops; LEFT says how long that took
+                long closing = System.nanoTime();
                 context.close();
-                NodeIo.emit("LEFT", "");
+                NodeIo.emit("LEFT", Double.toString(Workloads.round3(Workloads.seconds(System.nanoTime() - closing))));
                 Runtime.getRuntime().halt(0);
             }
-            if ((deposits == null || !deposits.command(words)) && (scale == null || !scale.command(words))) {
+            if ((deposits == null || !deposits.command(words))
+                    && (scale == null || !scale.command(words))
+                    && !density.command(words)) {
                 workloads.command(words);
             }
         });

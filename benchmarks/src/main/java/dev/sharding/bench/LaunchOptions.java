@@ -34,6 +34,10 @@ import org.jspecify.annotations.Nullable;
  * {@code --w8-nodes=3,6,12,24}, {@code --w8-entities=100000}, {@code --w8-shards=1000}, {@code --w8-heap=256m} and
  * {@code --w8-idle-s=20} and {@code --w8-store=h2|postgresql} (default h2, the starter's embedded database).
  *
+ * <p>W9, density ({@link DensityScenario}), runs only when named; its options: {@code --w9-entities=10000000} and
+ * {@code --w9-heap=4g} (the hosting node's heap; the node that takes its shards over has 1g), so that it can be run
+ * small ({@code --w9-entities=200000 --w9-heap=1g}).
+ *
  * <p>H1 (the sample app over HTTP), H0 (its baseline, a plain Spring Boot service), H2-READS and H0-READS (the same
  * with 90% reads), see {@link HttpScenario}, run only when named; their options: {@code --h-store=h2|postgresql}
  * (default h2; one line per store), {@code --h-connections=21} (per node), {@code --h-accounts=10000},
@@ -52,6 +56,7 @@ import org.jspecify.annotations.Nullable;
  * @param deposit D1's options
  * @param scale W8's options
  * @param http the H workloads' options
+ * @param density W9's options
  */
 record LaunchOptions(
         List<String> workloads,
@@ -65,7 +70,8 @@ record LaunchOptions(
         List<String> stores,
         DepositScenario.Options deposit,
         ScaleScenario.Options scale,
-        HttpScenario.Options http) {
+        HttpScenario.Options http,
+        DensityScenario.Options density) {
 
     /** The auto-configuration {@code --no-meters} leaves out. */
     static final String NO_METERS = "dev.sharding.autoconfigure.metrics.ShardingMetricsAutoConfiguration";
@@ -95,6 +101,8 @@ record LaunchOptions(
         String w8Heap = w8.heap();
         int w8Idle = w8.idleSeconds();
         String w8Store = w8.store();
+        int w9Entities = DensityScenario.Options.defaults().entities();
+        String w9Heap = DensityScenario.Options.defaults().heap();
         HttpScenario.Options h = HttpScenario.Options.defaults();
         List<String> hStores = h.stores();
         int hConnections = h.connectionsPerNode();
@@ -156,6 +164,10 @@ record LaunchOptions(
                 w8Idle = Integer.parseInt(value);
             } else if (arg.startsWith("--w8-store=")) {
                 w8Store = value.trim().toLowerCase(java.util.Locale.ROOT);
+            } else if (arg.startsWith("--w9-entities=")) {
+                w9Entities = Integer.parseInt(value);
+            } else if (arg.startsWith("--w9-heap=")) {
+                w9Heap = value;
             } else if (arg.startsWith("--h-store=")) {
                 hStores = Arrays.stream(value.split(","))
                         .map(String::trim)
@@ -177,10 +189,11 @@ record LaunchOptions(
                 pgConf.put(value.substring(0, value.indexOf('=')), value.substring(value.indexOf('=') + 1));
             } else {
                 System.err.println("Unknown option " + arg
-                        + "; options: --workloads=W1,..,W7,W6-ASKS,W7-HANG,W8,D0,D1,D2,D0-READS,D3,E1"
+                        + "; options: --workloads=W1,..,W7,W6-ASKS,W7-HANG,W8,W9,D0,D1,D2,D0-READS,D3,E1"
                         + ",H1,H0,H2-READS,H0-READS --runs=N --logs=DIR --jfr=DIR --jvm-arg=FLAG --node-arg=--property=value --secret --no-meters, for D0, D1, D2, D0-READS, D3, E1 --store=h2|postgresql"
                         + " --d1-callers=N --d1-accounts=N --d1-warmup-s=S --d1-measure-s=S --pg-conf=name=value,"
                         + " for W8 --w8-nodes=3,6,12,24 --w8-entities=N --w8-shards=N --w8-heap=SIZE --w8-idle-s=S --w8-store=h2|postgresql,"
+                        + " for W9 --w9-entities=N --w9-heap=SIZE,"
                         + " for H0, H1, H2-READS, H0-READS --h-store=h2|postgresql --h-connections=N --h-accounts=N"
                         + " --h-phase-s=S --h-heap=SIZE --sample-jar=PATH --baseline-jar=PATH,"
                         + " or --jfr-summary=FILE.jfr [--top=N]");
@@ -203,6 +216,10 @@ record LaunchOptions(
             System.err.println("W8 needs at least 2 nodes per run (a coordinator and a measuring node), 1 entity,"
                     + " 1 shard, an idle window of at least 1 s, a heap such as 256m and a store among "
                     + DepositScenario.STORES);
+            return null;
+        }
+        if (w9Entities < 1 || !w9Heap.matches("[0-9]+[kmgKMG]")) {
+            System.err.println("W9 needs at least 1 entity and a heap such as 4g");
             return null;
         }
         for (String st : stores) {
@@ -235,6 +252,19 @@ record LaunchOptions(
             return null;
         }
         ScaleScenario.Options scale = new ScaleScenario.Options(w8Nodes, w8Entities, w8Shards, w8Heap, w8Idle, w8Store);
-        return new LaunchOptions(workloads, runs, logs, jfr, jvmArgs, nodeArgs, summary, top, stores, d, scale, http);
+        return new LaunchOptions(
+                workloads,
+                runs,
+                logs,
+                jfr,
+                jvmArgs,
+                nodeArgs,
+                summary,
+                top,
+                stores,
+                d,
+                scale,
+                http,
+                new DensityScenario.Options(w9Entities, w9Heap));
     }
 }

@@ -33,7 +33,20 @@ final class Launcher {
 
     /** Workloads that run only when named. */
     static final List<String> EXTRA = List.of(
-            "D0", "D1", "D2", "D0-READS", "D3", "W6-ASKS", "W7-HANG", "W8", "E1", "H1", "H0", "H2-READS", "H0-READS");
+            "D0",
+            "D1",
+            "D2",
+            "D0-READS",
+            "D3",
+            "W6-ASKS",
+            "W7-HANG",
+            "W8",
+            "W9",
+            "E1",
+            "H1",
+            "H0",
+            "H2-READS",
+            "H0-READS");
 
     static final String SYSTEM = "sharding-jgroups";
 
@@ -52,16 +65,14 @@ final class Launcher {
     /** Servers of the current run (D1's PostgreSQL), stopped after its nodes; also from the shutdown hook. */
     private final List<PostgresServer> servers = new CopyOnWriteArrayList<>();
 
-    private DepositScenario.Options deposit = DepositScenario.Options.defaults();
+    /** The command line: the workloads' own options. */
+    private final LaunchOptions options;
 
-    private ScaleScenario.Options scale = ScaleScenario.Options.defaults();
-
-    private HttpScenario.Options http = HttpScenario.Options.defaults();
-
-    private Launcher(Path logs, Path jfr, List<String> extraJvmArgs) {
-        this.logs = logs;
-        this.jfr = jfr;
-        this.extraJvmArgs = extraJvmArgs;
+    private Launcher(LaunchOptions options) {
+        this.logs = options.logs().toAbsolutePath();
+        this.jfr = options.jfr();
+        this.extraJvmArgs = options.jvmArgs();
+        this.options = options;
     }
 
     static int run(String[] args) throws Exception {
@@ -81,11 +92,8 @@ final class Launcher {
         if (jfr != null) {
             Files.createDirectories(jfr);
         }
-        Launcher launcher = new Launcher(logs.toAbsolutePath(), jfr, o.jvmArgs());
+        Launcher launcher = new Launcher(o);
         launcher.extraNodeArgs.addAll(o.nodeArgs());
-        launcher.deposit = o.deposit();
-        launcher.scale = o.scale();
-        launcher.http = o.http();
         Thread hook = new Thread(launcher::killAll, "bench-kill-nodes");
         Runtime.getRuntime().addShutdownHook(hook);
         boolean allOk = true;
@@ -182,15 +190,19 @@ final class Launcher {
     }
 
     DepositScenario.Options deposit() {
-        return deposit;
+        return options.deposit();
     }
 
     ScaleScenario.Options scale() {
-        return scale;
+        return options.scale();
     }
 
     HttpScenario.Options http() {
-        return http;
+        return options.http();
+    }
+
+    DensityScenario.Options density() {
+        return options.density();
     }
 
     /**
@@ -371,29 +383,5 @@ final class Launcher {
 
     static Duration seconds(long s) {
         return Duration.ofSeconds(s);
-    }
-
-    static Map<String, String> names() {
-        return Map.ofEntries(
-                Map.entry("W1", "local-tell"),
-                Map.entry("W2", "remote-tell"),
-                Map.entry("W3", "remote-ask-latency"),
-                Map.entry("W4", "remote-ask-throughput"),
-                Map.entry("W5", "activation"),
-                Map.entry("W6", "rebalance"),
-                Map.entry("W6-ASKS", "rebalance-under-asks"),
-                Map.entry("W7", "failover"),
-                Map.entry("D0", "deposit-plain-jdbc"),
-                Map.entry("D2", "balance-reads"),
-                Map.entry("D0-READS", "balance-reads-plain-jdbc"),
-                Map.entry("D1", "deposit"),
-                Map.entry("D3", "deposit-event-sourced"),
-                Map.entry("W7-HANG", "failover-hang"),
-                Map.entry("W8", "scale-out"),
-                Map.entry("E1", "event-sourced-recovery"),
-                Map.entry("H1", "http-deposit"),
-                Map.entry("H0", "http-deposit-plain-spring"),
-                Map.entry("H2-READS", "http-balance-reads"),
-                Map.entry("H0-READS", "http-balance-reads-plain-spring"));
     }
 }

@@ -87,6 +87,7 @@ final class Scenarios {
             Map.entry("W7-HANG", List.of("seconds", "seconds_other_entities")),
             Map.entry("W6-ASKS", List.of("seconds", "load_failed", "load_p99_us", "load_max_us")),
             Map.entry("W8", ScaleReport.FIGURES),
+            Map.entry("W9", DensityScenario.FIGURES),
             Map.entry("E1", List.of("recovery_ms_no_snapshots", "recovery_ms_snapshot_every_100")),
             Map.entry("H1", HttpReport.figures("H1")),
             Map.entry("H0", HttpReport.figures("H0")),
@@ -177,9 +178,11 @@ final class Scenarios {
     }
 
     private static String heap(Launcher launcher, String w) {
-        return w.equals("W8")
-                ? launcher.scale().heap()
-                : HttpScenario.WORKLOADS.contains(w) ? launcher.http().heap() : heap(w);
+        return w.equals("W9")
+                ? launcher.density().heap()
+                : w.equals("W8")
+                        ? launcher.scale().heap()
+                        : HttpScenario.WORKLOADS.contains(w) ? launcher.http().heap() : heap(w);
     }
 
     /**
@@ -190,6 +193,9 @@ final class Scenarios {
     static ObjectNode run(Launcher launcher, String w, String tag, String store) throws Exception {
         if (w.equals("W8")) {
             return ScaleScenario.run(launcher, tag, Integer.parseInt(store), launcher.scale());
+        }
+        if (w.equals("W9")) {
+            return DensityScenario.run(launcher, tag, launcher.density());
         }
         if (w.equals("E1")) {
             return RecoveryScenario.run(launcher, tag, store);
@@ -287,7 +293,7 @@ final class Scenarios {
     static ObjectNode describe(Launcher launcher, String w, ObjectNode result, String store) {
         ObjectNode line = Workloads.JSON.createObjectNode();
         line.put("workload", w);
-        line.put("name", Launcher.names().get(w));
+        line.put("name", WorkloadNames.all().get(w));
         line.put(
                 "system",
                 w.startsWith("D0") ? "plain-jdbc" : w.startsWith("H0") ? "plain-spring-jdbc" : Launcher.SYSTEM);
@@ -312,9 +318,11 @@ final class Scenarios {
                                 ? reads + D0_NOTES + "; " + depositNotes(launcher, store)
                                 : w.equals("W8")
                                         ? ScaleReport.NOTES + "; " + COMMON_NOTES.replace("Counter", "Tally")
-                                        : w.equals("E1")
-                                                ? RecoveryScenario.NOTES + "; " + RUNTIME_NOTES.strip()
-                                                : NOTES.get(w) + "; " + COMMON_NOTES;
+                                        : w.equals("W9")
+                                                ? DensityScenario.NOTES + "; " + COMMON_NOTES
+                                                : w.equals("E1")
+                                                        ? RecoveryScenario.NOTES + "; " + RUNTIME_NOTES.strip()
+                                                        : NOTES.get(w) + "; " + COMMON_NOTES;
         boolean meters = HttpScenario.WORKLOADS.contains(w)
                 || !w.equals("D0")
                         && !w.equals("D0-READS")
