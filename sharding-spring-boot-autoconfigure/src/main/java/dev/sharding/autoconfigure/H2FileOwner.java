@@ -103,13 +103,29 @@ final class H2FileOwner {
             return false;
         }
         Optional<ProcessHandle> process = ProcessHandle.of(pid);
-        if (process.isEmpty()) {
+        if (process.isEmpty() || exited(pid)) {
             return true;
         }
         // the id taken by another process since: the owner is gone too; an unknown start time says nothing
         Optional<java.time.Instant> start = process.get().info().startInstant();
         return start.isPresent() && start.get().toEpochMilli() != started
                 || !process.get().isAlive();
+    }
+
+    /**
+     * Whether the process has exited and waits only to be reaped by its parent (a zombie: killed, its sockets and
+     * file locks released, but still listed until its parent waits for it, which a supervisor that is slow to reap
+     * leaves for a while).
+     */
+    static boolean exited(long pid) {
+        try {
+            String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+            int end = stat.lastIndexOf(')');
+            char state = end >= 0 && end + 2 < stat.length() ? stat.charAt(end + 2) : '?';
+            return state == 'Z' || state == 'X';
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
     }
 
     private static @Nullable String boot() {

@@ -114,6 +114,42 @@ class H2FileTakeoverTests {
     }
 
     @Test
+    void anOwnerKilledButNotYetReapedByItsParentIsGone() throws Exception {
+        Assumptions.assumeTrue(Files.exists(Path.of("/proc/self/ns/pid")), "needs Linux's /proc");
+        Path database = folder.resolve("sharding");
+        writeLock(database, closedPort());
+        // a child of this JVM that exits is a zombie until the JVM's reaper waits for it: read through a shell whose
+        // own child it is, and which does not wait
+        Process shell = new ProcessBuilder("sh", "-c", "sleep 60 & echo $!; exec sleep 60").start();
+        try {
+            long child =
+                    Long.parseLong(new java.io.BufferedReader(new java.io.InputStreamReader(shell.getInputStream()))
+                            .readLine()
+                            .strip());
+            long started = ProcessHandle.of(child)
+                    .orElseThrow()
+                    .info()
+                    .startInstant()
+                    .orElseThrow()
+                    .toEpochMilli();
+            writeOwner(database, "1a2b", child, started);
+            assertThat(H2FileOwner.gone(database.resolveSibling("sharding.owner"), "1a2b"))
+                    .as("a running owner")
+                    .isFalse();
+            new ProcessBuilder("kill", "-9", Long.toString(child)).start().waitFor(10, TimeUnit.SECONDS);
+            Awaitility.await("the killed owner a zombie")
+                    .atMost(Duration.ofSeconds(10))
+                    .until(() -> H2FileOwner.exited(child));
+            assertThat(ProcessHandle.of(child)).as("still listed").isPresent();
+
+            assertThat(new H2FileTakeover(database, PATIENCE).await()).isEqualTo(H2FileTakeover.Turn.CLAIMED);
+            assertThat(lockFile(database)).doesNotExist();
+        } finally {
+            shell.destroyForcibly();
+        }
+    }
+
+    @Test
     void aLockFileWhoseOwnerRunsOrIsNotKnownStaysForH2ToCheck() throws Exception {
         Assumptions.assumeTrue(Files.exists(Path.of("/proc/self/ns/pid")), "needs Linux's /proc");
         Path database = folder.resolve("sharding");
