@@ -7,6 +7,7 @@ import dev.sharding.ShardRegion;
 import dev.sharding.ShardingNode;
 import dev.sharding.autoconfigure.JChannelCustomizer;
 import dev.sharding.sample.Account;
+import dev.sharding.sample.AccountHistoryConfiguration;
 import dev.sharding.scale.Tally;
 import dev.sharding.spi.ShardingStore;
 import javax.sql.DataSource;
@@ -70,10 +71,13 @@ public class BenchNodeApplication {
         }
     }
 
-    /** D3 only: the sample app's event-sourced {@link Account}, the very entity class its HTTP API uses. */
+    /**
+     * D3 only: the sample app's event-sourced {@link Account}, the very entity class its HTTP API uses, with its
+     * history projection, as the sample runs them.
+     */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnProperty(name = "bench.accounts", havingValue = "event-sourced")
-    @Import(Account.class)
+    @Import({Account.class, AccountHistoryConfiguration.class})
     static class EventSourcedAccounts {}
 
     /**

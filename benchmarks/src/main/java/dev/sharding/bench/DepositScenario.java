@@ -284,6 +284,9 @@ final class DepositScenario {
         check.put("ask_vs_store_mismatches", askStoreMismatches);
         check.put("all_callers_stopped", drained);
         r.set("check", check);
+        if (balances.has("projection")) {
+            r.set("projection", balances.get("projection"));
+        }
         r.set("database", Workloads.JSON.valueToTree(database));
         List<String> problems = new ArrayList<>();
         if (lost > 0) {

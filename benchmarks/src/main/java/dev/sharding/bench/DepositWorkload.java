@@ -294,6 +294,9 @@ final class DepositWorkload {
     }
 
     private Map<String, Object> read(int n) throws Exception {
+        // the callers have stopped: how far behind the sample's history projection is, and how long it takes to catch
+        // up
+        Map<String, Object> projection = eventSourced ? ProjectionCatchUp.measure(node, "account-history") : null;
         long[] byAsk = balancesByAsk(n);
         MessageCodec codec = new JacksonMessageCodec(List.of(AccountState.class), 64 * 1024);
         EventCodec events = new EventCodec(TYPE, Deposited.class, List.of(), 64 * 1024);
@@ -340,6 +343,9 @@ final class DepositWorkload {
         Map<String, Object> r = new LinkedHashMap<>();
         r.put("by_ask", byAsk);
         r.put("stored", stored);
+        if (projection != null) {
+            r.put("projection", projection);
+        }
         return r;
     }
 }

@@ -114,7 +114,10 @@ final class Scenarios {
     static final String D3_NOTES = "D3: as D1, with the sample app's own event-sourced Account (sample-app's plain"
             + " classes): a deposit persists a Deposited event (EventSourcedState, snapshot every 100 events) before"
             + " the reply, the balance is the fold of the events; the check sums each account's journal (eventsOf)"
-            + " instead of reading its state row; the sample's history projection is not registered";
+            + " instead of reading its state row; the sample's history projection runs too (AccountHistoryConfiguration: 4"
+            + " workers writing account_history in the transactions of their offsets), and once the callers have"
+            + " stopped node A reports how far behind it was (projection_lag_ms_at_end: the oldest deposit not yet"
+            + " in the history) and how long it took to catch up (projection_catch_up_s)";
 
     /** D0's notes: D1's load without sharding. */
     static final String D0_NOTES = "no sharding (sharding.enabled=false): the same deposits as D1, each one database"

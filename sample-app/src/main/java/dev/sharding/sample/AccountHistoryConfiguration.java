@@ -15,7 +15,7 @@ import org.springframework.context.annotation.Configuration;
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnProperty(name = "sharding.store.type", havingValue = "jdbc", matchIfMissing = true)
-class AccountHistoryConfiguration {
+public class AccountHistoryConfiguration {
 
     /**
      * The read model, its table created.
