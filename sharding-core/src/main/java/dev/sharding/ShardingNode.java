@@ -129,9 +129,8 @@ public final class ShardingNode implements AutoCloseable {
 
     /**
      * Why this node refuses messages now: it is on the losing side of a network partition, it lost its lease to
-     * serve (it was frozen or cut off), or the coordinator refused it for good (another store or number of shards, or
-     * another cluster using its store).
-     * Its calls fail with {@link ClusterPartitionedException} meanwhile.
+     * serve (frozen or cut off), or the coordinator refused it for good ({@link #refusedReason()}). Its calls fail
+     * with {@link ClusterPartitionedException} meanwhile.
      *
      * @return the reason, or {@code null} while the node serves
      */
@@ -140,11 +139,10 @@ public final class ShardingNode implements AutoCloseable {
     }
 
     /**
-     * Why the coordinator refused this node for good, or {@code null}: it runs an entity type with another number of
-     * shards than the cluster, or is on another store, or its store is used by another cluster (another
-     * {@code sharding.cluster-name} on the same database and table prefix, which holds the store's coordinator lease). A refused node never serves; its calls fail with
-     * {@link ClusterPartitionedException} naming the reason ({@link #partitionedReason()}). It takes a restart with
-     * the cluster's settings.
+     * Why the coordinator refused this node for good, or {@code null}: an entity type with another number of shards
+     * than the cluster's, another store, or a store another cluster (another {@code sharding.cluster-name} on the same
+     * database and table prefix) holds. A refused node never serves; its calls fail with
+     * {@link ClusterPartitionedException} naming the reason. It takes a restart with the cluster's settings.
      *
      * @return the reason, or {@code null} while the coordinator has not refused it
      */

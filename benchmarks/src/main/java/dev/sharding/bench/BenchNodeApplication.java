@@ -181,8 +181,8 @@ public class BenchNodeApplication {
                 .getObject();
         String name = context.getEnvironment().getProperty("bench.name", node.nodeName());
         Workloads workloads = new Workloads(node, counters, name);
-        boolean eventSourced = "event-sourced".equals(context.getEnvironment().getProperty("bench.accounts"));
         String accountTypes = context.getEnvironment().getProperty("bench.accounts");
+        boolean eventSourced = "event-sourced".equals(accountTypes);
         ShardRegion<?> accounts = accountTypes == null
                 ? null
                 : eventSourced ? node.region(Account.class) : node.region(DurableAccount.class);

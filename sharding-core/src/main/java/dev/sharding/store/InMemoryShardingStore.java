@@ -364,43 +364,19 @@ public final class InMemoryShardingStore implements ShardingStore {
                 e.writtenAt());
     }
 
-    private final Map<String, Lease> leases = new HashMap<>();
-
-    private record Lease(String holderId, String holderName, long expiresNanos) {}
+    /** The coordinator leases, one per cluster name; guarded by this store's monitor. */
+    private final InMemoryLeases leases = new InMemoryLeases();
 
     @Override
     public synchronized CompletableFuture<CoordinatorLease> acquireCoordinatorLease(
             String clusterName, String holderId, String holderName, java.time.Duration duration) {
-        long now = System.nanoTime();
-        for (Map.Entry<String, Lease> other : leases.entrySet()) {
-            Lease held = other.getValue();
-            if (!other.getKey().equals(clusterName) && held.expiresNanos() - now > 0) {
-                // one cluster per store, as a database-backed store: another cluster's live lease refuses this one
-                return CompletableFuture.completedFuture(CoordinatorLease.heldByAnotherCluster(
-                        other.getKey(),
-                        held.holderId(),
-                        held.holderName(),
-                        java.time.Duration.ofNanos(held.expiresNanos() - now)));
-            }
-        }
-        Lease lease = leases.get(clusterName);
-        if (lease == null || lease.expiresNanos() - now <= 0 || lease.holderId().equals(holderId)) {
-            lease = new Lease(holderId, holderName, now + duration.toNanos());
-            leases.put(clusterName, lease);
-        }
-        return CompletableFuture.completedFuture(new CoordinatorLease(
-                lease.holderId().equals(holderId),
-                lease.holderId(),
-                lease.holderName(),
-                java.time.Duration.ofNanos(Math.max(0, lease.expiresNanos() - now))));
+        return CompletableFuture.completedFuture(
+                leases.acquire(clusterName, holderId, holderName, duration, System.nanoTime()));
     }
 
     @Override
     public synchronized CompletableFuture<Void> releaseCoordinatorLease(String clusterName, String holderId) {
-        Lease lease = leases.get(clusterName);
-        if (lease != null && lease.holderId().equals(holderId)) {
-            leases.remove(clusterName);
-        }
+        leases.release(clusterName, holderId);
         return CompletableFuture.completedFuture(null);
     }
 

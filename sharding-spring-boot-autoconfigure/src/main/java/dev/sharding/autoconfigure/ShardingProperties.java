@@ -20,17 +20,13 @@ import org.springframework.util.unit.DataSize;
  * (the {@code ShardingSettings.DEFAULT_*} constants), so that a node configured here behaves like one built in plain
  * Java.
  *
- * <p>Strict: a {@code sharding.*} property this class does not know (a misspelt name) fails the startup, with a
- * report that names it and the closest known property ({@link UnknownShardingPropertyFailureAnalyzer}). Environment
- * variables and Java system properties are not checked, as Spring Boot does for strict binding, so that an unrelated
- * {@code SHARDING_...} variable (Kubernetes sets one per service) does not stop the application.
+ * <p>Strict: an unknown {@code sharding.*} property fails the startup ({@link UnknownShardingPropertyFailureAnalyzer});
+ * environment variables and system properties are not checked (Kubernetes sets {@code SHARDING_...} per service).
  */
 @ConfigurationProperties(prefix = "sharding", ignoreUnknownFields = false)
 public class ShardingProperties {
 
-    /**
-     * Whether to run a sharding node in this application.
-     */
+    /** Whether to run a sharding node in this application. */
     private boolean enabled = true;
 
     /**
@@ -50,9 +46,7 @@ public class ShardingProperties {
      */
     private int numberOfShards = ShardingSettings.DEFAULT_NUMBER_OF_SHARDS;
 
-    /**
-     * How long an ask waits for the entity's reply when the caller gives no timeout.
-     */
+    /** How long an ask waits for the entity's reply when the caller gives no timeout. */
     private Duration askTimeout = ShardingSettings.DEFAULT_ASK_TIMEOUT;
 
     /**
@@ -162,9 +156,7 @@ public class ShardingProperties {
     @NestedConfigurationProperty
     private final ObservationProperties observation = new ObservationProperties();
 
-    /**
-     * The test mode, set by the test kit.
-     */
+    /** The test mode, set by the test kit. */
     @NestedConfigurationProperty
     private final TestModeProperties test = new TestModeProperties();
 
@@ -396,11 +388,9 @@ public class ShardingProperties {
     }
 
     /**
-     * Turns these properties into core settings and checks them: each group of properties maps to its group of
-     * settings, property by property ({@link ShardingSettingsMapping}).
+     * Turns these properties into core settings, group by group ({@link ShardingSettingsMapping}), and checks them.
      *
-     * @return the validated settings
-     * @throws InvalidSettingException naming the first property whose value is out of range
+     * @return the validated settings; an {@link InvalidSettingException} names the first property out of range
      */
     public ShardingSettings toSettings() {
         return ShardingSettingsMapping.toSettings(this);
