@@ -78,7 +78,8 @@ class CoordinatorCrashClusterTest {
             }
         }
 
-        // steady tells from n2 to the known entities while the coordinator crashes
+        // steady tells from n2 to the known entities while the coordinator crashes; every 1,000 rounds an ask to each
+        // waits for them, so that no mailbox of a pausing node fills up (a full one drops tells, by design)
         AtomicBoolean sending = new AtomicBoolean(true);
         AtomicLong sent = new AtomicLong();
         ShardRegion<Counter> region = n2.region(Counter.class);
@@ -87,7 +88,13 @@ class CoordinatorCrashClusterTest {
                 for (String id : known) {
                     region.tell(id, new Counter.Add(1));
                 }
-                sent.incrementAndGet();
+                if (sent.incrementAndGet() % 1_000 == 0) {
+                    CompletableFuture.allOf(known.stream()
+                                    .map(id -> region.ask(
+                                            id, new Counter.Get(), Counter.Total.class, Duration.ofSeconds(30)))
+                                    .toArray(CompletableFuture[]::new))
+                            .join();
+                }
             }
         });
 
@@ -134,14 +141,17 @@ class CoordinatorCrashClusterTest {
     }
 
     /**
-     * The survivors' leases lapse while the coordinator's failure is detected; when the new coordinator's lease comes,
+     * The survivors' leases lapse while the coordinator's failure is detected (their lease is made shorter than the
+     * detection); when the new coordinator's lease comes,
      * each checks its shards against the store before serving. The store fails those checks for a while (as a
      * database failing over does, often for the same reason the coordinator died): the checks are tried again and the
      * entities, kept in memory, serve on with their state instead of every shard being dropped and restarted.
      */
     @Test
     void shardsKeptThroughTheLapseStayWhenTheStoreFailsTheirCheckForAWhile() throws Exception {
-        List<ShardingNode> nodes = cluster.startNodes(3);
+        // a lease shorter than the in-JVM stack's failure detection (1.8 s): the survivors' leases surely lapse
+        List<ShardingNode> nodes =
+                cluster.startNodes(3, s -> s.withSplitBrain(s.splitBrain().withLeaseDuration(Duration.ofSeconds(1))));
         ShardingNode coordinator = nodes.get(0);
         ShardingNode n2 = nodes.get(1);
         List<String> kept = new ArrayList<>();
