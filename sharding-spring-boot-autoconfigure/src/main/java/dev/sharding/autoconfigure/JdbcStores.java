@@ -248,6 +248,13 @@ final class JdbcStores {
         }
     }
 
+    /** The schema script of the database the URL names, or the pattern of both when it names neither. */
+    private static String schemaScript(String url) {
+        String lower = url.toLowerCase(Locale.ROOT);
+        String kind = lower.startsWith("jdbc:postgresql:") ? "postgresql" : lower.startsWith("jdbc:h2:") ? "h2" : null;
+        return "dev/sharding/store/schema-" + (kind == null ? "<h2|postgresql>" : kind) + ".sql";
+    }
+
     private static boolean isInMemory(String url) {
         String lower = url.toLowerCase(Locale.ROOT);
         return lower.startsWith("jdbc:h2:mem:")
@@ -263,7 +270,7 @@ final class JdbcStores {
                     "The sharding store could not create its tables (prefix " + properties.getTablePrefix() + ") in "
                             + url + ": " + e.getMessage(),
                     "Check that the database user may create tables, or create them beforehand with the script "
-                            + "dev/sharding/store/schema-<h2|postgresql>.sql of sharding-core and set "
+                            + schemaScript(url) + " of sharding-core and set "
                             + "sharding.store.initialize-schema=never.",
                     e);
         }
@@ -288,7 +295,7 @@ final class JdbcStores {
                             + properties.getInitializeSchema().name().toLowerCase(Locale.ROOT)
                             + " does not create them there: " + e.getMessage(),
                     "Create them with a migration (Flyway or Liquibase; they run before the store starts) from the "
-                            + "script dev/sharding/store/schema-<h2|postgresql>.sql of sharding-core, or set "
+                            + "script " + schemaScript(url) + " of sharding-core, or set "
                             + "sharding.store.initialize-schema=always to let the store create them.",
                     e);
         }
@@ -306,10 +313,11 @@ final class JdbcStores {
         if (!missing.isEmpty()) {
             log.warn(
                     "The sharding store's event journal tables {} are missing in {}: event-sourced entity types and "
-                            + "projections cannot run until they are created (script dev/sharding/store/"
-                            + "schema-<h2|postgresql>.sql of sharding-core, or sharding.store.initialize-schema=always)",
+                            + "projections cannot run until they are created (script {} of sharding-core, or "
+                            + "sharding.store.initialize-schema=always)",
                     missing,
-                    url);
+                    url,
+                    schemaScript(url));
         }
     }
 

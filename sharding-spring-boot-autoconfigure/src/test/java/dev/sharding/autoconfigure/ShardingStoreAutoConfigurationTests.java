@@ -138,7 +138,7 @@ class ShardingStoreAutoConfigurationTests {
             assertThat(analysis.getDescription())
                     .contains("sharding_entity_state", "are missing", "initialize-schema=embedded");
             assertThat(analysis.getAction())
-                    .contains("dev/sharding/store/schema-", "Flyway", "sharding.store.initialize-schema=always");
+                    .contains("dev/sharding/store/schema-h2.sql", "Flyway", "sharding.store.initialize-schema=always");
         }));
     }
 

@@ -160,6 +160,30 @@ public final class EntityHandlers {
     }
 
     /**
+     * The handlers whose parameter is an interface or abstract class that is not sealed and that no declared class
+     * implements: no message can reach them from another node, since only declared classes cross the network.
+     *
+     * @param declared every class the node declares
+     * @return one explanation per such handler
+     */
+    public List<String> undeclaredParameters(Set<Class<?>> declared) {
+        List<String> out = new ArrayList<>();
+        for (Handler h : handlers) {
+            Class<?> p = h.param;
+            boolean open = (p.isInterface() || Modifier.isAbstract(p.getModifiers())) && !p.isSealed();
+            if (open && p != Object.class && declared.stream().noneMatch(p::isAssignableFrom)) {
+                out.add("@EntityHandler " + h.where + "(" + p.getSimpleName() + ") takes " + p.getName() + ", "
+                        + (p.isInterface() ? "an interface" : "an abstract class") + " that is not sealed, and"
+                        + " none of its implementations is declared: their messages are refused"
+                        + " (MessageRejectedException) whenever the entity lives on another node than the sender."
+                        + " Make it sealed (the classes it permits are then declared), or list its implementations"
+                        + " in sharding.message-types (ShardingNode.Builder.messageTypes)");
+            }
+        }
+        return out;
+    }
+
+    /**
      * Whether some handler takes a message of this type.
      *
      * @param messageType the message's class

@@ -31,12 +31,16 @@ import java.util.function.Consumer;
 import javax.sql.DataSource;
 import org.jgroups.JChannel;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * What {@code ShardingNode.Builder} was given, and the node's runtime put together from it: the codec (checked against
  * every declared class first), the JGroups transport with its discovery, the store and the runtime.
  */
 public final class NodeAssembly {
+
+    private static final Logger LOG = LoggerFactory.getLogger(NodeAssembly.class);
 
     private final ShardingSettings settings;
 
@@ -194,6 +198,13 @@ public final class NodeAssembly {
         }
         if (!undecodable.isEmpty()) {
             throw new UndecodableTypeException(undecodable);
+        }
+        if (codec == null) {
+            for (EntityType<?> t : types) {
+                EntityHandlers.of(t.entityClass())
+                        .undeclaredParameters(declared)
+                        .forEach(LOG::warn);
+            }
         }
         JdbcDiscovery jdbc = jdbcDiscovery;
         if (metrics != ShardingMetrics.NONE) {

@@ -152,4 +152,24 @@ class EntityHandlersTest {
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("no @EntityHandler");
     }
+
+    @Test
+    void aHandlerOfAnOpenInterfaceWithNoDeclaredImplementationIsNamed() {
+        EntityHandlers base = EntityHandlers.of(Base.class);
+        assertThat(base.undeclaredParameters(base.declaredTypes()))
+                .singleElement()
+                .asString()
+                .contains(Base.class.getName() + ".onEvent(Event) takes " + Event.class.getName())
+                .contains("an interface that is not sealed")
+                .contains("sharding.message-types");
+        assertThat(base.undeclaredParameters(java.util.Set.of(Deleted.class))).isEmpty();
+    }
+
+    @Test
+    void handlersOfSealedOrDeclaredTypesAreNotNamed() {
+        EntityHandlers entity = EntityHandlers.of(Entity.class); // Created implements Event
+        assertThat(entity.undeclaredParameters(entity.declaredTypes())).isEmpty();
+        EntityHandlers ledger = EntityHandlers.of(Ledger.class);
+        assertThat(ledger.undeclaredParameters(ledger.declaredTypes())).isEmpty();
+    }
 }

@@ -9,7 +9,8 @@ import org.springframework.test.context.TestContextAnnotationUtils;
 
 /**
  * Gives the context of a test class marked {@link AutoConfigureShardingTest} the test node's properties. Registered in
- * {@code META-INF/spring.factories}.
+ * {@code META-INF/spring.factories}. The context of any other test class gets a warning if it runs a node that
+ * could join a cluster outside the JVM ({@link UnisolatedTestNodeWarning}).
  */
 final class ShardingTestContextCustomizerFactory implements ContextCustomizerFactory {
 
@@ -19,7 +20,7 @@ final class ShardingTestContextCustomizerFactory implements ContextCustomizerFac
         AutoConfigureShardingTest annotation =
                 TestContextAnnotationUtils.findMergedAnnotation(testClass, AutoConfigureShardingTest.class);
         if (annotation == null) {
-            return null;
+            return UnisolatedTestNodeWarning.INSTANCE;
         }
         return new ShardingTestContextCustomizer(
                 annotation.store() == AutoConfigureShardingTest.Store.MEMORY, annotation.serializeLocalMessages());
