@@ -28,7 +28,9 @@ class UndecodableTypeFailureAnalyzer extends AbstractFailureAnalyzer<Undecodable
                 description.toString(),
                 "Make each class a record of data (strings, numbers, enums, collections, other records), or give it "
                         + "a constructor Jackson can use (@JsonCreator) and getters for every field. Declare fields "
-                        + "with concrete types, not Object; mark derived fields @JsonIgnore or transient.",
+                        + "with concrete types, not Object; mark derived fields @JsonIgnore or transient. Key each Map by "
+                        + "String, a number, an enum or UUID: a record or other class as a key is written as its "
+                        + "toString() and cannot be read back.",
                 cause);
     }
 }

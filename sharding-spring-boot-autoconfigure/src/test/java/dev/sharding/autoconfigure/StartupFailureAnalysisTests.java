@@ -3,6 +3,7 @@ package dev.sharding.autoconfigure;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sharding.autoconfigure.greeting.GreeterConfiguration;
+import dev.sharding.autoconfigure.mistakes.Agenda;
 import dev.sharding.autoconfigure.mistakes.Amount;
 import dev.sharding.autoconfigure.mistakes.ClashingType;
 import dev.sharding.autoconfigure.mistakes.Clicks;
@@ -145,6 +146,14 @@ class StartupFailureAnalysisTests {
         this.runner
                 .withUserConfiguration(Clicks.class)
                 .run(reports(analysis -> assertThat(analysis.getDescription()).contains(Clicks.Count.class.getName())));
+    }
+
+    @Test
+    void stateMapKeyedByARecordIsReportedWithHowToKeyIt() {
+        this.runner.withUserConfiguration(Agenda.class).run(reports(analysis -> {
+            assertThat(analysis.getDescription()).contains(Agenda.Days.class.getName() + ": it cannot be decoded");
+            assertThat(analysis.getAction()).contains("Key each Map by");
+        }));
     }
 
     @ParameterizedTest
