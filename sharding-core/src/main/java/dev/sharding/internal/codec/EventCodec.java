@@ -17,7 +17,6 @@ import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.ObjectMapper;
 import tools.jackson.databind.ObjectReader;
 import tools.jackson.databind.ObjectWriter;
-import tools.jackson.dataformat.smile.SmileMapper;
 
 /**
  * How the events of one event-sourced entity type are stored: each event class under a name that outlives renames of
@@ -31,7 +30,7 @@ public final class EventCodec {
     /** An event class as stored. */
     private record Kind(Class<?> type, String name, int version, ObjectWriter writer, ObjectReader reader) {}
 
-    private static final ObjectMapper MAPPER = SmileMapper.builder().build();
+    private static final ObjectMapper MAPPER = JacksonMessageCodec.mapper().build();
 
     private final String typeName;
 

@@ -16,6 +16,7 @@ import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.ObjectMapper;
 import tools.jackson.databind.ObjectReader;
 import tools.jackson.databind.ObjectWriter;
+import tools.jackson.databind.cfg.DateTimeFeature;
 import tools.jackson.dataformat.smile.SmileMapper;
 import tools.jackson.dataformat.smile.SmileWriteFeature;
 
@@ -62,7 +63,18 @@ public final class JacksonMessageCodec implements MessageCodec {
     public JacksonMessageCodec(Collection<Class<?>> declaredTypes, int maxSize) {
         // Back-references to names already written save little in one small message but cost a name table per
         // message (a fifth of a sender's allocation in the profile); readers need nothing to follow either way.
-        this(SmileMapper.builder().disable(SmileWriteFeature.CHECK_SHARED_NAMES).build(), declaredTypes, maxSize);
+        this(mapper().disable(SmileWriteFeature.CHECK_SHARED_NAMES).build(), declaredTypes, maxSize);
+    }
+
+    /**
+     * The mapper every built-in codec starts from: dates and times come back as they were sent, a {@code
+     * ZonedDateTime} with its zone and an {@code OffsetDateTime} with its offset (Jackson's defaults turn both into
+     * the same instant in UTC, so that a state or message read back is not {@code equals} to the one written).
+     */
+    static SmileMapper.Builder mapper() {
+        return SmileMapper.builder()
+                .disable(DateTimeFeature.ADJUST_DATES_TO_CONTEXT_TIME_ZONE)
+                .enable(DateTimeFeature.WRITE_DATES_WITH_ZONE_ID);
     }
 
     /**

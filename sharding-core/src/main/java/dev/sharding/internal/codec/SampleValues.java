@@ -19,7 +19,9 @@ import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.LocalTime;
 import java.time.OffsetDateTime;
+import java.time.ZoneId;
 import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
@@ -264,8 +266,12 @@ final class SampleValues {
         if (raw == LocalDateTime.class) {
             return LocalDateTime.of(2020, 2, 2, 7, 7);
         }
+        // away from UTC, and a zone with rules: a codec that turns them into UTC is caught at startup
         if (raw == OffsetDateTime.class) {
-            return OffsetDateTime.of(2020, 2, 2, 7, 7, 0, 0, ZoneOffset.UTC);
+            return OffsetDateTime.of(2020, 2, 2, 7, 7, 0, 0, ZoneOffset.ofHours(2));
+        }
+        if (raw == ZonedDateTime.class) {
+            return ZonedDateTime.of(2020, 2, 2, 7, 7, 0, 0, ZoneId.of("Europe/Paris"));
         }
         return null;
     }

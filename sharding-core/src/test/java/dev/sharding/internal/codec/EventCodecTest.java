@@ -94,6 +94,18 @@ class EventCodecTest {
         assertThat(codec.encode(new Moved("b"), Set.of()).eventVersion()).isEqualTo(1);
     }
 
+    record Booked(java.time.ZonedDateTime starts) {}
+
+    @Test
+    void aZonedTimeComesBackWithItsZone() {
+        EventCodec booked = new EventCodec("room", Booked.class, List.of(), 65536);
+        Booked event =
+                new Booked(java.time.ZonedDateTime.of(2026, 12, 1, 9, 0, 0, 0, java.time.ZoneId.of("Europe/Paris")));
+        NewEvent stored = booked.encode(event, Set.of());
+        assertThat(booked.decode(stored.eventType(), stored.eventVersion(), stored.payload()))
+                .isEqualTo(event);
+    }
+
     @Test
     void anOldVersionGoesThroughEveryUpcasterAfterIt() {
         EventCodec v1 = new EventCodec("account", OpenedV1.class, List.of(), 65536);

@@ -5,6 +5,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sharding.MessageRejectedException;
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
 import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
@@ -17,6 +22,8 @@ class JacksonMessageCodecTest {
 
     record Secret(String value) {}
 
+    record Meeting(ZonedDateTime starts, OffsetDateTime booked, Instant at) {}
+
     private final JacksonMessageCodec codec = new JacksonMessageCodec(List.of(Deposit.class, Balance.class), 4096);
 
     @Test
@@ -26,6 +33,17 @@ class JacksonMessageCodecTest {
             byte[] bytes = codec.encode(value);
             assertThat(codec.decode(bytes, 0, bytes.length)).isEqualTo(value);
         }
+    }
+
+    @Test
+    void datesAndTimesComeBackWithTheirZoneAndOffset() {
+        JacksonMessageCodec meetings = new JacksonMessageCodec(List.of(Meeting.class), 4096);
+        Meeting sent = new Meeting(
+                ZonedDateTime.of(2026, 12, 1, 9, 0, 0, 0, ZoneId.of("Europe/Paris")),
+                OffsetDateTime.of(2026, 11, 27, 13, 5, 0, 0, ZoneOffset.ofHours(-5)),
+                Instant.ofEpochSecond(1_800_000_000L, 123));
+        byte[] bytes = meetings.encode(sent);
+        assertThat(meetings.decode(bytes, 0, bytes.length)).isEqualTo(sent);
     }
 
     @Test
