@@ -1,0 +1,166 @@
+package dev.sharding.bench;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * W10's requests to the sample app, with the JDK's HTTP client: one deposit to each account, then reads of every
+ * account until each answers its balance. {@link #CONCURRENCY} threads each take the next account and ask for it
+ * until it answers right (or the deadline passes), with a short timeout per request and a short pause after a failure.
+ */
+final class AccountPolls {
+
+    static final int CONCURRENCY = 64;
+
+    static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(2);
+
+    /** The pause after a failed request or a wrong balance before the next try. */
+    static final long RETRY_PAUSE_MILLIS = 100;
+
+    private final HttpClient client =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
+
+    /** What the reads found. */
+    record Outcome(long[] firstGoodNanos, long requests, long failures, long wrongAnswers) {
+
+        /** {@return the accounts that never answered their balance} */
+        int lost() {
+            return (int) Arrays.stream(firstGoodNanos).filter(t -> t < 0).count();
+        }
+
+        /** {@return seconds from {@code from} to each good answer, sorted; the lost left out} */
+        double[] sortedSeconds(long from) {
+            return Arrays.stream(firstGoodNanos)
+                    .filter(t -> t >= 0)
+                    .mapToDouble(t -> (t - from) / 1e9)
+                    .sorted()
+                    .toArray();
+        }
+    }
+
+    /** {@return the value at percentile {@code p} (0-100) of sorted values, nearest rank; null if there are none} */
+    static Double percentile(double[] sorted, double p) {
+        if (sorted.length == 0) {
+            return null;
+        }
+        int rank = (int) Math.ceil(p / 100.0 * sorted.length);
+        return Workloads.round3(sorted[Math.max(0, Math.min(sorted.length, rank) - 1)]);
+    }
+
+    /**
+     * One deposit of {@code i % 1000 + 1} to each account {@code a-i}, through node {@code i % nodes}, with an
+     * idempotency key, so that a try again after a failure applies it once.
+     *
+     * @return the balance each account must have
+     */
+    long[] deposit(List<Integer> ports, int accounts, String key, Duration timeout) throws InterruptedException {
+        long[] expected = new long[accounts];
+        long deadline = System.nanoTime() + timeout.toNanos();
+        AtomicInteger next = new AtomicInteger();
+        AtomicInteger failed = new AtomicInteger();
+        run("w10-deposit", () -> {
+            for (int i = next.getAndIncrement(); i < accounts; i = next.getAndIncrement()) {
+                expected[i] = i % 1000 + 1;
+                String body = "{\"amount\":" + expected[i] + "}";
+                boolean done = false;
+                for (int attempt = 0; !done && System.nanoTime() < deadline; attempt++) {
+                    HttpRequest r = request(ports.get((i + attempt) % ports.size()), "/accounts/" + id(i) + "/deposit")
+                            .header("Content-Type", "application/json")
+                            .header("Idempotency-Key", key + "-" + i)
+                            .POST(HttpRequest.BodyPublishers.ofString(body))
+                            .build();
+                    done = send(r) >= 0 || pause();
+                }
+                if (!done) {
+                    failed.incrementAndGet();
+                }
+            }
+        });
+        if (failed.get() > 0) {
+            throw new IllegalStateException(failed.get() + " deposits never acknowledged within " + timeout);
+        }
+        return expected;
+    }
+
+    /** Reads every account through the nodes at {@code ports} until it answers {@code expected}, or the deadline. */
+    Outcome poll(List<Integer> ports, long[] expected, Duration timeout) throws InterruptedException {
+        long[] first = new long[expected.length];
+        Arrays.fill(first, -1);
+        long deadline = System.nanoTime() + timeout.toNanos();
+        AtomicInteger next = new AtomicInteger();
+        AtomicLong requests = new AtomicLong();
+        AtomicLong failures = new AtomicLong();
+        AtomicLong wrong = new AtomicLong();
+        run("w10-poll", () -> {
+            for (int i = next.getAndIncrement(); i < expected.length; i = next.getAndIncrement()) {
+                for (int attempt = 0; first[i] < 0 && System.nanoTime() < deadline; attempt++) {
+                    int port = ports.get((i + attempt) % ports.size());
+                    long balance =
+                            send(request(port, "/accounts/" + id(i)).GET().build());
+                    requests.incrementAndGet();
+                    if (balance == expected[i]) {
+                        first[i] = System.nanoTime();
+                    } else {
+                        (balance < 0 ? failures : wrong).incrementAndGet();
+                        pause();
+                    }
+                }
+            }
+        });
+        return new Outcome(first, requests.get(), failures.get(), wrong.get());
+    }
+
+    static String id(int i) {
+        return DepositWorkload.id(i);
+    }
+
+    private static HttpRequest.Builder request(int port, String path) {
+        return HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                .timeout(REQUEST_TIMEOUT);
+    }
+
+    /** {@return the balance a 200 answer gives, or -1 for any other answer or a failure} */
+    private long send(HttpRequest r) {
+        try {
+            HttpResponse<String> a = client.send(r, HttpResponse.BodyHandlers.ofString());
+            return a.statusCode() == 200
+                    ? Workloads.JSON.readTree(a.body()).path("balance").asLong(-1)
+                    : -1;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return -1;
+        } catch (java.io.IOException | RuntimeException e) {
+            return -1;
+        }
+    }
+
+    private static boolean pause() {
+        try {
+            Thread.sleep(RETRY_PAUSE_MILLIS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return false;
+    }
+
+    private static void run(String name, Runnable work) throws InterruptedException {
+        List<Thread> threads = new ArrayList<>();
+        for (int k = 0; k < CONCURRENCY; k++) {
+            Thread t = new Thread(work, name + "-" + k);
+            t.setDaemon(true);
+            t.start();
+            threads.add(t);
+        }
+        for (Thread t : threads) {
+            t.join();
+        }
+    }
+}
