@@ -29,7 +29,7 @@ final class AccountPolls {
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
 
     /** What the reads found. */
-    record Outcome(long[] firstGoodNanos, long requests, long failures, long wrongAnswers) {
+    record Outcome(long[] firstGoodNanos, long lastFirstAskNanos, long requests, long failures, long wrongAnswers) {
 
         /** {@return the accounts that never answered their balance} */
         int lost() {
@@ -99,8 +99,10 @@ final class AccountPolls {
         AtomicLong requests = new AtomicLong();
         AtomicLong failures = new AtomicLong();
         AtomicLong wrong = new AtomicLong();
+        AtomicLong lastFirstAsk = new AtomicLong(System.nanoTime());
         run("w10-poll", () -> {
             for (int i = next.getAndIncrement(); i < expected.length; i = next.getAndIncrement()) {
+                lastFirstAsk.accumulateAndGet(System.nanoTime(), Math::max);
                 for (int attempt = 0; first[i] < 0 && System.nanoTime() < deadline; attempt++) {
                     int port = ports.get((i + attempt) % ports.size());
                     long balance =
@@ -115,7 +117,7 @@ final class AccountPolls {
                 }
             }
         });
-        return new Outcome(first, requests.get(), failures.get(), wrong.get());
+        return new Outcome(first, lastFirstAsk.get(), requests.get(), failures.get(), wrong.get());
     }
 
     static String id(int i) {

@@ -149,6 +149,7 @@ final class KillScenario {
         r.put("deposit_s", Workloads.round3(depositS));
         r.put("idle_wait_s", Workloads.round3(idleS));
         r.put("idle", idle);
+        r.put("last_account_first_read_s", Workloads.round3(Workloads.seconds(out.lastFirstAskNanos() - kill)));
         r.put("reads", out.requests());
         r.put("failed_reads", out.failures());
         r.put("wrong_balance_reads", out.wrongAnswers());

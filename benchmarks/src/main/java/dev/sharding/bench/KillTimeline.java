@@ -40,6 +40,9 @@ final class KillTimeline {
         m.put("lease_back_s", "holds a lease again");
         m.put("shard_check_retried_s", "Cannot check the shards");
         m.put("shards_dropped_s", "; dropping them");
+        m.put("epoch_retried_s", "Cannot take a new epoch");
+        m.put("projection_worker_started_s", "Started worker");
+        m.put("thread_held_s", "by one piece of work"); // a control or transport thread held long: CPU starvation
         m.put("coordinator_lease_failed_s", "Cannot renew the coordinator lease");
         m.put("coordinator_lease_back_s", "holds the store's coordinator lease again");
         return m;
