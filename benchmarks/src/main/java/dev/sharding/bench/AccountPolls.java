@@ -29,7 +29,25 @@ final class AccountPolls {
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
 
     /** What the reads found. */
-    record Outcome(long[] firstGoodNanos, long lastFirstAskNanos, long requests, long failures, long wrongAnswers) {
+    record Outcome(
+            long[] firstGoodNanos,
+            long[] firstAskNanos,
+            long requests,
+            long timeouts,
+            long otherStatus,
+            long ioErrors,
+            long wrongAnswers) {
+
+        /** {@return seconds from each account's first read to its first right answer, sorted; the lost left out} */
+        double[] sortedSecondsFromFirstRead() {
+            List<Double> s = new ArrayList<>();
+            for (int i = 0; i < firstGoodNanos.length; i++) {
+                if (firstGoodNanos[i] >= 0) {
+                    s.add((firstGoodNanos[i] - firstAskNanos[i]) / 1e9);
+                }
+            }
+            return s.stream().mapToDouble(d -> d).sorted().toArray();
+        }
 
         /** {@return the accounts that never answered their balance} */
         int lost() {
@@ -97,12 +115,14 @@ final class AccountPolls {
         long deadline = System.nanoTime() + timeout.toNanos();
         AtomicInteger next = new AtomicInteger();
         AtomicLong requests = new AtomicLong();
-        AtomicLong failures = new AtomicLong();
+        long[] asked = new long[expected.length];
+        AtomicLong timeouts = new AtomicLong();
+        AtomicLong otherStatus = new AtomicLong();
+        AtomicLong ioErrors = new AtomicLong();
         AtomicLong wrong = new AtomicLong();
-        AtomicLong lastFirstAsk = new AtomicLong(System.nanoTime());
         run("w10-poll", () -> {
             for (int i = next.getAndIncrement(); i < expected.length; i = next.getAndIncrement()) {
-                lastFirstAsk.accumulateAndGet(System.nanoTime(), Math::max);
+                asked[i] = System.nanoTime();
                 for (int attempt = 0; first[i] < 0 && System.nanoTime() < deadline; attempt++) {
                     int port = ports.get((i + attempt) % ports.size());
                     long balance =
@@ -111,13 +131,17 @@ final class AccountPolls {
                     if (balance == expected[i]) {
                         first[i] = System.nanoTime();
                     } else {
-                        (balance < 0 ? failures : wrong).incrementAndGet();
+                        (balance == TIMEOUT
+                                        ? timeouts
+                                        : balance == IO_ERROR ? ioErrors : balance < 0 ? otherStatus : wrong)
+                                .incrementAndGet();
                         pause();
                     }
                 }
             }
         });
-        return new Outcome(first, lastFirstAsk.get(), requests.get(), failures.get(), wrong.get());
+        return new Outcome(
+                first, asked, requests.get(), timeouts.get(), otherStatus.get(), ioErrors.get(), wrong.get());
     }
 
     static String id(int i) {
@@ -129,7 +153,11 @@ final class AccountPolls {
                 .timeout(REQUEST_TIMEOUT);
     }
 
-    /** {@return the balance a 200 answer gives, or -1 for any other answer or a failure} */
+    private static final long TIMEOUT = -2;
+
+    private static final long IO_ERROR = -3;
+
+    /** {@return the balance a 200 answer gives, -1 for another answer, {@link #TIMEOUT} or {@link #IO_ERROR}} */
     private long send(HttpRequest r) {
         try {
             HttpResponse<String> a = client.send(r, HttpResponse.BodyHandlers.ofString());
@@ -139,8 +167,10 @@ final class AccountPolls {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return -1;
+        } catch (java.net.http.HttpTimeoutException e) {
+            return TIMEOUT;
         } catch (java.io.IOException | RuntimeException e) {
-            return -1;
+            return IO_ERROR;
         }
     }
 

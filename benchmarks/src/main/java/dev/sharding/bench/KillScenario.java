@@ -149,9 +149,15 @@ final class KillScenario {
         r.put("deposit_s", Workloads.round3(depositS));
         r.put("idle_wait_s", Workloads.round3(idleS));
         r.put("idle", idle);
-        r.put("last_account_first_read_s", Workloads.round3(Workloads.seconds(out.lastFirstAskNanos() - kill)));
+        long lastAsked = java.util.Arrays.stream(out.firstAskNanos()).max().orElse(kill);
+        r.put("last_account_first_read_s", Workloads.round3(Workloads.seconds(lastAsked - kill)));
+        double[] fromFirstRead = out.sortedSecondsFromFirstRead();
+        r.put("p50_from_first_read_s", AccountPolls.percentile(fromFirstRead, 50));
+        r.put("max_from_first_read_s", AccountPolls.percentile(fromFirstRead, 100));
         r.put("reads", out.requests());
-        r.put("failed_reads", out.failures());
+        r.put("read_timeouts", out.timeouts());
+        r.put("read_not_200", out.otherStatus());
+        r.put("read_io_errors", out.ioErrors());
         r.put("wrong_balance_reads", out.wrongAnswers());
         if (out.lost() > 0) {
             r.put("error", out.lost() + " of " + o.accounts() + " accounts never answered their balance");
