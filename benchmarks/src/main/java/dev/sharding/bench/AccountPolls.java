@@ -13,12 +13,15 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * W10's requests to the sample app, with the JDK's HTTP client: one deposit to each account, then reads of every
- * account until each answers its balance. {@link #CONCURRENCY} threads each take the next account and ask for it
+ * account until each answers its balance. {@code concurrency} threads each take the next account and ask for it
  * until it answers right (or the deadline passes), with a short timeout per request and a short pause after a failure.
  */
 final class AccountPolls {
 
-    static final int CONCURRENCY = 64;
+    /** The deposits' concurrency. */
+    static final int DEPOSITORS = 64;
+
+    private final int concurrency;
 
     static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(2);
 
@@ -27,6 +30,11 @@ final class AccountPolls {
 
     private final HttpClient client =
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
+
+    /** @param concurrency the reads in flight at once */
+    AccountPolls(int concurrency) {
+        this.concurrency = concurrency;
+    }
 
     /** What the reads found. */
     record Outcome(
@@ -84,7 +92,7 @@ final class AccountPolls {
         long deadline = System.nanoTime() + timeout.toNanos();
         AtomicInteger next = new AtomicInteger();
         AtomicInteger failed = new AtomicInteger();
-        run("w10-deposit", () -> {
+        run("w10-deposit", DEPOSITORS, () -> {
             for (int i = next.getAndIncrement(); i < accounts; i = next.getAndIncrement()) {
                 expected[i] = i % 1000 + 1;
                 String body = "{\"amount\":" + expected[i] + "}";
@@ -120,7 +128,7 @@ final class AccountPolls {
         AtomicLong otherStatus = new AtomicLong();
         AtomicLong ioErrors = new AtomicLong();
         AtomicLong wrong = new AtomicLong();
-        run("w10-poll", () -> {
+        run("w10-poll", concurrency, () -> {
             for (int i = next.getAndIncrement(); i < expected.length; i = next.getAndIncrement()) {
                 asked[i] = System.nanoTime();
                 for (int attempt = 0; first[i] < 0 && System.nanoTime() < deadline; attempt++) {
@@ -183,9 +191,9 @@ final class AccountPolls {
         return false;
     }
 
-    private static void run(String name, Runnable work) throws InterruptedException {
+    private static void run(String name, int threadCount, Runnable work) throws InterruptedException {
         List<Thread> threads = new ArrayList<>();
-        for (int k = 0; k < CONCURRENCY; k++) {
+        for (int k = 0; k < threadCount; k++) {
             Thread t = new Thread(work, name + "-" + k);
             t.setDaemon(true);
             t.start();

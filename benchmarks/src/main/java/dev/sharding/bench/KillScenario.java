@@ -25,20 +25,23 @@ final class KillScenario {
     static final List<String> FIGURES =
             List.of("all_answered_s", "p50_answered_s", "p99_answered_s", "lost", "killed", "coordinator_killed");
 
-    static final String NOTES = "N nodes of the sample app itself (sample-app jar, its own application.properties:"
-            + " actuator, dashboard, history projection; every sharding setting at its default), one cluster on"
-            + " loopback (JGroups TCP, unique cluster name, free ports), on the sample's default store, the embedded H2"
-            + " file in the run's folder, which n1 (started first, alone: the oldest, so normally the coordinator)"
-            + " serves to the others; once all N list N members, one deposit POST /accounts/a-i/deposit of"
-            + " (i % 1000 + 1) with an Idempotency-Key to each account, through node i % N, " + AccountPolls.CONCURRENCY
-            + " at a time; then until the nodes' shards, entities and handoffs (/actuator/sharding) have not changed"
-            + " for 3 s; then SIGKILL of K nodes at once: the coordinator (from /actuator/sharding), n1 and others"
-            + " spread over the rest; from the kill, GET /accounts/a-i of every account through the survivors ("
-            + AccountPolls.CONCURRENCY + " at a time, JDK HttpClient, timeout 2 s, another survivor and a 100 ms pause"
-            + " after a failure or a wrong balance) until it answers 200 with its balance; *_answered_s = seconds"
-            + " from the kill to each account's first right answer (max, p50, p99); lost = accounts without one"
-            + " within 300 s; timeline = per step of the failover, the seconds from the kill to the first log line"
-            + " that marks it on each survivor (earliest, latest, how many logged it; null: none did)";
+    static String notes(Options o) {
+        return "N nodes of the sample app itself (sample-app jar, its own application.properties:"
+                + " actuator, dashboard, history projection; every sharding setting at its default), one cluster on"
+                + " loopback (JGroups TCP, unique cluster name, free ports), on the sample's default store, the embedded H2"
+                + " file in the run's folder, which n1 (started first, alone: the oldest, so normally the coordinator)"
+                + " serves to the others; once all N list N members, one deposit POST /accounts/a-i/deposit of"
+                + " (i % 1000 + 1) with an Idempotency-Key to each account, through node i % N, "
+                + AccountPolls.DEPOSITORS
+                + " at a time; then until the nodes' shards, entities and handoffs (/actuator/sharding) have not changed"
+                + " for 3 s; then SIGKILL of K nodes at once: the coordinator (from /actuator/sharding), n1 and others"
+                + " spread over the rest; from the kill, GET /accounts/a-i of every account through the survivors ("
+                + o.readers() + " at a time, JDK HttpClient, timeout 2 s, another survivor and a 100 ms pause"
+                + " after a failure or a wrong balance) until it answers 200 with its balance; *_answered_s = seconds"
+                + " from the kill to each account's first right answer (max, p50, p99); lost = accounts without one"
+                + " within 300 s; timeline = per step of the failover, the seconds from the kill to the first log line"
+                + " that marks it on each survivor (earliest, latest, how many logged it; null: none did)";
+    }
 
     private static final Duration IDLE_QUIET = Duration.ofSeconds(3);
 
@@ -49,19 +52,20 @@ final class KillScenario {
      * @param kill nodes killed at once
      * @param accounts accounts deposited to and read back
      * @param heap heap of each node
+     * @param readers the reads in flight at once after the kill
      */
-    record Options(int nodes, int kill, int accounts, String heap) {
+    record Options(int nodes, int kill, int accounts, String heap, int readers) {
 
         static Options defaults() {
-            return new Options(12, 3, 1000, "256m");
+            return new Options(12, 3, 1000, "256m", 64);
         }
 
         /** {@return a problem with the options, or null} */
         @Nullable
         String problem() {
-            if (kill < 1 || 2 * kill >= nodes || accounts < 1 || !heap.matches("[0-9]+[kmgKMG]")) {
+            if (kill < 1 || 2 * kill >= nodes || accounts < 1 || readers < 1 || !heap.matches("[0-9]+[kmgKMG]")) {
                 return "W10 needs at least 1 node killed, fewer than half the nodes killed (the survivors must be a"
-                        + " majority), 1 account and a heap such as 256m";
+                        + " majority), 1 account, 1 reader and a heap such as 256m";
             }
             return null;
         }
@@ -99,7 +103,7 @@ final class KillScenario {
         double startS = Workloads.seconds(System.nanoTime() - t0);
         System.err.println("[bench] W10: " + n + " nodes up in " + Math.round(startS) + " s; depositing");
 
-        AccountPolls polls = new AccountPolls();
+        AccountPolls polls = new AccountPolls(o.readers());
         long t1 = System.nanoTime();
         long[] expected = polls.deposit(http, o.accounts(), tag, Duration.ofSeconds(300));
         double depositS = Workloads.seconds(System.nanoTime() - t1);
@@ -144,6 +148,7 @@ final class KillScenario {
         r.put("coordinator", coordinator);
         r.put("store_server_killed", victims.contains("n1"));
         r.put("survivors", survivorPorts.size());
+        r.put("readers", o.readers());
         r.set("timeline", KillTimeline.of(killedAt, readsEnded, survivorLogs));
         r.put("start_s", Workloads.round3(startS));
         r.put("deposit_s", Workloads.round3(depositS));

@@ -337,7 +337,7 @@ final class Scenarios {
                                         : w.equals("W9")
                                                 ? DensityScenario.NOTES + "; " + COMMON_NOTES
                                                 : w.equals("W10")
-                                                        ? KillScenario.NOTES
+                                                        ? KillScenario.notes(launcher.kill())
                                                         : w.equals("E1")
                                                                 ? RecoveryScenario.NOTES + "; " + RUNTIME_NOTES.strip()
                                                                 : NOTES.get(w) + "; " + COMMON_NOTES;
