@@ -1,11 +1,6 @@
 package dev.sharding.bench;
 
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
-import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -33,8 +28,7 @@ final class HttpScenario {
     /** The stores they run on. */
     static final List<String> STORES = List.of("h2", "postgresql");
 
-    private static final HttpClient CONTROL =
-            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private static final Duration READY = Duration.ofSeconds(180);
 
     /**
      * What an H run does.
@@ -130,26 +124,21 @@ final class HttpScenario {
         List<NodeProcess> nodes = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
             String name = (baseline ? "h0-" : "n") + (i + 1);
-            List<String> args = new ArrayList<>(List.of("--server.port=" + http.get(i)));
-            if (baseline) {
-                args.add("--baseline.node-name=" + name);
-            } else {
-                args.addAll(Launcher.clusterArgs(cluster, jgroups.get(i), jgroups));
-                args.add("--sharding.node-name=" + name);
-                args.add("--sharding.jgroups.bind-address=127.0.0.1");
-            }
+            List<String> args = baseline
+                    ? new ArrayList<>(List.of("--server.port=" + http.get(i), "--baseline.node-name=" + name))
+                    : SampleNodes.args(cluster, name, http.get(i), jgroups.get(i), jgroups);
             args.addAll(db);
             nodes.add(launcher.startJar(tag, name, o.heap(), jar, args));
             if (i == 0) {
                 // the first alone: the sample's coordinator and H2 server; the baseline's schema
-                awaitReady(nodes.get(0), http.get(0), baseline ? 0 : 1);
+                SampleNodes.awaitReady(nodes.get(0), http.get(0), baseline ? 0 : 1, READY);
             }
         }
         for (int i = 1; i < 3; i++) {
-            awaitReady(nodes.get(i), http.get(i), baseline ? 0 : 3);
+            SampleNodes.awaitReady(nodes.get(i), http.get(i), baseline ? 0 : 3, READY);
         }
         if (!baseline) {
-            awaitReady(nodes.get(0), http.get(0), 3);
+            SampleNodes.awaitReady(nodes.get(0), http.get(0), 3, READY);
         }
 
         Map<String, Supplier<List<Long>>> processes = new LinkedHashMap<>();
@@ -220,46 +209,5 @@ final class HttpScenario {
             r.put("error", String.join("; ", problems));
         }
         return r;
-    }
-
-    /**
-     * Waits until the application answers UP on {@code /actuator/health} and, when {@code members > 0}, lists that
-     * many members on {@code /actuator/sharding}.
-     */
-    private static void awaitReady(NodeProcess p, int port, int members) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(180).toNanos();
-        String last = "no answer";
-        while (System.nanoTime() < deadline) {
-            if (!p.isAlive()) {
-                throw new IllegalStateException(p.name() + " exited while starting; see its log");
-            }
-            try {
-                JsonNode health = get(port, "/actuator/health");
-                last = "health " + health.path("status").asString();
-                if ("UP".equals(health.path("status").asString())) {
-                    if (members == 0) {
-                        return;
-                    }
-                    int seen = get(port, "/actuator/sharding").path("members").size();
-                    last = seen + " members";
-                    if (seen == members) {
-                        return;
-                    }
-                }
-            } catch (IOException | RuntimeException e) {
-                last = e.toString();
-            }
-            Thread.sleep(250);
-        }
-        throw new IllegalStateException(p.name() + " not ready within 180 s: " + last);
-    }
-
-    private static JsonNode get(int port, String path) throws IOException, InterruptedException {
-        HttpResponse<String> r = CONTROL.send(
-                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-                        .timeout(Duration.ofSeconds(10))
-                        .build(),
-                HttpResponse.BodyHandlers.ofString());
-        return Workloads.JSON.readTree(r.body());
     }
 }

@@ -38,6 +38,10 @@ import org.jspecify.annotations.Nullable;
  * {@code --w9-heap=4g} (the hosting node's heap; the node that takes its shards over has 1g), so that it can be run
  * small ({@code --w9-entities=200000 --w9-heap=1g}).
  *
+ * <p>W10, sample-kill ({@link KillScenario}), runs only when named; its options: {@code --w10-nodes=12},
+ * {@code --w10-kill=3} (killed at once, the coordinator and n1 among them), {@code --w10-accounts=1000},
+ * {@code --w10-heap=256m}, {@code --w10-readers=64} (reads in flight after the kill) and {@code --sample-jar=PATH}.
+ *
  * <p>H1 (the sample app over HTTP), H0 (its baseline, a plain Spring Boot service), H2-READS and H0-READS (the same
  * with 90% reads), see {@link HttpScenario}, run only when named; their options: {@code --h-store=h2|postgresql}
  * (default h2; one line per store), {@code --h-connections=21} (per node), {@code --h-accounts=10000},
@@ -57,6 +61,7 @@ import org.jspecify.annotations.Nullable;
  * @param scale W8's options
  * @param http the H workloads' options
  * @param density W9's options
+ * @param kill W10's options
  */
 record LaunchOptions(
         List<String> workloads,
@@ -71,7 +76,8 @@ record LaunchOptions(
         DepositScenario.Options deposit,
         ScaleScenario.Options scale,
         HttpScenario.Options http,
-        DensityScenario.Options density) {
+        DensityScenario.Options density,
+        KillScenario.Options kill) {
 
     /** The auto-configuration {@code --no-meters} leaves out. */
     static final String NO_METERS = "dev.sharding.autoconfigure.metrics.ShardingMetricsAutoConfiguration";
@@ -103,6 +109,12 @@ record LaunchOptions(
         String w8Store = w8.store();
         int w9Entities = DensityScenario.Options.defaults().entities();
         String w9Heap = DensityScenario.Options.defaults().heap();
+        KillScenario.Options w10 = KillScenario.Options.defaults();
+        int w10Nodes = w10.nodes();
+        int w10Kill = w10.kill();
+        int w10Accounts = w10.accounts();
+        String w10Heap = w10.heap();
+        int w10Readers = w10.readers();
         HttpScenario.Options h = HttpScenario.Options.defaults();
         List<String> hStores = h.stores();
         int hConnections = h.connectionsPerNode();
@@ -168,6 +180,16 @@ record LaunchOptions(
                 w9Entities = Integer.parseInt(value);
             } else if (arg.startsWith("--w9-heap=")) {
                 w9Heap = value;
+            } else if (arg.startsWith("--w10-nodes=")) {
+                w10Nodes = Integer.parseInt(value);
+            } else if (arg.startsWith("--w10-kill=")) {
+                w10Kill = Integer.parseInt(value);
+            } else if (arg.startsWith("--w10-accounts=")) {
+                w10Accounts = Integer.parseInt(value);
+            } else if (arg.startsWith("--w10-heap=")) {
+                w10Heap = value;
+            } else if (arg.startsWith("--w10-readers=")) {
+                w10Readers = Integer.parseInt(value);
             } else if (arg.startsWith("--h-store=")) {
                 hStores = Arrays.stream(value.split(","))
                         .map(String::trim)
@@ -189,11 +211,12 @@ record LaunchOptions(
                 pgConf.put(value.substring(0, value.indexOf('=')), value.substring(value.indexOf('=') + 1));
             } else {
                 System.err.println("Unknown option " + arg
-                        + "; options: --workloads=W1,..,W7,W6-ASKS,W7-HANG,W8,W9,D0,D1,D2,D0-READS,D3,E1"
+                        + "; options: --workloads=W1,..,W7,W6-ASKS,W7-HANG,W8,W9,W10,D0,D1,D2,D0-READS,D3,E1"
                         + ",H1,H0,H2-READS,H0-READS --runs=N --logs=DIR --jfr=DIR --jvm-arg=FLAG --node-arg=--property=value --secret --no-meters, for D0, D1, D2, D0-READS, D3, E1 --store=h2|postgresql"
                         + " --d1-callers=N --d1-accounts=N --d1-warmup-s=S --d1-measure-s=S --pg-conf=name=value,"
                         + " for W8 --w8-nodes=3,6,12,24 --w8-entities=N --w8-shards=N --w8-heap=SIZE --w8-idle-s=S --w8-store=h2|postgresql,"
                         + " for W9 --w9-entities=N --w9-heap=SIZE,"
+                        + " for W10 --w10-nodes=N --w10-kill=K --w10-accounts=N --w10-heap=SIZE --w10-readers=N --sample-jar=PATH,"
                         + " for H0, H1, H2-READS, H0-READS --h-store=h2|postgresql --h-connections=N --h-accounts=N"
                         + " --h-phase-s=S --h-heap=SIZE --sample-jar=PATH --baseline-jar=PATH,"
                         + " or --jfr-summary=FILE.jfr [--top=N]");
@@ -216,6 +239,11 @@ record LaunchOptions(
             System.err.println("W8 needs at least 2 nodes per run (a coordinator and a measuring node), 1 entity,"
                     + " 1 shard, an idle window of at least 1 s, a heap such as 256m and a store among "
                     + DepositScenario.STORES);
+            return null;
+        }
+        KillScenario.Options kill = new KillScenario.Options(w10Nodes, w10Kill, w10Accounts, w10Heap, w10Readers);
+        if (kill.problem() != null) {
+            System.err.println(kill.problem());
             return null;
         }
         if (w9Entities < 1 || !w9Heap.matches("[0-9]+[kmgKMG]")) {
@@ -265,6 +293,7 @@ record LaunchOptions(
                 d,
                 scale,
                 http,
-                new DensityScenario.Options(w9Entities, w9Heap));
+                new DensityScenario.Options(w9Entities, w9Heap),
+                kill);
     }
 }

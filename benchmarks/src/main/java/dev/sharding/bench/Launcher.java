@@ -42,6 +42,7 @@ final class Launcher {
             "W7-HANG",
             "W8",
             "W9",
+            "W10",
             "E1",
             "H1",
             "H0",
@@ -203,6 +204,10 @@ final class Launcher {
 
     DensityScenario.Options density() {
         return options.density();
+    }
+
+    KillScenario.Options kill() {
+        return options.kill();
     }
 
     /**

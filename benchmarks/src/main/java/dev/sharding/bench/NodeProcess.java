@@ -119,6 +119,8 @@ final class NodeProcess implements AutoCloseable {
                 if (line.startsWith(NodeIo.PREFIX)) {
                     out.flush();
                     events.add(line.substring(NodeIo.PREFIX.length()));
+                } else if (!in.ready()) {
+                    out.flush(); // nothing more to copy for now: the log is current for whoever reads it (W10)
                 }
             }
         } catch (IOException e) {
@@ -145,6 +147,16 @@ final class NodeProcess implements AutoCloseable {
 
     long pid() {
         return process.pid();
+    }
+
+    /** {@return the process, to be killed together with others (W10)} */
+    ProcessHandle handle() {
+        return process.toHandle();
+    }
+
+    /** {@return the file its output is copied to} */
+    Path log() {
+        return log;
     }
 
     /** Sends one command line. */

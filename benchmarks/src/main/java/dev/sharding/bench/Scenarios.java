@@ -88,6 +88,7 @@ final class Scenarios {
             Map.entry("W6-ASKS", List.of("seconds", "load_failed", "load_p99_us", "load_max_us")),
             Map.entry("W8", ScaleReport.FIGURES),
             Map.entry("W9", DensityScenario.FIGURES),
+            Map.entry("W10", KillScenario.FIGURES),
             Map.entry("E1", List.of("recovery_ms_no_snapshots", "recovery_ms_snapshot_every_100")),
             Map.entry("H1", HttpReport.figures("H1")),
             Map.entry("H0", HttpReport.figures("H0")),
@@ -181,11 +182,15 @@ final class Scenarios {
     }
 
     private static String heap(Launcher launcher, String w) {
-        return w.equals("W9")
-                ? launcher.density().heap()
-                : w.equals("W8")
-                        ? launcher.scale().heap()
-                        : HttpScenario.WORKLOADS.contains(w) ? launcher.http().heap() : heap(w);
+        return w.equals("W10")
+                ? launcher.kill().heap()
+                : w.equals("W9")
+                        ? launcher.density().heap()
+                        : w.equals("W8")
+                                ? launcher.scale().heap()
+                                : HttpScenario.WORKLOADS.contains(w)
+                                        ? launcher.http().heap()
+                                        : heap(w);
     }
 
     /**
@@ -199,6 +204,10 @@ final class Scenarios {
         }
         if (w.equals("W9")) {
             return DensityScenario.run(launcher, tag, launcher.density());
+        }
+        if (w.equals("W10")) {
+            return KillScenario.run(
+                    launcher, tag, launcher.kill(), launcher.http().sampleJar());
         }
         if (w.equals("E1")) {
             return RecoveryScenario.run(launcher, tag, store);
@@ -306,7 +315,11 @@ final class Scenarios {
         }
         JsonNode n = result.get("n");
         line.set("n", n == null ? Workloads.JSON.getNodeFactory().nullNode() : n);
-        line.put("nodes", w.equals("W8") ? Integer.parseInt(store) : nodes(w));
+        line.put(
+                "nodes",
+                w.equals("W8")
+                        ? Integer.parseInt(store)
+                        : w.equals("W10") ? launcher.kill().nodes() : nodes(w));
         line.put("heap", w.equals("E1") ? "the launcher's" : heap(launcher, w));
         String extra = launcher.extraNodeArgs().isEmpty()
                 ? ""
@@ -323,9 +336,11 @@ final class Scenarios {
                                         ? ScaleReport.NOTES + "; " + COMMON_NOTES.replace("Counter", "Tally")
                                         : w.equals("W9")
                                                 ? DensityScenario.NOTES + "; " + COMMON_NOTES
-                                                : w.equals("E1")
-                                                        ? RecoveryScenario.NOTES + "; " + RUNTIME_NOTES.strip()
-                                                        : NOTES.get(w) + "; " + COMMON_NOTES;
+                                                : w.equals("W10")
+                                                        ? KillScenario.notes(launcher.kill())
+                                                        : w.equals("E1")
+                                                                ? RecoveryScenario.NOTES + "; " + RUNTIME_NOTES.strip()
+                                                                : NOTES.get(w) + "; " + COMMON_NOTES;
         boolean meters = HttpScenario.WORKLOADS.contains(w)
                 || !w.equals("D0")
                         && !w.equals("D0-READS")

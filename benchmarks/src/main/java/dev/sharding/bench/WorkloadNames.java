@@ -25,6 +25,7 @@ final class WorkloadNames {
                 Map.entry("W7-HANG", "failover-hang"),
                 Map.entry("W8", "scale-out"),
                 Map.entry("W9", "density"),
+                Map.entry("W10", "sample-kill"),
                 Map.entry("E1", "event-sourced-recovery"),
                 Map.entry("H1", "http-deposit"),
                 Map.entry("H0", "http-deposit-plain-spring"),
