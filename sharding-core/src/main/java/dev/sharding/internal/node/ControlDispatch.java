@@ -71,6 +71,18 @@ final class ControlDispatch implements Recipients, NodeMessage.Handler {
         this.admin = admin;
         this.out = out;
         this.running = running;
+        this.early = new EarlyCoordinatorMessages(membership);
+    }
+
+    /** A new coordinator's first queries, come before the view that makes it one. */
+    private final EarlyCoordinatorMessages early;
+
+    /**
+     * A view was installed: a new coordinator's queries that came before it are handled now. Control thread, after
+     * every part of the node applied the view.
+     */
+    void viewInstalled() {
+        early.viewInstalled(membership.coordinator(), System.nanoTime(), this::handle);
     }
 
     /** Handles one control message. Control thread. */
@@ -78,7 +90,7 @@ final class ControlDispatch implements Recipients, NodeMessage.Handler {
         if (!running.getAsBoolean() && !(msg instanceof NodeMessage m && m.answeredWhileStopping())) {
             return;
         }
-        if (!membership.accepts(from, msg)) {
+        if (early.hold(from, msg, System.nanoTime()) || !membership.accepts(from, msg)) {
             return;
         }
         try {

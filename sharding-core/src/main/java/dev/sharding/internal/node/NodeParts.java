@@ -181,7 +181,8 @@ final class NodeParts {
                 tick,
                 leave,
                 coordinator);
-        this.views = new ViewChanges(membership, transport, leases, asks, regions, statistics, coordinator);
+        this.views = new ViewChanges(
+                membership, transport, leases, asks, regions, statistics, coordinator, dispatch::viewInstalled);
         this.status = new NodeStatus(
                 settings,
                 links,

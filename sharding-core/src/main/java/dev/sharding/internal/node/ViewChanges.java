@@ -38,6 +38,9 @@ final class ViewChanges {
 
     private final CoordinatorDriver coordinator;
 
+    /** Last: what came early from the view's coordinator is handled ({@link ControlDispatch#viewInstalled}). */
+    private final Runnable afterView;
+
     ViewChanges(
             Membership membership,
             Transport transport,
@@ -45,7 +48,9 @@ final class ViewChanges {
             AskRegistry asks,
             LocalRegions regions,
             ClusterStatistics statistics,
-            CoordinatorDriver coordinator) {
+            CoordinatorDriver coordinator,
+            Runnable afterView) {
+        this.afterView = afterView;
         this.membership = membership;
         this.transport = transport;
         this.leases = leases;
@@ -98,6 +103,7 @@ final class ViewChanges {
         if (change.coordinatorChanged()) {
             step("register", members, membership::register);
         }
+        step("early", members, afterView);
     }
 
     private void step(String name, List<Member> members, Runnable step) {
