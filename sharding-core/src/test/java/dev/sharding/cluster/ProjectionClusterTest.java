@@ -283,6 +283,7 @@ class ProjectionClusterTest {
                         .entityType(Projection.ofJdbc("view", "passbook", 2, (c, events) -> {}))
                         .store(new InMemoryShardingStore())
                         .build())
-                .hasMessageContaining("JDBC store");
+                .hasMessageContaining("JDBC store")
+                .hasMessageContaining("register it only on nodes whose store is the JDBC store");
     }
 }

@@ -67,7 +67,10 @@ public final class ProjectionProcess implements DaemonWorker.HostedProcess {
         if (jdbcHandler != null && !(host.store() instanceof JdbcShardingStore)) {
             throw new IllegalArgumentException("Projection " + name + " writes in the JDBC store's transactions"
                     + " (Projection.ofJdbc), but the node's store is a "
-                    + host.store().getClass().getName());
+                    + host.store().getClass().getName()
+                    + ": register it only on nodes whose store is the JDBC store (with Spring Boot, leave its bean"
+                    + " out when sharding.store.type=memory, which @AutoConfigureShardingTest sets unless its"
+                    + " store is Store.APPLICATION), or make it a Projection.of");
         }
     }
 
