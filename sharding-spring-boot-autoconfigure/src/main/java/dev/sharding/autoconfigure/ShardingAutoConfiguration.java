@@ -135,9 +135,29 @@ public final class ShardingAutoConfiguration {
         builder.channelCustomizer(
                 channel -> channelCustomizers.orderedStream().forEach(customizer -> customizer.customize(channel)));
         nodeCustomizers.orderedStream().forEach(customizer -> customizer.customize(builder));
-        ShardingNode node = builder.build();
+        ShardingNode node = build(builder);
         checkEntitySettings(settings, node.typeNames());
         return node;
+    }
+
+    /**
+     * Builds the node; what does not fit it (a projection that writes in the JDBC store's transactions on a node whose
+     * store is in memory, more slices than shards) is reported as a startup failure with its reason, not a stack trace.
+     * Subclasses of {@link IllegalArgumentException} have reports of their own and pass unchanged.
+     */
+    private static ShardingNode build(ShardingNode.Builder builder) {
+        try {
+            return builder.build();
+        } catch (IllegalArgumentException e) {
+            if (e.getClass() != IllegalArgumentException.class) {
+                throw e;
+            }
+            throw new ShardingConfigurationException(
+                    "The sharding node cannot be built: " + e.getMessage(),
+                    "Change the entity type or daemon process the description names as it says, or leave its bean out"
+                            + " of this application.",
+                    e);
+        }
     }
 
     /**

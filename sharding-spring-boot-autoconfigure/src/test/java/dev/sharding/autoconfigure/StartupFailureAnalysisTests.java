@@ -97,6 +97,26 @@ class StartupFailureAnalysisTests {
     }
 
     @Test
+    void aJdbcProjectionOnANodeWhoseStoreIsInMemoryIsReportedWithWhatToDo() {
+        this.runner.withUserConfiguration(InMemoryProjection.class).run(reports(analysis -> {
+            assertThat(analysis.getDescription())
+                    .contains("Projection greeted writes in the JDBC store's transactions", "InMemoryShardingStore")
+                    .contains("sharding.store.type=memory");
+            assertThat(analysis.getAction()).contains("leave its bean out");
+        }));
+    }
+
+    @org.springframework.context.annotation.Configuration(proxyBeanMethods = false)
+    @org.springframework.context.annotation.Import(dev.sharding.autoconfigure.tally.Tally.class)
+    static class InMemoryProjection {
+
+        @org.springframework.context.annotation.Bean
+        dev.sharding.EntityType<?> greeted() {
+            return dev.sharding.Projection.ofJdbc("greeted", "tally", 2, (connection, events) -> {});
+        }
+    }
+
+    @Test
     void entityWithoutHandlerIsReported() {
         this.runner.withUserConfiguration(NoHandler.class).run(reports(analysis -> {
             assertThat(analysis.getDescription()).contains(NoHandler.class.getName(), "has no @EntityHandler");
