@@ -182,15 +182,30 @@ final class Scenarios {
     }
 
     private static String heap(Launcher launcher, String w) {
-        return w.equals("W10")
-                ? launcher.kill().heap()
-                : w.equals("W9")
-                        ? launcher.density().heap()
-                        : w.equals("W8")
-                                ? launcher.scale().heap()
-                                : HttpScenario.WORKLOADS.contains(w)
-                                        ? launcher.http().heap()
-                                        : heap(w);
+        return switch (w) {
+            case "W10" -> launcher.kill().heap();
+            case "W9" -> launcher.density().heap();
+            case "W8" -> launcher.scale().heap();
+            default -> HttpScenario.WORKLOADS.contains(w) ? launcher.http().heap() : heap(w);
+        };
+    }
+
+    /** What a workload's line says it ran, besides the settings changed for the run. */
+    private static String notes(Launcher launcher, String w, String store, String reads) {
+        if (HttpScenario.WORKLOADS.contains(w)) {
+            return HttpNotes.of(launcher, w, store);
+        }
+        return switch (w) {
+            case "D1", "D2", "D3" ->
+                (w.equals("D3") ? D3_NOTES + "; " : "") + reads + D1_NOTES + "; " + depositNotes(launcher, store) + "; "
+                        + DEPOSIT_COMMON_NOTES;
+            case "D0", "D0-READS" -> reads + D0_NOTES + "; " + depositNotes(launcher, store);
+            case "W8" -> ScaleReport.NOTES + "; " + COMMON_NOTES.replace("Counter", "Tally");
+            case "W9" -> DensityScenario.NOTES + "; " + COMMON_NOTES;
+            case "W10" -> KillScenario.notes(launcher.kill());
+            case "E1" -> RecoveryScenario.NOTES + "; " + RUNTIME_NOTES.strip();
+            default -> NOTES.get(w) + "; " + COMMON_NOTES;
+        };
     }
 
     /**
@@ -325,22 +340,7 @@ final class Scenarios {
                 ? ""
                 : "CHANGED for this run on every node: " + String.join(" ", launcher.extraNodeArgs()) + "; ";
         String reads = w.equals("D2") || w.equals("D0-READS") ? READS_NOTES + "; " : "";
-        String notes = HttpScenario.WORKLOADS.contains(w)
-                ? HttpNotes.of(launcher, w, store)
-                : w.equals("D1") || w.equals("D2") || w.equals("D3")
-                        ? (w.equals("D3") ? D3_NOTES + "; " : "") + reads + D1_NOTES + "; "
-                                + depositNotes(launcher, store) + "; " + DEPOSIT_COMMON_NOTES
-                        : w.startsWith("D0")
-                                ? reads + D0_NOTES + "; " + depositNotes(launcher, store)
-                                : w.equals("W8")
-                                        ? ScaleReport.NOTES + "; " + COMMON_NOTES.replace("Counter", "Tally")
-                                        : w.equals("W9")
-                                                ? DensityScenario.NOTES + "; " + COMMON_NOTES
-                                                : w.equals("W10")
-                                                        ? KillScenario.notes(launcher.kill())
-                                                        : w.equals("E1")
-                                                                ? RecoveryScenario.NOTES + "; " + RUNTIME_NOTES.strip()
-                                                                : NOTES.get(w) + "; " + COMMON_NOTES;
+        String notes = notes(launcher, w, store, reads);
         boolean meters = HttpScenario.WORKLOADS.contains(w)
                 || !w.equals("D0")
                         && !w.equals("D0-READS")

@@ -52,6 +52,9 @@ final class ControlDispatch implements Recipients, NodeMessage.Handler {
 
     private final BooleanSupplier running;
 
+    /** A new coordinator's first queries, come before the view that makes it one. */
+    private final EarlyCoordinatorMessages early;
+
     ControlDispatch(
             Membership membership,
             LocalRegions regions,
@@ -73,9 +76,6 @@ final class ControlDispatch implements Recipients, NodeMessage.Handler {
         this.running = running;
         this.early = new EarlyCoordinatorMessages(membership);
     }
-
-    /** A new coordinator's first queries, come before the view that makes it one. */
-    private final EarlyCoordinatorMessages early;
 
     /**
      * A view was installed: a new coordinator's queries that came before it are handled now. Control thread, after
