@@ -34,6 +34,7 @@ final class KillTimeline {
         m.put("h2_served_by_other_s", "The embedded H2 database is served by another node now");
         m.put("view_s", " (left: "); // "View on n2: [...] (left: [...], joined: [])"
         m.put("coordinator_activated_s", "Coordinator activated on");
+        m.put("coordinator_confirmed_s", "is confirmed by a winning set of members");
         m.put("coordinator_ready_s", " is ready: "); // "Coordinator on n6 is ready: 4 members, 68 shards allocated"
         m.put("registered_s", "registered with coordinator");
         m.put("lease_lapsed_s", "its lease ran out");

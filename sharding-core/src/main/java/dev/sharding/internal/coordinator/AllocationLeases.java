@@ -40,10 +40,11 @@ public interface AllocationLeases {
 
     /**
      * Until when a newly active coordinator that followed another must not take over any shard, judged now: one lease
-     * (with margin) after a winning set of members first confirmed it. A member that has confirmed this coordinator
+     * (with margin) after a winning set of members first confirmed it, or sooner, one lease after the latest answer
+     * that set (this coordinator among it) gave an earlier coordinator. A member that has confirmed this coordinator
      * no longer confirms its predecessor, so the predecessor's last grant rests on answers given before: a member
      * that had not installed the new view yet (slow, paused, or still reaching the old coordinator while the new one
-     * could not) may have answered it after this coordinator became active. {@code Long.MAX_VALUE} while no winning
+     * could not) may have answered it after this coordinator became active, and says so in its pong. {@code Long.MAX_VALUE} while no winning
      * set has confirmed it; {@code Long.MIN_VALUE} when there is nothing to wait for (a coordinator that never
      * followed another, or no split-brain strategy).
      */

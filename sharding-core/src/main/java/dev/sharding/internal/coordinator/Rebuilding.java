@@ -32,8 +32,17 @@ final class Rebuilding extends Coordinating {
         return new Rebuilding(parts, members);
     }
 
+    /**
+     * A member that leaves before it reported may have served shards nobody else reports, under a lease from this
+     * coordinator: those wait until that lease has ended.
+     */
     @Override
     CoordinatorPhase viewChanged(Set<Member> gone) {
+        for (Member m : gone) {
+            if (awaiting.contains(m)) {
+                rebuild.leftUnreported(m);
+            }
+        }
         awaiting.removeAll(gone);
         return awaiting.isEmpty() ? Active.enter(parts).viewChanged(gone) : this;
     }

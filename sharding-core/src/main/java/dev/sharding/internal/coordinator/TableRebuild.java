@@ -123,6 +123,11 @@ final class TableRebuild {
         }
     }
 
+    /** A member left before it reported its shards: shards nobody reports wait until its last lease has ended. */
+    void leftUnreported(Member m) {
+        t.fences.merged(leases.fenceFor(m, t.now));
+    }
+
     /**
      * A member registers its regions: refused for good if it does not share the store or the number of shards, or if
      * another cluster uses the store.

@@ -64,6 +64,18 @@ final class CoordinatorLeases {
     /** When each member was last pinged by a ping it answered. */
     private final Map<Member, Long> confirmed = new HashMap<>();
 
+    /** When each member last answered an earlier coordinator, on this node's clock, as its pongs said. */
+    private final Map<Member, Long> answeredEarlier = new HashMap<>();
+
+    /** See {@link #activationEarlierAnswer}. */
+    private long activationEarlierAnswer = NEVER;
+
+    /** The end of the latest lease this node granted, in any of its terms as coordinator. */
+    private long lastGrantEnd = NEVER;
+
+    /** See {@link #earlierTermsGrantEnd}. */
+    private long earlierTermsGrantEnd = NEVER;
+
     /** Until when each member's last grant lasts. */
     private final Map<Member, Long> grantedUntil = new HashMap<>();
 
@@ -84,13 +96,20 @@ final class CoordinatorLeases {
         this.marginNanos = marginNanos;
     }
 
-    /** This node became the coordinator: nobody has confirmed it or holds its grant yet. */
-    void reset() {
+    /**
+     * This node became the coordinator at {@code now}: nobody has confirmed it or holds its grant yet. The pings of
+     * the view that made it the coordinator are stamped {@code now} and count as sent in its term: a member answers
+     * only the coordinator of its own view, so any answer to them follows this coordinator.
+     */
+    void reset(long now) {
         confirmed.clear();
         grantedUntil.clear();
         pingSent.clear();
-        becameCoordinatorAt = System.nanoTime();
+        answeredEarlier.clear();
+        becameCoordinatorAt = now - 1;
         activationConfirmedAt = NEVER;
+        activationEarlierAnswer = NEVER;
+        earlierTermsGrantEnd = lastGrantEnd;
     }
 
     /**
@@ -103,8 +122,33 @@ final class CoordinatorLeases {
                 && becameCoordinatorAt != NEVER
                 && confirmedSince(becameCoordinatorAt, now)) {
             activationConfirmedAt = now;
+            confirmed.forEach((m, sent) -> {
+                Long answered = answeredEarlier.get(m);
+                if (sent - becameCoordinatorAt > 0 && answered != null && later(answered, activationEarlierAnswer)) {
+                    activationEarlierAnswer = answered;
+                }
+            });
         }
         return activationConfirmedAt;
+    }
+
+    /**
+     * The latest time a member of the winning set that first confirmed this coordinator ({@link
+     * #activationConfirmedAt}) had answered an earlier coordinator, as their pongs said, or {@code NEVER} if none of
+     * them ever did (or no winning set confirmed it yet). Every set that confirmed a predecessor shares a member with
+     * that winning set, and a member that answers this coordinator answers no earlier one, so no predecessor was
+     * confirmed after this time: none of their grants lasts beyond it plus one lease.
+     */
+    long activationEarlierAnswer() {
+        return activationEarlierAnswer;
+    }
+
+    /**
+     * The end of the latest lease this node granted before its current term as coordinator, or {@code NEVER}: its
+     * members cannot report answers to an earlier term of the same coordinator as answers to another one.
+     */
+    long earlierTermsGrantEnd() {
+        return earlierTermsGrantEnd;
     }
 
     /**
@@ -161,6 +205,9 @@ final class CoordinatorLeases {
                     false);
             return;
         }
+        if (pong.earlierAnswerAgoNanos() != LeasePong.NONE) {
+            answeredEarlier.merge(from, now - pong.earlierAnswerAgoNanos(), (a, b) -> later(a, b) ? a : b);
+        }
         Long sent = pingSent.get(pong.round());
         if (sent != null) {
             confirmed.merge(from, sent, Math::max);
@@ -174,6 +221,9 @@ final class CoordinatorLeases {
         }
         boolean first = !leased(from, now);
         grantedUntil.merge(from, until, Math::max);
+        if (later(until, lastGrantEnd)) {
+            lastGrantEnd = until;
+        }
         node.send(from, new LeaseGrant(pong.request(), until - now), false);
         if (later(until, leases.servingUntil())) {
             leases.grantSelf(until, now);

@@ -39,8 +39,10 @@ import org.slf4j.LoggerFactory;
  * When a member leaves the view, the coordinator takes over its shards only after the last lease it granted the
  * member has ended ({@link #fenceFor}), so the member cannot serve any more whether it crashed, froze or is cut off,
  * and only once a winning set of members has confirmed the coordinator with pings sent after the member left
- * ({@link #confirmedSince}), which a coordinator cut off with the losing side never gets. A newly active coordinator takes over no shard that no member reports for one lease duration
- * ({@link #activationFence}), by which time every lease granted by its predecessors has ended.
+ * ({@link #confirmedSince}), which a coordinator cut off with the losing side never gets. A newly active coordinator
+ * takes over no shard that no member reports until every lease its predecessors granted has ended
+ * ({@link #confirmedActivationFence}): one lease after the latest answer to an earlier coordinator among the first
+ * winning set that confirmed it, as their pongs say.
  *
  * <h2>Strategies</h2>
  * What differs by split-brain strategy is chosen once, at construction ({@link Leases#of}): {@link NoLeases} for
@@ -185,9 +187,10 @@ public final class LeaseKeeper implements LeaseMessage.Handler, AllocationLeases
     }
 
     /**
-     * The time before which a newly active coordinator takes over no shard that no member reports: a lease its
-     * predecessor granted may still cover it. A node that has been the coordinator of every view it saw (the first
-     * node of a new cluster) had no predecessor and need not wait.
+     * The time before which a newly active coordinator takes over no shard that no member reports, judged when it
+     * activates: a lease its predecessor granted may still cover it. Where members confirm the coordinator this is
+     * now, and {@link #confirmedActivationFence} does the waiting; with store-lease one lease from now. A node that has
+     * been the coordinator of every view it saw (the first node of a new cluster) had no predecessor and need not wait.
      */
     @Override
     public long activationFence(long now) {
@@ -236,7 +239,7 @@ public final class LeaseKeeper implements LeaseMessage.Handler, AllocationLeases
         boolean coordinatorChanged = !Objects.equals(newCoordinator, coordinator);
         coordinator = newCoordinator;
         boolean becameCoordinator = coordinating && !wasCoordinating;
-        leases.newView(members, coordinatorChanged, becameCoordinator);
+        leases.newView(members, coordinatorChanged, becameCoordinator, now);
         if (becameCoordinator) {
             storeLease.reset();
         }

@@ -58,6 +58,12 @@ final class MemberLease {
 
     private @Nullable String lastRefusal;
 
+    /** When this node last answered a coordinator's ping. */
+    private long lastAnswer = NEVER;
+
+    /** When this node last answered a coordinator before its current one (see {@link LeasePong}), or {@code NEVER}. */
+    private long earlierAnswer = NEVER;
+
     /** Why this node may not serve now, or {@code null}. */
     private volatile @Nullable String partitioned;
 
@@ -105,17 +111,32 @@ final class MemberLease {
         servingUntil = NEVER;
     }
 
-    /** The coordinator changed: answers to requests sent to the previous one are not taken. */
+    /**
+     * The coordinator changed: answers to requests sent to the previous one are not taken, and every answer this node
+     * gave a previous coordinator was given by now.
+     */
     void coordinatorChanged() {
         requestSent.clear();
+        earlierAnswer = lastAnswer;
     }
 
-    /** The coordinator pings: ask for a lease. */
+    /**
+     * When this node last answered a coordinator before its current one, or {@code NEVER}: when it becomes the
+     * coordinator itself, its own part of the bound on its predecessors' leases.
+     */
+    long earlierAnswer() {
+        return earlierAnswer;
+    }
+
+    /** The coordinator pings: ask for a lease, and say when this node last answered another coordinator. */
     void onPing(Member from, LeasePing ping) {
+        long now = System.nanoTime();
         long seq = ++requestSeq;
-        requestSent.put(seq, System.nanoTime());
+        requestSent.put(seq, now);
         LeaseTimes.trim(requestSent);
-        node.send(from, new LeasePong(ping.round(), seq), false);
+        long ago = earlierAnswer == NEVER ? LeasePong.NONE : Math.max(0, now - earlierAnswer);
+        lastAnswer = now;
+        node.send(from, new LeasePong(ping.round(), seq, ago), false);
     }
 
     /**

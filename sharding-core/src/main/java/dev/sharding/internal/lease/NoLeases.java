@@ -64,7 +64,7 @@ final class NoLeases implements Leases {
     public void memberLeaving(Member member) {}
 
     @Override
-    public void newView(List<Member> members, boolean coordinatorChanged, boolean becameCoordinator) {}
+    public void newView(List<Member> members, boolean coordinatorChanged, boolean becameCoordinator, long now) {}
 
     @Override
     public void decide(List<Member> members, List<Member> deciding, boolean coordinating, long now) {}

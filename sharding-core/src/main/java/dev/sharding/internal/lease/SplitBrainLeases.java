@@ -53,6 +53,9 @@ final class SplitBrainLeases implements Leases {
 
     private boolean viewWins = true;
 
+    /** Whether this term's fence on its predecessors' leases was logged. */
+    private boolean fenceLogged;
+
     /** Whether the last view had more members than static-quorum's quorum-size allows (warned once). */
     private boolean tooManyForTheQuorum;
 
@@ -125,13 +128,14 @@ final class SplitBrainLeases implements Leases {
     }
 
     @Override
-    public void newView(List<Member> members, boolean coordinatorChanged, boolean becameCoordinator) {
+    public void newView(List<Member> members, boolean coordinatorChanged, boolean becameCoordinator, long now) {
         if (coordinatorChanged) {
             own.coordinatorChanged();
         }
         granting.retain(members);
         if (becameCoordinator) {
-            granting.reset();
+            granting.reset(now);
+            fenceLogged = false;
         }
     }
 
@@ -218,9 +222,15 @@ final class SplitBrainLeases implements Leases {
         return granting.confirmedSince(since, now);
     }
 
+    /**
+     * Nothing to wait for on activation itself where members confirm the coordinator: the predecessors' leases are
+     * bounded once a winning set has ({@link #confirmedActivationFence}). With store-lease, one lease from now.
+     */
     @Override
     public long activationFence(boolean everFollowed, long now) {
-        return !everFollowed ? now : now + leaseNanos + marginNanos;
+        return !everFollowed || right instanceof CoordinatorRight.ConfirmedByMembers
+                ? now
+                : now + leaseNanos + marginNanos;
     }
 
     @Override
@@ -237,7 +247,45 @@ final class SplitBrainLeases implements Leases {
             return since == NEVER ? Long.MAX_VALUE : since + 2 * leaseNanos + marginNanos;
         }
         long confirmedAt = granting.activationConfirmedAt(now);
-        return confirmedAt == NEVER ? Long.MAX_VALUE : confirmedAt + leaseNanos + marginNanos;
+        if (confirmedAt == NEVER) {
+            return Long.MAX_VALUE;
+        }
+        long fence = predecessorsEnd(confirmedAt) + marginNanos;
+        if (!fenceLogged) {
+            fenceLogged = true;
+            log.info(
+                    "Coordinator on {} is confirmed by a winning set of members; shards nobody reports wait {} ms more,"
+                            + " until its predecessors' leases have surely ended",
+                    node.nodeName(),
+                    Math.max(0, (fence - now) / 1_000_000));
+        }
+        return fence;
+    }
+
+    /**
+     * When every lease granted before this coordinator's term has ended, once a winning set confirmed it at
+     * {@code confirmedAt}: one lease after that (a member that confirms this coordinator confirms no other), or, where
+     * members confirm the coordinator, one lease after the last answer any of that set gave an earlier coordinator,
+     * which is sooner: a predecessor that crashed was last confirmed about when it crashed, not when this one took over.
+     * Never before the end of a grant this node made in an earlier term of its own.
+     */
+    private long predecessorsEnd(long confirmedAt) {
+        long byConfirmation = confirmedAt + leaseNanos;
+        if (!(right instanceof CoordinatorRight.ConfirmedByMembers)) {
+            return byConfirmation;
+        }
+        long members = granting.activationEarlierAnswer();
+        long self = own.earlierAnswer();
+        long lastAnswer = later(self, members) ? self : members;
+        if (lastAnswer == NEVER) {
+            return byConfirmation;
+        }
+        long byAnswers = lastAnswer + leaseNanos;
+        long ownGrants = granting.earlierTermsGrantEnd();
+        if (later(ownGrants, byAnswers)) {
+            byAnswers = ownGrants;
+        }
+        return later(byConfirmation, byAnswers) ? byAnswers : byConfirmation;
     }
 
     @Override

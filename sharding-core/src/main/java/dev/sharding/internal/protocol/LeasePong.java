@@ -1,6 +1,7 @@
 package dev.sharding.internal.protocol;
 
 import dev.sharding.Member;
+import dev.sharding.internal.codec.MalformedFrameException;
 import dev.sharding.internal.codec.WireReader;
 import dev.sharding.internal.codec.WireWriter;
 
@@ -9,13 +10,35 @@ import dev.sharding.internal.codec.WireWriter;
  * {@link LeaseGrant} or {@link LeaseRefused}, for {@code request}, whose sending time the member keeps: its lease runs
  * from then, never from when the grant arrives.
  *
+ * <p>It also says how long ago the member last answered a coordinator before this one: a new coordinator bounds
+ * every lease its predecessors granted by the latest such answer among a winning set of its members
+ * ({@code CoordinatorLeases#activationConfirmedAt}). Measured as time elapsed on the member's clock, so that no two
+ * clocks are compared.
+ *
  * @param round the round of the ping answered
  * @param request the member's own request number
+ * @param earlierAnswerAgoNanos how long before sending this the member last answered another coordinator (or this
+ *     one in an earlier term), {@link #NONE} if it never did
  */
-public record LeasePong(long round, long request) implements LeaseMessage {
+public record LeasePong(long round, long request, long earlierAnswerAgoNanos) implements LeaseMessage {
 
     /** The wire tag. */
     public static final int TAG = 24;
+
+    /** {@link #earlierAnswerAgoNanos} of a member that never answered another coordinator. */
+    public static final long NONE = -1;
+
+    /** Checks the fields. */
+    public LeasePong {
+        if (earlierAnswerAgoNanos < NONE) {
+            throw new IllegalArgumentException("earlierAnswerAgoNanos " + earlierAnswerAgoNanos + " < -1");
+        }
+    }
+
+    /** A member that never answered another coordinator. */
+    public LeasePong(long round, long request) {
+        this(round, request, NONE);
+    }
 
     @Override
     public int tag() {
@@ -34,10 +57,16 @@ public record LeasePong(long round, long request) implements LeaseMessage {
 
     @Override
     public void writeTo(WireWriter out) {
-        out.int64(round).int64(request);
+        out.int64(round).int64(request).int64(earlierAnswerAgoNanos);
     }
 
     static LeasePong readFrom(WireReader in) {
-        return new LeasePong(in.int64(), in.int64());
+        long round = in.int64();
+        long request = in.int64();
+        long ago = in.int64();
+        if (ago < NONE) {
+            throw new MalformedFrameException("LeasePong with a negative earlier answer " + ago);
+        }
+        return new LeasePong(round, request, ago);
     }
 }

@@ -19,9 +19,10 @@ public final class ProtocolCodec {
      * may carry a message id and carried entity state the ids of the messages the entity applied, 5 since
      * {@code RegionStats} carries the recent rebalance rounds, 6 since an envelope may carry headers
      * ({@link EnvelopeHeaders}), 7 since {@code RegionStats} carries the members the coordinator refused
-     * ({@link RefusedMember}) and the number of rounds of each recent rebalance.
+     * ({@link RefusedMember}) and the number of rounds of each recent rebalance, 8 since a {@link LeasePong} says
+     * how long ago the member last answered another coordinator.
      */
-    public static final int VERSION = 7;
+    public static final int VERSION = 8;
 
     private final int maxPayloadSize;
 

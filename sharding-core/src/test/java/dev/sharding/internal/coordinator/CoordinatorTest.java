@@ -238,6 +238,25 @@ class CoordinatorTest {
     }
 
     @Test
+    void aMemberGoneBeforeItReportedKeepsTheShardsNobodyReportsFencedUntilItsLeaseEnds() {
+        leases.fence = 5 * SECOND;
+        view(List.of(A, B), Set.of(), Set.of(A, B));
+        run(coordinator.onShardStates(A, new ShardStates(List.of(region())), now));
+        // B held a lease from this coordinator but never said which shards it serves: shard 4 may be one
+        view(List.of(A), Set.of(B), Set.of());
+        assertThat(coordinator.isReady()).isTrue();
+        retries.clear();
+
+        run(coordinator.onGetShardHome(A, new GetShardHome(TYPE, 4), now));
+        assertThat(take(A, HostShard.class)).as("fenced").isEmpty();
+        long at = retries.remove(0).atNanos();
+        assertThat(at).isEqualTo(now + 5 * SECOND);
+        now = at + 1;
+        run(coordinator.onRetryDue(at, now));
+        one(A, HostShard.class);
+    }
+
+    @Test
     void theRebuiltTableKeepsTheNewerEpochOfAShardReportedTwiceAndStopsTheOtherCopy() {
         view(List.of(A, B, C), Set.of(), Set.of(A, B, C));
         run(coordinator.onShardStates(A, new ShardStates(List.of(region(3, 5, 6, 2))), now));

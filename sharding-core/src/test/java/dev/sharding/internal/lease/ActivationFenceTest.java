@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sharding.Member;
 import dev.sharding.SplitBrainSettings;
+import dev.sharding.internal.protocol.LeaseGrant;
 import dev.sharding.internal.protocol.LeasePing;
 import dev.sharding.internal.protocol.LeasePong;
 import java.time.Duration;
@@ -17,10 +18,18 @@ import org.junit.jupiter.api.Test;
  * answered the old one's pings after the new one became active, and the old one's grants rest on those answers.
  * Every such answer came before the member answered the new coordinator, so one lease after the last answer the new
  * one needed, no grant of the old one can run.
+ *
+ * <p>Sooner where members confirm the coordinator: each member says in its pong how long ago it last answered an
+ * earlier coordinator, and one lease after the latest of those answers among the winning set (and the new
+ * coordinator's own) no grant of a predecessor runs either. After a crash that is about when the old coordinator
+ * died, not when the new one took over.
  */
 class ActivationFenceTest {
 
     private static final long LEASE = Duration.ofSeconds(2).toNanos();
+
+    /** The margin a lease keeper adds to its fences: a twentieth of the lease, at least 50 ms. */
+    private static final long MARGIN = LEASE / 20;
 
     private static final Member B = new Member(0, 3, "b");
 
@@ -38,7 +47,7 @@ class ActivationFenceTest {
         long start = System.nanoTime();
         keeper.onView(List.of(COORDINATOR, host.self(), B, D, E), start);
         // the old coordinator is gone from this node's view; B, D and E may still follow it for a while
-        keeper.onView(List.of(host.self(), B, D, E), start + 1_000_000);
+        keeper.onView(List.of(host.self(), B, D, E), System.nanoTime());
         assertThat(keeper.confirmedActivationFence(System.nanoTime()))
                 .as("nobody confirmed the new coordinator yet")
                 .isEqualTo(Long.MAX_VALUE);
@@ -52,12 +61,116 @@ class ActivationFenceTest {
         long beforeWinning = System.nanoTime();
         keeper.onPong(D, new LeasePong(round, 1));
         long fence = keeper.confirmedActivationFence(System.nanoTime());
+        assertThat(fence).as("confirmed").isNotEqualTo(Long.MAX_VALUE);
         assertThat(fence - beforeWinning)
                 .as("one lease after the answer that made a winning set, not after the ping was sent")
                 .isGreaterThanOrEqualTo(LEASE);
         assertThat(keeper.confirmedActivationFence(System.nanoTime() + LEASE))
                 .as("fixed once confirmed")
                 .isEqualTo(fence);
+    }
+
+    @Test
+    void theLastAnswerTheWinningSetGaveAPredecessorBoundsItsLeasesSoonerThanTheConfirmation() {
+        takeOver();
+        long round = lastPing().round();
+        keeper.onPong(B, new LeasePong(round, 1, 1_500_000_000L));
+        long before = System.nanoTime();
+        keeper.onPong(D, new LeasePong(round, 1, 1_000_000_000L));
+        long after = System.nanoTime();
+        long fence = keeper.confirmedActivationFence(System.nanoTime());
+        assertThat(fence).as("confirmed").isNotEqualTo(Long.MAX_VALUE);
+        // D answered the old coordinator 1 s before its pong arrived, B 1.5 s before its own: D's answer is the latest
+        assertThat(fence - (before - 1_000_000_000L))
+                .as("one lease after the latest answer to the predecessor")
+                .isGreaterThanOrEqualTo(LEASE);
+        assertThat(fence - (after - 1_000_000_000L))
+                .as("not one lease after the confirmation, but after the answer")
+                .isLessThanOrEqualTo(LEASE + MARGIN);
+
+        keeper.onPong(E, new LeasePong(round, 1, 0));
+        assertThat(keeper.confirmedActivationFence(System.nanoTime()))
+                .as("fixed once a winning set confirmed: a later answer outside it changes nothing")
+                .isEqualTo(fence);
+    }
+
+    @Test
+    void itsOwnLastAnswerToThePredecessorCounts() {
+        keeper.onView(List.of(COORDINATOR, host.self(), B, D, E), System.nanoTime());
+        long answered = System.nanoTime();
+        keeper.onPing(COORDINATOR, new LeasePing(1));
+        keeper.onView(List.of(host.self(), B, D, E), System.nanoTime());
+        long round = lastPing().round();
+        keeper.onPong(B, new LeasePong(round, 1, 3_000_000_000L));
+        keeper.onPong(D, new LeasePong(round, 1, 3_000_000_000L));
+        assertThat(keeper.confirmedActivationFence(System.nanoTime()) - answered)
+                .as("the members answered long ago, this node itself just now")
+                .isGreaterThanOrEqualTo(LEASE);
+    }
+
+    @Test
+    void neverBeforeTheEndOfALeaseItGrantedInAnEarlierTermOfItsOwn() {
+        // first term: this node coordinates and grants B and D their leases
+        keeper.onView(List.of(host.self(), B, D, E), System.nanoTime());
+        long round = lastPing().round();
+        long granted = System.nanoTime();
+        keeper.onPong(B, new LeasePong(round, 1));
+        keeper.onPong(D, new LeasePong(round, 1));
+        assertThat(host.sent).anyMatch(m -> m instanceof LeaseGrant);
+        // another coordinates for a moment, then this node again; the members report answers given long ago, since
+        // they never followed the other coordinator
+        keeper.onView(List.of(COORDINATOR, host.self(), B, D, E), System.nanoTime());
+        keeper.onView(List.of(host.self(), B, D, E), System.nanoTime());
+        round = lastPing().round();
+        keeper.onPong(B, new LeasePong(round, 2, 5_000_000_000L));
+        keeper.onPong(D, new LeasePong(round, 2, 5_000_000_000L));
+        assertThat(keeper.confirmedActivationFence(System.nanoTime()) - granted)
+                .as("its own grants of the first term last one lease from then")
+                .isGreaterThanOrEqualTo(LEASE);
+    }
+
+    @Test
+    void withMembersConfirmingNothingWaitsOnActivationItself() {
+        takeOver();
+        long now = System.nanoTime();
+        assertThat(keeper.activationFence(now)).isEqualTo(now);
+    }
+
+    @Test
+    void aMemberSaysHowLongAgoItAnsweredItsPreviousCoordinator() {
+        keeper.onView(List.of(COORDINATOR, host.self(), B), System.nanoTime());
+        keeper.onPing(COORDINATOR, new LeasePing(1));
+        assertThat(lastPong().earlierAnswerAgoNanos())
+                .as("it never answered another")
+                .isEqualTo(LeasePong.NONE);
+        long answered = System.nanoTime();
+        keeper.onPing(COORDINATOR, new LeasePing(2));
+        assertThat(lastPong().earlierAnswerAgoNanos()).isEqualTo(LeasePong.NONE);
+
+        keeper.onView(List.of(B, host.self()), System.nanoTime());
+        keeper.onPing(B, new LeasePing(1));
+        long first = lastPong().earlierAnswerAgoNanos();
+        assertThat(first).isBetween(0L, System.nanoTime() - answered);
+        keeper.onPing(B, new LeasePing(2));
+        assertThat(lastPong().earlierAnswerAgoNanos())
+                .as("still the answer to the previous coordinator, now longer ago")
+                .isGreaterThanOrEqualTo(first);
+    }
+
+    /** The old coordinator leaves this node's view; this node coordinates B, D and E. */
+    private void takeOver() {
+        keeper.onView(List.of(COORDINATOR, host.self(), B, D, E), System.nanoTime());
+        // the ping this view sends is stamped with the time given: after the node became the coordinator
+        keeper.onView(List.of(host.self(), B, D, E), System.nanoTime());
+    }
+
+    private LeasePong lastPong() {
+        for (int i = host.sent.size() - 1; i >= 0; i--) {
+            if (host.sent.get(i) instanceof LeasePong p) {
+                return p;
+            }
+        }
+        throw new AssertionError("no pong sent: " + host.sent);
     }
 
     @Test

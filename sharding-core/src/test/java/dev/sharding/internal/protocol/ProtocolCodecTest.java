@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sharding.Member;
 import dev.sharding.internal.codec.MalformedFrameException;
+import dev.sharding.internal.codec.WireWriter;
 import dev.sharding.spi.MessageTracing;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
@@ -93,6 +94,7 @@ class ProtocolCodecTest {
                 new LeasePing(1),
                 new LeasePing(Long.MAX_VALUE),
                 new LeasePong(7, 8),
+                new LeasePong(7, 9, 1_500_000_000L),
                 new LeaseGrant(8, 2_000_000_000L),
                 new LeaseRefused(9, "not in the view"),
                 new StopShard("account", 5, 12),
@@ -239,6 +241,18 @@ class ProtocolCodecTest {
                         () -> codec.decode(new byte[] {ProtocolCodec.MAGIC, ProtocolCodec.VERSION, (byte) 200}, 0, 3))
                 .isInstanceOf(MalformedFrameException.class)
                 .hasMessageContaining("tag");
+    }
+
+    @Test
+    void aPongWithANegativeEarlierAnswerIsRejected() {
+        WireWriter out = new WireWriter(64);
+        out.byte8(ProtocolCodec.MAGIC).byte8(ProtocolCodec.VERSION).byte8(LeasePong.TAG);
+        out.int64(1).int64(2).int64(-5);
+        byte[] frame = out.toByteArray();
+        assertThatThrownBy(() -> codec.decode(frame, 0, frame.length))
+                .isInstanceOf(MalformedFrameException.class)
+                .hasMessageContaining("negative earlier answer");
+        assertThatThrownBy(() -> new LeasePong(1, 2, -2)).isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
