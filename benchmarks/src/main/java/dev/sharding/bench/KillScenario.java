@@ -53,11 +53,12 @@ final class KillScenario {
      * @param accounts accounts deposited to and read back
      * @param heap heap of each node
      * @param readers the reads in flight at once after the kill
+     * @param readBefore whether every account is read once before the kill too, to measure the reads' own pace
      */
-    record Options(int nodes, int kill, int accounts, String heap, int readers) {
+    record Options(int nodes, int kill, int accounts, String heap, int readers, boolean readBefore) {
 
         static Options defaults() {
-            return new Options(12, 3, 1000, "256m", 64);
+            return new Options(12, 3, 1000, "256m", 64, false);
         }
 
         /** {@return a problem with the options, or null} */
@@ -123,6 +124,12 @@ final class KillScenario {
                 survivorLogs.put(all.get(i).name(), all.get(i).log());
             }
         }
+        Double readBeforeS = null;
+        if (o.readBefore()) {
+            long tr = System.nanoTime();
+            AccountPolls.Outcome before = polls.poll(survivorPorts, expected, Duration.ofSeconds(120));
+            readBeforeS = before.lost() > 0 ? null : Workloads.round3(Workloads.seconds(System.nanoTime() - tr));
+        }
         System.err.println("[bench] W10: coordinator " + coordinator + "; killing " + victims);
 
         List<ProcessHandle> handles =
@@ -139,8 +146,12 @@ final class KillScenario {
         double[] answered = out.sortedSeconds(kill);
         ObjectNode r = Workloads.JSON.createObjectNode();
         r.put("all_answered_s", out.lost() > 0 ? null : AccountPolls.percentile(answered, 100));
+        if (o.readBefore()) {
+            r.put("read_before_kill_s", readBeforeS);
+        }
         r.put("p50_answered_s", AccountPolls.percentile(answered, 50));
         r.put("p99_answered_s", AccountPolls.percentile(answered, 99));
+        r.set("answered_per_s", Workloads.JSON.valueToTree(perSecond(answered)));
         r.put("lost", out.lost());
         r.set("killed", Workloads.JSON.valueToTree(victims));
         r.put("coordinator_killed", victims.contains(coordinator));
@@ -168,6 +179,18 @@ final class KillScenario {
             r.put("error", out.lost() + " of " + o.accounts() + " accounts never answered their balance");
         }
         return r;
+    }
+
+    /** {@return how many of the sorted times fall in each whole second from 0, the last bucket the last time's} */
+    static int[] perSecond(double[] sortedSeconds) {
+        if (sortedSeconds.length == 0) {
+            return new int[0];
+        }
+        int[] counts = new int[(int) Math.floor(sortedSeconds[sortedSeconds.length - 1]) + 1];
+        for (double s : sortedSeconds) {
+            counts[(int) Math.max(0, Math.floor(s))]++;
+        }
+        return counts;
     }
 
     /**

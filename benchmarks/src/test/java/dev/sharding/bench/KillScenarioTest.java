@@ -31,17 +31,27 @@ class KillScenarioTest {
     }
 
     @Test
+    void answersAreCountedPerWholeSecondFromTheKill() {
+        assertThat(KillScenario.perSecond(new double[] {0.2, 0.9, 1.0, 3.5})).containsExactly(2, 1, 0, 1);
+        assertThat(KillScenario.perSecond(new double[0])).isEmpty();
+    }
+
+    @Test
     void optionsDefaultToTwelveNodesThreeKilledAThousandAccountsAndRefuseALosingSide() {
         LaunchOptions o = LaunchOptions.parse(new String[] {"--workloads=w10"});
 
         assertThat(o).isNotNull();
         assertThat(o.workloads()).containsExactly("W10");
-        assertThat(o.kill()).isEqualTo(new KillScenario.Options(12, 3, 1000, "256m", 64));
+        assertThat(o.kill()).isEqualTo(new KillScenario.Options(12, 3, 1000, "256m", 64, false));
         assertThat(LaunchOptions.parse(new String[] {
                             "--workloads=W10", "--w10-nodes=6", "--w10-kill=2", "--w10-accounts=50", "--w10-readers=256"
                         })
                         .kill())
-                .isEqualTo(new KillScenario.Options(6, 2, 50, "256m", 256));
+                .isEqualTo(new KillScenario.Options(6, 2, 50, "256m", 256, false));
+        assertThat(LaunchOptions.parse(new String[] {"--workloads=W10", "--w10-read-before=true"})
+                        .kill()
+                        .readBefore())
+                .isTrue();
         assertThat(LaunchOptions.parse(new String[] {"--workloads=W10", "--w10-nodes=6", "--w10-kill=3"}))
                 .isNull();
         assertThat(LaunchOptions.parse(new String[] {"--workloads=W10", "--w10-kill=0"}))
