@@ -76,6 +76,9 @@ final class CoordinatorLeases {
     /** See {@link #earlierTermsGrantEnd}. */
     private long earlierTermsGrantEnd = NEVER;
 
+    /** The last request of each member refused only because no winning set had confirmed this coordinator yet. */
+    private final Map<Member, Long> unconfirmedRequests = new HashMap<>();
+
     /** Until when each member's last grant lasts. */
     private final Map<Member, Long> grantedUntil = new HashMap<>();
 
@@ -106,6 +109,7 @@ final class CoordinatorLeases {
         grantedUntil.clear();
         pingSent.clear();
         answeredEarlier.clear();
+        unconfirmedRequests.clear();
         becameCoordinatorAt = now - 1;
         activationConfirmedAt = NEVER;
         activationEarlierAnswer = NEVER;
@@ -216,15 +220,35 @@ final class CoordinatorLeases {
         long until = runUntil(now);
         String refusal = refusal(until, now);
         if (refusal != null) {
+            if (leases.viewWins() && storeLease.foreignHolder() == null) {
+                // refused only for want of a winning set: granted the moment one confirms this coordinator
+                unconfirmedRequests.put(from, pong.request());
+            }
             node.send(from, new LeaseRefused(pong.request(), refusal), false);
             return;
         }
-        boolean first = !leased(from, now);
-        grantedUntil.merge(from, until, Math::max);
+        unconfirmedRequests.remove(from);
+        grant(from, pong.request(), until, now);
+        if (!unconfirmedRequests.isEmpty()) {
+            // a winning set has just confirmed this coordinator: the members that answered before it did need not
+            // wait a round for their leases (a new coordinator's first round, while their old leases run out)
+            unconfirmedRequests.forEach((m, request) -> {
+                if (view.contains(m)) {
+                    grant(m, request, until, now);
+                }
+            });
+            unconfirmedRequests.clear();
+        }
+    }
+
+    /** Grants a member's request a lease until {@code until}, measured by the member from when it sent the request. */
+    private void grant(Member to, long request, long until, long now) {
+        boolean first = !leased(to, now);
+        grantedUntil.merge(to, until, Math::max);
         if (later(until, lastGrantEnd)) {
             lastGrantEnd = until;
         }
-        node.send(from, new LeaseGrant(pong.request(), until - now), false);
+        node.send(to, new LeaseGrant(request, until - now), false);
         if (later(until, leases.servingUntil())) {
             leases.grantSelf(until, now);
         }

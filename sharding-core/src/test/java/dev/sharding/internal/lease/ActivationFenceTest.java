@@ -8,6 +8,7 @@ import dev.sharding.SplitBrainSettings;
 import dev.sharding.internal.protocol.LeaseGrant;
 import dev.sharding.internal.protocol.LeasePing;
 import dev.sharding.internal.protocol.LeasePong;
+import dev.sharding.internal.protocol.LeaseRefused;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -127,6 +128,26 @@ class ActivationFenceTest {
         assertThat(keeper.confirmedActivationFence(System.nanoTime()) - granted)
                 .as("its own grants of the first term last one lease from then")
                 .isGreaterThanOrEqualTo(LEASE);
+    }
+
+    @Test
+    void membersThatAnsweredBeforeAWinningSetConfirmedAreGrantedTheMomentOneDoes() {
+        takeOver();
+        long round = lastPing().round();
+        keeper.onPong(B, new LeasePong(round, 11));
+        assertThat(host.sent).anyMatch(m -> m instanceof LeaseRefused r && r.request() == 11);
+        assertThat(host.sent).noneMatch(m -> m instanceof LeaseGrant);
+
+        keeper.onPong(D, new LeasePong(round, 12));
+        assertThat(host.sent)
+                .as("D's answer made a winning set: D is granted, and so is B, without waiting for the next round")
+                .anyMatch(m -> m instanceof LeaseGrant g && g.request() == 12)
+                .anyMatch(m -> m instanceof LeaseGrant g && g.request() == 11);
+        long grants = host.sent.stream().filter(m -> m instanceof LeaseGrant).count();
+        keeper.onPong(E, new LeasePong(round, 13));
+        assertThat(host.sent.stream().filter(m -> m instanceof LeaseGrant).count())
+                .as("B is not granted twice")
+                .isEqualTo(grants + 1);
     }
 
     @Test
