@@ -14,7 +14,6 @@ import dev.sharding.StoreUnavailableException;
 import dev.sharding.UnhandledMessageException;
 import jakarta.servlet.http.HttpServletRequest;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -62,10 +61,8 @@ import tools.jackson.databind.json.JsonMapper;
  * 503 with {@code Retry-After} when the cluster cannot reach the account in time or the database failed to store the
  * deposit (nothing changed; a retry may succeed), or failed to read the history.
  *
- * <p>The controller waits for the account's answer on the request thread ({@link #answer}) rather than returning the
- * ask's future: Spring MVC sends a future's answer through the whole web stack a second time, which costs about a
- * sixth of a request's CPU, and an ask ends within its timeout, so Tomcat's thread pool bounds the requests waiting at
- * once. A history is read from the database on the request thread, as a plain query.
+ * <p>The controller never blocks a request thread while the account works: it returns the ask's future. A history is
+ * read from the database on the request thread, as a plain query.
  */
 @RestController
 @RequestMapping("/accounts")
@@ -115,7 +112,7 @@ public class AccountController {
      * @return the new balance
      */
     @PostMapping("/{id}/deposit")
-    public Balance deposit(
+    public CompletableFuture<Balance> deposit(
             @PathVariable String id,
             @RequestHeader(name = HttpHeaders.CONTENT_TYPE, required = false) @Nullable String contentType,
             @RequestBody(required = false) byte @Nullable [] body,
@@ -125,13 +122,13 @@ public class AccountController {
         // read from the request itself: an empty header is an invalid key, not a missing one
         String idempotencyKey = request.getHeader(IDEMPOTENCY_KEY);
         if (idempotencyKey == null) {
-            return answer(accounts.ask(id, new Deposit(amount), Balance.class));
+            return accounts.ask(id, new Deposit(amount), Balance.class);
         }
         if (!KEY.matcher(idempotencyKey).matches()) {
             throw new BadRequestException(
                     "Invalid Idempotency-Key: it must be 1 to 255 visible ASCII characters (a UUID, for example)");
         }
-        return answer(accounts.ask(id, new Deposit(amount), Balance.class, idempotencyKey));
+        return accounts.ask(id, new Deposit(amount), Balance.class, idempotencyKey);
     }
 
     /**
@@ -142,27 +139,9 @@ public class AccountController {
      * @return the balance
      */
     @GetMapping("/{id}")
-    public Balance balance(@PathVariable String id, HttpServletRequest request) {
+    public CompletableFuture<Balance> balance(@PathVariable String id, HttpServletRequest request) {
         checkId(id, request);
-        return answer(accounts.ask(id, new GetBalance(), Balance.class));
-    }
-
-    /**
-     * The answer of an ask, waited for on the request thread; the ask's own failure is thrown as it is, for the
-     * handlers below. Never longer than the ask's timeout: then it fails with {@link AskTimeoutException}.
-     */
-    static Balance answer(CompletableFuture<Balance> ask) {
-        try {
-            return ask.join();
-        } catch (CompletionException e) {
-            if (e.getCause() instanceof RuntimeException cause) {
-                throw cause;
-            }
-            if (e.getCause() instanceof Error error) {
-                throw error;
-            }
-            throw e;
-        }
+        return accounts.ask(id, new GetBalance(), Balance.class);
     }
 
     /**
