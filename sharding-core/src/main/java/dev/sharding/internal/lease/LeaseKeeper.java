@@ -239,7 +239,7 @@ public final class LeaseKeeper implements LeaseMessage.Handler, AllocationLeases
         boolean coordinatorChanged = !Objects.equals(newCoordinator, coordinator);
         coordinator = newCoordinator;
         boolean becameCoordinator = coordinating && !wasCoordinating;
-        leases.newView(members, coordinatorChanged, becameCoordinator, now);
+        leases.newView(members, coordinatorChanged, becameCoordinator, wasCoordinating && !coordinating, now);
         if (becameCoordinator) {
             storeLease.reset();
         }

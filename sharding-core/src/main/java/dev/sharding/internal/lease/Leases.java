@@ -86,9 +86,15 @@ sealed interface Leases permits NoLeases, SplitBrainLeases {
      * @param members the view
      * @param coordinatorChanged whether its coordinator is another than the last view's
      * @param becameCoordinator whether this node has just become the coordinator
+     * @param stoppedCoordinating whether this node was the coordinator and is not any more
      * @param now the time the view is installed, which its pings carry
      */
-    void newView(List<Member> members, boolean coordinatorChanged, boolean becameCoordinator, long now);
+    void newView(
+            List<Member> members,
+            boolean coordinatorChanged,
+            boolean becameCoordinator,
+            boolean stoppedCoordinating,
+            long now);
 
     /**
      * Decides the new view: a node whose side loses stops serving.

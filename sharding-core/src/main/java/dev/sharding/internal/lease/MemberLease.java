@@ -121,6 +121,18 @@ final class MemberLease {
     }
 
     /**
+     * This node stopped being the coordinator at {@code now}: it confirmed itself, as a member of each winning set of
+     * its own term, until then. A coordinator that follows it counts that as its last answer to another coordinator,
+     * or the bound on its leases would rest on an answer older than its own term, should it be in that coordinator's
+     * winning set (after a merge, for example).
+     */
+    void stoppedCoordinating(long now) {
+        if (later(now, lastAnswer)) {
+            lastAnswer = now;
+        }
+    }
+
+    /**
      * When this node last answered a coordinator before its current one, or {@code NEVER}: when it becomes the
      * coordinator itself, its own part of the bound on its predecessors' leases.
      */

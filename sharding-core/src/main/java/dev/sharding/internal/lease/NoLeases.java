@@ -64,7 +64,12 @@ final class NoLeases implements Leases {
     public void memberLeaving(Member member) {}
 
     @Override
-    public void newView(List<Member> members, boolean coordinatorChanged, boolean becameCoordinator, long now) {}
+    public void newView(
+            List<Member> members,
+            boolean coordinatorChanged,
+            boolean becameCoordinator,
+            boolean stoppedCoordinating,
+            long now) {}
 
     @Override
     public void decide(List<Member> members, List<Member> deciding, boolean coordinating, long now) {}

@@ -128,7 +128,15 @@ final class SplitBrainLeases implements Leases {
     }
 
     @Override
-    public void newView(List<Member> members, boolean coordinatorChanged, boolean becameCoordinator, long now) {
+    public void newView(
+            List<Member> members,
+            boolean coordinatorChanged,
+            boolean becameCoordinator,
+            boolean stoppedCoordinating,
+            long now) {
+        if (stoppedCoordinating) {
+            own.stoppedCoordinating(now);
+        }
         if (coordinatorChanged) {
             own.coordinatorChanged();
         }

@@ -178,6 +178,21 @@ class ActivationFenceTest {
                 .isGreaterThanOrEqualTo(first);
     }
 
+    @Test
+    void aFormerCoordinatorReportsTheEndOfItsOwnTermAsItsLastAnswer() {
+        keeper.onView(List.of(host.self(), B, D, E), System.nanoTime());
+        long round = lastPing().round();
+        keeper.onPong(B, new LeasePong(round, 1));
+        keeper.onPong(D, new LeasePong(round, 1));
+        // a merge makes B the coordinator and this node one of its members: it confirmed itself until now
+        long stopped = System.nanoTime();
+        keeper.onView(List.of(B, host.self(), D, E), System.nanoTime());
+        keeper.onPing(B, new LeasePing(1));
+        assertThat(lastPong().earlierAnswerAgoNanos())
+                .as("its own term, not an answer older than it")
+                .isBetween(0L, System.nanoTime() - stopped);
+    }
+
     /** The old coordinator leaves this node's view; this node coordinates B, D and E. */
     private void takeOver() {
         keeper.onView(List.of(COORDINATOR, host.self(), B, D, E), System.nanoTime());
