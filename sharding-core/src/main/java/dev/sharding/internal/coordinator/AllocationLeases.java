@@ -44,9 +44,9 @@ public interface AllocationLeases {
      * that set (this coordinator among it) gave an earlier coordinator. A member that has confirmed this coordinator
      * no longer confirms its predecessor, so the predecessor's last grant rests on answers given before: a member
      * that had not installed the new view yet (slow, paused, or still reaching the old coordinator while the new one
-     * could not) may have answered it after this coordinator became active, and says so in its pong. {@code Long.MAX_VALUE} while no winning
-     * set has confirmed it; {@code Long.MIN_VALUE} when there is nothing to wait for (a coordinator that never
-     * followed another, or no split-brain strategy).
+     * could not) may have answered it after this coordinator became active, and says so in its pong.
+     * {@code Long.MAX_VALUE} while no winning set has confirmed it; {@code Long.MIN_VALUE} when there is nothing to
+     * wait for (a coordinator that never followed another, or no split-brain strategy).
      */
     long confirmedActivationFence(long now);
 

@@ -4,6 +4,7 @@ import static dev.sharding.internal.lease.LeaseTimes.NEVER;
 import static dev.sharding.internal.lease.LeaseTimes.ahead;
 import static dev.sharding.internal.lease.LeaseTimes.elapsed;
 import static dev.sharding.internal.lease.LeaseTimes.later;
+import static dev.sharding.internal.lease.LeaseTimes.latest;
 
 import dev.sharding.Member;
 import dev.sharding.internal.protocol.LeaseGrant;
@@ -128,8 +129,8 @@ final class CoordinatorLeases {
             activationConfirmedAt = now;
             confirmed.forEach((m, sent) -> {
                 Long answered = answeredEarlier.get(m);
-                if (sent - becameCoordinatorAt > 0 && answered != null && later(answered, activationEarlierAnswer)) {
-                    activationEarlierAnswer = answered;
+                if (sent - becameCoordinatorAt > 0 && answered != null) {
+                    activationEarlierAnswer = latest(answered, activationEarlierAnswer);
                 }
             });
         }
@@ -210,7 +211,7 @@ final class CoordinatorLeases {
             return;
         }
         if (pong.earlierAnswerAgoNanos() != LeasePong.NONE) {
-            answeredEarlier.merge(from, now - pong.earlierAnswerAgoNanos(), (a, b) -> later(a, b) ? a : b);
+            answeredEarlier.merge(from, now - pong.earlierAnswerAgoNanos(), LeaseTimes::latest);
         }
         Long sent = pingSent.get(pong.round());
         if (sent != null) {
@@ -245,9 +246,7 @@ final class CoordinatorLeases {
     private void grant(Member to, long request, long until, long now) {
         boolean first = !leased(to, now);
         grantedUntil.merge(to, until, Math::max);
-        if (later(until, lastGrantEnd)) {
-            lastGrantEnd = until;
-        }
+        lastGrantEnd = latest(until, lastGrantEnd);
         node.send(to, new LeaseGrant(request, until - now), false);
         if (later(until, leases.servingUntil())) {
             leases.grantSelf(until, now);

@@ -34,6 +34,11 @@ public final class LeaseTimes {
         return a != NEVER && (b == NEVER || a == Long.MAX_VALUE || (b != Long.MAX_VALUE && a - b > 0));
     }
 
+    /** The later of two times, either of which may be {@link #NEVER}. */
+    static long latest(long a, long b) {
+        return later(a, b) ? a : b;
+    }
+
     /** Whether at least {@code nanos} passed since {@code since} ({@link #NEVER}: yes). */
     static boolean elapsed(long since, long now, long nanos) {
         return since == NEVER || now - since >= nanos;

@@ -127,9 +127,7 @@ final class MemberLease {
      * winning set (after a merge, for example).
      */
     void stoppedCoordinating(long now) {
-        if (later(now, lastAnswer)) {
-            lastAnswer = now;
-        }
+        lastAnswer = LeaseTimes.latest(now, lastAnswer);
     }
 
     /**

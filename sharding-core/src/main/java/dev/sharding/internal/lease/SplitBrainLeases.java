@@ -282,17 +282,11 @@ final class SplitBrainLeases implements Leases {
         if (!(right instanceof CoordinatorRight.ConfirmedByMembers)) {
             return byConfirmation;
         }
-        long members = granting.activationEarlierAnswer();
-        long self = own.earlierAnswer();
-        long lastAnswer = later(self, members) ? self : members;
+        long lastAnswer = LeaseTimes.latest(own.earlierAnswer(), granting.activationEarlierAnswer());
         if (lastAnswer == NEVER) {
             return byConfirmation;
         }
-        long byAnswers = lastAnswer + leaseNanos;
-        long ownGrants = granting.earlierTermsGrantEnd();
-        if (later(ownGrants, byAnswers)) {
-            byAnswers = ownGrants;
-        }
+        long byAnswers = LeaseTimes.latest(lastAnswer + leaseNanos, granting.earlierTermsGrantEnd());
         return later(byConfirmation, byAnswers) ? byAnswers : byConfirmation;
     }
 

@@ -102,8 +102,7 @@ class ActivationFenceTest {
         keeper.onPing(COORDINATOR, new LeasePing(1));
         keeper.onView(List.of(host.self(), B, D, E), System.nanoTime());
         long round = lastPing().round();
-        keeper.onPong(B, new LeasePong(round, 1, 3_000_000_000L));
-        keeper.onPong(D, new LeasePong(round, 1, 3_000_000_000L));
+        pongsOfBAndD(new LeasePong(round, 1, 3_000_000_000L));
         assertThat(keeper.confirmedActivationFence(System.nanoTime()) - answered)
                 .as("the members answered long ago, this node itself just now")
                 .isGreaterThanOrEqualTo(LEASE);
@@ -115,16 +114,14 @@ class ActivationFenceTest {
         keeper.onView(List.of(host.self(), B, D, E), System.nanoTime());
         long round = lastPing().round();
         long granted = System.nanoTime();
-        keeper.onPong(B, new LeasePong(round, 1));
-        keeper.onPong(D, new LeasePong(round, 1));
+        pongsOfBAndD(new LeasePong(round, 1));
         assertThat(host.sent).anyMatch(m -> m instanceof LeaseGrant);
         // another coordinates for a moment, then this node again; the members report answers given long ago, since
         // they never followed the other coordinator
         keeper.onView(List.of(COORDINATOR, host.self(), B, D, E), System.nanoTime());
         keeper.onView(List.of(host.self(), B, D, E), System.nanoTime());
         round = lastPing().round();
-        keeper.onPong(B, new LeasePong(round, 2, 5_000_000_000L));
-        keeper.onPong(D, new LeasePong(round, 2, 5_000_000_000L));
+        pongsOfBAndD(new LeasePong(round, 2, 5_000_000_000L));
         assertThat(keeper.confirmedActivationFence(System.nanoTime()) - granted)
                 .as("its own grants of the first term last one lease from then")
                 .isGreaterThanOrEqualTo(LEASE);
@@ -182,8 +179,7 @@ class ActivationFenceTest {
     void aFormerCoordinatorReportsTheEndOfItsOwnTermAsItsLastAnswer() {
         keeper.onView(List.of(host.self(), B, D, E), System.nanoTime());
         long round = lastPing().round();
-        keeper.onPong(B, new LeasePong(round, 1));
-        keeper.onPong(D, new LeasePong(round, 1));
+        pongsOfBAndD(new LeasePong(round, 1));
         // a merge makes B the coordinator and this node one of its members: it confirmed itself until now
         long stopped = System.nanoTime();
         keeper.onView(List.of(B, host.self(), D, E), System.nanoTime());
@@ -191,6 +187,12 @@ class ActivationFenceTest {
         assertThat(lastPong().earlierAnswerAgoNanos())
                 .as("its own term, not an answer older than it")
                 .isBetween(0L, System.nanoTime() - stopped);
+    }
+
+    /** B and D answer with the same pong: with this node, a winning set of five. */
+    private void pongsOfBAndD(LeasePong pong) {
+        keeper.onPong(B, pong);
+        keeper.onPong(D, pong);
     }
 
     /** The old coordinator leaves this node's view; this node coordinates B, D and E. */
