@@ -231,10 +231,13 @@ final class SampleCluster implements AutoCloseable {
         for (Node node : members) {
             String last = "no answer yet";
             while (true) {
-                if (!node.alive()) {
-                    fail(
-                            "%s exited with %s while the cluster formed; see %s",
-                            node, node.process == null ? "?" : node.process.exitValue(), node.log);
+                for (Node member : members) {
+                    // any of them: a member that died at its start would leave the others waiting for it in vain
+                    if (member.process != null && !member.process.isAlive()) {
+                        fail(
+                                "%s exited with %s while the cluster formed; see %s",
+                                member, member.process.exitValue(), member.log);
+                    }
                 }
                 if (System.nanoTime() > deadline) {
                     fail("%s did not become UP with members %s within %s; last seen: %s", node, names, FORMATION, last);
