@@ -6,6 +6,7 @@ import java.sql.SQLException;
 import java.sql.SQLTimeoutException;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
@@ -14,6 +15,9 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The threads of a {@link JdbcShardingStore} other than its writer: a small pool for reads, new epochs and the store
@@ -30,6 +34,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 final class ConnectionTasks {
 
     private static final int TRANSACTION_ATTEMPTS = 3;
+
+    /** How much longer than a task an operation served with others may take: see {@link #failAtDeadline}. */
+    static final Duration SERVED_TOGETHER_GRACE = Duration.ofMillis(100);
 
     /** How a task uses its connection. */
     enum Mode {
@@ -108,7 +115,34 @@ final class ConnectionTasks {
      * @return its future
      */
     <T> CompletableFuture<T> onReader(String what, Mode mode, ReadTask.Work<T> work) {
-        return submit(readers, what, queryTimeout, mode, work);
+        return submit(readers, what, queryTimeout, mode, work, () -> true, null);
+    }
+
+    /**
+     * Runs work on a read thread, with the query timeout as its limit, if it is still wanted when the thread takes it
+     * up: {@code wanted} is asked once, before a connection is borrowed, and when it says no the task ends at once,
+     * with an empty result.
+     *
+     * @param what the operation, for messages
+     * @param mode how it uses its connection
+     * @param wanted whether to go on, asked once as the task starts
+     * @param work the work
+     * @param <T> its result type
+     * @return its future
+     */
+    <T> CompletableFuture<Optional<T>> onReaderIfWanted(
+            String what, Mode mode, BooleanSupplier wanted, ReadTask.Work<T> work) {
+        return submit(
+                readers, what, queryTimeout, mode, (c, d) -> Optional.of(work.run(c, d)), wanted, Optional.empty());
+    }
+
+    /**
+     * Whether tasks are still taken: false once {@link #stop} was called.
+     *
+     * @return true until the store stops
+     */
+    boolean accepting() {
+        return !stopped.get();
     }
 
     /**
@@ -121,7 +155,7 @@ final class ConnectionTasks {
      * @return its future
      */
     <T> CompletableFuture<T> onLeaseThread(String what, Duration limit, ReadTask.Work<T> work) {
-        return submit(leases, what, limit, Mode.RETRIED_TRANSACTION, work);
+        return submit(leases, what, limit, Mode.RETRIED_TRANSACTION, work, () -> true, null);
     }
 
     /**
@@ -181,7 +215,13 @@ final class ConnectionTasks {
     }
 
     private <T> CompletableFuture<T> submit(
-            ThreadPoolExecutor pool, String what, Duration limit, Mode mode, ReadTask.Work<T> work) {
+            ThreadPoolExecutor pool,
+            String what,
+            Duration limit,
+            Mode mode,
+            ReadTask.Work<T> work,
+            BooleanSupplier wanted,
+            @Nullable T whenUnwanted) {
         CompletableFuture<T> future = new CompletableFuture<>();
         if (stopped.get()) {
             future.completeExceptionally(BatchWriter.closedException(what));
@@ -190,6 +230,9 @@ final class ConnectionTasks {
         Duration twice = limit.multipliedBy(2);
         long deadline = System.nanoTime() + twice.toNanos();
         ReadTask<T> task = new ReadTask<>(what, future, limit, queryTimeout, () -> {
+            if (whenUnwanted != null && !wanted.getAsBoolean()) {
+                return whenUnwanted;
+            }
             for (int attempt = 1; ; attempt++) {
                 try {
                     return attempt(what, future, limit, mode, work, twice, deadline);
@@ -210,19 +253,37 @@ final class ConnectionTasks {
             future.completeExceptionally(BatchWriter.closedException(what));
             return future;
         }
+        failAtDeadline(future, () -> what, limit, Duration.ZERO);
+        return future;
+    }
+
+    /**
+     * Fails a future of a read-thread operation that is not done within twice the query timeout from now and
+     * {@link #SERVED_TOGETHER_GRACE} more, whatever the database does: the deadline of an operation that waits to be
+     * served by one of {@link #onReader}'s tasks with others ({@link CoalescedTasks}). The grace lets the task that
+     * took it, started at about the same time and bound by its own deadline, fail it first with its own reason.
+     *
+     * @param future the operation's future
+     * @param what the operation, for the message (called only if the deadline passes)
+     */
+    void failAtDeadline(CompletableFuture<?> future, Supplier<String> what) {
+        failAtDeadline(future, what, queryTimeout, SERVED_TOGETHER_GRACE);
+    }
+
+    private void failAtDeadline(CompletableFuture<?> future, Supplier<String> what, Duration limit, Duration grace) {
+        Duration twice = limit.multipliedBy(2);
         try {
             ScheduledFuture<?> timeout = deadlines.schedule(
                     () -> future.completeExceptionally(new ShardingException(
-                            "The store did not complete the " + what + " within " + StoreTimeouts.format(twice)
+                            "The store did not complete the " + what.get() + " within " + StoreTimeouts.format(twice)
                                     + " (twice its time limit; " + StoreTimeouts.limit(limit, queryTimeout)
                                     + "): the database does not answer, or no connection is free")),
-                    twice.toNanos(),
+                    twice.plus(grace).toNanos(),
                     TimeUnit.NANOSECONDS);
             future.whenComplete((result, failure) -> timeout.cancel(false));
         } catch (RejectedExecutionException e) {
             // stopping: the task fails or finishes with the store
         }
-        return future;
     }
 
     /** One try of a task's work, on a connection of its own. */

@@ -30,7 +30,8 @@ import org.slf4j.LoggerFactory;
  * grows to a second while transactions keep failing, so that an outage is not a busy loop). Futures of writes are
  * completed on a completion thread, in commit order, so that slow callbacks delay no commit; callbacks should still
  * be short. Reads and {@link #nextEpoch} run on a small pool of read threads, each on a connection of its own
- * ({@link ConnectionTasks}).
+ * ({@link ConnectionTasks}); the reads, and the new epochs, that queue while a thread is busy are served together by
+ * the next task ({@link StateReads}, {@link EpochIncrements}).
  *
  * <h2>Durability</h2>
  * A future completes after its transaction committed, and the store makes sure a commit is on disk (or, for H2,
@@ -96,6 +97,12 @@ public final class JdbcShardingStore extends JdbcStoreCapabilities {
     private final JdbcStoreSettings settings;
 
     private final ConnectionTasks tasks;
+
+    /** State reads, served together on the read threads. */
+    private final StateReads reads;
+
+    /** New epochs, taken together in one transaction at a time. */
+    private final EpochIncrements epochIncrements;
 
     private final BatchWriter writer;
 
@@ -168,6 +175,8 @@ public final class JdbcShardingStore extends JdbcStoreCapabilities {
         this.connections = new ConnectionSource(dataSource);
         this.dialects = new DetectedDialect(this.settings);
         this.tasks = new ConnectionTasks(connections, settings, dialects, watchdog, dialects::mayHaveMoved);
+        this.reads = new StateReads(tasks, settings.readThreads());
+        this.epochIncrements = new EpochIncrements(tasks);
         this.leases = new JdbcLeases(tasks, settings.queryTimeout());
         this.setup = new StoreSetup(connections, settings, dialects);
         this.writer = new BatchWriter(
@@ -263,9 +272,7 @@ public final class JdbcShardingStore extends JdbcStoreCapabilities {
 
     @Override
     public CompletableFuture<Optional<StoredState>> read(String typeName, String entityId) {
-        String what = "read of the state of [" + typeName + "/" + entityId + "]";
-        return tasks.onReader(
-                what, ConnectionTasks.Mode.AUTO_COMMIT, (c, d) -> Optional.ofNullable(d.read(c, typeName, entityId)));
+        return reads.read(typeName, entityId);
     }
 
     @Override
@@ -306,8 +313,7 @@ public final class JdbcShardingStore extends JdbcStoreCapabilities {
 
     @Override
     public CompletableFuture<Long> nextEpoch(String typeName, int shardId) {
-        String what = "increment of the epoch of [" + typeName + "/shard " + shardId + "]";
-        return tasks.onReader(what, ConnectionTasks.Mode.TRANSACTION, (c, d) -> d.nextEpoch(c, typeName, shardId));
+        return epochIncrements.next(typeName, shardId);
     }
 
     @Override

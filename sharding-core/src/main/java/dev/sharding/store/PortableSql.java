@@ -235,7 +235,7 @@ abstract class PortableSql {
                 ps.setString(6, row.entityId());
                 ps.addBatch();
             }
-            requireOneRowEach(ps.executeBatch(), "update");
+            requireOneRowEach(ps.executeBatch(), "state update");
         }
     }
 
@@ -250,15 +250,15 @@ abstract class PortableSql {
                 ps.setString(2, key.entityId());
                 ps.addBatch();
             }
-            requireOneRowEach(ps.executeBatch(), "delete");
+            requireOneRowEach(ps.executeBatch(), "state delete");
         }
     }
 
-    private static void requireOneRowEach(int[] counts, String what) throws SQLException {
+    static void requireOneRowEach(int[] counts, String what) throws SQLException {
         for (int count : counts) {
             if (count != 1 && count != Statement.SUCCESS_NO_INFO) {
                 // the row was locked by this transaction, so only a broken database gets here
-                throw new SQLException("A state " + what + " changed " + count + " rows instead of the locked one");
+                throw new SQLException("A " + what + " changed " + count + " rows instead of the locked one");
             }
         }
     }

@@ -158,6 +158,29 @@ final class ShardEpochs {
     }
 
     /**
+     * Sets the epochs of shards whose rows this transaction has locked ({@link #lockAll}).
+     *
+     * @param connection the connection of the transaction that holds the rows
+     * @param epochs the new epoch of each shard
+     * @throws SQLException on failure, or when a row is missing
+     */
+    void setAll(Connection connection, Map<ShardKey, Long> epochs) throws SQLException {
+        if (epochs.isEmpty()) {
+            return;
+        }
+        try (PreparedStatement ps = sql.prepare(
+                connection, "UPDATE " + sql.epochs + " SET epoch = ? WHERE type_name = ? AND shard_id = ?")) {
+            for (Map.Entry<ShardKey, Long> e : epochs.entrySet()) {
+                ps.setLong(1, e.getValue());
+                ps.setString(2, e.getKey().typeName());
+                ps.setInt(3, e.getKey().shardId());
+                ps.addBatch();
+            }
+            PortableSql.requireOneRowEach(ps.executeBatch(), "shard epoch update");
+        }
+    }
+
+    /**
      * The current epochs of a type's shards.
      *
      * @param connection the connection

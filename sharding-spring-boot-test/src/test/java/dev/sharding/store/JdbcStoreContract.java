@@ -21,7 +21,10 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -381,6 +384,133 @@ abstract class JdbcStoreContract extends ShardingStoreContract {
         assertThat(s.statistics().batches() - batchesBefore)
                 .as("the late writes in one transaction, the one after them in the next: %s", s.statistics())
                 .isEqualTo(2);
+    }
+
+    /**
+     * Reads asked for all at once, as the entities of shards a failover moved ask for their states, are served
+     * together: each still gets its own entity's row, of its own type, or nothing for an entity never written, and two
+     * reads of one entity get a copy each.
+     */
+    @Test
+    void manyReadsAtOnceEachGetTheirOwnEntitysState() throws Exception {
+        JdbcShardingStore s = newStore(JdbcStoreSettings.defaults());
+        String other = type + "-other";
+        List<CompletableFuture<StoredState>> writes = new ArrayList<>();
+        for (int i = 0; i < 300; i++) {
+            writes.add(s.write(type, "e" + i, SHARD, 1, bytes(type + " e" + i)));
+            if (i % 3 == 0) {
+                writes.add(s.write(other, "e" + i, SHARD, 1, bytes(other + " e" + i)));
+            }
+        }
+        for (CompletableFuture<StoredState> w : writes) {
+            await(w);
+        }
+        List<CompletableFuture<Optional<StoredState>>> reads = new ArrayList<>();
+        List<@Nullable String> expected = new ArrayList<>();
+        for (int round = 0; round < 2; round++) {
+            for (int i = 0; i < 400; i++) { // e300 and above were never written
+                reads.add(s.read(type, "e" + i));
+                expected.add(i < 300 ? type + " e" + i : null);
+                reads.add(s.read(other, "e" + i));
+                expected.add(i < 300 && i % 3 == 0 ? other + " e" + i : null);
+            }
+        }
+        for (int r = 0; r < reads.size(); r++) {
+            Optional<StoredState> got = await(reads.get(r));
+            if (expected.get(r) == null) {
+                assertThat(got).as("read %d, of an entity never written", r).isEmpty();
+            } else {
+                assertThat(got).as("read %d", r).isPresent();
+                assertThat(text(got.get())).as("read %d", r).isEqualTo(expected.get(r));
+                assertThat(got.get().version()).isEqualTo(1);
+                assertThat(got.get().epoch()).isEqualTo(1);
+            }
+        }
+        assertThat(await(reads.get(0)).orElseThrow().state())
+                .as("the state array of the second read of e0")
+                .isNotSameAs(await(reads.get(800)).orElseThrow().state());
+    }
+
+    /**
+     * New epochs asked for many shards at once, as a coordinator allocates every shard of the nodes it lost, are taken
+     * together; each shard's still rise by exactly one per request, in the order asked, whether its row existed or not.
+     */
+    @Test
+    void manyNewEpochsAtOnceRiseByOnePerRequestOnEveryShard() throws Exception {
+        JdbcShardingStore s = newStore(JdbcStoreSettings.defaults());
+        for (int shard = 0; shard < 20; shard++) {
+            assertThat(await(s.nextEpoch(type, shard))).isEqualTo(1);
+        }
+        Map<Integer, List<CompletableFuture<Long>>> asked = new TreeMap<>();
+        for (int round = 0; round < 3; round++) {
+            for (int shard = 0; shard < 200; shard++) {
+                asked.computeIfAbsent(shard, k -> new ArrayList<>()).add(s.nextEpoch(type, shard));
+            }
+        }
+        Map<Integer, Long> expected = new TreeMap<>();
+        for (Map.Entry<Integer, List<CompletableFuture<Long>>> shard : asked.entrySet()) {
+            long before = shard.getKey() < 20 ? 1 : 0;
+            List<Long> got = new ArrayList<>();
+            for (CompletableFuture<Long> f : shard.getValue()) {
+                got.add(await(f));
+            }
+            assertThat(got)
+                    .as("epochs of shard %d, in the order asked", shard.getKey())
+                    .containsExactly(before + 1, before + 2, before + 3);
+            expected.put(shard.getKey(), before + 3);
+        }
+        assertThat(await(s.currentEpochs(type))).isEqualTo(expected);
+    }
+
+    /** A transaction of new epochs that cannot commit fails every request in it, and takes none of the epochs. */
+    @Test
+    void newEpochsWhoseTransactionCannotCommitAllFailAndNoneIsTaken() throws Exception {
+        JdbcShardingStore s = newStore(JdbcStoreSettings.defaults().withQueryTimeout(Duration.ofMillis(500)));
+        assertThat(await(s.nextEpoch(type, 0))).isEqualTo(1);
+        List<CompletableFuture<Long>> during = new ArrayList<>();
+        dataSource().inject(StoreFault.COMMIT_FAILS);
+        try {
+            for (int shard = 0; shard < 50; shard++) {
+                during.add(s.nextEpoch(type, shard));
+            }
+            for (CompletableFuture<Long> f : during) {
+                assertThat(failureOf(f)).isInstanceOf(ShardingException.class);
+            }
+        } finally {
+            dataSource().inject(null);
+        }
+        assertThat(await(s.currentEpochs(type))).isEqualTo(Map.of(0, 1L));
+        assertThat(await(s.nextEpoch(type, 0))).isEqualTo(2);
+        assertThat(await(s.nextEpoch(type, 7))).isEqualTo(1);
+    }
+
+    /**
+     * Reads and new epochs queued while no connection is free end when the store closes, rather than wait for ever.
+     */
+    @Test
+    void readsAndEpochsQueuedWhenTheStoreClosesFail() throws Exception {
+        JdbcShardingStore s = newStore(JdbcStoreSettings.defaults().withCloseTimeout(Duration.ofMillis(200)));
+        List<CompletableFuture<?>> queued = new ArrayList<>();
+        dataSource().hold();
+        try {
+            for (int i = 0; i < 50; i++) {
+                queued.add(s.read(type, "e" + i));
+                queued.add(s.nextEpoch(type, i));
+            }
+            s.close();
+        } finally {
+            dataSource().release();
+        }
+        int closed = 0;
+        for (CompletableFuture<?> f : queued) {
+            // done, one way or the other (a task that had its connection may still have served its batch)
+            Throwable failure = failureOf(f);
+            if (failure != null) {
+                assertThat(failure).isInstanceOf(ShardingException.class);
+                closed += String.valueOf(failure.getMessage()).contains("closed") ? 1 : 0;
+            }
+        }
+        assertThat(closed).as("requests failed because the store closed").isPositive();
     }
 
     @Test
