@@ -71,8 +71,21 @@ final class ChannelReceiver implements Receiver {
         }
     }
 
+    /**
+     * Publishes a view newer than the last one; a view that is not newer is dropped. The channel delivers its views in
+     * order, but the transport also hands over the channel's view once it has connected, read on another thread: if a
+     * newer view was delivered meanwhile, publishing the one read before would make this node take the members that
+     * joined in between for gone, until the next view (a node starting with 11 others saw one of them leave the moment
+     * it joined, and kept it out of its view for minutes).
+     *
+     * @param view the view
+     */
     @Override
-    public void viewAccepted(View view) {
+    public synchronized void viewAccepted(View view) {
+        View last = lastView;
+        if (last != null && view.getViewId().compareToIDs(last.getViewId()) <= 0) {
+            return;
+        }
         lastView = view;
         List<Member> list = names.view(view);
         viewInstalled.accept(view);
@@ -101,10 +114,17 @@ final class ChannelReceiver implements Receiver {
 
     /** A frame from a member still named by its UUID: if JGroups knows its name now, the view is published again. */
     private void learnName(Address from) {
+        if (names.learn(from)) {
+            publishAgain(from);
+        }
+    }
+
+    /** The last view again, with a name just learnt; in order with {@link #viewAccepted}, never after a newer view. */
+    private synchronized void publishAgain(Address named) {
         View view = lastView;
-        if (names.learn(from) && view != null) {
+        if (view != null) {
             List<Member> list = names.members(view);
-            log.info("Learnt the name of member {}: publishing view {} again", from, list);
+            log.info("Learnt the name of member {}: publishing view {} again", named, list);
             listener.onView(list);
         }
     }
