@@ -4,6 +4,7 @@ import dev.sharding.Member;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -98,89 +99,140 @@ public record CoordinatorState(Map<String, TypeState> types) {
      * @throws IllegalStateException if the event does not fit the table
      */
     public CoordinatorState apply(Event event) {
-        Map<String, TypeState> next = new HashMap<>(types);
-        if (event instanceof RegionRegistered e) {
-            TypeState t = types.get(e.typeName());
-            if (t == null) {
-                t = new TypeState(e.numberOfShards(), Map.of(), Set.of(), Map.of());
-            }
-            check(
-                    t.numberOfShards() == e.numberOfShards(),
-                    "Region of %s on %s has %d shards, not %d",
-                    e.typeName(),
-                    e.member(),
-                    e.numberOfShards(),
-                    t.numberOfShards());
-            Map<Member, Set<Integer>> regions = new HashMap<>(t.regions());
-            Set<Member> proxies = new HashSet<>(t.proxies());
-            if (e.proxyOnly()) {
-                check(
-                        !regions.containsKey(e.member()),
-                        "Member %s hosts %s, cannot become a proxy",
-                        e.member(),
-                        e.typeName());
-                proxies.add(e.member());
-            } else {
-                check(
-                        !proxies.contains(e.member()),
-                        "Member %s is a proxy of %s, cannot host",
-                        e.member(),
-                        e.typeName());
-                regions.putIfAbsent(e.member(), Set.of());
-            }
-            next.put(e.typeName(), new TypeState(t.numberOfShards(), regions, proxies, t.homes()));
-        } else if (event instanceof ShardAllocated e) {
-            TypeState t = present(types.get(e.typeName()), "Shard %d of unknown type %s", e.shardId(), e.typeName());
-            check(
-                    e.shardId() >= 0 && e.shardId() < t.numberOfShards(),
-                    "Shard %d of %s out of range",
-                    e.shardId(),
-                    e.typeName());
-            check(
-                    t.regions().containsKey(e.member()),
-                    "Shard %d of %s allocated to %s, which hosts no region",
-                    e.shardId(),
-                    e.typeName(),
-                    e.member());
-            check(
-                    !t.homes().containsKey(e.shardId()),
-                    "Shard [%d] of %s already allocated: %s",
-                    e.shardId(),
-                    e.typeName(),
-                    t.homes().get(e.shardId()));
-            Map<Member, Set<Integer>> regions = new HashMap<>(t.regions());
-            Set<Integer> shards = new HashSet<>(regions.get(e.member()));
-            shards.add(e.shardId());
-            regions.put(e.member(), shards);
-            Map<Integer, Member> homes = new HashMap<>(t.homes());
-            homes.put(e.shardId(), e.member());
-            next.put(e.typeName(), new TypeState(t.numberOfShards(), regions, t.proxies(), homes));
-        } else if (event instanceof ShardDeallocated e) {
-            TypeState t = present(types.get(e.typeName()), "Shard %d of unknown type %s", e.shardId(), e.typeName());
-            Member home =
-                    present(t.homes().get(e.shardId()), "Shard [%d] of %s is not allocated", e.shardId(), e.typeName());
-            Map<Member, Set<Integer>> regions = new HashMap<>(t.regions());
-            Set<Integer> shards = new HashSet<>(regions.get(home));
-            shards.remove(e.shardId());
-            regions.put(home, shards);
-            Map<Integer, Member> homes = new HashMap<>(t.homes());
-            homes.remove(e.shardId());
-            next.put(e.typeName(), new TypeState(t.numberOfShards(), regions, t.proxies(), homes));
-        } else if (event instanceof MemberRemoved e) {
-            for (Map.Entry<String, TypeState> entry : types.entrySet()) {
-                TypeState t = entry.getValue();
-                Map<Member, Set<Integer>> regions = new HashMap<>(t.regions());
-                Set<Integer> lost = regions.remove(e.member());
-                Set<Member> proxies = new HashSet<>(t.proxies());
-                proxies.remove(e.member());
-                Map<Integer, Member> homes = new HashMap<>(t.homes());
-                if (lost != null) {
-                    lost.forEach(homes::remove);
-                }
-                next.put(entry.getKey(), new TypeState(t.numberOfShards(), regions, proxies, homes));
+        return applyAll(List.of(event));
+    }
+
+    /**
+     * The table after several events, in order, each checked against the table as the ones before it left it. The
+     * tables of the types they touch are copied once for all of them, not once per event: a coordinator rebuilding
+     * its table from a member's report of hundreds of shards pays for one copy, not hundreds.
+     *
+     * @param events the events
+     * @return the new table
+     * @throws IllegalStateException if an event does not fit; the table is then unchanged
+     */
+    public CoordinatorState applyAll(List<? extends Event> events) {
+        if (events.isEmpty()) {
+            return this;
+        }
+        Changes changes = new Changes();
+        for (Event event : events) {
+            changes.apply(event);
+        }
+        return changes.result();
+    }
+
+    /** The types an {@link #applyAll} touched, copied once and changed in place; the others stay as they are. */
+    private final class Changes {
+
+        private final Map<String, Changing> touched = new HashMap<>();
+
+        /** A type's table being changed. */
+        private static final class Changing {
+            final int numberOfShards;
+            final Map<Member, Set<Integer>> regions = new HashMap<>();
+            final Set<Member> proxies;
+            final Map<Integer, Member> homes;
+
+            Changing(TypeState t) {
+                numberOfShards = t.numberOfShards();
+                t.regions().forEach((m, shards) -> regions.put(m, new HashSet<>(shards)));
+                proxies = new HashSet<>(t.proxies());
+                homes = new HashMap<>(t.homes());
             }
         }
-        return new CoordinatorState(next);
+
+        private @Nullable Changing type(String typeName) {
+            Changing c = touched.get(typeName);
+            if (c == null) {
+                TypeState t = types.get(typeName);
+                if (t != null) {
+                    c = new Changing(t);
+                    touched.put(typeName, c);
+                }
+            }
+            return c;
+        }
+
+        void apply(Event event) {
+            if (event instanceof RegionRegistered e) {
+                Changing t = type(e.typeName());
+                if (t == null) {
+                    t = new Changing(new TypeState(e.numberOfShards(), Map.of(), Set.of(), Map.of()));
+                    touched.put(e.typeName(), t);
+                }
+                check(
+                        t.numberOfShards == e.numberOfShards(),
+                        "Region of %s on %s has %d shards, not %d",
+                        e.typeName(),
+                        e.member(),
+                        e.numberOfShards(),
+                        t.numberOfShards);
+                if (e.proxyOnly()) {
+                    check(
+                            !t.regions.containsKey(e.member()),
+                            "Member %s hosts %s, cannot become a proxy",
+                            e.member(),
+                            e.typeName());
+                    t.proxies.add(e.member());
+                } else {
+                    check(
+                            !t.proxies.contains(e.member()),
+                            "Member %s is a proxy of %s, cannot host",
+                            e.member(),
+                            e.typeName());
+                    t.regions.putIfAbsent(e.member(), new HashSet<>());
+                }
+            } else if (event instanceof ShardAllocated e) {
+                Changing t = present(type(e.typeName()), "Shard %d of unknown type %s", e.shardId(), e.typeName());
+                check(
+                        e.shardId() >= 0 && e.shardId() < t.numberOfShards,
+                        "Shard %d of %s out of range",
+                        e.shardId(),
+                        e.typeName());
+                Set<Integer> shards = present(
+                        t.regions.get(e.member()),
+                        "Shard %d of %s allocated to %s, which hosts no region",
+                        e.shardId(),
+                        e.typeName(),
+                        e.member());
+                check(
+                        !t.homes.containsKey(e.shardId()),
+                        "Shard [%d] of %s already allocated: %s",
+                        e.shardId(),
+                        e.typeName(),
+                        t.homes.get(e.shardId()));
+                shards.add(e.shardId());
+                t.homes.put(e.shardId(), e.member());
+            } else if (event instanceof ShardDeallocated e) {
+                Changing t = present(type(e.typeName()), "Shard %d of unknown type %s", e.shardId(), e.typeName());
+                Member home = present(
+                        t.homes.get(e.shardId()), "Shard [%d] of %s is not allocated", e.shardId(), e.typeName());
+                Set<Integer> shards = t.regions.get(home);
+                if (shards != null) {
+                    shards.remove(e.shardId());
+                }
+                t.homes.remove(e.shardId());
+            } else if (event instanceof MemberRemoved e) {
+                Set<String> names = new HashSet<>(types.keySet());
+                names.addAll(touched.keySet());
+                for (String typeName : names) {
+                    Changing t = java.util.Objects.requireNonNull(type(typeName));
+                    Set<Integer> lost = t.regions.remove(e.member());
+                    t.proxies.remove(e.member());
+                    if (lost != null) {
+                        lost.forEach(t.homes::remove);
+                    }
+                }
+            }
+        }
+
+        CoordinatorState result() {
+            Map<String, TypeState> next = new HashMap<>(types);
+            touched.forEach((typeName, t) ->
+                    next.put(typeName, new TypeState(t.numberOfShards, t.regions, t.proxies, t.homes)));
+            return new CoordinatorState(next);
+        }
     }
 
     /** The value, or an IllegalStateException saying why it should be there. */

@@ -259,10 +259,23 @@ final class TableRebuild {
     private boolean reconcile(Member from, RegionInfo r) {
         boolean adopted = false;
         Set<Integer> reported = new HashSet<>();
+        // the shards nobody holds, taken into the table in one change rather than one copy of it each
+        List<CoordinatorState.Event> adoptions = new ArrayList<>();
         for (int i = 0; i < r.hostedShards().length; i++) {
             int shard = r.hostedShards()[i];
             long epoch = r.hostedEpochs()[i];
-            reported.add(shard);
+            if (shard < 0 || shard >= r.numberOfShards()) {
+                log.warn(
+                        "Member {} reports shard {} of {}, which has {} shards: ignored",
+                        from,
+                        shard,
+                        r.typeName(),
+                        r.numberOfShards());
+                continue;
+            }
+            if (!reported.add(shard)) {
+                continue; // listed twice: the first counts
+            }
             ShardKey key = new ShardKey(r.typeName(), shard);
             Member home = t.state.home(r.typeName(), shard);
             Allocation pending = t.inProgress.get(key);
@@ -273,7 +286,7 @@ final class TableRebuild {
                     stop(from, key, epoch, "an allocation of it is under way");
                 }
             } else if (home == null) {
-                t.state = t.state.apply(new CoordinatorState.ShardAllocated(r.typeName(), shard, from));
+                adoptions.add(new CoordinatorState.ShardAllocated(r.typeName(), shard, from));
                 t.epochs.put(key, epoch);
                 t.fences.reported(key);
                 adopted = true;
@@ -291,6 +304,7 @@ final class TableRebuild {
                 }
             }
         }
+        t.state = t.state.applyAll(adoptions);
         CoordinatorState.TypeState type = t.state.type(r.typeName());
         if (type == null) {
             return adopted;

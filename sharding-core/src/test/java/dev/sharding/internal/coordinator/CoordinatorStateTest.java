@@ -7,6 +7,7 @@ import dev.sharding.Member;
 import dev.sharding.internal.coordinator.CoordinatorState.MemberRemoved;
 import dev.sharding.internal.coordinator.CoordinatorState.RegionRegistered;
 import dev.sharding.internal.coordinator.CoordinatorState.ShardAllocated;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class CoordinatorStateTest {
@@ -32,6 +33,41 @@ class CoordinatorStateTest {
         assertThat(s.type("account").regions()).containsOnlyKeys(A, B);
         assertThat(s.type("account").proxies()).containsExactly(P);
         assertThat(registered.home("account", 3)).as("old value unchanged").isNull();
+    }
+
+    @Test
+    void eventsAppliedTogetherAreCheckedInOrderAndLeaveTheTableUnchangedWhenOneDoesNotFit() {
+        CoordinatorState s = registered.applyAll(List.of(
+                new ShardAllocated("account", 3, A),
+                new ShardAllocated("account", 4, B),
+                new CoordinatorState.ShardDeallocated("account", 3),
+                new ShardAllocated("account", 3, B)));
+        assertThat(s.home("account", 3)).isEqualTo(B);
+        assertThat(s.home("account", 4)).isEqualTo(B);
+        assertThat(s.type("account").regions().get(A)).isEmpty();
+        assertThat(s.type("account").regions().get(B)).containsExactly(3, 4);
+        assertThat(s)
+                .isEqualTo(registered
+                        .apply(new ShardAllocated("account", 4, B))
+                        .apply(new ShardAllocated("account", 3, B)));
+
+        assertThatThrownBy(() ->
+                        s.applyAll(List.of(new ShardAllocated("account", 5, A), new ShardAllocated("account", 5, B))))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("already allocated");
+        assertThat(s.home("account", 5))
+                .as("the table the failed change started from")
+                .isNull();
+        assertThat(s.applyAll(List.of())).isSameAs(s);
+    }
+
+    @Test
+    void aMemberRemovedRightAfterRegisteringANewTypeLosesThatRegionToo() {
+        CoordinatorState s = registered.applyAll(List.of(
+                new RegionRegistered(A, "cart", 4, false), new ShardAllocated("cart", 1, A), new MemberRemoved(A)));
+        assertThat(s.type("cart").regions()).isEmpty();
+        assertThat(s.home("cart", 1)).isNull();
+        assertThat(s.type("account").regions()).containsOnlyKeys(B);
     }
 
     @Test

@@ -273,6 +273,21 @@ class CoordinatorTest {
     }
 
     @Test
+    void aReportWithAShardOutOfRangeOrListedTwiceHasTheRestTakenAndThoseIgnored() {
+        view(List.of(A, B), Set.of(), Set.of(A, B));
+        run(coordinator.onShardStates(A, new ShardStates(List.of(region(1, 4, SHARDS, 4, -1, 4, 2, 4, 1, 9))), now));
+        run(coordinator.onShardStates(B, new ShardStates(List.of(region(3, 2))), now));
+
+        assertThat(coordinator.state().home(TYPE, 1)).isEqualTo(A);
+        assertThat(coordinator.state().home(TYPE, 2)).isEqualTo(A);
+        assertThat(coordinator.state().home(TYPE, 3)).isEqualTo(B);
+        assertThat(coordinator.state().type(TYPE).regions().get(A)).containsExactly(1, 2);
+        assertThat(take(A, StopShard.class))
+                .as("the second listing of shard 1 is not another copy")
+                .isEmpty();
+    }
+
+    @Test
     void aShardItsMemberNoLongerReportsHasNoHomeUntilAskedFor() {
         view(List.of(A, B), Set.of(), Set.of(A, B));
         run(coordinator.onShardStates(A, new ShardStates(List.of(region())), now));
