@@ -153,25 +153,15 @@ final class JournalSql {
      */
     Map<String, Long> lastSequenceNrs(Connection connection, String typeName, List<String> ids) throws SQLException {
         Map<String, Long> found = new HashMap<>();
-        for (int from = 0; from < ids.size(); from += PortableSql.LOCK_CHUNK) {
-            List<String> chunk = ids.subList(from, Math.min(ids.size(), from + PortableSql.LOCK_CHUNK));
-            int size = KeyLocking.padded(chunk.size());
-            String query = "SELECT entity_id, MAX(sequence_nr) FROM " + events + " WHERE "
-                    + sql.keyLocking().condition("entity_id", size) + " GROUP BY entity_id";
-            try (PreparedStatement ps = sql.prepare(connection, query)) {
-                sql.keyLocking()
-                        .bind(
-                                ps,
-                                typeName,
-                                size,
-                                (s, p, i) -> s.setString(p, chunk.get(Math.min(i, chunk.size() - 1))));
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        found.put(rs.getString(1), rs.getLong(2));
-                    }
-                }
-            }
-        }
+        sql.keyLocking()
+                .selectIds(
+                        sql,
+                        connection,
+                        typeName,
+                        ids,
+                        condition -> "SELECT entity_id, MAX(sequence_nr) FROM " + events + " WHERE " + condition
+                                + " GROUP BY entity_id",
+                        rs -> found.put(rs.getString(1), rs.getLong(2)));
         return found;
     }
 

@@ -1,8 +1,12 @@
 package dev.sharding.store;
 
+import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.Collections;
+import java.util.List;
+import java.util.function.Function;
 
 /**
  * How a statement that locks rows of one type names their keys: as {@code (type_name, key)} row values, or as the
@@ -80,6 +84,54 @@ enum KeyLocking {
     static int padded(int count) {
         int size = Integer.highestOneBit(count);
         return size == count ? size : size * 2;
+    }
+
+    /**
+     * Runs a query over some ids of one type, one statement per {@link PortableSql#LOCK_CHUNK} ids, each padded
+     * ({@link #padded}), and hands every row to the reader.
+     *
+     * @param sql the dialect, which prepares the statements
+     * @param connection the connection
+     * @param typeName the type
+     * @param ids the ids (sorted, for a statement that locks)
+     * @param query the statement for a padded number of ids, from the condition of {@link #condition} on
+     *     {@code entity_id}
+     * @param rows reads each row of the result
+     * @throws SQLException on failure
+     */
+    void selectIds(
+            PortableSql sql,
+            Connection connection,
+            String typeName,
+            List<String> ids,
+            Function<String, String> query,
+            RowReader rows)
+            throws SQLException {
+        for (int from = 0; from < ids.size(); from += PortableSql.LOCK_CHUNK) {
+            List<String> chunk = ids.subList(from, Math.min(ids.size(), from + PortableSql.LOCK_CHUNK));
+            int size = padded(chunk.size());
+            try (PreparedStatement ps = sql.prepare(connection, query.apply(condition("entity_id", size)))) {
+                bind(ps, typeName, size, (s, p, i) -> s.setString(p, chunk.get(Math.min(i, chunk.size() - 1))));
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        rows.read(rs);
+                    }
+                }
+            }
+        }
+    }
+
+    /** Reads one row of a result. */
+    @FunctionalInterface
+    interface RowReader {
+
+        /**
+         * Reads the current row.
+         *
+         * @param rs the result, on the row
+         * @throws SQLException on failure
+         */
+        void read(ResultSet rs) throws SQLException;
     }
 
     /** Binds the key at a position of a padded statement to a parameter. */

@@ -199,21 +199,14 @@ abstract class PortableSql {
      */
     Map<String, Locked> lockStates(Connection connection, String typeName, List<String> ids) throws SQLException {
         Map<String, Locked> found = new HashMap<>();
-        for (int from = 0; from < ids.size(); from += LOCK_CHUNK) {
-            List<String> chunk = ids.subList(from, Math.min(ids.size(), from + LOCK_CHUNK));
-            int size = KeyLocking.padded(chunk.size());
-            String sql = "SELECT entity_id, version, epoch FROM " + states + " WHERE "
-                    + keyLocking.condition("entity_id", size) + " ORDER BY entity_id FOR UPDATE";
-            try (PreparedStatement ps = prepare(connection, sql)) {
-                keyLocking.bind(
-                        ps, typeName, size, (s, p, i) -> s.setString(p, chunk.get(Math.min(i, chunk.size() - 1))));
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        found.put(rs.getString(1), new Locked(rs.getLong(2), rs.getLong(3)));
-                    }
-                }
-            }
-        }
+        keyLocking.selectIds(
+                this,
+                connection,
+                typeName,
+                ids,
+                condition -> "SELECT entity_id, version, epoch FROM " + states + " WHERE " + condition
+                        + " ORDER BY entity_id FOR UPDATE",
+                rs -> found.put(rs.getString(1), new Locked(rs.getLong(2), rs.getLong(3))));
         return found;
     }
 

@@ -2,8 +2,6 @@ package dev.sharding.store;
 
 import dev.sharding.spi.ShardingStore.StoredState;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -83,34 +81,25 @@ final class StateReads {
     private static Map<String, StoredState> readAll(
             Connection connection, PortableSql sql, String typeName, List<String> ids) throws SQLException {
         Map<String, StoredState> found = new HashMap<>();
-        for (int from = 0; from < ids.size(); from += PortableSql.LOCK_CHUNK) {
-            List<String> chunk = ids.subList(from, Math.min(ids.size(), from + PortableSql.LOCK_CHUNK));
-            if (chunk.size() == 1) {
-                StoredState one = sql.read(connection, typeName, chunk.get(0));
-                if (one != null) {
-                    found.put(chunk.get(0), one);
-                }
-                continue;
+        if (ids.size() == 1) {
+            // a read that came alone: the plain statement
+            StoredState one = sql.read(connection, typeName, ids.get(0));
+            if (one != null) {
+                found.put(ids.get(0), one);
             }
-            int size = KeyLocking.padded(chunk.size());
-            String query = "SELECT entity_id, state, version, epoch, applied_messages FROM " + sql.states + " WHERE "
-                    + sql.keyLocking().condition("entity_id", size);
-            try (PreparedStatement ps = sql.prepare(connection, query)) {
-                sql.keyLocking()
-                        .bind(
-                                ps,
-                                typeName,
-                                size,
-                                (s, p, i) -> s.setString(p, chunk.get(Math.min(i, chunk.size() - 1))));
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        found.put(
-                                rs.getString(1),
-                                new StoredState(rs.getBytes(2), rs.getLong(3), rs.getLong(4), rs.getBytes(5)));
-                    }
-                }
-            }
+            return found;
         }
+        sql.keyLocking()
+                .selectIds(
+                        sql,
+                        connection,
+                        typeName,
+                        ids,
+                        condition -> "SELECT entity_id, state, version, epoch, applied_messages FROM " + sql.states
+                                + " WHERE " + condition,
+                        rs -> found.put(
+                                rs.getString(1),
+                                new StoredState(rs.getBytes(2), rs.getLong(3), rs.getLong(4), rs.getBytes(5))));
         return found;
     }
 
