@@ -29,12 +29,13 @@ import org.assertj.core.api.SoftAssertions;
  * acknowledged deposits a second before, during and after the fault, and per second by host, so that what the cluster
  * still served during it can be read off; the rate during the fault is reported, not asserted.
  *
- * <p>Cost: about 40 s for each part on the cluster a scenario already started ({@link #BASELINE} before,
+ * <p>Cost: about 30 s for each part on the cluster a scenario already started ({@link #BASELINE} before,
  * {@link #FAULT} of fault, the return to one view and the balance check), no JVM started.
  */
 final class HalfBrokenLinkPhase {
 
-    static final Duration FAULT = Duration.ofSeconds(20);
+    /** Long enough for failure detection to act (a member is suspected within a few seconds), kept short for CI. */
+    static final Duration FAULT = Duration.ofSeconds(12);
 
     static final Duration FLAP = Duration.ofSeconds(2);
 

@@ -50,7 +50,7 @@ import tools.jackson.databind.JsonNode;
  * acknowledged before the request. The test prints what each side answered in each phase, when the majority served
  * the minority's accounts, and how long the merge took (also in {@code target/partition-it/report.txt}). After the
  * cut has healed, the same cluster meets a slow member ({@link SlowLinkPhase}, about 30 s more) and networks that
- * break halfway ({@link HalfBrokenLinkPhase}, about 100 s more).
+ * break halfway ({@link HalfBrokenLinkPhase}, about 60 s more).
  *
  * <p>The frozen scenario (the coordinator and another node frozen) runs on the same five nodes when the cut scenario
  * passed (else on five started afresh: starting them costs about 50 s), on accounts of its own. They then see the

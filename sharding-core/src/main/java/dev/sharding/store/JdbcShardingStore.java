@@ -64,7 +64,8 @@ import org.slf4j.LoggerFactory;
  * for the pool to discard (HikariCP is told to evict it), and H2 client connections get a read timeout on their sockets
  * when their URL sets none ({@code NETWORK_TIMEOUT}). A store thread waits for a connection from the pool no longer than
  * its call's deadline ({@link ConnectionSource}): the pool may be validating a connection that the outage caught. Reads, new epochs, the store id and lease requests also fail
- * once they have waited twice the query timeout in all (a lease request: the lease duration, if shorter), whatever
+ * once they have waited twice the query timeout in all (a lease request: the lease duration, if shorter; a read or new
+ * epoch served with others: 100 ms more, so that the task serving it fails it first, with its reason), whatever
  * the database does. A write fails when its transaction fails, which the limits above bound; and when the writer has
  * spent twice the query timeout on one batch without a connection (a pool that waits for a database that does not
  * answer), that batch and the writes queued behind it fail at once, none of them applied, rather than wait. So during
