@@ -166,19 +166,13 @@ final class CoalescedTasks<R extends CoalescedTasks.Request, T> {
 
     private void start() {
         Batch<R> batch = new Batch<>();
-        CompletableFuture<Optional<T>> task;
-        try {
-            // the batch is taken as the task starts, before it borrows a connection: a task that cannot get one fails
-            // the requests it took with its reason, and a task that finds nothing left to do borrows none
-            task = tasks.onReaderIfWanted(
-                    what,
-                    mode,
-                    () -> !batch.take(queue, maxBatch).isEmpty(),
-                    (c, d) -> work.run(c, d, batch.take(queue, maxBatch)));
-        } catch (RuntimeException e) {
-            started.decrementAndGet();
-            throw e;
-        }
+        // the batch is taken as the task starts, before it borrows a connection: a task that cannot get one fails
+        // the requests it took with its reason, and a task that finds nothing left to do borrows none
+        CompletableFuture<Optional<T>> task = tasks.onReaderIfWanted(
+                what,
+                mode,
+                () -> !batch.take(queue, maxBatch).isEmpty(),
+                (c, d) -> work.run(c, d, batch.take(queue, maxBatch)));
         task.whenComplete((result, failure) -> {
             List<R> taken = batch.close();
             try {

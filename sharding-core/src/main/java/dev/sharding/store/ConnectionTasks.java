@@ -36,7 +36,7 @@ final class ConnectionTasks {
     private static final int TRANSACTION_ATTEMPTS = 3;
 
     /** How much longer than a task an operation served with others may take: see {@link #failAtDeadline}. */
-    static final Duration SERVED_TOGETHER_GRACE = Duration.ofMillis(100);
+    private static final Duration SERVED_TOGETHER_GRACE = Duration.ofMillis(100);
 
     /** How a task uses its connection. */
     enum Mode {
