@@ -319,6 +319,12 @@ final class SplitBrainLeases implements Leases {
         }
         String lost = own.checkLapse(now, pauseNanos, settings.leaseDuration(), coordinating, coordinator);
         if (lost != null) {
+            String holder = storeLease.foreignHolder();
+            if (coordinating && holder != null) {
+                // not for want of members: say what held it back
+                lost = "as coordinator it may not run while " + holder + ", a member of no view it has seen, holds the"
+                        + " store's coordinator lease";
+            }
             lose(lost, coordinating);
         }
     }

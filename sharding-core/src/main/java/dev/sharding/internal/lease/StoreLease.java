@@ -57,6 +57,12 @@ final class StoreLease {
         void storeUsedByAnotherCluster(String reason);
     }
 
+    /**
+     * How long a member of no view may hold the store's lease before it is taken for a second cluster and logged as
+     * an error: several merge rounds (MERGE3 checks every 2 to 5 s in the default stack).
+     */
+    static final long FOREIGN_ERROR_AFTER_NANOS = 30_000_000_000L;
+
     private final LeaseHost node;
 
     private final SplitBrainSettings settings;
@@ -80,6 +86,12 @@ final class StoreLease {
 
     private @Nullable String foreignHolder;
 
+    /** The id of {@link #foreignHolder} when it is a member of no view seen yet (same cluster name), or {@code null}. */
+    private @Nullable String foreignHolderId;
+
+    /** When the lease was first found held by a member of no view seen, for as long as it still is. */
+    private long foreignSince = NEVER;
+
     private boolean foreignSeen;
 
     /** The other cluster found holding the store's lease, or {@code null}: once set, the store is not asked again. */
@@ -101,9 +113,26 @@ final class StoreLease {
         this.listener = listener;
     }
 
-    /** The members of a view are of this cluster. */
+    /**
+     * The members of a view are of this cluster. A holder of the store's lease taken for another cluster that is now
+     * among them is not one: this node had started alone, not finding the others in time (discovery under load, a
+     * slow network), and the two have merged. This coordinator may run at once; it takes the store's lease when the
+     * holder gives it up or it runs out, as from any coordinator before it.
+     */
     void knownMembers(List<Member> members) {
         members.forEach(m -> knownMemberIds.add(m.id()));
+        String holderId = foreignHolderId;
+        if (holderId != null && knownMemberIds.contains(holderId)) {
+            log.info(
+                    "Coordinator lease holder {} is a member of this cluster now (view {}): it was a part of this"
+                            + " cluster that {} had not found yet",
+                    foreignHolder,
+                    members,
+                    node.nodeName());
+            foreignHolder = null;
+            foreignHolderId = null;
+            foreignSince = NEVER;
+        }
     }
 
     /** This node became the coordinator: it holds no lease yet. */
@@ -209,6 +238,8 @@ final class StoreLease {
             if (foreignHolder != null) {
                 log.info("Coordinator on {} holds the store's coordinator lease again", node.nodeName());
                 foreignHolder = null;
+                foreignHolderId = null;
+                foreignSince = NEVER;
             }
             if (!held) {
                 heldSince = sent;
@@ -217,20 +248,51 @@ final class StoreLease {
         } else if (lease.anotherCluster()) {
             heldByAnotherCluster(lease);
         } else if (!knownMemberIds.contains(lease.holderId())) {
-            if (foreignHolder == null) {
-                log.error(
-                        "Another cluster named '{}' runs on this store: its coordinator {} ({}) holds the store's "
-                                + "coordinator lease, and it is not a member of this cluster {}. This coordinator allocates "
-                                + "no shard while it does; check that every node lists the others in "
-                                + "sharding.jgroups.initial-hosts",
-                        node.clusterName(),
-                        lease.holderName(),
-                        lease.holderId(),
-                        node.members());
-            }
-            foreignHolder = lease.holderName();
-            foreignSeen = true;
+            heldByAnUnknownMember(lease);
+        } else if (foreignHolderId != null) {
+            // the unknown holder gave it up or let it run out, and a member of this cluster holds it now
+            foreignHolder = null;
+            foreignHolderId = null;
+            foreignSince = NEVER;
         }
+    }
+
+    /**
+     * A member of no view this node has seen holds the store's lease, under this cluster's name: a part of this
+     * cluster not found yet (this node started alone and a merge is near), or a second cluster of the same name that
+     * cannot reach this one. Either way this coordinator allocates nothing while it does. A warning first, since a
+     * merge usually follows within seconds; an error once it lasted {@link #FOREIGN_ERROR_AFTER_NANOS}.
+     */
+    private void heldByAnUnknownMember(ShardingStore.CoordinatorLease lease) {
+        long now = System.nanoTime();
+        boolean first = foreignHolder == null || !lease.holderId().equals(foreignHolderId);
+        if (first) {
+            foreignSince = now;
+            log.warn(
+                    "Coordinator lease of cluster '{}' in the store is held by {} ({}), not a member of this node's view"
+                            + " {}: a part of this cluster that this node has not found yet, or a second cluster of the"
+                            + " same name. This coordinator allocates no shard while it does; the parts merge within"
+                            + " seconds if they can reach each other",
+                    node.clusterName(),
+                    lease.holderName(),
+                    lease.holderId(),
+                    node.members());
+        } else if (foreignSince != NEVER && elapsed(foreignSince, now, FOREIGN_ERROR_AFTER_NANOS)) {
+            foreignSince = NEVER; // said once
+            log.error(
+                    "Another cluster named '{}' runs on this store: its coordinator {} ({}) has held the store's"
+                            + " coordinator lease for over {} s, and it is not a member of this cluster {}. This"
+                            + " coordinator allocates no shard while it does; check that every node lists the others"
+                            + " in sharding.jgroups.initial-hosts",
+                    node.clusterName(),
+                    lease.holderName(),
+                    lease.holderId(),
+                    FOREIGN_ERROR_AFTER_NANOS / 1_000_000_000L,
+                    node.members());
+        }
+        foreignHolder = lease.holderName();
+        foreignHolderId = lease.holderId();
+        foreignSeen = true;
     }
 
     /**

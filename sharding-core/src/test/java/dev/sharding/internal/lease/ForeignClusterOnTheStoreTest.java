@@ -2,7 +2,12 @@ package dev.sharding.internal.lease;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sharding.Member;
 import dev.sharding.SplitBrainSettings;
+import dev.sharding.internal.protocol.LeaseGrant;
+import dev.sharding.internal.protocol.LeasePing;
+import dev.sharding.internal.protocol.LeasePong;
+import dev.sharding.internal.protocol.LeaseRefused;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -149,5 +154,66 @@ class ForeignClusterOnTheStoreTest {
                         .granted())
                 .as("the store's lease was never taken by the refused node")
                 .isTrue();
+    }
+
+    /**
+     * Seen in a rolling restart on a loaded machine: a restarted node did not find the others within the join timeout,
+     * started a cluster of its own, found the real coordinator holding the store's lease, and merged with the others a
+     * few seconds later as the merged cluster's coordinator. It still took the holder for another cluster: it granted
+     * nobody a lease, nor itself, and the whole cluster stopped serving for a moment.
+     */
+    @Test
+    void aLoneNodeThatMergesWithTheHolderOfTheStoreLeaseAsItsCoordinatorRunsAtOnce() throws Exception {
+        Member other = new Member(0, 7, "n1");
+        host.store()
+                .acquireCoordinatorLease(host.clusterName(), other.id(), other.name(), Duration.ofSeconds(30))
+                .get(1, TimeUnit.SECONDS);
+        long now = System.nanoTime();
+        keeper.onView(List.of(host.self()), now);
+        keeper.tick(now + RENEW);
+        assertThat(keeper.foreignHolder()).isEqualTo("n1");
+
+        // the merge: this node coordinates the merged cluster, the holder of the store's lease among its members
+        long merged = now + 2 * RENEW;
+        host.sent.clear();
+        keeper.onView(List.of(host.self(), other), merged);
+        assertThat(keeper.foreignHolder()).as("the holder is a member now").isNull();
+        keeper.tick(merged + 1);
+        assertThat(keeper.serving()).as("its own node serves").isTrue();
+        LeasePing ping = host.sent.stream()
+                .filter(LeasePing.class::isInstance)
+                .map(LeasePing.class::cast)
+                .findFirst()
+                .orElseThrow();
+        keeper.onPong(other, new LeasePong(ping.round(), 1, LeasePong.NONE));
+        assertThat(host.sent)
+                .as("the member that held the store's lease is granted one of its own, not refused")
+                .anySatisfy(m -> assertThat(m).isInstanceOf(LeaseGrant.class))
+                .noneSatisfy(m -> assertThat(m).isInstanceOf(LeaseRefused.class));
+        assertThat(keeper.inCharge(merged + 1))
+                .as("it allocates only once it holds the store's lease, which the holder still does")
+                .isFalse();
+    }
+
+    @Test
+    void aCoordinatorHeldBackByTheStoreLeaseSaysSoWhenItStopsServing() throws Exception {
+        long now = System.nanoTime();
+        keeper.onView(List.of(host.self()), now);
+        keeper.tick(now);
+        assertThat(keeper.serving()).isTrue();
+        host.store()
+                .releaseCoordinatorLease(host.clusterName(), host.self().id())
+                .get(1, TimeUnit.SECONDS);
+        host.store()
+                .acquireCoordinatorLease(host.clusterName(), "unknown-id", "n9", Duration.ofSeconds(60))
+                .get(1, TimeUnit.SECONDS);
+        for (long t = now + RENEW; t - now < 20 * LEASE && host.stopped.isEmpty(); t += RENEW) {
+            keeper.tick(t);
+        }
+        assertThat(host.stopped)
+                .singleElement(org.assertj.core.api.InstanceOfAssertFactories.STRING)
+                .contains("n9")
+                .contains("store's coordinator lease")
+                .doesNotContain("winning set");
     }
 }

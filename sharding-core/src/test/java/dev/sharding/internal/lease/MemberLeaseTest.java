@@ -214,8 +214,13 @@ class MemberLeaseTest {
         @Override
         public void coordinatorMayRun() {}
 
+        /** Per {@link #stopServing}: the reason. */
+        final List<String> stopped = new ArrayList<>();
+
         @Override
-        public void stopServing(String reason) {}
+        public void stopServing(String reason) {
+            stopped.add(reason);
+        }
 
         @Override
         public void holdDelivery() {
