@@ -22,7 +22,10 @@ import org.slf4j.LoggerFactory;
 /**
  * One slice of a projection, on a thread of its own: reads the slice's offset, then pages through the slice's events
  * after it, hands each page to the handler and moves the offset past it (a compare-and-set: an offset another
- * instance moved sends this one back to read it). Caught up, it looks again every {@link #POLL_MILLIS}. A failure
+ * instance moved sends this one back to read it). Caught up, it looks again after {@link #POLL_MILLIS}, and after
+ * twice as long each time it finds nothing, up to {@link #IDLE_POLL_MILLIS}: a projection whose events stopped coming
+ * costs the store one query a second per slice, not five, and the first event after a quiet spell waits a second at
+ * most (Pekko's JDBC and R2DBC projections look every 3 s by default). A failure
  * (the store, the handler, an event that does not decode) is logged, the first and then at powers of two, and the
  * page is tried again after a wait that doubles from 100 ms to 10 s. Closed, it stops after the page in hand.
  */
@@ -30,8 +33,11 @@ final class ProjectionWorker implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(ProjectionWorker.class);
 
-    /** How often a caught-up worker looks for new events. */
+    /** How long a worker that has just caught up waits before it looks for new events. */
     static final long POLL_MILLIS = 200;
+
+    /** The longest a caught-up worker waits between two looks, after finding nothing several times in a row. */
+    static final long IDLE_POLL_MILLIS = 1_000;
 
     /** The most events handed to the handler at once. */
     static final int PAGE = 500;
@@ -89,6 +95,11 @@ final class ProjectionWorker implements AutoCloseable {
         this.thread.setDaemon(true);
     }
 
+    /** The wait before the next look after one more that found nothing: twice as long, up to the idle wait. */
+    static long nextIdleWait(long waited) {
+        return Math.min(IDLE_POLL_MILLIS, 2 * waited);
+    }
+
     void start() {
         thread.start();
     }
@@ -96,6 +107,7 @@ final class ProjectionWorker implements AutoCloseable {
     private void run() {
         long offset = -1;
         long failures = 0;
+        long idleWait = POLL_MILLIS;
         while (running && host.running()) { // a crashed node's workers end with it
             try {
                 if (offset < 0) {
@@ -104,9 +116,11 @@ final class ProjectionWorker implements AutoCloseable {
                 List<PersistedEvent> page = await(store.eventsBySlice(typeName, firstShard, lastShard, offset, PAGE));
                 if (page.isEmpty()) {
                     metrics.caughtUp();
-                    TimeUnit.MILLISECONDS.sleep(POLL_MILLIS);
+                    TimeUnit.MILLISECONDS.sleep(idleWait);
+                    idleWait = nextIdleWait(idleWait);
                     continue;
                 }
+                idleWait = POLL_MILLIS;
                 List<ProjectedEvent> decoded = new ArrayList<>(page.size());
                 for (PersistedEvent e : page) {
                     decoded.add(new ProjectedEvent(
