@@ -16,6 +16,8 @@ import org.awaitility.Awaitility;
 import org.jgroups.Address;
 import org.jgroups.JChannel;
 import org.jgroups.protocols.DISCARD;
+import org.jgroups.protocols.pbcast.GMS;
+import org.jgroups.util.UUID;
 
 /**
  * An in-JVM cluster whose network a test can cut: every node's stack has JGroups' DISCARD above SHARED_LOOPBACK, so
@@ -28,6 +30,9 @@ public final class PartitionCluster implements AutoCloseable {
     public static final String STACK = "shared-loopback-partition.xml";
 
     private final Map<String, JChannel> channels = new ConcurrentHashMap<>();
+
+    /** Whether the next node started finds nobody: see {@link #startAloneThenMerge}. */
+    private volatile boolean loneNext;
 
     private final TestCluster cluster;
 
@@ -47,7 +52,13 @@ public final class PartitionCluster implements AutoCloseable {
                 b.entityType(t);
             }
             String name = settings.nodeName();
-            b.channelCustomizer(ch -> channels.put(name, ch));
+            b.channelCustomizer(ch -> {
+                channels.put(name, ch);
+                if (loneNext) {
+                    loneNext = false;
+                    startAlone(ch);
+                }
+            });
             return b;
         });
     }
@@ -151,6 +162,65 @@ public final class PartitionCluster implements AutoCloseable {
         }
         heal();
         return cuts;
+    }
+
+    /**
+     * Starts one more node that finds nobody when it joins, as a node restarted on a starved machine may (no discovery
+     * answer within the join timeout), so that it forms a cluster of its own; once it has, the network is healed and
+     * the two clusters merge. Its address is lower than any other's, so that the merged cluster's coordinator is this
+     * node (JGroups puts the subgroup of the lowest coordinator first). Returns once every node sees all of them and
+     * serves.
+     *
+     * @return the node
+     */
+    public ShardingNode startAloneThenMerge() {
+        loneNext = true;
+        Thread healer = new Thread(
+                () -> {
+                    try {
+                        Awaitility.await("a node alone in a cluster of its own")
+                                .atMost(TestCluster.FORMATION)
+                                .pollInterval(Duration.ofMillis(20))
+                                .until(() -> channels.values().stream().anyMatch(PartitionCluster::alone));
+                    } finally {
+                        // the lone node may not be among the running ones yet: it is still starting
+                        channels.values().stream()
+                                .filter(PartitionCluster::lone)
+                                .forEach(ch -> {
+                                    DISCARD d = ch.getProtocolStack().findProtocol(DISCARD.class);
+                                    d.discardAll(false);
+                                });
+                        heal();
+                    }
+                },
+                "partition-cluster-healer");
+        healer.setDaemon(true);
+        healer.start();
+        return cluster.startNode();
+    }
+
+    private static boolean lone(JChannel ch) {
+        Address a = ch.getAddress();
+        return a != null && a.compareTo(LONE_ADDRESS_BELOW) < 0;
+    }
+
+    private static boolean alone(JChannel ch) {
+        return lone(ch) && ch.getView() != null && ch.getView().size() == 1;
+    }
+
+    /** Every lone node's address is below this one, and every other node's above it. */
+    private static final UUID LONE_ADDRESS_BELOW = new UUID(Long.MIN_VALUE + 1_000_000, 0);
+
+    /** Drops everything the channel sends or receives, and gives up joining after one attempt, with a low address. */
+    private static void startAlone(JChannel ch) {
+        ch.addAddressGenerator(() -> new UUID(
+                Long.MIN_VALUE
+                        + java.util.concurrent.ThreadLocalRandom.current().nextInt(1_000_000),
+                java.util.concurrent.ThreadLocalRandom.current().nextLong()));
+        DISCARD d = ch.getProtocolStack().findProtocol(DISCARD.class);
+        d.discardAll(true);
+        GMS gms = ch.getProtocolStack().findProtocol(GMS.class);
+        gms.setMaxJoinAttempts(1);
     }
 
     /**
