@@ -10,6 +10,7 @@ import dev.sharding.ShardRegion;
 import dev.sharding.ShardingNode;
 import dev.sharding.StoreUnavailableException;
 import dev.sharding.test.ControllableStore;
+import dev.sharding.test.HandOffs;
 import dev.sharding.test.TestCluster;
 import dev.sharding.test.Wallet;
 import java.time.Duration;
@@ -156,7 +157,7 @@ class EntityStateClusterTest {
         CompletableFuture<Wallet.Reply> held = nodes.get(0)
                 .region(Wallet.class)
                 .ask(id, new Wallet.Deposit(1000), Wallet.Reply.class, Duration.ofSeconds(60));
-        AdminResult r = nodes.get(0).admin().handOff("wallet", shard, other).get(10, TimeUnit.SECONDS);
+        AdminResult r = HandOffs.handOff(nodes.get(0), "wallet", shard, other);
         assertThat(r.accepted()).as(r.message()).isTrue();
         Awaitility.await("shard forced to move after handoff-timeout")
                 .atMost(Duration.ofSeconds(30))

@@ -13,6 +13,7 @@ import dev.sharding.spi.Recovery;
 import dev.sharding.spi.ShardingStore;
 import dev.sharding.store.InMemoryShardingStore;
 import dev.sharding.test.ForwardingStore;
+import dev.sharding.test.HandOffs;
 import dev.sharding.test.Passbook;
 import dev.sharding.test.TestCluster;
 import java.time.Duration;
@@ -151,8 +152,7 @@ class EventSourcedClusterTest {
                 continue;
             }
             ShardingNode target = owner == nodes.get(0) ? nodes.get(1) : nodes.get(0);
-            AdminResult moved =
-                    via.admin().handOff("passbook", shard, target.nodeName()).get(10, TimeUnit.SECONDS);
+            AdminResult moved = HandOffs.handOff(via, "passbook", shard, target.nodeName());
             assertThat(moved.accepted()).as(moved.message()).isTrue();
             Awaitility.await("shard " + shard + " on " + target.nodeName())
                     .atMost(Duration.ofSeconds(30))

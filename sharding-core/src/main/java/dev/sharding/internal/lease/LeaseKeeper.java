@@ -66,6 +66,9 @@ public final class LeaseKeeper implements LeaseMessage.Handler, AllocationLeases
 
     private final long leaseNanos;
 
+    /** Whether the store's lease is what lets a coordinator run (store-lease), not only a guard against a second cluster. */
+    private final boolean storeLeaseIsTheRight;
+
     private List<Member> view = List.of();
 
     private @Nullable Member coordinator;
@@ -83,6 +86,7 @@ public final class LeaseKeeper implements LeaseMessage.Handler, AllocationLeases
     public LeaseKeeper(LeaseHost node, SplitBrainSettings settings, long stableAfterNanos) {
         this.node = node;
         this.leaseNanos = settings.leaseDuration().toNanos();
+        this.storeLeaseIsTheRight = settings.strategy() == SplitBrainSettings.Strategy.STORE_LEASE;
         this.storeLease =
                 new StoreLease(node, settings, leaseNanos, LeaseTimes.renewNanos(leaseNanos), new StoreAnswers());
         this.leases = Leases.of(node, events, settings, stableAfterNanos, storeLease);
@@ -242,6 +246,8 @@ public final class LeaseKeeper implements LeaseMessage.Handler, AllocationLeases
         leases.newView(members, coordinatorChanged, becameCoordinator, wasCoordinating && !coordinating, now);
         if (becameCoordinator) {
             storeLease.reset();
+        } else if (wasCoordinating && !coordinating) {
+            handOverStoreLease();
         }
         // an operator's probe (removal of the sharding data) is a member for JGroups, never for the decision: known by
         // the mark in its address, which came in a sealed view, not by its name, which anyone may forge in discovery
@@ -251,6 +257,19 @@ public final class LeaseKeeper implements LeaseMessage.Handler, AllocationLeases
         if (coordinating) {
             leases.ping(members, now);
             renewStoreLease(now);
+        }
+    }
+
+    /**
+     * Another member coordinates this node's view now (a merge put it first). Where the store's lease only guards
+     * against a second cluster, it is given up at once, so that the new coordinator, which allocates only while it
+     * holds it, need not wait for it to run out. With store-lease it is the right to run, which this node's grants
+     * rested on: it runs out, as the new coordinator's activation fence assumes.
+     */
+    private void handOverStoreLease() {
+        if (!storeLeaseIsTheRight) {
+            storeLease.release(true);
+            storeLease.lapse();
         }
     }
 

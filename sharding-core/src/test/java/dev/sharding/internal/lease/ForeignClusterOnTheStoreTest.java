@@ -216,4 +216,40 @@ class ForeignClusterOnTheStoreTest {
                 .contains("store's coordinator lease")
                 .doesNotContain("winning set");
     }
+
+    @Test
+    void aCoordinatorThatAMergePutsSecondGivesUpTheStoreLeaseAtOnce() throws Exception {
+        Member other = new Member(0, 1, "n0"); // the merged cluster's coordinator
+        long now = System.nanoTime();
+        keeper.onView(List.of(host.self()), now);
+        keeper.tick(now);
+        assertThat(keeper.inCharge(now)).as("it holds the store's lease").isTrue();
+
+        keeper.onView(List.of(other, host.self()), now + RENEW);
+        assertThat(host.store()
+                        .acquireCoordinatorLease(host.clusterName(), other.id(), other.name(), Duration.ofSeconds(2))
+                        .get(1, TimeUnit.SECONDS)
+                        .granted())
+                .as("the new coordinator takes the store's lease without waiting for it to run out")
+                .isTrue();
+    }
+
+    @Test
+    void underStoreLeaseACoordinatorThatAMergePutsSecondLetsTheStoreLeaseRunOut() throws Exception {
+        LeaseKeeper storeLeaseKeeper = host.keeper(
+                SplitBrainSettings.DEFAULT.withStrategy(SplitBrainSettings.Strategy.STORE_LEASE),
+                Duration.ofSeconds(5).toNanos());
+        Member other = new Member(0, 1, "n0");
+        long now = System.nanoTime();
+        storeLeaseKeeper.onView(List.of(host.self()), now);
+        storeLeaseKeeper.tick(now);
+
+        storeLeaseKeeper.onView(List.of(other, host.self()), now + RENEW);
+        assertThat(host.store()
+                        .acquireCoordinatorLease(host.clusterName(), other.id(), other.name(), Duration.ofSeconds(2))
+                        .get(1, TimeUnit.SECONDS)
+                        .granted())
+                .as("the lease is the right to run: the grants made under it end with it")
+                .isFalse();
+    }
 }
