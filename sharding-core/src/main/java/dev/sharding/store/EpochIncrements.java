@@ -8,6 +8,7 @@ import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.SortedSet;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -88,6 +89,15 @@ final class EpochIncrements {
             shards.add(new ShardKey(i.typeName(), i.shardId()));
         }
         ShardEpochs.LockedEpochs locked = dialect.shardEpochs().lockAll(connection, shards);
+        // the first epochs of shards without a row, inserted in shard order: two batches inserting the same new rows
+        // (two coordinators at once, or a coordinator and a node's single increment) then wait for each other in one
+        // order, never in a cycle that only the lock timeout would break, failing both batches
+        Map<ShardKey, Long> firstEpochs = new HashMap<>();
+        for (ShardKey shard : shards) {
+            if (!locked.busy().contains(shard) && locked.epochs().getOrDefault(shard, 0L) == 0) {
+                firstEpochs.put(shard, dialect.nextEpoch(connection, shard.typeName(), shard.shardId()));
+            }
+        }
         Map<ShardKey, Long> current = new HashMap<>(locked.epochs());
         Map<ShardKey, Long> updated = new TreeMap<>();
         for (Increment i : batch) {
@@ -99,8 +109,8 @@ final class EpochIncrements {
             long last = current.getOrDefault(shard, 0L);
             long next;
             if (last == 0) {
-                // no row yet: the dialect's insert, which also copes with another node inserting it meanwhile
-                next = dialect.nextEpoch(connection, i.typeName(), i.shardId());
+                // no row when locked: its first epoch, inserted above (another node may have inserted it meanwhile)
+                next = Objects.requireNonNull(firstEpochs.get(shard), "first epoch");
             } else {
                 next = last + 1;
                 updated.put(shard, next);
