@@ -28,6 +28,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.UnaryOperator;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
@@ -81,8 +82,27 @@ class BoundedBuffersTest {
         for (int i = 0; i < 10; i++) {
             assertThat(waiting.get(i).get(10, TimeUnit.SECONDS).amount()).isEqualTo(3 + i);
         }
-        assertThat(deposit(region, "h").get(10, TimeUnit.SECONDS).amount()).isEqualTo(13);
-        assertThat(region.mailboxRefusals()).isEqualTo(2);
+        // the messages of the run that took them count against the bound until that run ends, which may be a moment
+        // after their replies came: a deposit sent in that moment is refused, and sent again
+        AtomicInteger refusedAgain = new AtomicInteger();
+        AtomicReference<Wallet.Reply> after = new AtomicReference<>();
+        Awaitility.await("a deposit taken once the run ended")
+                .atMost(Duration.ofSeconds(10))
+                .pollInterval(Duration.ofMillis(10))
+                .until(() -> {
+                    try {
+                        after.set(deposit(region, "h").get(10, TimeUnit.SECONDS));
+                        return true;
+                    } catch (ExecutionException e) {
+                        if (!(e.getCause() instanceof BufferFullException)) {
+                            throw e;
+                        }
+                        refusedAgain.incrementAndGet();
+                        return false;
+                    }
+                });
+        assertThat(after.get().amount()).isEqualTo(13);
+        assertThat(region.mailboxRefusals()).isEqualTo(2 + refusedAgain.get());
     }
 
     @Test
