@@ -235,7 +235,7 @@ final class BatchWriter {
                     return;
                 }
                 begun = true;
-                held.watch("write transaction of " + batch.size() + " operations");
+                held.watchTransaction("write transaction of " + batch.size() + " operations");
                 JdbcDialect dialect = dialects.of(connection);
                 TimeLimits.Start limits = held.limits();
                 @SuppressWarnings("NullAway") // no result: Void

@@ -39,6 +39,9 @@ final class HeldConnection {
     /** What disarms the watchdog of the held connection's transaction. */
     private Runnable armed = StoreWatchdog.DISARMED;
 
+    /** Ends the watch of the current write transaction for running long. */
+    private Runnable longCall = StoreWatchdog.DISARMED;
+
     /**
      * Creates the writer's connection, not borrowed yet.
      *
@@ -120,10 +123,25 @@ final class HeldConnection {
         }
     }
 
+    /**
+     * Has the watchdog watch a write transaction on the held connection: for the write deadline, as {@link #watch},
+     * and for whether it runs long ({@link StoreWatchdog#watchLongCall}), which may be a wait for rows another session
+     * holds.
+     *
+     * @param what the work, for the watchdog's message
+     */
+    void watchTransaction(String what) {
+        watch(what);
+        longCall.run();
+        longCall = watchdog.watchLongCall(Objects.requireNonNull(held));
+    }
+
     /** Ends the watch of the held connection's work. */
     void disarm() {
         armed.run();
         armed = StoreWatchdog.DISARMED;
+        longCall.run();
+        longCall = StoreWatchdog.DISARMED;
     }
 
     /**

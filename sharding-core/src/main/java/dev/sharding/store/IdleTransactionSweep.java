@@ -13,10 +13,18 @@ import org.slf4j.LoggerFactory;
  * can write them.
  *
  * <p>PostgreSQL ends such sessions itself: each of the store's transactions sets {@code
- * idle_in_transaction_session_timeout}. H2 has no such setting, so on H2 the store looks every {@link #PERIOD} for
- * sessions idle in a transaction for longer than {@link #idleLimit} that hold a lock on a table of its prefix, and
- * aborts them ({@code ABORT_SESSION}, which needs an administrator, as H2's {@code sa} is). A store transaction never
- * sits idle that long: its deadline is twice the query timeout, after which its own connection is aborted.
+ * idle_in_transaction_session_timeout} to the query timeout. H2 has no such setting, so on H2 the store looks every
+ * {@link #PERIOD} for sessions idle in a transaction that hold a lock on a table of its prefix, and aborts them
+ * ({@code ABORT_SESSION}, which needs an administrator, as H2's {@code sa} is) when either
+ * <ul>
+ * <li>they have been idle for longer than {@link #idleLimit}: a store transaction never sits idle that long, its
+ * deadline being twice the query timeout, after which its own connection is aborted; or</li>
+ * <li>another session waits for one of their locks and they have been idle for longer than {@link #blockingLimit},
+ * half the query timeout: a node that is alive but slow to the database (a degraded link, a starved or paused JVM)
+ * must not hold up the rows every node needs, the journal's offset counter above all, which every event append of
+ * the cluster takes. A healthy node's transaction is idle between its statements for milliseconds; one aborted
+ * here is rolled back, and its writer does the batch again or reports it failed, never as stored.</li>
+ * </ul>
  */
 final class IdleTransactionSweep {
 
@@ -31,6 +39,8 @@ final class IdleTransactionSweep {
     private final ConnectionTasks tasks;
 
     private final Duration idleLimit;
+
+    private final Duration blockingLimit;
 
     private final AtomicBoolean running = new AtomicBoolean();
 
@@ -49,6 +59,7 @@ final class IdleTransactionSweep {
     IdleTransactionSweep(ConnectionTasks tasks, Duration queryTimeout) {
         this.tasks = tasks;
         this.idleLimit = idleLimit(queryTimeout);
+        this.blockingLimit = blockingLimit(queryTimeout);
     }
 
     /** How long a session may sit idle in a transaction before it counts as abandoned. */
@@ -56,7 +67,24 @@ final class IdleTransactionSweep {
         return queryTimeout.multipliedBy(2).plusSeconds(2);
     }
 
-    /** Looks once, on a store thread, unless a look is under way or the database needs none. Never blocks. */
+    /** How long a session may sit idle in a transaction while another waits for one of its locks. */
+    static Duration blockingLimit(Duration queryTimeout) {
+        return queryTimeout.dividedBy(2);
+    }
+
+    /**
+     * After how long, and then how often, a store call still running makes the store look: a call waiting for a
+     * lock whose holder sits idle gets it within the blocking limit plus this and the look's own time, before its
+     * lock timeout (the query timeout).
+     */
+    static Duration blockedCallCheck(Duration queryTimeout) {
+        return queryTimeout.dividedBy(5);
+    }
+
+    /**
+     * Looks once, on a store thread, unless a look is under way or the database needs none. Never blocks. Runs every
+     * {@link #PERIOD}, and while a call of the store's takes longer than {@link #blockedCallCheck}.
+     */
     void sweep() {
         if (off || System.nanoTime() - pausedUntil < 0 || !running.compareAndSet(false, true)) {
             return;
@@ -67,7 +95,7 @@ final class IdleTransactionSweep {
                             off = true; // PostgreSQL ends them itself
                             return 0;
                         }
-                        return H2IdleSessions.abortIdle(c, dialect.prefix, idleLimit);
+                        return H2IdleSessions.abortIdle(c, dialect.prefix, idleLimit, blockingLimit);
                     })
                     .whenComplete((aborted, failure) -> {
                         running.set(false);

@@ -192,6 +192,7 @@ public final class JdbcShardingStore extends JdbcStoreCapabilities {
         this.offsets = new JdbcProjectionOffsets(tasks, settings.tablePrefix());
         IdleTransactionSweep sweep = new IdleTransactionSweep(tasks, settings.queryTimeout());
         watchdog.every(IdleTransactionSweep.PERIOD, sweep::sweep);
+        watchdog.onLongCalls(IdleTransactionSweep.blockedCallCheck(settings.queryTimeout()), sweep::sweep);
     }
 
     /**

@@ -6,6 +6,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -15,6 +16,10 @@ import org.slf4j.LoggerFactory;
  * otherwise hold every other node's store threads for as long as it hangs). One thread for the store; the writer's
  * sweep of queued writes runs on it too. A connection whose driver has a network timeout (PostgreSQL) is not watched:
  * it fails by itself.
+ *
+ * <p>A write transaction that is still running after {@link #onLongCalls a while} also runs a hook, again and again
+ * at that interval until it ends ({@link #watchLongCall}): the store looks then for a session that holds up its
+ * transaction (see {@link IdleTransactionSweep}), without looking at all while its transactions are quick.
  */
 final class StoreWatchdog {
 
@@ -26,6 +31,11 @@ final class StoreWatchdog {
     private final ScheduledThreadPoolExecutor timer;
 
     private final AtomicLong aborted = new AtomicLong();
+
+    /** What a call still running after {@link #longCallNanos} runs, if anything. */
+    private volatile @Nullable Runnable longCallHook;
+
+    private volatile long longCallNanos;
 
     /** Starts the watchdog's thread. */
     StoreWatchdog() {
@@ -63,6 +73,80 @@ final class StoreWatchdog {
             return () -> abort.cancel(false);
         } catch (RejectedExecutionException e) {
             return DISARMED; // stopping
+        }
+    }
+
+    /**
+     * Runs the {@link #onLongCalls long-call hook} while a call on a connection runs, from a while after now on,
+     * unless the connection's driver times out by itself (PostgreSQL, whose server limits a transaction's idle time
+     * itself).
+     *
+     * @param connection the call's connection
+     * @return what ends it; call it when the call is done, whatever its outcome
+     */
+    Runnable watchLongCall(StoreConnection connection) {
+        Runnable hook = longCallHook;
+        if (hook == null || connection.timesOutByItself()) {
+            return DISARMED;
+        }
+        LongCall watch = new LongCall(hook, longCallNanos);
+        watch.next();
+        return watch::end;
+    }
+
+    /**
+     * Makes every call watched with {@link #watchLongCall} from now on run a hook once it has been running for a while,
+     * and again at that interval until it ends.
+     *
+     * @param after how long a call runs before the hook
+     * @param hook what runs, on the watchdog's thread; must not block
+     */
+    void onLongCalls(Duration after, Runnable hook) {
+        this.longCallNanos = after.toNanos();
+        this.longCallHook = hook;
+    }
+
+    /** Runs the long-call hook for one call while it runs. */
+    private final class LongCall implements Runnable {
+
+        private final Runnable hook;
+
+        private final long intervalNanos;
+
+        private volatile boolean ended;
+
+        private volatile @Nullable ScheduledFuture<?> next;
+
+        LongCall(Runnable hook, long intervalNanos) {
+            this.hook = hook;
+            this.intervalNanos = intervalNanos;
+        }
+
+        void next() {
+            try {
+                next = timer.schedule(this, intervalNanos, TimeUnit.NANOSECONDS);
+            } catch (RejectedExecutionException e) {
+                // stopping
+            }
+            if (ended) {
+                end();
+            }
+        }
+
+        @Override
+        public void run() {
+            if (!ended) {
+                hook.run();
+                next();
+            }
+        }
+
+        void end() {
+            ended = true;
+            ScheduledFuture<?> scheduled = next;
+            if (scheduled != null) {
+                scheduled.cancel(false);
+            }
         }
     }
 
