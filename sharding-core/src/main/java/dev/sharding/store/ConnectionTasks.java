@@ -5,6 +5,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.SQLTimeoutException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -172,7 +173,12 @@ final class ConnectionTasks {
         }
         for (ThreadPoolExecutor pool : List.of(readers, leases)) {
             if (!StoreThreads.awaitTermination(pool, deadline)) {
-                for (Runnable task : pool.shutdownNow()) {
+                // the queued tasks fail; the running ones are not interrupted but end by their own deadlines: an
+                // interrupt that hits a thread inside an embedded H2 database's file I/O closes the database, for
+                // every user of it in this JVM, the application's own pool included
+                List<Runnable> queued = new ArrayList<>();
+                pool.getQueue().drainTo(queued);
+                for (Runnable task : queued) {
                     if (task instanceof ReadTask<?> read) {
                         read.fail(BatchWriter.closedException(read.what()));
                     }
@@ -321,9 +327,9 @@ final class ConnectionTasks {
      * Waits before a task whose connection broke tries another: 50 ms, doubling up to half a second. False, without
      * waiting, when the wait would end past the deadline, or when the store stops.
      */
-    private static boolean pauseBeforeRetry(int attempt, long deadline) {
+    private boolean pauseBeforeRetry(int attempt, long deadline) {
         long pause = StoreTimeouts.retryPauseNanos(attempt, deadline);
-        if (pause < 0) {
+        if (pause < 0 || stopped.get()) {
             return false;
         }
         try {

@@ -12,6 +12,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -70,6 +71,13 @@ final class ProjectionWorker implements AutoCloseable {
 
     private volatile boolean running = true;
 
+    /**
+     * Completed by {@link #close()}: ends the worker's waits (between looks, and for the store) without interrupting
+     * its thread, which may be in the handler's own database calls: an interrupt inside an embedded H2 database's
+     * file I/O closes that database for every user of it in the JVM.
+     */
+    private final CompletableFuture<Void> stopping = new CompletableFuture<>();
+
     ProjectionWorker(
             String name,
             int slice,
@@ -116,7 +124,7 @@ final class ProjectionWorker implements AutoCloseable {
                 List<PersistedEvent> page = await(store.eventsBySlice(typeName, firstShard, lastShard, offset, PAGE));
                 if (page.isEmpty()) {
                     metrics.caughtUp();
-                    TimeUnit.MILLISECONDS.sleep(idleWait);
+                    pause(idleWait);
                     idleWait = nextIdleWait(idleWait);
                     continue;
                 }
@@ -155,7 +163,7 @@ final class ProjectionWorker implements AutoCloseable {
                             cause.toString());
                 }
                 try {
-                    TimeUnit.MILLISECONDS.sleep(Math.min(10_000, 100L << Math.min(7, failures - 1)));
+                    pause(Math.min(10_000, 100L << Math.min(7, failures - 1)));
                 } catch (InterruptedException stop) {
                     break;
                 }
@@ -174,16 +182,32 @@ final class ProjectionWorker implements AutoCloseable {
         return await(store.saveProjectionOffset(name, slice, offset, next));
     }
 
-    private static <T> T await(java.util.concurrent.CompletableFuture<T> future)
-            throws InterruptedException, ExecutionException, TimeoutException {
-        return future.get(STORE_WAIT_SECONDS, TimeUnit.SECONDS);
+    /** Waits for the store, unless the worker stops meanwhile ({@link InterruptedException} then). */
+    private <T> T await(CompletableFuture<T> future) throws InterruptedException, ExecutionException, TimeoutException {
+        CompletableFuture.anyOf(future, stopping).get(STORE_WAIT_SECONDS, TimeUnit.SECONDS);
+        if (!future.isDone()) {
+            throw new InterruptedException("stopping");
+        }
+        return future.get();
+    }
+
+    /** Waits a while, unless the worker stops meanwhile ({@link InterruptedException} then). */
+    private void pause(long millis) throws InterruptedException {
+        try {
+            stopping.get(millis, TimeUnit.MILLISECONDS);
+            throw new InterruptedException("stopping");
+        } catch (TimeoutException e) {
+            // waited
+        } catch (ExecutionException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     /** Stops after the page in hand, waiting for it at most 10 s. */
     @Override
     public void close() throws InterruptedException {
         running = false;
-        thread.interrupt();
+        stopping.complete(null);
         thread.join(10_000);
     }
 }
