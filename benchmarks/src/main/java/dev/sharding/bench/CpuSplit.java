@@ -1,9 +1,11 @@
 package dev.sharding.bench;
 
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.function.Supplier;
 import tools.jackson.databind.node.ObjectNode;
 
@@ -20,13 +22,43 @@ final class CpuSplit {
 
     private final List<Double> machine = new ArrayList<>();
 
+    /** The processes whose CPU is also split by thread group (the nodes), by name. */
+    private final Map<String, Supplier<List<Long>>> threaded = new LinkedHashMap<>();
+
+    /** At each boundary: CPU seconds by thread group, added up over {@link #threaded}. */
+    private final List<Map<String, Double>> threadReadings = new ArrayList<>();
+
+    /** The wall-clock time of each boundary. */
+    private final List<Instant> times = new ArrayList<>();
+
     /** @param processes by name, the process ids to add up (read again at each boundary: a server's children change) */
     CpuSplit(Map<String, Supplier<List<Long>>> processes) {
         this.processes = new LinkedHashMap<>(processes);
     }
 
+    /**
+     * Also splits the CPU of these processes, added up, by thread group ({@link ProcessCpu#byThreadGroup}).
+     *
+     * @param names names given to the constructor
+     * @return this
+     */
+    CpuSplit byThreadGroup(List<String> names) {
+        for (String name : names) {
+            threaded.put(name, processes.get(name));
+        }
+        return this;
+    }
+
     /** Takes the readings of one boundary. */
     void snapshot() {
+        times.add(Instant.now());
+        Map<String, Double> groups = new TreeMap<>();
+        threaded.forEach((name, pids) -> {
+            for (long pid : pids.get()) {
+                ProcessCpu.byThreadGroup(pid).forEach((g, s) -> groups.merge(g, s, Double::sum));
+            }
+        });
+        threadReadings.add(groups);
         Map<String, Double> r = new LinkedHashMap<>();
         processes.forEach((name, pids) -> r.put(name, ProcessCpu.seconds(pids.get())));
         readings.add(r);
@@ -59,6 +91,24 @@ final class CpuSplit {
         double busy = machine.get(k + 1) - machine.get(k);
         into.put("machine_busy_cpu_s", round(busy, 100));
         into.put("other_cpu_s", round(busy - total, 100));
+        into.put("from", times.get(k).toString());
+        into.put("to", times.get(k + 1).toString());
+        if (!threaded.isEmpty()) {
+            // the groups that took at least a hundredth of a millisecond per request, most first
+            Map<String, Double> before = threadReadings.get(k);
+            List<Map.Entry<String, Double>> used = new ArrayList<>();
+            threadReadings.get(k + 1).forEach((g, s) -> {
+                double d = s - before.getOrDefault(g, 0.0);
+                if (requests > 0 && 1000 * d / requests >= 0.01) {
+                    used.add(Map.entry(g, d));
+                }
+            });
+            used.sort(Map.Entry.<String, Double>comparingByValue().reversed());
+            ObjectNode groups = into.putObject("nodes_cpu_ms_per_request_by_thread");
+            for (Map.Entry<String, Double> e : used) {
+                groups.put(e.getKey(), round(1000 * e.getValue() / requests, 1000));
+            }
+        }
     }
 
     private static double round(double v, int scale) {

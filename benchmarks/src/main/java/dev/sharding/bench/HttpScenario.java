@@ -149,7 +149,8 @@ final class HttpScenario {
         if (store.equals("postgresql")) {
             processes.put("database", launcher::databasePids);
         }
-        CpuSplit cpu = new CpuSplit(processes);
+        CpuSplit cpu = new CpuSplit(processes)
+                .byThreadGroup(nodes.stream().map(NodeProcess::name).toList());
         System.err.println("[bench] " + w + ": " + o.connectionsPerNode() * 3 + " connections, three phases of "
                 + o.phaseSeconds() + " s");
         HttpLoad load = new HttpLoad(

@@ -3,6 +3,7 @@ package dev.sharding.bench;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -15,6 +16,7 @@ import jdk.jfr.consumer.RecordedMethod;
 import jdk.jfr.consumer.RecordedStackTrace;
 import jdk.jfr.consumer.RecordedThread;
 import jdk.jfr.consumer.RecordingFile;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Summarises a flight recording of a node (made with {@code --jfr=DIR}): where the CPU samples
@@ -23,13 +25,18 @@ import jdk.jfr.consumer.RecordingFile;
  * (the first frame outside {@code java.*}/{@code jdk.*}), plus the monitor waits ({@code jdk.JavaMonitorEnter}). The
  * same events {@code jfr print --events jdk.ExecutionSample FILE} lists one by one.
  *
- * <pre>java -jar benchmarks.jar --jfr-summary=FILE.jfr [--top=25]</pre>
+ * <p>With {@code --from} and {@code --to} only the events that started between the two instants count: an H
+ * report gives each phase's (its {@code from} and {@code to}), so that the warm phase is profiled without the start
+ * and the cold phase.
+ *
+ * <pre>java -jar benchmarks.jar --jfr-summary=FILE.jfr [--top=25] [--from=INSTANT --to=INSTANT]</pre>
  */
 final class JfrSummary {
 
     private JfrSummary() {}
 
-    static int run(Path file, int top, PrintStream out) throws IOException {
+    static int run(Path file, int top, @Nullable Instant from, @Nullable Instant to, PrintStream out)
+            throws IOException {
         Map<String, Long> self = new HashMap<>();
         Map<String, Long> total = new HashMap<>();
         Map<String, Long> threads = new HashMap<>();
@@ -39,6 +46,10 @@ final class JfrSummary {
         long samples = 0;
         long allocated = 0;
         for (RecordedEvent e : RecordingFile.readAllEvents(file)) {
+            if ((from != null && e.getStartTime().isBefore(from))
+                    || (to != null && e.getStartTime().isAfter(to))) {
+                continue;
+            }
             String type = e.getEventType().getName();
             RecordedStackTrace st = e.getStackTrace();
             if (type.equals("jdk.ExecutionSample")
@@ -70,7 +81,14 @@ final class JfrSummary {
                         Long::sum);
             }
         }
-        out.printf("%s: %d execution samples, %.1f MB allocation sampled%n", file, samples, allocated / 1e6);
+        out.printf(
+                "%s%s: %d execution samples, %.1f MB allocation sampled%n",
+                file,
+                from == null && to == null
+                        ? ""
+                        : " from " + (from == null ? "the start" : from) + " to " + (to == null ? "the end" : to),
+                samples,
+                allocated / 1e6);
         print(out, "CPU samples by thread", threads, samples, top, "");
         print(out, "Top frames (self)", self, samples, top, "");
         print(

@@ -1,6 +1,7 @@
 package dev.sharding.bench;
 
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -18,7 +19,8 @@ import org.jspecify.annotations.Nullable;
  * line's {@code notes}), {@code --secret} (every node gets the same {@code sharding.jgroups.secret}, so all cluster
  * traffic is sealed: to measure what the secret costs), {@code --no-meters} (no Micrometer meters of the node: they are
  * on by default, in a Prometheus registry, as in an application with the actuator and Prometheus; to measure what
- * they cost). {@code --jfr-summary=FILE.jfr [--top=N]} summarises a recording instead ({@link JfrSummary}).
+ * they cost). {@code --jfr-summary=FILE.jfr [--top=N] [--from=INSTANT --to=INSTANT]} summarises a recording, or the part
+ * of it between two instants (an H report's phase {@code from} and {@code to}), instead ({@link JfrSummary}).
  *
  * <p>D1, the deposit workload ({@link DepositScenario}), D0, its baseline without sharding ({@link PlainDeposits}),
  * D2 and D0-READS, the same two with 90% reads, and D3, D1 with the sample app's event-sourced account,
@@ -56,6 +58,8 @@ import org.jspecify.annotations.Nullable;
  * @param nodeArgs more properties for every node
  * @param summary a recording to summarise instead of running, or null
  * @param top how many lines of the summary
+ * @param from the summary's first instant (a phase's {@code from} in an H report), or null for the start
+ * @param to the summary's last instant, or null for the end
  * @param stores D1's stores
  * @param deposit D1's options
  * @param scale W8's options
@@ -72,6 +76,8 @@ record LaunchOptions(
         List<String> nodeArgs,
         @Nullable Path summary,
         int top,
+        @Nullable Instant from,
+        @Nullable Instant to,
         List<String> stores,
         DepositScenario.Options deposit,
         ScaleScenario.Options scale,
@@ -93,6 +99,8 @@ record LaunchOptions(
         List<String> nodeArgs = new ArrayList<>();
         Path summary = null;
         int top = 25;
+        Instant from = null;
+        Instant to = null;
         List<String> stores = List.of("h2");
         DepositScenario.Options defaults = DepositScenario.Options.defaults();
         int callers = defaults.callers();
@@ -149,6 +157,10 @@ record LaunchOptions(
                 summary = Path.of(value);
             } else if (arg.startsWith("--top=")) {
                 top = Integer.parseInt(value);
+            } else if (arg.startsWith("--from=")) {
+                from = Instant.parse(value);
+            } else if (arg.startsWith("--to=")) {
+                to = Instant.parse(value);
             } else if (arg.startsWith("--store=")) {
                 stores = Arrays.stream(value.split(","))
                         .map(String::trim)
@@ -222,7 +234,7 @@ record LaunchOptions(
                         + " for W10 --w10-nodes=N --w10-kill=K --w10-accounts=N --w10-heap=SIZE --w10-readers=N --w10-read-before=true --sample-jar=PATH,"
                         + " for H0, H1, H2-READS, H0-READS --h-store=h2|postgresql --h-connections=N --h-accounts=N"
                         + " --h-phase-s=S --h-heap=SIZE --sample-jar=PATH --baseline-jar=PATH,"
-                        + " or --jfr-summary=FILE.jfr [--top=N]");
+                        + " or --jfr-summary=FILE.jfr [--top=N] [--from=INSTANT --to=INSTANT]");
                 return null;
             }
         }
@@ -293,6 +305,8 @@ record LaunchOptions(
                 nodeArgs,
                 summary,
                 top,
+                from,
+                to,
                 stores,
                 d,
                 scale,

@@ -82,7 +82,7 @@ final class Launcher {
             return 2;
         }
         if (o.summary() != null) {
-            return JfrSummary.run(o.summary(), o.top(), System.out);
+            return JfrSummary.run(o.summary(), o.top(), o.from(), o.to(), System.out);
         }
         List<String> workloads = o.workloads();
         List<String> stores = o.stores();

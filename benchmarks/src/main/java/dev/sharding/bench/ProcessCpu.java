@@ -1,9 +1,12 @@
 package dev.sharding.bench;
 
 import java.io.IOException;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * CPU seconds of processes read from {@code /proc/<pid>/stat} (user and system time, fields 14 and 15, in clock ticks
@@ -45,5 +48,33 @@ final class ProcessCpu {
         String[] f = stat.substring(stat.lastIndexOf(')') + 2).trim().split("\\s+");
         // f[0] is field 3 (state): utime is field 14, stime field 15
         return (Long.parseLong(f[11]) + Long.parseLong(f[12])) / CLOCK_TICKS;
+    }
+
+    /**
+     * CPU seconds of a process's threads so far, added up by thread group: a thread's name as the kernel keeps it
+     * ({@code /proc/<pid>/task/<tid>/comm}, at most 15 characters) with every run of digits made {@code #}, so that
+     * {@code http-nio-8081-exec-3} and {@code http-nio-8082-exec-7} are both {@code http-nio-#-e}. Threads that ended
+     * are missing: take readings of long-lived thread pools only.
+     *
+     * @param pid the process
+     * @return seconds by group; empty when the process is gone or /proc cannot be read
+     */
+    static Map<String, Double> byThreadGroup(long pid) {
+        Map<String, Double> groups = new TreeMap<>();
+        Path tasks = Path.of("/proc", Long.toString(pid), "task");
+        try (DirectoryStream<Path> dir = Files.newDirectoryStream(tasks)) {
+            for (Path task : dir) {
+                try {
+                    String comm = Files.readString(task.resolve("comm")).trim();
+                    double seconds = parse(Files.readString(task.resolve("stat")));
+                    groups.merge(comm.replaceAll("[0-9]+", "#"), seconds, Double::sum);
+                } catch (IOException | RuntimeException e) {
+                    // the thread ended meanwhile
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            return Map.of();
+        }
+        return groups;
     }
 }
