@@ -32,10 +32,13 @@ final class StoreWatchdog {
 
     private final AtomicLong aborted = new AtomicLong();
 
-    /** What a call still running after {@link #longCallNanos} runs, if anything. */
+    /** What a write transaction running long runs, if anything ({@link #onLongCalls}). */
     private volatile @Nullable Runnable longCallHook;
 
-    private volatile long longCallNanos;
+    /** When the running write transaction began ({@link System#nanoTime()}), or {@link #NO_CALL}. */
+    private volatile long callSince = NO_CALL;
+
+    private static final long NO_CALL = Long.MIN_VALUE;
 
     /** Starts the watchdog's thread. */
     StoreWatchdog() {
@@ -77,77 +80,43 @@ final class StoreWatchdog {
     }
 
     /**
-     * Runs the {@link #onLongCalls long-call hook} while a call on a connection runs, from a while after now on,
-     * unless the connection's driver times out by itself (PostgreSQL, whose server limits a transaction's idle time
-     * itself).
+     * Marks the start of a write transaction on a connection, for the {@link #onLongCalls long-call hook}, unless the
+     * connection's driver times out by itself (PostgreSQL, whose server limits a transaction's idle time itself).
+     * Transactions are the writer's, one at a time.
      *
-     * @param connection the call's connection
-     * @return what ends it; call it when the call is done, whatever its outcome
+     * @param connection the transaction's connection
+     * @return what marks its end; call it when the transaction is done, whatever its outcome
      */
     Runnable watchLongCall(StoreConnection connection) {
-        Runnable hook = longCallHook;
-        if (hook == null || connection.timesOutByItself()) {
+        if (longCallHook == null || connection.timesOutByItself()) {
             return DISARMED;
         }
-        LongCall watch = new LongCall(hook, longCallNanos);
-        watch.next();
-        return watch::end;
+        long started = System.nanoTime();
+        callSince = started;
+        return () -> {
+            if (callSince == started) {
+                callSince = NO_CALL;
+            }
+        };
     }
 
     /**
-     * Makes every call watched with {@link #watchLongCall} from now on run a hook once it has been running for a while,
-     * and again at that interval until it ends.
+     * Makes the write transactions watched with {@link #watchLongCall} from now on run a hook once one has been
+     * running for a while, and again at that interval until it ends. The watchdog looks at that interval, which costs
+     * the transactions nothing but a time stamp each.
      *
-     * @param after how long a call runs before the hook
+     * @param after how long a transaction runs before the hook
      * @param hook what runs, on the watchdog's thread; must not block
      */
     void onLongCalls(Duration after, Runnable hook) {
-        this.longCallNanos = after.toNanos();
+        long afterNanos = after.toNanos();
         this.longCallHook = hook;
-    }
-
-    /** Runs the long-call hook for one call while it runs. */
-    private final class LongCall implements Runnable {
-
-        private final Runnable hook;
-
-        private final long intervalNanos;
-
-        private volatile boolean ended;
-
-        private volatile @Nullable ScheduledFuture<?> next;
-
-        LongCall(Runnable hook, long intervalNanos) {
-            this.hook = hook;
-            this.intervalNanos = intervalNanos;
-        }
-
-        void next() {
-            try {
-                next = timer.schedule(this, intervalNanos, TimeUnit.NANOSECONDS);
-            } catch (RejectedExecutionException e) {
-                // stopping
-            }
-            if (ended) {
-                end();
-            }
-        }
-
-        @Override
-        public void run() {
-            if (!ended) {
+        every(after, () -> {
+            long since = callSince;
+            if (since != NO_CALL && System.nanoTime() - since >= afterNanos) {
                 hook.run();
-                next();
             }
-        }
-
-        void end() {
-            ended = true;
-            ScheduledFuture<?> scheduled = next;
-            if (scheduled != null) {
-                scheduled.cancel(false);
-            }
-        }
+        });
     }
 
     /**
