@@ -73,7 +73,7 @@ final class IdleTransactionSweep {
     }
 
     /**
-     * After how long, and then how often, a store call still running makes the store look: a call waiting for a
+     * How often the store looks while a write transaction has been running that long: a transaction waiting for a
      * lock whose holder sits idle gets it within the blocking limit plus this and the look's own time, before its
      * lock timeout (the query timeout).
      */
@@ -83,7 +83,7 @@ final class IdleTransactionSweep {
 
     /**
      * Looks once, on a store thread, unless a look is under way or the database needs none. Never blocks. Runs every
-     * {@link #PERIOD}, and while a call of the store's takes longer than {@link #blockedCallCheck}.
+     * {@link #PERIOD}, and every {@link #blockedCallCheck} while a write transaction has run that long.
      */
     void sweep() {
         if (off || System.nanoTime() - pausedUntil < 0 || !running.compareAndSet(false, true)) {
