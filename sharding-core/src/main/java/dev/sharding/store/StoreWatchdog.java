@@ -6,7 +6,6 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,8 +31,8 @@ final class StoreWatchdog {
 
     private final AtomicLong aborted = new AtomicLong();
 
-    /** What a write transaction running long runs, if anything ({@link #onLongCalls}). */
-    private volatile @Nullable Runnable longCallHook;
+    /** Whether write transactions running long run a hook ({@link #onLongCalls}). */
+    private volatile boolean watchingLongCalls;
 
     /** When the running write transaction began ({@link System#nanoTime()}), or {@link #NO_CALL}. */
     private volatile long callSince = NO_CALL;
@@ -88,7 +87,7 @@ final class StoreWatchdog {
      * @return what marks its end; call it when the transaction is done, whatever its outcome
      */
     Runnable watchLongCall(StoreConnection connection) {
-        if (longCallHook == null || connection.timesOutByItself()) {
+        if (!watchingLongCalls || connection.timesOutByItself()) {
             return DISARMED;
         }
         long started = System.nanoTime();
@@ -110,7 +109,7 @@ final class StoreWatchdog {
      */
     void onLongCalls(Duration after, Runnable hook) {
         long afterNanos = after.toNanos();
-        this.longCallHook = hook;
+        this.watchingLongCalls = true;
         every(after, () -> {
             long since = callSince;
             if (since != NO_CALL && System.nanoTime() - since >= afterNanos) {

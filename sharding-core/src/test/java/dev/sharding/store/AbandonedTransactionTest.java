@@ -3,7 +3,6 @@ package dev.sharding.store;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.sharding.spi.NewEvent;
 import java.nio.file.Path;
@@ -36,11 +35,7 @@ class AbandonedTransactionTest {
     @Test
     void aTransactionAbandonedOnAShardsEpochRowIsAbortedAndTheShardTakesANewEpoch() throws Exception {
         String url = "jdbc:h2:file:" + folder.resolve("db") + ";AUTO_SERVER=TRUE";
-        HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(url);
-        config.setUsername("sa");
-        config.setPassword("");
-        try (HikariDataSource pool = new HikariDataSource(config)) {
+        try (HikariDataSource pool = TestPools.of(url, "sa")) {
             JdbcShardingStore store =
                     new JdbcShardingStore(pool, JdbcStoreSettings.defaults().withQueryTimeout(Duration.ofMillis(250)));
             try {
@@ -130,12 +125,8 @@ class AbandonedTransactionTest {
     @Test
     void anAppendWaitingForTheOffsetCounterGetsItOnceTheIdleHolderIsAbortedBeforeTheIdleLimit() throws Exception {
         String url = "jdbc:h2:file:" + folder.resolve("db") + ";AUTO_SERVER=TRUE";
-        HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(url);
-        config.setUsername("sa");
-        config.setPassword("");
         Duration queryTimeout = Duration.ofSeconds(1);
-        try (HikariDataSource pool = new HikariDataSource(config)) {
+        try (HikariDataSource pool = TestPools.of(url, "sa")) {
             JdbcShardingStore store =
                     new JdbcShardingStore(pool, JdbcStoreSettings.defaults().withQueryTimeout(queryTimeout));
             try {

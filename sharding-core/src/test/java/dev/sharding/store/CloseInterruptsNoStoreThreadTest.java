@@ -2,7 +2,6 @@ package dev.sharding.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -28,11 +27,7 @@ class CloseInterruptsNoStoreThreadTest {
 
     @Test
     void workRunningWhenTheCloseGivesUpIsNotInterruptedAndTheDatabaseStaysOpen() throws Exception {
-        HikariConfig config = new HikariConfig();
-        config.setJdbcUrl("jdbc:h2:file:" + folder.resolve("db"));
-        config.setUsername("sa");
-        config.setPassword("");
-        try (HikariDataSource pool = new HikariDataSource(config)) {
+        try (HikariDataSource pool = TestPools.of("jdbc:h2:file:" + folder.resolve("db"), "sa")) {
             JdbcShardingStore store =
                     new JdbcShardingStore(pool, JdbcStoreSettings.defaults().withCloseTimeout(Duration.ofMillis(100)));
             store.createSchema();

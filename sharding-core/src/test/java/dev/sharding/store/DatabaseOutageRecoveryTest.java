@@ -3,7 +3,6 @@ package dev.sharding.store;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.net.InetSocketAddress;
@@ -56,7 +55,7 @@ class DatabaseOutageRecoveryTest {
                         "-tcpPort", String.valueOf(port), "-ifNotExists", "-baseDir", folder.toString())
                 .start();
         try (BlackHoleProxy proxy = new BlackHoleProxy(new InetSocketAddress("127.0.0.1", port));
-                HikariDataSource pool = pool("jdbc:h2:tcp://127.0.0.1:" + proxy.port() + "/outage", "sa")) {
+                HikariDataSource pool = TestPools.of("jdbc:h2:tcp://127.0.0.1:" + proxy.port() + "/outage", "sa")) {
             outage(proxy, pool);
         } finally {
             h2.stop();
@@ -70,18 +69,10 @@ class DatabaseOutageRecoveryTest {
                         .setServerConfig("fsync", "on")
                         .start();
                 BlackHoleProxy proxy = new BlackHoleProxy(new InetSocketAddress("127.0.0.1", postgres.getPort()));
-                HikariDataSource pool = pool("jdbc:postgresql://127.0.0.1:" + proxy.port() + "/postgres", "postgres")) {
+                HikariDataSource pool =
+                        TestPools.of("jdbc:postgresql://127.0.0.1:" + proxy.port() + "/postgres", "postgres")) {
             outage(proxy, pool);
         }
-    }
-
-    /** A pool as an application configures one, with the defaults. */
-    private static HikariDataSource pool(String url, String user) {
-        HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(url);
-        config.setUsername(user);
-        config.setPassword("");
-        return new HikariDataSource(config);
     }
 
     private static Thread start(String name, Runnable body) {
