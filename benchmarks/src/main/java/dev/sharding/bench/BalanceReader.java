@@ -28,7 +28,7 @@ final class BalanceReader {
                         try (HttpConnection c = new HttpConnection(
                                 "127.0.0.1", ports.get(first % ports.size()), HttpLoad.TIMEOUT_MILLIS)) {
                             for (int i = first; i < accounts; i += lanes) {
-                                balances[i] = balance(c, DepositWorkload.id(i));
+                                balances[i] = balance(c, HttpLoad.MEASURED_PREFIX + i);
                             }
                         }
                     },

@@ -10,8 +10,9 @@ import org.HdrHistogram.Histogram;
 /**
  * The load generator of the H workloads, in the launcher's JVM: a closed loop of keep-alive connections, the same
  * number to each node, each sending its next request as soon as the previous one is answered, one thread with one
- * selector per node ({@link LoadLoop}), as {@code wrk -t1} per node does. A request is a deposit {@code POST /accounts/a-<random>/deposit} of a random amount
- * from 1 to 100, or with {@code readPercent} chance a {@code GET /accounts/a-<random>}. The run is a row of phases of
+ * selector per node ({@link LoadLoop}), as {@code wrk -t1} per node does. A request is a deposit {@code POST /accounts/<prefix><random>/deposit} of a random
+ * amount from 1 to 100, or with {@code readPercent} chance a {@code GET /accounts/<prefix><random>}; the prefix is
+ * {@code a-} for the measured phases and {@code w-} for a warm-up before them, whose accounts are others. The run is a row of phases of
  * equal length one after the other (cold, warming, warm); a request counts in the phase in which its answer arrived.
  * Answered deposits (200) are added up per account for the balance check, as are those whose outcome is unknown.
  */
@@ -19,6 +20,12 @@ final class HttpLoad {
 
     /** The phases, in order. */
     static final List<String> PHASES = List.of("cold", "warming", "warm");
+
+    /** The accounts of the measured phases, {@code a-<i>}, those the balance check reads. */
+    static final String MEASURED_PREFIX = "a-";
+
+    /** The accounts of a warm-up before them. */
+    static final String WARM_UP_PREFIX = "w-";
 
     /** How long a connection waits for an answer before it counts the request as failed and reconnects. */
     static final int TIMEOUT_MILLIS = 30_000;
@@ -29,14 +36,23 @@ final class HttpLoad {
 
     private final int accounts;
 
+    private final String idPrefix;
+
     private final int readPercent;
 
     private final long phaseNanos;
 
-    HttpLoad(List<Integer> ports, int connectionsPerNode, int accounts, int readPercent, long phaseNanos) {
+    HttpLoad(
+            List<Integer> ports,
+            int connectionsPerNode,
+            int accounts,
+            String idPrefix,
+            int readPercent,
+            long phaseNanos) {
         this.ports = ports;
         this.connectionsPerNode = connectionsPerNode;
         this.accounts = accounts;
+        this.idPrefix = idPrefix;
         this.readPercent = readPercent;
         this.phaseNanos = phaseNanos;
     }
@@ -96,7 +112,8 @@ final class HttpLoad {
         CountDownLatch connected = new CountDownLatch(ports.size());
         CountDownLatch go = new CountDownLatch(1);
         for (int port : ports) {
-            LoadLoop loop = new LoadLoop(port, connectionsPerNode, accounts, readPercent, phaseNanos, connected, go);
+            LoadLoop loop =
+                    new LoadLoop(port, connectionsPerNode, accounts, idPrefix, readPercent, phaseNanos, connected, go);
             loops.add(loop);
             Thread t = new Thread(loop, "h-load-" + port);
             t.setDaemon(true);

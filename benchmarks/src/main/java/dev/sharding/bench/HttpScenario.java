@@ -37,6 +37,7 @@ final class HttpScenario {
      * @param connectionsPerNode load connections to each node
      * @param accounts accounts the requests are spread over
      * @param phaseSeconds length of each of the three phases
+     * @param warmupSeconds load before the phases, on accounts of their own ({@code w-<i>}), not measured; 0 for none
      * @param heap heap of each application JVM
      * @param sampleJar the sample app's runnable jar
      * @param baselineJar the baseline's runnable jar
@@ -46,6 +47,7 @@ final class HttpScenario {
             int connectionsPerNode,
             int accounts,
             int phaseSeconds,
+            int warmupSeconds,
             String heap,
             Path sampleJar,
             Path baselineJar) {
@@ -57,6 +59,7 @@ final class HttpScenario {
                     21,
                     10_000,
                     20,
+                    0,
                     "384m",
                     besideProject("sample-app/target/sample-app.jar"),
                     besideProject("benchmarks-baseline/target/benchmarks-baseline.jar"));
@@ -65,9 +68,13 @@ final class HttpScenario {
         /** {@return a problem with the options, or null} */
         @org.jspecify.annotations.Nullable
         String problem() {
-            if (connectionsPerNode < 1 || accounts < 1 || phaseSeconds < 1 || !heap.matches("[0-9]+[kmgKMG]")) {
-                return "H workloads need at least 1 connection per node, 1 account, phases of at least 1 s and a heap"
-                        + " such as 384m";
+            if (connectionsPerNode < 1
+                    || accounts < 1
+                    || phaseSeconds < 1
+                    || warmupSeconds < 0
+                    || !heap.matches("[0-9]+[kmgKMG]")) {
+                return "H workloads need at least 1 connection per node, 1 account, phases of at least 1 s, a warm-up of"
+                        + " 0 s or more and a heap such as 384m";
             }
             return stores.stream()
                     .filter(s -> !STORES.contains(s))
@@ -151,14 +158,39 @@ final class HttpScenario {
         }
         CpuSplit cpu = new CpuSplit(processes)
                 .byThreadGroup(nodes.stream().map(NodeProcess::name).toList());
+        HttpLoad.PhaseTally warmup = new HttpLoad.PhaseTally();
+        if (o.warmupSeconds() > 0) {
+            System.err.println("[bench] " + w + ": warm-up of " + o.warmupSeconds() + " s on accounts of its own");
+            HttpLoad.Outcome before = new HttpLoad(
+                            http,
+                            o.connectionsPerNode(),
+                            o.accounts(),
+                            HttpLoad.WARM_UP_PREFIX,
+                            readPercent,
+                            o.warmupSeconds() * 1_000_000_000L / HttpLoad.PHASES.size())
+                    .run(k -> {});
+            before.phases().forEach(warmup::add);
+        }
         System.err.println("[bench] " + w + ": " + o.connectionsPerNode() * 3 + " connections, three phases of "
                 + o.phaseSeconds() + " s");
         HttpLoad load = new HttpLoad(
-                http, o.connectionsPerNode(), o.accounts(), readPercent, o.phaseSeconds() * 1_000_000_000L);
+                http,
+                o.connectionsPerNode(),
+                o.accounts(),
+                HttpLoad.MEASURED_PREFIX,
+                readPercent,
+                o.phaseSeconds() * 1_000_000_000L);
         HttpLoad.Outcome out = load.run(k -> cpu.snapshot());
         long[] balances = BalanceReader.read(http, o.accounts());
         BalanceCheck check = BalanceCheck.of(out.acked(), out.uncertain(), balances);
-        return result(w, o, readPercent, out, cpu, check, database);
+        ObjectNode r = result(w, o, readPercent, out, cpu, check, database);
+        if (o.warmupSeconds() > 0) {
+            ObjectNode wu = r.putObject("warmup");
+            wu.put("s", o.warmupSeconds());
+            wu.put("ok", warmup.ok);
+            wu.put("errors", warmup.clientErrors + warmup.serverErrors + warmup.ioErrors);
+        }
+        return r;
     }
 
     private static ObjectNode result(
@@ -195,6 +227,7 @@ final class HttpScenario {
         r.put("connections", o.connectionsPerNode() * 3);
         r.put("accounts", o.accounts());
         r.put("phase_s", o.phaseSeconds());
+        r.put("warmup_s", o.warmupSeconds());
         r.put("read_percent", readPercent);
         r.put("connects", out.connects());
         r.put("late_answers", out.lateAnswers());

@@ -47,7 +47,8 @@ import org.jspecify.annotations.Nullable;
  * <p>H1 (the sample app over HTTP), H0 (its baseline, a plain Spring Boot service), H2-READS and H0-READS (the same
  * with 90% reads), see {@link HttpScenario}, run only when named; their options: {@code --h-store=h2|postgresql}
  * (default h2; one line per store), {@code --h-connections=21} (per node), {@code --h-accounts=10000},
- * {@code --h-phase-s=20} (each of cold, warming, warm), {@code --h-heap=384m}, {@code --sample-jar=PATH} and
+ * {@code --h-phase-s=20} (each of cold, warming, warm), {@code --h-warmup-s=0} (load on other accounts before the
+ * phases, so that the JVMs have compiled the request path and only the accounts are cold), {@code --h-heap=384m}, {@code --sample-jar=PATH} and
  * {@code --baseline-jar=PATH} (default: the jars the build makes beside this one), and {@code --pg-conf}.
  *
  * @param workloads the workloads, in order
@@ -129,6 +130,7 @@ record LaunchOptions(
         int hConnections = h.connectionsPerNode();
         int hAccounts = h.accounts();
         int hPhase = h.phaseSeconds();
+        int hWarmup = h.warmupSeconds();
         String hHeap = h.heap();
         Path sampleJar = h.sampleJar();
         Path baselineJar = h.baselineJar();
@@ -216,6 +218,8 @@ record LaunchOptions(
                 hAccounts = Integer.parseInt(value);
             } else if (arg.startsWith("--h-phase-s=")) {
                 hPhase = Integer.parseInt(value);
+            } else if (arg.startsWith("--h-warmup-s=")) {
+                hWarmup = Integer.parseInt(value);
             } else if (arg.startsWith("--h-heap=")) {
                 hHeap = value;
             } else if (arg.startsWith("--sample-jar=")) {
@@ -233,7 +237,7 @@ record LaunchOptions(
                         + " for W9 --w9-entities=N --w9-heap=SIZE,"
                         + " for W10 --w10-nodes=N --w10-kill=K --w10-accounts=N --w10-heap=SIZE --w10-readers=N --w10-read-before=true --sample-jar=PATH,"
                         + " for H0, H1, H2-READS, H0-READS --h-store=h2|postgresql --h-connections=N --h-accounts=N"
-                        + " --h-phase-s=S --h-heap=SIZE --sample-jar=PATH --baseline-jar=PATH,"
+                        + " --h-phase-s=S --h-warmup-s=S --h-heap=SIZE --sample-jar=PATH --baseline-jar=PATH,"
                         + " or --jfr-summary=FILE.jfr [--top=N] [--from=INSTANT --to=INSTANT]");
                 return null;
             }
@@ -288,8 +292,8 @@ record LaunchOptions(
             System.err.println("[bench] --store and --d1-* apply to D0-D2 only, --pg-conf to them and the H workloads,"
                     + " none of which is among " + workloads);
         }
-        HttpScenario.Options http =
-                new HttpScenario.Options(hStores, hConnections, hAccounts, hPhase, hHeap, sampleJar, baselineJar);
+        HttpScenario.Options http = new HttpScenario.Options(
+                hStores, hConnections, hAccounts, hPhase, hWarmup, hHeap, sampleJar, baselineJar);
         String httpProblem = http.problem();
         if (httpProblem != null) {
             System.err.println(httpProblem);

@@ -30,6 +30,8 @@ final class LoadLoop implements Runnable {
 
     private final int accounts;
 
+    private final String idPrefix;
+
     private final int readPercent;
 
     private final long phaseNanos;
@@ -85,6 +87,7 @@ final class LoadLoop implements Runnable {
             int port,
             int connections,
             int accounts,
+            String idPrefix,
             int readPercent,
             long phaseNanos,
             CountDownLatch connected,
@@ -92,6 +95,7 @@ final class LoadLoop implements Runnable {
         this.address = new InetSocketAddress("127.0.0.1", port);
         this.hostHeader = HttpConnection.hostHeader("127.0.0.1", port);
         this.accounts = accounts;
+        this.idPrefix = idPrefix;
         this.readPercent = readPercent;
         this.phaseNanos = phaseNanos;
         this.connected = connected;
@@ -205,7 +209,7 @@ final class LoadLoop implements Runnable {
         c.account = random.nextInt(accounts);
         c.read = readPercent > 0 && random.nextInt(100) < readPercent;
         c.amount = 1 + random.nextInt(100);
-        String id = DepositWorkload.id(c.account);
+        String id = idPrefix + c.account;
         byte[] request = c.read
                 ? HttpConnection.balanceRequest(hostHeader, id)
                 : HttpConnection.depositRequest(hostHeader, id, c.amount);

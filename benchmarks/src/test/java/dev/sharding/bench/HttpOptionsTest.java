@@ -18,6 +18,7 @@ class HttpOptionsTest {
         assertThat(o.http().connectionsPerNode()).isEqualTo(21);
         assertThat(o.http().accounts()).isEqualTo(10_000);
         assertThat(o.http().phaseSeconds()).isEqualTo(20);
+        assertThat(o.http().warmupSeconds()).isZero();
         assertThat(o.http().heap()).isEqualTo("384m");
         assertThat(o.http().sampleJar()).endsWith(Path.of("sample-app", "target", "sample-app.jar"));
         assertThat(o.http().baselineJar())
@@ -32,6 +33,7 @@ class HttpOptionsTest {
             "--h-connections=5",
             "--h-accounts=100",
             "--h-phase-s=3",
+            "--h-warmup-s=30",
             "--h-heap=256m",
             "--sample-jar=/opt/s.jar",
             "--baseline-jar=/opt/b.jar"
@@ -41,7 +43,14 @@ class HttpOptionsTest {
         assertThat(o.workloads()).containsExactly("H1", "H0", "H2-READS", "H0-READS");
         assertThat(o.http())
                 .isEqualTo(new HttpScenario.Options(
-                        List.of("h2", "postgresql"), 5, 100, 3, "256m", Path.of("/opt/s.jar"), Path.of("/opt/b.jar")));
+                        List.of("h2", "postgresql"),
+                        5,
+                        100,
+                        3,
+                        30,
+                        "256m",
+                        Path.of("/opt/s.jar"),
+                        Path.of("/opt/b.jar")));
     }
 
     @Test
@@ -49,6 +58,8 @@ class HttpOptionsTest {
         assertThat(LaunchOptions.parse(new String[] {"--workloads=H1", "--h-store=mysql"}))
                 .isNull();
         assertThat(LaunchOptions.parse(new String[] {"--workloads=H1", "--h-phase-s=0"}))
+                .isNull();
+        assertThat(LaunchOptions.parse(new String[] {"--workloads=H1", "--h-warmup-s=-1"}))
                 .isNull();
         assertThat(LaunchOptions.parse(new String[] {"--workloads=H1", "--h-heap=lots"}))
                 .isNull();
