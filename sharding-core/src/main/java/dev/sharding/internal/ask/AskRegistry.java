@@ -42,6 +42,12 @@ public final class AskRegistry {
 
     private long sweptUpTo = System.nanoTime() / TICK_NANOS;
 
+    /**
+     * Set while the control thread sleeps longer than a tick (nothing was being timed): the next ask runs it, so that
+     * its timeout is swept at the tick's precision again. Null otherwise: then an ask pays one volatile read.
+     */
+    private volatile @Nullable Runnable wakeOnAsk;
+
     /** A registry whose asks complete in place, for tests. */
     public AskRegistry() {
         this(AskCompletions.INLINE);
@@ -60,6 +66,32 @@ public final class AskRegistry {
     /** Starts the ask's timeout. */
     public void track(PendingAsk<?> ask) {
         recent.offer(ask);
+        Runnable wake = wakeOnAsk;
+        if (wake != null) {
+            wakeOnAsk = null;
+            wake.run(); // may run on several threads at once: it only hands the control thread a task
+        }
+    }
+
+    /**
+     * Whether no ask is being timed: none waits in the recent queue or in a deadline bucket. Control thread.
+     *
+     * @param wake run by the next ask tracked, if none is being timed now; called before looking, so that an ask
+     *     tracked meanwhile is either seen here or runs it
+     * @return whether none was, and {@code wake} is set
+     */
+    public boolean idleWakingOnNext(Runnable wake) {
+        wakeOnAsk = wake;
+        if (recent.isEmpty() && buckets.isEmpty()) {
+            return true;
+        }
+        wakeOnAsk = null;
+        return false;
+    }
+
+    /** No longer wakes the control thread on the next ask (it ticks at its period again). Control thread. */
+    public void stopWaking() {
+        wakeOnAsk = null;
     }
 
     /** Gives the ask a new correlation id by which its reply finds it. */

@@ -154,7 +154,7 @@ public final class Passivation {
     }
 
     /** Whether an idle pass is running. */
-    boolean idlePassRunning() {
+    public boolean idlePassRunning() {
         return next >= 0;
     }
 

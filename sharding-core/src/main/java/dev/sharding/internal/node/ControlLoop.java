@@ -127,11 +127,6 @@ final class ControlLoop {
         }
     }
 
-    /** Runs a task every period until the node stops. */
-    void every(long periodMillis, Runnable task) {
-        thread.scheduleWithFixedDelay(task, periodMillis, periodMillis, TimeUnit.MILLISECONDS);
-    }
-
     /** The thread as an executor, for parts that schedule their own retries. */
     ScheduledExecutorService executor() {
         return thread;

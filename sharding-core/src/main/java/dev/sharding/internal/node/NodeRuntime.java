@@ -191,7 +191,7 @@ public final class NodeRuntime implements Transport.Listener {
             long stable = LeaseTimes.stableAfterNanos(settings, detection);
             parts.control.offer(() -> parts.leases.stableAfter(stable));
         }
-        parts.control.every(PeriodicTick.PERIOD_MILLIS, parts.tick);
+        parts.tick.start(parts.control);
         log.info(
                 "Sharding node {} joined cluster {} with regions {}",
                 parts.membership.nodeName(),
@@ -271,7 +271,10 @@ public final class NodeRuntime implements Transport.Listener {
             log.debug("Crashed node {} ignores view {}", parts.membership.nodeName(), members);
             return;
         }
-        parts.control.offer(() -> parts.views.apply(members));
+        parts.control.offer(() -> {
+            parts.views.apply(members);
+            parts.tick.viewChanged();
+        });
     }
 
     private void toControl(Member from, ProtocolMessage msg) {
@@ -318,6 +321,11 @@ public final class NodeRuntime implements Transport.Listener {
     /** How views are applied, for tests that make a step fail. */
     ViewChanges views() {
         return parts.views;
+    }
+
+    /** The control thread's periodic work. For tests of this package. */
+    PeriodicTick tick() {
+        return parts.tick;
     }
 
     /** The control thread, for tests that run a step there. */

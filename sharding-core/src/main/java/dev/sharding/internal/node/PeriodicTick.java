@@ -1,17 +1,23 @@
 package dev.sharding.internal.node;
 
+import dev.sharding.Member;
 import dev.sharding.ShardingSettings;
 import dev.sharding.internal.ask.AskRegistry;
 import dev.sharding.internal.lease.LeaseKeeper;
 import dev.sharding.internal.region.LocalRegions;
 import dev.sharding.internal.region.Region;
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The control thread's periodic work, every {@link #PERIOD_MILLIS}, in this order:
+ * The control thread's periodic work, every {@link #PERIOD_MILLIS} (while the node is quiet, every
+ * {@link #QUIET_PERIOD_MILLIS}: see {@link #quietPeriodMillis}), in this order:
  *
  * <ol>
  * <li>advance the coarse clock that entities stamp their activity with;</li>
@@ -29,6 +35,15 @@ final class PeriodicTick implements Runnable {
 
     /** How often the tick runs. */
     static final long PERIOD_MILLIS = AskRegistry.TICK_NANOS / 1_000_000;
+
+    /**
+     * How often the tick runs while the node is quiet. A wake-up of the control thread costs 0.1 to 0.2 ms of CPU on
+     * a small virtual machine whatever the tick does, so fifty a second were the largest part of an idle node's CPU.
+     */
+    static final long QUIET_PERIOD_MILLIS = 100;
+
+    /** How long after a change of view, or of the coordinator, the tick stays at its period. */
+    static final long STIRRED_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(5);
 
     /** How many entities an idle pass looks at per tick, over all regions. */
     private static final int IDLE_PASS_BUDGET = 20_000;
@@ -60,6 +75,26 @@ final class PeriodicTick implements Runnable {
 
     private long lastRetryNanos;
 
+    /** The quiet period: {@link #QUIET_PERIOD_MILLIS} but in tests. */
+    private volatile long quietPeriodMillis = QUIET_PERIOD_MILLIS;
+
+    /** Where the tick runs, once started. */
+    private @Nullable ControlLoop control;
+
+    /** The next run, once started. Control thread. */
+    private @Nullable ScheduledFuture<?> next;
+
+    /** Whether the next run is a quiet period away, and a new ask runs it at once. Control thread. */
+    private boolean quiet;
+
+    /** The view and coordinator of the last run, to see a change. Control thread. */
+    private List<Member> lastView = List.of();
+
+    private @Nullable Member lastCoordinator;
+
+    /** When the view or the coordinator last changed (or the tick started). Control thread. */
+    private long stirredAtNanos = System.nanoTime();
+
     /** When the daemon workers were last sent a keep-alive; 0 before the first. */
     private long lastKeepAliveNanos;
 
@@ -88,6 +123,116 @@ final class PeriodicTick implements Runnable {
     /** The coarse clock, advanced every tick. Any thread. */
     long clockMillis() {
         return clockMillis;
+    }
+
+    /** Starts the ticks on the control thread, the first one period from now. */
+    void start(ControlLoop loop) {
+        this.control = loop;
+        loop.offer(() -> schedule(PERIOD_MILLIS));
+    }
+
+    /** Runs the tick, then schedules the next one, at the period or, while the node is quiet, at the quiet period. */
+    private void runAndSchedule() {
+        long delay = PERIOD_MILLIS;
+        try {
+            run();
+            delay = nextDelayMillis(System.nanoTime());
+        } catch (Throwable t) {
+            log.error("Periodic task of {} failed", membership.nodeName(), t);
+        } finally {
+            schedule(delay);
+        }
+    }
+
+    private void schedule(long delayMillis) {
+        ControlLoop loop = control;
+        if (loop != null) {
+            next = loop.executor().schedule(this::runAndSchedule, delayMillis, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /**
+     * The delay until the next run: the quiet period when {@link #quietPeriodMillis} allows one and no ask is being
+     * timed (a new one then wakes the tick, {@link #wake}), else the period.
+     */
+    private long nextDelayMillis(long now) {
+        long quietMillis = quietPeriodMillis(now);
+        quiet = quietMillis > PERIOD_MILLIS && asks.idleWakingOnNext(this::wake);
+        return quiet ? quietMillis : PERIOD_MILLIS;
+    }
+
+    /**
+     * How long the tick may sleep, judged from this node's state: {@link #PERIOD_MILLIS} unless the node is steady,
+     * that is running, registered with a coordinator that is another node, in the same view and under the same
+     * coordinator for {@link #STIRRED_NANOS}, not leaving, and with no idle pass or sweep under way; then the quiet
+     * period, or a quarter of the shortest idle timeout if that is shorter (the entities' activity clock is advanced
+     * by the tick, and must not lag behind their passivation by more than the passes already do). Whatever the tick
+     * does is late by at most that much then: lease checks (serving is decided by each message against the clock,
+     * not by the tick, and a member's lease is renewed by the coordinator's pings as they arrive), retries (every
+     * retry interval, 1 s by default) and passivation. Asks are the caller's {@link #nextDelayMillis} to judge. The
+     * coordinator always ticks at the period: it pings its members' leases and decides on time.
+     */
+    long quietPeriodMillis(long now) {
+        List<Member> view = membership.view();
+        Member coordinatorNow = membership.coordinator();
+        if (!view.equals(lastView) || !java.util.Objects.equals(coordinatorNow, lastCoordinator)) {
+            lastView = view;
+            lastCoordinator = coordinatorNow;
+            stirredAtNanos = now;
+        }
+        boolean steady = running.getAsBoolean()
+                && coordinatorNow != null
+                && membership.registered()
+                && !coordinator.isActive()
+                && !leave.isLeaving()
+                && now - stirredAtNanos >= STIRRED_NANOS
+                && !sweepRequested;
+        if (!steady) {
+            return PERIOD_MILLIS;
+        }
+        for (Region<?> r : regions.all()) {
+            if (r.passivation().idlePassRunning()) {
+                return PERIOD_MILLIS;
+            }
+        }
+        return Math.min(quietPeriodMillis, sweepIntervalMillis());
+    }
+
+    /**
+     * A new ask while the tick sleeps for a quiet period: runs it now and at the period again, so that the ask's
+     * timeout is swept on time. Any thread; only hands the control thread a task.
+     */
+    private void wake() {
+        ControlLoop loop = control;
+        if (loop != null) {
+            loop.offer(this::runNowIfQuiet);
+        }
+    }
+
+    /**
+     * A view was installed: if the tick sleeps for a quiet period, it runs now, sees the change and keeps its period
+     * for {@link #STIRRED_NANOS}. Control thread.
+     */
+    void viewChanged() {
+        runNowIfQuiet();
+    }
+
+    private void runNowIfQuiet() {
+        ScheduledFuture<?> pending = next;
+        if (quiet && pending != null && pending.cancel(false)) {
+            quiet = false;
+            runAndSchedule();
+        }
+    }
+
+    /** Whether the next run is a quiet period away. Control thread; for tests. */
+    boolean quiet() {
+        return quiet;
+    }
+
+    /** Another quiet period, for tests that must tell a tick woken early from one that came on time. Any thread. */
+    void quietPeriodForTests(long millis) {
+        quietPeriodMillis = millis;
     }
 
     /** Asks for a passivation sweep at the next tick (a region went over its limit of live entities). Any thread. */
