@@ -11,6 +11,21 @@ final class ScaleIdle {
 
     private ScaleIdle() {}
 
+    /**
+     * The node's CPU in the window by thread group ({@link ProcessCpu#byThreadGroup}), in percent of a core, largest
+     * first, groups of 0.05% or more.
+     */
+    static ObjectNode byThread(Map<String, Double> before, Map<String, Double> after, double windowSeconds) {
+        ObjectNode o = Workloads.JSON.createObjectNode();
+        after.entrySet().stream()
+                .map(e -> Map.entry(
+                        e.getKey(), (e.getValue() - before.getOrDefault(e.getKey(), 0.0)) / windowSeconds * 100))
+                .filter(e -> e.getValue() >= 0.05)
+                .sorted(Map.Entry.<String, Double>comparingByValue().reversed())
+                .forEach(e -> o.put(e.getKey(), round2(e.getValue())));
+        return o;
+    }
+
     /** Measures the idle window over the live nodes, named as in the result. */
     static ObjectNode measure(List<NodeProcess> nodes, Map<NodeProcess, String> names, int idleSeconds, Duration step)
             throws Exception {
@@ -18,10 +33,12 @@ final class ScaleIdle {
         double[] cpu0 = new double[k];
         long[] at0 = new long[k];
         JsonNode[] s0 = new JsonNode[k];
+        List<Map<String, Double>> threads0 = new java.util.ArrayList<>();
         for (int i = 0; i < k; i++) {
             NodeProcess p = nodes.get(i);
             p.send("IDLE-STATS");
             s0[i] = read(p.await("IDLE-STATS", step));
+            threads0.add(ProcessCpu.byThreadGroup(p.pid()));
             cpu0[i] = p.cpuSeconds();
             at0[i] = System.nanoTime();
         }
@@ -46,6 +63,7 @@ final class ScaleIdle {
             ObjectNode one = perNode.putObject(names.get(p));
             double pct = (cpu - cpu0[i]) / window * 100;
             one.put("cpu_pct", round2(pct));
+            one.set("cpu_pct_by_thread", byThread(threads0.get(i), ProcessCpu.byThreadGroup(p.pid()), window));
             cpuMax = Math.max(cpuMax, pct);
             cpuSum += pct;
             if (s1.has("msgs_sent")) {
