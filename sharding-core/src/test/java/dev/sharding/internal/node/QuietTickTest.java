@@ -59,10 +59,7 @@ class QuietTickTest {
 
     @Test
     void anAskFromAQuietMemberWakesItsTickSoThatTheAskTimesOut() throws Exception {
-        start("a");
-        NodeRuntime b = start("b");
-        b.tick().quietPeriodForTests(TimeUnit.HOURS.toMillis(1));
-        awaitQuiet(b);
+        NodeRuntime b = quietMemberOfTwo();
         store.holdWrites((id, epoch) -> true); // a deposit is never stored, so never answered
 
         @SuppressWarnings("unchecked")
@@ -79,16 +76,22 @@ class QuietTickTest {
 
     @Test
     void aViewChangeEndsTheQuiet() throws Exception {
-        start("a");
-        NodeRuntime b = start("b");
-        b.tick().quietPeriodForTests(TimeUnit.HOURS.toMillis(1));
-        awaitQuiet(b);
+        NodeRuntime b = quietMemberOfTwo();
 
         start("c");
 
         Awaitility.await("b's tick runs at its period again")
                 .atMost(Duration.ofSeconds(10))
                 .until(() -> !quiet(b));
+    }
+
+    /** Starts a coordinator and a member, b, whose quiet period is an hour, and waits until b is quiet. */
+    private NodeRuntime quietMemberOfTwo() throws Exception {
+        start("a");
+        NodeRuntime b = start("b");
+        b.tick().quietPeriodForTests(TimeUnit.HOURS.toMillis(1));
+        awaitQuiet(b);
+        return b;
     }
 
     private NodeRuntime start(String name) {
