@@ -60,13 +60,16 @@ class ClusterProcessIT {
         NODES = cluster.nodes();
         Files.deleteIfExists(cluster.logDir().resolve("recovery-times.txt"));
         try {
-            // The first node alone, so that it is the oldest member and hosts the coordinator; then the other two.
-            // Split-brain strategy store-lease: after the second kill one node of two is left, which keep-majority
-            // would stop (it cannot tell the coordinator's death from a partition), while with the store's lease it
-            // runs on once the dead coordinator's lease has expired.
+            // The first node alone, so that it is the oldest member and hosts the coordinator; then the other two,
+            // one after the other: started together on 2 busy cores, the third once formed a cluster of its own
+            // beside the joining second and became the merged cluster's coordinator (LoneStartMergeClusterTest is
+            // the test of that case). Split-brain strategy store-lease: after the second kill one node of two is
+            // left, which keep-majority would stop (it cannot tell the coordinator's death from a partition), while
+            // with the store's lease it runs on once the dead coordinator's lease has expired.
             cluster.start(NODES.get(0), STORE_LEASE);
             cluster.awaitCluster(List.of(NODES.get(0)));
             cluster.start(NODES.get(1), STORE_LEASE);
+            cluster.awaitCluster(NODES.subList(0, 2));
             cluster.start(NODES.get(2), STORE_LEASE);
             cluster.awaitCluster(NODES);
         } catch (Throwable t) {
