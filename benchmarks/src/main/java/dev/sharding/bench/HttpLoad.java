@@ -10,11 +10,12 @@ import org.HdrHistogram.Histogram;
 /**
  * The load generator of the H workloads, in the launcher's JVM: a closed loop of keep-alive connections, the same
  * number to each node, each sending its next request as soon as the previous one is answered, one thread with one
- * selector per node ({@link LoadLoop}), as {@code wrk -t1} per node does. A request is a deposit {@code POST /accounts/<prefix><random>/deposit} of a random
- * amount from 1 to 100, or with {@code readPercent} chance a {@code GET /accounts/<prefix><random>}; the prefix is
- * {@code a-} for the measured phases and {@code w-} for a warm-up before them, whose accounts are others. The run is a row of phases of
- * equal length one after the other (cold, warming, warm); a request counts in the phase in which its answer arrived.
- * Answered deposits (200) are added up per account for the balance check, as are those whose outcome is unknown.
+ * selector per node ({@link LoadLoop}), as {@code wrk -t1} per node does. A request is a deposit
+ * {@code POST /accounts/<prefix><random>/deposit} of a random amount from 1 to 100, or with {@code readPercent} chance
+ * a {@code GET /accounts/<prefix><random>}; the prefix is {@code a-} for the measured phases and {@code w-} for a
+ * warm-up before them, whose accounts are others. The run is a row of phases of equal length one after the other
+ * (cold, warming, warm); a request counts in the phase in which its answer arrived. Answered deposits (200) are added
+ * up per account for the balance check, as are those whose outcome is unknown.
  */
 final class HttpLoad {
 

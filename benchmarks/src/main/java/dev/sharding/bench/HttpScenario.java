@@ -158,19 +158,7 @@ final class HttpScenario {
         }
         CpuSplit cpu = new CpuSplit(processes)
                 .byThreadGroup(nodes.stream().map(NodeProcess::name).toList());
-        HttpLoad.PhaseTally warmup = new HttpLoad.PhaseTally();
-        if (o.warmupSeconds() > 0) {
-            System.err.println("[bench] " + w + ": warm-up of " + o.warmupSeconds() + " s on accounts of its own");
-            HttpLoad.Outcome before = new HttpLoad(
-                            http,
-                            o.connectionsPerNode(),
-                            o.accounts(),
-                            HttpLoad.WARM_UP_PREFIX,
-                            readPercent,
-                            o.warmupSeconds() * 1_000_000_000L / HttpLoad.PHASES.size())
-                    .run(k -> {});
-            before.phases().forEach(warmup::add);
-        }
+        ObjectNode warmup = o.warmupSeconds() > 0 ? warmUp(w, http, o, readPercent) : null;
         System.err.println("[bench] " + w + ": " + o.connectionsPerNode() * 3 + " connections, three phases of "
                 + o.phaseSeconds() + " s");
         HttpLoad load = new HttpLoad(
@@ -184,13 +172,31 @@ final class HttpScenario {
         long[] balances = BalanceReader.read(http, o.accounts());
         BalanceCheck check = BalanceCheck.of(out.acked(), out.uncertain(), balances);
         ObjectNode r = result(w, o, readPercent, out, cpu, check, database);
-        if (o.warmupSeconds() > 0) {
-            ObjectNode wu = r.putObject("warmup");
-            wu.put("s", o.warmupSeconds());
-            wu.put("ok", warmup.ok);
-            wu.put("errors", warmup.clientErrors + warmup.serverErrors + warmup.ioErrors);
+        if (warmup != null) {
+            r.set("warmup", warmup);
         }
         return r;
+    }
+
+    /** Runs the warm-up's load on its own accounts; {@return what it counted: its length, answers and errors} */
+    private static ObjectNode warmUp(String w, List<Integer> http, Options o, int readPercent)
+            throws InterruptedException {
+        System.err.println("[bench] " + w + ": warm-up of " + o.warmupSeconds() + " s on accounts of its own");
+        HttpLoad.Outcome out = new HttpLoad(
+                        http,
+                        o.connectionsPerNode(),
+                        o.accounts(),
+                        HttpLoad.WARM_UP_PREFIX,
+                        readPercent,
+                        o.warmupSeconds() * 1_000_000_000L / HttpLoad.PHASES.size())
+                .run(k -> {});
+        HttpLoad.PhaseTally all = new HttpLoad.PhaseTally();
+        out.phases().forEach(all::add);
+        ObjectNode counted = Workloads.JSON.createObjectNode();
+        counted.put("s", o.warmupSeconds());
+        counted.put("ok", all.ok);
+        counted.put("errors", all.clientErrors + all.serverErrors + all.ioErrors);
+        return counted;
     }
 
     private static ObjectNode result(

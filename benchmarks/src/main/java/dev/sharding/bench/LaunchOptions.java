@@ -48,8 +48,9 @@ import org.jspecify.annotations.Nullable;
  * with 90% reads), see {@link HttpScenario}, run only when named; their options: {@code --h-store=h2|postgresql}
  * (default h2; one line per store), {@code --h-connections=21} (per node), {@code --h-accounts=10000},
  * {@code --h-phase-s=20} (each of cold, warming, warm), {@code --h-warmup-s=0} (load on other accounts before the
- * phases, so that the JVMs have compiled the request path and only the accounts are cold), {@code --h-heap=384m}, {@code --sample-jar=PATH} and
- * {@code --baseline-jar=PATH} (default: the jars the build makes beside this one), and {@code --pg-conf}.
+ * phases, so that the JVMs have compiled the request path and only the accounts are cold), {@code --h-heap=384m},
+ * {@code --sample-jar=PATH} and {@code --baseline-jar=PATH} (default: the jars the build makes beside this one), and
+ * {@code --pg-conf}.
  *
  * @param workloads the workloads, in order
  * @param runs runs of each

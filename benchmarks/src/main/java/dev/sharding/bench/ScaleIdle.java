@@ -1,6 +1,7 @@
 package dev.sharding.bench;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import tools.jackson.databind.JsonNode;
@@ -33,7 +34,7 @@ final class ScaleIdle {
         double[] cpu0 = new double[k];
         long[] at0 = new long[k];
         JsonNode[] s0 = new JsonNode[k];
-        List<Map<String, Double>> threads0 = new java.util.ArrayList<>();
+        List<Map<String, Double>> threads0 = new ArrayList<>();
         for (int i = 0; i < k; i++) {
             NodeProcess p = nodes.get(i);
             p.send("IDLE-STATS");

@@ -8,6 +8,7 @@ import dev.sharding.internal.region.LocalRegions;
 import dev.sharding.internal.region.Region;
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
@@ -17,7 +18,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The control thread's periodic work, every {@link #PERIOD_MILLIS} (while the node is quiet, every
- * {@link #QUIET_PERIOD_MILLIS}: see {@link #quietPeriodMillis}), in this order:
+ * {@link #QUIET_PERIOD_MILLIS}: see {@link #quietPeriodMillis(long)}), in this order:
  *
  * <ol>
  * <li>advance the coarse clock that entities stamp their activity with;</li>
@@ -31,7 +32,7 @@ import org.slf4j.LoggerFactory;
  * region's shard-home requests, handoff checks and remembered-entity flushes, and the coordinator's own retries.</li>
  * </ol>
  */
-final class PeriodicTick implements Runnable {
+final class PeriodicTick {
 
     /** How often the tick runs. */
     static final long PERIOD_MILLIS = AskRegistry.TICK_NANOS / 1_000_000;
@@ -43,7 +44,7 @@ final class PeriodicTick implements Runnable {
     static final long QUIET_PERIOD_MILLIS = 100;
 
     /** How long after a change of view, or of the coordinator, the tick stays at its period. */
-    static final long STIRRED_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(5);
+    static final long STIRRED_NANOS = TimeUnit.SECONDS.toNanos(5);
 
     /** How many entities an idle pass looks at per tick, over all regions. */
     private static final int IDLE_PASS_BUDGET = 20_000;
@@ -87,6 +88,9 @@ final class PeriodicTick implements Runnable {
     /** Whether the next run is a quiet period away, and a new ask runs it at once. Control thread. */
     private boolean quiet;
 
+    /** What the next ask runs while the tick is quiet: {@link #wake}, made once. */
+    private final Runnable wakeTask = this::wake;
+
     /** The view and coordinator of the last run, to see a change. Control thread. */
     private List<Member> lastView = List.of();
 
@@ -99,7 +103,7 @@ final class PeriodicTick implements Runnable {
     private long lastKeepAliveNanos;
 
     /** How often the daemon workers are sent a keep-alive. */
-    static final long KEEP_ALIVE_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+    static final long KEEP_ALIVE_NANOS = TimeUnit.SECONDS.toNanos(10);
 
     PeriodicTick(
             ShardingSettings settings,
@@ -152,12 +156,16 @@ final class PeriodicTick implements Runnable {
     }
 
     /**
-     * The delay until the next run: the quiet period when {@link #quietPeriodMillis} allows one and no ask is being
-     * timed (a new one then wakes the tick, {@link #wake}), else the period.
+     * The delay until the next run: the quiet period when {@link #quietPeriodMillis(long)} allows one and no ask is
+     * being timed (a new one then wakes the tick, {@link #wake}), else the period.
      */
     private long nextDelayMillis(long now) {
         long quietMillis = quietPeriodMillis(now);
-        quiet = quietMillis > PERIOD_MILLIS && asks.idleWakingOnNext(this::wake);
+        boolean wasQuiet = quiet;
+        quiet = quietMillis > PERIOD_MILLIS && asks.idleWakingOnNext(wakeTask);
+        if (wasQuiet && !quiet) {
+            asks.stopWaking(); // woken by a view, not an ask: the next ask need not wake a tick at its period
+        }
         return quiet ? quietMillis : PERIOD_MILLIS;
     }
 
@@ -170,12 +178,13 @@ final class PeriodicTick implements Runnable {
      * does is late by at most that much then: lease checks (serving is decided by each message against the clock,
      * not by the tick, and a member's lease is renewed by the coordinator's pings as they arrive), retries (every
      * retry interval, 1 s by default) and passivation. Asks are the caller's {@link #nextDelayMillis} to judge. The
-     * coordinator always ticks at the period: it pings its members' leases and decides on time.
+     * coordinator always ticks at the period: it pings its members' leases and decides on time. Notes when the view
+     * or the coordinator changed.
      */
-    long quietPeriodMillis(long now) {
+    private long quietPeriodMillis(long now) {
         List<Member> view = membership.view();
         Member coordinatorNow = membership.coordinator();
-        if (!view.equals(lastView) || !java.util.Objects.equals(coordinatorNow, lastCoordinator)) {
+        if (!view.equals(lastView) || !Objects.equals(coordinatorNow, lastCoordinator)) {
             lastView = view;
             lastCoordinator = coordinatorNow;
             stirredAtNanos = now;
@@ -220,7 +229,6 @@ final class PeriodicTick implements Runnable {
     private void runNowIfQuiet() {
         ScheduledFuture<?> pending = next;
         if (quiet && pending != null && pending.cancel(false)) {
-            quiet = false;
             runAndSchedule();
         }
     }
@@ -240,8 +248,8 @@ final class PeriodicTick implements Runnable {
         sweepRequested = true;
     }
 
-    @Override
-    public void run() {
+    /** One run of the periodic work; never throws, so that no failure stops the ticks after it. */
+    private void run() {
         try {
             long millis = System.currentTimeMillis();
             clockMillis = millis;
