@@ -3,8 +3,9 @@ package dev.sharding.internal.entity;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Where one entity ({@link EntityCell}) is in its life, with what that state holds: the instance while it is active
- * (and whether it asked to be passivated), the wait of a start that keeps failing. Its {@link EntityLifecycle phase}
+ * Where one entity ({@link EntityCell}) is in its life, with what that state holds: whether an active instance asked
+ * to be passivated, the wait of a start that keeps failing. The instance itself is a field of the cell, so that an
+ * active entity costs no object for its life. Its {@link EntityLifecycle phase}
  * says which moves are legal ({@link #move}); a move within a phase changes only what the state holds.
  *
  * <p>Only the thread draining the cell's mailbox (or a completion that then resumes it) moves it; any thread reads
@@ -14,6 +15,12 @@ sealed interface CellLife {
 
     /** No instance yet, and no failed start. */
     CellLife NEW = Plain.NEW;
+
+    /** The instance (held by the cell beside its life) lives and takes messages. */
+    CellLife ACTIVE = Plain.ACTIVE;
+
+    /** Active, and the instance asked to be passivated once its current message is done. */
+    CellLife PASSIVATION_REQUESTED = Plain.PASSIVATION_REQUESTED;
 
     /** The instance was passivated; its stored state stays with the cell. */
     CellLife PASSIVATED = Plain.PASSIVATED;
@@ -60,6 +67,8 @@ sealed interface CellLife {
     /** The states that hold nothing. */
     enum Plain implements CellLife {
         NEW(EntityLifecycle.NEW),
+        ACTIVE(EntityLifecycle.ACTIVE),
+        PASSIVATION_REQUESTED(EntityLifecycle.ACTIVE),
         PASSIVATED(EntityLifecycle.PASSIVATED),
         RETIRED(EntityLifecycle.RETIRED),
         STOPPED(EntityLifecycle.STOPPED);
@@ -99,20 +108,6 @@ sealed interface CellLife {
         @Override
         public EntityLifecycle phase() {
             return EntityLifecycle.NEW;
-        }
-    }
-
-    /**
-     * The instance lives and takes messages.
-     *
-     * @param instance the instance
-     * @param passivationRequested whether it asked to be passivated once its current message is done
-     */
-    record Active(Object instance, boolean passivationRequested) implements CellLife {
-
-        @Override
-        public EntityLifecycle phase() {
-            return EntityLifecycle.ACTIVE;
         }
     }
 }

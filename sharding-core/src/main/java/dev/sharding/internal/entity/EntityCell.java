@@ -1,11 +1,15 @@
 package dev.sharding.internal.entity;
 
 import dev.sharding.ClusterPartitionedException;
+import dev.sharding.EntityContext;
 import dev.sharding.EntityState;
+import dev.sharding.EventSourcedState;
 import dev.sharding.internal.ask.ReplySink;
 import dev.sharding.internal.protocol.EntityTransfer;
 import dev.sharding.internal.protocol.FailureKind;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
+import java.util.function.BiFunction;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -21,41 +25,56 @@ import org.slf4j.LoggerFactory;
  * <p>The instance is created on the first message (on an entity thread) and destroyed by a stop signal, after the
  * messages before it. Its durable state, read, written through and carried, is {@link DurableEntityState}; a message is
  * handled by {@link MessageHandling}.
+ *
+ * <p>The cell is also what its instance sees of its place in the cluster, its {@link EntityContext}: every call goes
+ * to the cell, on the entity's own thread. A node holds millions of cells, most of them idle, so a cell keeps what it
+ * needs in its own fields: its instance beside its life, its durable state made only for a type that has one (or
+ * when asked), and its mailbox's queue and count in the mailbox itself.
  */
-public final class EntityCell extends Mailbox implements Passivation.Candidate, ParkedEntities.Parked {
+public final class EntityCell extends Mailbox implements Passivation.Candidate, ParkedEntities.Parked, EntityContext {
 
     private static final Logger log = LoggerFactory.getLogger(EntityCell.class);
 
     private final EntityShard shard;
 
-    /** The parts the type's entities share, from the shard. */
-    private final EntityServices services;
-
     private final String entityId;
 
     /**
-     * Where the entity is in its life, with what that state holds (its instance, a failing start's wait); moved only
-     * by the thread draining the mailbox ({@link #moveTo}), read by others.
+     * Where the entity is in its life, with what that state holds (a failing start's wait); moved only by the thread
+     * draining the mailbox ({@link #moveTo}), read by others.
      */
     private volatile CellLife life = CellLife.NEW;
 
-    /** The entity's durable state across its incarnations here. */
-    private final DurableEntityState durable;
+    /**
+     * The instance while the entity is active ({@link CellLife#ACTIVE}): set before the life moves there and cleared
+     * after it leaves, by the draining thread, which alone reads it.
+     */
+    private @Nullable Object instance;
+
+    /**
+     * The entity's durable state across its incarnations here, made by the draining thread when first needed: before
+     * the first message of a type with state, never for a type without (unless its instance asks for state, to be
+     * told it has none).
+     */
+    private @Nullable DurableEntityState durable;
 
     /** When the entity last took a message, on the node's coarse clock (a hint for the sweep; racy reads are fine). */
     private long lastActiveMillis;
 
-    /** Messages taken since the entity started here (a hint for the least-frequently-used strategy; racy reads). */
-    private long messages;
-
-    private final EntityContextImpl context = new EntityContextImpl(this);
+    /**
+     * Messages taken since the entity started here, up to {@link Integer#MAX_VALUE} (a hint for the
+     * least-frequently-used strategy; racy reads).
+     */
+    private int messages;
 
     public EntityCell(EntityShard shard, String entityId) {
-        super(shard.services().executor());
         this.shard = shard;
-        this.services = shard.services();
         this.entityId = entityId;
-        this.durable = new DurableEntityState(this, shard);
+    }
+
+    @Override
+    Executor executor() {
+        return shard.services().executor();
     }
 
     /**
@@ -65,19 +84,19 @@ public final class EntityCell extends Mailbox implements Passivation.Candidate, 
      *     to a new cell
      */
     public boolean enqueue(Delivery delivery) {
-        if (!count(delivery, services.mailboxSize())) {
+        if (!count(delivery, services().mailboxSize())) {
             shard.region().mailboxFull(this, delivery.sink()); // signals always fit: they stop and passivate
             return true;
         }
-        put(delivery);
+        Node node = put(delivery);
         CellLife now = life;
-        if (now == CellLife.RETIRED && takeBack(delivery)) {
+        if (now == CellLife.RETIRED && takeBack(node)) {
             // the cell retired after its last message; the retiring thread checks the mailbox after marking it dead,
             // so either it saw this delivery (and revived) or this thread sees dead and takes it back
             return false;
         }
         StartBackoff waiting = now.backoff();
-        if (waiting != null && !waiting.offered(delivery) && takeBack(delivery)) {
+        if (waiting != null && !waiting.offered(delivery) && takeBack(node)) {
             waiting.reject(delivery); // the entity cannot start and enough messages wait for it
             return true;
         }
@@ -87,7 +106,7 @@ public final class EntityCell extends Mailbox implements Passivation.Candidate, 
 
     @Override
     public boolean isActive() {
-        return life instanceof CellLife.Active;
+        return life.phase() == EntityLifecycle.ACTIVE;
     }
 
     @Override
@@ -100,6 +119,7 @@ public final class EntityCell extends Mailbox implements Passivation.Candidate, 
         return messages;
     }
 
+    /** The runtime passivates the entity (idle, or over the limit of live entities); see {@link #passivate()}. */
     @Override
     public void passivate(long idleSinceMillis, boolean overLimit) {
         enqueue(new Delivery(new Signal.Passivate(idleSinceMillis, overLimit), ReplySink.TELL));
@@ -152,7 +172,7 @@ public final class EntityCell extends Mailbox implements Passivation.Candidate, 
      * write).
      */
     void resumeAfterCompletion() {
-        resumeAfterCompletion(life instanceof CellLife.Active);
+        resumeAfterCompletion(isActive());
     }
 
     /** Handles one delivery; false when the mailbox must wait for a completion. */
@@ -168,9 +188,9 @@ public final class EntityCell extends Mailbox implements Passivation.Candidate, 
             return true;
         }
         if (d.message() instanceof Signal.Passivate signal) {
-            if (life instanceof CellLife.Active active
-                    && (signal.force() || lastActiveMillis <= signal.idleSinceMillis())) {
-                passivateInstance(active.instance());
+            Object active = instance;
+            if (active != null && (signal.force() || lastActiveMillis <= signal.idleSinceMillis())) {
+                passivateInstance(active);
             }
             return true;
         }
@@ -199,17 +219,17 @@ public final class EntityCell extends Mailbox implements Passivation.Candidate, 
             return true;
         }
         CellLife now = life;
-        Object entity;
-        if (now instanceof CellLife.Active active) {
-            entity = active.instance();
-        } else {
+        Object entity = instance;
+        if (entity == null) {
             StartBackoff waiting = now.backoff();
             if (waiting != null && waiting.stopRequested()) {
                 waiting.failStopping(sink);
                 return true;
             }
-            if (durable.mustLoad()) {
-                Throwable failure = durable.takeLoadFailure();
+            EntityServices services = services();
+            if (services.type().stateType() != null && durable().mustLoad()) {
+                DurableEntityState state = durable();
+                Throwable failure = state.takeLoadFailure();
                 if (failure != null) {
                     return startFailed(d, failure, WriteFailures.isStoreFailure(failure));
                 }
@@ -217,16 +237,20 @@ public final class EntityCell extends Mailbox implements Passivation.Candidate, 
                 if (!(now instanceof CellLife.Loading)) {
                     moveTo(new CellLife.Loading(waiting));
                 }
-                durable.load();
+                state.load();
                 return false;
             }
             try {
-                entity = services.type().factory().create(context);
-                moveTo(new CellLife.Active(entity, false));
+                entity = services.type().factory().create(this);
+                instance = entity;
+                moveTo(CellLife.ACTIVE);
                 region.entityStarted(this);
             } catch (Throwable t) {
                 MessageHandling.rethrowFatal(t);
-                durable.creationFailed();
+                instance = null;
+                if (durable != null) {
+                    durable.creationFailed();
+                }
                 if (!UnreadableStateException.isCause(t)) {
                     return startFailed(d, t, false);
                 }
@@ -247,7 +271,9 @@ public final class EntityCell extends Mailbox implements Passivation.Candidate, 
         if (message == Signal.Start.INSTANCE) {
             return true; // started without a message (remembered entity)
         }
-        messages++;
+        if (messages != Integer.MAX_VALUE) {
+            messages++;
+        }
         return MessageHandling.handle(this, entity, message, sink);
     }
 
@@ -258,11 +284,13 @@ public final class EntityCell extends Mailbox implements Passivation.Candidate, 
     private boolean startFailed(Delivery d, Throwable failure, boolean byStore) {
         StartBackoff before = life.backoff();
         boolean first = before == null;
-        StartBackoff waiting = before != null ? before : new StartBackoff(this, services.bufferSize());
+        StartBackoff waiting =
+                before != null ? before : new StartBackoff(this, services().bufferSize());
         moveTo(new CellLife.BackingOff(waiting)); // published before the mailbox is looked at, as senders read it
         if (first && stopQueued()) {
             waiting.requestStop(); // the shard stops: no wait, the messages before the stop fail
         }
+        EntityServices services = services();
         if (!waiting.failed(failure, byStore, services.scheduler(), services.entityRestartBackoff())) {
             waiting.failStopping(d.sink());
             return true;
@@ -273,40 +301,65 @@ public final class EntityCell extends Mailbox implements Passivation.Candidate, 
 
     /** Replies or fails, once the handler and any write of its state are done. */
     void complete(ReplySink sink, @Nullable Object value, @Nullable Throwable failure) {
-        if (life instanceof CellLife.Active active && active.passivationRequested()) {
-            passivateInstance(active.instance());
+        Object active = instance;
+        if (active != null && life == CellLife.PASSIVATION_REQUESTED) {
+            passivateInstance(active);
         }
         MessageHandling.answer(this, sink, value, failure);
     }
 
+    /**
+     * After a handler: writes the entity's state through if it changed, then completes ({@link
+     * DurableEntityState#afterHandler}); a type without state completes at once.
+     *
+     * @return false when the mailbox waits for the write
+     */
+    boolean afterHandler(
+            ReplySink sink, @Nullable Object value, @Nullable Throwable failure, @Nullable String messageId) {
+        DurableEntityState state = durable;
+        if (state == null && messageId == null) {
+            complete(sink, value, failure);
+            return true;
+        }
+        return durable().afterHandler(sink, value, failure, messageId);
+    }
+
     /** Passivates: destroys the instance, keeping its stored state for a next incarnation on this node. */
     private void passivateInstance(Object entity) {
-        EntityTransfer stored = durable.current();
+        DurableEntityState state = durable;
+        EntityTransfer stored = state == null ? null : state.current();
         moveTo(CellLife.PASSIVATED);
         destroyInstance(entity);
-        durable.keep(stored);
+        if (state != null) {
+            state.keep(stored);
+        }
         shard.region().entityPassivated(this);
     }
 
     private void stopInstance() {
-        CellLife before = life;
-        EntityTransfer stored = durable.current();
+        Object active = instance;
+        DurableEntityState state = durable;
+        EntityTransfer stored = state == null ? null : state.current();
         if (stored != null) {
             shard.stoppedWith(stored);
         }
         moveTo(CellLife.STOPPED);
-        if (before instanceof CellLife.Active active) {
-            destroyInstance(active.instance());
+        if (active != null) {
+            destroyInstance(active);
         }
     }
 
+    /** Destroys the instance, which has just left the active phase. */
     @SuppressWarnings({"unchecked", "rawtypes"})
     private void destroyInstance(Object entity) {
+        instance = null;
         messages = 0;
-        durable.forget();
+        if (durable != null) {
+            durable.forget();
+        }
         shard.region().entityStopped(this);
         try {
-            ((dev.sharding.spi.EntityFactory) services.type().factory()).destroy(entity);
+            ((dev.sharding.spi.EntityFactory) services().type().factory()).destroy(entity);
         } catch (Throwable t) {
             MessageHandling.rethrowFatal(t);
             log.warn("Stopping entity [{}/{}] failed", typeName(), entityId, t);
@@ -319,9 +372,10 @@ public final class EntityCell extends Mailbox implements Passivation.Candidate, 
      * from what the store holds. Runs where the cell's messages run, while the mailbox waits for that write.
      */
     void dropForReload() {
-        if (life instanceof CellLife.Active active) {
+        Object active = instance;
+        if (active != null) {
             moveTo(CellLife.PASSIVATED);
-            destroyInstance(active.instance());
+            destroyInstance(active);
         }
     }
 
@@ -331,20 +385,25 @@ public final class EntityCell extends Mailbox implements Passivation.Candidate, 
     }
 
     /** The instance asked to be passivated once its current message is done. */
-    void requestPassivation() {
-        if (life instanceof CellLife.Active active && !active.passivationRequested()) {
-            moveTo(new CellLife.Active(active.instance(), true));
+    private void requestPassivation() {
+        if (life == CellLife.ACTIVE) {
+            moveTo(CellLife.PASSIVATION_REQUESTED);
         }
     }
 
-    /** The entity's durable state across its incarnations here. */
+    /** The entity's durable state across its incarnations here, made the first time it is needed. */
     DurableEntityState durable() {
-        return durable;
+        DurableEntityState state = durable;
+        if (state == null) {
+            state = new DurableEntityState(this, shard);
+            durable = state;
+        }
+        return state;
     }
 
     /** The parts the type's entities share. */
     EntityServices services() {
-        return services;
+        return shard.services();
     }
 
     /** The region, as its entities see it. */
@@ -352,33 +411,40 @@ public final class EntityCell extends Mailbox implements Passivation.Candidate, 
         return shard.region();
     }
 
-    /** The entity's durable state; see {@link dev.sharding.EntityContext#state}. */
-    <S> EntityState<S> state(Class<S> stateType, Supplier<S> initial) {
-        return durable.state(stateType, initial);
+    /** The instance asks to be passivated once its current message is done ({@link EntityContext#passivate}). */
+    @Override
+    public void passivate() {
+        requestPassivation();
     }
 
-    /** The entity's event-sourced state; see {@link dev.sharding.EntityContext#eventSourced}. */
-    <S, E> dev.sharding.EventSourcedState<S, E> eventSourced(
-            Class<S> stateType,
-            Class<E> eventType,
-            java.util.function.Supplier<S> initial,
-            java.util.function.BiFunction<S, ? super E, S> apply) {
-        return durable.eventSourced(stateType, eventType, initial, apply);
+    @Override
+    public <S> EntityState<S> state(Class<S> stateType, Supplier<S> initial) {
+        return durable().state(stateType, initial);
     }
 
-    String typeName() {
-        return services.type().name();
+    @Override
+    public <S, E> EventSourcedState<S, E> eventSourced(
+            Class<S> stateType, Class<E> eventType, Supplier<S> initial, BiFunction<S, ? super E, S> apply) {
+        return durable().eventSourced(stateType, eventType, initial, apply);
     }
 
+    @Override
+    public String typeName() {
+        return services().type().name();
+    }
+
+    @Override
     public String entityId() {
         return entityId;
     }
 
+    @Override
     public int shardId() {
         return shard.shardId();
     }
 
-    String nodeName() {
+    @Override
+    public String nodeName() {
         return shard.region().nodeName();
     }
 

@@ -1,9 +1,10 @@
 package dev.sharding.internal.entity;
 
+import dev.sharding.internal.entity.MailboxLink.Node;
 import dev.sharding.internal.transport.SendingThreads;
-import java.util.concurrent.ConcurrentLinkedQueue;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.concurrent.Executor;
-import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -18,9 +19,15 @@ import org.jspecify.annotations.Nullable;
  * waiting messages, and refuses a message early by at most the {@link #THROUGHPUT} messages of the run under way (it
  * may refuse with {@code bound - 32} waiting while the run's last handler runs).
  *
+ * <p>The queue is a linked list that many threads put to and one takes from: a sender swaps its node in as the last
+ * one and then links it to the one before; the draining thread follows the links. The mailbox itself is the list's
+ * resting link, so an idle mailbox holds no object besides itself (an entity's memory is mostly its idle mailbox, and a
+ * node holds millions); each delivery costs one node, as a {@code ConcurrentLinkedQueue} would. A delivery is taken
+ * back by clearing its node, which the draining thread then skips.
+ *
  * <p>{@link EntityCell} is the entity's side: what each delivery does, and when the mailbox retires.
  */
-abstract class Mailbox implements Runnable {
+abstract class Mailbox extends MailboxLink implements Runnable {
 
     /** The most deliveries one run takes before it lets other entities run. */
     public static final int THROUGHPUT = 32;
@@ -31,14 +38,40 @@ abstract class Mailbox implements Runnable {
     /** One message counted in {@link #state}. */
     private static final long ONE = 2;
 
-    private final ConcurrentLinkedQueue<Delivery> queue = new ConcurrentLinkedQueue<>();
+    private static final VarHandle STATE;
+
+    private static final VarHandle LAST;
+
+    private static final VarHandle ITEM;
+
+    static {
+        try {
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            STATE = lookup.findVarHandle(Mailbox.class, "state", long.class);
+            LAST = lookup.findVarHandle(Mailbox.class, "last", MailboxLink.class);
+            ITEM = lookup.findVarHandle(Node.class, "item", Delivery.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     /**
      * {@link #SCHEDULED}, plus {@link #ONE} for each message (not signal) counted against the bound: added by its
      * sender before it enters the mailbox, taken off by the run that took it when that run ends or suspends, or by
-     * its sender when it takes it back.
+     * its sender when it takes it back. Through {@link #STATE}.
      */
-    private final AtomicLong state = new AtomicLong();
+    @SuppressWarnings("unused") // through STATE
+    private volatile long state;
+
+    /** The queue's last link, where senders put (through {@link #LAST}); the mailbox itself when it rests. */
+    @SuppressWarnings("FieldMayBeFinal") // through LAST
+    private volatile MailboxLink last = this;
+
+    /**
+     * The queue's first link, which the next take returns unless it is the mailbox itself (the resting link, which
+     * is passed over); the draining thread's alone.
+     */
+    private MailboxLink first = this;
 
     /**
      * The mailbox's head, taken and put back ({@link #hold}): a delivery that waits for something before it can be
@@ -46,11 +79,8 @@ abstract class Mailbox implements Runnable {
      */
     private @Nullable Delivery held;
 
-    private final Executor executor;
-
-    Mailbox(Executor executor) {
-        this.executor = executor;
-    }
+    /** Where the mailbox runs. */
+    abstract Executor executor();
 
     /**
      * Handles one delivery, on the draining thread.
@@ -74,16 +104,28 @@ abstract class Mailbox implements Runnable {
         if (delivery.message() instanceof Signal) {
             return true;
         }
-        if ((state.getAndAdd(ONE) >>> 1) >= bound) {
-            state.getAndAdd(-ONE);
+        if (((long) STATE.getAndAdd(this, ONE) >>> 1) >= bound) {
+            STATE.getAndAdd(this, -ONE);
             return false;
         }
         return true;
     }
 
-    /** Puts a counted delivery in the mailbox; {@link #schedule} or {@link #takeBack} follows. */
-    final void put(Delivery delivery) {
-        queue.offer(delivery);
+    /**
+     * Puts a counted delivery in the mailbox; {@link #schedule} or {@link #takeBack} follows.
+     *
+     * @return its place in the queue, for {@link #takeBack}
+     */
+    final Node put(Delivery delivery) {
+        Node node = new Node(delivery);
+        append(node);
+        return node;
+    }
+
+    /** Links a link in as the last one: it is taken once its predecessor links to it, right after the swap. */
+    private void append(MailboxLink link) {
+        MailboxLink before = (MailboxLink) LAST.getAndSet(this, link);
+        before.next = link;
     }
 
     /**
@@ -91,14 +133,63 @@ abstract class Mailbox implements Runnable {
      *
      * @return whether it was taken back (and uncounted)
      */
-    final boolean takeBack(Delivery d) {
-        if (!queue.remove(d)) {
+    final boolean takeBack(Node node) {
+        Delivery d = (Delivery) ITEM.getAndSet(node, (Delivery) null);
+        if (d == null) {
             return false;
         }
         if (!(d.message() instanceof Signal)) {
-            state.getAndAdd(-ONE);
+            STATE.getAndAdd(this, -ONE);
         }
         return true;
+    }
+
+    /**
+     * The next delivery of the queue, or null when none is linked yet (a sender that swapped its node in but has not
+     * linked it yet schedules the mailbox after it links it). Draining thread.
+     */
+    private @Nullable Delivery poll() {
+        while (true) {
+            Node node = takeNode();
+            if (node == null) {
+                return null;
+            }
+            Delivery d = (Delivery) ITEM.getAndSet(node, (Delivery) null);
+            if (d != null) {
+                return d;
+            }
+            // its sender took it back
+        }
+    }
+
+    /** Unlinks the first node, passing over the resting link and linking it in again behind the last node. */
+    private @Nullable Node takeNode() {
+        MailboxLink head = first;
+        MailboxLink next = head.next;
+        if (head == this) {
+            if (next == null) {
+                return null;
+            }
+            first = next;
+            head = next;
+            next = next.next;
+        }
+        if (next != null) {
+            first = next;
+            return (Node) head;
+        }
+        if (head != last) {
+            return null; // a sender swapped a node in behind head and has not linked it yet
+        }
+        // head is the last node: the resting link goes behind it, so that head can leave the queue
+        this.next = null;
+        append(this);
+        next = head.next;
+        if (next != null) {
+            first = next;
+            return (Node) head;
+        }
+        return null; // a sender came between, and has not linked yet
     }
 
     /**
@@ -107,13 +198,13 @@ abstract class Mailbox implements Runnable {
      * clear.
      */
     final void schedule() {
-        long s = state.get();
+        long s = (long) STATE.getVolatile(this);
         while ((s & SCHEDULED) == 0) {
-            if (state.compareAndSet(s, s | SCHEDULED)) { // fails also when only the count moved: look again
-                executor.execute(this);
+            if (STATE.compareAndSet(this, s, s | SCHEDULED)) { // fails also when only the count moved: look again
+                executor().execute(this);
                 return;
             }
-            s = state.get();
+            s = (long) STATE.getVolatile(this);
         }
     }
 
@@ -128,21 +219,21 @@ abstract class Mailbox implements Runnable {
             if (d != null) {
                 held = null;
             } else {
-                d = queue.poll();
+                d = poll();
                 if (d != null && !(d.message() instanceof Signal)) {
                     took += ONE;
                 }
             }
             if (d == null) {
                 if (retireWhenIdle()) {
-                    state.getAndAdd(-took - SCHEDULED);
+                    STATE.getAndAdd(this, -took - SCHEDULED);
                     return;
                 }
                 break;
             }
             if (!process(d)) {
                 if (took != 0) {
-                    state.getAndAdd(-took);
+                    STATE.getAndAdd(this, -took);
                 }
                 return; // suspended; a completion reschedules this mailbox
             }
@@ -156,8 +247,8 @@ abstract class Mailbox implements Runnable {
      * released.
      */
     private void release(long took) {
-        state.getAndAdd(-took - SCHEDULED);
-        if (!queue.isEmpty()) {
+        STATE.getAndAdd(this, -took - SCHEDULED);
+        if (!queueEmpty()) {
             schedule();
         }
     }
@@ -169,7 +260,7 @@ abstract class Mailbox implements Runnable {
 
     /** Runs the mailbox again after it waited: for a completion, or for something a held delivery waits for. */
     final void resumeRun() {
-        executor.execute(this);
+        executor().execute(this);
     }
 
     /**
@@ -178,20 +269,33 @@ abstract class Mailbox implements Runnable {
      * a task on the executor that would find nothing to do (a thread hand-off per completion).
      */
     final void resumeAfterCompletion(boolean idle) {
-        if (idle && held == null && queue.isEmpty()) {
+        if (idle && held == null && queueEmpty()) {
             release(0);
         } else {
             resumeRun();
         }
     }
 
-    /** Whether nothing waits in the queue (the held delivery aside). */
+    /**
+     * Whether no delivery is linked in the queue (the held delivery aside; a node taken back may still be linked). A
+     * delivery whose sender has swapped it in but not linked it yet is not seen: that sender reads the mailbox's
+     * state and its cell's life after linking it, so it either finds the mailbox released, and schedules it, or is
+     * seen by whoever released it. Draining thread.
+     */
     final boolean queueEmpty() {
-        return queue.isEmpty();
+        return first == this && next == null;
     }
 
-    /** Whether a stop signal waits in the queue. */
+    /** Whether a stop signal waits in the queue. Draining thread. */
     final boolean stopQueued() {
-        return queue.stream().anyMatch(q -> q.message() instanceof Signal.Stop);
+        for (MailboxLink link = first; link != null; link = link.next) {
+            if (link instanceof Node node) {
+                Delivery d = (Delivery) ITEM.getVolatile(node);
+                if (d != null && d.message() instanceof Signal.Stop) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 }

@@ -41,7 +41,6 @@ final class MessageHandling {
 
     private static boolean handle(
             EntityCell cell, Object entity, Object delivered, ReplySink sink, @Nullable TracedSink traced) {
-        DurableEntityState durable = cell.durable();
         Object message = delivered;
         String messageId = null;
         if (message instanceof IdentifiedMessage identified) {
@@ -63,26 +62,26 @@ final class MessageHandling {
             return true;
         } catch (Throwable t) {
             rethrowFatal(t);
-            return durable.afterHandler(sink, null, t, messageId);
+            return cell.afterHandler(sink, null, t, messageId);
         }
         if (result instanceof CompletionStage<?> stage) {
             CompletableFuture<?> f = stage.toCompletableFuture();
             if (!f.isDone()) {
                 String id = messageId;
                 f.whenComplete((v, t) -> {
-                    if (durable.afterHandler(sink, v, t == null ? null : DurableEntityState.unwrap(t), id)) {
+                    if (cell.afterHandler(sink, v, t == null ? null : DurableEntityState.unwrap(t), id)) {
                         cell.resumeAfterCompletion();
                     }
                 });
                 return false;
             }
             try {
-                return durable.afterHandler(sink, f.join(), null, messageId);
+                return cell.afterHandler(sink, f.join(), null, messageId);
             } catch (Throwable t) {
-                return durable.afterHandler(sink, null, DurableEntityState.unwrap(t), messageId);
+                return cell.afterHandler(sink, null, DurableEntityState.unwrap(t), messageId);
             }
         }
-        return durable.afterHandler(sink, result, null, messageId);
+        return cell.afterHandler(sink, result, null, messageId);
     }
 
     /**
