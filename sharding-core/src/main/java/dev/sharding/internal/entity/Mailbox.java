@@ -73,12 +73,6 @@ abstract class Mailbox extends MailboxLink implements Runnable {
      */
     private MailboxLink first = this;
 
-    /**
-     * The mailbox's head, taken and put back ({@link #hold}): a delivery that waits for something before it can be
-     * handled. The next run takes it before the queue.
-     */
-    private @Nullable Delivery held;
-
     /** Where the mailbox runs. */
     abstract Executor executor();
 
@@ -215,14 +209,9 @@ abstract class Mailbox extends MailboxLink implements Runnable {
         }
         long took = 0; // what this run took off the mailbox's count, in ONEs
         for (int i = 0; i < THROUGHPUT; i++) {
-            Delivery d = held;
-            if (d != null) {
-                held = null;
-            } else {
-                d = poll();
-                if (d != null && !(d.message() instanceof Signal)) {
-                    took += ONE;
-                }
+            Delivery d = poll();
+            if (d != null && !(d.message() instanceof Signal)) {
+                took += ONE;
             }
             if (d == null) {
                 if (retireWhenIdle()) {
@@ -253,9 +242,18 @@ abstract class Mailbox extends MailboxLink implements Runnable {
         }
     }
 
-    /** Puts a delivery taken by this run back at the head; the run then suspends. Draining thread. */
+    /**
+     * Puts a delivery taken by this run back at the head of the queue, where the next run takes it first; it counts
+     * against the bound again. The run then suspends. Draining thread: the head is its own, so nothing races with
+     * this.
+     */
     final void hold(Delivery d) {
-        held = d;
+        Node node = new Node(d);
+        node.next = first;
+        first = node;
+        if (!(d.message() instanceof Signal)) {
+            STATE.getAndAdd(this, ONE);
+        }
     }
 
     /** Runs the mailbox again after it waited: for a completion, or for something a held delivery waits for. */
@@ -269,7 +267,7 @@ abstract class Mailbox extends MailboxLink implements Runnable {
      * a task on the executor that would find nothing to do (a thread hand-off per completion).
      */
     final void resumeAfterCompletion(boolean idle) {
-        if (idle && held == null && queueEmpty()) {
+        if (idle && queueEmpty()) {
             release(0);
         } else {
             resumeRun();
@@ -277,7 +275,7 @@ abstract class Mailbox extends MailboxLink implements Runnable {
     }
 
     /**
-     * Whether no delivery is linked in the queue (the held delivery aside; a node taken back may still be linked). A
+     * Whether no delivery is linked in the queue (a node taken back may still be linked, and count as one). A
      * delivery whose sender has swapped it in but not linked it yet is not seen: that sender reads the mailbox's
      * state and its cell's life after linking it, so it either finds the mailbox released, and schedules it, or is
      * seen by whoever released it. Draining thread.

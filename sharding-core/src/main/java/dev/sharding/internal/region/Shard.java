@@ -10,10 +10,12 @@ import dev.sharding.internal.entity.Signal;
 import dev.sharding.internal.protocol.EntityTransfer;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -169,18 +171,62 @@ final class Shard implements EntityShard {
     /**
      * Stops every entity after the messages already in its mailbox; completes when all have stopped. The caller has
      * made sure nothing is delivered into the shard any more.
+     *
+     * <p>The stop signals are put by tasks on the entity executor, {@link #STOP_CHUNK} cells at a time, not by the
+     * caller: a shard may hold a hundred thousand entities and a node many such shards, and the caller is the control
+     * thread, which must go on renewing leases and answering the coordinator while they stop (putting the signals of
+     * 10 million entities held it for over a minute, and the other node took it for dead). The cells share one signal
+     * and one count, so that stopping an idle entity costs its mailbox one node and nothing else.
      */
     CompletableFuture<Void> stop() {
         stopping = true;
-        List<CompletableFuture<Void>> all = new ArrayList<>();
-        for (EntityCell cell : cells.values()) {
-            CompletableFuture<Void> done = new CompletableFuture<>();
-            if (!cell.enqueue(new Delivery(new Signal.Stop(() -> done.complete(null)), ReplySink.TELL))) {
-                done.complete(null); // retired: nothing left to stop
-            }
-            all.add(done);
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        services.executor().execute(new Stopping(cells.values().iterator(), done));
+        return done;
+    }
+
+    /** The most cells one task of {@link #stop()} signals before it hands the rest to a task of its own. */
+    static final int STOP_CHUNK = 1_000;
+
+    /** The walk of {@link #stop()} over the cells, and the count of those not stopped yet. */
+    private final class Stopping implements Runnable {
+
+        private final Iterator<EntityCell> rest;
+
+        private final CompletableFuture<Void> done;
+
+        /** Cells signalled and not stopped yet, plus one while the walk goes on. */
+        private final AtomicInteger pending = new AtomicInteger(1);
+
+        private final Delivery signal = new Delivery(new Signal.Stop(this::stopped), ReplySink.TELL);
+
+        Stopping(Iterator<EntityCell> rest, CompletableFuture<Void> done) {
+            this.rest = rest;
+            this.done = done;
         }
-        return CompletableFuture.allOf(all.toArray(CompletableFuture[]::new));
+
+        @Override
+        public void run() {
+            for (int i = 0; i < STOP_CHUNK && rest.hasNext(); i++) {
+                EntityCell cell = rest.next();
+                pending.incrementAndGet();
+                if (!cell.enqueue(signal)) {
+                    stopped(); // retired: nothing left to stop
+                }
+            }
+            if (rest.hasNext()) {
+                services.executor().execute(this);
+            } else {
+                stopped(); // the walk's own count
+            }
+        }
+
+        /** One cell stopped, or the walk ended. */
+        private void stopped() {
+            if (pending.decrementAndGet() == 0) {
+                done.complete(null);
+            }
+        }
     }
 
     /**
