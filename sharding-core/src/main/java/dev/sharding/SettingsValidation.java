@@ -18,7 +18,11 @@ final class SettingsValidation {
         require(positive(s.askTimeout()), "ask-timeout", s.askTimeout(), "must be positive");
         require(s.bufferSize() > 0, "buffer-size", s.bufferSize(), "must be positive");
         require(s.bufferBytes() > 0, "buffer-bytes", s.bufferBytes(), "must be positive");
-        require(s.mailboxSize() > 0, "mailbox-size", s.mailboxSize(), "must be positive");
+        require(
+                s.mailboxSize() > 0 && s.mailboxSize() <= ShardingSettings.MAX_MAILBOX_SIZE,
+                "mailbox-size",
+                s.mailboxSize(),
+                "must be between 1 and " + ShardingSettings.MAX_MAILBOX_SIZE);
         require(
                 !s.blockedThreadThreshold().isNegative(),
                 "blocked-thread-threshold",

@@ -86,6 +86,12 @@ public record ShardingSettings(
     public static final long DEFAULT_BUFFER_BYTES = 256L * 1024 * 1024;
     /** Default most messages waiting in one entity's mailbox. */
     public static final int DEFAULT_MAILBOX_SIZE = 100_000;
+
+    /**
+     * The largest {@code mailbox-size}: 268,435,456 messages. An entity's mailbox counts them in a field of 32 bits,
+     * which a node holding millions of entities keeps small.
+     */
+    public static final int MAX_MAILBOX_SIZE = 1 << 28;
     /** Default time one piece of work may hold a thread of the node before it is reported. */
     public static final Duration DEFAULT_BLOCKED_THREAD_THRESHOLD = Duration.ofMillis(500);
     /** Default retry interval. */

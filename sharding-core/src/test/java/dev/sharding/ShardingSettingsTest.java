@@ -48,6 +48,15 @@ class ShardingSettingsTest {
                                 EntityTypeSettings.builder().numberOfShards(-1).build())
                         .validate())
                 .hasMessageContaining("sharding.entities.cart.number-of-shards=-1");
+        assertThat(ShardingSettings.defaults()
+                        .withMailboxSize(ShardingSettings.MAX_MAILBOX_SIZE)
+                        .validate()
+                        .mailboxSize())
+                .isEqualTo(268_435_456);
+        assertThatThrownBy(() -> ShardingSettings.defaults()
+                        .withMailboxSize(ShardingSettings.MAX_MAILBOX_SIZE + 1)
+                        .validate())
+                .hasMessage("Invalid setting sharding.mailbox-size=268435457: must be between 1 and 268435456");
     }
 
     @Test

@@ -58,8 +58,11 @@ public final class EntityCell extends Mailbox implements Passivation.Candidate, 
      */
     private @Nullable DurableEntityState durable;
 
-    /** When the entity last took a message, on the node's coarse clock (a hint for the sweep; racy reads are fine). */
-    private long lastActiveMillis;
+    /**
+     * When the entity last took a message, on the node's coarse clock, as {@link ActivityTicks} keeps it (a hint for
+     * the sweep; racy reads are fine).
+     */
+    private int lastActive;
 
     /**
      * Messages taken since the entity started here, up to {@link Integer#MAX_VALUE} (a hint for the
@@ -111,7 +114,7 @@ public final class EntityCell extends Mailbox implements Passivation.Candidate, 
 
     @Override
     public long lastActiveMillis() {
-        return lastActiveMillis;
+        return ActivityTicks.millis(lastActive, shard.region().clockMillis());
     }
 
     @Override
@@ -189,7 +192,7 @@ public final class EntityCell extends Mailbox implements Passivation.Candidate, 
         }
         if (d.message() instanceof Signal.Passivate signal) {
             Object active = instance;
-            if (active != null && (signal.force() || lastActiveMillis <= signal.idleSinceMillis())) {
+            if (active != null && (signal.force() || lastActiveMillis() <= signal.idleSinceMillis())) {
                 passivateInstance(active);
             }
             return true;
@@ -266,7 +269,7 @@ public final class EntityCell extends Mailbox implements Passivation.Candidate, 
                 waiting.started();
             }
         }
-        lastActiveMillis = region.clockMillis();
+        lastActive = ActivityTicks.of(region.clockMillis());
         Object message = d.message();
         if (message == Signal.Start.INSTANCE) {
             return true; // started without a message (remembered entity)

@@ -33,10 +33,10 @@ abstract class Mailbox extends MailboxLink implements Runnable {
     public static final int THROUGHPUT = 32;
 
     /** The bit of {@link #state} set while the mailbox is scheduled: a run is queued, under way or suspended. */
-    private static final long SCHEDULED = 1;
+    private static final int SCHEDULED = 1;
 
     /** One message counted in {@link #state}. */
-    private static final long ONE = 2;
+    private static final int ONE = 2;
 
     private static final VarHandle STATE;
 
@@ -47,7 +47,7 @@ abstract class Mailbox extends MailboxLink implements Runnable {
     static {
         try {
             MethodHandles.Lookup lookup = MethodHandles.lookup();
-            STATE = lookup.findVarHandle(Mailbox.class, "state", long.class);
+            STATE = lookup.findVarHandle(Mailbox.class, "state", int.class);
             LAST = lookup.findVarHandle(Mailbox.class, "last", MailboxLink.class);
             ITEM = lookup.findVarHandle(Node.class, "item", Delivery.class);
         } catch (ReflectiveOperationException e) {
@@ -58,10 +58,11 @@ abstract class Mailbox extends MailboxLink implements Runnable {
     /**
      * {@link #SCHEDULED}, plus {@link #ONE} for each message (not signal) counted against the bound: added by its
      * sender before it enters the mailbox, taken off by the run that took it when that run ends or suspends, or by
-     * its sender when it takes it back. Through {@link #STATE}.
+     * its sender when it takes it back. Through {@link #STATE}. An {@code int}: with a bound of at most {@link
+     * dev.sharding.ShardingSettings#MAX_MAILBOX_SIZE}, the count stays within it however many senders add at once.
      */
     @SuppressWarnings("unused") // through STATE
-    private volatile long state;
+    private volatile int state;
 
     /** The queue's last link, where senders put (through {@link #LAST}); the mailbox itself when it rests. */
     @SuppressWarnings("FieldMayBeFinal") // through LAST
@@ -98,7 +99,7 @@ abstract class Mailbox extends MailboxLink implements Runnable {
         if (delivery.message() instanceof Signal) {
             return true;
         }
-        if (((long) STATE.getAndAdd(this, ONE) >>> 1) >= bound) {
+        if (((int) STATE.getAndAdd(this, ONE) >>> 1) >= bound) {
             STATE.getAndAdd(this, -ONE);
             return false;
         }
@@ -192,13 +193,13 @@ abstract class Mailbox extends MailboxLink implements Runnable {
      * clear.
      */
     final void schedule() {
-        long s = (long) STATE.getVolatile(this);
+        int s = (int) STATE.getVolatile(this);
         while ((s & SCHEDULED) == 0) {
             if (STATE.compareAndSet(this, s, s | SCHEDULED)) { // fails also when only the count moved: look again
                 executor().execute(this);
                 return;
             }
-            s = (long) STATE.getVolatile(this);
+            s = (int) STATE.getVolatile(this);
         }
     }
 
@@ -207,7 +208,7 @@ abstract class Mailbox extends MailboxLink implements Runnable {
         if (!(Thread.currentThread() instanceof EntityExecutors.EntityThread)) { // those are marked when they start
             SendingThreads.nodeThread(); // what an entity sends waits at most max-wait for a slow member
         }
-        long took = 0; // what this run took off the mailbox's count, in ONEs
+        int took = 0; // what this run took off the mailbox's count, in ONEs
         for (int i = 0; i < THROUGHPUT; i++) {
             Delivery d = poll();
             if (d != null && !(d.message() instanceof Signal)) {
@@ -235,7 +236,7 @@ abstract class Mailbox extends MailboxLink implements Runnable {
      * message raced in: such a message is seen either here or by its sender, which schedules the mailbox once it is
      * released.
      */
-    private void release(long took) {
+    private void release(int took) {
         STATE.getAndAdd(this, -took - SCHEDULED);
         if (!queueEmpty()) {
             schedule();
