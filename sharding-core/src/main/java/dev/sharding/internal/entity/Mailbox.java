@@ -44,12 +44,15 @@ abstract class Mailbox extends MailboxLink implements Runnable {
 
     private static final VarHandle ITEM;
 
+    private static final VarHandle NEXT;
+
     static {
         try {
             MethodHandles.Lookup lookup = MethodHandles.lookup();
             STATE = lookup.findVarHandle(Mailbox.class, "state", int.class);
             LAST = lookup.findVarHandle(Mailbox.class, "last", MailboxLink.class);
             ITEM = lookup.findVarHandle(Node.class, "item", Delivery.class);
+            NEXT = lookup.findVarHandle(MailboxLink.class, "next", MailboxLink.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -117,10 +120,14 @@ abstract class Mailbox extends MailboxLink implements Runnable {
         return node;
     }
 
-    /** Links a link in as the last one: it is taken once its predecessor links to it, right after the swap. */
+    /**
+     * Links a link in as the last one: it is taken once its predecessor links to it, right after the swap. The swap
+     * is the step others judge the queue by ({@link #queueEmpty}) and orders everything around it; the link itself
+     * needs only to publish the node, so it is a release store, not a second fence per delivery.
+     */
     private void append(MailboxLink link) {
         MailboxLink before = (MailboxLink) LAST.getAndSet(this, link);
-        before.next = link;
+        NEXT.setRelease(before, link);
     }
 
     /**
@@ -177,7 +184,7 @@ abstract class Mailbox extends MailboxLink implements Runnable {
             return null; // a sender swapped a node in behind head and has not linked it yet
         }
         // head is the last node: the resting link goes behind it, so that head can leave the queue
-        this.next = null;
+        NEXT.setRelease(this, (MailboxLink) null); // ordered before the swap that puts it back
         append(this);
         next = head.next;
         if (next != null) {
@@ -276,13 +283,14 @@ abstract class Mailbox extends MailboxLink implements Runnable {
     }
 
     /**
-     * Whether no delivery is linked in the queue (a node taken back may still be linked, and count as one). A
-     * delivery whose sender has swapped it in but not linked it yet is not seen: that sender reads the mailbox's
-     * state and its cell's life after linking it, so it either finds the mailbox released, and schedules it, or is
-     * seen by whoever released it. Draining thread.
+     * Whether the queue holds nothing: it rests on the mailbox, and no sender has swapped a node in since (a node
+     * taken back may still be in it, and counts). A sender swaps its node in before it reads the mailbox's state and
+     * its cell's life, so it either finds the mailbox released, and schedules it, or is seen here by whoever released
+     * it; a node swapped in and not linked yet makes the queue not empty, and the run that finds nothing to take
+     * schedules the mailbox again until its sender links it (a few instructions later). Draining thread.
      */
     final boolean queueEmpty() {
-        return first == this && next == null;
+        return first == this && last == this;
     }
 
     /** Whether a stop signal waits in the queue. Draining thread. */
