@@ -54,6 +54,48 @@ class EntityStateClusterTest {
                 .get(30, TimeUnit.SECONDS);
     }
 
+    /**
+     * A shard's stop walks its cells in chunks on the entity executor, with one count for all of them: a node whose
+     * shards hold thousands of entities each (several chunks) hands them all off, each entity stopped once, long
+     * before the handoff timeout would stop them by force, and every balance is read back on the others.
+     */
+    @Test
+    void aLeavingNodeHandsOffShardsOfThousandsOfEntitiesEachStoppedOnce() throws Exception {
+        List<ShardingNode> nodes = cluster.startNodes(3, s -> s.withHandoffTimeout(Duration.ofMinutes(3)));
+        ShardRegion<Wallet> wallets = nodes.get(0).region(Wallet.class);
+        List<String> ids = IntStream.range(0, 30_000).mapToObj(i -> "many-" + i).toList();
+        List<CompletableFuture<Wallet.Reply>> deposits = new ArrayList<>();
+        for (int i = 0; i < ids.size(); i++) {
+            deposits.add(wallets.ask(ids.get(i), new Wallet.Deposit(1 + i % 7), Wallet.Reply.class));
+        }
+        CompletableFuture.allOf(deposits.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
+
+        ShardingNode leaver = nodes.stream()
+                .filter(n -> n != cluster.coordinatorNode())
+                .max(java.util.Comparator.comparingInt(n -> n.localRegion("wallet").entityIds().values().stream()
+                        .mapToInt(List::size)
+                        .sum()))
+                .orElseThrow();
+        int hosted = leaver.localRegion("wallet").entityIds().values().stream()
+                .mapToInt(List::size)
+                .sum();
+        assertThat(hosted).as("entities on the leaving node").isGreaterThan(3_000);
+        int destroyedBefore = Wallet.DESTROYED.get();
+
+        // a count that never reached zero would hold the close until the handoff timeout (3 minutes)
+        CompletableFuture.runAsync(leaver::close).get(90, TimeUnit.SECONDS);
+
+        assertThat(Wallet.DESTROYED.get() - destroyedBefore)
+                .as("each entity of the leaving node stopped once")
+                .isEqualTo(hosted);
+        ShardingNode via = nodes.stream().filter(n -> n != leaver).findFirst().orElseThrow();
+        for (int i = 0; i < ids.size(); i++) {
+            Wallet.Reply r = read(via, ids.get(i));
+            assertThat(r.amount()).as(ids.get(i)).isEqualTo(1 + i % 7);
+            assertThat(r.deposits()).isEqualTo(1);
+        }
+    }
+
     @Test
     void acknowledgedDepositsSurviveHandoffsUnderLoadAndTheStateTravelsWithTheShard() throws Exception {
         List<ShardingNode> nodes = cluster.startNodes(3);
