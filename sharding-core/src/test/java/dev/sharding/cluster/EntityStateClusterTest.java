@@ -63,7 +63,7 @@ class EntityStateClusterTest {
     void aLeavingNodeHandsOffShardsOfThousandsOfEntitiesEachStoppedOnce() throws Exception {
         List<ShardingNode> nodes = cluster.startNodes(3, s -> s.withHandoffTimeout(Duration.ofMinutes(3)));
         ShardRegion<Wallet> wallets = nodes.get(0).region(Wallet.class);
-        List<String> ids = IntStream.range(0, 30_000).mapToObj(i -> "many-" + i).toList();
+        List<String> ids = IntStream.range(0, 15_000).mapToObj(i -> "many-" + i).toList();
         List<CompletableFuture<Wallet.Reply>> deposits = new ArrayList<>();
         for (int i = 0; i < ids.size(); i++) {
             deposits.add(wallets.ask(ids.get(i), new Wallet.Deposit(1 + i % 7), Wallet.Reply.class));
@@ -79,7 +79,7 @@ class EntityStateClusterTest {
         int hosted = leaver.localRegion("wallet").entityIds().values().stream()
                 .mapToInt(List::size)
                 .sum();
-        assertThat(hosted).as("entities on the leaving node").isGreaterThan(3_000);
+        assertThat(hosted).as("entities on the leaving node").isGreaterThan(2_500);
         int destroyedBefore = Wallet.DESTROYED.get();
 
         // a count that never reached zero would hold the close until the handoff timeout (3 minutes)
