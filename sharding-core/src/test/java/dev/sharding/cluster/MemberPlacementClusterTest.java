@@ -154,11 +154,13 @@ class MemberPlacementClusterTest {
                 assertThat(homes()).as("no rebalance while two versions run").isEqualTo(homes);
             }
         }
-        // one version again: the load is evened out
+        // one version again: the load is evened out (and no shard is between two homes, as during a handoff)
         Awaitility.await("rebalanced over the three new nodes")
                 .atMost(TestCluster.FORMATION)
                 .until(() -> cluster.running().stream()
-                        .allMatch(n -> n.localRegion("counter").entityIds().size() >= SHARDS / 3 - 1));
+                                .allMatch(n ->
+                                        n.localRegion("counter").entityIds().size() >= SHARDS / 3 - 1)
+                        && homes().size() == SHARDS);
         Map<Integer, String> last = homes();
         countMoves(homes, last, moves, newNodes, true);
 
@@ -198,10 +200,12 @@ class MemberPlacementClusterTest {
             countMoves(homes, after, moves, newNodes, true);
             homes = after;
         }
-        Awaitility.await("balanced over the three new nodes")
+        Awaitility.await("balanced over the three new nodes, no shard between two homes")
                 .atMost(TestCluster.FORMATION)
                 .until(() -> cluster.running().stream()
-                        .allMatch(n -> n.localRegion("counter").entityIds().size() >= SHARDS / 3 - 1));
+                                .allMatch(n ->
+                                        n.localRegion("counter").entityIds().size() >= SHARDS / 3 - 1)
+                        && homes().size() == SHARDS);
         countMoves(homes, homes(), moves, newNodes, true);
         int total = moves.values().stream().mapToInt(Integer::intValue).sum();
         System.out.println("[rolling update, new node first] moves per shard: " + new java.util.TreeMap<>(moves)
