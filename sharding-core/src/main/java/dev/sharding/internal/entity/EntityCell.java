@@ -230,8 +230,8 @@ public final class EntityCell extends Mailbox implements Passivation.Candidate, 
                 return true;
             }
             EntityServices services = services();
-            if (services.type().stateType() != null && durable().mustLoad()) {
-                DurableEntityState state = durable();
+            DurableEntityState state = services.type().stateType() == null ? null : durable();
+            if (state != null && state.mustLoad()) {
                 Throwable failure = state.takeLoadFailure();
                 if (failure != null) {
                     return startFailed(d, failure, WriteFailures.isStoreFailure(failure));
