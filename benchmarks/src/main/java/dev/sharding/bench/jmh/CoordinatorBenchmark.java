@@ -58,7 +58,7 @@ import org.openjdk.jmh.infra.BenchmarkParams;
  * should grow with the shards (each is reported once) and not with the members.
  *
  * <pre>{@code
- * java -jar benchmarks/target/benchmarks-jmh.jar CoordinatorBenchmark                 # all 18, about 12 minutes
+ * java -jar benchmarks/target/benchmarks-jmh.jar CoordinatorBenchmark                 # all 18, about 5 minutes
  * java -jar benchmarks/target/benchmarks-jmh.jar CoordinatorBenchmark.rebuildTable -p shards=10000 -p members=3
  * }</pre>
  */

@@ -187,7 +187,7 @@ public final class Coordinator {
         return phase instanceof Active;
     }
 
-    public CoordinatorState state() {
+    public ShardTable state() {
         return t.state;
     }
 

@@ -20,7 +20,7 @@ import org.jspecify.annotations.Nullable;
 /**
  * The coordinator's working tables, shared by its phases ({@link CoordinatorPhase}) and parts ({@link TableRebuild},
  * {@link ShardAllocator}, {@link HandOffOrchestrator}), and the effects of the event being decided. The shard table
- * itself is the immutable {@link CoordinatorState}; beside it are the decisions under way: allocations waiting for
+ * itself is the {@link ShardTable}, changed only by its events; beside it are the decisions under way: allocations waiting for
  * their epoch or {@code ShardStarted}, handoffs, requests that wait, leaving members.
  *
  * <p>Control thread only.
@@ -33,7 +33,8 @@ final class CoordinatorTables {
 
     List<Member> view = List.of();
 
-    CoordinatorState state = CoordinatorState.EMPTY;
+    /** The shard table, changed in place. */
+    final ShardTable state = new ShardTable();
 
     /** When a shard that may still be served elsewhere may be taken over. */
     final ShardFences fences = new ShardFences();
@@ -42,7 +43,7 @@ final class CoordinatorTables {
     final Map<ShardKey, Long> epochs = new HashMap<>();
 
     /** Allocations waiting for their epoch or for ShardStarted. */
-    final Map<ShardKey, Allocation> inProgress = new HashMap<>();
+    final AllocationsUnderWay inProgress = new AllocationsUnderWay();
 
     /** Shards being handed off, in the order they started. */
     final Map<ShardKey, HandOff> handoffs = new LinkedHashMap<>();
@@ -199,7 +200,7 @@ final class CoordinatorTables {
 
     /** Forgets every decision under way: the coordinator becomes inactive, or starts again on activation. */
     void clear() {
-        state = CoordinatorState.EMPTY;
+        state.clear();
         inProgress.clear();
         handoffs.clear();
         waiting.clear();
@@ -239,7 +240,7 @@ final class CoordinatorTables {
 
     /** Every region of a type in the view, hosting or proxy. */
     Set<Member> allRegions(String typeName) {
-        CoordinatorState.TypeState t = state.type(typeName);
+        ShardTable.TypeTable t = state.type(typeName);
         Set<Member> all = new TreeSet<>();
         if (t != null) {
             all.addAll(t.regions().keySet());

@@ -74,7 +74,7 @@ final class HandOffOrchestrator {
      * @return whether the handoff started (false if the shard is already moving or no longer the owner's)
      */
     private boolean start(ShardKey key, Member owner, @Nullable Member target, RebalanceHistory.@Nullable Round round) {
-        CoordinatorState.TypeState type = t.state.type(key.typeName());
+        ShardTable.TypeTable type = t.state.type(key.typeName());
         if (type == null
                 || t.handoffs.containsKey(key)
                 || !owner.equals(type.homes().get(key.shardId()))) {
@@ -119,7 +119,7 @@ final class HandOffOrchestrator {
         if (h != null && h.owner.equals(from)) {
             t.handoffs.remove(key);
             if (from.equals(t.state.home(m.typeName(), m.shardId()))) {
-                t.state = t.state.apply(new CoordinatorState.ShardDeallocated(m.typeName(), m.shardId()));
+                t.state.apply(new ShardTable.ShardDeallocated(m.typeName(), m.shardId()));
             }
             t.epochs.remove(key);
             reallocate(key, h, Set.of(), m.transfer(), m.epoch());
@@ -127,7 +127,7 @@ final class HandOffOrchestrator {
         }
         if (from.equals(t.state.home(m.typeName(), m.shardId()))) {
             // a handoff the previous coordinator started completed
-            t.state = t.state.apply(new CoordinatorState.ShardDeallocated(m.typeName(), m.shardId()));
+            t.state.apply(new ShardTable.ShardDeallocated(m.typeName(), m.shardId()));
             t.epochs.remove(key);
             Set<Member> requesters = t.waiting.remove(key);
             allocator.allocate(
@@ -212,11 +212,11 @@ final class HandOffOrchestrator {
         int moved = 0;
         RebalanceHistory.Round round = null;
         pausedByVersions = false;
-        for (Map.Entry<String, CoordinatorState.TypeState> e : new TreeMap<>(t.state.types()).entrySet()) {
+        for (Map.Entry<String, ShardTable.TypeTable> e : new TreeMap<>(t.state.types()).entrySet()) {
             String typeName = e.getKey();
-            CoordinatorState.TypeState type = e.getValue();
-            Map<Member, Set<Integer>> candidates = allocator.candidates(typeName, type);
-            if (allocator.mixedVersions(candidates)) {
+            ShardTable.TypeTable type = e.getValue();
+            Map<Member, Set<Integer>> candidates = Candidates.of(t, typeName, type);
+            if (Candidates.mixedVersions(t, candidates)) {
                 // a rolling update: shards move off old members as those leave, and only to the newest version
                 log.debug("No rebalance of {}: its regions run different application versions", typeName);
                 pausedByVersions = true;

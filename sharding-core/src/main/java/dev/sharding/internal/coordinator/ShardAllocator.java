@@ -46,6 +46,9 @@ final class ShardAllocator {
     /** Types whose lack of any hosting region was logged, until one can host again. */
     private final Set<String> noHostLogged = new HashSet<>();
 
+    /** Types whose allocation strategy threw, logged once until it places a shard of the type again. */
+    private final Set<String> strategyFailureLogged = new HashSet<>();
+
     /** The wait for min-nr-of-members last logged, so that each count is logged once. */
     private @Nullable String loggedWait;
 
@@ -86,7 +89,7 @@ final class ShardAllocator {
             List<EntityTransfer> transfer,
             long transferEpoch) {
         @Nullable Member preferred = preferredTarget;
-        CoordinatorState.TypeState type = t.state.type(key.typeName());
+        ShardTable.TypeTable type = t.state.type(key.typeName());
         if (type != null && (key.shardId() < 0 || key.shardId() >= type.numberOfShards())) {
             log.warn("Ignoring request for shard {} of {}: out of range", key.shardId(), key.typeName());
             return;
@@ -139,9 +142,9 @@ final class ShardAllocator {
             }
             return;
         }
-        Map<Member, Set<Integer>> candidates = type == null ? Map.of() : candidates(key.typeName(), type);
+        Map<Member, Set<Integer>> candidates = type == null ? Map.of() : Candidates.of(t, key.typeName(), type);
         // the newest version first: a new member not leased yet is waited for rather than passed over
-        keepNewestVersion(candidates);
+        Candidates.keepNewestVersion(t, candidates);
         boolean preferredMayHost = preferred != null && candidates.containsKey(preferred);
         candidates.keySet().removeIf(m -> !leases.leased(m, now));
         if (preferredMayHost && !candidates.containsKey(preferred)) {
@@ -170,7 +173,24 @@ final class ShardAllocator {
         } else {
             Member requester =
                     requesters.isEmpty() ? t.view.get(0) : requesters.iterator().next();
-            chosen = strategy.allocate(requester, key.shardId(), candidates);
+            try {
+                chosen = strategy.allocate(requester, key.shardId(), candidates);
+            } catch (RuntimeException e) {
+                if (strategyFailureLogged.add(key.typeName())) {
+                    log.error(
+                            "Allocation strategy failed to place shard {} of {}; its shards wait, tried again every {}"
+                                    + " ms (logged once until it places one)",
+                            key.shardId(),
+                            key.typeName(),
+                            retryIntervalNanos / 1_000_000,
+                            e);
+                } else {
+                    log.debug("Allocation strategy failed to place shard {} of {}", key.shardId(), key.typeName(), e);
+                }
+                await(key, requesters, preferred);
+                retryAt(now + retryIntervalNanos);
+                return;
+            }
         }
         if (!candidates.containsKey(chosen)) {
             log.error(
@@ -181,6 +201,7 @@ final class ShardAllocator {
             await(key, requesters, preferred);
             return;
         }
+        strategyFailureLogged.remove(key.typeName());
         Allocation allocation = t.newAllocation(chosen, requesters, transfer, transferEpoch);
         t.preferredTargets.remove(key);
         t.inProgress.put(key, allocation);
@@ -196,26 +217,6 @@ final class ShardAllocator {
     }
 
     /**
-     * The regions of a type that may take new shards (registered, in the view, not leaving), with their shards,
-     * counting allocations still waiting for ShardStarted so that a burst of requests is spread too.
-     */
-    Map<Member, Set<Integer>> candidates(String typeName, CoordinatorState.TypeState type) {
-        Map<Member, Set<Integer>> map = new HashMap<>();
-        type.regions().forEach((m, shards) -> {
-            if (!t.leaving.contains(m)) {
-                map.put(m, new HashSet<>(shards));
-            }
-        });
-        t.inProgress.forEach((key, a) -> {
-            Set<Integer> shards = map.get(a.member);
-            if (shards != null && key.typeName().equals(typeName)) {
-                shards.add(key.shardId());
-            }
-        });
-        return map;
-    }
-
-    /**
      * Why no shard may be placed yet: fewer than {@code min-nr-of-members} members registered regions and hold a
      * lease (a member without a lease could not be given shards, and the first shards should spread over all).
      *
@@ -224,38 +225,6 @@ final class ShardAllocator {
     @Nullable
     String placementWait() {
         return t.placementWait(m -> leases.leased(m, t.now));
-    }
-
-    /**
-     * Keeps only the candidates that run the newest application version among them: during a rolling update new
-     * shards (and shards moved off leaving members) go to new nodes only, and so move once.
-     */
-    void keepNewestVersion(Map<Member, Set<Integer>> candidates) {
-        String newest = null;
-        for (Member m : candidates.keySet()) {
-            String v = t.version(m);
-            if (newest == null || AppVersion.compare(v, newest) > 0) {
-                newest = v;
-            }
-        }
-        if (newest != null) {
-            String n = newest;
-            candidates.keySet().removeIf(m -> AppVersion.compare(t.version(m), n) < 0);
-        }
-    }
-
-    /** Whether the regions among these candidates run more than one application version. */
-    boolean mixedVersions(Map<Member, Set<Integer>> candidates) {
-        String first = null;
-        for (Member m : candidates.keySet()) {
-            String v = t.version(m);
-            if (first == null) {
-                first = v;
-            } else if (AppVersion.compare(v, first) != 0) {
-                return true;
-            }
-        }
-        return false;
     }
 
     private void requestEpoch(ShardKey key, Allocation allocation) {
@@ -321,7 +290,7 @@ final class ShardAllocator {
             return false;
         }
         t.inProgress.remove(key);
-        t.state = t.state.apply(new CoordinatorState.ShardAllocated(key.typeName(), key.shardId(), from));
+        t.state.apply(new ShardTable.ShardAllocated(key.typeName(), key.shardId(), from));
         t.epochs.put(key, pending.epoch);
         for (Member r : pending.requesters) {
             if (!r.equals(from)) {

@@ -47,7 +47,7 @@ record ShardMoveRequest(
      * @return the decision
      */
     static ShardMoveRequest judge(
-            CoordinatorState state,
+            ShardTable state,
             List<Member> view,
             Set<Member> leaving,
             IntPredicate handingOff,
@@ -55,7 +55,7 @@ record ShardMoveRequest(
             String typeName,
             int shardId,
             @Nullable String targetNode) {
-        CoordinatorState.TypeState t = state.type(typeName);
+        ShardTable.TypeTable t = state.type(typeName);
         Member target = targetNode == null
                 ? null
                 : view.stream()

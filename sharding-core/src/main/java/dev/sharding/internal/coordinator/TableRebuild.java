@@ -96,7 +96,7 @@ final class TableRebuild {
                     t.fences.memberLeft(key, fence, t.now);
                 }
             });
-            t.state = t.state.apply(new CoordinatorState.MemberRemoved(m));
+            t.state.apply(new ShardTable.MemberRemoved(m));
             t.profiles.remove(m);
         }
         for (Member m : joined) {
@@ -200,7 +200,7 @@ final class TableRebuild {
             return Answer.IGNORED;
         }
         for (RegionInfo r : regions) {
-            CoordinatorState.TypeState type = t.state.type(r.typeName());
+            ShardTable.TypeTable type = t.state.type(r.typeName());
             if (type != null && type.numberOfShards() != r.numberOfShards()) {
                 return refuse(
                         from,
@@ -223,13 +223,13 @@ final class TableRebuild {
             if (r.rememberEntities()) {
                 t.rememberTypes.add(r.typeName());
             }
-            CoordinatorState.TypeState type = t.state.type(r.typeName());
+            ShardTable.TypeTable type = t.state.type(r.typeName());
             boolean known = type != null
                     && (type.regions().containsKey(from) || type.proxies().contains(from));
             if (!known) {
                 try {
-                    t.state = t.state.apply(new CoordinatorState.RegionRegistered(
-                            from, r.typeName(), r.numberOfShards(), r.proxyOnly()));
+                    t.state.apply(
+                            new ShardTable.RegionRegistered(from, r.typeName(), r.numberOfShards(), r.proxyOnly()));
                 } catch (IllegalStateException e) {
                     log.error("Cannot register region of {} on {}: {}", r.typeName(), from, e.getMessage());
                     continue;
@@ -260,7 +260,7 @@ final class TableRebuild {
         boolean adopted = false;
         Set<Integer> reported = new HashSet<>();
         // the shards nobody holds, taken into the table in one change rather than one copy of it each
-        List<CoordinatorState.Event> adoptions = new ArrayList<>();
+        List<ShardTable.Event> adoptions = new ArrayList<>();
         for (int i = 0; i < r.hostedShards().length; i++) {
             int shard = r.hostedShards()[i];
             long epoch = r.hostedEpochs()[i];
@@ -286,7 +286,7 @@ final class TableRebuild {
                     stop(from, key, epoch, "an allocation of it is under way");
                 }
             } else if (home == null) {
-                adoptions.add(new CoordinatorState.ShardAllocated(r.typeName(), shard, from));
+                adoptions.add(new ShardTable.ShardAllocated(r.typeName(), shard, from));
                 t.epochs.put(key, epoch);
                 t.fences.reported(key);
                 adopted = true;
@@ -296,16 +296,16 @@ final class TableRebuild {
                 long current = t.epochs.getOrDefault(key, 0L);
                 if (epoch > current) {
                     stop(home, key, current, "member " + from + " hosts epoch " + epoch);
-                    t.state = t.state.apply(new CoordinatorState.ShardDeallocated(r.typeName(), shard));
-                    t.state = t.state.apply(new CoordinatorState.ShardAllocated(r.typeName(), shard, from));
+                    t.state.apply(new ShardTable.ShardDeallocated(r.typeName(), shard));
+                    t.state.apply(new ShardTable.ShardAllocated(r.typeName(), shard, from));
                     t.epochs.put(key, epoch);
                 } else {
                     stop(from, key, epoch, "member " + home + " hosts epoch " + current);
                 }
             }
         }
-        t.state = t.state.applyAll(adoptions);
-        CoordinatorState.TypeState type = t.state.type(r.typeName());
+        t.state.applyAll(adoptions);
+        ShardTable.TypeTable type = t.state.type(r.typeName());
         if (type == null) {
             return adopted;
         }
@@ -322,7 +322,7 @@ final class TableRebuild {
                     from,
                     shard,
                     r.typeName());
-            t.state = t.state.apply(new CoordinatorState.ShardDeallocated(r.typeName(), shard));
+            t.state.apply(new ShardTable.ShardDeallocated(r.typeName(), shard));
             t.epochs.remove(new ShardKey(r.typeName(), shard));
         }
         return adopted;

@@ -177,6 +177,9 @@ class CoordinatorTest {
     /** Whether the strategy gives a shard to the region that asked for it, rather than to the least loaded. */
     private boolean requesterFirst;
 
+    /** Whether the strategy tries to change the table it is handed (a user's mistake). */
+    private boolean strategyWritesToTable;
+
     /** The default strategy, or the requester when a test says so. */
     private final class RequesterFirst implements ShardAllocationStrategy {
 
@@ -184,6 +187,9 @@ class CoordinatorTest {
 
         @Override
         public Member allocate(Member requester, int shardId, Map<Member, Set<Integer>> allocations) {
+            if (strategyWritesToTable) {
+                allocations.get(requester).add(shardId); // the table is a read-only view: this throws
+            }
             return requesterFirst && allocations.containsKey(requester)
                     ? requester
                     : least.allocate(requester, shardId, allocations);
@@ -383,7 +389,7 @@ class CoordinatorTest {
         Member older = new Member(0, 0, "older");
         view(List.of(older, A, B), Set.of(), Set.of(older));
         assertThat(coordinator.isActive()).isFalse();
-        assertThat(coordinator.state()).isEqualTo(CoordinatorState.EMPTY);
+        assertThat(coordinator.state().isEmpty()).isTrue();
         run(coordinator.onGetShardHome(B, new GetShardHome(TYPE, 1), now));
         assertThat(sent).isEmpty();
         run(coordinator.onAdminRequest(B, new AdminRequest(7, null, -1, null), now));
@@ -432,6 +438,27 @@ class CoordinatorTest {
         assertThat(take(A, HostShard.class)).hasSize(2);
         assertThat(take(B, HostShard.class)).hasSize(2);
         assertThat(take(C, HostShard.class)).hasSize(2);
+    }
+
+    @Test
+    void aStrategyThatThrowsPlacesNothingChangesNothingAndTheShardIsTriedAgain() {
+        ready(A, B);
+        strategyWritesToTable = true;
+        run(coordinator.onGetShardHome(B, new GetShardHome(TYPE, 4), now));
+        run(coordinator.onGetShardHome(A, new GetShardHome(TYPE, 4), now));
+        assertThat(sent).as("nothing placed").isEmpty();
+        assertThat(coordinator.state().type(TYPE).regions().get(B)).isEmpty();
+        assertThat(coordinator.state().home(TYPE, 4)).isNull();
+        assertThat(retries).extracting(CoordinatorEffect.RetryAt::atNanos).contains(now + RETRY);
+
+        strategyWritesToTable = false;
+        now += RETRY;
+        run(coordinator.onRetryDue(now, now));
+        HostShard host = one(A, HostShard.class); // the least loaded, ties to the lower member
+        assertThat(host.shardId()).isEqualTo(4);
+        run(coordinator.onShardStarted(A, new ShardStarted(TYPE, 4), now));
+        assertThat(one(B, ShardHome.class)).isEqualTo(new ShardHome(TYPE, 4, A));
+        assertThat(coordinator.state().type(TYPE).regions().get(A)).containsExactly(4);
     }
 
     @Test

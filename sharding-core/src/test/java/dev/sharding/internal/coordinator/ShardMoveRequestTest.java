@@ -3,8 +3,8 @@ package dev.sharding.internal.coordinator;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sharding.Member;
-import dev.sharding.internal.coordinator.CoordinatorState.RegionRegistered;
-import dev.sharding.internal.coordinator.CoordinatorState.ShardAllocated;
+import dev.sharding.internal.coordinator.ShardTable.RegionRegistered;
+import dev.sharding.internal.coordinator.ShardTable.ShardAllocated;
 import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
@@ -20,11 +20,15 @@ class ShardMoveRequestTest {
 
     private static final Member GONE = new Member(0, 4, "gone");
 
-    private final CoordinatorState table = CoordinatorState.EMPTY
-            .apply(new RegionRegistered(A, "account", 10, false))
-            .apply(new RegionRegistered(B, "account", 10, false))
-            .apply(new RegionRegistered(P, "account", 10, true))
-            .apply(new ShardAllocated("account", 3, A));
+    private final ShardTable table = new ShardTable();
+
+    {
+        table.applyAll(List.of(
+                new RegionRegistered(A, "account", 10, false),
+                new RegionRegistered(B, "account", 10, false),
+                new RegionRegistered(P, "account", 10, true),
+                new ShardAllocated("account", 3, A)));
+    }
 
     private final List<Member> view = List.of(A, B, P);
 
