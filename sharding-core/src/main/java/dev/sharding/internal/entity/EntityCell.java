@@ -1,12 +1,10 @@
 package dev.sharding.internal.entity;
 
-import dev.sharding.ClusterPartitionedException;
 import dev.sharding.EntityContext;
 import dev.sharding.EntityState;
 import dev.sharding.EventSourcedState;
 import dev.sharding.internal.ask.ReplySink;
 import dev.sharding.internal.protocol.EntityTransfer;
-import dev.sharding.internal.protocol.FailureKind;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.function.BiFunction;
@@ -23,8 +21,9 @@ import org.slf4j.LoggerFactory;
  * {@link EntityRegion#mailboxFull} says, so a slow store or an unfinished stage cannot make it grow without bound.
  *
  * <p>The instance is created on the first message (on an entity thread) and destroyed by a stop signal, after the
- * messages before it. Its durable state, read, written through and carried, is {@link DurableEntityState}; a message is
- * handled by {@link MessageHandling}.
+ * messages before it. Its durable state, read, written through and carried, is {@link DurableEntityState}; what a
+ * message goes through before the handler (the shard dropped, the node not serving, the entity's start) is
+ * {@link EntityStart}, and the handling itself {@link MessageHandling}.
  *
  * <p>The cell is also what its instance sees of its place in the cluster, its {@link EntityContext}: every call goes
  * to the cell, on the entity's own thread. A node holds millions of cells, most of them idle, so a cell keeps what it
@@ -137,7 +136,7 @@ public final class EntityCell extends Mailbox implements Passivation.Candidate, 
     }
 
     /** The one place the entity's state moves, checked against its phases' legal moves ({@link CellLife#move}). */
-    private void moveTo(CellLife to) {
+    void moveTo(CellLife to) {
         life = CellLife.move(life, to, this);
     }
 
@@ -197,79 +196,12 @@ public final class EntityCell extends Mailbox implements Passivation.Candidate, 
             }
             return true;
         }
-        ReplySink sink = d.sink();
-        EntityRegion region = shard.region();
-        if (shard.dropped()) {
-            sink.fail(
-                    FailureKind.PARTITIONED,
-                    ClusterPartitionedException.class.getName(),
-                    "Shard " + shardId()
-                            + " of " + typeName() + " stopped on " + nodeName() + " without a handoff ("
-                            + region.notServingReason() + "); the message had no effect");
-            return true;
+        int ready = EntityStart.ready(this, d, life);
+        if (ready != EntityStart.GO_ON) {
+            return ready == EntityStart.DONE;
         }
-        if (!region.serving()) {
-            // the lease ran out: the message waits until the node serves again, or the shard is dropped
-            hold(d);
-            region.park(this);
-            return false;
-        }
-        if (isStopped()) {
-            sink.fail(
-                    FailureKind.UNAVAILABLE,
-                    "ShardingException",
-                    "Entity [" + typeName() + "/" + entityId + "] stopped before handling the message");
-            return true;
-        }
-        CellLife now = life;
-        Object entity = instance;
-        if (entity == null) {
-            StartBackoff waiting = now.backoff();
-            if (waiting != null && waiting.stopRequested()) {
-                waiting.failStopping(sink);
-                return true;
-            }
-            EntityServices services = services();
-            DurableEntityState state = services.type().stateType() == null ? null : durable();
-            if (state != null && state.mustLoad()) {
-                Throwable failure = state.takeLoadFailure();
-                if (failure != null) {
-                    return startFailed(d, failure, WriteFailures.isStoreFailure(failure));
-                }
-                hold(d);
-                if (!(now instanceof CellLife.Loading)) {
-                    moveTo(new CellLife.Loading(waiting));
-                }
-                state.load();
-                return false;
-            }
-            try {
-                entity = services.type().factory().create(this);
-                instance = entity;
-                moveTo(CellLife.ACTIVE);
-                region.entityStarted(this);
-            } catch (Throwable t) {
-                MessageHandling.rethrowFatal(t);
-                instance = null;
-                if (durable != null) {
-                    durable.creationFailed();
-                }
-                if (!UnreadableStateException.isCause(t)) {
-                    return startFailed(d, t, false);
-                }
-                if (now != CellLife.NEW) {
-                    moveTo(waiting == null ? CellLife.NEW : new CellLife.BackingOff(waiting));
-                }
-                // a stored state its class cannot read: trying again cannot help until the class reads it
-                log.warn("Creating entity [{}/{}] failed", typeName(), entityId, t);
-                sink.fail(FailureKind.ENTITY_FAILED, t.getClass().getName(), "creation failed: " + t.getMessage());
-                return true;
-            }
-            if (waiting != null) {
-                waiting.started();
-            }
-        }
-        lastActive = ActivityTicks.of(region.clockMillis());
+        Object entity = java.util.Objects.requireNonNull(instance);
+        lastActive = ActivityTicks.of(shard.region().clockMillis());
         Object message = d.message();
         if (message == Signal.Start.INSTANCE) {
             return true; // started without a message (remembered entity)
@@ -277,29 +209,32 @@ public final class EntityCell extends Mailbox implements Passivation.Candidate, 
         if (messages != Integer.MAX_VALUE) {
             messages++;
         }
-        return MessageHandling.handle(this, entity, message, sink);
+        return MessageHandling.handle(this, entity, message, d.sink());
     }
 
-    /**
-     * The entity could not start: the delivery waits in the cell and the start is tried again after a wait
-     * ({@link StartBackoff}). Returns false: the mailbox waits.
-     */
-    private boolean startFailed(Delivery d, Throwable failure, boolean byStore) {
-        StartBackoff before = life.backoff();
-        boolean first = before == null;
-        StartBackoff waiting =
-                before != null ? before : new StartBackoff(this, services().bufferSize());
-        moveTo(new CellLife.BackingOff(waiting)); // published before the mailbox is looked at, as senders read it
-        if (first && stopQueued()) {
-            waiting.requestStop(); // the shard stops: no wait, the messages before the stop fail
+    /** The instance was created: the entity is active. */
+    void started(Object entity) {
+        instance = entity;
+        moveTo(CellLife.ACTIVE);
+        shard.region().entityStarted(this);
+    }
+
+    /** Whether the entity has its instance (it is active, or passivation was asked for). */
+    boolean hasInstance() {
+        return instance != null;
+    }
+
+    /** The instance could not be created: the entity's durable state, if it has one, forgets the attempt. */
+    void creationFailed() {
+        instance = null;
+        if (durable != null) {
+            durable.creationFailed();
         }
-        EntityServices services = services();
-        if (!waiting.failed(failure, byStore, services.scheduler(), services.entityRestartBackoff())) {
-            waiting.failStopping(d.sink());
-            return true;
-        }
-        hold(d);
-        return false;
+    }
+
+    /** Where the entity is in its life. */
+    CellLife life() {
+        return life;
     }
 
     /** Replies or fails, once the handler and any write of its state are done. */
@@ -387,13 +322,6 @@ public final class EntityCell extends Mailbox implements Passivation.Candidate, 
         return shard.epoch();
     }
 
-    /** The instance asked to be passivated once its current message is done. */
-    private void requestPassivation() {
-        if (life == CellLife.ACTIVE) {
-            moveTo(CellLife.PASSIVATION_REQUESTED);
-        }
-    }
-
     /** The entity's durable state across its incarnations here, made the first time it is needed. */
     DurableEntityState durable() {
         DurableEntityState state = durable;
@@ -417,7 +345,9 @@ public final class EntityCell extends Mailbox implements Passivation.Candidate, 
     /** The instance asks to be passivated once its current message is done ({@link EntityContext#passivate}). */
     @Override
     public void passivate() {
-        requestPassivation();
+        if (life == CellLife.ACTIVE) {
+            moveTo(CellLife.PASSIVATION_REQUESTED);
+        }
     }
 
     @Override
