@@ -34,6 +34,9 @@ final class WriteSweep {
      */
     private volatile boolean unanswered;
 
+    /** What the writer's last transaction or check failed with while {@link #unanswered}, if known. */
+    private volatile @Nullable Exception unansweredFailure;
+
     /** When the writer began its current batch ({@link System#nanoTime()}), 0 while it has none. */
     private volatile long busySince;
 
@@ -91,6 +94,15 @@ final class WriteSweep {
 
     /** @param value whether the database did not answer the writer's last transaction or check */
     void unanswered(boolean value) {
+        unanswered(value, null);
+    }
+
+    /**
+     * @param value whether the database did not answer the writer's last transaction or check
+     * @param failure what that transaction or check failed with, the cause of the writes the sweep fails meanwhile
+     */
+    void unanswered(boolean value, @Nullable Exception failure) {
+        unansweredFailure = value ? failure : null;
         unanswered = value;
     }
 
@@ -146,7 +158,8 @@ final class WriteSweep {
                 ? "the database does not answer, or no connection is free: the store's writer has been"
                         + " waiting for it for more than " + StoreTimeouts.format(writeDeadline) + " (twice "
                         + StoreTimeouts.limit(queryTimeout, queryTimeout) + ")"
-                : "the database does not answer: the store's last transaction got no answer within "
+                : "the database does not answer: the store's last transaction got no answer, or no connection that"
+                        + " worked, within "
                         + StoreTimeouts.format(writeDeadline) + " (twice "
                         + StoreTimeouts.limit(queryTimeout, queryTimeout)
                         + "), and the writer takes writes again once the database answers it";
@@ -165,12 +178,15 @@ final class WriteSweep {
                 failing.add(op);
             }
         }
+        @Nullable Exception cause = late ? null : unansweredFailure;
         if (!failing.isEmpty()) {
             completeLater.accept(() -> {
                 for (StoreOperation op : failing) {
                     op.future()
-                            .completeExceptionally(new ShardingException("The store could not begin the "
-                                    + op.describe() + ": " + reason + "; it was not applied"));
+                            .completeExceptionally(new ShardingException(
+                                    "The store could not begin the " + op.describe() + ": " + reason
+                                            + "; it was not applied",
+                                    cause));
                 }
             });
         }

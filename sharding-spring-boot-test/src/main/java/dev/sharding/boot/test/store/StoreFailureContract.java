@@ -9,6 +9,8 @@ import dev.sharding.spi.ShardingStore;
 import dev.sharding.spi.ShardingStore.StoredState;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -106,8 +108,26 @@ public abstract class StoreFailureContract extends RememberedEntitiesContract {
                     .hasRootCauseMessage("Injected fault: the database is unreachable");
         }
         injectFault(null);
-        assertThat(await(store.write(type, "a", SHARD, 1, bytes("back"))).version())
-                .isEqualTo(1);
+        assertThat(writeOnceBack("a", "back").version()).isEqualTo(1);
         assertThat(await(store.nextEpoch(type, 1))).isEqualTo(1);
+    }
+
+    /**
+     * A write once the database is back. A store may fail writes at once, unapplied, while it knows its database to be
+     * out of reach, and take them again once it has seen the database answer: the write is sent again, as a caller
+     * would after such a failure, until it is stored (within 10 s) or fails otherwise.
+     */
+    private StoredState writeOnceBack(String id, String value) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (true) {
+            try {
+                return await(store.write(type, id, SHARD, 1, bytes(value)));
+            } catch (ShardingException e) {
+                if (e instanceof StoreOutcomeUnknownException || System.nanoTime() - deadline > 0) {
+                    throw e;
+                }
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50));
+            }
+        }
     }
 }
