@@ -493,7 +493,15 @@ abstract class JdbcStoreContract extends ShardingStoreContract {
         List<CompletableFuture<?>> queued = new ArrayList<>();
         dataSource().hold();
         try {
-            for (int i = 0; i < 50; i++) {
+            // a read and a new epoch take the read threads, each stopped for a connection, so that the others queue
+            // behind them (requests of one kind are served together: a thread that started late could have taken all)
+            queued.add(s.read(type, "e0"));
+            queued.add(s.nextEpoch(type, 0));
+            Awaitility.await("the read threads waiting for a connection")
+                    .atMost(Duration.ofSeconds(10))
+                    .until(() -> dataSource().waiting()
+                            >= JdbcStoreSettings.defaults().readThreads());
+            for (int i = 1; i < 50; i++) {
                 queued.add(s.read(type, "e" + i));
                 queued.add(s.nextEpoch(type, i));
             }
