@@ -69,9 +69,17 @@ public final class EntityCell extends Mailbox implements Passivation.Candidate, 
      */
     private int messages;
 
+    /** The entity id's hash as {@link CellTable} spreads it; kept in what would be the cell's padding. */
+    final int hash;
+
+    /** The next cell of the same bucket of its shard's {@link CellTable}; written only by the table. */
+    @Nullable
+    EntityCell chainNext;
+
     public EntityCell(EntityShard shard, String entityId) {
         this.shard = shard;
         this.entityId = entityId;
+        this.hash = CellTable.hash(entityId);
     }
 
     @Override

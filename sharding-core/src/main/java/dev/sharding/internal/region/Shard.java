@@ -1,6 +1,7 @@
 package dev.sharding.internal.region;
 
 import dev.sharding.internal.ask.ReplySink;
+import dev.sharding.internal.entity.CellTable;
 import dev.sharding.internal.entity.Delivery;
 import dev.sharding.internal.entity.EntityCell;
 import dev.sharding.internal.entity.EntityRegion;
@@ -10,7 +11,6 @@ import dev.sharding.internal.entity.Signal;
 import dev.sharding.internal.protocol.EntityTransfer;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -30,7 +30,7 @@ final class Shard implements EntityShard {
 
     private final int shardId;
 
-    private final ConcurrentHashMap<String, EntityCell> cells = new ConcurrentHashMap<>();
+    private final CellTable cells = new CellTable();
 
     private final long epoch;
 
@@ -103,10 +103,7 @@ final class Shard implements EntityShard {
     void deliver(String entityId, Object message, ReplySink sink) {
         Delivery delivery = new Delivery(message, sink);
         while (true) {
-            EntityCell cell = cells.get(entityId);
-            if (cell == null) {
-                cell = cells.computeIfAbsent(entityId, id -> new EntityCell(this, id));
-            }
+            EntityCell cell = cells.getOrAdd(entityId, id -> new EntityCell(this, id));
             if (cell.enqueue(delivery)) {
                 return;
             }
@@ -116,7 +113,7 @@ final class Shard implements EntityShard {
 
     @Override
     public void remove(EntityCell cell) {
-        cells.remove(cell.entityId(), cell);
+        cells.remove(cell);
     }
 
     /** Live cells, for the passivation sweep. */
@@ -136,11 +133,11 @@ final class Shard implements EntityShard {
 
     List<String> entityIds() {
         List<String> ids = new ArrayList<>();
-        cells.forEach((id, c) -> {
+        for (EntityCell c : cells.snapshot()) {
             if (c.isActive()) {
-                ids.add(id);
+                ids.add(c.entityId());
             }
-        });
+        }
         return ids;
     }
 
@@ -181,7 +178,7 @@ final class Shard implements EntityShard {
     CompletableFuture<Void> stop() {
         stopping = true;
         CompletableFuture<Void> done = new CompletableFuture<>();
-        services.executor().execute(new Stopping(cells.values().iterator(), done));
+        services.executor().execute(new Stopping(done));
         return done;
     }
 
@@ -191,7 +188,10 @@ final class Shard implements EntityShard {
     /** The walk of {@link #stop()} over the cells, and the count of those not stopped yet. */
     private final class Stopping implements Runnable {
 
-        private final Iterator<EntityCell> rest;
+        /** The cells to stop, taken by the first task; the rest from {@link #next}. */
+        private @Nullable List<EntityCell> cellsToStop;
+
+        private int next;
 
         private final CompletableFuture<Void> done;
 
@@ -200,21 +200,27 @@ final class Shard implements EntityShard {
 
         private final Delivery signal = new Delivery(new Signal.Stop(this::stopped), ReplySink.TELL);
 
-        Stopping(Iterator<EntityCell> rest, CompletableFuture<Void> done) {
-            this.rest = rest;
+        Stopping(CompletableFuture<Void> done) {
             this.done = done;
         }
 
         @Override
         public void run() {
-            for (int i = 0; i < STOP_CHUNK && rest.hasNext(); i++) {
-                EntityCell cell = rest.next();
+            List<EntityCell> all = cellsToStop;
+            if (all == null) {
+                // every cell once, as the table is now (a lookup-free walk of the table might miss one as it grows)
+                all = cells.snapshot();
+                cellsToStop = all;
+            }
+            int end = Math.min(all.size(), next + STOP_CHUNK);
+            for (; next < end; next++) {
+                EntityCell cell = all.get(next);
                 pending.incrementAndGet();
                 if (!cell.enqueue(signal)) {
                     stopped(); // retired: nothing left to stop
                 }
             }
-            if (rest.hasNext()) {
+            if (next < all.size()) {
                 services.executor().execute(this);
             } else {
                 stopped(); // the walk's own count
