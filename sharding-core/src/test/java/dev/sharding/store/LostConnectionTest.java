@@ -3,19 +3,16 @@ package dev.sharding.store;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.io.PrintWriter;
+import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
-import java.sql.SQLException;
-import java.sql.SQLFeatureNotSupportedException;
 import java.sql.SQLNonTransientConnectionException;
 import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.logging.Logger;
 import javax.sql.DataSource;
 import org.awaitility.Awaitility;
 import org.h2.jdbcx.JdbcDataSource;
@@ -38,7 +35,7 @@ class LostConnectionTest {
         h2.setURL("jdbc:h2:mem:lost-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
         h2.setUser("sa");
         AtomicBoolean broken = new AtomicBoolean();
-        DataSource source = new BreakingDataSource(h2, broken);
+        DataSource source = breaking(h2, broken);
         try (JdbcShardingStore store =
                 new JdbcShardingStore(source, JdbcStoreSettings.defaults().withQueryTimeout(QUERY_TIMEOUT))) {
             store.createSchema();
@@ -83,84 +80,42 @@ class LostConnectionTest {
                 .orElseThrow();
     }
 
-    /** Hands out the database's connections, or, while broken, ones that fail every call as H2's closed session. */
-    private static final class BreakingDataSource implements DataSource {
+    /** The database's connections, or, while broken, ones that fail every call as H2's closed session does. */
+    private static DataSource breaking(DataSource target, AtomicBoolean broken) {
+        return (DataSource) Proxy.newProxyInstance(
+                DataSource.class.getClassLoader(), new Class<?>[] {DataSource.class}, (proxy, method, args) -> {
+                    if (method.getName().equals("getConnection") && broken.get()) {
+                        return brokenConnection();
+                    }
+                    try {
+                        return method.invoke(target, args);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
+    }
 
-        private final DataSource target;
-
-        private final AtomicBoolean broken;
-
-        BreakingDataSource(DataSource target, AtomicBoolean broken) {
-            this.target = target;
-            this.broken = broken;
-        }
-
-        @Override
-        public Connection getConnection() throws SQLException {
-            if (!broken.get()) {
-                return target.getConnection();
-            }
-            return (Connection) Proxy.newProxyInstance(
-                    Connection.class.getClassLoader(), new Class<?>[] {Connection.class}, (proxy, method, args) -> {
-                        switch (method.getName()) {
-                            case "isClosed":
-                                return true;
-                            case "close":
-                            case "abort":
-                                return null;
-                            case "unwrap":
-                                return proxy;
-                            case "toString":
-                                return "broken connection";
-                            case "hashCode":
-                                return System.identityHashCode(proxy);
-                            case "equals":
-                                return proxy == args[0];
-                            default:
-                                throw new SQLNonTransientConnectionException(
-                                        "Connection is broken: \"session closed\"", "90067", 90067);
-                        }
-                    });
-        }
-
-        @Override
-        public Connection getConnection(String username, String password) throws SQLException {
-            return getConnection();
-        }
-
-        @Override
-        public PrintWriter getLogWriter() throws SQLException {
-            return target.getLogWriter();
-        }
-
-        @Override
-        public void setLogWriter(PrintWriter out) throws SQLException {
-            target.setLogWriter(out);
-        }
-
-        @Override
-        public void setLoginTimeout(int seconds) throws SQLException {
-            target.setLoginTimeout(seconds);
-        }
-
-        @Override
-        public int getLoginTimeout() throws SQLException {
-            return target.getLoginTimeout();
-        }
-
-        @Override
-        public Logger getParentLogger() throws SQLFeatureNotSupportedException {
-            return target.getParentLogger();
-        }
-
-        @Override
-        public <T> T unwrap(Class<T> iface) throws SQLException {
-            return target.unwrap(iface);
-        }
-
-        @Override
-        public boolean isWrapperFor(Class<?> iface) throws SQLException {
-            return target.isWrapperFor(iface);
-        }
+    private static Connection brokenConnection() {
+        return (Connection) Proxy.newProxyInstance(
+                Connection.class.getClassLoader(), new Class<?>[] {Connection.class}, (proxy, method, args) -> {
+                    switch (method.getName()) {
+                        case "isClosed":
+                            return true;
+                        case "close":
+                        case "abort":
+                            return null;
+                        case "unwrap":
+                            return proxy;
+                        case "toString":
+                            return "broken connection";
+                        case "hashCode":
+                            return System.identityHashCode(proxy);
+                        case "equals":
+                            return proxy == args[0];
+                        default:
+                            throw new SQLNonTransientConnectionException(
+                                    "Connection is broken: \"session closed\"", "90067", 90067);
+                    }
+                });
     }
 }
