@@ -194,8 +194,16 @@ final class HeldConnection {
         Runnable release = watchdog.arm(c, sweep.writeDeadline(), "release of the writer's connection");
         try (c) {
             c.connection().setAutoCommit(true);
-        } catch (SQLException | RuntimeException e) {
+        } catch (SQLException e) {
+            SQLException failure = c.explain(e);
+            if (StoreTimeouts.unanswered(failure)) {
+                // the database did not answer the release either: the writer asks it before it takes a write again,
+                // rather than try the writes queued meanwhile on it, each for a deadline
+                sweep.unanswered(true, failure);
+            }
             // a broken connection is the pool's to discard
+            LOG.debug("Could not give the store writer's connection back cleanly: {}", failure.toString());
+        } catch (RuntimeException e) {
             LOG.debug("Could not give the store writer's connection back cleanly: {}", e.toString());
         } finally {
             release.run();

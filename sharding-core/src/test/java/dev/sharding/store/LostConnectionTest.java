@@ -10,6 +10,7 @@ import java.sql.Connection;
 import java.sql.SQLNonTransientConnectionException;
 import java.time.Duration;
 import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -66,6 +67,126 @@ class LostConnectionTest {
                     .isEmpty();
             assertThat(store.read("lost", "right-after").get(10, TimeUnit.SECONDS))
                     .isEmpty();
+        }
+    }
+
+    /**
+     * The database stops answering right after a commit: the writer's release of its connection (which asks the
+     * database) gets no answer and is aborted at the deadline. The writer must then ask the database before it takes
+     * a write again: a write sent after that abort fails at once, unapplied, rather than wait a deadline for a
+     * connection of its own.
+     */
+    @Test
+    void aReleaseOfTheWritersConnectionThatGotNoAnswerMakesTheNextWriteFailAtOnce() throws Exception {
+        JdbcDataSource h2 = new JdbcDataSource();
+        h2.setURL("jdbc:h2:mem:silent-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
+        h2.setUser("sa");
+        Silence silence = new Silence();
+        try (JdbcShardingStore store = new JdbcShardingStore(
+                silence.around(h2), JdbcStoreSettings.defaults().withQueryTimeout(QUERY_TIMEOUT))) {
+            store.createSchema();
+            write(store, "before");
+
+            silence.afterNextCommit();
+            write(store, "last-answered"); // committed; the database goes silent before the writer lets go
+            assertThat(silence.releaseAborted.await(30, TimeUnit.SECONDS))
+                    .as("the release aborted at its deadline")
+                    .isTrue();
+            assertThatThrownBy(() -> write(store, "after-the-release"))
+                    .isInstanceOf(ExecutionException.class)
+                    .hasMessageContaining("could not begin")
+                    .hasMessageContaining("the database does not answer");
+
+            silence.end();
+            Awaitility.await("a write stored once the database answers again")
+                    .atMost(Duration.ofSeconds(10))
+                    .pollInterval(Duration.ofMillis(50))
+                    .ignoreExceptions()
+                    .until(() -> {
+                        write(store, "answered-again");
+                        return true;
+                    });
+            assertThat(read(store, "last-answered")).isEqualTo("last-answered");
+            assertThat(store.read("lost", "after-the-release").get(10, TimeUnit.SECONDS))
+                    .isEmpty();
+        }
+    }
+
+    /**
+     * A database that goes silent after a commit: new connections are not given until it ends, and a connection
+     * set back to auto-commit waits for an answer until it is aborted.
+     */
+    private static final class Silence {
+
+        private volatile boolean armed;
+
+        private volatile boolean silent;
+
+        private final CountDownLatch ended = new CountDownLatch(1);
+
+        final CountDownLatch releaseAborted = new CountDownLatch(1);
+
+        void afterNextCommit() {
+            armed = true;
+        }
+
+        void end() {
+            silent = false;
+            ended.countDown();
+        }
+
+        DataSource around(DataSource target) {
+            return (DataSource) Proxy.newProxyInstance(
+                    DataSource.class.getClassLoader(), new Class<?>[] {DataSource.class}, (proxy, method, args) -> {
+                        if (method.getName().equals("getConnection")) {
+                            if (silent) {
+                                ended.await(); // the store's own deadline gives up on it
+                            }
+                            return connection((Connection) invoke(method, target, args));
+                        }
+                        return invoke(method, target, args);
+                    });
+        }
+
+        private Connection connection(Connection real) {
+            CountDownLatch aborted = new CountDownLatch(1);
+            return (Connection) Proxy.newProxyInstance(
+                    Connection.class.getClassLoader(), new Class<?>[] {Connection.class}, (proxy, method, args) -> {
+                        switch (method.getName()) {
+                            case "commit" -> {
+                                invoke(method, real, args);
+                                if (armed) {
+                                    armed = false;
+                                    silent = true;
+                                }
+                                return null;
+                            }
+                            case "setAutoCommit" -> {
+                                if (silent && Boolean.TRUE.equals(args[0])) {
+                                    aborted.await();
+                                    releaseAborted.countDown();
+                                    throw new SQLNonTransientConnectionException(
+                                            "Connection is broken", "90067", 90067);
+                                }
+                                return invoke(method, real, args);
+                            }
+                            case "abort" -> {
+                                aborted.countDown();
+                                return invoke(method, real, args);
+                            }
+                            default -> {
+                                return invoke(method, real, args);
+                            }
+                        }
+                    });
+        }
+    }
+
+    private static Object invoke(java.lang.reflect.Method method, Object target, Object[] args) throws Throwable {
+        try {
+            return method.invoke(target, args);
+        } catch (InvocationTargetException e) {
+            throw e.getCause();
         }
     }
 
