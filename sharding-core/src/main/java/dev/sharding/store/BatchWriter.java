@@ -342,7 +342,7 @@ final class BatchWriter {
     private boolean checkFailed(Exception failure) {
         onFailure.run();
         // a database that answers with an error is asked by the writes, which fail with its reason
-        sweep.unanswered(unreachable(failure), failure);
+        sweep.unanswered(JdbcTransactions.unreachable(failure), failure);
         sweep.idle();
         record.checkFailed(failure);
         return false;
@@ -373,19 +373,9 @@ final class BatchWriter {
         record.failed(batch.size(), failure);
         String reason = StoreTimeouts.reason(failure, queryTimeout, queryTimeout);
         // decided before the callers hear of the failure: what they send next must not be tried on the database
-        sweep.unanswered(unreachable(failure), failure);
+        sweep.unanswered(JdbcTransactions.unreachable(failure), failure);
         completeLater(() -> batch.fail(reason, failure));
         record.pauseAfterFailure();
-    }
-
-    /**
-     * Whether a failure of the writer's transaction or check says that the database cannot be reached: it did not
-     * answer ({@link StoreTimeouts#unanswered}), or the connection was lost and no other worked by the write deadline
-     * (a lost connection is tried again on another until then). The writer then asks the database before it tries a
-     * write again, and the writes that arrive meanwhile fail at once, unapplied, rather than each wait a deadline.
-     */
-    private static boolean unreachable(@Nullable Exception failure) {
-        return StoreTimeouts.unanswered(failure) || JdbcTransactions.connectionLost(failure);
     }
 
     private void completeLater(Runnable completion) {

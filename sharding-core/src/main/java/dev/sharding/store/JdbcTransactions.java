@@ -146,6 +146,20 @@ final class JdbcTransactions {
         return false;
     }
 
+    /**
+     * Whether a failure of the store writer's transaction or check, once tried again on other connections until its
+     * deadline, says that the database cannot be reached: it did not answer ({@link StoreTimeouts#unanswered}), or the
+     * connection was lost ({@link #connectionLost}) and no other worked by then. The writer then asks the database
+     * before it tries a write again, and the writes that arrive meanwhile fail at once, unapplied, rather than each
+     * wait a deadline.
+     *
+     * @param failure the failure
+     * @return whether the database is taken as out of reach
+     */
+    static boolean unreachable(@Nullable Throwable failure) {
+        return StoreTimeouts.unanswered(failure) || connectionLost(failure);
+    }
+
     /** Whether one failure, not its causes, says the connection is lost. */
     private static boolean lost(Throwable t) {
         if (t instanceof java.sql.SQLTransientConnectionException

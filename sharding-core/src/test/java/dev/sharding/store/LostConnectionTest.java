@@ -32,9 +32,7 @@ class LostConnectionTest {
     @Test
     void aWriteThatFoundNoWorkingConnectionByItsDeadlineMakesTheNextFailAtOnceUntilTheDatabaseAnswers()
             throws Exception {
-        JdbcDataSource h2 = new JdbcDataSource();
-        h2.setURL("jdbc:h2:mem:lost-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
-        h2.setUser("sa");
+        DataSource h2 = inMemoryH2();
         AtomicBoolean broken = new AtomicBoolean();
         DataSource source = breaking(h2, broken);
         try (JdbcShardingStore store =
@@ -53,14 +51,7 @@ class LostConnectionTest {
                     .hasMessageContaining("the database does not answer");
 
             broken.set(false);
-            Awaitility.await("a write stored once connections work again")
-                    .atMost(Duration.ofSeconds(10))
-                    .pollInterval(Duration.ofMillis(50))
-                    .ignoreExceptions()
-                    .until(() -> {
-                        write(store, "after");
-                        return true;
-                    });
+            writeOnceStored(store, "after", "a write stored once connections work again");
             assertThat(read(store, "before")).isEqualTo("before");
             assertThat(read(store, "after")).isEqualTo("after");
             assertThat(store.read("lost", "first-lost").get(10, TimeUnit.SECONDS))
@@ -78,9 +69,7 @@ class LostConnectionTest {
      */
     @Test
     void aReleaseOfTheWritersConnectionThatGotNoAnswerMakesTheNextWriteFailAtOnce() throws Exception {
-        JdbcDataSource h2 = new JdbcDataSource();
-        h2.setURL("jdbc:h2:mem:silent-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
-        h2.setUser("sa");
+        DataSource h2 = inMemoryH2();
         Silence silence = new Silence();
         try (JdbcShardingStore store = new JdbcShardingStore(
                 silence.around(h2), JdbcStoreSettings.defaults().withQueryTimeout(QUERY_TIMEOUT))) {
@@ -98,14 +87,7 @@ class LostConnectionTest {
                     .hasMessageContaining("the database does not answer");
 
             silence.end();
-            Awaitility.await("a write stored once the database answers again")
-                    .atMost(Duration.ofSeconds(10))
-                    .pollInterval(Duration.ofMillis(50))
-                    .ignoreExceptions()
-                    .until(() -> {
-                        write(store, "answered-again");
-                        return true;
-                    });
+            writeOnceStored(store, "answered-again", "a write stored once the database answers again");
             assertThat(read(store, "last-answered")).isEqualTo("last-answered");
             assertThat(store.read("lost", "after-the-release").get(10, TimeUnit.SECONDS))
                     .isEmpty();
@@ -188,6 +170,25 @@ class LostConnectionTest {
         } catch (InvocationTargetException e) {
             throw e.getCause();
         }
+    }
+
+    private static DataSource inMemoryH2() {
+        JdbcDataSource h2 = new JdbcDataSource();
+        h2.setURL("jdbc:h2:mem:lost-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
+        h2.setUser("sa");
+        return h2;
+    }
+
+    /** Writes until the write is stored (a write failed at once while the store has not seen the database answer). */
+    private static void writeOnceStored(JdbcShardingStore store, String id, String what) {
+        Awaitility.await(what)
+                .atMost(Duration.ofSeconds(10))
+                .pollInterval(Duration.ofMillis(50))
+                .ignoreExceptions()
+                .until(() -> {
+                    write(store, id);
+                    return true;
+                });
     }
 
     private static void write(JdbcShardingStore store, String id) throws Exception {
