@@ -46,7 +46,9 @@ public interface AllocationLeases {
      * that had not installed the new view yet (slow, paused, or still reaching the old coordinator while the new one
      * could not) may have answered it after this coordinator became active, and says so in its pong.
      * {@code Long.MAX_VALUE} while no winning set has confirmed it; {@code Long.MIN_VALUE} when there is nothing to
-     * wait for (a coordinator that never followed another, or no split-brain strategy).
+     * wait for (a coordinator that never followed another, or no split-brain strategy). Later, if members that had
+     * confirmed this coordinator answered another one since (their views lost it and found it again while its view
+     * kept them): one lease after the latest such answer, for that coordinator's grants.
      */
     long confirmedActivationFence(long now);
 

@@ -16,6 +16,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The coordinator's side of the leases: it pings every member of its view each quarter of the lease duration, keeps
@@ -29,11 +31,16 @@ import org.jspecify.annotations.Nullable;
  * and they are taken over only once a winning set confirmed the coordinator with pings sent after it left
  * ({@link #confirmedSince}).</li>
  * <li>A member that is not in the view is refused, and told why, so that it stops serving.</li>
+ * <li>A member that had confirmed this coordinator and then answered another (a half-broken network: its view lost
+ * this coordinator and found it again while this coordinator's view kept it) may have let that coordinator grant
+ * leases this one knows nothing of: shards nobody reports wait until they have surely ended ({@link #strayFence}).</li>
  * </ul>
  *
  * <p>Control thread only. Reset whenever this node becomes the coordinator.
  */
 final class CoordinatorLeases {
+
+    private static final Logger log = LoggerFactory.getLogger(CoordinatorLeases.class);
 
     private final LeaseHost node;
 
@@ -47,6 +54,8 @@ final class CoordinatorLeases {
     private final StoreLease storeLease;
 
     private final long renewNanos;
+
+    private final long leaseNanos;
 
     private final long marginNanos;
 
@@ -83,20 +92,24 @@ final class CoordinatorLeases {
     /** Until when each member's last grant lasts. */
     private final Map<Member, Long> grantedUntil = new HashMap<>();
 
+    /** See {@link #strayFence}. */
+    private long strayFence = NEVER;
+
     CoordinatorLeases(
             LeaseHost node,
             LeaseListener events,
             SplitBrainLeases leases,
             CoordinatorRight right,
             StoreLease storeLease,
-            long renewNanos,
+            long leaseNanos,
             long marginNanos) {
         this.node = node;
         this.events = events;
         this.leases = leases;
         this.right = right;
         this.storeLease = storeLease;
-        this.renewNanos = renewNanos;
+        this.renewNanos = LeaseTimes.renewNanos(leaseNanos);
+        this.leaseNanos = leaseNanos;
         this.marginNanos = marginNanos;
     }
 
@@ -211,7 +224,9 @@ final class CoordinatorLeases {
             return;
         }
         if (pong.earlierAnswerAgoNanos() != LeasePong.NONE) {
-            answeredEarlier.merge(from, now - pong.earlierAnswerAgoNanos(), LeaseTimes::latest);
+            long answered = now - pong.earlierAnswerAgoNanos();
+            answeredEarlier.merge(from, answered, LeaseTimes::latest);
+            strayedIfAfter(from, answered, now);
         }
         Long sent = pingSent.get(pong.round());
         if (sent != null) {
@@ -240,6 +255,47 @@ final class CoordinatorLeases {
             });
             unconfirmedRequests.clear();
         }
+    }
+
+    /**
+     * Whether a member answered another coordinator after it had confirmed this one in this term: after the ping it
+     * last confirmed was sent. The answer's time as this node's clock places it is never earlier than it was (the
+     * pong's time on the way counts as if the answer came later), so no such member is missed; a member that reports
+     * an answer to a predecessor it gave just before it first confirmed this coordinator may be taken for one, and then
+     * fences shards for about as long as the activation fence does anyway. A member that has not confirmed this
+     * coordinator yet is not asked: a winning set that confirmed it shares a member with every winning set that could
+     * have confirmed another since ({@link #activationEarlierAnswer}).
+     */
+    private void strayedIfAfter(Member from, long answered, long now) {
+        Long confirmedSent = confirmed.get(from);
+        if (confirmedSent == null || !later(answered, confirmedSent)) {
+            return;
+        }
+        long fence = answered + leaseNanos + marginNanos;
+        if (later(fence, strayFence)) {
+            strayFence = fence;
+            log.info(
+                    "Member {} answered another coordinator {} ms ago, after coordinator {} sent the ping it confirmed"
+                            + " (its view lost this coordinator and found it again): leases granted there may cover"
+                            + " shards nobody reports here, which wait {} ms",
+                    from,
+                    Math.max(0, (now - answered) / 1_000_000),
+                    node.nodeName(),
+                    Math.max(0, (fence - now) / 1_000_000));
+        }
+    }
+
+    /**
+     * Until when a lease granted by another coordinator that a member of this coordinator's view answered after it
+     * had confirmed this one may last, or {@code NEVER}. Such a member's view lost this coordinator and found it again
+     * (a link that broke and healed, views installed in different orders), while this coordinator's view kept it: its
+     * coordinator meanwhile may have granted leases this one never heard of, to members this one took for gone, whose
+     * shards it would otherwise place anew while they are still served there. The bound is the member's own last
+     * answer there plus a lease: every winning set that confirmed that coordinator shares a member with the winning
+     * set that confirms this one, and each of those says when it last answered there.
+     */
+    long strayFence() {
+        return strayFence;
     }
 
     /** Grants a member's request a lease until {@code until}, measured by the member from when it sent the request. */

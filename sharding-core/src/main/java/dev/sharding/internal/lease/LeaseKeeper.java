@@ -42,7 +42,10 @@ import org.slf4j.LoggerFactory;
  * ({@link #confirmedSince}), which a coordinator cut off with the losing side never gets. A newly active coordinator
  * takes over no shard that no member reports until every lease its predecessors granted has ended
  * ({@link #confirmedActivationFence}): one lease after the latest answer to an earlier coordinator among the first
- * winning set that confirmed it, as their pongs say.
+ * winning set that confirmed it, as their pongs say. Nor, later, while a lease may last that another coordinator
+ * granted on the answer of a member that had confirmed this one and came back (a link broke and healed, and the
+ * member's views lost this coordinator and found it again while this coordinator's view kept the member): one lease
+ * after that answer, as the member's pong says.
  *
  * <h2>Strategies</h2>
  * What differs by split-brain strategy is chosen once, at construction ({@link Leases#of}): {@link NoLeases} for

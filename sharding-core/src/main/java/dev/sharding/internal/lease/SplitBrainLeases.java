@@ -76,8 +76,7 @@ final class SplitBrainLeases implements Leases {
         this.marginNanos = Math.max(50_000_000L, leaseNanos / 20);
         this.pauseNanos = stableAfterNanos + leaseNanos;
         this.own = new MemberLease(node, events, leaseNanos);
-        this.granting = new CoordinatorLeases(
-                node, events, this, right, storeLease, LeaseTimes.renewNanos(leaseNanos), marginNanos);
+        this.granting = new CoordinatorLeases(node, events, this, right, storeLease, leaseNanos, marginNanos);
     }
 
     /** How far apart in time members may install one view, for a stable-after. */
@@ -241,8 +240,18 @@ final class SplitBrainLeases implements Leases {
                 : now + leaseNanos + marginNanos;
     }
 
+    /**
+     * The later of the fence on this coordinator's predecessors' leases and the fence on the leases of a coordinator
+     * that members answered after they had confirmed this one ({@link CoordinatorLeases#strayFence}), which a
+     * coordinator that never followed another needs too: it may be the one whose members strayed.
+     */
     @Override
     public long confirmedActivationFence(boolean everFollowed, long now) {
+        long fence = predecessorsFence(everFollowed, now);
+        return LeaseTimes.latest(granting.strayFence(), fence);
+    }
+
+    private long predecessorsFence(boolean everFollowed, long now) {
         if (!everFollowed) {
             // a cluster of its own (started where it could not reach the others) that found another cluster's
             // coordinator holding the store's lease: that cluster may still serve what this one would place. Once this

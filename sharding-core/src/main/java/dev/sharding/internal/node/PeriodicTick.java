@@ -1,6 +1,7 @@
 package dev.sharding.internal.node;
 
 import dev.sharding.Member;
+import dev.sharding.ShardingException;
 import dev.sharding.ShardingSettings;
 import dev.sharding.internal.ask.AskRegistry;
 import dev.sharding.internal.lease.LeaseKeeper;
@@ -314,19 +315,31 @@ final class PeriodicTick {
     /**
      * Sends every worker of the node's daemon processes a keep-alive, so that each starts soon after the cluster forms
      * (then, remembered, each starts again wherever its shard goes): at the first retry once registered, then every
-     * {@link #KEEP_ALIVE_NANOS}.
+     * {@link #KEEP_ALIVE_NANOS}. Not while the node does not serve (its side lost, it was refused for good): the tells
+     * would be refused; nor are they counted as sent when one is refused (the node stopped serving, a buffer was full):
+     * the next retry sends them all again. A refusal never ends the retry's other work.
      */
     private void keepDaemonsAlive(long now) {
-        if (!membership.registered() || (lastKeepAliveNanos != 0 && now - lastKeepAliveNanos < KEEP_ALIVE_NANOS)) {
+        if (!membership.registered()
+                || leases.partitioned() != null
+                || (lastKeepAliveNanos != 0 && now - lastKeepAliveNanos < KEEP_ALIVE_NANOS)) {
             return;
         }
         lastKeepAliveNanos = now;
-        for (Region<?> r : regions.all()) {
-            if (r.entityClass() == DaemonWorker.class) {
-                for (int i = 0; i < r.numberOfShards(); i++) {
-                    r.tell(Integer.toString(i), DaemonWorker.KEEP_ALIVE);
+        try {
+            for (Region<?> r : regions.all()) {
+                if (r.entityClass() == DaemonWorker.class) {
+                    for (int i = 0; i < r.numberOfShards(); i++) {
+                        r.tell(Integer.toString(i), DaemonWorker.KEEP_ALIVE);
+                    }
                 }
             }
+        } catch (ShardingException e) {
+            lastKeepAliveNanos = 0;
+            log.debug(
+                    "Daemon workers' keep-alive refused on {}; sent again at the next retry: {}",
+                    membership.nodeName(),
+                    e.toString());
         }
     }
 
