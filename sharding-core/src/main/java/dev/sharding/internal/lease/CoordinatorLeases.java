@@ -273,7 +273,15 @@ final class CoordinatorLeases {
         }
         long fence = answered + leaseNanos + marginNanos;
         if (later(fence, strayFence)) {
+            boolean fresh = !ahead(strayFence, now);
             strayFence = fence;
+            if (!fresh) {
+                log.debug(
+                        "Member {} answered another coordinator too; shards nobody reports wait {} ms",
+                        from,
+                        Math.max(0, (fence - now) / 1_000_000));
+                return;
+            }
             log.info(
                     "Member {} answered another coordinator {} ms ago, after coordinator {} sent the ping it confirmed"
                             + " (its view lost this coordinator and found it again): leases granted there may cover"
