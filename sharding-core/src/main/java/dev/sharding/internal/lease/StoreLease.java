@@ -259,6 +259,7 @@ final class StoreLease {
             }
             if (!held) {
                 heldSince = sent;
+                log.debug("Coordinator on {} holds the store's coordinator lease", node.nodeName());
                 listener.regained(until);
             }
         } else if (lease.anotherCluster()) {
@@ -274,6 +275,10 @@ final class StoreLease {
             }
             // the store measured what is left after the request was sent: it ends no earlier than this, on this clock
             holderEndsAt = sent + Math.max(0, Math.min(lease.remaining().toNanos(), leaseNanos)) + 1;
+            log.debug(
+                    "Coordinator lease in the store held by {} for {} ms more",
+                    lease.holderName(),
+                    lease.remaining().toMillis());
         }
     }
 
@@ -365,5 +370,6 @@ final class StoreLease {
     /** Forgets the lease without releasing it. */
     void lapse() {
         until = NEVER;
+        holderEndsAt = NEVER;
     }
 }
