@@ -24,6 +24,14 @@ import org.junit.jupiter.api.Test;
  * earlier coordinator, and one lease after the latest of those answers among the winning set (and the new
  * coordinator's own) no grant of a predecessor runs either. After a crash that is about when the old coordinator
  * died, not when the new one took over.
+ *
+ * <p>A half-broken network can leave a coordinator's view holding members whose own views lost it: a link between the
+ * coordinator and one member breaks, the others follow that member as their coordinator for a while, and when the
+ * link heals they install the merged view, with this coordinator first, before this coordinator's own view has the
+ * member back. Their pongs then confirm this coordinator again, and it would place the shards of the member it took
+ * for gone while that member still serves them on the leases of its own term. Each such pong says the member answered
+ * another coordinator after it had confirmed this one: shards nobody reports wait one lease after that answer, as
+ * after a merge ({@link AsymmetricHealTest} with the coordinator).
  */
 class ActivationFenceTest {
 
@@ -53,7 +61,7 @@ class ActivationFenceTest {
                 .as("nobody confirmed the new coordinator yet")
                 .isEqualTo(Long.MAX_VALUE);
 
-        long round = lastPing().round();
+        long round = host.lastPing().round();
         keeper.onPong(B, new LeasePong(round, 1));
         assertThat(keeper.confirmedActivationFence(System.nanoTime()))
                 .as("two of five is no winning set")
@@ -74,7 +82,7 @@ class ActivationFenceTest {
     @Test
     void theLastAnswerTheWinningSetGaveAPredecessorBoundsItsLeasesSoonerThanTheConfirmation() {
         takeOver();
-        long round = lastPing().round();
+        long round = host.lastPing().round();
         keeper.onPong(B, new LeasePong(round, 1, 1_500_000_000L));
         long before = System.nanoTime();
         keeper.onPong(D, new LeasePong(round, 1, 1_000_000_000L));
@@ -101,7 +109,7 @@ class ActivationFenceTest {
         long answered = System.nanoTime();
         keeper.onPing(COORDINATOR, new LeasePing(1));
         keeper.onView(List.of(host.self(), B, D, E), System.nanoTime());
-        long round = lastPing().round();
+        long round = host.lastPing().round();
         pongsOfBAndD(new LeasePong(round, 1, 3_000_000_000L));
         assertThat(keeper.confirmedActivationFence(System.nanoTime()) - answered)
                 .as("the members answered long ago, this node itself just now")
@@ -112,7 +120,7 @@ class ActivationFenceTest {
     void neverBeforeTheEndOfALeaseItGrantedInAnEarlierTermOfItsOwn() {
         // first term: this node coordinates and grants B and D their leases
         keeper.onView(List.of(host.self(), B, D, E), System.nanoTime());
-        long round = lastPing().round();
+        long round = host.lastPing().round();
         long granted = System.nanoTime();
         pongsOfBAndD(new LeasePong(round, 1));
         assertThat(host.sent).anyMatch(m -> m instanceof LeaseGrant);
@@ -120,7 +128,7 @@ class ActivationFenceTest {
         // they never followed the other coordinator
         keeper.onView(List.of(COORDINATOR, host.self(), B, D, E), System.nanoTime());
         keeper.onView(List.of(host.self(), B, D, E), System.nanoTime());
-        round = lastPing().round();
+        round = host.lastPing().round();
         pongsOfBAndD(new LeasePong(round, 2, 5_000_000_000L));
         assertThat(keeper.confirmedActivationFence(System.nanoTime()) - granted)
                 .as("its own grants of the first term last one lease from then")
@@ -130,7 +138,7 @@ class ActivationFenceTest {
     @Test
     void membersThatAnsweredBeforeAWinningSetConfirmedAreGrantedTheMomentOneDoes() {
         takeOver();
-        long round = lastPing().round();
+        long round = host.lastPing().round();
         keeper.onPong(B, new LeasePong(round, 11));
         assertThat(host.sent).anyMatch(m -> m instanceof LeaseRefused r && r.request() == 11);
         assertThat(host.sent).noneMatch(m -> m instanceof LeaseGrant);
@@ -178,7 +186,7 @@ class ActivationFenceTest {
     @Test
     void aFormerCoordinatorReportsTheEndOfItsOwnTermAsItsLastAnswer() {
         keeper.onView(List.of(host.self(), B, D, E), System.nanoTime());
-        long round = lastPing().round();
+        long round = host.lastPing().round();
         pongsOfBAndD(new LeasePong(round, 1));
         // a merge makes B the coordinator and this node one of its members: it confirmed itself until now
         long stopped = System.nanoTime();
@@ -187,6 +195,44 @@ class ActivationFenceTest {
         assertThat(lastPong().earlierAnswerAgoNanos())
                 .as("its own term, not an answer older than it")
                 .isBetween(0L, System.nanoTime() - stopped);
+    }
+
+    @Test
+    void membersThatAnsweredAnotherCoordinatorAfterConfirmingThisOneFenceShardsNobodyReports() {
+        // the first node of a cluster: no predecessor, nothing to wait for
+        keeper.onView(List.of(host.self(), B, D, E), System.nanoTime());
+        long round = host.lastPing().round();
+        keeper.onPong(B, new LeasePong(round, 1));
+        keeper.onPong(D, new LeasePong(round, 1));
+        assertThat(keeper.confirmedActivationFence(System.nanoTime())).isEqualTo(Long.MIN_VALUE);
+
+        // B and D lost this coordinator and followed E until a moment ago; this node's view kept them
+        long back = System.nanoTime();
+        keeper.onPong(B, new LeasePong(round, 2, 0));
+        keeper.onPong(D, new LeasePong(round, 2, 1_000_000L));
+        long fence = keeper.confirmedActivationFence(System.nanoTime());
+        assertThat(fence).as("fenced").isNotIn(Long.MIN_VALUE, Long.MAX_VALUE);
+        assertThat(fence - back)
+                .as("one lease after B's answer to the other coordinator")
+                .isBetween(LEASE, LEASE + LEASE / 20 + (System.nanoTime() - back));
+    }
+
+    @Test
+    void aMemberThatConfirmedThisCoordinatorEverSinceItsPredecessorAddsNoFence() {
+        takeOver();
+        long round = host.lastPing().round();
+        // both answered the old coordinator a second and a half before they answered this one
+        keeper.onPong(B, new LeasePong(round, 1, 1_500_000_000L));
+        keeper.onPong(D, new LeasePong(round, 1, 1_500_000_000L));
+        long fence = keeper.confirmedActivationFence(System.nanoTime());
+        assertThat(fence).as("confirmed").isNotIn(Long.MIN_VALUE, Long.MAX_VALUE);
+
+        // later pongs report that same answer, longer ago (measured a little late, as a queued pong is)
+        keeper.onPong(B, new LeasePong(round, 2, 1_400_000_000L));
+        keeper.onPong(D, new LeasePong(round, 2, 1_500_000_000L));
+        assertThat(keeper.confirmedActivationFence(System.nanoTime()))
+                .as("an answer from before this coordinator's term moves nothing")
+                .isEqualTo(fence);
     }
 
     /** B and D answer with the same pong: with this node, a winning set of five. */
@@ -215,14 +261,5 @@ class ActivationFenceTest {
     void theFirstNodeOfANewClusterHadNoPredecessorAndWaitsForNothing() {
         keeper.onView(List.of(host.self()), System.nanoTime());
         assertThat(keeper.confirmedActivationFence(System.nanoTime())).isEqualTo(Long.MIN_VALUE);
-    }
-
-    private LeasePing lastPing() {
-        for (int i = host.sent.size() - 1; i >= 0; i--) {
-            if (host.sent.get(i) instanceof LeasePing p) {
-                return p;
-            }
-        }
-        throw new AssertionError("no ping sent: " + host.sent);
     }
 }

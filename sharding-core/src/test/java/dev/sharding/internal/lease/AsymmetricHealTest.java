@@ -8,7 +8,6 @@ import dev.sharding.internal.coordinator.Coordinator;
 import dev.sharding.internal.coordinator.CoordinatorEffect;
 import dev.sharding.internal.protocol.GetShardHome;
 import dev.sharding.internal.protocol.HostShard;
-import dev.sharding.internal.protocol.LeasePing;
 import dev.sharding.internal.protocol.LeasePong;
 import dev.sharding.internal.protocol.ProtocolMessage;
 import dev.sharding.internal.protocol.RegionInfo;
@@ -75,7 +74,7 @@ class AsymmetricHealTest {
         for (Member m : all) {
             run(coordinator.onShardStates(m, states(m.equals(C) ? new int[] {SHARD} : new int[0]), System.nanoTime()));
         }
-        pongs(new LeasePong(lastPing().round(), 1), B, D, E);
+        pongs(new LeasePong(host.lastPing().round(), 1), B, D, E);
         keeper.tick(System.nanoTime());
         assertThat(keeper.inCharge(System.nanoTime())).as("in charge").isTrue();
         assertThat(coordinator.state().home(TYPE, SHARD)).isEqualTo(C);
@@ -90,7 +89,7 @@ class AsymmetricHealTest {
         keeper.tick(System.nanoTime());
         // B, D and E followed C meanwhile, and a moment ago installed the merged view, this coordinator first: they
         // answer again, saying they answered C just now
-        pongs(new LeasePong(lastPing().round(), 2, 0), B, D, E);
+        pongs(new LeasePong(host.lastPing().round(), 2, 0), B, D, E);
         assertThat(keeper.confirmedSince(left, System.nanoTime()))
                 .as("a winning set confirmed this coordinator since C left")
                 .isTrue();
@@ -142,14 +141,5 @@ class AsymmetricHealTest {
             }
         }
         return found;
-    }
-
-    private LeasePing lastPing() {
-        for (int i = host.sent.size() - 1; i >= 0; i--) {
-            if (host.sent.get(i) instanceof LeasePing p) {
-                return p;
-            }
-        }
-        throw new AssertionError("no ping sent: " + host.sent);
     }
 }

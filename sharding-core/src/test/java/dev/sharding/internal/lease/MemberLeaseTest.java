@@ -145,6 +145,16 @@ class MemberLeaseTest {
         /** Whether the lease says the node serves, as the lease under test tells it. */
         private BooleanSupplier serving = () -> false;
 
+        /** The last ping this node sent as the coordinator. */
+        LeasePing lastPing() {
+            for (int i = sent.size() - 1; i >= 0; i--) {
+                if (sent.get(i) instanceof LeasePing p) {
+                    return p;
+                }
+            }
+            throw new AssertionError("no ping sent: " + sent);
+        }
+
         /** A lease keeper of this node that tells this host what it decides. */
         LeaseKeeper keeper(SplitBrainSettings settings, long stableAfterNanos) {
             LeaseKeeper keeper = new LeaseKeeper(this, settings, stableAfterNanos);

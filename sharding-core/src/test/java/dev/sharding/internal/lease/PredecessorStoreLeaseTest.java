@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.sharding.Member;
 import dev.sharding.SplitBrainSettings;
-import dev.sharding.internal.protocol.LeasePing;
 import dev.sharding.internal.protocol.LeasePong;
 import java.time.Duration;
 import java.util.List;
@@ -41,7 +40,7 @@ class PredecessorStoreLeaseTest {
                 .get(1, TimeUnit.SECONDS);
         long refused = System.nanoTime();
         keeper.onView(List.of(host.self(), B), refused);
-        keeper.onPong(B, new LeasePong(lastPing().round(), 1));
+        keeper.onPong(B, new LeasePong(host.lastPing().round(), 1));
         keeper.tick(refused);
         assertThat(keeper.inCharge(refused))
                 .as("the predecessor still holds the store's lease")
@@ -56,14 +55,5 @@ class PredecessorStoreLeaseTest {
         assertThat(keeper.inCharge(now))
                 .as("taken at the first tick after the predecessor's lease ended, before the next regular renewal")
                 .isTrue();
-    }
-
-    private LeasePing lastPing() {
-        for (int i = host.sent.size() - 1; i >= 0; i--) {
-            if (host.sent.get(i) instanceof LeasePing p) {
-                return p;
-            }
-        }
-        throw new AssertionError("no ping sent: " + host.sent);
     }
 }
