@@ -37,8 +37,7 @@ class LostConnectionTest {
         DataSource source = breaking(h2, broken);
         try (JdbcShardingStore store =
                 new JdbcShardingStore(source, JdbcStoreSettings.defaults().withQueryTimeout(QUERY_TIMEOUT))) {
-            store.createSchema();
-            write(store, "before");
+            setUp(store);
 
             broken.set(true);
             assertThatThrownBy(() -> write(store, "first-lost"))
@@ -73,8 +72,7 @@ class LostConnectionTest {
         Silence silence = new Silence();
         try (JdbcShardingStore store = new JdbcShardingStore(
                 silence.around(h2), JdbcStoreSettings.defaults().withQueryTimeout(QUERY_TIMEOUT))) {
-            store.createSchema();
-            write(store, "before");
+            setUp(store);
 
             silence.afterNextCommit();
             write(store, "last-answered"); // committed; the database goes silent before the writer lets go
@@ -177,6 +175,22 @@ class LostConnectionTest {
         h2.setURL("jdbc:h2:mem:lost-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
         h2.setUser("sa");
         return h2;
+    }
+
+    /**
+     * Creates the tables and stores a first write, however long a loaded machine takes to give the pool's first
+     * connection (the short query timeout bounds that wait too).
+     */
+    private static void setUp(JdbcShardingStore store) {
+        Awaitility.await("the tables created")
+                .atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(50))
+                .ignoreExceptions()
+                .until(() -> {
+                    store.createSchema();
+                    return true;
+                });
+        writeOnceStored(store, "before", "a first write stored");
     }
 
     /** Writes until the write is stored (a write failed at once while the store has not seen the database answer). */
