@@ -86,8 +86,8 @@ final class StoreLease {
 
     /**
      * When a member of this cluster that is not this node held the lease at the last attempt: when its lease ends, by
-     * this node's clock (never earlier than it does), so that the next attempt comes then rather than a quarter lease
-     * after the last; {@code NEVER} otherwise.
+     * this node's clock (it ends no earlier), so that the next attempt comes then rather than a quarter lease after
+     * the last; {@code NEVER} otherwise.
      */
     private long holderEndsAt = NEVER;
 
