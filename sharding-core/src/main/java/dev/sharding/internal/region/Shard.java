@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -31,6 +32,9 @@ final class Shard implements EntityShard {
     private final int shardId;
 
     private final CellTable cells = new CellTable();
+
+    /** Makes a cell of this shard; one instance, so that a message that finds its cell allocates nothing for it. */
+    private final Function<String, EntityCell> newCell = id -> new EntityCell(this, id);
 
     private final long epoch;
 
@@ -103,7 +107,7 @@ final class Shard implements EntityShard {
     void deliver(String entityId, Object message, ReplySink sink) {
         Delivery delivery = new Delivery(message, sink);
         while (true) {
-            EntityCell cell = cells.getOrAdd(entityId, id -> new EntityCell(this, id));
+            EntityCell cell = cells.getOrAdd(entityId, newCell);
             if (cell.enqueue(delivery)) {
                 return;
             }
