@@ -125,10 +125,17 @@ final class KillScenario {
             }
         }
         Double readBeforeS = null;
+        int[] readBeforePerS = new int[0];
+        ObjectNode readBeforeCpu = Workloads.JSON.createObjectNode();
         if (o.readBefore()) {
+            CpuSplit cpu = cpuOf(all);
             long tr = System.nanoTime();
+            cpu.snapshot();
             AccountPolls.Outcome before = polls.poll(survivorPorts, expected, Duration.ofSeconds(120));
+            cpu.snapshot();
             readBeforeS = before.lost() > 0 ? null : Workloads.round3(Workloads.seconds(System.nanoTime() - tr));
+            readBeforePerS = perSecond(before.sortedSeconds(tr));
+            cpu.putPhase(0, before.requests(), readBeforeCpu);
         }
         System.err.println("[bench] W10: coordinator " + coordinator + "; killing " + victims);
 
@@ -137,7 +144,11 @@ final class KillScenario {
         Instant killedAt = Instant.now();
         long kill = System.nanoTime();
         handles.forEach(ProcessHandle::destroyForcibly);
+        CpuSplit afterKillCpu =
+                cpuOf(all.stream().filter(p -> !victims.contains(p.name())).toList());
+        afterKillCpu.snapshot();
         AccountPolls.Outcome out = polls.poll(survivorPorts, expected, Duration.ofSeconds(300));
+        afterKillCpu.snapshot();
         Instant readsEnded = Instant.now();
         for (ProcessHandle h : handles) {
             h.onExit().get(10, java.util.concurrent.TimeUnit.SECONDS);
@@ -148,6 +159,8 @@ final class KillScenario {
         r.put("all_answered_s", out.lost() > 0 ? null : AccountPolls.percentile(answered, 100));
         if (o.readBefore()) {
             r.put("read_before_kill_s", readBeforeS);
+            r.set("read_before_per_s", Workloads.JSON.valueToTree(readBeforePerS));
+            r.set("read_before_cpu", readBeforeCpu);
         }
         r.put("p50_answered_s", AccountPolls.percentile(answered, 50));
         r.put("p99_answered_s", AccountPolls.percentile(answered, 99));
@@ -175,10 +188,26 @@ final class KillScenario {
         r.put("read_not_200", out.otherStatus());
         r.put("read_io_errors", out.ioErrors());
         r.put("wrong_balance_reads", out.wrongAnswers());
+        ObjectNode readsCpu = r.putObject("after_kill_cpu");
+        afterKillCpu.putPhase(0, out.requests(), readsCpu);
         if (out.lost() > 0) {
             r.put("error", out.lost() + " of " + o.accounts() + " accounts never answered their balance");
         }
         return r;
+    }
+
+    /**
+     * {@return the CPU of these nodes, split by thread group, and of the launcher, whose reads are the load}. The
+     * killed nodes' CPU after the kill counts in no process, and so in {@code other_cpu_s} once they are gone.
+     */
+    private static CpuSplit cpuOf(List<NodeProcess> nodes) {
+        Map<String, java.util.function.Supplier<List<Long>>> processes = new LinkedHashMap<>();
+        for (NodeProcess p : nodes) {
+            processes.put(p.name(), () -> List.of(p.pid()));
+        }
+        processes.put("load_generator", () -> List.of(ProcessHandle.current().pid()));
+        return new CpuSplit(processes)
+                .byThreadGroup(nodes.stream().map(NodeProcess::name).toList());
     }
 
     /** {@return how many of the sorted times fall in each whole second from 0, the last bucket the last time's} */
