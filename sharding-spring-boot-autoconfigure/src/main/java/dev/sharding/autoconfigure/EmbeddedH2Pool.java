@@ -134,7 +134,9 @@ final class EmbeddedH2Pool implements DataSource, AutoCloseable {
                 // lock check, when the server has just gone) and reconnect inside statements (AUTO_SERVER implies
                 // AUTO_RECONNECT), where nothing orders the nodes
                 String tcp = "jdbc:h2:tcp://" + turn.server() + "/" + turn.key() + clientOptions;
-                return new Pooled(connect(tcp, turn.kind(), start), current);
+                Pooled p = new Pooled(connect(tcp, turn.kind(), start), current);
+                H2EngineWarmUp.startOnce(driver); // this node may have to take the file over one day
+                return p;
             }
             Connection c = connect(fileUrl, turn.kind(), start);
             if (servesFile(c)) {
