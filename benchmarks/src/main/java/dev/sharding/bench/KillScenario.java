@@ -54,19 +54,26 @@ final class KillScenario {
      * @param heap heap of each node
      * @param readers the reads in flight at once after the kill
      * @param readBefore whether every account is read once before the kill too, to measure the reads' own pace
+     * @param warmSeconds for how long every account is read, pass after pass, before all that: 0 for not at all, else
+     *     JVMs that have compiled the read path, as a cluster that has served for a while has
      */
-    record Options(int nodes, int kill, int accounts, String heap, int readers, boolean readBefore) {
+    record Options(int nodes, int kill, int accounts, String heap, int readers, boolean readBefore, int warmSeconds) {
 
         static Options defaults() {
-            return new Options(12, 3, 1000, "256m", 64, false);
+            return new Options(12, 3, 1000, "256m", 64, false, 0);
         }
 
         /** {@return a problem with the options, or null} */
         @Nullable
         String problem() {
-            if (kill < 1 || 2 * kill >= nodes || accounts < 1 || readers < 1 || !heap.matches("[0-9]+[kmgKMG]")) {
+            if (kill < 1
+                    || 2 * kill >= nodes
+                    || accounts < 1
+                    || readers < 1
+                    || warmSeconds < 0
+                    || !heap.matches("[0-9]+[kmgKMG]")) {
                 return "W10 needs at least 1 node killed, fewer than half the nodes killed (the survivors must be a"
-                        + " majority), 1 account, 1 reader and a heap such as 256m";
+                        + " majority), 1 account, 1 reader, a warm-up of 0 s or more and a heap such as 256m";
             }
             return null;
         }
@@ -124,6 +131,10 @@ final class KillScenario {
                 survivorLogs.put(all.get(i).name(), all.get(i).log());
             }
         }
+        int warmPasses = 0;
+        for (long tw = System.nanoTime(); System.nanoTime() - tw < o.warmSeconds() * 1_000_000_000L; warmPasses++) {
+            polls.poll(survivorPorts, expected, Duration.ofSeconds(120));
+        }
         Double readBeforeS = null;
         int[] readBeforePerS = new int[0];
         ObjectNode readBeforeCpu = Workloads.JSON.createObjectNode();
@@ -161,6 +172,10 @@ final class KillScenario {
             r.put("read_before_kill_s", readBeforeS);
             r.set("read_before_per_s", Workloads.JSON.valueToTree(readBeforePerS));
             r.set("read_before_cpu", readBeforeCpu);
+        }
+        if (o.warmSeconds() > 0) {
+            r.put("warm_s", o.warmSeconds());
+            r.put("warm_passes", warmPasses);
         }
         r.put("p50_answered_s", AccountPolls.percentile(answered, 50));
         r.put("p99_answered_s", AccountPolls.percentile(answered, 99));

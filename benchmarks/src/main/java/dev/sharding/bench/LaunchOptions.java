@@ -42,7 +42,7 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>W10, sample-kill ({@link KillScenario}), runs only when named; its options: {@code --w10-nodes=12},
  * {@code --w10-kill=3} (killed at once, the coordinator and n1 among them), {@code --w10-accounts=1000},
- * {@code --w10-heap=256m}, {@code --w10-readers=64} (reads in flight after the kill), {@code --w10-read-before=false} (read every account once before the kill too) and {@code --sample-jar=PATH}.
+ * {@code --w10-heap=256m}, {@code --w10-readers=64} (reads in flight after the kill), {@code --w10-read-before=false} (read every account once before the kill too), {@code --w10-warm-s=0} (read every account pass after pass for that long first, to warm the JVMs) and {@code --sample-jar=PATH}.
  *
  * <p>H1 (the sample app over HTTP), H0 (its baseline, a plain Spring Boot service), H2-READS and H0-READS (the same
  * with 90% reads), see {@link HttpScenario}, run only when named; their options: {@code --h-store=h2|postgresql}
@@ -126,6 +126,7 @@ record LaunchOptions(
         String w10Heap = w10.heap();
         int w10Readers = w10.readers();
         boolean w10ReadBefore = w10.readBefore();
+        int w10WarmS = w10.warmSeconds();
         HttpScenario.Options h = HttpScenario.Options.defaults();
         List<String> hStores = h.stores();
         int hConnections = h.connectionsPerNode();
@@ -208,6 +209,8 @@ record LaunchOptions(
                 w10Readers = Integer.parseInt(value);
             } else if (arg.startsWith("--w10-read-before=")) {
                 w10ReadBefore = Boolean.parseBoolean(value.trim());
+            } else if (arg.startsWith("--w10-warm-s=")) {
+                w10WarmS = Integer.parseInt(value);
             } else if (arg.startsWith("--h-store=")) {
                 hStores = Arrays.stream(value.split(","))
                         .map(String::trim)
@@ -236,7 +239,7 @@ record LaunchOptions(
                         + " --d1-callers=N --d1-accounts=N --d1-warmup-s=S --d1-measure-s=S --pg-conf=name=value,"
                         + " for W8 --w8-nodes=3,6,12,24 --w8-entities=N --w8-shards=N --w8-heap=SIZE --w8-idle-s=S --w8-store=h2|postgresql,"
                         + " for W9 --w9-entities=N --w9-heap=SIZE,"
-                        + " for W10 --w10-nodes=N --w10-kill=K --w10-accounts=N --w10-heap=SIZE --w10-readers=N --w10-read-before=true --sample-jar=PATH,"
+                        + " for W10 --w10-nodes=N --w10-kill=K --w10-accounts=N --w10-heap=SIZE --w10-readers=N --w10-read-before=true --w10-warm-s=S --sample-jar=PATH,"
                         + " for H0, H1, H2-READS, H0-READS --h-store=h2|postgresql --h-connections=N --h-accounts=N"
                         + " --h-phase-s=S --h-warmup-s=S --h-heap=SIZE --sample-jar=PATH --baseline-jar=PATH,"
                         + " or --jfr-summary=FILE.jfr [--top=N] [--from=INSTANT --to=INSTANT]");
@@ -262,7 +265,7 @@ record LaunchOptions(
             return null;
         }
         KillScenario.Options kill =
-                new KillScenario.Options(w10Nodes, w10Kill, w10Accounts, w10Heap, w10Readers, w10ReadBefore);
+                new KillScenario.Options(w10Nodes, w10Kill, w10Accounts, w10Heap, w10Readers, w10ReadBefore, w10WarmS);
         if (kill.problem() != null) {
             System.err.println(kill.problem());
             return null;

@@ -42,16 +42,22 @@ class KillScenarioTest {
 
         assertThat(o).isNotNull();
         assertThat(o.workloads()).containsExactly("W10");
-        assertThat(o.kill()).isEqualTo(new KillScenario.Options(12, 3, 1000, "256m", 64, false));
+        assertThat(o.kill()).isEqualTo(new KillScenario.Options(12, 3, 1000, "256m", 64, false, 0));
         assertThat(LaunchOptions.parse(new String[] {
                             "--workloads=W10", "--w10-nodes=6", "--w10-kill=2", "--w10-accounts=50", "--w10-readers=256"
                         })
                         .kill())
-                .isEqualTo(new KillScenario.Options(6, 2, 50, "256m", 256, false));
+                .isEqualTo(new KillScenario.Options(6, 2, 50, "256m", 256, false, 0));
         assertThat(LaunchOptions.parse(new String[] {"--workloads=W10", "--w10-read-before=true"})
                         .kill()
                         .readBefore())
                 .isTrue();
+        assertThat(LaunchOptions.parse(new String[] {"--workloads=W10", "--w10-warm-s=90"})
+                        .kill()
+                        .warmSeconds())
+                .isEqualTo(90);
+        assertThat(LaunchOptions.parse(new String[] {"--workloads=W10", "--w10-warm-s=-1"}))
+                .isNull();
         assertThat(LaunchOptions.parse(new String[] {"--workloads=W10", "--w10-nodes=6", "--w10-kill=3"}))
                 .isNull();
         assertThat(LaunchOptions.parse(new String[] {"--workloads=W10", "--w10-kill=0"}))
