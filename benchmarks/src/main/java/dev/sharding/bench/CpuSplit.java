@@ -37,6 +37,24 @@ final class CpuSplit {
     }
 
     /**
+     * {@return a split of the nodes' CPU, theirs also by thread group, of this process (the launcher, whose requests
+     * are the load: {@code load_generator}) and of {@code more}}
+     *
+     * @param nodes the nodes, each under its name
+     * @param more other processes by name, such as the database's
+     */
+    static CpuSplit ofNodes(List<NodeProcess> nodes, Map<String, Supplier<List<Long>>> more) {
+        Map<String, Supplier<List<Long>>> processes = new LinkedHashMap<>();
+        for (NodeProcess p : nodes) {
+            processes.put(p.name(), () -> List.of(p.pid()));
+        }
+        processes.put("load_generator", () -> List.of(ProcessHandle.current().pid()));
+        processes.putAll(more);
+        return new CpuSplit(processes)
+                .byThreadGroup(nodes.stream().map(NodeProcess::name).toList());
+    }
+
+    /**
      * Also splits the CPU of these processes, added up, by thread group ({@link ProcessCpu#byThreadGroup}).
      *
      * @param names names given to the constructor

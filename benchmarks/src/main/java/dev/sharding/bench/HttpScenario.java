@@ -148,16 +148,11 @@ final class HttpScenario {
             SampleNodes.awaitReady(nodes.get(0), http.get(0), 3, READY);
         }
 
-        Map<String, Supplier<List<Long>>> processes = new LinkedHashMap<>();
-        for (NodeProcess p : nodes) {
-            processes.put(p.name(), () -> List.of(p.pid()));
-        }
-        processes.put("load_generator", () -> List.of(ProcessHandle.current().pid()));
-        if (store.equals("postgresql")) {
-            processes.put("database", launcher::databasePids);
-        }
-        CpuSplit cpu = new CpuSplit(processes)
-                .byThreadGroup(nodes.stream().map(NodeProcess::name).toList());
+        CpuSplit cpu = CpuSplit.ofNodes(
+                nodes,
+                store.equals("postgresql")
+                        ? Map.<String, Supplier<List<Long>>>of("database", launcher::databasePids)
+                        : Map.of());
         ObjectNode warmup = o.warmupSeconds() > 0 ? warmUp(w, http, o, readPercent) : null;
         System.err.println("[bench] " + w + ": " + o.connectionsPerNode() * 3 + " connections, three phases of "
                 + o.phaseSeconds() + " s");

@@ -139,7 +139,7 @@ final class KillScenario {
         int[] readBeforePerS = new int[0];
         ObjectNode readBeforeCpu = Workloads.JSON.createObjectNode();
         if (o.readBefore()) {
-            CpuSplit cpu = cpuOf(all);
+            CpuSplit cpu = CpuSplit.ofNodes(all, Map.of());
             long tr = System.nanoTime();
             cpu.snapshot();
             AccountPolls.Outcome before = polls.poll(survivorPorts, expected, Duration.ofSeconds(120));
@@ -155,8 +155,9 @@ final class KillScenario {
         Instant killedAt = Instant.now();
         long kill = System.nanoTime();
         handles.forEach(ProcessHandle::destroyForcibly);
-        CpuSplit afterKillCpu =
-                cpuOf(all.stream().filter(p -> !victims.contains(p.name())).toList());
+        // the survivors only: the killed nodes' CPU after the kill counts in no process once they are gone
+        CpuSplit afterKillCpu = CpuSplit.ofNodes(
+                all.stream().filter(p -> !victims.contains(p.name())).toList(), Map.of());
         afterKillCpu.snapshot();
         AccountPolls.Outcome out = polls.poll(survivorPorts, expected, Duration.ofSeconds(300));
         afterKillCpu.snapshot();
@@ -209,20 +210,6 @@ final class KillScenario {
             r.put("error", out.lost() + " of " + o.accounts() + " accounts never answered their balance");
         }
         return r;
-    }
-
-    /**
-     * {@return the CPU of these nodes, split by thread group, and of the launcher, whose reads are the load}. The
-     * killed nodes' CPU after the kill counts in no process, and so in {@code other_cpu_s} once they are gone.
-     */
-    private static CpuSplit cpuOf(List<NodeProcess> nodes) {
-        Map<String, java.util.function.Supplier<List<Long>>> processes = new LinkedHashMap<>();
-        for (NodeProcess p : nodes) {
-            processes.put(p.name(), () -> List.of(p.pid()));
-        }
-        processes.put("load_generator", () -> List.of(ProcessHandle.current().pid()));
-        return new CpuSplit(processes)
-                .byThreadGroup(nodes.stream().map(NodeProcess::name).toList());
     }
 
     /** {@return how many of the sorted times fall in each whole second from 0, the last bucket the last time's} */

@@ -135,7 +135,7 @@ final class EmbeddedH2Pool implements DataSource, AutoCloseable {
                 // AUTO_RECONNECT), where nothing orders the nodes
                 String tcp = "jdbc:h2:tcp://" + turn.server() + "/" + turn.key() + clientOptions;
                 Pooled p = new Pooled(connect(tcp, turn.kind(), start), current);
-                H2EngineWarmUp.startOnce(driver); // this node may have to take the file over one day
+                H2EngineWarmUp.startOnce(driver, credentials); // this node may have to take the file over one day
                 return p;
             }
             Connection c = connect(fileUrl, turn.kind(), start);

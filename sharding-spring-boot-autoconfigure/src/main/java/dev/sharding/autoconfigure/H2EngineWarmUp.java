@@ -40,15 +40,15 @@ final class H2EngineWarmUp {
      * Starts the warm-up on a daemon thread of its own, the first time in this JVM.
      *
      * @param driver H2's driver
+     * @param credentials the user and password to create the throwaway database with
      */
-    static void startOnce(java.sql.Driver driver) {
+    static void startOnce(java.sql.Driver driver, Properties credentials) {
         if (!started.compareAndSet(false, true)) {
             return;
         }
         Path tmp = Path.of(System.getProperty("java.io.tmpdir"));
-        Thread t = new Thread(() -> run(driver, tmp), "sharding-h2-warm-up");
+        Thread t = new Thread(() -> run(driver, credentials, tmp), "sharding-h2-warm-up");
         t.setDaemon(true);
-        t.setPriority(Thread.MIN_PRIORITY);
         t.start();
     }
 
@@ -56,17 +56,15 @@ final class H2EngineWarmUp {
      * Opens, uses and closes a throwaway file database, then deletes it; a failure is logged and changes nothing.
      *
      * @param driver H2's driver
+     * @param credentials the user and password to create it with
      * @param parent where its temporary folder goes
      * @return whether the database was opened and used
      */
-    static boolean run(java.sql.Driver driver, Path parent) {
+    static boolean run(java.sql.Driver driver, Properties credentials, Path parent) {
         long start = System.nanoTime();
         Path dir = null;
         try {
             dir = Files.createTempDirectory(parent, "sharding-h2-warm-up");
-            Properties credentials = new Properties();
-            credentials.setProperty("user", "sa");
-            credentials.setProperty("password", "");
             String url = "jdbc:h2:file:" + dir.resolve("warm-up").toAbsolutePath() + ";DB_CLOSE_ON_EXIT=FALSE";
             try (Connection c = connect(driver, url, credentials);
                     Statement s = c.createStatement()) {

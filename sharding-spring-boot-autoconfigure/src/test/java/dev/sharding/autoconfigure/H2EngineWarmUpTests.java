@@ -24,7 +24,8 @@ class H2EngineWarmUpTests {
 
     @Test
     void opensAWritesAndReadsAThrowawayDatabaseAndLeavesNothingBehind() throws IOException {
-        assertThat(H2EngineWarmUp.run(org.h2.Driver.load(), parent)).isTrue();
+        assertThat(H2EngineWarmUp.run(org.h2.Driver.load(), credentials(), parent))
+                .isTrue();
 
         assertThat(contents()).isEmpty();
     }
@@ -33,7 +34,7 @@ class H2EngineWarmUpTests {
     void theThrowawayDatabaseIsClosedAfterwards() throws SQLException {
         Driver driver = new Recording(org.h2.Driver.load());
 
-        assertThat(H2EngineWarmUp.run(driver, parent)).isTrue();
+        assertThat(H2EngineWarmUp.run(driver, credentials(), parent)).isTrue();
 
         assertThat(((Recording) driver).opened).isNotNull();
         assertThat(((Recording) driver).opened.isClosed()).isTrue();
@@ -44,9 +45,16 @@ class H2EngineWarmUpTests {
     void aDriverThatFailsChangesNothingAndLeavesNothingBehind() throws IOException {
         Driver failing = new Recording(null);
 
-        assertThat(H2EngineWarmUp.run(failing, parent)).isFalse();
+        assertThat(H2EngineWarmUp.run(failing, credentials(), parent)).isFalse();
 
         assertThat(contents()).isEmpty();
+    }
+
+    private static Properties credentials() {
+        Properties p = new Properties();
+        p.setProperty("user", "sa");
+        p.setProperty("password", "");
+        return p;
     }
 
     private java.util.List<Path> contents() throws IOException {
